@@ -1,0 +1,11 @@
+package rerank
+
+// Explanation is the per-hit score breakdown returned when Query.Explain is set.
+type Explanation struct {
+	Retrieval float64  `json:"retrieval"`       // score from the retriever
+	Relevance float64  `json:"relevance"`       // retrieval (or cross) score normalised to [0,1]
+	Cross     *float64 `json:"cross,omitempty"` // cross-encoder score, when that stage ran
+	TimeScore *float64 `json:"time,omitempty"`  // time score in [0,1], when that stage ran
+	Final     float64  `json:"final"`
+	Notes     []string `json:"notes,omitempty"` // human-readable reasons ("mentions 1994 in range")
+}

@@ -1,0 +1,38 @@
+// Package rerank reorders retrieved passages: by a cross-encoder, by time, or both (cross-encoder
+// first, since a time signal applied before a cross-encoder would be erased by it).
+package rerank
+
+import (
+	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// Stage names one reranking step.
+type Stage string
+
+const (
+	StageTime     Stage = "time"     // Kairos's time-aware reranker
+	StageCross    Stage = "cross"    // cross-encoder relevance
+	StageWikiChat Stage = "wikichat" // WikiChat v1's stable sort by year, for comparison
+)
+
+// Query is a search request plus what to do with its candidates.
+type Query struct {
+	search.Request
+	Time       timex.Spec // time need; KindAuto is resolved from Request.Text
+	Rerank     []Stage    // applied in order; empty means no reranking
+	Candidates int        // how many retrieved passages the rerankers see; 0 means a default
+	Explain    bool       // fill Hit.Explain
+}
+
+// Result is the answer to one Query.
+type Result struct {
+	Hits []Hit
+	Time timex.Spec // the time need actually used (KindAuto resolved)
+}
+
+// Hit is a search hit after reranking.
+type Hit struct {
+	search.Hit
+	Explain *Explanation `json:"explain,omitempty"`
+}

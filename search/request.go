@@ -1,0 +1,58 @@
+// Package search retrieves passages from a Kairos index: BM25 through bleve, dense through
+// the HNSW graph in search/hnsw, and hybrid fusion of both.
+package search
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// Mode selects the retriever.
+type Mode string
+
+const (
+	ModeBM25   Mode = "bm25"
+	ModeDense  Mode = "dense"
+	ModeHybrid Mode = "hybrid"
+)
+
+// ParseMode accepts "bm25", "dense" and "hybrid"; "" gives def.
+func ParseMode(s string, def Mode) (Mode, error) {
+	switch Mode(s) {
+	case "":
+		return def, nil
+	case ModeBM25, ModeDense, ModeHybrid:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("unknown search mode %q (want bm25, dense or hybrid)", s)
+}
+
+// Filters restrict the passages a search may return. Zero values do not filter.
+type Filters struct {
+	DateFrom time.Time // passages dated on or after
+	DateTo   time.Time // passages dated on or before
+	Sources  []string  // passages whose Source is one of these
+}
+
+// Request is one query.
+type Request struct {
+	Text    string
+	K       int // number of hits; 0 means DefaultK
+	Mode    Mode
+	Filters Filters
+	Exact   bool // dense: brute-force search instead of HNSW (reference, slow)
+}
+
+// DefaultK is the number of hits when a request does not say.
+const DefaultK = 10
+
+// Hit is one retrieved passage.
+type Hit struct {
+	corpus.Passage
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank"` // 1-based
+	// Scores holds the components behind Score when there are several (e.g. "bm25", "dense").
+	Scores map[string]float64 `json:"scores,omitempty"`
+}
