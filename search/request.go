@@ -56,3 +56,17 @@ type Hit struct {
 	// Scores holds the components behind Score when there are several (e.g. "bm25", "dense").
 	Scores map[string]float64 `json:"scores,omitempty"`
 }
+
+// Stats describes an opened index, for `kairos stats`, GET /v1/stats and the chat layer.
+type Stats struct {
+	Documents int            `json:"documents"`
+	Passages  int            `json:"passages"`
+	Sources   map[string]int `json:"sources"` // passages per source
+	DateFrom  time.Time      `json:"date_from,omitzero"`
+	DateTo    time.Time      `json:"date_to,omitzero"`
+	Dense     bool           `json:"dense"` // the index has embeddings and an HNSW graph
+	Model     string         `json:"model,omitempty"`
+	Created   time.Time      `json:"created"`
+	Version   int            `json:"format_version"`
+	SizeBytes int64          `json:"size_bytes"`
+}

@@ -1,0 +1,73 @@
+// Package cli implements the kairos subcommands: one file and one flag.FlagSet per subcommand.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// IO is what a subcommand may read and write. Tests pass buffers.
+type IO struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, io IO) error
+}
+
+func commands() map[string]command {
+	return map[string]command{}
+}
+
+// ErrUsage marks a command-line mistake; Run has already printed the usage.
+var ErrUsage = errors.New("usage error")
+
+// ExitCode maps an error from Run to a process exit status: 2 for usage, 1 otherwise.
+func ExitCode(err error) int {
+	if errors.Is(err, ErrUsage) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+// Run runs the subcommand named by args[0].
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, cmds)
+		if len(args) == 0 {
+			return ErrUsage
+		}
+		return nil
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		usage(stderr, cmds)
+		return fmt.Errorf("unknown command %q: %w", args[0], ErrUsage)
+	}
+	return c.run(ctx, args[1:], IO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("usage: kairos <command> [flags]\n\ncommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	b.WriteString("\nRun 'kairos <command> -h' for the flags of one command.\n")
+	io.WriteString(w, b.String())
+}
