@@ -25,7 +25,13 @@ type command struct {
 }
 
 func commands() map[string]command {
-	return map[string]command{}
+	return map[string]command{
+		"index":    {"build an index from corpus files", cmdIndex},
+		"passages": {"print the passages of corpus files as JSONL", cmdPassages},
+		"search":   {"query an index (one query, or a batch file)", cmdSearch},
+		"stats":    {"describe an index", cmdStats},
+		"eval":     {"score retrieval against relevance judgements", cmdEval},
+	}
 }
 
 // ErrUsage marks a command-line mistake; Run has already printed the usage.

@@ -1,0 +1,70 @@
+# Kairos. `make run` and `make test` set everything up on a fresh machine (with ../shared beside
+# the repository). Everything downloaded lives outside the repository, under $(CACHE).
+
+SHELL      := /bin/bash
+GO         ?= go
+SHARED     ?= $(abspath ../shared)
+CACHE      ?= $(HOME)/.cache/kairos
+BIN        := bin/kairos
+WORK       ?= build
+DUMP       ?= $(SHARED)/data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2
+INDEX      ?= $(WORK)/enwiki.idx
+
+ORT_VERSION := 1.27.0
+ORT_DIR     := $(CACHE)/onnxruntime-node-$(ORT_VERSION)
+ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
+export KAIROS_ORT_LIB ?= $(ORT_LIB)
+export KAIROS_SHARED  ?= $(SHARED)
+
+.PHONY: all setup ort build test test-race bench run lint fmt clean loadtest
+
+all: build
+
+## setup: Go modules and the ONNX Runtime library.
+setup: ort
+	$(GO) mod download
+
+## ort: fetch libonnxruntime.so.1 from npm's onnxruntime-node (no other source is reachable).
+ort: $(ORT_LIB)
+$(ORT_LIB):
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	mkdir -p $(ORT_DIR)/pack
+	cd $(ORT_DIR)/pack && npm pack --silent onnxruntime-node@$(ORT_VERSION) >/dev/null
+	tar -xzf $(ORT_DIR)/pack/onnxruntime-node-$(ORT_VERSION).tgz -C $(ORT_DIR)/pack \
+		package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $(ORT_LIB).part
+	rm -rf $(ORT_DIR)/pack
+	mv $(ORT_LIB).part $(ORT_LIB)
+
+build:
+	$(GO) build -o $(BIN) ./cmd/kairos
+
+## test: the whole suite, then the concurrent packages again under the race detector.
+test: setup
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./search/... ./server/... ./rerank/...
+
+## run: index the sample dump and query it.
+run: build
+	mkdir -p $(WORK)
+	$(BIN) index --input $(DUMP) --index $(INDEX)
+	$(BIN) stats --index $(INDEX)
+	$(BIN) search --index $(INDEX) -k 3 "anarchism political philosophy"
+	$(BIN) search --index $(INDEX) -k 3 "Who directed An American in Paris?"
+	$(BIN) search --index $(INDEX) -k 3 "albedo of snow and ice"
+
+## bench: speed figures (see README, "Measured").
+bench: build setup
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./corpus/ ./indexer/ ./search/
+	./scripts-not-yet 2>/dev/null || true
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin $(WORK)

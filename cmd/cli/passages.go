@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+func cmdPassages(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("passages", "--input PATH... [flags]", stdio.Stderr)
+	var inputs stringList
+	fs.Var(&inputs, "input", "corpus `file` (repeatable; also positional)")
+	format := fs.String("format", "", "force the input format; default: detect")
+	source := fs.String("source", "", "source name (default: input file name)")
+	skipBad := fs.Bool("skip-bad", false, "skip malformed records (reported on stderr) instead of failing")
+	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	inputs = append(inputs, pos...)
+	if len(inputs) == 0 {
+		return usageErr(fs, "need --input")
+	}
+	split, err := corpus.NewSplitter(corpus.SplitOptions{MaxWords: *maxWords})
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(stdio.Stdout, 1<<16)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for _, in := range inputs {
+		if err := writePassages(ctx, in, corpus.Options{Format: *format, Source: *source}, *skipBad, split, enc, stdio.Stderr); err != nil {
+			out.Flush()
+			return fmt.Errorf("passages: %w", err)
+		}
+	}
+	return out.Flush()
+}
+
+func writePassages(ctx context.Context, path string, opts corpus.Options, skipBad bool, split *corpus.Splitter, enc *json.Encoder, stderr io.Writer) error {
+	r, err := corpus.Open(ctx, path, opts)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	n := 0
+	for {
+		doc, err := r.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if skipBad && corpus.IsRecordError(err) {
+				fmt.Fprintf(stderr, "skipped: %v\n", err)
+				continue
+			}
+			return err
+		}
+		for _, p := range split.Split(doc) {
+			if err := enc.Encode(&p); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	st := r.Stats()
+	fmt.Fprintf(stderr, "%s: %d documents, %d passages, skipped %v, bad %d, repaired %d\n",
+		path, st.Documents, n, st.Skipped, st.Bad, st.Repaired)
+	return nil
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/kairos-rag/kairos/search"
+)
+
+func cmdStats(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("stats", "--index DIR [--json]", stdio.Stderr)
+	dir := fs.String("index", "", "index `directory`")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageErr(fs, "need --index")
+	}
+	ix, err := search.Open(*dir, search.Options{})
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	defer ix.Close()
+	st := ix.Stats()
+	m := ix.Manifest()
+	if *asJSON {
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			search.Stats
+			Generation int    `json:"generation"`
+			Counts     any    `json:"counts"`
+			Options    any    `json:"build_options"`
+			Inputs     any    `json:"inputs"`
+			Kairos     string `json:"kairos"`
+		}{st, m.Generation, m.Counts, m.Options, m.Inputs, m.Kairos})
+	}
+	w := stdio.Stdout
+	fmt.Fprintf(w, "documents   %d\n", st.Documents)
+	fmt.Fprintf(w, "passages    %d\n", st.Passages)
+	srcs := make([]string, 0, len(st.Sources))
+	for s := range st.Sources {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		fmt.Fprintf(w, "source      %s: %d passages\n", s, st.Sources[s])
+	}
+	if !st.DateFrom.IsZero() {
+		fmt.Fprintf(w, "dates       %s .. %s\n", st.DateFrom.Format("2006-01-02"), st.DateTo.Format("2006-01-02"))
+	}
+	for r, n := range m.Counts.Skipped {
+		fmt.Fprintf(w, "skipped     %d %s\n", n, r)
+	}
+	fmt.Fprintf(w, "built       %s by kairos %s (format %d, generation %d)\n", st.Created.Format("2006-01-02 15:04:05Z"), m.Kairos, st.Version, m.Generation)
+	fmt.Fprintf(w, "options     max_words=%d analyzer=%s batch=%d\n", m.Options.MaxWords, m.Options.Analyzer, m.Options.BatchSize)
+	for _, in := range m.Inputs {
+		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)
+	}
+	fmt.Fprintf(w, "size        %.1f MB\n", float64(st.SizeBytes)/1e6)
+	return nil
+}

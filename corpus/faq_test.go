@@ -1,0 +1,144 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFAQCSVBadInput checks the exact error of malformed CSV rows and that reading goes on.
+func TestFAQCSVBadInput(t *testing.T) {
+	input := "question,answer,last_update\n" +
+		"Q1?,A1.,2020/03/17\n" +
+		"Q2?,A2.\n" + // row 2: a field missing
+		"Q3?,\"A3 \"bad\" quote\",2020/03/17\n" + // row 3: bare quote in quoted field
+		"Q4?,A4.,17 March\n" + // row 4: bad date
+		",A5.,2020/03/17\n" + // row 5: no question
+		"Q6?,\"multi\n\nline\",2020/03/18\n" +
+		"Q7?,   ,2020/03/18\n" + // row 7: empty answer
+		"Q8?,A8 \xff.,2020/03/18\n"
+	path := writeTemp(t, "faq.csv", []byte(input))
+	r, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, recErrs, fatal := drain(t, r)
+	if fatal != nil {
+		t.Fatal(fatal)
+	}
+	wantErrs := []string{
+		path + ": row 2 (line 3): 2 fields, header has 3",
+		path + `: row 3 (line 4): extraneous or missing " in quoted-field`,
+		path + `: row 4 (line 5): column "last_update": date "17 March" is neither RFC 3339 nor YYYY-MM-DD`,
+		path + `: row 5 (line 6): empty question (column "question")`,
+	}
+	if strings.Join(recErrs, "\n") != strings.Join(wantErrs, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(recErrs, "\n"), strings.Join(wantErrs, "\n"))
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.ID+"="+d.Title+"="+d.Sections[0].Text)
+	}
+	want := []string{"1=Q1?=A1.", "6=Q6?=multi\n\nline", "8=Q8?=A8 \uFFFD."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("docs %q, want %q", got, want)
+	}
+	st := r.Stats()
+	if st.Documents != 3 || st.Bad != 4 || st.Skipped[SkipEmpty] != 1 || st.Repaired != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestFAQCSVMissingColumn(t *testing.T) {
+	path := writeTemp(t, "faq.csv", []byte("q,a\nx,y\n"))
+	r, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, fatal := drain(t, r)
+	if want := path + `: header has no "question" column (columns: q, a)`; fatal == nil || fatal.Error() != want {
+		t.Errorf("fatal = %v, want %q", fatal, want)
+	}
+	// The same file with its columns named.
+	docs, _ := readPath(t, path, Options{FAQ: FAQColumns{Question: "q", Answer: "a"}})
+	if len(docs) != 1 || docs[0].Title != "x" || docs[0].Sections[0].Text != "y" {
+		t.Errorf("docs %+v", docs)
+	}
+}
+
+func TestFAQJSON(t *testing.T) {
+	cols := FAQColumns{ID: "qid", Meta: []string{"lang"}}
+	arr := `[
+ {"qid": "c1", "question": "What is it?", "answer": "A thing.", "last_update": "2020-03-17", "category": "Basics", "link": " https://x/1 ", "lang": "en"},
+ {"qid": 7, "question": "Why?", "answer": "Because.\n\nReally.", "category": null},
+ {"question": "No answer?"},
+ {"question": "Bad type?", "answer": ["a"]}
+]`
+	jsonl := strings.ReplaceAll(strings.ReplaceAll(strings.Trim(arr, "[]\n"), "},\n {", "}\n{"), "\n ", "\n")
+	for _, tc := range []struct {
+		name, data, format string
+		pos3, pos4         string
+	}{
+		{"faq.json", arr, FormatFAQJSON,
+			fmt.Sprintf("record 3 (byte %d)", strings.Index(arr, `{"question": "No`)),
+			fmt.Sprintf("record 4 (byte %d)", strings.Index(arr, `{"question": "Bad`))},
+		{"faq.jsonl", jsonl, FormatFAQJSONL, "line 3", "line 4"},
+	} {
+		path := writeTemp(t, tc.name, []byte(tc.data))
+		if f, _ := DetectFormat(path, []byte(tc.data)); f != tc.format {
+			t.Errorf("%s detected as %q", tc.name, f)
+		}
+		r, err := Open(context.Background(), path, Options{FAQ: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, recErrs, fatal := drain(t, r)
+		if fatal != nil || len(docs) != 2 {
+			t.Fatalf("%s: %d docs, fatal %v", tc.name, len(docs), fatal)
+		}
+		d := docs[0]
+		if d.ID != "c1" || d.Title != "What is it?" || d.URL != "https://x/1" || !d.Date.Equal(time.Date(2020, 3, 17, 0, 0, 0, 0, time.UTC)) ||
+			d.Meta["category"] != "Basics" || d.Meta["lang"] != "en" || d.Sections[0].Text != "A thing." {
+			t.Errorf("%s: doc 1 %+v", tc.name, d)
+		}
+		if d := docs[1]; d.ID != "7" || d.Meta != nil || d.Sections[0].Text != "Because.\n\nReally." {
+			t.Errorf("%s: doc 2 %+v", tc.name, d)
+		}
+		want := []string{path + ": " + tc.pos3 + `: missing "answer" field`, path + ": " + tc.pos4 + `: field "answer": JSON array where a string was expected`}
+		if strings.Join(recErrs, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s errors:\n%s\nwant\n%s", tc.name, strings.Join(recErrs, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+func FuzzFAQCSV(f *testing.F) {
+	f.Add([]byte("question,answer,last_update,category,link\nQ?,A.,2020/03/17,c,http://x\n"))
+	f.Add([]byte("question,answer\n\"Q\n?\",\"A \"\"quoted\"\"\"\nbad,\"row\nq,a,extra\n"))
+	f.Add([]byte("\uFEFFquestion,answer\n\xff,\xfe\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := newFAQCSVReader(bytes.NewReader(data), "f.csv", "f", DefaultFAQColumns())
+		docs, recErrs, _ := drain(t, r)
+		st := r.Stats()
+		if st.Documents != len(docs) || st.Bad != len(recErrs) {
+			t.Fatalf("stats %+v for %d docs, %d errors", st, len(docs), len(recErrs))
+		}
+		for _, d := range docs {
+			if d.Title == "" || d.ID == "" || isEmpty(d) {
+				t.Fatalf("bad document %+v", d)
+			}
+		}
+	})
+}
+
+// TestFAQCustomColumnsDetected: an FAQ in JSON lines with its own key names is detected as
+// an FAQ once Options.FAQ names them.
+func TestFAQCustomColumnsDetected(t *testing.T) {
+	path := writeTemp(t, "qa.jsonl", []byte(`{"q": "Why?", "a": "Because.", "when": "2020-01-02"}`+"\n"))
+	docs, st := readPath(t, path, Options{FAQ: FAQColumns{Question: "q", Answer: "a", Date: "when"}})
+	if len(docs) != 1 || st.Documents != 1 || docs[0].Title != "Why?" || docs[0].Date.Year() != 2020 {
+		t.Errorf("docs %+v", docs)
+	}
+}

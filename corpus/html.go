@@ -1,0 +1,230 @@
+package corpus
+
+import (
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// HTMLSections converts an article's HTML (Wikipedia/Parsoid as in Wikimedia Enterprise
+// article_body.html, or any similar page) to clean text by section. Headings h1-h6 start
+// sections named by their text; text before the first heading is the lead (Name ""). Tables,
+// infoboxes, navboxes, hatnotes, references and citation marks, figures, math, style and
+// script are dropped, as are reference-like sections ("References", "External links",
+// "See also", ...) whose text is lists of links and citations rather than prose. Section
+// names are heading paths ("Behavior > Diet"), as in CleanWikitext. Sections with no text
+// left are omitted. Paragraphs are separated by "\n\n".
+func HTMLSections(r io.Reader) ([]Section, error) {
+	root, err := html.Parse(r)
+	if err != nil {
+		return nil, err
+	}
+	e := htmlExtractor{}
+	body := findBody(root)
+	e.walk(body)
+	e.endSection()
+	return e.sections, nil
+}
+
+// dropTags are elements whose whole subtree is not article prose.
+var dropTags = map[atom.Atom]bool{
+	atom.Style: true, atom.Script: true, atom.Noscript: true, atom.Table: true,
+	atom.Figure: true, atom.Math: true, atom.Head: true, atom.Title: true,
+	atom.Audio: true, atom.Video: true, atom.Object: true, atom.Template: true,
+	atom.Button: true, atom.Form: true, atom.Nav: true,
+	atom.Svg: true,
+}
+
+// dropClasses are Wikipedia/Parsoid CSS classes of non-prose blocks and inline marks.
+var dropClasses = map[string]bool{
+	"infobox": true, "navbox": true, "vertical-navbox": true, "navbox-inner": true,
+	"sidebar": true, "metadata": true, "ambox": true, "mbox-small": true, "hatnote": true,
+	"shortdescription": true, "noprint": true, "mw-editsection": true, "reference": true,
+	"references": true, "reflist": true, "mw-references-wrap": true, "mw-cite-backlink": true,
+	"thumb": true, "gallery": true, "toc": true, "mw-empty-elt": true, "portal": true,
+	"sistersitebox": true, "authority-control": true, "navigation-not-searchable": true,
+	"mwe-math-element": true, "catlinks": true,
+}
+
+// dropTypeofs are Parsoid typeof values of dropped content (citations, reference lists).
+var dropTypeofs = []string{"mw:Extension/ref", "mw:Extension/references", "mw:Extension/math"}
+
+// blockTags end a paragraph when they open or close.
+var blockTags = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Li: true, atom.Ul: true, atom.Ol: true, atom.Dl: true,
+	atom.Dd: true, atom.Dt: true, atom.Blockquote: true, atom.Pre: true, atom.Section: true,
+	atom.Br: true, atom.Hr: true, atom.Article: true, atom.Header: true, atom.Footer: true,
+	atom.Aside: true, atom.Main: true, atom.Caption: true, atom.Center: true, atom.Details: true,
+	atom.Summary: true, atom.Address: true,
+}
+
+type htmlExtractor struct {
+	sections []Section
+	path     [7]string       // current heading at each level h1..h6 (index 1..6)
+	name     string          // current section name: the heading path joined with " > "
+	dropAt   int             // level of the dropped heading we are under; 0 when none
+	paras    []string        // finished paragraphs of the current section
+	cur      strings.Builder // current paragraph
+}
+
+func findBody(n *html.Node) *html.Node {
+	if n.Type == html.ElementNode && n.DataAtom == atom.Body {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if b := findBody(c); b != nil {
+			return b
+		}
+	}
+	if n.Parent == nil {
+		return n // no body: a fragment, take everything
+	}
+	return nil
+}
+
+func (e *htmlExtractor) walk(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		if e.dropAt == 0 {
+			e.cur.WriteString(n.Data)
+		}
+		return
+	case html.ElementNode:
+		if dropped(n) {
+			return
+		}
+		if level := headingLevel(n.DataAtom); level > 0 {
+			e.endSection()
+			e.heading(level, strings.Join(strings.Fields(textOf(n)), " "))
+			return
+		}
+	case html.DocumentNode:
+	default:
+		return // comments, doctype
+	}
+	block := n.Type == html.ElementNode && blockTags[n.DataAtom]
+	if block {
+		e.endParagraph()
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		e.walk(c)
+	}
+	if block {
+		e.endParagraph()
+	}
+}
+
+func (e *htmlExtractor) endParagraph() {
+	p := strings.Join(strings.Fields(e.cur.String()), " ")
+	e.cur.Reset()
+	if p != "" {
+		e.paras = append(e.paras, p)
+	}
+}
+
+func (e *htmlExtractor) endSection() {
+	e.endParagraph()
+	if len(e.paras) > 0 && e.dropAt == 0 {
+		e.sections = append(e.sections, Section{Name: e.name, Text: strings.Join(e.paras, "\n\n")})
+	}
+	e.paras = e.paras[:0]
+}
+
+// heading starts a section, naming it like CleanWikitext does (for HTML/wikitext parity):
+// the heading path "History > Early life". A reference-like heading (wkDroppedSection, the
+// list CleanWikitext uses) drops its section and its subsections.
+func (e *htmlExtractor) heading(level int, name string) {
+	if e.dropAt > 0 && level > e.dropAt {
+		return
+	}
+	e.dropAt = 0
+	if wkDroppedSection(name) {
+		e.dropAt = level
+		return
+	}
+	e.path[level] = name
+	for k := level + 1; k < len(e.path); k++ {
+		e.path[k] = ""
+	}
+	var parts []string
+	for _, p := range e.path[1 : level+1] {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	e.name = strings.Join(parts, " > ")
+}
+
+func headingLevel(a atom.Atom) int {
+	switch a {
+	case atom.H1:
+		return 1
+	case atom.H2:
+		return 2
+	case atom.H3:
+		return 3
+	case atom.H4:
+		return 4
+	case atom.H5:
+		return 5
+	case atom.H6:
+		return 6
+	}
+	return 0
+}
+
+// dropped reports whether an element's subtree is not prose.
+func dropped(n *html.Node) bool {
+	if dropTags[n.DataAtom] {
+		return true
+	}
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "class":
+			for c := range strings.FieldsSeq(a.Val) {
+				if dropClasses[c] {
+					return true
+				}
+			}
+		case "typeof":
+			for _, t := range dropTypeofs {
+				if strings.Contains(a.Val, t) {
+					return true
+				}
+			}
+		case "role":
+			if a.Val == "navigation" || a.Val == "note" {
+				return true
+			}
+		case "style":
+			if strings.Contains(strings.ReplaceAll(a.Val, " ", ""), "display:none") {
+				return true
+			}
+		case "hidden":
+			return true
+		}
+	}
+	return false
+}
+
+// textOf is the text of n's subtree without dropped elements (for headings).
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			return
+		}
+		if n.Type == html.ElementNode && dropped(n) {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(n)
+	return b.String()
+}

@@ -1,0 +1,324 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// jsonRecords yields the raw records of a JSON input in one of three layouts:
+//   - JSON lines (one value per line; the usual case): a malformed line is a record error and
+//     the next line is read normally;
+//   - a JSON array of records ("[ {...}, {...} ]");
+//   - concatenated, possibly pretty-printed values ("{\n  ...\n}\n{...}"), such as a single
+//     Structured Contents object.
+//
+// In the last two layouts a syntax error desynchronises the decoder, so it ends the input
+// with a fatal error; a record that is valid JSON of the wrong shape is still a record error.
+type jsonRecords struct {
+	lines *lineReader   // JSON lines
+	dec   *json.Decoder // array or concatenated values
+	array bool
+	n     int // records returned so far
+	err   error
+}
+
+// rawRecord is one record and where it was found.
+type rawRecord struct {
+	data     []byte
+	n        int    // 1-based record number
+	pos      string // "line 3", "record 2 (byte 1234)"
+	repaired bool   // invalid UTF-8 was replaced
+}
+
+// maxJSONLineProbe is how far newJSONRecords looks for the end of the first line to decide
+// whether the input is JSON lines. Longer first lines are JSON lines (pretty-printed JSON
+// does not have megabyte lines).
+const maxJSONLineProbe = 1 << 16
+
+func newJSONRecords(r io.Reader) (*jsonRecords, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	first, err := firstNonSpace(br)
+	if err != nil {
+		if err == io.EOF {
+			return &jsonRecords{err: io.EOF}, nil
+		}
+		return nil, err
+	}
+	switch {
+	case first == '[':
+		dec := json.NewDecoder(br)
+		if _, err := dec.Token(); err != nil { // the opening bracket
+			return nil, err
+		}
+		return &jsonRecords{dec: dec, array: true}, nil
+	case first == '{' && !firstLineComplete(br):
+		return &jsonRecords{dec: json.NewDecoder(br)}, nil
+	default:
+		return &jsonRecords{lines: &lineReader{br: br}}, nil
+	}
+}
+
+// firstNonSpace peeks at the first byte that is neither white space nor a UTF-8 BOM.
+func firstNonSpace(br *bufio.Reader) (byte, error) {
+	for i := 1; ; i++ {
+		b, err := br.Peek(i)
+		if len(b) < i {
+			if err == nil {
+				err = io.EOF
+			}
+			return 0, err
+		}
+		c := b[i-1]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB || c == 0xBF {
+			if i > maxJSONLineProbe {
+				return 0, io.EOF
+			}
+			continue
+		}
+		return c, nil
+	}
+}
+
+// firstLineComplete reports whether the first line holds a complete JSON value, which is
+// what distinguishes JSON lines from a pretty-printed object that starts with "{\n".
+func firstLineComplete(br *bufio.Reader) bool {
+	b, _ := br.Peek(maxJSONLineProbe)
+	line, _, found := bytes.Cut(b, []byte("\n"))
+	if !found && len(b) == maxJSONLineProbe {
+		return true
+	}
+	line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+	return json.Valid(line)
+}
+
+// next returns the next record, io.EOF at the end, or a fatal error.
+func (j *jsonRecords) next() (rawRecord, error) {
+	if j.err != nil {
+		return rawRecord{}, j.err
+	}
+	if j.lines != nil {
+		for {
+			line, err := j.lines.next()
+			if err != nil {
+				j.err = err
+				return rawRecord{}, err
+			}
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			j.n++
+			data, repaired := repairUTF8(line)
+			if !repaired {
+				data = bytes.Clone(line) // line is only valid until the next read
+			}
+			return rawRecord{data: data, n: j.n, pos: "line " + strconv.Itoa(j.lines.line), repaired: repaired}, nil
+		}
+	}
+	if j.array && !j.dec.More() {
+		j.err = io.EOF
+		return rawRecord{}, io.EOF
+	}
+	offset := j.dec.InputOffset()
+	var raw json.RawMessage
+	if err := j.dec.Decode(&raw); err != nil {
+		if err == io.EOF && !j.array {
+			j.err = io.EOF
+			return rawRecord{}, io.EOF
+		}
+		j.err = fmt.Errorf("record %d (byte %d): %w", j.n+1, offset, err)
+		return rawRecord{}, j.err
+	}
+	j.n++
+	start := j.dec.InputOffset() - int64(len(raw)) // where the record itself starts
+	data, repaired := repairUTF8(raw)
+	return rawRecord{data: data, n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), repaired: repaired}, nil
+}
+
+// convertFunc turns one raw record into a document. A non-empty skip reason drops a
+// well-formed record (counted in ReadStats.Skipped); an error makes it a *RecordError.
+type convertFunc func(rec rawRecord) (doc Document, skip string, err error)
+
+// jsonReader is the Reader of every JSON-based format; the format lives in its convertFunc.
+type jsonReader struct {
+	file, source string
+	recs         *jsonRecords
+	convert      convertFunc
+	stats        ReadStats
+	fatal        error
+}
+
+var _ Reader = (*jsonReader)(nil)
+
+func newJSONReader(r io.Reader, file, source string, convert convertFunc) *jsonReader {
+	jr := &jsonReader{file: file, source: source, convert: convert, stats: ReadStats{Skipped: map[string]int{}}}
+	recs, err := newJSONRecords(r)
+	if err != nil {
+		jr.fatal = fmt.Errorf("%s: %w", file, err)
+	}
+	jr.recs = recs
+	return jr
+}
+
+func (jr *jsonReader) Next(ctx context.Context) (Document, error) {
+	for {
+		if jr.fatal != nil {
+			return Document{}, jr.fatal
+		}
+		if err := ctx.Err(); err != nil {
+			return Document{}, err
+		}
+		rec, err := jr.recs.next()
+		if err == io.EOF {
+			return Document{}, io.EOF
+		}
+		if err != nil {
+			jr.fatal = fmt.Errorf("%s: %w", jr.file, err)
+			return Document{}, jr.fatal
+		}
+		if rec.repaired {
+			jr.stats.Repaired++
+		}
+		doc, skip, err := jr.convert(rec)
+		if err != nil {
+			jr.stats.Bad++
+			return Document{}, &RecordError{File: jr.file, Pos: rec.pos, Err: err}
+		}
+		if skip == "" && isEmpty(doc) {
+			skip = SkipEmpty
+		}
+		if skip != "" {
+			jr.stats.Skipped[skip]++
+			continue
+		}
+		doc.Source = jr.source
+		jr.stats.Documents++
+		return doc, nil
+	}
+}
+
+func (jr *jsonReader) Stats() ReadStats { return cloneStats(jr.stats) }
+func (jr *jsonReader) Close() error     { return nil }
+
+// cloneStats copies s so that a caller cannot change a reader's counts through the map.
+func cloneStats(s ReadStats) ReadStats {
+	m := make(map[string]int, len(s.Skipped))
+	for k, v := range s.Skipped {
+		m[k] = v
+	}
+	s.Skipped = m
+	return s
+}
+
+// isEmpty reports whether doc has no text in any section.
+func isEmpty(doc Document) bool {
+	for _, s := range doc.Sections {
+		if strings.TrimSpace(s.Text) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonlRecord is the generic JSON lines schema; BEIR corpus.jsonl ({"_id","title","text",
+// "metadata"}) and WikiExtractor output ({"id","revid","url","title","text"}) both fit it.
+type jsonlRecord struct {
+	ID    json.RawMessage `json:"id"`
+	UID   json.RawMessage `json:"_id"`
+	Title *string         `json:"title"`
+	Text  *string         `json:"text"`
+	URL   string          `json:"url"`
+	Date  string          `json:"date"`
+}
+
+// convertJSONL converts generic JSON lines and, with wikiExtractor, WikiExtractor output,
+// which writes one paragraph per line and may repeat the title as the first line.
+//
+// The document id is "id", else "_id" (a string or a number); a record with neither gets its
+// record number, which is stable as long as the file is. "text" is required; "title" may be
+// absent (the passages then carry no title prefix).
+func convertJSONL(wikiExtractor bool) convertFunc {
+	return func(rec rawRecord) (Document, string, error) {
+		var r jsonlRecord
+		if err := json.Unmarshal(rec.data, &r); err != nil {
+			return Document{}, "", jsonError(err)
+		}
+		if r.Text == nil {
+			return Document{}, "", errors.New(`missing "text" field`)
+		}
+		id, err := jsonID(r.ID)
+		if err == nil && id == "" {
+			id, err = jsonID(r.UID)
+		}
+		if err != nil {
+			return Document{}, "", err
+		}
+		if id == "" {
+			id = strconv.Itoa(rec.n)
+		}
+		date, err := parseDate(r.Date)
+		if err != nil {
+			return Document{}, "", err
+		}
+		doc := Document{ID: id, URL: strings.TrimSpace(r.URL), Date: date}
+		if r.Title != nil {
+			doc.Title = strings.Join(strings.Fields(*r.Title), " ")
+		}
+		text := *r.Text
+		if wikiExtractor {
+			// WikiExtractor (--json) may start the text with the title line.
+			if first, rest, ok := strings.Cut(text, "\n"); ok && strings.TrimSpace(first) == doc.Title {
+				text = rest
+			}
+		}
+		doc.Sections = []Section{{Text: paragraphs(text, wikiExtractor)}}
+		return doc, "", nil
+	}
+}
+
+// jsonID reads an id given as a JSON string or number.
+func jsonID(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", jsonError(err)
+		}
+		return strings.TrimSpace(s), nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", fmt.Errorf("id must be a string or a number, not %s", raw)
+	}
+	return n.String(), nil
+}
+
+// jsonError rewords encoding/json errors that would otherwise name Go types.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	if te.Field == "" {
+		return fmt.Errorf("record is a JSON %s, not an object", te.Value)
+	}
+	want := "a " + te.Type.Kind().String()
+	switch te.Type.Kind().String() {
+	case "string", "ptr":
+		want = "a string"
+	case "map", "struct":
+		want = "an object"
+	case "slice":
+		want = "an array"
+	}
+	return fmt.Errorf("field %q: JSON %s where %s was expected", te.Field, te.Value, want)
+}

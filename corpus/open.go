@@ -1,0 +1,453 @@
+package corpus
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf16"
+)
+
+// Input formats. Open detects them; Options.Format forces one.
+const (
+	FormatMediaWiki     = "mediawiki"     // MediaWiki pages-articles XML export
+	FormatEnterprise    = "enterprise"    // Wikimedia Enterprise article NDJSON (or a JSON array / Structured Contents)
+	FormatWikiExtractor = "wikiextractor" // WikiExtractor --json output: {id,url,title,text}
+	FormatJSONL         = "jsonl"         // generic JSON lines: {id|_id, title, text, url?, date?}
+	FormatFAQCSV        = "faq-csv"       // FAQ as CSV with a header row
+	FormatFAQJSON       = "faq-json"      // FAQ as a JSON array of objects
+	FormatFAQJSONL      = "faq-jsonl"     // FAQ as JSON lines
+)
+
+// Formats lists every format name Options.Format accepts.
+func Formats() []string {
+	return []string{FormatMediaWiki, FormatEnterprise, FormatWikiExtractor, FormatJSONL, FormatFAQCSV, FormatFAQJSON, FormatFAQJSONL}
+}
+
+// Options configures Open. The zero value detects everything.
+type Options struct {
+	// Format forces an input format (one of Formats()); "" detects it from the file name and
+	// its first bytes (see DetectFormat).
+	Format string
+	// Source is stored in every Document.Source. Default: the input file's base name without
+	// its known extensions ("enwiki-2017.xml.bz2" -> "enwiki-2017"), "stdin" for "-".
+	Source string
+	// FAQ names the columns of FAQ inputs. Empty names take DefaultFAQColumns.
+	FAQ FAQColumns
+}
+
+// Validate reports an unknown format or inconsistent FAQ columns.
+func (o Options) Validate() error {
+	if o.Format != "" && !slices.Contains(Formats(), o.Format) {
+		return fmt.Errorf("unknown format %q (want one of %s)", o.Format, strings.Join(Formats(), ", "))
+	}
+	return o.FAQ.withDefaults().validate()
+}
+
+// knownExts are stripped from a file name to make the default Source and to find the
+// extension that names the format.
+var knownExts = []string{".gz", ".bz2", ".tar", ".tgz", ".xml", ".json", ".jsonl", ".ndjson", ".csv"}
+
+func trimKnownExts(name string) string {
+	for {
+		ext := strings.ToLower(filepath.Ext(name))
+		if ext == "" || ext == name || !slices.Contains(knownExts, ext) {
+			return name
+		}
+		name = strings.TrimSuffix(name, name[len(name)-len(ext):])
+	}
+}
+
+// headSize is how much of the (decompressed) input detection looks at.
+const headSize = 64 << 10
+
+// Open opens a dump for streaming. path "-" reads standard input. Compression (gzip, bzip2)
+// is recognised by its magic bytes; a .gz or .bz2 name whose content is not compressed
+// that way is an error rather than garbage documents. A tar archive (.tar, .tar.gz: the
+// Wikimedia Enterprise snapshot layout) is read entry by entry, each entry's format detected
+// on its own; its entries are named "archive:entry" in errors. Close the Reader when done.
+//
+// Record errors (*RecordError) name the file as given and the position: "line N" in JSON
+// lines, "record N (byte B)" in a JSON array or pretty-printed JSON, "row N (line L)" in CSV
+// (N counts data rows from 1, the number used as the FAQ document id), and the MediaWiki
+// reader's own form. Stats().BytesRead counts the raw (compressed) bytes read, for progress
+// against the file size.
+func Open(ctx context.Context, path string, opts Options) (Reader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts.FAQ = opts.FAQ.withDefaults()
+	var f io.ReadCloser
+	if path == "-" {
+		f = io.NopCloser(os.Stdin)
+		if opts.Source == "" {
+			opts.Source = "stdin"
+		}
+	} else {
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		f = file
+	}
+	if opts.Source == "" {
+		opts.Source = trimKnownExts(filepath.Base(path))
+	}
+	counter := &countingReader{r: f}
+	or := &openedReader{counter: counter, closers: []io.Closer{f}}
+	data, err := decompress(counter, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if c, ok := data.(io.Closer); ok {
+		or.closers = append(or.closers, c)
+	}
+	br := bufio.NewReaderSize(data, headSize)
+	head, err := br.Peek(headSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		or.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if isTar(head) {
+		or.inner = newTarReader(br, path, opts)
+		return or, nil
+	}
+	or.inner, err = newFormatReader(br, head, path, opts)
+	if err != nil {
+		or.Close()
+		return nil, err
+	}
+	return or, nil
+}
+
+// newFormatReader detects (unless forced) the format of one input and returns its reader.
+func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reader, error) {
+	format := opts.Format
+	if format == "" {
+		var err error
+		if format, err = detectFormat(file, head, opts.FAQ); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case FormatMediaWiki:
+		return NewMediaWikiReader(r, file, opts.Source), nil
+	case FormatEnterprise:
+		return newJSONReader(r, file, opts.Source, convertEnterprise), nil
+	case FormatWikiExtractor:
+		return newJSONReader(r, file, opts.Source, convertJSONL(true)), nil
+	case FormatJSONL:
+		return newJSONReader(r, file, opts.Source, convertJSONL(false)), nil
+	case FormatFAQJSON, FormatFAQJSONL:
+		return newJSONReader(r, file, opts.Source, convertFAQJSON(opts.FAQ)), nil
+	case FormatFAQCSV:
+		return newFAQCSVReader(r, file, opts.Source, opts.FAQ), nil
+	}
+	return nil, fmt.Errorf("unknown format %q", format)
+}
+
+// decompress returns the decompressed stream of r, trusting the magic bytes over the name.
+func decompress(r io.Reader, path string) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	magic, _ := br.Peek(6)
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		return zr, nil
+	case bytes.HasPrefix(magic, []byte("BZh")):
+		return bzip2.NewReader(br), nil
+	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return nil, fmt.Errorf("%s: xz compression is not supported; decompress it first", path)
+	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return nil, fmt.Errorf("%s: zstd compression is not supported; decompress it first", path)
+	case ext == ".gz" || ext == ".tgz":
+		return nil, fmt.Errorf("%s: named %s but not gzip data", path, ext)
+	case ext == ".bz2":
+		return nil, fmt.Errorf("%s: named .bz2 but not bzip2 data", path)
+	}
+	return br, nil
+}
+
+// DetectFormat names the format of an input from its path and the first bytes of its
+// decompressed content (head; 64 KiB is plenty, a prefix of any length works). Content
+// decides when it is conclusive:
+//   - XML with a <mediawiki> root (UTF-8 or UTF-16) -> mediawiki;
+//   - JSON whose first object has Enterprise keys (article_body, is_part_of, in_language,
+//     main_entity, or identifier with date_modified) -> enterprise; question and answer keys
+//     -> faq-json (array) or faq-jsonl; _id -> jsonl; id+url+title+text (WikiExtractor's
+//     schema) -> wikiextractor; any other object with text -> jsonl;
+//   - text whose first line has "question" and "answer" columns -> faq-csv.
+//
+// Otherwise the extension decides (.xml, .ndjson, .jsonl, .csv, compression suffixes
+// ignored); failing that, the error says to use an explicit format.
+func DetectFormat(path string, head []byte) (string, error) {
+	return detectFormat(path, head, DefaultFAQColumns())
+}
+
+// detectFormat is DetectFormat with the FAQ question/answer names of Options.FAQ, so that an
+// FAQ with custom column names is recognised too.
+func detectFormat(path string, head []byte, faq FAQColumns) (string, error) {
+	head = utf16ToASCII(head)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\uFEFF")), " \t\r\n")
+	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".bz2")))
+	switch {
+	case len(head) == 0:
+	case head[0] == '<':
+		if bytes.Contains(head, []byte("<mediawiki")) {
+			return FormatMediaWiki, nil
+		}
+	case head[0] == '{' || head[0] == '[':
+		keys := firstObjectKeys(head)
+		has := func(k string) bool { return keys[k] }
+		switch {
+		case has("article_body") || has("is_part_of") || has("in_language") || has("main_entity") ||
+			(has("identifier") && has("date_modified")):
+			return FormatEnterprise, nil
+		case has(faq.Question) && has(faq.Answer):
+			if head[0] == '[' {
+				return FormatFAQJSON, nil
+			}
+			return FormatFAQJSONL, nil
+		case has("_id"):
+			return FormatJSONL, nil
+		case has("id") && has("url") && has("title") && has("text"):
+			return FormatWikiExtractor, nil
+		case has("text"):
+			return FormatJSONL, nil
+		}
+	default:
+		first, _, _ := bytes.Cut(head, []byte("\n"))
+		cols := map[string]bool{}
+		for c := range strings.SplitSeq(strings.ToLower(string(first)), ",") {
+			cols[strings.Trim(strings.TrimSpace(c), `"`)] = true
+		}
+		if cols[strings.ToLower(faq.Question)] && cols[strings.ToLower(faq.Answer)] {
+			return FormatFAQCSV, nil
+		}
+	}
+	switch ext {
+	case ".xml":
+		return FormatMediaWiki, nil
+	case ".ndjson":
+		return FormatEnterprise, nil
+	case ".jsonl":
+		return FormatJSONL, nil
+	case ".csv":
+		return FormatFAQCSV, nil
+	}
+	return "", fmt.Errorf("%s: cannot tell the input format from its name and first bytes; set a format (one of %s)",
+		path, strings.Join(Formats(), ", "))
+}
+
+// firstObjectKeys returns the top-level keys of the first JSON object in head (or of the
+// first element of an array), reading as far as head goes: a truncated head still yields the
+// keys before the cut.
+func firstObjectKeys(head []byte) map[string]bool {
+	keys := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(head))
+	tok, err := dec.Token()
+	if tok == json.Delim('[') {
+		tok, err = dec.Token()
+	}
+	if err != nil || tok != json.Delim('{') {
+		return keys
+	}
+	for {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return keys
+		}
+		keys[key] = true
+		for depth := 0; ; { // skip the value
+			tok, err := dec.Token()
+			if err != nil {
+				return keys
+			}
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+}
+
+// utf16ToASCII decodes a head that starts with a UTF-16 byte order mark, so that detection
+// sees "<mediawiki" in UTF-16 dumps. Other input is returned as is.
+func utf16ToASCII(b []byte) []byte {
+	var le bool
+	switch {
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe}):
+		le = true
+	case bytes.HasPrefix(b, []byte{0xfe, 0xff}):
+	default:
+		return b
+	}
+	u := make([]uint16, 0, len(b)/2)
+	for i := 2; i+1 < len(b); i += 2 {
+		if le {
+			u = append(u, uint16(b[i])|uint16(b[i+1])<<8)
+		} else {
+			u = append(u, uint16(b[i])<<8|uint16(b[i+1]))
+		}
+	}
+	return []byte(string(utf16.Decode(u)))
+}
+
+// countingReader counts the bytes read from the raw (possibly compressed) input, so that
+// progress can be reported against the file size.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// openedReader owns the file and decompressor behind a format reader.
+type openedReader struct {
+	inner   Reader
+	counter *countingReader
+	closers []io.Closer
+}
+
+var (
+	_ Reader = (*openedReader)(nil)
+	_ Reader = (*tarReader)(nil)
+)
+
+func (o *openedReader) Next(ctx context.Context) (Document, error) { return o.inner.Next(ctx) }
+
+func (o *openedReader) Stats() ReadStats {
+	s := ReadStats{Skipped: map[string]int{}}
+	if o.inner != nil {
+		s = o.inner.Stats()
+	}
+	s.BytesRead = o.counter.n
+	return s
+}
+
+func (o *openedReader) Close() error {
+	var errs []error
+	if o.inner != nil {
+		errs = append(errs, o.inner.Close())
+	}
+	for i := len(o.closers) - 1; i >= 0; i-- {
+		errs = append(errs, o.closers[i].Close())
+	}
+	return errors.Join(errs...)
+}
+
+// isTar reports whether head starts with a POSIX/GNU tar header.
+func isTar(head []byte) bool {
+	return len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar"))
+}
+
+// tarReader reads the regular files of a tar archive one after another, each with its own
+// format reader. Its Stats add up the entries'.
+type tarReader struct {
+	tr      *tar.Reader
+	archive string
+	opts    Options
+	cur     Reader
+	done    ReadStats // stats of finished entries
+	fatal   error
+}
+
+func newTarReader(r io.Reader, archive string, opts Options) *tarReader {
+	return &tarReader{tr: tar.NewReader(r), archive: archive, opts: opts, done: ReadStats{Skipped: map[string]int{}}}
+}
+
+func (t *tarReader) Next(ctx context.Context) (Document, error) {
+	for {
+		if t.fatal != nil {
+			return Document{}, t.fatal
+		}
+		if t.cur != nil {
+			doc, err := t.cur.Next(ctx)
+			if err != io.EOF {
+				return doc, err
+			}
+			t.finishEntry()
+		}
+		hdr, err := t.tr.Next()
+		if err == io.EOF {
+			return Document{}, io.EOF
+		}
+		if err != nil {
+			t.fatal = fmt.Errorf("%s: tar: %w", t.archive, err)
+			return Document{}, t.fatal
+		}
+		if hdr.Typeflag != tar.TypeReg || hdr.Size == 0 {
+			continue
+		}
+		name := t.archive + ":" + hdr.Name
+		br := bufio.NewReaderSize(t.tr, headSize)
+		head, err := br.Peek(headSize)
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			t.fatal = fmt.Errorf("%s: %w", name, err)
+			return Document{}, t.fatal
+		}
+		if t.cur, err = newFormatReader(br, head, name, t.opts); err != nil {
+			t.fatal = err
+			return Document{}, err
+		}
+	}
+}
+
+func (t *tarReader) finishEntry() {
+	addStats(&t.done, t.cur.Stats())
+	t.cur.Close()
+	t.cur = nil
+}
+
+func (t *tarReader) Stats() ReadStats {
+	s := cloneStats(t.done)
+	if t.cur != nil {
+		addStats(&s, t.cur.Stats())
+	}
+	return s
+}
+
+func (t *tarReader) Close() error {
+	if t.cur != nil {
+		return t.cur.Close()
+	}
+	return nil
+}
+
+// addStats adds the counts of b to a (BytesRead excepted: the archive owns it).
+func addStats(a *ReadStats, b ReadStats) {
+	a.Documents += b.Documents
+	a.Bad += b.Bad
+	a.Repaired += b.Repaired
+	for k, v := range b.Skipped {
+		a.Skipped[k] += v
+	}
+}

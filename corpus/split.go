@@ -1,0 +1,335 @@
+package corpus
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SplitOptions configures a Splitter.
+type SplitOptions struct {
+	// MaxWords bounds len(strings.Fields(Passage.Text)), title prefix included (its "|" and
+	// ">" count as words). Default 120; at least 16, so that a prefix never crowds out text.
+	MaxWords int
+}
+
+// DefaultMaxWords is the passage size of DPR-style retrieval corpora, which WikiChat uses.
+const DefaultMaxWords = 120
+
+const minMaxWords = 16
+
+func (o SplitOptions) withDefaults() SplitOptions {
+	if o.MaxWords == 0 {
+		o.MaxWords = DefaultMaxWords
+	}
+	return o
+}
+
+// Validate reports a MaxWords too small to hold a prefix and some text.
+func (o SplitOptions) Validate() error {
+	o = o.withDefaults()
+	if o.MaxWords < minMaxWords {
+		return fmt.Errorf("MaxWords %d is below the minimum of %d", o.MaxWords, minMaxWords)
+	}
+	return nil
+}
+
+// Splitter cuts documents into title-prefixed passages. It holds no state between calls and
+// is safe for concurrent use.
+//
+// Each section is split on its own, so a passage never mixes sections. Text is packed
+// greedily by whole sentences; a paragraph that would not fit in the current passage starts
+// a new one when the current passage is already a third full, so passages follow paragraphs
+// where they can. A sentence longer than the budget is cut at word boundaries. When a
+// section's last passage would hold less than a quarter of the budget, its sentences and
+// those of the passage before are redistributed to even out the two. Whitespace inside
+// passages is normalised to single spaces: the words, in order, are exactly the section's.
+type Splitter struct {
+	maxWords int
+}
+
+// NewSplitter validates opts and returns a Splitter.
+func NewSplitter(opts SplitOptions) (*Splitter, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &Splitter{maxWords: opts.withDefaults().MaxWords}, nil
+}
+
+// Split returns the passages of doc in reading order; Passage.ID is "<doc.ID>#<ordinal>".
+// Text is prefix + body: "Title | body" for the lead section (Name ""), "Title > Section |
+// body" otherwise, or without the title part when the document has no title. A prefix longer
+// than half of MaxWords is shortened, the section name first, then the title: the kept words
+// end in "…". Sections without words yield no passage.
+func (s *Splitter) Split(doc Document) []Passage {
+	var out []Passage
+	title := strings.Fields(doc.Title)
+	for _, sec := range doc.Sections {
+		prefix := s.prefix(title, strings.Fields(sec.Name))
+		budget := s.maxWords - len(prefix)
+		prefixText := strings.Join(prefix, " ")
+		if prefixText != "" {
+			prefixText += " "
+		}
+		for _, chunk := range packSection(sec.Text, budget) {
+			n := len(out)
+			out = append(out, Passage{
+				ID:      doc.ID + "#" + strconv.Itoa(n),
+				DocID:   doc.ID,
+				Title:   doc.Title,
+				Section: sec.Name,
+				Text:    joinUnits(prefixText, chunk),
+				URL:     doc.URL,
+				Date:    doc.Date,
+				Source:  doc.Source,
+				Ordinal: n,
+			})
+		}
+	}
+	return out
+}
+
+// prefix returns the prefix words for a section, at most half of maxWords.
+func (s *Splitter) prefix(title, section []string) []string {
+	half := s.maxWords / 2
+	if len(title) == 0 {
+		if len(section) == 0 {
+			return nil
+		}
+		if len(section)+1 > half {
+			section = shorten(section, half-1)
+		}
+		return append(append([]string(nil), section...), "|")
+	}
+	if len(section) == 0 {
+		if len(title)+1 > half {
+			title = shorten(title, half-1)
+		}
+		return append(append([]string(nil), title...), "|")
+	}
+	if len(title)+len(section)+2 > half {
+		section = shorten(section, max(1, half-len(title)-2))
+	}
+	if len(title)+len(section)+2 > half {
+		title = shorten(title, half-len(section)-2)
+	}
+	p := make([]string, 0, len(title)+len(section)+2)
+	p = append(p, title...)
+	p = append(p, ">")
+	p = append(p, section...)
+	return append(p, "|")
+}
+
+// shorten keeps the first n words and marks the cut with "…" on the last kept word.
+func shorten(words []string, n int) []string {
+	if n >= len(words) {
+		return words
+	}
+	out := append([]string(nil), words[:n]...)
+	out[n-1] += "…"
+	return out
+}
+
+// unit is a run of words that stays together: a sentence, or a budget-sized piece of a
+// longer one.
+type unit struct {
+	words     []string
+	paraStart bool // first unit of a paragraph
+	paraWords int  // words from this unit to the end of its paragraph (set on paraStart)
+}
+
+// joinUnits returns prefix followed by the units' words separated by single spaces.
+func joinUnits(prefix string, units []unit) string {
+	n := len(prefix)
+	for _, u := range units {
+		for _, w := range u.words {
+			n += len(w) + 1
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(prefix)
+	first := true
+	for _, u := range units {
+		for _, w := range u.words {
+			if !first {
+				b.WriteByte(' ')
+			}
+			first = false
+			b.WriteString(w)
+		}
+	}
+	return b.String()
+}
+
+// packSection groups a section's units into passages of at most budget words each.
+func packSection(text string, budget int) [][]unit {
+	units := sectionUnits(text, budget)
+	if len(units) == 0 {
+		return nil
+	}
+	var chunks [][]unit
+	var cur []unit
+	curLen := 0
+	for _, u := range units {
+		if curLen > 0 {
+			full := curLen+len(u.words) > budget
+			// Start a paragraph on a fresh passage rather than split it, unless that
+			// would leave the current passage small.
+			paraBreak := u.paraStart && curLen >= budget/3 && curLen+u.paraWords > budget
+			if full || paraBreak {
+				chunks = append(chunks, cur)
+				cur, curLen = nil, 0
+			}
+		}
+		cur = append(cur, u)
+		curLen += len(u.words)
+	}
+	chunks = append(chunks, cur)
+	rebalanceTail(chunks, budget)
+	return chunks
+}
+
+// rebalanceTail evens out the last two chunks when the last is under a quarter of the
+// budget, moving whole units from the end of the second-to-last chunk.
+func rebalanceTail(chunks [][]unit, budget int) {
+	if len(chunks) < 2 {
+		return
+	}
+	a, b := chunks[len(chunks)-2], chunks[len(chunks)-1]
+	lenA, lenB := unitsLen(a), unitsLen(b)
+	if lenB >= budget/4 {
+		return
+	}
+	k := len(a) // units of a that stay in a
+	for k > 1 {
+		n := len(a[k-1].words)
+		// Move the unit only if it brings the two sizes closer and fits.
+		if lenB+n > budget || abs((lenA-n)-(lenB+n)) >= abs(lenA-lenB) {
+			break
+		}
+		lenA, lenB = lenA-n, lenB+n
+		k--
+	}
+	if k == len(a) {
+		return
+	}
+	moved := append(append([]unit(nil), a[k:]...), b...)
+	chunks[len(chunks)-2] = a[:k]
+	chunks[len(chunks)-1] = moved
+}
+
+func unitsLen(us []unit) int {
+	n := 0
+	for _, u := range us {
+		n += len(u.words)
+	}
+	return n
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// sectionUnits splits text into paragraphs ("\n\n"-separated; a single "\n", as between
+// list items, ends a sentence) and paragraphs into units of at most budget words.
+func sectionUnits(text string, budget int) []unit {
+	var units []unit
+	for para := range strings.SplitSeq(text, "\n\n") {
+		first := len(units)
+		total := 0
+		for line := range strings.SplitSeq(para, "\n") {
+			words := strings.Fields(line)
+			total += len(words)
+			for _, sent := range sentences(words) {
+				for len(sent) > budget {
+					units = append(units, unit{words: sent[:budget:budget]})
+					sent = sent[budget:]
+				}
+				units = append(units, unit{words: sent})
+			}
+		}
+		if len(units) > first {
+			units[first].paraStart = true
+			units[first].paraWords = total
+		}
+	}
+	return units
+}
+
+// sentences splits a run of words at sentence ends (see sentenceEnd).
+func sentences(words []string) [][]string {
+	var out [][]string
+	start := 0
+	for i, w := range words {
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		if next == "" || sentenceEnd(w, next) {
+			out = append(out, words[start:i+1:i+1])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// closers may follow a sentence's final punctuation: `end.)` `"end."` `end.”`.
+const closers = `)]}"'”’»`
+
+// sentenceEnd reports whether word w ends a sentence followed by word next: w ends in . ! ?
+// or … (before any closing quotes/brackets), next starts (after opening quotes/brackets) with
+// an upper-case letter or a digit, and w is not an abbreviation or an initial. CJK full stops
+// end a sentence whatever follows.
+func sentenceEnd(w, next string) bool {
+	core := strings.TrimRight(w, closers)
+	last, _ := utf8.DecodeLastRuneInString(core)
+	switch last {
+	case '。', '！', '？':
+		return true
+	case '!', '?', '…':
+	case '.':
+		if isAbbreviation(core) {
+			return false
+		}
+	default:
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(strings.TrimLeft(next, `([{"'“‘«¿¡`))
+	return unicode.IsUpper(first) || unicode.IsDigit(first)
+}
+
+// abbreviations end in "." without ending a sentence when followed by a capitalised word
+// ("Dr. Smith", "et al. Smith"); compared lower-cased, without the dot.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true,
+	"st": true, "mt": true, "ft": true, "vs": true, "al": true, "fig": true, "figs": true,
+	"eq": true, "no": true, "nos": true, "vol": true, "vols": true, "pp": true, "p": true,
+	"ed": true, "eds": true, "inc": true, "ltd": true, "co": true, "corp": true, "approx": true,
+	"ca": true, "cf": true, "gen": true, "gov": true, "sen": true, "rep": true, "rev": true,
+	"col": true, "lt": true, "sgt": true, "capt": true, "cmdr": true, "adm": true, "gov't": true,
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
+	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true, "ref": true, "refs": true,
+}
+
+// isAbbreviation reports whether core (a word ending in ".") is an abbreviation or an
+// initial: "Dr.", "A.", "e.g.", "U.S.".
+func isAbbreviation(core string) bool {
+	stem := strings.TrimLeft(strings.TrimSuffix(core, "."), `([{"'“‘«`)
+	if stem == "" {
+		return false
+	}
+	if utf8.RuneCountInString(stem) == 1 {
+		r, _ := utf8.DecodeRuneInString(stem)
+		return unicode.IsLetter(r) // an initial; a digit ("in 5.") still ends a sentence
+	}
+	if strings.Contains(stem, ".") && utf8.RuneCountInString(stem) <= 6 {
+		return true // e.g, i.e, U.S, a.m
+	}
+	return abbreviations[strings.ToLower(stem)]
+}

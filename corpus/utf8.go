@@ -1,0 +1,115 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// repairUTF8 returns b with every invalid UTF-8 sequence replaced by U+FFFD, and whether it
+// had to change anything. Valid input is returned as is, without copying.
+func repairUTF8(b []byte) ([]byte, bool) {
+	if utf8.Valid(b) {
+		return b, false
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD")), true
+}
+
+// lineReader yields the lines of a stream one by one, however long they are: a multi-MB
+// NDJSON record is one line. bufio.Scanner is not used because it fails on lines longer than
+// its buffer.
+type lineReader struct {
+	br   *bufio.Reader
+	line int // number of the line last returned, 1-based
+	err  error
+}
+
+// next returns the next line without its "\n" or "\r\n", or io.EOF after the last one. The
+// returned slice is only valid until the next call.
+func (l *lineReader) next() ([]byte, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	b, err := l.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		// A long line: copy what the buffer holds and keep reading.
+		long := append([]byte(nil), b...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			b, err = l.br.ReadSlice('\n')
+			long = append(long, b...)
+		}
+		b = long
+	}
+	if err != nil {
+		if err != io.EOF {
+			l.err = err
+			return nil, err
+		}
+		l.err = io.EOF
+		if len(b) == 0 {
+			return nil, io.EOF
+		}
+	}
+	l.line++
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	if l.line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+	}
+	return b, nil
+}
+
+// dateLayouts are the date forms accepted in JSONL and FAQ inputs, most specific first.
+var dateLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05", // ISO without zone: taken as UTC
+	"2006-01-02 15:04:05",
+	"2006-01-02",
+	"2006/01/02", // the deepset COVID FAQ's last_update
+}
+
+// parseDate parses s in one of dateLayouts. An empty s is the zero time.
+func parseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range dateLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("date %q is neither RFC 3339 nor YYYY-MM-DD", s)
+}
+
+// paragraphs normalises plain text into paragraphs separated by "\n\n": lines are trimmed,
+// and blank lines are dropped. With lineBreaks, every single newline also ends a paragraph
+// (WikiExtractor writes one paragraph per line).
+func paragraphs(s string, lineBreaks bool) string {
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur = cur[:0]
+		}
+	}
+	for line := range strings.SplitSeq(s, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			flush()
+			continue
+		}
+		cur = append(cur, line)
+		if lineBreaks {
+			flush()
+		}
+	}
+	flush()
+	return strings.Join(out, "\n\n")
+}

@@ -1,0 +1,104 @@
+package indexer
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// Fields of the bleve index. Nothing is stored in bleve: passages live in the passage store,
+// and bleve document ids are passage keys in decimal, so a hit maps to its passage without a
+// lookup.
+const (
+	FieldText   = "text"   // the whole passage text, title prefix included (English analysis)
+	FieldTitle  = "title"  // the title alone, for a title boost at query time
+	FieldDate   = "date"   // passage date, for range filters
+	FieldSource = "source" // exact source name, for filters
+	FieldDoc    = "doc"    // exact document id, for deletes by document
+	// Analyzer is the English analyzer: unicode tokens, possessives, lower case, English stop
+	// words, Snowball (Porter2) stemming.
+	Analyzer = en.AnalyzerName
+)
+
+// newMapping returns the bleve mapping of a passage index with BM25 scoring.
+func newMapping() *mapping.IndexMappingImpl {
+	textField := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = Analyzer
+		f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = false, false, false, false
+		return f
+	}
+	keywordField := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = false, false, false, false
+		return f
+	}
+	dateField := bleve.NewDateTimeFieldMapping()
+	dateField.Store, dateField.IncludeInAll, dateField.DocValues = false, false, false
+
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(FieldText, textField())
+	doc.AddFieldMappingsAt(FieldTitle, textField())
+	doc.AddFieldMappingsAt(FieldSource, keywordField())
+	doc.AddFieldMappingsAt(FieldDoc, keywordField())
+	doc.AddFieldMappingsAt(FieldDate, dateField)
+
+	m := bleve.NewIndexMapping()
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = Analyzer
+	m.ScoringModel = index.BM25Scoring
+	m.StoreDynamic, m.IndexDynamic, m.DocValuesDynamic = false, false, false
+	return m
+}
+
+// docBuilder turns passages into bleve documents directly, skipping bleve's reflection-based
+// mapping, which costs more than the analysis itself for short passages.
+type docBuilder struct {
+	text, kw analysis.Analyzer
+}
+
+func newDocBuilder(m *mapping.IndexMappingImpl) (*docBuilder, error) {
+	text := m.AnalyzerNamed(Analyzer)
+	kw := m.AnalyzerNamed(keyword.Name)
+	if text == nil || kw == nil {
+		return nil, fmt.Errorf("bleve analyzers %q/%q not registered", Analyzer, keyword.Name)
+	}
+	return &docBuilder{text: text, kw: kw}, nil
+}
+
+const indexOnly = index.IndexField
+
+func (b *docBuilder) build(key uint32, p *corpus.Passage) (*document.Document, error) {
+	d := document.NewDocument(strconv.FormatUint(uint64(key), 10))
+	d.AddField(document.NewTextFieldCustom(FieldText, nil, []byte(p.Text), indexOnly, b.text))
+	d.AddField(document.NewTextFieldCustom(FieldTitle, nil, []byte(p.Title), indexOnly, b.text))
+	d.AddField(document.NewTextFieldCustom(FieldDoc, nil, []byte(p.DocID), indexOnly, b.kw))
+	if p.Source != "" {
+		d.AddField(document.NewTextFieldCustom(FieldSource, nil, []byte(p.Source), indexOnly, b.kw))
+	}
+	if !p.Date.IsZero() {
+		f, err := document.NewDateTimeFieldWithIndexingOptions(FieldDate, nil, p.Date, time.RFC3339, indexOnly)
+		if err != nil {
+			return nil, fmt.Errorf("passage %s: date: %w", p.ID, err)
+		}
+		d.AddField(f)
+	}
+	return d, nil
+}
+
+// OpenBM25 opens the bleve index of a generation read-only.
+func OpenBM25(genDir string) (bleve.Index, error) {
+	return bleve.OpenUsing(bm25Path(genDir), map[string]interface{}{"read_only": true})
+}
+
+func bm25Path(genDir string) string { return genDir + "/" + bm25Name }

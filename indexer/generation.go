@@ -1,0 +1,169 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// An index directory holds generations and a pointer to the live one:
+//
+//	DIR/CURRENT        one line: the name of the live generation ("g-000003")
+//	DIR/g-000003/      manifest.json, passages.kpst, bm25/ (bleve), ...
+//	DIR/g-000004.tmp/  a build in progress (ignored by readers, removed by the next build)
+//
+// A build writes a new generation beside the live one, syncs it, then replaces CURRENT by
+// rename. Readers resolve CURRENT once and then only read that generation, so they always see
+// a complete commit, and a crash at any point leaves the previous generation live.
+const (
+	currentName  = "CURRENT"
+	manifestName = "manifest.json"
+	storeName    = "passages.kpst"
+	bm25Name     = "bm25"
+	genPrefix    = "g-"
+	tmpSuffix    = ".tmp"
+	// keepGenerations old generations stay on disk so a server that has not reloaded yet keeps
+	// reading files that exist.
+	keepGenerations = 1
+)
+
+// ErrNoIndex is returned when a directory holds no committed index.
+var ErrNoIndex = errors.New("no index (no CURRENT file)")
+
+func genName(n int) string { return fmt.Sprintf("%s%06d", genPrefix, n) }
+
+func parseGen(name string) (int, bool) {
+	if !strings.HasPrefix(name, genPrefix) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(name[len(genPrefix):])
+	return n, err == nil && n > 0
+}
+
+// Current returns the path of the live generation of the index at dir.
+func Current(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, currentName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: %w", dir, ErrNoIndex)
+	}
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSpace(string(b))
+	if _, ok := parseGen(name); !ok {
+		return "", fmt.Errorf("%s: CURRENT names %q, not a generation", dir, name)
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// nextGen returns the number for a new generation: one past the highest on disk.
+func nextGen(dir string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	max := 0
+	for _, e := range entries {
+		if n, ok := parseGen(strings.TrimSuffix(e.Name(), tmpSuffix)); ok && n > max {
+			max = n
+		}
+	}
+	return max + 1, nil
+}
+
+// commitGen makes tmpDir (a finished, synced generation) live: rename it to its final name,
+// then point CURRENT at it.
+func commitGen(dir, tmpDir string, gen int) error {
+	final := filepath.Join(dir, genName(gen))
+	if err := os.Rename(tmpDir, final); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"))
+}
+
+// cleanOld removes unfinished builds and generations older than the live one minus
+// keepGenerations. Errors are returned but leave the index usable.
+func cleanOld(dir string, live int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	var old []int
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, tmpSuffix) {
+			if _, ok := parseGen(strings.TrimSuffix(name, tmpSuffix)); ok {
+				errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
+			}
+			continue
+		}
+		if n, ok := parseGen(name); ok && n < live {
+			old = append(old, n)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(old)))
+	for i, n := range old {
+		if i >= keepGenerations {
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, genName(n))))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeFileAtomic writes data to path through a synced temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// syncTree fsyncs every file and directory under root, so a rename after it publishes data
+// that is on disk.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	})
+}

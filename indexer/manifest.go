@@ -1,0 +1,147 @@
+package indexer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FormatVersion is the version of the index directory layout and of the manifest. Readers
+// refuse other versions rather than guess.
+const FormatVersion = 1
+
+// Manifest describes one committed generation of an index. It is written last, so a
+// generation without a valid manifest was never committed.
+type Manifest struct {
+	FormatVersion int            `json:"format_version"`
+	Generation    int            `json:"generation"`
+	Created       time.Time      `json:"created"`
+	Kairos        string         `json:"kairos"` // version of the program that built it
+	Inputs        []Input        `json:"inputs"`
+	Counts        Counts         `json:"counts"`
+	Sources       map[string]int `json:"sources"` // passages per source
+	DateFrom      time.Time      `json:"date_from,omitzero"`
+	DateTo        time.Time      `json:"date_to,omitzero"`
+	Options       BuildOptions   `json:"options"`
+	// Files lists every file of the generation (paths relative to it) with size and sha256,
+	// so `verify` can tell damage from a version mismatch.
+	Files map[string]FileSum `json:"files"`
+	// Checksum is the sha256 of the manifest JSON written with this field empty.
+	Checksum string `json:"checksum"`
+}
+
+// Input is one corpus file an index was built from.
+type Input struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Source string `json:"source"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Counts adds up: every record read is a document, skipped (by reason) or bad.
+type Counts struct {
+	Documents int            `json:"documents"`
+	Passages  int            `json:"passages"`
+	Skipped   map[string]int `json:"skipped,omitempty"`
+	Bad       int            `json:"bad,omitempty"`
+	Repaired  int            `json:"repaired,omitempty"`
+}
+
+// FileSum identifies a file's content.
+type FileSum struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+func (m *Manifest) checksum() (string, error) {
+	c := *m
+	c.Checksum = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// writeManifest writes m into dir atomically (temp file, fsync, rename).
+func writeManifest(dir string, m *Manifest) error {
+	sum, err := m.checksum()
+	if err != nil {
+		return err
+	}
+	m.Checksum = sum
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, manifestName), append(b, '\n'))
+}
+
+// ReadManifest reads and checks the manifest of one generation directory.
+func ReadManifest(genDir string) (*Manifest, error) {
+	path := filepath.Join(genDir, manifestName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	if m.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)
+	}
+	sum, err := m.checksum()
+	if err != nil {
+		return nil, err
+	}
+	if sum != m.Checksum {
+		return nil, fmt.Errorf("manifest %s: checksum mismatch (damaged or edited)", path)
+	}
+	return &m, nil
+}
+
+// fileSHA256 hashes one file.
+func fileSHA256(path string) (FileSum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return FileSum{}, err
+	}
+	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// sumTree hashes every regular file under root, keyed by slash path relative to base.
+func sumTree(base, root string, into map[string]FileSum) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return errors.New("unexpected non-regular file " + path)
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(base, path)
+		if err != nil {
+			return err
+		}
+		into[filepath.ToSlash(rel)] = sum
+		return nil
+	})
+}

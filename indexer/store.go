@@ -1,0 +1,280 @@
+package indexer
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/corpus/timex"
+)
+
+// The passage store is one file: a header, the passage records one after another, an offset
+// table and a trailer. Records are binary (uvarint lengths) rather than JSON because a search
+// decodes ten of them per query and JSON decoding would dominate BM25's own latency.
+//
+//	header  : magic "KPST" | version uint32
+//	records : per passage, see appendRecord
+//	offsets : (count+1) x uint64, record i spans [off[i], off[i+1])
+//	trailer : offsetsPos uint64 | count uint64 | crc32c(all bytes before the trailer) uint32 | "KPST"
+const (
+	storeMagic   = "KPST"
+	storeVersion = 1
+	storeHeader  = 8
+	storeTrailer = 8 + 8 + 4 + 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// storeWriter appends passages to a new store file. Not safe for concurrent use.
+type storeWriter struct {
+	f       *os.File
+	w       *bufio.Writer
+	crc     uint32
+	pos     uint64
+	offsets []uint64
+	buf     []byte
+}
+
+func createStore(path string) (*storeWriter, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	sw := &storeWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	hdr := binary.LittleEndian.AppendUint32([]byte(storeMagic), storeVersion)
+	if err := sw.write(hdr); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return sw, nil
+}
+
+func (sw *storeWriter) write(b []byte) error {
+	sw.crc = crc32.Update(sw.crc, castagnoli, b)
+	sw.pos += uint64(len(b))
+	_, err := sw.w.Write(b)
+	return err
+}
+
+// Add appends p and returns its key (0, 1, 2, ...).
+func (sw *storeWriter) Add(p *corpus.Passage) (uint32, error) {
+	if len(sw.offsets) >= math.MaxUint32 {
+		return 0, errors.New("passage store full (2^32 passages)")
+	}
+	key := uint32(len(sw.offsets))
+	sw.offsets = append(sw.offsets, sw.pos)
+	sw.buf = appendRecord(sw.buf[:0], p)
+	return key, sw.write(sw.buf)
+}
+
+// Close writes the offset table and trailer and syncs the file.
+func (sw *storeWriter) Close() error {
+	defer sw.f.Close()
+	offsetsPos := sw.pos
+	tbl := make([]byte, 0, 8*(len(sw.offsets)+1))
+	for _, o := range sw.offsets {
+		tbl = binary.LittleEndian.AppendUint64(tbl, o)
+	}
+	tbl = binary.LittleEndian.AppendUint64(tbl, offsetsPos)
+	if err := sw.write(tbl); err != nil {
+		return err
+	}
+	tr := binary.LittleEndian.AppendUint64(nil, offsetsPos)
+	tr = binary.LittleEndian.AppendUint64(tr, uint64(len(sw.offsets)))
+	tr = binary.LittleEndian.AppendUint32(tr, sw.crc)
+	tr = append(tr, storeMagic...)
+	if _, err := sw.w.Write(tr); err != nil {
+		return err
+	}
+	if err := sw.w.Flush(); err != nil {
+		return err
+	}
+	return sw.f.Sync()
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendRecord encodes one passage. Field order is part of the format (storeVersion).
+func appendRecord(b []byte, p *corpus.Passage) []byte {
+	b = appendString(b, p.ID)
+	b = appendString(b, p.DocID)
+	b = appendString(b, p.Title)
+	b = appendString(b, p.Section)
+	b = appendString(b, p.Text)
+	b = appendString(b, p.URL)
+	b = appendString(b, p.Source)
+	var unix int64 = math.MinInt64 // zero time
+	if !p.Date.IsZero() {
+		unix = p.Date.Unix()
+	}
+	b = binary.AppendVarint(b, unix)
+	b = binary.AppendUvarint(b, uint64(p.Ordinal))
+	b = binary.AppendUvarint(b, uint64(len(p.Years)))
+	for _, y := range p.Years {
+		b = binary.AppendVarint(b, int64(y.From))
+		b = binary.AppendVarint(b, int64(y.To))
+		b = binary.AppendUvarint(b, uint64(y.Pos))
+	}
+	return b
+}
+
+// recordDecoder reads fields from one record, remembering the first error.
+type recordDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *recordDecoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errors.New("bad uvarint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *recordDecoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errors.New("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *recordDecoder) string() string {
+	n := d.uvarint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errors.New("string overruns record")
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func decodeRecord(b []byte) (corpus.Passage, error) {
+	d := recordDecoder{b: b}
+	p := corpus.Passage{
+		ID: d.string(), DocID: d.string(), Title: d.string(), Section: d.string(),
+		Text: d.string(), URL: d.string(), Source: d.string(),
+	}
+	if unix := d.varint(); unix != math.MinInt64 && d.err == nil {
+		p.Date = time.Unix(unix, 0).UTC()
+	}
+	p.Ordinal = int(d.uvarint())
+	if n := d.uvarint(); n > 0 && d.err == nil {
+		if n > uint64(len(d.b)) {
+			return p, errors.New("year count overruns record")
+		}
+		p.Years = make([]timex.Mention, n)
+		for i := range p.Years {
+			p.Years[i] = timex.Mention{From: int(d.varint()), To: int(d.varint()), Pos: int(d.uvarint())}
+		}
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.err = fmt.Errorf("%d trailing bytes", len(d.b))
+	}
+	return p, d.err
+}
+
+// Store is a read-only passage store held in memory. Safe for concurrent use.
+type Store struct {
+	data    []byte // whole file
+	offsets []byte // (count+1) x uint64 little endian, a view into data
+	count   int
+}
+
+// OpenStore reads and verifies a passage store file.
+func OpenStore(path string) (*Store, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseStore(data)
+	if err != nil {
+		return nil, fmt.Errorf("passage store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func parseStore(data []byte) (*Store, error) {
+	if len(data) < storeHeader+storeTrailer || string(data[:4]) != storeMagic {
+		return nil, errors.New("not a passage store (bad magic or too short)")
+	}
+	if v := binary.LittleEndian.Uint32(data[4:8]); v != storeVersion {
+		return nil, fmt.Errorf("unsupported passage store version %d (want %d)", v, storeVersion)
+	}
+	tr := data[len(data)-storeTrailer:]
+	if string(tr[20:24]) != storeMagic {
+		return nil, errors.New("truncated passage store (no trailer)")
+	}
+	offsetsPos := binary.LittleEndian.Uint64(tr[0:8])
+	count := binary.LittleEndian.Uint64(tr[8:16])
+	want := binary.LittleEndian.Uint32(tr[16:20])
+	body := data[:len(data)-storeTrailer]
+	if got := crc32.Checksum(body, castagnoli); got != want {
+		return nil, fmt.Errorf("checksum mismatch: stored %08x, computed %08x", want, got)
+	}
+	if offsetsPos > uint64(len(body)) || (uint64(len(body))-offsetsPos)/8 != count+1 {
+		return nil, fmt.Errorf("offset table inconsistent with count %d", count)
+	}
+	return &Store{data: data, offsets: body[offsetsPos:], count: int(count)}, nil
+}
+
+// Len is the number of passages, including ones deleted from the search indexes.
+func (s *Store) Len() int { return s.count }
+
+// Get decodes the passage with the given key.
+func (s *Store) Get(key uint32) (corpus.Passage, error) {
+	if int(key) >= s.count {
+		return corpus.Passage{}, fmt.Errorf("passage key %d out of range (%d passages)", key, s.count)
+	}
+	lo := binary.LittleEndian.Uint64(s.offsets[8*key:])
+	hi := binary.LittleEndian.Uint64(s.offsets[8*key+8:])
+	if lo > hi || hi > uint64(len(s.data)) {
+		return corpus.Passage{}, fmt.Errorf("passage key %d: bad offsets", key)
+	}
+	p, err := decodeRecord(s.data[lo:hi])
+	if err != nil {
+		return p, fmt.Errorf("passage key %d: %w", key, err)
+	}
+	return p, nil
+}
+
+// Each calls fn for every passage in key order, stopping at the first error.
+func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
+	for k := 0; k < s.count; k++ {
+		p, err := s.Get(uint32(k))
+		if err != nil {
+			return err
+		}
+		if err := fn(uint32(k), p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ io.Closer = (*storeWriter)(nil)
