@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"github.com/kairos-rag/kairos/corpus/timex"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,16 +77,19 @@ func (s *Splitter) Split(doc Document) []Passage {
 		}
 		for _, chunk := range packSection(sec.Text, budget) {
 			n := len(out)
+			text := joinUnits(prefixText, chunk)
 			out = append(out, Passage{
 				ID:      doc.ID + "#" + strconv.Itoa(n),
 				DocID:   doc.ID,
 				Title:   doc.Title,
 				Section: sec.Name,
-				Text:    joinUnits(prefixText, chunk),
+				Text:    text,
 				URL:     doc.URL,
 				Date:    doc.Date,
 				Source:  doc.Source,
 				Ordinal: n,
+				// Years are extracted here, once, so rerankers never parse text.
+				Years: timex.Extract(text),
 			})
 		}
 	}

@@ -302,7 +302,7 @@ func (b *builder) write(ctx context.Context, batches <-chan []corpus.Passage) er
 	}()
 	m := newMapping()
 	idx, err := bleve.NewUsing(bm25Path(b.dir), m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore,
-		map[string]interface{}{"unsafe_batch": true}) // durability comes from syncTree + rename, not per batch
+		nil)
 	if err != nil {
 		return fmt.Errorf("creating bleve index: %w", err)
 	}

@@ -263,6 +263,23 @@ func (s *Store) Get(key uint32) (corpus.Passage, error) {
 	return p, nil
 }
 
+// DocID returns the document id of the passage with the given key without decoding the rest
+// of the record (the id and document id are its first two fields).
+func (s *Store) DocID(key uint32) (string, error) {
+	if int(key) >= s.count {
+		return "", fmt.Errorf("passage key %d out of range (%d passages)", key, s.count)
+	}
+	lo := binary.LittleEndian.Uint64(s.offsets[8*key:])
+	hi := binary.LittleEndian.Uint64(s.offsets[8*key+8:])
+	if lo > hi || hi > uint64(len(s.data)) {
+		return "", fmt.Errorf("passage key %d: bad offsets", key)
+	}
+	d := recordDecoder{b: s.data[lo:hi]}
+	d.string()
+	id := d.string()
+	return id, d.err
+}
+
 // Each calls fn for every passage in key order, stopping at the first error.
 func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
 	for k := 0; k < s.count; k++ {

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -15,7 +16,7 @@ import (
 
 // BM25 parameters, chosen on the SciFact train qrels (README, "BM25 tuning").
 const (
-	BM25K1 = 0.9
+	BM25K1 = 1.2
 	BM25B  = 0.4
 )
 
@@ -47,24 +48,17 @@ func (ix *Index) terms(text string) []string {
 	return out
 }
 
-// bm25Query builds the scoring query: a disjunction of the query's terms over the text field,
-// plus the title field when boosted.
+// bm25Query builds the scoring query: a disjunction of the query's terms over the text field.
 func (ix *Index) bm25Query(text string) (query.Query, bool) {
 	terms := ix.terms(text)
 	if len(terms) == 0 {
 		return nil, false
 	}
-	clauses := make([]query.Query, 0, 2*len(terms))
-	for _, t := range terms {
+	clauses := make([]query.Query, len(terms))
+	for i, t := range terms {
 		q := query.NewTermQuery(t)
 		q.SetField(indexer.FieldText)
-		clauses = append(clauses, q)
-		if ix.opts.TitleBoost > 0 {
-			tq := query.NewTermQuery(t)
-			tq.SetField(indexer.FieldTitle)
-			tq.SetBoost(ix.opts.TitleBoost)
-			clauses = append(clauses, tq)
-		}
+		clauses[i] = q
 	}
 	return query.NewDisjunctionQuery(clauses), true
 }
@@ -100,23 +94,71 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if fq := filterQuery(req.Filters); len(fq) > 0 {
 		q = query.NewConjunctionQuery(append([]query.Query{q}, fq...))
 	}
-	sr := bleve.NewSearchRequestOptions(q, req.K, 0, false)
-	sr.Score = "" // default scoring
+	window := req.K
+	if ix.opts.DocEvidence > 0 {
+		window = max(window, ix.opts.Window)
+	}
+	sr := bleve.NewSearchRequestOptions(q, window, 0, false)
 	res, err := ix.gen.BM25.SearchInContext(ctx, sr)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 search: %w", err)
 	}
-	hits := make([]Hit, 0, len(res.Hits))
+	cands := make([]candidate, len(res.Hits))
 	for i, h := range res.Hits {
 		key, err := strconv.ParseUint(h.ID, 10, 32)
 		if err != nil {
 			return nil, fmt.Errorf("bm25 hit %q: not a passage key", h.ID)
 		}
-		p, err := ix.gen.Store.Get(uint32(key))
+		cands[i] = candidate{key: uint32(key), bm25: h.Score, score: h.Score}
+	}
+	if ix.opts.DocEvidence > 0 {
+		if err := ix.addDocEvidence(cands); err != nil {
+			return nil, err
+		}
+	}
+	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
+}
+
+// candidate is a passage between retrieval and the final cut.
+type candidate struct {
+	key   uint32
+	bm25  float64 // retriever's own score
+	score float64 // final score
+	doc   string
+}
+
+// addDocEvidence adds DocEvidence times the scores of the other candidates of the same
+// document to each candidate, then re-sorts (stable, so ties keep the retriever's order).
+func (ix *Index) addDocEvidence(cands []candidate) error {
+	sums := make(map[string]float64, len(cands))
+	for i := range cands {
+		doc, err := ix.gen.Store.DocID(cands[i].key)
+		if err != nil {
+			return err
+		}
+		cands[i].doc = doc
+		sums[doc] += cands[i].bm25
+	}
+	for i := range cands {
+		c := &cands[i]
+		c.score = c.bm25 + ix.opts.DocEvidence*(sums[c.doc]-c.bm25)
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	return nil
+}
+
+// hits decodes the passages of the final candidates.
+func (ix *Index) hits(cands []candidate, component string) ([]Hit, error) {
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		p, err := ix.gen.Store.Get(c.key)
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, Hit{Passage: p, Score: h.Score, Rank: i + 1})
+		hits[i] = Hit{Passage: p, Score: c.score, Rank: i + 1}
+		if c.score != c.bm25 {
+			hits[i].Scores = map[string]float64{component: c.bm25}
+		}
 	}
 	return hits, nil
 }

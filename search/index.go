@@ -14,13 +14,22 @@ import (
 
 // Options tune retrieval. The zero value gives the defaults.
 type Options struct {
-	// TitleBoost weights a match in the title field against the passage text (which already
-	// starts with the title). 0 means DefaultTitleBoost; negative disables the title clause.
-	TitleBoost float64
+	// DocEvidence lets the other retrieved passages of a document lift a passage: its score
+	// becomes s + DocEvidence * (sum of the scores of the other candidates from the same
+	// document). Scientific abstracts and Wikipedia articles split into several passages, and a
+	// document that matches in several places is more likely relevant. 0 means
+	// DefaultDocEvidence; negative disables it.
+	DocEvidence float64
+	// Window is how many BM25 candidates are scored before the document evidence is applied
+	// and the top K kept. 0 means DefaultWindow; it is never below K.
+	Window int
 }
 
-// DefaultTitleBoost was chosen on the SciFact train qrels (see README, "BM25 tuning").
-const DefaultTitleBoost = 0.0
+// Defaults chosen on the SciFact train qrels (README, "BM25 tuning").
+const (
+	DefaultDocEvidence = 0.1
+	DefaultWindow      = 100
+)
 
 // ErrNotFound is returned for an unknown passage id.
 var ErrNotFound = errors.New("not found")
@@ -39,8 +48,14 @@ type Index struct {
 
 // Open opens the live generation of the index at dir.
 func Open(dir string, opts Options) (*Index, error) {
-	if opts.TitleBoost == 0 {
-		opts.TitleBoost = DefaultTitleBoost
+	if opts.DocEvidence == 0 {
+		opts.DocEvidence = DefaultDocEvidence
+	}
+	if opts.Window == 0 {
+		opts.Window = DefaultWindow
+	}
+	if opts.Window < 0 {
+		return nil, fmt.Errorf("search options: negative window %d", opts.Window)
 	}
 	gen, err := indexer.Open(dir)
 	if err != nil {

@@ -1,0 +1,172 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+func shared(t testing.TB, rel string) string {
+	t.Helper()
+	root := os.Getenv("KAIROS_SHARED")
+	if root == "" {
+		root = "../../shared"
+	}
+	p := filepath.Join(root, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("shared data missing (set KAIROS_SHARED or put ../shared beside the repo): %v", err)
+	}
+	return p
+}
+
+const enwiki = "data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+
+func build(t *testing.T, dir string, inputs ...string) *Summary {
+	t.Helper()
+	opts := Options{Dir: dir}
+	for _, in := range inputs {
+		opts.Inputs = append(opts.Inputs, InputSpec{Path: in})
+	}
+	sum, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return sum
+}
+
+func TestBuildEnwiki(t *testing.T) {
+	dir := t.TempDir()
+	sum := build(t, dir, shared(t, enwiki))
+	c := sum.Counts
+	if c.Documents != 106 || c.Skipped[corpus.SkipRedirect] != 99 || c.Skipped[corpus.SkipNamespace] != 1 || c.Bad != 0 {
+		t.Fatalf("counts = %+v, want 106 documents, 99 redirects, 1 namespace, 0 bad", c)
+	}
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.Store.Len() != c.Passages || c.Passages < 1000 {
+		t.Fatalf("store has %d passages, summary %d", g.Store.Len(), c.Passages)
+	}
+	n, err := g.BM25.DocCount()
+	if err != nil || int(n) != c.Passages {
+		t.Fatalf("bleve has %d docs (%v), want %d", n, err, c.Passages)
+	}
+	docs := map[string]bool{}
+	err = g.Store.Each(func(key uint32, p corpus.Passage) error {
+		docs[p.DocID] = true
+		if w := len(strings.Fields(p.Text)); w > 120 || w == 0 {
+			t.Errorf("%s: %d words", p.ID, w)
+		}
+		if !strings.HasPrefix(p.Text, p.Title) {
+			t.Errorf("%s does not start with its title %q", p.ID, p.Title)
+		}
+		for _, bad := range []string{"{{", "}}", "{|", "<ref"} {
+			if strings.Contains(p.Text, bad) {
+				t.Errorf("%s contains %q", p.ID, bad)
+			}
+		}
+		if p.Date.IsZero() || p.URL == "" {
+			t.Errorf("%s: missing date or url", p.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 106 {
+		t.Errorf("passages come from %d documents, want 106", len(docs))
+	}
+	for name, want := range g.Manifest.Files {
+		got, err := fileSHA256(filepath.Join(g.Dir, name))
+		if err != nil || got != want {
+			t.Errorf("manifest entry %s: %+v, file %+v (%v)", name, want, got, err)
+		}
+	}
+}
+
+// A failed build must leave the previous generation live and remove its own temporary files.
+func TestFailedBuildKeepsOldIndex(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"_id\":\"1\",\"title\":\"a\",\"text\":\"fine\"}\n{broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: bad}}})
+	if err == nil || !strings.Contains(err.Error(), "bad.jsonl: line 2") {
+		t.Fatalf("err = %v, want the bad line named", err)
+	}
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatalf("old index not usable after failed build: %v", err)
+	}
+	defer g.Close()
+	if g.Manifest.Counts.Documents != 213 || g.Manifest.Generation != 1 {
+		t.Fatalf("live generation %d with %d documents, want generation 1 with 213", g.Manifest.Generation, g.Manifest.Counts.Documents)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), tmpSuffix) {
+			t.Errorf("temporary %s left behind", e.Name())
+		}
+	}
+
+	// With SkipBad the same input builds, and the bad record is counted and listed.
+	sum, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: bad}}, SkipBad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts.Documents != 1 || sum.Counts.Bad != 1 || len(sum.BadRecords) != 1 || !strings.Contains(sum.BadRecords[0], "line 2") {
+		t.Fatalf("summary %+v %q", sum.Counts, sum.BadRecords)
+	}
+	if sum.Generation != 2 {
+		t.Fatalf("generation %d, want 2", sum.Generation)
+	}
+}
+
+func TestCancelledBuild(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: shared(t, enwiki)}}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if _, err := Open(dir); !errors.Is(err, ErrNoIndex) {
+		t.Fatalf("Open after cancelled first build: %v, want ErrNoIndex", err)
+	}
+}
+
+func TestDamageDetected(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
+	gen, err := Current(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(gen, storeName)
+	b, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[100] ^= 0xff
+	if err := os.WriteFile(store, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Fatalf("Open of damaged store: %v, want checksum mismatch", err)
+	}
+	man := filepath.Join(gen, manifestName)
+	mb, _ := os.ReadFile(man)
+	os.WriteFile(man, []byte(strings.Replace(string(mb), `"documents": 213`, `"documents": 214`, 1)), 0o644)
+	if _, err := ReadManifest(gen); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Fatalf("edited manifest: %v, want checksum mismatch", err)
+	}
+}

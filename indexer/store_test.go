@@ -1,0 +1,84 @@
+package indexer
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/corpus/timex"
+)
+
+func TestStoreRoundTrip(t *testing.T) {
+	ps := []corpus.Passage{
+		{ID: "1#0", DocID: "1", Title: "Ünïcode", Section: "A > B", Text: "Ünïcode > A > B | text 1994", URL: "https://x/1",
+			Date: time.Date(2016, 4, 29, 10, 0, 0, 0, time.UTC), Source: "s", Ordinal: 0,
+			Years: []timex.Mention{{From: 1994, To: 1994, Pos: 24}, {From: 1990, To: 1998, Pos: 3}}},
+		{ID: "1#1", DocID: "1", Title: "", Text: ""}, // zero date, no years
+	}
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ps {
+		if k, err := w.Add(&ps[i]); err != nil || k != uint32(i) {
+			t.Fatalf("Add = %d, %v", k, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range ps {
+		got, err := s.Get(uint32(i))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Get(%d) = %+v, %v\nwant %+v", i, got, err, want)
+		}
+		if doc, err := s.DocID(uint32(i)); err != nil || doc != want.DocID {
+			t.Errorf("DocID(%d) = %q, %v", i, doc, err)
+		}
+	}
+	if _, err := s.Get(2); err == nil {
+		t.Error("Get past the end succeeded")
+	}
+}
+
+// FuzzParseStore: a damaged store is an error, never a panic.
+func FuzzParseStore(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "p.kpst")
+	w, _ := createStore(path)
+	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b", Years: []timex.Mention{{From: 1, To: 2}}})
+	w.Close()
+	s, _ := OpenStore(path)
+	f.Add(s.data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := parseStore(b)
+		if err != nil {
+			return
+		}
+		for k := 0; k < s.Len() && k < 100; k++ {
+			s.Get(uint32(k))
+			s.DocID(uint32(k))
+		}
+	})
+}
+
+// FuzzDecodeRecord checks the record decoder on arbitrary bytes (the CRC normally keeps
+// damaged records out, so this guards against panics on crafted files).
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(appendRecord(nil, &corpus.Passage{ID: "x#1", Title: "t", Years: []timex.Mention{{From: 2000, To: 2001, Pos: 5}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := decodeRecord(b)
+		if err == nil {
+			again, err := decodeRecord(appendRecord(nil, &p))
+			if err != nil || !reflect.DeepEqual(again, p) {
+				t.Fatalf("re-encoding changed the record: %+v vs %+v (%v)", again, p, err)
+			}
+		}
+	})
+}
