@@ -170,3 +170,40 @@ func TestDamageDetected(t *testing.T) {
 		t.Fatalf("edited manifest: %v, want checksum mismatch", err)
 	}
 }
+
+func TestVerify(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
+	rep, err := Verify(context.Background(), dir)
+	if err != nil || !rep.OK() || rep.Passages == 0 || rep.Files < 3 {
+		t.Fatalf("fresh index: %+v, %v", rep, err)
+	}
+	gen, _ := Current(dir)
+	// Damage: one bleve file altered, and a stray file.
+	var victim string
+	filepath.WalkDir(filepath.Join(gen, bm25Name), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".zap") {
+			victim = p
+		}
+		return nil
+	})
+	if victim == "" {
+		t.Fatal("no segment file found")
+	}
+	b, _ := os.ReadFile(victim)
+	b[len(b)/2] ^= 1
+	os.WriteFile(victim, b, 0o644)
+	os.WriteFile(filepath.Join(gen, bm25Name, "stray"), []byte("x"), 0o644)
+	rep, err = Verify(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotSHA, gotStray bool
+	for _, p := range rep.Problems {
+		gotSHA = gotSHA || (p.Path == victim && strings.Contains(p.What, "sha256"))
+		gotStray = gotStray || strings.HasSuffix(p.Path, "stray") && strings.Contains(p.What, "not in the manifest")
+	}
+	if !gotSHA || !gotStray {
+		t.Fatalf("problems %v: want the altered segment and the stray file", rep.Problems)
+	}
+}

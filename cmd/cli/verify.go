@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/kairos-rag/kairos/indexer"
+)
+
+// ErrDamaged is returned by verify when it finds problems (exit status 1).
+var ErrDamaged = errors.New("index damaged")
+
+func cmdVerify(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("verify", "--index DIR [--json]", stdio.Stderr)
+	dir := fs.String("index", "", "index `directory`")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageErr(fs, "need --index")
+	}
+	rep, err := indexer.Verify(ctx, *dir)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdio.Stdout, "generation  %s\nfiles       %d checked\npassages    %d\n", rep.Generation, rep.Files, rep.Passages)
+		for _, p := range rep.Problems {
+			fmt.Fprintf(stdio.Stdout, "PROBLEM     %s\n", p)
+		}
+		if rep.OK() {
+			fmt.Fprintln(stdio.Stdout, "ok")
+		}
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%s: %d problems: %w", rep.Generation, len(rep.Problems), ErrDamaged)
+	}
+	return nil
+}
