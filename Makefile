@@ -59,6 +59,10 @@ bench: build setup
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./corpus/ ./indexer/ ./search/
 	./scripts-not-yet 2>/dev/null || true
 
+## loadtest: wrk against `kairos serve` on the SciFact index, loopback only, bounded in time.
+loadtest: build
+	./server/loadtest/run.sh
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...

@@ -8,4 +8,9 @@ type Explanation struct {
 	TimeScore *float64 `json:"time,omitempty"`  // time score in [0,1], when that stage ran
 	Final     float64  `json:"final"`
 	Notes     []string `json:"notes,omitempty"` // human-readable reasons ("mentions 1994 in range")
+	// Unscored marks a candidate the cross-encoder did not reach within its latency budget: it
+	// keeps its retrieval order after every scored candidate.
+	Unscored bool `json:"unscored,omitempty"`
+	// Key is the WikiChat sort key (latest year mentioned, or whether the query year occurs).
+	Key *int `json:"wikichat_key,omitempty"`
 }

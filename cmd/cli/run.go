@@ -31,6 +31,7 @@ func commands() map[string]command {
 		"search":   {"query an index (one query, or a batch file)", cmdSearch},
 		"stats":    {"describe an index", cmdStats},
 		"eval":     {"score retrieval against relevance judgements", cmdEval},
+		"serve":    {"serve retrieval over HTTP (native and WikiChat-compatible API)", cmdServe},
 		"verify":   {"check an index's files, checksums and consistency", cmdVerify},
 	}
 }

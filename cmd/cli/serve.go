@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+	"github.com/kairos-rag/kairos/server"
+)
+
+// serveFlags are the flags of `kairos serve`.
+type serveFlags struct {
+	index, addr, model, apiKeyFile, cors string
+	logLevel                             string
+	timeout, shutdown                    time.Duration
+}
+
+// cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
+// shuts down gracefully. SIGHUP reloads the index directory, as POST /v1/admin/reload does.
+func cmdServe(ctx context.Context, args []string, stdio IO) error {
+	var f serveFlags
+	fs := newFlags("serve", "--index DIR [flags]\n\nServe retrieval over HTTP (API: GET /openapi.json). SIGHUP reloads the index.", stdio.Stderr)
+	fs.StringVar(&f.index, "index", "", "index `directory` to serve (required)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
+	fs.StringVar(&f.model, "model", "", "cross-encoder / query encoder model `directory` (not wired yet)")
+	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
+	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
+	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
+	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log `level`: debug, info (one access log line per request), warn or error")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if f.index == "" {
+		return usageErr(fs, "--index is required")
+	}
+	if len(pos) > 0 {
+		return usageErr(fs, "unexpected arguments %q", pos)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usageErr(fs, "--log-level %q: want debug, info, warn or error", f.logLevel)
+	}
+	log := slog.New(slog.NewTextHandler(stdio.Stderr, &slog.HandlerOptions{Level: level}))
+	key, err := readAPIKey(f.apiKeyFile, log)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	opts := server.Options{
+		Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
+			return openEngine(ctx, engineOptions{Index: f.index, Model: f.model, Logger: log})
+		},
+		Logger:      log,
+		APIKey:      key,
+		CORSOrigins: splitList(f.cors),
+		Timeout:     f.timeout,
+	}
+	if f.model == "" {
+		// WikiChat's "rerank": true asks for its LLM reranker; without a cross-encoder the
+		// nearest Kairos equivalent is unavailable, so such requests are served unreranked
+		// rather than refused, which would break WikiChat as a client.
+		opts.WikiChatRerank = []rerank.Stage{}
+		log.Info("no --model: WikiChat rerank requests are served without reranking")
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	return serve(ctx, f.addr, f.shutdown, opts, hup, nil)
+}
+
+// engineOptions is what openEngine needs to open an index for serving.
+type engineOptions struct {
+	Index  string // index directory
+	Model  string // cross-encoder / query encoder directory; "" for BM25 and time reranking only
+	Logger *slog.Logger
+}
+
+// openEngine opens the index directory for the server. ---- WIRING POINT ----
+// The server calls it at start and on every reload; it opens the live generation afresh, and
+// the returned Closer releases it. Today it wires BM25 retrieval (search.Open) under the
+// rerank engine with the time and wikichat stages; dense/hybrid retrieval and the
+// cross-encoder need the embed package's encoders, passed in here once they exist.
+func openEngine(ctx context.Context, o engineOptions) (server.Engine, io.Closer, error) {
+	if o.Model != "" {
+		return nil, nil, fmt.Errorf("--model %s: %w", o.Model, errNotWired)
+	}
+	ix, err := search.Open(o.Index, search.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening index %s: %w", o.Index, err)
+	}
+	re, err := rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger})
+	if err != nil {
+		ix.Close()
+		return nil, nil, fmt.Errorf("opening index %s: %w", o.Index, err)
+	}
+	return &indexEngine{ix: ix, re: re, dense: ix.Stats().Dense}, ix, nil
+}
+
+// errNotWired marks a capability the server cannot offer yet.
+var errNotWired = errors.New("dense retrieval and the cross-encoder are not wired into serve yet (cmd/cli/serve.go: openEngine)")
+
+// indexEngine adapts an opened index to server.Engine. It turns requests the index cannot
+// answer into server.ErrInvalid (400) before they reach search or rerank, whose errors
+// would otherwise read as server faults (500).
+type indexEngine struct {
+	ix    *search.Index
+	re    *rerank.Engine
+	dense bool
+}
+
+func (e *indexEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
+	if q.Mode != search.ModeBM25 && q.Mode != "" && !e.dense {
+		return rerank.Result{}, fmt.Errorf("%w: mode %s: this index has no dense vectors", server.ErrInvalid, q.Mode)
+	}
+	for _, st := range q.Rerank {
+		if st == rerank.StageCross {
+			return rerank.Result{}, fmt.Errorf("%w: rerank cross: no cross-encoder is configured", server.ErrInvalid)
+		}
+	}
+	if err := q.Time.Validate(); err != nil {
+		return rerank.Result{}, fmt.Errorf("%w: %v", server.ErrInvalid, err)
+	}
+	return e.re.Search(ctx, q)
+}
+
+func (e *indexEngine) Passage(ctx context.Context, id string) (corpus.Passage, error) {
+	p, err := e.ix.Passage(ctx, id)
+	if errors.Is(err, search.ErrNotFound) {
+		return p, fmt.Errorf("passage %q: %w", id, server.ErrNotFound)
+	}
+	return p, err
+}
+
+func (e *indexEngine) Stats(ctx context.Context) (search.Stats, error) { return e.ix.Stats(), nil }
+
+// serve loads the index, listens on addr and serves until ctx is done. Each value on hup
+// reloads the index. ready, when set, is told the listening address (tests use port 0).
+func serve(ctx context.Context, addr string, grace time.Duration, opts server.Options, hup <-chan os.Signal, ready func(net.Addr)) error {
+	s, err := server.New(opts)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer s.Close()
+	if err := s.Reload(ctx); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = server.DefaultTimeout
+	}
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       timeout + 10*time.Second,
+		WriteTimeout:      timeout + 10*time.Second, // chat streams extend their own deadline
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	opts.Logger.Info("serving", "addr", ln.Addr().String())
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	for {
+		select {
+		case <-hup:
+			opts.Logger.Info("SIGHUP: reloading index")
+			if err := s.Reload(ctx); err != nil {
+				opts.Logger.Error("reload failed", "err", err)
+			}
+		case err := <-errc:
+			return fmt.Errorf("serve: %w", err)
+		case <-ctx.Done():
+			opts.Logger.Info("shutting down: finishing in-flight requests", "grace", grace)
+			s.Drain()
+			sctx, cancel := context.WithTimeout(context.Background(), grace)
+			defer cancel()
+			if err := hs.Shutdown(sctx); err != nil {
+				return fmt.Errorf("serve: shutting down: %w", err)
+			}
+			opts.Logger.Info("stopped")
+			return nil
+		}
+	}
+}
+
+// readAPIKey reads the key from path ("" means no key). It warns when others may read it.
+func readAPIKey(path string, log *slog.Logger) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reading API key: %w", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		return "", fmt.Errorf("API key file %s is empty", path)
+	}
+	if strings.ContainsAny(key, " \t\r\n") {
+		return "", fmt.Errorf("API key file %s: the key must be one line without spaces", path)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		log.Warn("API key file is readable by other users", "file", path, "mode", fi.Mode().Perm().String())
+	}
+	return key, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package rerank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/kairos-rag/kairos/search"
+)
+
+// Searcher retrieves candidates; the search package's engine satisfies it.
+type Searcher interface {
+	Search(ctx context.Context, req search.Request) ([]search.Hit, error)
+}
+
+// DefaultCandidates is how many retrieved passages the rerankers see when neither the query
+// nor EngineOptions say.
+const DefaultCandidates = 50
+
+// EngineOptions configure an Engine.
+type EngineOptions struct {
+	// Candidates is how many passages to retrieve when a query reranks (at least K).
+	// 0 means DefaultCandidates.
+	Candidates int
+	// Time tunes the time reranker; the zero value means DefaultOptions().
+	Time Options
+	// Cross tunes the cross-encoder stage; the zero value means DefaultCrossOptions().
+	Cross CrossOptions
+	// Scorer is the cross-encoder; nil makes the cross stage an error.
+	Scorer PairScorer
+	// Logger receives one debug line per reranked query; nil means silent.
+	Logger *slog.Logger
+}
+
+// Engine retrieves and reranks.
+type Engine struct {
+	s    Searcher
+	opts EngineOptions
+	log  *slog.Logger
+}
+
+// NewEngine checks opts and fills their defaults.
+func NewEngine(s Searcher, opts EngineOptions) (*Engine, error) {
+	if s == nil {
+		return nil, errors.New("rerank: nil Searcher")
+	}
+	if opts.Candidates == 0 {
+		opts.Candidates = DefaultCandidates
+	}
+	if opts.Candidates < 0 {
+		return nil, fmt.Errorf("rerank: Candidates %d must be >= 0", opts.Candidates)
+	}
+	if opts.Time == (Options{}) {
+		opts.Time = DefaultOptions()
+	}
+	if opts.Cross == (CrossOptions{}) {
+		opts.Cross = DefaultCrossOptions()
+	}
+	if err := opts.Time.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opts.Cross.Validate(); err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{s: s, opts: opts, log: log}, nil
+}
+
+// Search resolves q.Time (auto against Options.Now), retrieves Candidates passages when q
+// reranks (K otherwise), applies q.Rerank in order, cuts to K and ranks 1..K. Hit.Score is the
+// final reranking score for the time and cross stages, and the retrieval score otherwise; the
+// breakdown is in Hit.Explain when q.Explain is set.
+func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
+	if err := validStages(q.Rerank); err != nil {
+		return Result{}, err
+	}
+	if err := q.Time.Validate(); err != nil {
+		return Result{}, err
+	}
+	if q.Candidates < 0 {
+		return Result{}, fmt.Errorf("rerank: Candidates %d must be >= 0", q.Candidates)
+	}
+	spec := q.Time.Resolve(q.Text, e.opts.Time.now())
+	k := q.K
+	if k <= 0 {
+		k = search.DefaultK
+	}
+	req := q.Request
+	req.K = k
+	if len(q.Rerank) > 0 {
+		n := q.Candidates
+		if n == 0 {
+			n = e.opts.Candidates
+		}
+		req.K = max(n, k)
+	}
+	for _, st := range q.Rerank {
+		if st == StageCross && e.opts.Scorer == nil {
+			return Result{}, errors.New("rerank: cross stage requested but no cross-encoder is configured")
+		}
+	}
+	shits, err := e.s.Search(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	hits := newCandidates(shits)
+	for _, st := range q.Rerank {
+		switch st {
+		case StageCross:
+			if err := CrossRerank(ctx, e.opts.Scorer, q.Text, hits, e.opts.Cross, q.Explain); err != nil {
+				return Result{}, err
+			}
+		case StageTime:
+			TimeRerank(hits, spec, e.opts.Time, q.Explain)
+		case StageWikiChat:
+			WikiChatSort(hits, spec, q.Explain)
+		}
+	}
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	reranked := len(q.Rerank) > 0 && q.Rerank[0] != StageWikiChat
+	for i := range hits {
+		hits[i].Rank = i + 1
+		if reranked {
+			hits[i].Score = hits[i].Explain.Final
+		}
+		if !q.Explain {
+			hits[i].Explain = nil
+		}
+	}
+	e.log.Debug("reranked", "query", q.Text, "time", spec.String(), "stages", FormatStages(q.Rerank), "candidates", len(shits), "k", len(hits))
+	return Result{Hits: hits, Time: spec}, nil
+}
+
+// ensureExplain gives every hit an Explanation seeded from its score, for callers of the stage
+// functions that did not go through newCandidates.
+func ensureExplain(hits []Hit) {
+	for i := range hits {
+		if hits[i].Explain == nil {
+			s := hits[i].Score
+			hits[i].Explain = &Explanation{Retrieval: s, Relevance: s, Final: s}
+		}
+	}
+}
+
+// newCandidates wraps retrieved hits with an Explanation that the stages fill.
+func newCandidates(shits []search.Hit) []Hit {
+	hits := make([]Hit, len(shits))
+	exps := make([]Explanation, len(shits))
+	for i, h := range shits {
+		exps[i] = Explanation{Retrieval: h.Score, Relevance: h.Score, Final: h.Score}
+		hits[i] = Hit{Hit: h, Explain: &exps[i]}
+	}
+	return hits
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Chatter runs one chat turn. The lead adapts chat.Service to it; onToken, when non-nil,
+// receives the reply as it is generated (for streaming) and must not be retained.
+type Chatter interface {
+	Chat(ctx context.Context, req ChatRequest, onToken func(string)) (ChatResponse, error)
+}
+
+// ChatRequest is the body of POST /v1/chat.
+type ChatRequest struct {
+	// Conversation names the dialogue whose history the turn continues; empty starts one.
+	Conversation string `json:"conversation_id,omitempty"`
+	Message      string `json:"message"`            // the user's turn; required
+	Pipeline     string `json:"pipeline,omitempty"` // wikichat, mpc, msdp, sicl, ...; "" is the default
+	Time         string `json:"time,omitempty"`     // time specification, as in /v1/search
+	Stream       bool   `json:"stream,omitempty"`   // answer as text/event-stream
+}
+
+// ChatResponse is the answer to one turn.
+type ChatResponse struct {
+	Conversation string         `json:"conversation_id"`
+	Reply        string         `json:"reply"`
+	Citations    []ChatCitation `json:"citations"`
+	// Stages reports what each pipeline stage did (queries issued, claims checked, ...).
+	Stages map[string]any `json:"stages,omitempty"`
+}
+
+// ChatCitation is a passage the reply relies on.
+type ChatCitation struct {
+	PassageID string `json:"passage_id"`
+	Title     string `json:"title"`
+	URL       string `json:"url,omitempty"`
+}
+
+// handleChat serves POST /v1/chat, as JSON or, with "stream": true, as server-sent events:
+// "token" events carry {"token": "..."}, then one "done" event carries the ChatResponse, or
+// one "error" event carries an ErrorResponse.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Chat == nil {
+		writeError(w, http.StatusNotImplemented, "chat is not configured on this server")
+		return
+	}
+	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	var req ChatRequest
+	if err := decodeStrict(body, &req); err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	lim := s.opts.limits()
+	if _, err := lim.text("message", req.Message); err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.ChatTimeout)
+	defer cancel()
+	timeout := s.opts.ChatTimeout.String()
+	// A turn waits on a remote LLM for longer than the http.Server's write timeout allows a
+	// search; the chat timeout bounds it instead.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Now().Add(s.opts.ChatTimeout + 5*time.Second))
+	if !req.Stream {
+		resp, err := s.opts.Chat.Chat(ctx, req, nil)
+		if err != nil {
+			writeErr(w, err, timeout)
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(event string, v any) {
+		data, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
+		rc.Flush()
+	}
+	resp, err := s.opts.Chat.Chat(ctx, req, func(tok string) {
+		send("token", map[string]string{"token": tok})
+	})
+	if err != nil {
+		_, msg := classify(err, timeout)
+		send("error", ErrorResponse{Error: strings.TrimSpace(msg)})
+		return
+	}
+	send("done", resp)
+}

@@ -1,0 +1,148 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// apiError is an error with the HTTP status it should be answered with.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrorResponse is the body of every error answer. Detail repeats Error on the WikiChat
+// endpoint, where FastAPI clients look for "detail".
+type ErrorResponse struct {
+	Error  string `json:"error"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, `{"error":"encoding response failed"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, ErrorResponse{Error: msg})
+}
+
+// writeErr maps an error to a status: apiError carries its own; ErrNotFound 404;
+// ErrInvalid 400; deadline 504; anything else 500.
+func writeErr(w http.ResponseWriter, err error, timeout string) {
+	status, msg := classify(err, timeout)
+	writeError(w, status, msg)
+}
+
+func classify(err error, timeout string) (int, string) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		return ae.status, ae.msg
+	case errors.Is(err, ErrNotFound):
+		return http.StatusNotFound, err.Error()
+	case errors.Is(err, ErrInvalid):
+		return http.StatusBadRequest, err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, "request timed out after " + timeout + " (timeout)"
+	case errors.Is(err, context.Canceled):
+		// The client went away; nobody reads this, but the access log records 499.
+		return 499, "request canceled by the client"
+	}
+	return http.StatusInternalServerError, "internal error: " + err.Error()
+}
+
+// decodeStrict reads exactly one JSON value into v, rejecting unknown fields and trailing
+// data, and turns encoding/json's errors into messages a client can act on.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest("malformed JSON: unexpected data after the top-level value")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return badRequest("empty request body: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("malformed JSON: unexpected end of input")
+	case errors.As(err, &se):
+		return badRequest("malformed JSON at byte %d: %s", se.Offset, se.Error())
+	case errors.As(err, &te):
+		// The single-query shorthand embeds QueryRequest; its name is no field of the API.
+		te.Field = strings.TrimPrefix(te.Field, "QueryRequest.")
+		if te.Field == "" {
+			return badRequest("request body: want %s, got JSON %s", jsonKind(te.Type.Kind().String()), te.Value)
+		}
+		return badRequest("field %q: want %s, got JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return badRequest("unknown field %s", f)
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return badRequest("malformed JSON: %v", err)
+}
+
+// jsonKind names a Go kind the way a JSON client thinks of it.
+func jsonKind(k string) string {
+	switch k {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return k
+}
+
+// readBody reads a request body within the size limit.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &apiError{status: http.StatusRequestEntityTooLarge,
+				msg: fmt.Sprintf("request body exceeds the limit of %d bytes (max_body_bytes)", limit)}
+		}
+		return nil, badRequest("reading request body: %v", err)
+	}
+	return body, nil
+}

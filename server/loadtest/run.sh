@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Load test of `kairos serve` (issue 5), run by `make loadtest`:
+#   1. builds kairos and, if needed, a BM25 index of SciFact;
+#   2. starts `kairos serve` on loopback with GOMAXPROCS=2;
+#   3. runs wrk (bounded: -d DURATION) on POST /v1/search with the SciFact claims;
+#   4. runs it again while POST /v1/admin/reload swaps the index every RELOAD_EVERY seconds;
+#   5. prints requests/s, p50/p99 and error counts for both runs, and stops the server.
+# Everything it writes goes under OUT (default .loadtest/ at the repo root).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SHARED=${SHARED:-$ROOT/../shared}
+OUT=${OUT:-$ROOT/.loadtest}
+ADDR=${ADDR:-127.0.0.1:18080}
+DURATION=${DURATION:-20s}
+THREADS=${THREADS:-2}
+CONNS=${CONNS:-32}
+RELOAD_EVERY=${RELOAD_EVERY:-1}
+KAIROS=${KAIROS:-$OUT/kairos}
+INDEX=${INDEX:-$OUT/scifact-index}
+QUERIES=$SHARED/data/beir-scifact/queries.jsonl
+LUA=$ROOT/server/loadtest/search.lua
+
+case $ADDR in 127.*|localhost:*) ;; *) echo "loadtest: ADDR must be loopback, got $ADDR" >&2; exit 2;; esac
+if ! command -v wrk >/dev/null; then
+  echo "loadtest: installing wrk (Debian)" >&2
+  { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; } || { echo "loadtest: wrk missing and apt-get failed: install wrk" >&2; exit 1; }
+fi
+command -v curl >/dev/null || { echo "loadtest: curl not found: apt-get install -y curl" >&2; exit 1; }
+mkdir -p "$OUT"
+if [ "${SKIP_BUILD:-}" = "" ]; then
+  go build -o "$KAIROS" ./cmd/kairos
+fi
+if [ ! -e "$INDEX/CURRENT" ]; then
+  echo "loadtest: indexing SciFact into $INDEX"
+  "$KAIROS" index --input "$SHARED/data/beir-scifact/corpus.jsonl" --index "$INDEX" --source scifact --quiet
+fi
+
+GOMAXPROCS=2 "$KAIROS" serve --index "$INDEX" --addr "$ADDR" 2>"$OUT/serve.log" &
+SERVER=$!
+RELOADER=
+cleanup() {
+  [ -n "$RELOADER" ] && kill "$RELOADER" 2>/dev/null || true
+  kill -TERM "$SERVER" 2>/dev/null || true
+  wait "$SERVER" 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 1 150); do
+  curl -fsS "http://$ADDR/readyz" >/dev/null 2>&1 && break
+  kill -0 "$SERVER" 2>/dev/null || { echo "loadtest: server exited; see $OUT/serve.log" >&2; tail -5 "$OUT/serve.log" >&2; exit 1; }
+  sleep 0.2
+done
+curl -fsS "http://$ADDR/readyz" >/dev/null || { echo "loadtest: server not ready" >&2; exit 1; }
+echo "loadtest: $(curl -fsS "http://$ADDR/readyz")"
+
+# wrk's --timeout matches the server's per-request timeout (10s), so that a slow answer is
+# measured as latency instead of being dropped from the histogram as a "timeout".
+run_wrk() { # label
+  echo "$1: load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+  wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --timeout 10s --latency -s "$LUA" "http://$ADDR" -- "$QUERIES" 10 bm25 \
+    | tee "$OUT/wrk-$1.txt" | sed -n 's/^RESULT /'"$1"': /p'
+}
+
+# Warm up (page cache, connection pools) so that the first run is not penalised.
+wrk -t1 -c4 -d3s -s "$LUA" "http://$ADDR" -- "$QUERIES" 10 bm25 >/dev/null
+
+run_wrk steady
+
+: >"$OUT/reloads.txt"
+( while :; do
+    curl -sS -o /dev/null -w '%{http_code}\n' -X POST "http://$ADDR/v1/admin/reload" >>"$OUT/reloads.txt" || echo fail >>"$OUT/reloads.txt"
+    sleep "$RELOAD_EVERY"
+  done ) &
+RELOADER=$!
+run_wrk reload
+kill "$RELOADER" 2>/dev/null || true
+wait "$RELOADER" 2>/dev/null || true
+RELOADER=
+echo "reloads: $(grep -c '^200$' "$OUT/reloads.txt") ok, $(grep -vc '^200$' "$OUT/reloads.txt") failed"
+curl -fsS "http://$ADDR/metrics" | grep -E '^kairos_index_(generation|passages|reloads_total)' || true

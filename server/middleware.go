@@ -1,0 +1,219 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// route is one endpoint. The OpenAPI test walks this table, so a route cannot go undocumented.
+type route struct {
+	method, path string
+	api          bool // an API endpoint: needs the API key when one is set, counts in MaxInFlight
+	handler      http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"POST", "/v1/search", true, s.handleSearch},
+		{"GET", "/v1/passages/{id...}", true, s.handlePassage},
+		{"GET", "/v1/stats", true, s.handleStats},
+		{"POST", "/v1/chat", true, s.handleChat},
+		{"POST", "/v1/admin/reload", true, s.handleReload},
+		{"POST", "/search", true, s.handleWikiChat},
+		{"GET", "/healthz", false, s.handleHealthz},
+		{"GET", "/readyz", false, s.handleReadyz},
+		{"GET", "/metrics", false, s.handleMetrics},
+		{"GET", "/openapi.json", false, s.handleOpenAPI},
+	}
+}
+
+// routesMux registers every route, plus a JSON 405 for a known path with another method and
+// a JSON 404 for unknown paths (the stdlib's plain-text answers would break JSON clients).
+func (s *Server) routesMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range s.routes() {
+		label := strings.ReplaceAll(rt.path, "...}", "}") // as in openapi.json
+		mux.Handle(rt.method+" "+rt.path, s.instrument(label, rt.api, rt.handler))
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	for _, p := range paths {
+		methods := strings.Join(allowed[p], ", ")
+		mux.Handle(p, s.instrument(strings.ReplaceAll(p, "...}", "}"), false, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", methods)
+			writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed on "+r.URL.Path+" (allowed: "+methods+")")
+		}))
+	}
+	mux.Handle("/", s.instrument("other", false, func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path+" (see /openapi.json)")
+	}))
+	return mux
+}
+
+// reqInfo carries what a handler learns about a request back to the access log and metrics.
+type reqInfo struct{ mode string }
+
+type infoKey struct{}
+
+func setMode(r *http.Request, mode string) {
+	if info, ok := r.Context().Value(infoKey{}).(*reqInfo); ok {
+		info.mode = mode
+	}
+}
+
+// instrument wraps a handler with request ids, authentication, panic recovery, metrics and
+// the access log.
+func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &reqInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		rid := r.Header.Get("X-Request-Id")
+		if rid == "" || len(rid) > 64 {
+			rid = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", rid)
+		sw := &statusWriter{ResponseWriter: w}
+		s.metrics.inflight.Add(1)
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.opts.Logger.Error("handler panic", "endpoint", endpoint, "request_id", rid,
+					"panic", p, "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeError(sw, http.StatusInternalServerError, "internal error: the handler panicked; see the server log")
+				}
+			}
+			s.metrics.inflight.Add(-1)
+			if sw.status == 0 {
+				sw.status = http.StatusOK
+			}
+			d := time.Since(start)
+			s.metrics.observe(endpoint, info.mode, sw.status, d)
+			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.String("endpoint", endpoint), slog.String("mode", info.mode),
+				slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
+				slog.Duration("duration", d), slog.String("remote", r.RemoteAddr),
+				slog.String("request_id", rid))
+		}()
+		if api {
+			if !s.authorized(sw, r) {
+				return
+			}
+			if n := s.apiInFlight.Add(1); n > int64(s.opts.MaxInFlight) {
+				s.apiInFlight.Add(-1)
+				sw.Header().Set("Retry-After", "1")
+				writeError(sw, http.StatusServiceUnavailable, "server busy: "+strconv.Itoa(s.opts.MaxInFlight)+
+					" requests in flight (max_in_flight); retry later")
+				return
+			}
+			defer s.apiInFlight.Add(-1)
+		}
+		h(sw, r)
+	})
+}
+
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// authorized checks the Bearer API key in constant time and answers 401 when it fails.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.opts.APIKey == "" {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	scheme, tok, _ := strings.Cut(h, " ")
+	var msg string
+	switch {
+	case h == "":
+		msg = `missing API key: send "Authorization: Bearer <key>"`
+	case !strings.EqualFold(scheme, "Bearer"):
+		msg = `unsupported authorization scheme: send "Authorization: Bearer <key>"`
+	case subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.opts.APIKey)) != 1:
+		msg = "invalid API key"
+	default:
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="kairos"`)
+	writeError(w, http.StatusUnauthorized, msg)
+	return false
+}
+
+// cors answers preflights and adds CORS headers for the configured origins; with none
+// configured it adds nothing, so browsers refuse cross-origin calls.
+func (s *Server) cors(next http.Handler) http.Handler {
+	if len(s.opts.CORSOrigins) == 0 {
+		return next
+	}
+	anyOrigin := false
+	allowed := map[string]bool{}
+	for _, o := range s.opts.CORSOrigins {
+		anyOrigin = anyOrigin || o == "*"
+		allowed[o] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && (anyOrigin || allowed[origin]) {
+			h := w.Header()
+			if anyOrigin {
+				h.Set("Access-Control-Allow-Origin", "*")
+			} else {
+				h.Set("Access-Control-Allow-Origin", origin)
+				h.Add("Vary", "Origin")
+			}
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusWriter records the status and size of a response. Unwrap lets
+// http.ResponseController reach Flush and SetWriteDeadline for streaming.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,226 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/rerank"
+)
+
+// handleSearch serves POST /v1/search.
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	qs, err := decodeSearchRequest(body, s.opts.limits())
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	g := s.acquire()
+	if g == nil {
+		writeError(w, http.StatusServiceUnavailable, "no index loaded yet")
+		return
+	}
+	defer g.release()
+	for i := range qs {
+		if qs[i].Mode == "" {
+			qs[i].Mode = g.mode
+		}
+	}
+	setMode(r, batchMode(qs))
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
+	defer cancel()
+	results, err := s.runBatch(ctx, g.engine, qs)
+	if err != nil {
+		writeErr(w, err, s.opts.Timeout.String())
+		return
+	}
+	resp := SearchResponse{Results: make([]QueryResult, len(qs))}
+	for i, q := range qs {
+		resp.Results[i] = queryResult(q, results[i])
+	}
+	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// runBatch runs the queries of one request on at most Options.Workers goroutines. The first
+// error cancels the rest, since the request fails as a whole.
+func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]rerank.Result, error) {
+	out := make([]rerank.Result, len(qs))
+	if len(qs) == 1 {
+		res, err := e.Search(ctx, qs[0])
+		out[0] = res
+		return out, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+		next     = make(chan int)
+	)
+	workers := min(s.opts.Workers, len(qs))
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				res, err := e.Search(ctx, qs[i])
+				if err != nil {
+					once.Do(func() { firstErr = &queryError{index: i, err: err}; cancel() })
+					continue
+				}
+				out[i] = res
+			}
+		})
+	}
+feed:
+	for i := range qs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	return out, firstErr
+}
+
+// queryError says which query of a batch failed.
+type queryError struct {
+	index int
+	err   error
+}
+
+func (e *queryError) Error() string {
+	return "queries[" + strconv.Itoa(e.index) + "]: " + e.err.Error()
+}
+func (e *queryError) Unwrap() error { return e.err }
+
+func queryResult(q rerank.Query, res rerank.Result) QueryResult {
+	qr := QueryResult{Query: q.Text, Mode: string(q.Mode), Time: res.Time,
+		Rerank: make([]string, len(q.Rerank)), Hits: make([]HitResult, len(res.Hits))}
+	for i, st := range q.Rerank {
+		qr.Rerank[i] = string(st)
+	}
+	for i, h := range res.Hits {
+		p := h.Passage
+		hr := HitResult{Rank: h.Rank, Score: h.Score, PassageID: p.ID, DocID: p.DocID,
+			Title: p.Title, Section: p.Section, Text: p.Text, URL: p.URL, Date: formatTime(p.Date),
+			Source: p.Source, Scores: h.Scores}
+		if x := h.Explain; x != nil {
+			hr.Explain = &ExplainResult{Retrieval: x.Retrieval, Relevance: x.Relevance,
+				Cross: x.Cross, Time: x.TimeScore, Final: x.Final, Notes: x.Notes,
+				Unscored: x.Unscored, WikiChatKey: x.Key}
+		}
+		qr.Hits[i] = hr
+	}
+	return qr
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// handlePassage serves GET /v1/passages/{id}. Ids contain '#', so clients escape it (%23).
+func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "missing passage id")
+		return
+	}
+	g := s.acquire()
+	if g == nil {
+		writeError(w, http.StatusServiceUnavailable, "no index loaded yet")
+		return
+	}
+	defer g.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
+	defer cancel()
+	p, err := g.engine.Passage(ctx, id)
+	if err != nil {
+		writeErr(w, err, s.opts.Timeout.String())
+		return
+	}
+	writeJSON(w, http.StatusOK, passageResponse(p))
+}
+
+func passageResponse(p corpus.Passage) PassageResponse {
+	return PassageResponse{PassageID: p.ID, DocID: p.DocID, Title: p.Title, Section: p.Section,
+		Text: p.Text, URL: p.URL, Date: formatTime(p.Date), Source: p.Source, Ordinal: p.Ordinal,
+		Years: p.Years}
+}
+
+// handleStats serves GET /v1/stats.
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	g := s.acquire()
+	if g == nil {
+		writeError(w, http.StatusServiceUnavailable, "no index loaded yet")
+		return
+	}
+	defer g.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
+	defer cancel()
+	st, err := g.engine.Stats(ctx)
+	if err != nil {
+		writeErr(w, err, s.opts.Timeout.String())
+		return
+	}
+	resp := StatsResponse{
+		Index: IndexStats{Documents: st.Documents, Passages: st.Passages, Sources: st.Sources,
+			DateFrom: formatTime(st.DateFrom), DateTo: formatTime(st.DateTo), Dense: st.Dense,
+			Model: st.Model, Created: formatTime(st.Created), FormatVersion: st.Version,
+			SizeBytes: st.SizeBytes, DefaultMode: string(g.mode)},
+		Server: s.info(g),
+	}
+	if resp.Index.Sources == nil {
+		resp.Index.Sources = map[string]int{}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) info(g *generation) ServerInfo {
+	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.id,
+		LoadedAt: formatTime(g.loadedAt)}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		si.GoVersion = bi.GoVersion
+		if bi.Main.Version != "" {
+			si.Version = bi.Main.Version
+		}
+		for _, kv := range bi.Settings {
+			if kv.Key == "vcs.revision" {
+				si.Revision = kv.Value
+			}
+		}
+	}
+	return si
+}
+
+// batchMode labels a batch for metrics: its mode when all queries share one, else "mixed".
+func batchMode(qs []rerank.Query) string {
+	if len(qs) == 0 {
+		return ""
+	}
+	m := qs[0].Mode
+	for _, q := range qs[1:] {
+		if q.Mode != m {
+			return "mixed"
+		}
+	}
+	return string(m)
+}

@@ -1,0 +1,220 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// The SciFact abstract whose title shares every term of newbornQuery.
+const (
+	newbornQuery = "cerebral white matter diffusion tensor newborn"
+	newbornID    = "4983#0"
+)
+
+func TestSearchValid(t *testing.T) {
+	s, l := newTestServer(t, Options{})
+	tests := []struct {
+		name  string
+		body  string
+		check func(t *testing.T, r SearchResponse, seen []rerank.Query)
+	}{
+		{"single-query shorthand", `{"text":"` + newbornQuery + `","k":3}`,
+			func(t *testing.T, r SearchResponse, seen []rerank.Query) {
+				if len(r.Results) != 1 || len(r.Results[0].Hits) != 3 {
+					t.Fatalf("want 1 result with 3 hits, got %+v", r.Results)
+				}
+				h := r.Results[0].Hits[0]
+				if h.PassageID != newbornID || h.DocID != "4983" || h.Rank != 1 || h.Score != 6 || h.Source != "scifact" {
+					t.Errorf("top hit = %+v", h)
+				}
+				if !strings.HasPrefix(h.Text, h.Title+" | ") {
+					t.Errorf("text %q lacks its title prefix", h.Text)
+				}
+				if r.Results[0].Mode != "bm25" || seen[0].K != 3 || seen[0].Mode != search.ModeBM25 {
+					t.Errorf("mode %q, engine saw %+v", r.Results[0].Mode, seen[0])
+				}
+			}},
+		{"batch keeps order and defaults k to 10", `{"queries":[{"text":"` + newbornQuery + `"},{"text":"myelodysplasia suppressor cells"}]}`,
+			func(t *testing.T, r SearchResponse, seen []rerank.Query) {
+				if len(r.Results) != 2 || r.Results[0].Query != newbornQuery || r.Results[1].Query != "myelodysplasia suppressor cells" {
+					t.Fatalf("results out of order: %+v", r.Results)
+				}
+				if len(r.Results[0].Hits) != 10 || r.Results[1].Hits[0].PassageID != "5836#0" {
+					t.Errorf("hits: %d, second top %s", len(r.Results[0].Hits), r.Results[1].Hits[0].PassageID)
+				}
+			}},
+		{"explain, rerank list, time and filters reach the engine",
+			`{"text":"` + newbornQuery + `","explain":true,"rerank":["cross","time"],"time":"1990..1998","candidates":50,
+			  "filters":{"source":["scifact","other"],"date_from":"1990-01-01","date_to":"1998-12-31"}}`,
+			func(t *testing.T, r SearchResponse, seen []rerank.Query) {
+				q := seen[0]
+				want := time.Date(1998, 12, 31, 23, 59, 59, 999999999, time.UTC)
+				if !q.Filters.DateTo.Equal(want) || !q.Filters.DateFrom.Equal(time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)) {
+					t.Errorf("dates %v..%v", q.Filters.DateFrom, q.Filters.DateTo)
+				}
+				if len(q.Filters.Sources) != 2 || q.Time != (timex.Spec{Kind: timex.KindRange, From: 1990, To: 1998}) ||
+					len(q.Rerank) != 2 || q.Rerank[0] != rerank.StageCross || q.Candidates != 50 || !q.Explain {
+					t.Errorf("engine saw %+v", q)
+				}
+				// SciFact abstracts carry no dates, so a date filter leaves nothing.
+				if n := len(r.Results[0].Hits); n != 0 {
+					t.Errorf("%d hits passed a date filter on undated passages", n)
+				}
+				if got := r.Results[0].Rerank; len(got) != 2 || got[1] != "time" {
+					t.Errorf("rerank echoed as %v", got)
+				}
+			}},
+		{"explain fills the breakdown", `{"text":"` + newbornQuery + `","k":1,"explain":true}`,
+			func(t *testing.T, r SearchResponse, seen []rerank.Query) {
+				x := r.Results[0].Hits[0].Explain
+				if x == nil || x.Retrieval != 6 || x.Final != 6 || len(x.Notes) != 1 {
+					t.Errorf("explain = %+v", x)
+				}
+			}},
+		{"time rerank without a time spec means auto", `{"text":"malaria","rerank":"time"}`,
+			func(t *testing.T, r SearchResponse, seen []rerank.Query) {
+				if seen[0].Time.Kind != timex.KindAuto {
+					t.Errorf("time = %+v, want auto", seen[0].Time)
+				}
+			}},
+		{"query of exactly 512 characters", `{"text":"` + strings.Repeat("é", 512) + `"}`,
+			func(t *testing.T, r SearchResponse, seen []rerank.Query) {
+				if len(r.Results[0].Hits) != 0 {
+					t.Errorf("hits for a nonsense query: %d", len(r.Results[0].Hits))
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(l.latest().lastQueries())
+			w := do(s, "POST", "/v1/search", tt.body)
+			if w.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			var r SearchResponse
+			if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, r, l.latest().lastQueries()[before:])
+		})
+	}
+}
+
+func TestSearchInvalid(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBodyBytes: 4096})
+	many := `{"queries":[` + strings.TrimSuffix(strings.Repeat(`{"text":"a"},`, 101), ",") + `]}`
+	tests := []struct {
+		name, body string
+		status     int
+		msg        string
+	}{
+		{"empty body", ``, 400, `empty request body: want a JSON object`},
+		{"truncated JSON", `{"text":`, 400, `malformed JSON: unexpected end of input`},
+		{"syntax error", `{"text": "x",}`, 400, `malformed JSON at byte 14: invalid character '}' looking for beginning of object key string`},
+		{"trailing data", `{"text":"a"} {}`, 400, `malformed JSON: unexpected data after the top-level value`},
+		{"array body", `[1]`, 400, `request body: want an object, got JSON array`},
+		{"unknown field", `{"text":"a","bogus":1}`, 400, `unknown field "bogus"`},
+		{"unknown nested field", `{"queries":[{"text":"a","filters":{"lang":"en"}}]}`, 400, `unknown field "lang"`},
+		{"k as string", `{"queries":[{"text":"a","k":"3"}]}`, 400, `field "queries.k": want an integer, got JSON string`},
+		{"k fractional", `{"queries":[{"text":"a","k":1.5}]}`, 400, `field "queries.k": want an integer, got JSON number 1.5`},
+		{"queries not an array", `{"queries":"x"}`, 400, `field "queries": want an array, got JSON string`},
+		{"explain not a bool", `{"text":"a","explain":"yes"}`, 400, `field "explain": want a boolean, got JSON string`},
+		{"nothing asked", `{}`, 400, `missing "queries" (or "text" for a single query)`},
+		{"both forms", `{"queries":[{"text":"a"}],"text":"b"}`, 400, `give either "queries" or the fields of a single query at the top level, not both`},
+		{"empty batch", `{"queries":[]}`, 400, `"queries" is empty: want 1 to 100 queries`},
+		{"too many queries", many, 400, `"queries" has 101 queries, over the limit of 100 (max_queries)`},
+		{"empty text", `{"queries":[{"text":"a"},{"text":"  "}]}`, 400, `queries[1].text: empty query`},
+		{"text too long", `{"text":"` + strings.Repeat("é", 513) + `"}`, 400, `text: 513 characters, over the limit of 512 (max_query_chars)`},
+		{"k over limit", `{"text":"a","k":301}`, 400, `k: 301 is over the limit of 300 (max_k)`},
+		{"k negative", `{"queries":[{"text":"a","k":-1}]}`, 400, `queries[0].k: -1 is negative`},
+		{"candidates over limit", `{"text":"a","candidates":1001}`, 400, `candidates: 1001 is over the limit of 1000 (max_candidates)`},
+		{"unknown mode", `{"text":"a","mode":"fuzzy"}`, 400, `mode: unknown search mode "fuzzy" (want bm25, dense or hybrid)`},
+		{"mode the index lacks", `{"text":"a","mode":"dense"}`, 400, `invalid request: mode dense needs an index with embeddings`},
+		{"mode the index lacks, in a batch", `{"queries":[{"text":"a"},{"text":"b","mode":"hybrid"}]}`, 400, `queries[1]: invalid request: mode hybrid needs an index with embeddings`},
+		{"bad time spec", `{"queries":[{"text":"a","time":"1998..1990"}]}`, 400, `queries[0].time: invalid time spec "1998..1990": range is reversed (1998 > 1990)`},
+		{"gibberish time spec", `{"text":"a","time":"yesterday"}`, 400, `time: invalid time spec "yesterday": want none, recent, auto, year=YYYY, YYYY..YYYY or from YYYY to YYYY`},
+		{"rerank wrong order", `{"text":"a","rerank":"time,cross"}`, 400, `rerank: rerank "time,cross": the cross-encoder must run first (write cross,time): a time signal applied before it is erased`},
+		{"rerank wrong type", `{"text":"a","rerank":5}`, 400, `rerank: want a string or an array of strings`},
+		{"bad date", `{"text":"a","filters":{"date_from":"01/02/2020"}}`, 400, `filters.date_from: "01/02/2020" is not a date (want YYYY-MM-DD or RFC 3339)`},
+		{"reversed dates", `{"text":"a","filters":{"date_from":"2021-01-01","date_to":"2020-01-01"}}`, 400, `filters.date_to (2020-01-01) is before date_from (2021-01-01)`},
+		{"date as number", `{"queries":[{"text":"a","filters":{"date_from":3}}]}`, 400, `field "queries.filters.date_from": want a string, got JSON number`},
+		{"empty source", `{"text":"a","filters":{"source":["scifact",""]}}`, 400, `filters.source[1]: empty string`},
+		{"body over limit", `{"text":"` + strings.Repeat("a", 5000) + `"}`, 413, `request body exceeds the limit of 4096 bytes (max_body_bytes)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(s, "POST", "/v1/search", tt.body)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if got := errorOf(t, w); got != tt.msg {
+				t.Errorf("error\n got %s\nwant %s", got, tt.msg)
+			}
+		})
+	}
+}
+
+func TestPassageAndStats(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	tests := []struct {
+		name, path string
+		status     int
+		check      func(t *testing.T, body []byte)
+	}{
+		{"passage by escaped id", "/v1/passages/4983%230", 200, func(t *testing.T, b []byte) {
+			var p PassageResponse
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.PassageID != newbornID || p.DocID != "4983" || !strings.HasPrefix(p.Title, "Microstructural development") {
+				t.Errorf("passage = %+v", p)
+			}
+		}},
+		{"unknown passage", "/v1/passages/nope%230", 404, func(t *testing.T, b []byte) {
+			wantError(t, b, `passage "nope#0": not found`)
+		}},
+		{"empty id", "/v1/passages/", 400, func(t *testing.T, b []byte) {
+			wantError(t, b, "missing passage id")
+		}},
+		{"stats", "/v1/stats", 200, func(t *testing.T, b []byte) {
+			var st StatsResponse
+			if err := json.Unmarshal(b, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Index.Passages != 500 || st.Index.Documents != 500 || st.Index.Sources["scifact"] != 500 ||
+				st.Index.DefaultMode != "bm25" || st.Server.Generation != 1 || st.Server.GoVersion == "" {
+				t.Errorf("stats = %+v", st)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(s, "GET", tt.path, "")
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			tt.check(t, w.Body.Bytes())
+		})
+	}
+}
+
+func wantError(t *testing.T, body []byte, msg string) {
+	t.Helper()
+	var e ErrorResponse
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("error body %q: %v", body, err)
+	}
+	if e.Error != msg {
+		t.Errorf("error\n got %s\nwant %s", e.Error, msg)
+	}
+}

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/kairos-rag/kairos/corpus/timex"
+)
+
+// SearchRequest is the body of POST /v1/search: a batch of queries. A body holding the
+// fields of one QueryRequest at the top level is the single-query shorthand.
+type SearchRequest struct {
+	Queries []QueryRequest `json:"queries"`
+}
+
+// QueryRequest is one query of POST /v1/search.
+type QueryRequest struct {
+	Text string `json:"text"`
+	K    int    `json:"k,omitempty"`    // hits to return; 0 means 10
+	Mode string `json:"mode,omitempty"` // bm25, dense, hybrid; "" means the index default
+	// Time is a time specification (none, recent, auto, 1994, 1990..1998, from 1990 to
+	// 1998). Empty means none, or auto when the "time" rerank stage is asked for.
+	Time string `json:"time,omitempty"`
+	// Rerank names the stages, as "cross,time" or ["cross", "time"].
+	Rerank     json.RawMessage `json:"rerank,omitempty"`
+	Candidates int             `json:"candidates,omitempty"` // passages the rerankers see
+	Explain    bool            `json:"explain,omitempty"`
+	Filters    *FilterRequest  `json:"filters,omitempty"`
+}
+
+// FilterRequest restricts the passages of one query. Dates are YYYY-MM-DD or RFC 3339; a
+// bare date_to includes its whole day.
+type FilterRequest struct {
+	DateFrom string          `json:"date_from,omitempty"`
+	DateTo   string          `json:"date_to,omitempty"`
+	Source   json.RawMessage `json:"source,omitempty"` // "name" or ["a", "b"]
+}
+
+// SearchResponse answers POST /v1/search: one result per query, in request order.
+type SearchResponse struct {
+	Results []QueryResult `json:"results"`
+	TookMS  float64       `json:"took_ms"`
+}
+
+// QueryResult is the answer to one query.
+type QueryResult struct {
+	Query  string      `json:"query"`
+	Mode   string      `json:"mode"`
+	Rerank []string    `json:"rerank"`
+	Time   timex.Spec  `json:"time"` // the time need used, auto resolved
+	Hits   []HitResult `json:"hits"`
+}
+
+// HitResult is one retrieved passage.
+type HitResult struct {
+	Rank      int                `json:"rank"`
+	Score     float64            `json:"score"`
+	PassageID string             `json:"passage_id"`
+	DocID     string             `json:"doc_id"`
+	Title     string             `json:"title"`
+	Section   string             `json:"section"`
+	Text      string             `json:"text"`
+	URL       string             `json:"url"`
+	Date      string             `json:"date,omitempty"` // RFC 3339, absent when unknown
+	Source    string             `json:"source,omitempty"`
+	Scores    map[string]float64 `json:"scores,omitempty"`
+	Explain   *ExplainResult     `json:"explain,omitempty"`
+}
+
+// ExplainResult is the score breakdown of one hit, when the query set "explain".
+type ExplainResult struct {
+	Retrieval float64  `json:"retrieval"`
+	Relevance float64  `json:"relevance"`
+	Cross     *float64 `json:"cross,omitempty"`
+	Time      *float64 `json:"time,omitempty"`
+	Final     float64  `json:"final"`
+	Notes     []string `json:"notes,omitempty"`
+	// Unscored: the cross-encoder did not reach this candidate within its latency budget.
+	Unscored    bool `json:"unscored,omitempty"`
+	WikiChatKey *int `json:"wikichat_key,omitempty"` // the wikichat stage's sort key
+}
+
+// PassageResponse answers GET /v1/passages/{id}.
+type PassageResponse struct {
+	PassageID string          `json:"passage_id"`
+	DocID     string          `json:"doc_id"`
+	Title     string          `json:"title"`
+	Section   string          `json:"section"`
+	Text      string          `json:"text"`
+	URL       string          `json:"url"`
+	Date      string          `json:"date,omitempty"`
+	Source    string          `json:"source,omitempty"`
+	Ordinal   int             `json:"ordinal"`
+	Years     []timex.Mention `json:"years,omitempty"`
+}
+
+// StatsResponse answers GET /v1/stats.
+type StatsResponse struct {
+	Index  IndexStats `json:"index"`
+	Server ServerInfo `json:"server"`
+}
+
+// IndexStats describes the loaded index.
+type IndexStats struct {
+	Documents     int            `json:"documents"`
+	Passages      int            `json:"passages"`
+	Sources       map[string]int `json:"sources"`
+	DateFrom      string         `json:"date_from,omitempty"`
+	DateTo        string         `json:"date_to,omitempty"`
+	Dense         bool           `json:"dense"`
+	Model         string         `json:"model,omitempty"`
+	Created       string         `json:"created,omitempty"`
+	FormatVersion int            `json:"format_version"`
+	SizeBytes     int64          `json:"size_bytes"`
+	DefaultMode   string         `json:"default_mode"`
+}
+
+// ServerInfo describes the running server and its build.
+type ServerInfo struct {
+	Version    string `json:"version"`
+	Revision   string `json:"revision,omitempty"`
+	GoVersion  string `json:"go_version"`
+	Started    string `json:"started"`
+	Generation uint64 `json:"generation"` // increments on every successful reload
+	LoadedAt   string `json:"loaded_at"`
+}

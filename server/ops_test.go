@@ -1,0 +1,336 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAuth(t *testing.T) {
+	s, _ := newTestServer(t, Options{APIKey: "s3cret"})
+	search := `{"text":"malaria"}`
+	tests := []struct {
+		name, method, path, body, auth string
+		status                         int
+		msg                            string
+	}{
+		{"missing key", "POST", "/v1/search", search, "", 401, `missing API key: send "Authorization: Bearer <key>"`},
+		{"wrong key", "POST", "/v1/search", search, "Bearer nope", 401, "invalid API key"},
+		{"wrong scheme", "GET", "/v1/stats", "", "Basic czNjcmV0", 401, `unsupported authorization scheme: send "Authorization: Bearer <key>"`},
+		{"wikichat needs the key too", "POST", "/search", `{"query":"a","num_blocks":1}`, "", 401, `missing API key: send "Authorization: Bearer <key>"`},
+		{"reload needs the key", "POST", "/v1/admin/reload", "", "Bearer s3cre", 401, "invalid API key"},
+		{"right key", "POST", "/v1/search", search, "Bearer s3cret", 200, ""},
+		{"scheme is case-insensitive", "GET", "/v1/passages/4983%230", "", "bearer s3cret", 200, ""},
+		{"healthz is open", "GET", "/healthz", "", "", 200, ""},
+		{"readyz is open", "GET", "/readyz", "", "", 200, ""},
+		{"metrics are open", "GET", "/metrics", "", "", 200, ""},
+		{"openapi is open", "GET", "/openapi.json", "", "", 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(s, tt.method, tt.path, tt.body, "Authorization", tt.auth)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if tt.msg != "" {
+				wantError(t, w.Body.Bytes(), tt.msg)
+				if w.Header().Get("WWW-Authenticate") != `Bearer realm="kairos"` {
+					t.Errorf("WWW-Authenticate = %q", w.Header().Get("WWW-Authenticate"))
+				}
+			}
+		})
+	}
+}
+
+func TestCORS(t *testing.T) {
+	off, _ := newTestServer(t, Options{})
+	on, _ := newTestServer(t, Options{CORSOrigins: []string{"https://chat.example.org"}})
+	tests := []struct {
+		name      string
+		s         *Server
+		method    string
+		origin    string
+		status    int
+		allowed   string
+		preflight bool
+	}{
+		{"off by default", off, "POST", "https://chat.example.org", 200, "", false},
+		{"preflight off by default", off, "OPTIONS", "https://chat.example.org", 405, "", true},
+		{"allowed origin", on, "POST", "https://chat.example.org", 200, "https://chat.example.org", false},
+		{"other origin", on, "POST", "https://evil.example.com", 200, "", false},
+		{"preflight", on, "OPTIONS", "https://chat.example.org", 204, "https://chat.example.org", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := []string{"Origin", tt.origin}
+			if tt.preflight {
+				hdr = append(hdr, "Access-Control-Request-Method", "POST")
+			}
+			body := `{"text":"malaria"}`
+			if tt.method == "OPTIONS" {
+				body = ""
+			}
+			w := do(tt.s, tt.method, "/v1/search", body, hdr...)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if got := w.Header().Get("Access-Control-Allow-Origin"); got != tt.allowed {
+				t.Errorf("Access-Control-Allow-Origin = %q, want %q", got, tt.allowed)
+			}
+			if tt.status == 204 && !strings.Contains(w.Header().Get("Access-Control-Allow-Headers"), "Authorization") {
+				t.Errorf("preflight allows headers %q", w.Header().Get("Access-Control-Allow-Headers"))
+			}
+		})
+	}
+	if _, err := New(Options{Loader: (&fakeLoader{}).load, CORSOrigins: []string{"chat.example.org"}}); err == nil ||
+		err.Error() != `server options: CORS origin "chat.example.org": want scheme://host[:port] or *` {
+		t.Errorf("bad origin accepted or wrong error: %v", err)
+	}
+}
+
+func TestRoutingErrors(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	tests := []struct {
+		name, method, path string
+		status             int
+		msg, allow         string
+	}{
+		{"unknown path", "GET", "/v2/search", 404, "no such endpoint: /v2/search (see /openapi.json)", ""},
+		{"wrong method", "GET", "/v1/search", 405, "method GET not allowed on /v1/search (allowed: POST)", "POST"},
+		{"wrong method on wikichat", "PUT", "/search", 405, "method PUT not allowed on /search (allowed: POST)", "POST"},
+		{"wrong method on stats", "POST", "/v1/stats", 405, "method POST not allowed on /v1/stats (allowed: GET)", "GET"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(s, tt.method, tt.path, "")
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			wantError(t, w.Body.Bytes(), tt.msg)
+			if w.Header().Get("Allow") != tt.allow {
+				t.Errorf("Allow = %q", w.Header().Get("Allow"))
+			}
+		})
+	}
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	l := &fakeLoader{passages: sciFactPassages(t, 50)}
+	s, err := New(Options{Loader: l.load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(path string, status int, want string) {
+		t.Helper()
+		w := do(s, "GET", path, "")
+		if w.Code != status || strings.TrimSpace(w.Body.String()) != want {
+			t.Errorf("%s: %d %s, want %d %s", path, w.Code, w.Body, status, want)
+		}
+	}
+	check("/healthz", 200, `{"status":"ok"}`)
+	check("/readyz", 503, `{"status":"not ready","reason":"no index loaded yet"}`)
+	check("/v1/stats", 503, `{"error":"no index loaded yet"}`)
+	if w := do(s, "POST", "/v1/search", `{"text":"a"}`); w.Code != 503 {
+		t.Errorf("search before load: %d", w.Code)
+	}
+	l.fail = errors.New("manifest.json: checksum mismatch")
+	w := do(s, "POST", "/v1/admin/reload", "")
+	if w.Code != 500 {
+		t.Fatalf("failed reload: %d %s", w.Code, w.Body)
+	}
+	wantError(t, w.Body.Bytes(), "reloading index: manifest.json: checksum mismatch")
+	l.fail = nil
+	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"reloaded","generation":1,"passages":50`) {
+		t.Fatalf("reload: %d %s", w.Code, w.Body)
+	}
+	check("/readyz", 200, `{"status":"ready","generation":1,"passages":50}`)
+	s.Drain()
+	check("/readyz", 503, `{"status":"not ready","reason":"shutting down"}`)
+	check("/healthz", 200, `{"status":"ok"}`)
+	if w := do(s, "POST", "/v1/search", `{"text":"malaria"}`); w.Code != 200 {
+		t.Errorf("draining server must still serve: %d", w.Code)
+	}
+	s.Close()
+	if !l.latest().closed.Load() {
+		t.Error("Close left the engine open")
+	}
+	if err := s.Reload(context.Background()); err == nil || err.Error() != "reloading index: server is closed" {
+		t.Errorf("reload after close: %v", err)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	for range 3 {
+		do(s, "POST", "/v1/search", `{"text":"malaria"}`)
+	}
+	do(s, "POST", "/v1/search", `{"text":""}`)
+	do(s, "POST", "/search", `{"query":"malaria","num_blocks":2}`)
+	do(s, "GET", "/v1/passages/4983%230", "")
+	w := do(s, "GET", "/metrics", "")
+	if w.Code != 200 || w.Header().Get("Content-Type") != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Fatalf("%d %q", w.Code, w.Header().Get("Content-Type"))
+	}
+	body := w.Body.String()
+	for _, want := range []string{
+		`kairos_http_requests_total{endpoint="/v1/search",mode="bm25",code="200"} 3`,
+		`kairos_http_requests_total{endpoint="/v1/search",mode="",code="400"} 1`,
+		`kairos_http_requests_total{endpoint="/search",mode="bm25",code="200"} 1`,
+		`kairos_http_request_duration_seconds_count{endpoint="/v1/search",mode="bm25"} 3`,
+		`kairos_http_request_duration_seconds_bucket{endpoint="/v1/search",mode="bm25",le="+Inf"} 3`,
+		`kairos_http_requests_total{endpoint="/v1/passages/{id}",mode="",code="200"} 1`,
+		`kairos_index_passages 500`,
+		`kairos_index_size_bytes 12345`,
+		`kairos_index_reloads_total{result="ok"} 1`,
+		`kairos_http_requests_in_flight 1`, // the /metrics request itself
+		"# TYPE kairos_http_request_duration_seconds histogram",
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	// Every sample line is name{labels} value, and buckets never decrease.
+	sample := regexp.MustCompile(`^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+$|^[a-z_]+\{.*le="\+Inf"\} [0-9]+$`)
+	var last float64 = -1
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !sample.MatchString(line) {
+			t.Errorf("malformed sample line %q", line)
+		}
+		if strings.Contains(line, `endpoint="/v1/search",mode="bm25",le=`) {
+			var v float64
+			json.Unmarshal([]byte(line[strings.LastIndex(line, " ")+1:]), &v)
+			if v < last {
+				t.Errorf("bucket decreases at %q", line)
+			}
+			last = v
+		}
+	}
+}
+
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	w := do(s, "GET", "/openapi.json", "")
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Paths   map[string]map[string]struct {
+			Security  []map[string][]string `json:"security"`
+			Responses map[string]any        `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	mustJSON(t, w.Body.Bytes(), &doc)
+	if !strings.HasPrefix(doc.OpenAPI, "3.") {
+		t.Fatalf("openapi version %q", doc.OpenAPI)
+	}
+	documented := map[string]bool{}
+	for p, ops := range doc.Paths {
+		for m := range ops {
+			documented[strings.ToUpper(m)+" "+p] = true
+		}
+	}
+	for _, rt := range s.routes() {
+		key := rt.method + " " + strings.ReplaceAll(rt.path, "...}", "}")
+		op, ok := doc.Paths[strings.ReplaceAll(rt.path, "...}", "}")][strings.ToLower(rt.method)]
+		if !ok {
+			t.Errorf("route %s is not in openapi.json", key)
+			continue
+		}
+		delete(documented, key)
+		if rt.api != (len(op.Security) > 0) {
+			t.Errorf("%s: api %v but documented security %v", key, rt.api, op.Security)
+		}
+		if _, ok := op.Responses["200"]; !ok {
+			t.Errorf("%s: no 200 response documented", key)
+		}
+	}
+	for key := range documented {
+		t.Errorf("openapi.json documents %s, which is no route", key)
+	}
+	for _, ref := range regexp.MustCompile(`"#/components/schemas/([A-Za-z0-9]+)"`).FindAllStringSubmatch(w.Body.String(), -1) {
+		if _, ok := doc.Components.Schemas[ref[1]]; !ok {
+			t.Errorf("dangling $ref %s", ref[1])
+		}
+	}
+}
+
+func TestPanicBecomes500(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.instrument("/boom", false, func(w http.ResponseWriter, r *http.Request) { panic("boom") })
+	w := do(h, "GET", "/boom", "")
+	if w.Code != 500 {
+		t.Fatalf("status %d", w.Code)
+	}
+	wantError(t, w.Body.Bytes(), "internal error: the handler panicked; see the server log")
+}
+
+func TestTimeout(t *testing.T) {
+	s, l := newTestServer(t, Options{Timeout: 50 * time.Millisecond})
+	e := l.latest()
+	e.entered, e.hold = make(chan struct{}, 1), make(chan struct{})
+	w := do(s, "POST", "/v1/search", `{"text":"malaria"}`)
+	if w.Code != http.StatusGatewayTimeout {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	wantError(t, w.Body.Bytes(), "request timed out after 50ms (timeout)")
+}
+
+func TestAccessLog(t *testing.T) {
+	var buf bytes.Buffer
+	s, _ := newTestServer(t, Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
+	buf.Reset() // drop the load message
+	w := do(s, "POST", "/v1/search", `{"text":"malaria"}`, "X-Request-Id", "req-42")
+	if w.Header().Get("X-Request-Id") != "req-42" {
+		t.Errorf("X-Request-Id not echoed: %q", w.Header().Get("X-Request-Id"))
+	}
+	var rec map[string]any
+	mustJSON(t, buf.Bytes(), &rec)
+	for k, want := range map[string]any{"msg": "request", "method": "POST", "path": "/v1/search",
+		"endpoint": "/v1/search", "mode": "bm25", "status": float64(200), "request_id": "req-42"} {
+		if rec[k] != want {
+			t.Errorf("log %s = %v, want %v", k, rec[k], want)
+		}
+	}
+	if rec["bytes"].(float64) != float64(w.Body.Len()) {
+		t.Errorf("log bytes %v, body %d", rec["bytes"], w.Body.Len())
+	}
+	if w := do(s, "GET", "/healthz", ""); len(w.Header().Get("X-Request-Id")) != 16 {
+		t.Errorf("generated request id %q", w.Header().Get("X-Request-Id"))
+	}
+}
+
+func TestMaxInFlight(t *testing.T) {
+	s, l := newTestServer(t, Options{MaxInFlight: 1})
+	e := l.latest()
+	e.entered, e.hold = make(chan struct{}), make(chan struct{})
+	first := make(chan int)
+	go func() { first <- do(s, "POST", "/v1/search", `{"text":"malaria"}`).Code }()
+	<-e.entered
+	w := do(s, "POST", "/search", `{"query":"malaria","num_blocks":1}`)
+	if w.Code != 503 || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("second request: %d %q", w.Code, w.Header().Get("Retry-After"))
+	}
+	wantError(t, w.Body.Bytes(), "server busy: 1 requests in flight (max_in_flight); retry later")
+	if w := do(s, "GET", "/readyz", ""); w.Code != 200 {
+		t.Errorf("readyz counted against the limit: %d", w.Code)
+	}
+	close(e.hold)
+	if code := <-first; code != 200 {
+		t.Fatalf("first request: %d", code)
+	}
+	e.hold = nil
+	if w := do(s, "POST", "/v1/search", `{"text":"malaria"}`); w.Code != 200 {
+		t.Errorf("after the first finished: %d", w.Code)
+	}
+}

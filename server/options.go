@@ -1,0 +1,140 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// Options configure a Server. The zero value of every field but Loader means its default.
+type Options struct {
+	// Loader opens the index; required.
+	Loader Loader
+	// Chat answers POST /v1/chat; nil makes that endpoint answer 501.
+	Chat Chatter
+	// Logger receives access logs (Info) and failures (Warn/Error); nil discards them.
+	Logger *slog.Logger
+
+	// APIKey, when set, is required as "Authorization: Bearer <key>" on every API endpoint
+	// (/v1/..., /search); /healthz, /readyz, /metrics and /openapi.json stay open so that
+	// probes and scrapers need no secret. Default: no authentication.
+	APIKey string
+	// CORSOrigins lists the origins browsers may call from ("*" for any). Default: none, and
+	// no CORS headers are sent at all.
+	CORSOrigins []string
+
+	// Timeout bounds one search request (all its queries). Default 10s.
+	Timeout time.Duration
+	// ChatTimeout bounds one chat turn, which waits on a remote LLM. Default 2m.
+	ChatTimeout time.Duration
+	// MaxBodyBytes bounds a request body. Default 1 MiB.
+	MaxBodyBytes int64
+	// MaxQueries bounds the queries of one request. Default 100 (WikiChat's limit).
+	MaxQueries int
+	// MaxQueryChars bounds one query's length in characters (Unicode code points, as
+	// WikiChat counts them). Default 512.
+	MaxQueryChars int
+	// MaxK bounds the hits per query (k, num_blocks, evi_num). Default 300.
+	MaxK int
+	// MaxCandidates bounds how many retrieved passages rerankers may see. Default 1000.
+	MaxCandidates int
+	// Workers bounds how many queries of one batch run at once. Default 4.
+	Workers int
+	// MaxInFlight bounds the API requests served at once; more get a 503 with Retry-After
+	// rather than queueing without bound. Health, readiness and metrics are not counted.
+	// Default 1024.
+	MaxInFlight int
+
+	// DefaultMode is used when a query names none. Default: hybrid when the index has dense
+	// embeddings, bm25 otherwise (decided at each load).
+	DefaultMode search.Mode
+	// WikiChatRerank are the stages run when a WikiChat request sets "rerank": true (WikiChat
+	// reranks with an LLM; Kairos's nearest equivalent is its cross-encoder). nil means
+	// [cross]; an empty non-nil slice serves such requests unreranked (no cross-encoder).
+	WikiChatRerank []rerank.Stage
+	// Language is the language of the index, matched by WikiChat's "language" search filter
+	// and reported in block_metadata. Default "en".
+	Language string
+}
+
+// Defaults of Options, exported so the CLI can show them in its help.
+const (
+	DefaultTimeout       = 10 * time.Second
+	DefaultChatTimeout   = 2 * time.Minute
+	DefaultMaxBodyBytes  = 1 << 20
+	DefaultMaxQueries    = 100
+	DefaultMaxQueryChars = 512
+	DefaultMaxK          = 300
+	DefaultMaxCandidates = 1000
+	DefaultWorkers       = 4
+	DefaultMaxInFlight   = 1024
+	DefaultLanguage      = "en"
+)
+
+// withDefaults fills zero fields and validates the rest.
+func (o Options) withDefaults() (Options, error) {
+	if o.Loader == nil {
+		return o, fmt.Errorf("server options: Loader is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	setDur(&o.Timeout, DefaultTimeout)
+	setDur(&o.ChatTimeout, DefaultChatTimeout)
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	setInt(&o.MaxQueries, DefaultMaxQueries)
+	setInt(&o.MaxQueryChars, DefaultMaxQueryChars)
+	setInt(&o.MaxK, DefaultMaxK)
+	setInt(&o.MaxCandidates, DefaultMaxCandidates)
+	setInt(&o.Workers, DefaultWorkers)
+	setInt(&o.MaxInFlight, DefaultMaxInFlight)
+	if o.Language == "" {
+		o.Language = DefaultLanguage
+	}
+	if o.WikiChatRerank == nil {
+		o.WikiChatRerank = []rerank.Stage{rerank.StageCross}
+	}
+	for name, v := range map[string]int64{
+		"Timeout": int64(o.Timeout), "ChatTimeout": int64(o.ChatTimeout),
+		"MaxBodyBytes": o.MaxBodyBytes, "MaxQueries": int64(o.MaxQueries),
+		"MaxQueryChars": int64(o.MaxQueryChars), "MaxK": int64(o.MaxK),
+		"MaxCandidates": int64(o.MaxCandidates), "Workers": int64(o.Workers), "MaxInFlight": int64(o.MaxInFlight),
+	} {
+		if v < 0 {
+			return o, fmt.Errorf("server options: %s is negative (%d)", name, v)
+		}
+	}
+	if o.DefaultMode != "" {
+		if _, err := search.ParseMode(string(o.DefaultMode), ""); err != nil {
+			return o, fmt.Errorf("server options: DefaultMode: %w", err)
+		}
+	}
+	for _, origin := range o.CORSOrigins {
+		if origin == "*" {
+			continue
+		}
+		u, err := url.Parse(origin)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" {
+			return o, fmt.Errorf("server options: CORS origin %q: want scheme://host[:port] or *", origin)
+		}
+	}
+	return o, nil
+}
+
+func setDur(p *time.Duration, def time.Duration) {
+	if *p == 0 {
+		*p = def
+	}
+}
+
+func setInt(p *int, def int) {
+	if *p == 0 {
+		*p = def
+	}
+}

@@ -1,0 +1,120 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestReloadUnderLoad hammers a real HTTP server with searches while the index is reloaded
+// over and over; run it with -race. No request may fail, no engine may be used after it is
+// closed, and every engine but the current one must end up closed exactly once.
+func TestReloadUnderLoad(t *testing.T) {
+	s, l := newTestServer(t, Options{})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	bodies := []struct{ path, body, want string }{
+		{"/v1/search", `{"queries":[{"text":"` + newbornQuery + `"},{"text":"myelodysplasia suppressor cells","k":3}]}`, `"passage_id":"4983#0"`},
+		{"/search", `{"query":["malaria vaccine","tumor suppressor"],"num_blocks":5}`, `"probability_score"`},
+		{"/search", `{"query":"` + newbornQuery + `","evi_num":3}`, `"passage_ids":["4983#0"`},
+	}
+	var (
+		stop     atomic.Bool
+		requests atomic.Int64
+		failures atomic.Int64
+		wg       sync.WaitGroup
+		firstErr sync.Once
+		errMsg   string
+	)
+	fail := func(msg string) {
+		failures.Add(1)
+		firstErr.Do(func() { errMsg = msg })
+	}
+	for c := range 4 {
+		wg.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				b := bodies[(c+i)%len(bodies)]
+				resp, err := http.Post(ts.URL+b.path, "application/json", strings.NewReader(b.body))
+				if err != nil {
+					fail(err.Error())
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				requests.Add(1)
+				if resp.StatusCode != 200 || !strings.Contains(string(body), b.want) {
+					fail(fmt.Sprintf("%s: %d %.200s", b.path, resp.StatusCode, body))
+				}
+			}
+		})
+	}
+	// At least 20 reloads, and keep reloading until 300 requests have overlapped them.
+	reloads := 0
+	for i := 0; i < 20 || requests.Load() < 300 && i < 5000; i++ {
+		reloads++
+		if i%2 == 0 {
+			resp, err := http.Post(ts.URL+"/v1/admin/reload", "application/json", nil)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("reload %d: %v %v", i, err, resp)
+			}
+			resp.Body.Close()
+		} else if err := s.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if failures.Load() != 0 {
+		t.Fatalf("%d of %d requests failed during %d reloads; first: %s", failures.Load(), requests.Load(), reloads, errMsg)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.engines) != reloads+1 {
+		t.Fatalf("%d engines loaded, want %d", len(l.engines), reloads+1)
+	}
+	for i, e := range l.engines {
+		if n := e.useAfter.Load(); n != 0 {
+			t.Errorf("engine %d searched %d times after Close", i, n)
+		}
+		if closed := e.closed.Load(); closed != (i < reloads) {
+			t.Errorf("engine %d: closed=%v", i, closed)
+		}
+	}
+	t.Logf("%d requests, 0 failures, %d reloads", requests.Load(), reloads)
+}
+
+// TestReloadWaitsForInFlight holds a request inside the engine, reloads, and checks that the
+// old engine is closed only once that request has finished, and that it succeeds.
+func TestReloadWaitsForInFlight(t *testing.T) {
+	s, l := newTestServer(t, Options{})
+	old := l.latest()
+	old.entered, old.hold = make(chan struct{}), make(chan struct{})
+	done := make(chan int)
+	go func() { done <- do(s, "POST", "/v1/search", `{"text":"`+newbornQuery+`"}`).Code }()
+	<-old.entered
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if old.closed.Load() {
+		t.Fatal("old engine closed while a request was still using it")
+	}
+	if w := do(s, "POST", "/v1/search", `{"text":"`+newbornQuery+`"}`); w.Code != 200 || !strings.Contains(w.Body.String(), newbornID) {
+		t.Fatalf("request on the new engine: %d", w.Code)
+	}
+	close(old.hold)
+	if code := <-done; code != 200 {
+		t.Fatalf("in-flight request got %d", code)
+	}
+	if !old.closed.Load() {
+		t.Error("old engine still open after its last request")
+	}
+	if l.latest().closed.Load() {
+		t.Error("new engine closed")
+	}
+}

@@ -1,0 +1,285 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// WikiChat's retriever API (stanford-oval/WikiChat, retrieval/search_query.py and the older
+// ColBERT server) as Kairos answers it on POST /search. Two request shapes share the path:
+// the current one ({"query", "num_blocks", ...}) and the v1 one ({"query", "evi_num"}); the
+// presence of "evi_num" tells them apart.
+
+// WikiChatRequest is the current WikiChat request. Unknown fields are rejected, as WikiChat's
+// pydantic model forbids extras.
+type WikiChatRequest struct {
+	Query             json.RawMessage  `json:"query"`      // a string or a list of strings; required
+	NumBlocks         *int             `json:"num_blocks"` // 1..MaxK; required
+	Rerank            bool             `json:"rerank"`
+	NumBlocksToRerank int              `json:"num_blocks_to_rerank"` // raised to num_blocks
+	SearchFilters     []WikiChatFilter `json:"search_filters"`
+}
+
+// WikiChatFilter is one search filter; filters combine with AND.
+type WikiChatFilter struct {
+	FieldName  string          `json:"field_name"`
+	FilterType string          `json:"filter_type"` // eq, ne, lt, lte, gt, gte
+	FieldValue json.RawMessage `json:"field_value"`
+}
+
+// WikiChatQueryResult is the answer to one query: WikiChat's QueryResult.
+type WikiChatQueryResult struct {
+	Results []WikiChatBlock `json:"results"`
+}
+
+// WikiChatBlock is WikiChat's SearchResultBlock. It carries no extra field, because WikiChat's
+// model forbids extras: Kairos's own ids travel in BlockMetadata.
+type WikiChatBlock struct {
+	DocumentTitle    string         `json:"document_title"`
+	SectionTitle     string         `json:"section_title"`
+	Content          string         `json:"content"`        // the passage body, title prefix removed
+	LastEditDate     *string        `json:"last_edit_date"` // RFC 3339, null when unknown
+	URL              string         `json:"url"`
+	BlockMetadata    map[string]any `json:"block_metadata"`
+	SimilarityScore  float64        `json:"similarity_score"`  // rounded to 3 digits, as WikiChat does
+	ProbabilityScore float64        `json:"probability_score"` // softmax over the query's scores
+}
+
+// WikiChatV1Request is the older ColBERT-server request.
+type WikiChatV1Request struct {
+	Query  *string `json:"query"`   // required
+	EviNum *int    `json:"evi_num"` // 1..MaxK; required
+}
+
+// WikiChatV1Response is the older ColBERT-server answer: parallel arrays, best first.
+// passage_ids are Kairos passage ids (strings), where ColBERT had integer row numbers.
+type WikiChatV1Response struct {
+	Passages      []string  `json:"passages"`
+	PassageIDs    []string  `json:"passage_ids"`
+	PassageRanks  []int     `json:"passage_ranks"`
+	PassageScores []float64 `json:"passage_scores"`
+	PassageProbs  []float64 `json:"passage_probs"`
+}
+
+// handleWikiChat serves POST /search.
+func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	if err != nil {
+		writeWikiChatErr(w, err, "")
+		return
+	}
+	qs, v1, err := decodeWikiChatRequest(body, s.opts)
+	if err != nil {
+		writeWikiChatErr(w, err, "")
+		return
+	}
+	g := s.acquire()
+	if g == nil {
+		writeWikiChatErr(w, &apiError{status: http.StatusServiceUnavailable, msg: "no index loaded yet"}, "")
+		return
+	}
+	defer g.release()
+	for i := range qs {
+		qs[i].Mode = g.mode
+	}
+	setMode(r, string(g.mode))
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
+	defer cancel()
+	results, err := s.runBatch(ctx, g.engine, qs)
+	if err != nil {
+		writeWikiChatErr(w, err, s.opts.Timeout.String())
+		return
+	}
+	if v1 {
+		writeJSON(w, http.StatusOK, wikiChatV1Response(results[0].Hits))
+		return
+	}
+	out := make([]WikiChatQueryResult, len(results))
+	for i, res := range results {
+		out[i] = WikiChatQueryResult{Results: s.wikiChatBlocks(res.Hits)}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func writeWikiChatErr(w http.ResponseWriter, err error, timeout string) {
+	status, msg := classify(err, timeout)
+	writeJSON(w, status, ErrorResponse{Error: msg, Detail: msg})
+}
+
+// decodeWikiChatRequest parses either shape; v1 reports the older one.
+func decodeWikiChatRequest(body []byte, o Options) (qs []rerank.Query, v1 bool, err error) {
+	var keys map[string]json.RawMessage
+	if err := decodeStrict(body, &keys); err != nil {
+		return nil, false, err
+	}
+	l := o.limits()
+	if _, ok := keys["evi_num"]; ok {
+		q, err := decodeWikiChatV1(body, l)
+		return []rerank.Query{q}, true, err
+	}
+	var req WikiChatRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return nil, false, err
+	}
+	texts, err := wikiChatQueries(req.Query, l)
+	if err != nil {
+		return nil, false, err
+	}
+	if req.NumBlocks == nil {
+		return nil, false, badRequest(`missing "num_blocks"`)
+	}
+	if n := *req.NumBlocks; n < 1 || n > l.maxK {
+		return nil, false, badRequest(`"num_blocks": %d is out of range 1..%d (max_k)`, n, l.maxK)
+	}
+	if n := req.NumBlocksToRerank; n < 0 || n > l.maxCandidates {
+		return nil, false, badRequest(`"num_blocks_to_rerank": %d is out of range 0..%d (max_candidates)`, n, l.maxCandidates)
+	}
+	f, err := wikiChatFilters(req.SearchFilters, o.Language)
+	if err != nil {
+		return nil, false, err
+	}
+	qs = make([]rerank.Query, len(texts))
+	for i, t := range texts {
+		q := rerank.Query{Request: search.Request{Text: t, K: *req.NumBlocks, Filters: f}}
+		if req.Rerank {
+			// As WikiChat: rerank max(num_blocks, num_blocks_to_rerank) candidates.
+			q.Rerank = o.WikiChatRerank
+			q.Candidates = max(req.NumBlocksToRerank, *req.NumBlocks)
+		}
+		qs[i] = q
+	}
+	return qs, false, nil
+}
+
+func decodeWikiChatV1(body []byte, l limits) (rerank.Query, error) {
+	var req WikiChatV1Request
+	if err := decodeStrict(body, &req); err != nil {
+		return rerank.Query{}, err
+	}
+	if req.Query == nil {
+		return rerank.Query{}, badRequest(`missing "query"`)
+	}
+	text, err := l.text(`"query"`, *req.Query)
+	if err != nil {
+		return rerank.Query{}, err
+	}
+	if req.EviNum == nil {
+		return rerank.Query{}, badRequest(`"evi_num": null (want an integer)`)
+	}
+	if n := *req.EviNum; n < 1 || n > l.maxK {
+		return rerank.Query{}, badRequest(`"evi_num": %d is out of range 1..%d (max_k)`, n, l.maxK)
+	}
+	return rerank.Query{Request: search.Request{Text: text, K: *req.EviNum}}, nil
+}
+
+// wikiChatQueries reads "query": one string, or a list of 1..max_queries strings.
+func wikiChatQueries(raw json.RawMessage, l limits) ([]string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, badRequest(`missing "query"`)
+	}
+	var one string
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, badRequest(`"query": %v`, err)
+		}
+		t, err := l.text(`"query"`, one)
+		return []string{t}, err
+	}
+	var many []json.RawMessage
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, badRequest(`"query": want a string or a list of strings`)
+	}
+	switch {
+	case len(many) == 0:
+		return nil, badRequest(`"query": empty list: want 1 to %d queries`, l.maxQueries)
+	case len(many) > l.maxQueries:
+		return nil, badRequest(`"query": %d queries, over the limit of %d (max_queries)`, len(many), l.maxQueries)
+	}
+	out := make([]string, len(many))
+	for i, m := range many {
+		if err := json.Unmarshal(m, &out[i]); err != nil || bytes.TrimSpace(m)[0] != '"' {
+			return nil, badRequest(`"query"[%d]: want a string`, i)
+		}
+		if _, err := l.text(fmt.Sprintf(`"query"[%d]`, i), out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) wikiChatBlocks(hits []rerank.Hit) []WikiChatBlock {
+	probs := softmax(hits)
+	out := make([]WikiChatBlock, len(hits))
+	for i, h := range hits {
+		p := h.Passage
+		b := WikiChatBlock{DocumentTitle: p.Title, SectionTitle: p.Section, Content: body(p),
+			URL: p.URL, SimilarityScore: round3(h.Score), ProbabilityScore: round3(probs[i]),
+			BlockMetadata: map[string]any{"passage_id": p.ID, "doc_id": p.DocID, "rank": h.Rank,
+				"language": s.opts.Language}}
+		if p.Source != "" {
+			b.BlockMetadata["source"] = p.Source
+		}
+		if d := formatTime(p.Date); d != "" {
+			b.LastEditDate = &d
+		}
+		out[i] = b
+	}
+	return out
+}
+
+func wikiChatV1Response(hits []rerank.Hit) WikiChatV1Response {
+	probs := softmax(hits)
+	r := WikiChatV1Response{Passages: make([]string, len(hits)), PassageIDs: make([]string, len(hits)),
+		PassageRanks: make([]int, len(hits)), PassageScores: make([]float64, len(hits)), PassageProbs: probs}
+	for i, h := range hits {
+		r.Passages[i], r.PassageIDs[i], r.PassageRanks[i], r.PassageScores[i] = h.Text, h.ID, h.Rank, h.Score
+	}
+	return r
+}
+
+// softmax turns the scores of one query's hits into probabilities, shifted by the maximum
+// so that large BM25 scores do not overflow exp.
+func softmax(hits []rerank.Hit) []float64 {
+	out := make([]float64, len(hits))
+	if len(hits) == 0 {
+		return out
+	}
+	hi := math.Inf(-1)
+	for _, h := range hits {
+		hi = math.Max(hi, h.Score)
+	}
+	var sum float64
+	for i, h := range hits {
+		out[i] = math.Exp(h.Score - hi)
+		sum += out[i]
+	}
+	for i := range out {
+		out[i] /= sum
+	}
+	return out
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// body strips the title prefix Kairos passages carry ("Title | " or "Title > Section | "),
+// since WikiChat clients print document_title and section_title themselves.
+func body(p corpus.Passage) string {
+	prefix := p.Title + " | "
+	if p.Section != "" {
+		prefix = p.Title + " > " + p.Section + " | "
+	}
+	if b, ok := strings.CutPrefix(p.Text, prefix); ok {
+		return b
+	}
+	return p.Text
+}

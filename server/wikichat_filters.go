@@ -1,0 +1,143 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kairos-rag/kairos/search"
+)
+
+// wikiChatFilters maps WikiChat's filters onto Kairos's. Supported: last_edit_date with
+// eq/lt/lte/gt/gte (a date or datetime), source with eq (Kairos's input name), and language
+// with eq/ne against the index language (a mismatch matches nothing). Anything else is a 400
+// naming the filter, rather than silently ignored.
+func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
+	var f search.Filters
+	for i, sf := range fs {
+		name := fmt.Sprintf("search_filters[%d]", i)
+		if sf.FieldName == "" || sf.FilterType == "" || len(sf.FieldValue) == 0 {
+			return f, badRequest(`%s: "field_name", "filter_type" and "field_value" are required`, name)
+		}
+		switch sf.FilterType {
+		case "eq", "ne", "lt", "lte", "gt", "gte":
+		default:
+			return f, badRequest(`%s: filter_type %q: want eq, ne, lt, lte, gt or gte`, name, sf.FilterType)
+		}
+		var err error
+		switch sf.FieldName {
+		case "last_edit_date":
+			err = dateFilter(&f, name, sf)
+		case "source":
+			err = sourceFilter(&f, name, sf)
+		case "language":
+			err = languageFilter(&f, name, sf, lang)
+		default:
+			err = badRequest(`%s: field_name %q is not supported (want last_edit_date, source or language)`, name, sf.FieldName)
+		}
+		if err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
+	var s string
+	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
+		return badRequest("%s: last_edit_date field_value: want a date string", name)
+	}
+	from, to, err := parseWikiChatDate(s)
+	if err != nil {
+		return badRequest("%s: field_value %q is not a date (want YYYY-MM-DD or an ISO 8601 datetime)", name, s)
+	}
+	// Filters bound inclusively; strict bounds move by a nanosecond past the value's span.
+	switch sf.FilterType {
+	case "gte":
+		f.DateFrom = later(f.DateFrom, from)
+	case "gt":
+		f.DateFrom = later(f.DateFrom, to.Add(time.Nanosecond))
+	case "lte":
+		f.DateTo = earlier(f.DateTo, to)
+	case "lt":
+		f.DateTo = earlier(f.DateTo, from.Add(-time.Nanosecond))
+	case "eq":
+		f.DateFrom, f.DateTo = later(f.DateFrom, from), earlier(f.DateTo, to)
+	default:
+		return badRequest("%s: filter_type %q is not supported on last_edit_date (want eq, lt, lte, gt or gte)", name, sf.FilterType)
+	}
+	return nil
+}
+
+// parseWikiChatDate reads the dates WikiChat clients send: a day (spanning all of it), an
+// RFC 3339 datetime, or a naive ISO datetime as pydantic writes it, taken as UTC.
+func parseWikiChatDate(s string) (from, to time.Time, err error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, t.Add(24*time.Hour - time.Nanosecond), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), t.UTC(), nil
+		}
+	}
+	return time.Time{}, time.Time{}, fmt.Errorf("not a date: %q", s)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.IsZero() || b.After(a) {
+		return b
+	}
+	return a
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
+	var s string
+	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
+		return badRequest("%s: source field_value: want a string", name)
+	}
+	if sf.FilterType != "eq" {
+		return badRequest("%s: filter_type %q is not supported on source (want eq)", name, sf.FilterType)
+	}
+	if f.Sources != nil && !hasString(f.Sources, s) {
+		f.Sources = []string{} // two different eq filters ANDed: nothing matches
+		return nil
+	}
+	f.Sources = []string{s}
+	return nil
+}
+
+func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang string) error {
+	var s string
+	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
+		return badRequest("%s: language field_value: want a string", name)
+	}
+	match := strings.EqualFold(s, lang)
+	switch sf.FilterType {
+	case "eq":
+	case "ne":
+		match = !match
+	default:
+		return badRequest("%s: filter_type %q is not supported on language (want eq or ne)", name, sf.FilterType)
+	}
+	if !match {
+		f.Sources = []string{} // an empty, non-nil source list matches nothing
+	}
+	return nil
+}
+
+func hasString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
