@@ -98,6 +98,9 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if ix.opts.DocEvidence > 0 {
 		window = max(window, ix.opts.Window)
 	}
+	if req.PerDoc > 0 {
+		window = max(window, 3*req.K) // room to fill K after capping
+	}
 	sr := bleve.NewSearchRequestOptions(q, window, 0, false)
 	res, err := ix.gen.BM25.SearchInContext(ctx, sr)
 	if err != nil {
@@ -116,7 +119,27 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 			return nil, err
 		}
 	}
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
 	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
+}
+
+// capPerDoc keeps at most perDoc candidates of each document, in order.
+func capPerDoc(cands []candidate, perDoc int, store *indexer.Store) []candidate {
+	if perDoc <= 0 {
+		return cands
+	}
+	seen := make(map[string]int, len(cands))
+	out := cands[:0]
+	for _, c := range cands {
+		if c.doc == "" {
+			c.doc, _ = store.DocID(c.key) // a bad key fails later, in hits
+		}
+		if seen[c.doc] < perDoc {
+			seen[c.doc]++
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // candidate is a passage between retrieval and the final cut.

@@ -43,6 +43,10 @@ type Request struct {
 	Mode    Mode
 	Filters Filters
 	Exact   bool // dense: brute-force search instead of HNSW (reference, slow)
+	// PerDoc caps the passages of one document among the hits (its best ones are kept);
+	// 0 means no cap. PerDoc 1 gives a ranking of documents, as document-level evaluations
+	// (BEIR) expect.
+	PerDoc int
 }
 
 // DefaultK is the number of hits when a request does not say.

@@ -283,3 +283,25 @@ func ExampleIndex_Search() {
 	}
 	// Output: a#0 Albedo | Albedo is the fraction of sunlight that a surface reflects. Fresh snow has a high albedo.
 }
+
+func TestPerDoc(t *testing.T) {
+	ix := openIndex(t, scifact, Options{})
+	for _, per := range []int{0, 1, 2} {
+		hits, err := ix.Search(context.Background(), Request{Text: "vitamin D deficiency and bone density", K: 30, PerDoc: per})
+		if err != nil || len(hits) != 30 {
+			t.Fatalf("PerDoc %d: %d hits, %v", per, len(hits), err)
+		}
+		count := map[string]int{}
+		most := 0
+		for i, h := range hits {
+			count[h.DocID]++
+			most = max(most, count[h.DocID])
+			if h.Rank != i+1 {
+				t.Errorf("PerDoc %d: rank %d at %d", per, h.Rank, i)
+			}
+		}
+		if per > 0 && most > per || per == 0 && most < 2 {
+			t.Errorf("PerDoc %d: a document has %d passages", per, most)
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("search", "--index DIR [flags] QUERY | --batch QUERIES.jsonl [--out RUN.jsonl]", stdio.Stderr)
 	dir := fs.String("index", "", "index `directory`")
-	k := fs.Int("k", search.DefaultK, "number of hits")
+	k := fs.Int("k", 0, "number of hits (default 10, and 100 with --batch: evaluation runs need depth)")
+	perDoc := fs.Int("per-doc", 0, "at most this many passages per document (1: one hit per document); 0: no cap")
 	asJSON := fs.Bool("json", false, "print hits as JSON")
 	mode := fs.String("mode", "bm25", "retriever: bm25, dense or hybrid")
 	batch := fs.String("batch", "", "run the queries of a JSONL `file` ({\"id\"|\"_id\", \"text\"}; BEIR queries.jsonl works)")
@@ -52,8 +53,11 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("search: %w", err)
 	}
 	defer ix.Close()
-	req := search.Request{K: *k, Mode: m, Filters: filters}
+	req := search.Request{K: *k, Mode: m, Filters: filters, PerDoc: *perDoc}
 	if *batch != "" {
+		if req.K == 0 {
+			req.K = 100
+		}
 		if len(pos) > 0 {
 			return usageErr(fs, "give either --batch or a query, not both")
 		}

@@ -1,0 +1,94 @@
+package annbench
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestGenerate(t *testing.T) {
+	a := Generate(500, 50, 24, 3)
+	b := Generate(500, 50, 24, 3)
+	c := Generate(500, 50, 24, 4)
+	if len(a.Base) != 500 || len(a.Queries) != 50 || a.Dim != 24 {
+		t.Fatalf("sizes %d/%d/%d", len(a.Base), len(a.Queries), a.Dim)
+	}
+	same := func(x, y []float32) bool {
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(a.Base[7], b.Base[7]) || !same(a.Queries[3], b.Queries[3]) {
+		t.Error("same seed, different data")
+	}
+	if same(a.Base[7], c.Base[7]) {
+		t.Error("different seeds, same data")
+	}
+	for _, v := range append(a.Base, a.Queries...) {
+		var ss float64
+		for _, x := range v {
+			ss += float64(x) * float64(x)
+		}
+		if math.Abs(ss-1) > 1e-5 {
+			t.Fatalf("vector norm^2 %v, want 1", ss)
+		}
+	}
+	for _, q := range a.Queries {
+		for _, v := range a.Base {
+			if same(q, v) {
+				t.Fatal("a query is a base vector")
+			}
+		}
+	}
+	// Clustered: a point's best match among the others is far closer than a random pair.
+	var nn, random float64
+	for i := range 50 {
+		best := -1.0
+		for j, v := range a.Base {
+			if j != i {
+				best = max(best, dot64(a.Base[i], v))
+			}
+		}
+		nn += best
+		random += dot64(a.Base[i], a.Base[i+250])
+	}
+	if nn/50 < 0.5 || random/50 > 0.2 {
+		t.Errorf("mean nearest-neighbour cosine %.2f, mean random-pair cosine %.2f: not clustered", nn/50, random/50)
+	}
+}
+
+func dot64(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func TestDumpRoundTrip(t *testing.T) {
+	ds := Generate(100, 5, 8, 1)
+	gt := make([][]uint64, 5)
+	for i := range gt {
+		gt[i] = []uint64{9, 8, 7, 6, 5, 4, 3, 2, 1, uint64(i)}
+	}
+	dir := t.TempDir()
+	if err := Dump(dir, ds, gt, Config{Efs: []int{16}, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := os.ReadFile(filepath.Join(dir, "base.f32"))
+	if len(base) != 100*8*4 || math.Float32frombits(binary.LittleEndian.Uint32(base[4*(8*3+2):])) != ds.Base[3][2] {
+		t.Error("base.f32 does not hold the base vectors row-major little-endian")
+	}
+	g, _ := os.ReadFile(filepath.Join(dir, "gt.i32"))
+	if len(g) != 5*10*4 || binary.LittleEndian.Uint32(g[4*(10*4+9):]) != 4 {
+		t.Error("gt.i32 does not hold the ground truth")
+	}
+	if err := Dump(dir, ds, [][]uint64{{1}}, Config{}); err == nil {
+		t.Error("short ground truth row accepted")
+	}
+}

@@ -1,0 +1,258 @@
+package annbench
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/kairos-rag/kairos/search/hnsw"
+)
+
+// K is the recall cut-off: recall@10.
+const K = 10
+
+// Config is one benchmark run.
+type Config struct {
+	N, Dim, Queries int    // base size, dimension, query count
+	Efs             []int  // search ef values to measure
+	M, EfC          int    // graph parameters (0: hnsw defaults 16 and 200)
+	Seed            int64  // data and graph seed
+	Workers         int    // build goroutines (0: GOMAXPROCS); search is always single-threaded
+	Repeat          int    // timed passes over the queries per ef, best QPS kept (0: 1)
+	Dump            string // if set, directory for the hnswlib input files (see Dump)
+}
+
+// Validate checks the sizes.
+func (c Config) Validate() error {
+	switch {
+	case c.N < K:
+		return fmt.Errorf("annbench: n %d must be at least %d", c.N, K)
+	case c.Dim < 1:
+		return fmt.Errorf("annbench: dim %d must be positive", c.Dim)
+	case c.Queries < 1:
+		return fmt.Errorf("annbench: queries %d must be positive", c.Queries)
+	case len(c.Efs) == 0:
+		return fmt.Errorf("annbench: no ef values")
+	}
+	for _, ef := range c.Efs {
+		if ef < 1 {
+			return fmt.Errorf("annbench: ef %d must be positive", ef)
+		}
+	}
+	return hnsw.Options{M: c.M, EfConstruction: c.EfC, Workers: c.Workers}.Validate()
+}
+
+// Row is the result for one ef; its JSON form is the line `kairos bench ann --json` prints and the
+// hnswlib script prints too.
+type Row struct {
+	Ef           int     `json:"ef"`
+	Recall       float64 `json:"recall_at_10"`
+	QPS          float64 `json:"qps"`
+	BuildSeconds float64 `json:"build_seconds"`
+	N            int     `json:"n"`
+	Dim          int     `json:"dim"`
+}
+
+// Run generates the data, computes exact ground truth, optionally dumps everything for hnswlib,
+// builds the graph (timed) and measures recall@10 and single-thread QPS for every ef. Progress goes
+// to log.
+func Run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	ds := Generate(cfg.N, cfg.Queries, cfg.Dim, cfg.Seed)
+	fmt.Fprintf(log, "generated %d base + %d query vectors of dim %d in %.1fs\n", cfg.N, cfg.Queries, cfg.Dim, time.Since(t0).Seconds())
+	t0 = time.Now()
+	gt, err := GroundTruth(ctx, ds, cfg.Workers)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "exact ground truth in %.1fs\n", time.Since(t0).Seconds())
+	if cfg.Dump != "" {
+		if err := Dump(cfg.Dump, ds, gt, cfg); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "dumped data to %s\n", cfg.Dump)
+	}
+	g, build, err := Build(ctx, ds, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "built HNSW (M %d, efConstruction %d) in %.2fs\n", g.Options().M, g.Options().EfConstruction, build)
+	rows := make([]Row, 0, len(cfg.Efs))
+	for _, ef := range cfg.Efs {
+		// Best of Repeat passes: on a shared machine the fastest pass is the one least disturbed
+		// by other processes. Recall is the same in every pass (search is deterministic).
+		var recall, qps float64
+		for range max(cfg.Repeat, 1) {
+			r, q, err := Measure(g, ds.Queries, gt, ef)
+			if err != nil {
+				return nil, err
+			}
+			recall, qps = r, max(qps, q)
+		}
+		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim})
+	}
+	return rows, nil
+}
+
+// GroundTruth returns the exact top-K keys (base indices) of every query, queries spread over
+// workers goroutines (0: GOMAXPROCS).
+func GroundTruth(ctx context.Context, ds Dataset, workers int) ([][]uint64, error) {
+	ex, err := hnsw.NewExact(ds.Dim, hnsw.Dot)
+	if err != nil {
+		return nil, err
+	}
+	if err := ex.Add(seqKeys(len(ds.Base)), ds.Base); err != nil {
+		return nil, err
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	gt := make([][]uint64, len(ds.Queries))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(ds.Queries); i += workers {
+				if ctx.Err() != nil {
+					errs[w] = ctx.Err()
+					return
+				}
+				res, err := ex.Search(ds.Queries[i], K)
+				if err != nil {
+					errs[w] = fmt.Errorf("exact search of query %d: %w", i, err)
+					return
+				}
+				gt[i] = make([]uint64, len(res))
+				for j, r := range res {
+					gt[i][j] = r.Key
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return gt, nil
+}
+
+// Build inserts the base set (key = index) in chunks, reporting progress, and returns the graph and
+// the build time in seconds.
+func Build(ctx context.Context, ds Dataset, cfg Config, log io.Writer) (*hnsw.Graph, float64, error) {
+	g, err := hnsw.New(ds.Dim, hnsw.Options{M: cfg.M, EfConstruction: cfg.EfC, Seed: cfg.Seed,
+		Metric: hnsw.Dot, Workers: cfg.Workers})
+	if err != nil {
+		return nil, 0, err
+	}
+	keys := seqKeys(len(ds.Base))
+	const chunk = 10000
+	t0 := time.Now()
+	for i := 0; i < len(keys); i += chunk {
+		j := min(i+chunk, len(keys))
+		if err := g.Add(ctx, keys[i:j], ds.Base[i:j]); err != nil {
+			return nil, 0, fmt.Errorf("building: %w", err)
+		}
+		el := time.Since(t0).Seconds()
+		rate := float64(j) / el
+		fmt.Fprintf(log, "  inserted %d/%d (%.0f/s, ETA %.0fs)\n", j, len(keys), rate, float64(len(keys)-j)/rate)
+	}
+	return g, time.Since(t0).Seconds(), nil
+}
+
+// Measure runs every query at ef on the calling goroutine and returns mean recall@K against gt and
+// queries per second.
+func Measure(g *hnsw.Graph, queries [][]float32, gt [][]uint64, ef int) (recall, qps float64, err error) {
+	found := 0
+	t0 := time.Now()
+	res := make([][]hnsw.Result, len(queries))
+	for i, q := range queries {
+		if res[i], err = g.Search(q, K, ef); err != nil {
+			return 0, 0, err
+		}
+	}
+	el := time.Since(t0).Seconds()
+	total := 0
+	for i, r := range res {
+		truth := make(map[uint64]bool, len(gt[i]))
+		for _, k := range gt[i] {
+			truth[k] = true
+		}
+		for _, x := range r {
+			if truth[x.Key] {
+				found++
+			}
+		}
+		total += len(gt[i])
+	}
+	return float64(found) / float64(total), float64(len(queries)) / el, nil
+}
+
+func seqKeys(n int) []uint64 {
+	k := make([]uint64, n)
+	for i := range k {
+		k[i] = uint64(i)
+	}
+	return k
+}
+
+// Dump writes base.f32 and queries.f32 (row-major little-endian float32), gt.i32 (K little-endian
+// int32 base indices per query, best first) and meta.json, for search/hnsw/bench/hnswlib_bench.py.
+func Dump(dir string, ds Dataset, gt [][]uint64, cfg Config) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("annbench: dump: %w", err)
+	}
+	f32 := func(name string, vs [][]float32) error {
+		b := make([]byte, 0, len(vs)*ds.Dim*4)
+		for _, v := range vs {
+			for _, x := range v {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+			}
+		}
+		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	if err := f32("base.f32", ds.Base); err != nil {
+		return fmt.Errorf("annbench: dump: %w", err)
+	}
+	if err := f32("queries.f32", ds.Queries); err != nil {
+		return fmt.Errorf("annbench: dump: %w", err)
+	}
+	b := make([]byte, 0, len(gt)*K*4)
+	for i, row := range gt {
+		if len(row) != K {
+			return fmt.Errorf("annbench: dump: query %d has %d exact neighbours, want %d", i, len(row), K)
+		}
+		for _, k := range row {
+			b = binary.LittleEndian.AppendUint32(b, uint32(k))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gt.i32"), b, 0o644); err != nil {
+		return fmt.Errorf("annbench: dump: %w", err)
+	}
+	m := cfg.M
+	if m == 0 {
+		m = hnsw.DefaultM
+	}
+	efc := cfg.EfC
+	if efc == 0 {
+		efc = hnsw.DefaultEfConstruction
+	}
+	meta, _ := json.Marshal(map[string]any{"n": len(ds.Base), "dim": ds.Dim, "queries": len(ds.Queries),
+		"k": K, "seed": cfg.Seed, "m": m, "efc": efc, "efs": cfg.Efs})
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), append(meta, '\n'), 0o644); err != nil {
+		return fmt.Errorf("annbench: dump: %w", err)
+	}
+	return nil
+}

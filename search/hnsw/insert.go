@@ -1,0 +1,363 @@
+package hnsw
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Add inserts vecs[i] under keys[i]. The batch is validated first (dimension, keys unique within
+// the batch and not live in the graph) and nothing is inserted if it is invalid. A key that was
+// deleted may be added again; it then gets a new node. Insertion runs on Options.Workers
+// goroutines. If ctx is cancelled, the vectors inserted so far stay and the rest are rolled back;
+// the error says how many were added.
+func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error {
+	if len(keys) != len(vecs) {
+		return fmt.Errorf("hnsw: add: %d keys but %d vectors", len(keys), len(vecs))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	seen := make(map[uint64]int, len(keys))
+	for i, v := range vecs {
+		if len(v) != g.dim {
+			return fmt.Errorf("%w: add: vector %d (key %d) has %d, index has %d", ErrDim, i, keys[i], len(v), g.dim)
+		}
+		if _, ok := g.byKey[keys[i]]; ok {
+			return fmt.Errorf("hnsw: add: vector %d: key %d already present (delete it first)", i, keys[i])
+		}
+		if j, ok := seen[keys[i]]; ok {
+			return fmt.Errorf("hnsw: add: vectors %d and %d share key %d", j, i, keys[i])
+		}
+		seen[keys[i]] = i
+	}
+	if len(g.keys)+len(keys) > maxNodes {
+		return fmt.Errorf("hnsw: add: %d nodes would exceed the limit of %d", len(g.keys)+len(keys), maxNodes)
+	}
+
+	first := len(g.keys)
+	g.grow(keys, vecs)
+	next := first
+	if g.maxLevel < 0 { // empty graph: the first node is the entry point and needs no links
+		g.entry, g.maxLevel = uint32(first), int(g.levels[first])
+		next++
+	}
+	done, err := g.insertAll(ctx, next, len(g.keys))
+	if err != nil {
+		g.truncate(done)
+		return fmt.Errorf("hnsw: add interrupted after %d of %d vectors: %w", done-first, len(keys), err)
+	}
+	s := g.getScratch(len(g.keys))
+	g.repair(s)
+	g.scratch.Put(s)
+	return nil
+}
+
+// grow appends storage for a batch: vectors (normalised under Cosine), keys, levels, empty lists.
+func (g *Graph) grow(keys []uint64, vecs [][]float32) {
+	first := len(g.keys)
+	n := first + len(keys)
+	g.vecs = slices.Grow(g.vecs, len(keys)*g.dim)
+	g.level0 = slices.Grow(g.level0, len(keys)*g.stride)
+	for i, v := range vecs {
+		o := len(g.vecs)
+		g.vecs = append(g.vecs, v...)
+		if g.opts.Metric == Cosine {
+			normalizeInto(g.vecs[o:], v)
+		}
+		id := uint32(first + i)
+		lvl := g.randomLevel(id)
+		g.keys = append(g.keys, keys[i])
+		g.levels = append(g.levels, lvl)
+		g.upperOff = append(g.upperOff, uint32(len(g.upper)))
+		if lvl > 0 {
+			g.upper = append(g.upper, make([]uint32, int(lvl)*(g.m+1))...)
+		}
+		g.level0 = append(g.level0, make([]uint32, g.stride)...)
+		g.byKey[keys[i]] = id
+	}
+	for len(g.deleted)*64 < n {
+		g.deleted = append(g.deleted, 0)
+	}
+}
+
+// truncate rolls the graph back to its first n nodes after an interrupted Add. Nodes are claimed
+// in id order and a claimed node is always finished, so the first n nodes never link past n.
+func (g *Graph) truncate(n int) {
+	for _, k := range g.keys[n:] {
+		delete(g.byKey, k)
+	}
+	if n < len(g.keys) {
+		g.upper = g.upper[:g.upperOff[n]]
+	}
+	g.vecs = g.vecs[:n*g.dim]
+	g.keys = g.keys[:n]
+	g.levels = g.levels[:n]
+	g.upperOff = g.upperOff[:n]
+	g.level0 = g.level0[:n*g.stride]
+	if n == 0 {
+		g.maxLevel = -1
+	}
+}
+
+// builder holds the state shared by the insertion workers of one Add call.
+type builder struct {
+	g     *Graph
+	locks []sync.Mutex // one per node, guarding its lists on every level; nil with one worker
+	epMu  sync.Mutex   // guards g.entry and g.maxLevel
+}
+
+// insertAll inserts nodes [from, to) and returns the end of the finished prefix.
+func (g *Graph) insertAll(ctx context.Context, from, to int) (int, error) {
+	b := &builder{g: g}
+	workers := min(g.opts.Workers, to-from)
+	if workers <= 1 { // no locks: nothing else touches the lists
+		s := g.getScratch(to)
+		defer g.scratch.Put(s)
+		for id := from; id < to; id++ {
+			if id%256 == 0 && ctx.Err() != nil {
+				return id, ctx.Err()
+			}
+			b.insert(s, uint32(id))
+		}
+		return to, nil
+	}
+	b.locks = make([]sync.Mutex, to)
+	var next atomic.Int64
+	next.Store(int64(from))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			s := &searchScratch{visited: make([]uint32, to)}
+			for {
+				if ctx.Err() != nil {
+					return
+				}
+				id := next.Add(1) - 1
+				if id >= int64(to) {
+					return
+				}
+				s.gen++
+				if s.gen == 0 {
+					clear(s.visited)
+					s.gen = 1
+				}
+				b.insert(s, uint32(id))
+			}
+		})
+	}
+	wg.Wait()
+	if done := int(next.Load()); done < to {
+		return done, ctx.Err()
+	}
+	return to, nil
+}
+
+// insert links node id into the graph (the paper's INSERT, algorithm 1).
+func (b *builder) insert(s *searchScratch, id uint32) {
+	g := b.g
+	q := g.vec(id)
+	lvl := int(g.levels[id])
+
+	b.epMu.Lock()
+	ep, top := g.entry, g.maxLevel
+	if lvl <= top {
+		b.epMu.Unlock()
+	} else {
+		// A new top node: hold epMu until it is linked, so no other insertion starts from an
+		// entry point that is not yet reachable (hnswlib does the same).
+		defer func() {
+			g.entry, g.maxLevel = id, lvl
+			b.epMu.Unlock()
+		}()
+	}
+
+	cur, curS := ep, dot(q, g.vec(ep))
+	for l := top; l > lvl; l-- {
+		cur, curS = b.greedy(s, q, cur, curS, l)
+	}
+	// Find the neighbours on every level top-down, then link bottom-up. Linking bottom-up matters
+	// with parallel workers: once another insertion can reach this node on level l, its lists on
+	// all lower levels are already filled, so a search descending through it never starts from an
+	// empty list (which left nodes with a single, later overwritten, link: unreachable). With one
+	// worker the order changes nothing: each level's search reads only that level's lists.
+	start := min(lvl, top)
+	for l := start; l >= 0; l-- {
+		s.gen++
+		if s.gen == 0 {
+			clear(s.visited)
+			s.gen = 1
+		}
+		s.visited[id] = s.gen // never link a node to itself
+		w := b.searchLayer(s, q, cur, curS, l, g.opts.EfConstruction)
+		s.levelSel[l] = g.selectNeighbors(w, g.m, s.levelSel[l][:0])
+		cur, curS = w[0].id, w[0].score
+	}
+	for l := 0; l <= start; l++ {
+		sel := s.levelSel[l]
+		b.lock(id)
+		lst := g.list(id, l)
+		lst[0] = uint32(len(sel))
+		for i, it := range sel {
+			lst[1+i] = it.id
+		}
+		b.unlock(id)
+		for _, it := range sel {
+			b.link(it.id, id, it.score, l)
+		}
+	}
+}
+
+func (b *builder) lock(id uint32) {
+	if b.locks != nil {
+		b.locks[id].Lock()
+	}
+}
+
+func (b *builder) unlock(id uint32) {
+	if b.locks != nil {
+		b.locks[id].Unlock()
+	}
+}
+
+// greedy is Graph.greedy reading lists under their node's lock.
+func (b *builder) greedy(s *searchScratch, q []float32, cur uint32, curS float32, l int) (uint32, float32) {
+	for changed := true; changed; {
+		changed = false
+		for _, nb := range b.neighbors(s, cur, l) {
+			if sc := dot(q, b.g.vec(nb)); sc > curS {
+				cur, curS, changed = nb, sc, true
+			}
+		}
+	}
+	return cur, curS
+}
+
+// neighbors returns the list of id at level l: with one worker the list itself, with several a
+// copy taken under the node's lock.
+func (b *builder) neighbors(s *searchScratch, id uint32, l int) []uint32 {
+	if b.locks == nil {
+		lst := b.g.list(id, l)
+		return lst[1 : 1+lst[0]]
+	}
+	b.locks[id].Lock()
+	lst := b.g.list(id, l)
+	s.ids = append(s.ids[:0], lst[1:1+lst[0]]...)
+	b.locks[id].Unlock()
+	return s.ids
+}
+
+// searchLayer is SEARCH-LAYER (algorithm 2). It includes deleted nodes:
+// they are valid routes. It returns the found nodes sorted best first, in s.cand's backing array.
+func (b *builder) searchLayer(s *searchScratch, q []float32, ep uint32, epS float32, l, ef int) []item {
+	g := b.g
+	vis, gen := s.visited, s.gen
+	cand, res := s.cand[:0], s.res[:0]
+	vis[ep] = gen
+	cand.push(item{epS, ep})
+	res.push(item{epS, ep})
+	for len(cand) > 0 {
+		c := cand.pop()
+		if len(res) >= ef && c.score < res[0].score {
+			break
+		}
+		todo := s.todo[:0]
+		for _, nb := range b.neighbors(s, c.id, l) {
+			if vis[nb] == gen {
+				continue
+			}
+			vis[nb] = gen
+			todo = append(todo, nb)
+			prefetch(unsafe.Pointer(&g.vecs[int(nb)*g.dim]), g.prefetchLines)
+		}
+		s.todo = todo
+		for _, nb := range todo {
+			sc := dot(q, g.vec(nb))
+			if len(res) < ef || sc > res[0].score {
+				cand.push(item{sc, nb})
+				res.push(item{sc, nb})
+				if len(res) > ef {
+					res.pop()
+				}
+			}
+		}
+	}
+	// Drain worst first into cand's array, reversed, so the result is best first.
+	out := slices.Grow(cand[:0], len(res))[:len(res)]
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = res.pop()
+	}
+	s.cand, s.res = out, res
+	return out
+}
+
+// selectNeighbors is the paper's heuristic (algorithm 4, without extending or keeping pruned
+// candidates, as in hnswlib): walking candidates best first, keep c only if it is closer to the
+// base than to every neighbour already kept. This spreads links across directions, which is what
+// keeps clustered data navigable. cands must be sorted best first.
+func (g *Graph) selectNeighbors(cands []item, m int, out []item) []item {
+	if len(cands) <= m {
+		return append(out, cands...)
+	}
+	for _, c := range cands {
+		if len(out) >= m {
+			break
+		}
+		cv := g.vec(c.id)
+		good := true
+		for _, r := range out {
+			if dot(cv, g.vec(r.id)) > c.score {
+				good = false
+				break
+			}
+		}
+		if good {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// link adds the edge from -> to at level l, with score = sim(from, to). When from's list is full
+// it is re-selected with the heuristic among the old neighbours and the new one.
+func (b *builder) link(from, to uint32, score float32, l int) {
+	g := b.g
+	maxN := g.m
+	if l == 0 {
+		maxN = g.m0
+	}
+	b.lock(from)
+	defer b.unlock(from)
+	lst := g.list(from, l)
+	n := int(lst[0])
+	if n < maxN {
+		lst[1+n] = to
+		lst[0]++
+		return
+	}
+	fv := g.vec(from)
+	cands := make([]item, 0, n+1)
+	cands = append(cands, item{score, to})
+	for _, nb := range lst[1 : 1+n] {
+		cands = append(cands, item{dot(fv, g.vec(nb)), nb})
+	}
+	slices.SortFunc(cands, func(a, b item) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return int(a.id) - int(b.id)
+	})
+	sel := g.selectNeighbors(cands, maxN, make([]item, 0, maxN))
+	lst[0] = uint32(len(sel))
+	for i, it := range sel {
+		lst[1+i] = it.id
+	}
+}

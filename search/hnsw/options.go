@@ -1,0 +1,92 @@
+package hnsw
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Metric selects how vectors are compared. Both score by dot product; they differ in whether the
+// index normalises what it is given.
+type Metric uint8
+
+const (
+	// Cosine (the default) L2-normalises every added vector and every query, so the score is the
+	// cosine similarity in [-1, 1]. Safe for embeddings whether or not the encoder normalised them.
+	Cosine Metric = iota
+	// Dot uses vectors as given: the score is the raw inner product. Use it only when the vectors
+	// are already normalised (it skips one pass over each query) or when inner product is wanted.
+	Dot
+)
+
+func (m Metric) String() string {
+	switch m {
+	case Cosine:
+		return "cosine"
+	case Dot:
+		return "dot"
+	}
+	return fmt.Sprintf("Metric(%d)", uint8(m))
+}
+
+// Options configures a Graph. The zero value of every field means "use the default".
+type Options struct {
+	// M is the number of neighbours kept per node on the upper levels; level 0 keeps 2*M.
+	// Larger M raises recall and memory use. Default 16, range 2..256.
+	M int
+	// EfConstruction is the candidate-list size while inserting. Larger builds a better graph,
+	// more slowly. Default 200; at least M.
+	EfConstruction int
+	// EfSearch is the candidate-list size Search uses when called with ef <= 0. Default 64.
+	// It is raised to k when smaller.
+	EfSearch int
+	// Seed drives the random level of each node. With Workers == 1, the same Seed, keys, vectors
+	// and Add batches build the same graph byte for byte.
+	Seed int64
+	// Metric is Cosine (default) or Dot.
+	Metric Metric
+	// Workers is the number of goroutines inserting in parallel within one Add call.
+	// Default runtime.GOMAXPROCS(0). Parallel insertion is not deterministic.
+	Workers int
+}
+
+// Defaults.
+const (
+	DefaultM              = 16
+	DefaultEfConstruction = 200
+	DefaultEfSearch       = 64
+)
+
+// withDefaults returns o with zero fields replaced by their defaults.
+func (o Options) withDefaults() Options {
+	if o.M == 0 {
+		o.M = DefaultM
+	}
+	if o.EfConstruction == 0 {
+		o.EfConstruction = DefaultEfConstruction
+	}
+	if o.EfSearch == 0 {
+		o.EfSearch = DefaultEfSearch
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Validate reports the first invalid field, after defaults are applied.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	switch {
+	case o.M < 2 || o.M > 256:
+		return fmt.Errorf("hnsw: M %d out of range 2..256", o.M)
+	case o.EfConstruction < o.M:
+		return fmt.Errorf("hnsw: EfConstruction %d below M %d", o.EfConstruction, o.M)
+	case o.EfSearch < 1:
+		return fmt.Errorf("hnsw: EfSearch %d must be positive", o.EfSearch)
+	case o.Metric != Cosine && o.Metric != Dot:
+		return fmt.Errorf("hnsw: unknown metric %v", o.Metric)
+	case o.Workers < 1:
+		return fmt.Errorf("hnsw: Workers %d must be positive", o.Workers)
+	}
+	return nil
+}

@@ -1,0 +1,397 @@
+package hnsw
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// On-disk format, version 1, all integers little-endian:
+//
+//	header (80 bytes): magic "KAIHNSW\x00", version u32, dim u32, M u32, EfConstruction u32,
+//	  EfSearch u32, metric u32, seed i64, nodes u64, upper-list length u64, entry u32,
+//	  max level i32, deleted count u64, reserved u32, CRC-32C of the preceding header bytes u32
+//	body: vectors f32[nodes*dim], keys u64[nodes], levels u8[nodes], upper offsets u32[nodes],
+//	  level-0 lists u32[nodes*(2M+1)], upper lists u32[upper length], tombstones u64[ceil(nodes/64)]
+//	trailer: CRC-32C of the body u32
+//
+// The header has its own checksum so that a corrupt size field is caught before anything is
+// allocated from it. Each body section is read straight into its final typed slice.
+const (
+	formatVersion = 1
+	headerSize    = 80
+	maxDim        = 1 << 16
+	maxNodes      = 1<<31 - 1
+)
+
+var (
+	magic    = [8]byte{'K', 'A', 'I', 'H', 'N', 'S', 'W', 0}
+	crcTable = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// ErrCorrupt marks a file that fails its checksum or structural checks.
+var ErrCorrupt = errors.New("hnsw: index file corrupt")
+
+type header struct {
+	Magic            [8]byte
+	Version, Dim, M  uint32
+	EfConstruction   uint32
+	EfSearch, Metric uint32
+	Seed             int64
+	Nodes, UpperLen  uint64
+	Entry            uint32
+	MaxLevel         int32
+	Deleted          uint64
+	Reserved, CRC    uint32
+}
+
+// WriteTo writes the graph in the versioned, checksummed format. It blocks Add and Delete (not
+// Search) while it runs.
+func (g *Graph) WriteTo(w io.Writer) (int64, error) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n := len(g.keys)
+	h := header{
+		Magic: magic, Version: formatVersion, Dim: uint32(g.dim), M: uint32(g.opts.M),
+		EfConstruction: uint32(g.opts.EfConstruction), EfSearch: uint32(g.opts.EfSearch),
+		Metric: uint32(g.opts.Metric), Seed: g.opts.Seed, Nodes: uint64(n),
+		UpperLen: uint64(len(g.upper)), Entry: g.entry, MaxLevel: int32(g.maxLevel),
+		Deleted: uint64(g.nDeleted),
+	}
+	hb, _ := binary.Append(nil, binary.LittleEndian, &h)
+	h.CRC = crc32.Checksum(hb[:headerSize-4], crcTable)
+	binary.LittleEndian.PutUint32(hb[headerSize-4:], h.CRC)
+	cw := &crcWriter{w: w, h: crc32.New(crcTable)}
+	if _, err := w.Write(hb); err != nil {
+		return 0, fmt.Errorf("hnsw: writing header: %w", err)
+	}
+	cw.n = headerSize
+	sections := []struct {
+		name string
+		data any
+	}{
+		{"vectors", g.vecs}, {"keys", g.keys}, {"levels", g.levels}, {"upper offsets", g.upperOff},
+		{"level-0 lists", g.level0}, {"upper lists", g.upper}, {"tombstones", g.deleted[:words(n)]},
+	}
+	for _, s := range sections {
+		if err := writeSection(cw, s.data); err != nil {
+			return cw.n, fmt.Errorf("hnsw: writing %s at byte %d: %w", s.name, cw.n, err)
+		}
+	}
+	sum := binary.LittleEndian.AppendUint32(nil, cw.h.Sum32())
+	if _, err := w.Write(sum); err != nil {
+		return cw.n, fmt.Errorf("hnsw: writing checksum: %w", err)
+	}
+	return cw.n + 4, nil
+}
+
+func words(n int) int { return (n + 63) / 64 }
+
+// Save writes the graph to path atomically: a temporary file in the same directory is written,
+// synced and renamed over path, so a crash leaves either the old file or the new one.
+func (g *Graph) Save(path string) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("hnsw: saving %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if _, err = g.WriteTo(bw); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("hnsw: saving %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("hnsw: saving %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("hnsw: saving %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("hnsw: saving %s: %w", path, err)
+	}
+	if d, derr := os.Open(filepath.Dir(path)); derr == nil { // persist the rename itself
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Load reads a graph saved with Save or WriteTo.
+func Load(path string) (*Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hnsw: loading: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("hnsw: loading: %w", err)
+	}
+	g, err := Read(&sizedReader{r: bufio.NewReaderSize(f, 1<<20), left: st.Size()})
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", path, err)
+	}
+	return g, nil
+}
+
+// sizedReader tells Read how many bytes remain (Len), so Load rejects a truncated file before
+// allocating for it, even through a bufio.Reader.
+type sizedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
+	return n, err
+}
+
+func (s *sizedReader) Len() int { return int(s.left) }
+
+// Read reads a graph written by WriteTo. It verifies the header and body checksums and the
+// structure (every neighbour id in range, list counts within M, levels consistent), so a corrupt
+// or truncated input yields an error, never a panic or a bad graph. When r reports its remaining
+// size (Len() int, like *bytes.Reader), a size mismatch is reported before any allocation.
+// The graph's Workers option is reset to its default.
+func Read(r io.Reader) (*Graph, error) {
+	hb := make([]byte, headerSize)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return nil, fmt.Errorf("hnsw: reading header: %w", truncated(err))
+	}
+	var h header
+	if _, err := binary.Decode(hb, binary.LittleEndian, &h); err != nil {
+		return nil, fmt.Errorf("hnsw: decoding header: %w", err)
+	}
+	if h.Magic != magic {
+		return nil, fmt.Errorf("hnsw: not a Kairos HNSW file (magic %q)", h.Magic[:])
+	}
+	if h.Version != formatVersion {
+		return nil, fmt.Errorf("hnsw: unsupported format version %d (this build reads %d)", h.Version, formatVersion)
+	}
+	if got := crc32.Checksum(hb[:headerSize-4], crcTable); got != h.CRC {
+		return nil, fmt.Errorf("%w: header checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, h.CRC, got)
+	}
+	g, err := graphFromHeader(&h)
+	if err != nil {
+		return nil, err
+	}
+	n := int(h.Nodes)
+	bodySize := uint64(n)*uint64(g.dim)*4 + uint64(n)*(8+1+4) + uint64(n)*uint64(g.stride)*4 +
+		h.UpperLen*4 + uint64(words(n))*8
+	if l, ok := r.(interface{ Len() int }); ok && uint64(l.Len()) != bodySize+4 {
+		return nil, fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", bodySize+4, l.Len())
+	}
+
+	g.vecs = make([]float32, n*g.dim)
+	g.keys = make([]uint64, n)
+	g.levels = make([]uint8, n)
+	g.upperOff = make([]uint32, n)
+	g.level0 = make([]uint32, n*g.stride)
+	g.deleted = make([]uint64, words(n))
+	cr := &crcReader{r: r, h: crc32.New(crcTable), n: headerSize}
+	sections := []struct {
+		name string
+		data any
+	}{{"vectors", g.vecs}, {"keys", g.keys}, {"levels", g.levels}, {"upper offsets", g.upperOff}}
+	for _, s := range sections {
+		if err := readSection(cr, s.data); err != nil {
+			return nil, fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
+		}
+	}
+	// Check the level structure before trusting UpperLen for an allocation.
+	var upperLen uint64
+	for i, l := range g.levels {
+		if int(l) > g.maxLevel || l >= maxLevels {
+			return nil, fmt.Errorf("%w: node %d has level %d above the top level %d", ErrCorrupt, i, l, g.maxLevel)
+		}
+		if l > 0 && uint64(g.upperOff[i]) != upperLen {
+			return nil, fmt.Errorf("%w: node %d upper offset %d, expected %d", ErrCorrupt, i, g.upperOff[i], upperLen)
+		}
+		upperLen += uint64(l) * uint64(g.m+1)
+	}
+	if upperLen != h.UpperLen {
+		return nil, fmt.Errorf("%w: upper lists hold %d entries, header says %d", ErrCorrupt, upperLen, h.UpperLen)
+	}
+	g.upper = make([]uint32, upperLen)
+	for _, s := range []struct {
+		name string
+		data any
+	}{{"level-0 lists", g.level0}, {"upper lists", g.upper}, {"tombstones", g.deleted}} {
+		if err := readSection(cr, s.data); err != nil {
+			return nil, fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
+		}
+	}
+	want := cr.h.Sum32()
+	var tb [4]byte
+	if _, err := io.ReadFull(r, tb[:]); err != nil {
+		return nil, fmt.Errorf("hnsw: reading checksum at byte %d: %w", cr.n, truncated(err))
+	}
+	if got := binary.LittleEndian.Uint32(tb[:]); got != want {
+		return nil, fmt.Errorf("%w: body checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, got, want)
+	}
+	if err := g.checkStructure(h.Deleted); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// graphFromHeader validates the header fields and returns a graph with options and sizes set.
+func graphFromHeader(h *header) (*Graph, error) {
+	opts := Options{M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
+		Metric: Metric(h.Metric), Seed: h.Seed}
+	if h.M == 0 || h.EfConstruction == 0 || h.EfSearch == 0 || h.Metric > uint32(Dot) || h.M > 256 {
+		return nil, fmt.Errorf("%w: invalid options in header (M %d, efConstruction %d, efSearch %d, metric %d)",
+			ErrCorrupt, h.M, h.EfConstruction, h.EfSearch, h.Metric)
+	}
+	if h.Dim < 1 || h.Dim > maxDim || h.Nodes > maxNodes {
+		return nil, fmt.Errorf("%w: dimension %d or node count %d out of range", ErrCorrupt, h.Dim, h.Nodes)
+	}
+	g, err := New(int(h.Dim), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if (h.Nodes == 0) != (h.MaxLevel == -1) || h.MaxLevel < -1 || h.MaxLevel >= maxLevels ||
+		(h.Nodes > 0 && uint64(h.Entry) >= h.Nodes) || h.Deleted > h.Nodes ||
+		h.UpperLen > h.Nodes*maxLevels*uint64(g.m+1) {
+		return nil, fmt.Errorf("%w: inconsistent header (nodes %d, entry %d, max level %d, deleted %d)",
+			ErrCorrupt, h.Nodes, h.Entry, h.MaxLevel, h.Deleted)
+	}
+	g.entry, g.maxLevel = h.Entry, int(h.MaxLevel)
+	return g, nil
+}
+
+// checkStructure verifies what the checksum cannot: that the lists are well formed. A file written
+// by a buggy or hostile producer must not make Search index out of range.
+func (g *Graph) checkStructure(deleted uint64) error {
+	n := len(g.keys)
+	if n > 0 && int(g.levels[g.entry]) != g.maxLevel {
+		return fmt.Errorf("%w: entry node %d has level %d, header says %d", ErrCorrupt, g.entry, g.levels[g.entry], g.maxLevel)
+	}
+	check := func(id, l int, lst []uint32, maxN int) error {
+		if int(lst[0]) > maxN {
+			return fmt.Errorf("%w: node %d level %d lists %d neighbours, max %d", ErrCorrupt, id, l, lst[0], maxN)
+		}
+		for _, nb := range lst[1 : 1+lst[0]] {
+			if int(nb) >= n {
+				return fmt.Errorf("%w: node %d level %d links to node %d of %d", ErrCorrupt, id, l, nb, n)
+			}
+		}
+		return nil
+	}
+	var dead uint64
+	for id := range n {
+		if err := check(id, 0, g.list(uint32(id), 0), g.m0); err != nil {
+			return err
+		}
+		for l := 1; l <= int(g.levels[id]); l++ {
+			if err := check(id, l, g.list(uint32(id), l), g.m); err != nil {
+				return err
+			}
+		}
+		if g.isDeleted(uint32(id)) {
+			dead++
+			continue
+		}
+		if prev, dup := g.byKey[g.keys[id]]; dup {
+			return fmt.Errorf("%w: key %d is live on nodes %d and %d", ErrCorrupt, g.keys[id], prev, id)
+		}
+		g.byKey[g.keys[id]] = uint32(id)
+	}
+	var total uint64
+	for _, w := range g.deleted {
+		total += uint64(bits.OnesCount64(w))
+	}
+	if dead != deleted || total != deleted {
+		return fmt.Errorf("%w: %d tombstones, header says %d", ErrCorrupt, total, deleted)
+	}
+	g.nDeleted = int(deleted)
+	return nil
+}
+
+func truncated(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("truncated file: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// littleEndian reports whether the host stores integers little-endian, in which case sections
+// are copied as raw memory; otherwise encoding/binary converts them.
+func littleEndian() bool { return binary.NativeEndian.Uint16([]byte{1, 0}) == 1 }
+
+// asBytes views a section slice as raw memory.
+func asBytes(data any) []byte {
+	switch s := data.(type) {
+	case []float32:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*4)
+	case []uint64:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8)
+	case []uint32:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*4)
+	case []uint8:
+		return s
+	}
+	panic(fmt.Sprintf("hnsw: asBytes: unexpected %T", data))
+}
+
+func writeSection(w io.Writer, data any) error {
+	if littleEndian() {
+		_, err := w.Write(asBytes(data))
+		return err
+	}
+	return binary.Write(w, binary.LittleEndian, data)
+}
+
+func readSection(r io.Reader, data any) error {
+	var err error
+	if littleEndian() {
+		_, err = io.ReadFull(r, asBytes(data))
+	} else {
+		err = binary.Read(r, binary.LittleEndian, data)
+	}
+	return truncated(err)
+}
+
+// crcWriter checksums and counts what passes through.
+type crcWriter struct {
+	w io.Writer
+	h hash.Hash32
+	n int64
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+// crcReader checksums and counts what passes through.
+type crcReader struct {
+	r io.Reader
+	h hash.Hash32
+	n int64
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,104 @@
+package hnsw
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+)
+
+// clustered returns n unnormalised points around 200 Gaussian centres (the bench distribution).
+func clustered(n, dim int, seed uint64) [][]float32 {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	cs := make([][]float32, 200)
+	for i := range cs {
+		cs[i] = make([]float32, dim)
+		for j := range cs[i] {
+			cs[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := cs[rng.IntN(len(cs))]
+		out[i] = make([]float32, dim)
+		for j := range out[i] {
+			out[i][j] = c[j] + 0.8*float32(rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+func selfMisses(t *testing.T, g *Graph, vecs [][]float32, ef int) int {
+	t.Helper()
+	miss := 0
+	for i, v := range vecs {
+		r, err := g.Search(v, 1, ef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r) != 1 || r[0].Key != uint64(i) {
+			miss++
+		}
+	}
+	return miss
+}
+
+// TestParallelBuildFindsEveryPoint guards the bottom-up linking in insert: before it, parallel
+// builds left 3-15 of 3,000 points unfindable by their own vector before repair (0 with one worker).
+func TestParallelBuildFindsEveryPoint(t *testing.T) {
+	for _, dim := range []int{16, 48} {
+		vecs := clustered(3000, dim, 1)
+		keys := make([]uint64, len(vecs))
+		for i := range keys {
+			keys[i] = uint64(i)
+		}
+		g, _ := New(dim, Options{Seed: 1, Workers: 4})
+		if err := g.Add(context.Background(), keys, vecs); err != nil {
+			t.Fatal(err)
+		}
+		if m := selfMisses(t, g, vecs, 32); m != 0 {
+			t.Errorf("dim %d: %d points do not find themselves at ef 32", dim, m)
+		}
+	}
+}
+
+// TestRepairReconnects cuts every level-0 link into some nodes (making them unreachable, as pruning
+// occasionally does) and checks repair makes each findable again.
+func TestRepairReconnects(t *testing.T) {
+	vecs := clustered(2000, 32, 2)
+	keys := make([]uint64, len(vecs))
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	g, _ := New(32, Options{Seed: 2, Workers: 1})
+	if err := g.Add(context.Background(), keys, vecs); err != nil {
+		t.Fatal(err)
+	}
+	victims := map[uint32]bool{}
+	for id := uint32(0); id < 2000; id += 97 {
+		if g.levels[id] == 0 { // reachable only through level-0 links
+			victims[id] = true
+		}
+	}
+	for id := range uint32(2000) {
+		lst := g.list(id, 0)
+		kept := lst[1:1]
+		for _, nb := range lst[1 : 1+lst[0]] {
+			if !victims[nb] {
+				kept = append(kept, nb)
+			}
+		}
+		lst[0] = uint32(len(kept))
+	}
+	if m := selfMisses(t, g, vecs, 32); m < len(victims) {
+		t.Fatalf("cutting links left only %d misses for %d victims", m, len(victims))
+	}
+	s := g.getScratch(2000)
+	relinked := g.repair(s)
+	g.scratch.Put(s)
+	if relinked < len(victims) {
+		t.Errorf("repair relinked %d nodes, want at least %d", relinked, len(victims))
+	}
+	if m := selfMisses(t, g, vecs, 32); m != 0 {
+		t.Errorf("after repair %d points still do not find themselves", m)
+	}
+}
