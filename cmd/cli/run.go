@@ -30,6 +30,8 @@ func commands() map[string]command {
 		"passages": {"print the passages of corpus files as JSONL", cmdPassages},
 		"search":   {"query an index (one query, or a batch file)", cmdSearch},
 		"stats":    {"describe an index", cmdStats},
+		"chat":     {"talk to an LLM through a chatbot pipeline grounded in an index", cmdChat},
+		"bank":     {"build and inspect example banks for the msdp and sicl pipelines", cmdBank},
 		"eval":     {"score retrieval against relevance judgements", cmdEval},
 		"serve":    {"serve retrieval over HTTP (native and WikiChat-compatible API)", cmdServe},
 		"verify":   {"check an index's files, checksums and consistency", cmdVerify},

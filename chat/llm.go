@@ -1,0 +1,444 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message is one chat message of an OpenAI-compatible request.
+type Message struct {
+	Role    string `json:"role"` // "system", "user" or "assistant"
+	Content string `json:"content"`
+}
+
+// CompletionRequest is one LLM call. Zero Temperature and MaxTokens take the client's defaults.
+type CompletionRequest struct {
+	Stage       string // pipeline stage the call belongs to, for usage accounting and logs
+	Messages    []Message
+	Temperature *float64
+	MaxTokens   int
+	Stop        []string
+}
+
+// Usage counts tokens as the server reports them.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	Calls            int `json:"calls"`
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens,
+		u.TotalTokens + o.TotalTokens, u.Calls + o.Calls}
+}
+
+// Completion is the LLM's answer to one request.
+type Completion struct {
+	Text     string
+	Usage    Usage
+	Attempts int           // 1 + retries
+	Duration time.Duration // wall time inside the client, retries and waits included
+}
+
+// Completer is what pipelines need from an LLM. *Client implements it; tests use fakes.
+type Completer interface {
+	Complete(ctx context.Context, req CompletionRequest) (Completion, error)
+}
+
+var _ Completer = (*Client)(nil)
+
+// ClientOptions configures a Client. Zero fields take the defaults documented on each.
+type ClientOptions struct {
+	BaseURL string // e.g. "http://localhost:8000/v1"; "/chat/completions" is appended. Required.
+	Model   string // Required.
+	// APIKey, or else the environment variable APIKeyEnv, or else the first line of APIKeyFile.
+	// All may be empty for local servers that take no key. The key is never logged or put in errors.
+	APIKey     string
+	APIKeyEnv  string
+	APIKeyFile string
+
+	Temperature float64  // default 0 (greedy: the pipelines want reproducible parses)
+	MaxTokens   int      // default 512
+	Stop        []string // default none
+
+	Timeout       time.Duration // per attempt; default 60s
+	MaxRetries    int           // retries after the first attempt on 429/5xx/connection errors; default 4; -1 disables
+	BackoffBase   time.Duration // first backoff ceiling, doubled per retry; default 500ms
+	BackoffMax    time.Duration // backoff ceiling; default 20s
+	MaxRetryAfter time.Duration // longest Retry-After honoured; longer waits fail the call; default 60s
+	Concurrency   int           // in-flight requests; default 4
+
+	HTTPClient *http.Client // default: a client with no overall timeout (Timeout is per attempt)
+	Logger     *slog.Logger // default: discard
+	// Sleep waits between retries; tests replace it. Default: a timer that honours ctx.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (o *ClientOptions) setDefaults() {
+	if o.MaxTokens == 0 {
+		o.MaxTokens = 512
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 4
+	} else if o.MaxRetries < 0 {
+		o.MaxRetries = 0
+	}
+	if o.BackoffBase == 0 {
+		o.BackoffBase = 500 * time.Millisecond
+	}
+	if o.BackoffMax == 0 {
+		o.BackoffMax = 20 * time.Second
+	}
+	if o.MaxRetryAfter == 0 {
+		o.MaxRetryAfter = 60 * time.Second
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = 4
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleepCtx
+	}
+}
+
+func (o *ClientOptions) validate() error {
+	if o.BaseURL == "" {
+		return errors.New("llm: base URL is required")
+	}
+	u, err := url.Parse(o.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("llm: base URL %q is not an http(s) URL", o.BaseURL)
+	}
+	if o.Model == "" {
+		return errors.New("llm: model is required")
+	}
+	if o.Temperature < 0 || o.Temperature > 2 {
+		return fmt.Errorf("llm: temperature %v outside [0, 2]", o.Temperature)
+	}
+	if o.MaxTokens < 0 || o.Concurrency < 0 || o.Timeout < 0 {
+		return errors.New("llm: max tokens, concurrency and timeout must not be negative")
+	}
+	return nil
+}
+
+// Client calls an OpenAI-compatible /chat/completions endpoint (OpenAI, vLLM, llama.cpp, Ollama).
+// It is safe for concurrent use; at most Options.Concurrency requests are in flight.
+type Client struct {
+	opts     ClientOptions
+	endpoint string
+	key      string
+	sem      chan struct{}
+	usage    *usageMeter
+}
+
+// NewClient validates opts and resolves the API key.
+func NewClient(opts ClientOptions) (*Client, error) {
+	opts.setDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	key, err := resolveKey(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		opts:     opts,
+		endpoint: strings.TrimRight(opts.BaseURL, "/") + "/chat/completions",
+		key:      key,
+		sem:      make(chan struct{}, opts.Concurrency),
+		usage:    newUsageMeter(),
+	}, nil
+}
+
+func resolveKey(o ClientOptions) (string, error) {
+	if o.APIKey != "" {
+		return o.APIKey, nil
+	}
+	if o.APIKeyEnv != "" {
+		if k := strings.TrimSpace(os.Getenv(o.APIKeyEnv)); k != "" {
+			return k, nil
+		}
+	}
+	if o.APIKeyFile != "" {
+		b, err := os.ReadFile(o.APIKeyFile)
+		if err != nil {
+			// The error names the path, never the content.
+			return "", fmt.Errorf("llm: reading API key file: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		if k := strings.TrimSpace(line); k != "" {
+			return k, nil
+		}
+		return "", fmt.Errorf("llm: API key file %s is empty", o.APIKeyFile)
+	}
+	return "", nil
+}
+
+// Usage returns the tokens used so far, per stage name.
+func (c *Client) Usage() map[string]Usage { return c.usage.snapshot() }
+
+// Model is the model the client asks for.
+func (c *Client) Model() string { return c.opts.Model }
+
+type apiRequest struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Temperature float64   `json:"temperature"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	Stop        []string  `json:"stop,omitempty"`
+	Stream      bool      `json:"stream"`
+	// StreamOptions asks for a final usage chunk; servers that do not know it ignore it.
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type apiResponse struct {
+	Choices []struct {
+		Message      Message `json:"message"`
+		FinishReason string  `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *Usage `json:"usage"`
+}
+
+// Complete sends req, retrying on 429, 5xx and connection errors with exponential backoff and
+// full jitter, or after the server's Retry-After when it gives one.
+func (c *Client) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+	body, err := c.encode(req, false)
+	if err != nil {
+		return Completion{}, err
+	}
+	return c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) { return c.attempt(ctx, body) })
+}
+
+// withRetries runs attempt under the concurrency limit until it succeeds, fails with an error
+// that is not a *retryableError, or runs out of retries.
+func (c *Client) withRetries(ctx context.Context, stage string, attempt func() (Completion, time.Duration, error)) (Completion, error) {
+	start := time.Now()
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return Completion{}, fmt.Errorf("llm %s: waiting for a slot: %w", stage, ctx.Err())
+	}
+	defer func() { <-c.sem }()
+
+	for n := 1; ; n++ {
+		out, retryAfter, err := attempt()
+		if err == nil {
+			out.Attempts, out.Duration = n, time.Since(start)
+			c.usage.add(stage, out.Usage)
+			return out, nil
+		}
+		var re *retryableError
+		if !errors.As(err, &re) || n > c.opts.MaxRetries || ctx.Err() != nil {
+			return Completion{}, fmt.Errorf("llm %s: attempt %d: %w", stage, n, err)
+		}
+		wait := c.backoff(n)
+		if retryAfter > 0 {
+			if retryAfter > c.opts.MaxRetryAfter {
+				return Completion{}, fmt.Errorf("llm %s: attempt %d: server asks to retry after %s (limit %s): %w",
+					stage, n, retryAfter, c.opts.MaxRetryAfter, err)
+			}
+			wait = retryAfter
+		}
+		c.opts.Logger.Warn("llm call failed, retrying", "stage", stage, "attempt", n,
+			"wait", wait, "err", err.Error())
+		if err := c.opts.Sleep(ctx, wait); err != nil {
+			return Completion{}, fmt.Errorf("llm %s: waiting to retry: %w", stage, err)
+		}
+	}
+}
+
+func (c *Client) encode(req CompletionRequest, stream bool) ([]byte, error) {
+	if len(req.Messages) == 0 {
+		return nil, fmt.Errorf("llm %s: no messages", req.Stage)
+	}
+	r := apiRequest{Model: c.opts.Model, Messages: req.Messages, Temperature: c.opts.Temperature,
+		MaxTokens: c.opts.MaxTokens, Stop: c.opts.Stop, Stream: stream}
+	if stream {
+		r.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	if req.Temperature != nil {
+		r.Temperature = *req.Temperature
+	}
+	if req.MaxTokens > 0 {
+		r.MaxTokens = req.MaxTokens
+	}
+	if req.Stop != nil {
+		r.Stop = req.Stop
+	}
+	return json.Marshal(r)
+}
+
+// backoff is "full jitter": uniform in [0, min(max, base*2^(attempt-1))], so that many clients
+// hitting the same rate limit do not retry in lockstep.
+func (c *Client) backoff(attempt int) time.Duration {
+	ceil := c.opts.BackoffBase << (attempt - 1)
+	if ceil <= 0 || ceil > c.opts.BackoffMax {
+		ceil = c.opts.BackoffMax
+	}
+	return time.Duration(rand.Int64N(int64(ceil) + 1))
+}
+
+// retryableError marks failures worth another attempt.
+type retryableError struct{ err error }
+
+func (e *retryableError) Error() string { return e.err.Error() }
+func (e *retryableError) Unwrap() error { return e.err }
+
+// StatusError is a non-2xx answer. Body is truncated and has the API key redacted.
+type StatusError struct {
+	Status int
+	Body   string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body)
+}
+
+func (c *Client) attempt(ctx context.Context, body []byte) (Completion, time.Duration, error) {
+	actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	resp, retryAfter, err := c.post(ctx, actx, body)
+	if err != nil {
+		return Completion{}, retryAfter, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return Completion{}, 0, c.transportErr(ctx, actx, fmt.Errorf("reading response: %w", err))
+	}
+	return c.decode(raw)
+}
+
+// post sends one request. On success the caller owns resp.Body; a non-2xx answer is returned
+// as a *StatusError (retryable for 429 and 5xx, with the server's Retry-After).
+func (c *Client) post(ctx, actx context.Context, body []byte) (*http.Response, time.Duration, error) {
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, fmt.Errorf("building request: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.opts.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, 0, c.transportErr(ctx, actx, err)
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, 0, nil
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	se := &StatusError{Status: resp.StatusCode, Body: c.redact(truncate(string(raw), 300))}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), &retryableError{se}
+	}
+	return nil, 0, se
+}
+
+// transportErr classifies a connection or read failure: retryable unless the caller gave up.
+func (c *Client) transportErr(ctx, actx context.Context, err error) error {
+	err = c.redactErr(err)
+	if ctx.Err() != nil {
+		return err
+	}
+	if actx.Err() != nil {
+		return &retryableError{fmt.Errorf("timed out after %s: %w", c.opts.Timeout, err)}
+	}
+	return &retryableError{err}
+}
+
+func (c *Client) decode(raw []byte) (Completion, time.Duration, error) {
+	var ar apiResponse
+	if err := json.Unmarshal(raw, &ar); err != nil {
+		return Completion{}, 0, fmt.Errorf("decoding response (%s): %w", c.redact(truncate(string(raw), 120)), err)
+	}
+	if len(ar.Choices) == 0 {
+		return Completion{}, 0, errors.New("response has no choices")
+	}
+	out := Completion{Text: ar.Choices[0].Message.Content}
+	if ar.Usage != nil {
+		out.Usage = *ar.Usage
+	}
+	out.Usage.Calls = 1
+	return out, 0, nil
+}
+
+// redact removes the API key from text that came from outside (a server may echo headers).
+func (c *Client) redact(s string) string {
+	if c.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.key, "[REDACTED]")
+}
+
+func (c *Client) redactErr(err error) error {
+	if c.key == "" || !strings.Contains(err.Error(), c.key) {
+		return err
+	}
+	return errors.New(c.redact(err.Error()))
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 means absent or unusable.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,227 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MPCOptions are the knobs of the mpc pipeline.
+type MPCOptions struct {
+	// Persona is the bot's persona, one fact per line, put in every new conversation's memory
+	// pool. Default: DefaultPersona().
+	Persona      []string
+	TopK         int // memories retrieved per turn; default 3
+	SummaryEvery int // run the summarizer every this many turns; default 3
+	HistoryTurns int // earlier turns shown to the clarifier and generator; default 3
+}
+
+// DefaultPersona is the persona of a conversation when none is configured.
+func DefaultPersona() []string {
+	return []string{
+		"I am a librarian who loves mystery novels.",
+		"I have a cat named Miso.",
+		"I like hiking on weekends.",
+	}
+}
+
+func (o *MPCOptions) setDefaults() {
+	if o.Persona == nil {
+		o.Persona = DefaultPersona()
+	}
+	if o.TopK == 0 {
+		o.TopK = 3
+	}
+	if o.SummaryEvery == 0 {
+		o.SummaryEvery = 3
+	}
+	if o.HistoryTurns == 0 {
+		o.HistoryTurns = 3
+	}
+}
+
+// MPC is the modular prompted chatbot (Lee et al. 2023): clarifier, dense memory retrieval,
+// memory processor, utterance generator, and a periodic summarizer that writes new facts about
+// the user and the bot into the conversation's memory pool.
+type MPC struct {
+	d    Deps
+	opts MPCOptions
+}
+
+var _ Pipeline = (*MPC)(nil)
+
+// NewMPC validates deps and options.
+func NewMPC(d Deps, opts MPCOptions) (*MPC, error) {
+	opts.setDefaults()
+	if opts.TopK < 0 || opts.SummaryEvery < 0 {
+		return nil, errors.New("mpc: top-k and summary interval must not be negative")
+	}
+	if err := d.check("mpc", false, true, false); err != nil {
+		return nil, err
+	}
+	return &MPC{d: d, opts: opts}, nil
+}
+
+// Name is "mpc".
+func (m *MPC) Name() string { return "mpc" }
+
+type recalled struct {
+	Text  string  `json:"text"`
+	About string  `json:"about"`
+	Score float64 `json:"score"`
+}
+
+// Respond runs clarifier, recall, memory processor and generator, then the summarizer when due.
+func (m *MPC) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
+	if err := m.ensurePersona(ctx, conv); err != nil {
+		return "", err
+	}
+	base := PromptData{Today: m.d.today(), History: conv.history(m.opts.HistoryTurns), Message: message}
+
+	rec := tr.stage(StageMPCClarify)
+	clarified, err := call(ctx, &m.d, rec, PromptMPCClarify, base, func(s string) (string, error) { return ParseLabeled(s, "clarified") })
+	if err != nil {
+		if !soft(rec, err) {
+			rec.end(nil)
+			return "", err
+		}
+		clarified = message
+	}
+	rec.end(clarified)
+
+	rec = tr.stage(StageMPCRecall)
+	mems, err := m.recall(ctx, conv, clarified)
+	rec.end(mems)
+	if err != nil {
+		return "", err
+	}
+
+	rec = tr.stage(StageMPCMemory)
+	d := base
+	d.Clarified = clarified
+	for _, r := range mems {
+		d.Memories = append(d.Memories, r.Text)
+	}
+	memory, err := call(ctx, &m.d, rec, PromptMPCMemory, d, func(s string) (string, error) { return ParseLabeled(s, "memory") })
+	if err != nil && !soft(rec, err) {
+		rec.end(nil)
+		return "", err
+	}
+	if isNone(memory) {
+		memory = ""
+	}
+	rec.end(memory)
+
+	rec = tr.stage(StageMPCRespond)
+	d = base
+	d.Memory = memory
+	if d.Memory == "" {
+		d.Memory = "none"
+	}
+	out, err := reply(ctx, &m.d, rec, PromptMPCRespond, d)
+	rec.end(out)
+	if err != nil {
+		return "", err
+	}
+	if err := m.maybeSummarize(ctx, conv, message, out, tr); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+func (m *MPC) ensurePersona(ctx context.Context, conv *Conversation) error {
+	for _, it := range conv.Memory {
+		if it.About == "persona" {
+			return nil
+		}
+	}
+	return m.remember(ctx, conv, "persona", -1, m.opts.Persona)
+}
+
+// remember embeds texts and adds them to the memory pool.
+func (m *MPC) remember(ctx context.Context, conv *Conversation, about string, turn int, texts []string) error {
+	if len(texts) == 0 {
+		return nil
+	}
+	vecs, err := m.d.Encoder.Encode(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("mpc: encoding memories: %w", err)
+	}
+	if len(vecs) != len(texts) {
+		return fmt.Errorf("mpc: encoder returned %d vectors for %d memories", len(vecs), len(texts))
+	}
+	for i, t := range texts {
+		conv.Memory = append(conv.Memory, MemoryItem{About: about, Text: t, Turn: turn, Vector: normalize(vecs[i])})
+	}
+	return nil
+}
+
+// recall returns the TopK memories most similar to the clarified turn.
+func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) ([]recalled, error) {
+	vecs, err := m.d.Encoder.Encode(ctx, []string{clarified})
+	if err != nil {
+		return nil, fmt.Errorf("mpc: encoding the turn: %w", err)
+	}
+	pool := &Bank{Header: BankHeader{Dim: len(vecs[0])}}
+	for _, it := range conv.Memory {
+		if len(it.Vector) != len(vecs[0]) {
+			return nil, fmt.Errorf("mpc: memory %q has dimension %d, encoder gives %d (encoder changed?)", truncate(it.Text, 40), len(it.Vector), len(vecs[0]))
+		}
+		pool.Examples = append(pool.Examples, Example{ID: it.About})
+		pool.Vectors = append(pool.Vectors, it.Vector)
+	}
+	top, err := pool.TopN(vecs[0], m.opts.TopK, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]recalled, len(top))
+	for i, s := range top {
+		it := conv.Memory[s.Index]
+		out[i] = recalled{Text: it.Text, About: it.About, Score: s.Score}
+	}
+	return out, nil
+}
+
+// maybeSummarize runs the summarizer over the turns it has not read once SummaryEvery of them
+// (this one included) have accumulated.
+func (m *MPC) maybeSummarize(ctx context.Context, conv *Conversation, message, reply string, tr *Tracer) error {
+	index := len(conv.Turns) // this turn's index; the Service appends it after Respond
+	if m.opts.SummaryEvery == 0 || index+1-conv.SummarizedThrough < m.opts.SummaryEvery {
+		return nil
+	}
+	var hist []PromptTurn
+	for _, t := range conv.Turns[conv.SummarizedThrough:] {
+		hist = append(hist, PromptTurn{"User", t.User}, PromptTurn{"Bot", t.Bot})
+	}
+	hist = append(hist, PromptTurn{"User", message}, PromptTurn{"Bot", reply})
+	rec := tr.stage(StageMPCSummary)
+	facts, err := call(ctx, &m.d, rec, PromptMPCSummary, PromptData{Today: m.d.today(), History: hist}, ParseMemoryFacts)
+	if err != nil {
+		rec.end(nil)
+		if soft(rec, err) {
+			return nil // try again with more turns next time
+		}
+		return err
+	}
+	known := map[string]bool{}
+	for _, it := range conv.Memory {
+		known[strings.ToLower(it.Text)] = true
+	}
+	byAbout := map[string][]string{}
+	for _, f := range facts {
+		if !known[strings.ToLower(f.Text)] {
+			byAbout[f.About] = append(byAbout[f.About], f.Text)
+			known[strings.ToLower(f.Text)] = true
+		}
+	}
+	for _, about := range []string{"user", "bot"} {
+		if err := m.remember(ctx, conv, about, index, byAbout[about]); err != nil {
+			rec.end(facts)
+			return err
+		}
+	}
+	conv.SummarizedThrough = index + 1
+	rec.end(facts)
+	return nil
+}

@@ -1,0 +1,187 @@
+// Package chat is Kairos's thin chat layer: it drives a remote OpenAI-compatible LLM through the
+// prompt stages of published knowledge-grounded chatbots, with Kairos supplying retrieval,
+// prompts, parsing and orchestration. Retrieval and embeddings come in through the small
+// Retriever and Encoder interfaces, so this package builds and tests without an index or cgo.
+//
+// Pipelines (Pipeline, selected by name in a Service):
+//   - wikichat: query (+ time need) -> retrieve -> summarize  ||  generate -> claims -> evidence,
+//     then verify -> draft -> refine; "I'm not sure" when a factual turn has nothing verified.
+//   - commonsense: wikichat whose query stage tracks the topic and, for passive user turns,
+//     plans the search from a commonsense directive.
+//   - mpc: clarify -> recall memories -> memory processor -> respond; a summarizer writes
+//     facts about the user and bot into the conversation's memory pool every few turns.
+//   - msdp: knowledge from bank examples most similar to the context, then a response from
+//     examples whose response/knowledge word overlap is in [0.6, 0.9].
+//   - sicl: samples from the bank by similarity to the dialogue (none, fixed, top1, top3).
+//
+// Prompts are text/template files embedded from prompts/; LoadTemplates(dir) replaces any of
+// them by dir/<name>.tmpl (names: PromptNames; fields: PromptData). Role marker lines
+// ("=== system ===", "=== user ===", "=== assistant ===") split a rendered prompt into chat
+// messages; retrieved text always goes through the template function untrusted.
+//
+// Every turn records a Turn: per-stage timings (wall and LLM time), token usage, parsed stage
+// outputs, unusable outputs that were skipped, and the passages retrieved with their ids.
+// Example banks (BuildBank, ReadBank) are a format of this package: a JSON header line with
+// format, version, encoder, dimension, count and the SHA-256 of the body, then one JSON line
+// per example with its unit vector.
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kairos-rag/kairos/rerank"
+)
+
+// Retriever finds passages; the rerank Engine satisfies it.
+type Retriever interface {
+	Retrieve(ctx context.Context, q rerank.Query) (rerank.Result, error)
+}
+
+// RetrieverFunc adapts a function to Retriever, e.g. chat.RetrieverFunc(engine.Search) for a
+// rerank.Engine.
+type RetrieverFunc func(ctx context.Context, q rerank.Query) (rerank.Result, error)
+
+// Retrieve calls f.
+func (f RetrieverFunc) Retrieve(ctx context.Context, q rerank.Query) (rerank.Result, error) {
+	return f(ctx, q)
+}
+
+// Encoder embeds texts (sentence embeddings); embed's encoder satisfies it through an adapter.
+type Encoder interface {
+	Encode(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Deps are what pipelines are built from. Which fields a pipeline needs is checked when it is
+// built: wikichat needs Retriever, mpc/msdp/sicl need Encoder, msdp/sicl need Bank.
+type Deps struct {
+	LLM       Completer
+	Templates *Templates
+	Retriever Retriever
+	Encoder   Encoder
+	Bank      *Bank
+	// Now gives today's date for prompts; default time.Now.
+	Now func() time.Time
+}
+
+func (d *Deps) today() string {
+	now := time.Now
+	if d.Now != nil {
+		now = d.Now
+	}
+	return now().Format("2006-01-02")
+}
+
+func (d *Deps) check(pipeline string, needRetriever, needEncoder, needBank bool) error {
+	var missing []string
+	if d.LLM == nil {
+		missing = append(missing, "LLM")
+	}
+	if d.Templates == nil {
+		missing = append(missing, "templates")
+	}
+	if needRetriever && d.Retriever == nil {
+		missing = append(missing, "retriever (an index)")
+	}
+	if needEncoder && d.Encoder == nil {
+		missing = append(missing, "encoder")
+	}
+	if needBank && d.Bank == nil {
+		missing = append(missing, "example bank")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("pipeline %s needs: %v", pipeline, missing)
+	}
+	return nil
+}
+
+// Pipeline produces the bot's reply to one user message. It may update conv (memory, topic);
+// the Service appends the turn itself.
+type Pipeline interface {
+	Name() string
+	Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error)
+}
+
+// call renders a prompt, calls the LLM, and parses the output. An unusable output is returned as
+// an error wrapping ErrUnusable so callers can decide whether it is fatal.
+func call[T any](ctx context.Context, d *Deps, rec *stageRec, prompt string, data PromptData, parse func(string) (T, error)) (T, error) {
+	var zero T
+	msgs, err := d.Templates.Render(prompt, data)
+	if err != nil {
+		return zero, err
+	}
+	out, err := rec.complete(ctx, d.LLM, msgs)
+	if err != nil {
+		return zero, err
+	}
+	v, err := parse(out)
+	if err != nil {
+		return zero, fmt.Errorf("stage %s: %w", rec.st.Stage, err)
+	}
+	return v, nil
+}
+
+// reply is call for the stage that produces the turn's final reply (streamed when possible).
+func reply(ctx context.Context, d *Deps, rec *stageRec, prompt string, data PromptData) (string, error) {
+	msgs, err := d.Templates.Render(prompt, data)
+	if err != nil {
+		return "", err
+	}
+	out, err := rec.completeReply(ctx, d.LLM, msgs)
+	if err != nil {
+		return "", fmt.Errorf("stage %s: %w", rec.st.Stage, err)
+	}
+	return out, nil
+}
+
+// soft turns an unusable-output error into a trace note and reports whether it was soft; any
+// other error (LLM down, cancelled) is hard and must stop the turn.
+func soft(rec *stageRec, err error) bool {
+	if errors.Is(err, ErrUnusable) {
+		rec.softError(err)
+		return true
+	}
+	return false
+}
+
+// parallel runs f(0..n-1) concurrently (the LLM client bounds real concurrency) and returns the
+// first hard error. A panic in f is recovered and reported as an error.
+func parallel(n int, f func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for i := range n {
+		wg.Go(func() {
+			err := func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic in stage worker %d: %v", i, r)
+					}
+				}()
+				return f(i)
+			}()
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func toPromptPassages(hits []rerank.Hit) []PromptPassage {
+	out := make([]PromptPassage, len(hits))
+	for i, h := range hits {
+		out[i] = PromptPassage{ID: h.ID, Title: h.Title, Text: h.Text, Date: h.Date}
+	}
+	return out
+}

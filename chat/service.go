@@ -1,0 +1,197 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// ServiceOptions configures a Service.
+type ServiceOptions struct {
+	Pipelines []Pipeline // at least one; the first is the default
+	Store     *Store     // default: in memory
+	// Transcript, when set, receives one JSON line per turn (TranscriptLine).
+	Transcript io.Writer
+	// MaxMessageBytes rejects longer user messages; default 8192.
+	MaxMessageBytes int
+	Logger          *slog.Logger // default: discard
+}
+
+// Service runs turns of conversations through named pipelines. It is what `kairos chat` and
+// POST /v1/chat use; safe for concurrent use.
+type Service struct {
+	opts      ServiceOptions
+	pipelines map[string]Pipeline
+	tmu       sync.Mutex // serialises transcript lines
+}
+
+// NewService validates opts.
+func NewService(opts ServiceOptions) (*Service, error) {
+	if len(opts.Pipelines) == 0 {
+		return nil, errors.New("chat service: no pipeline")
+	}
+	if opts.Store == nil {
+		opts.Store, _ = NewStore("")
+	}
+	if opts.MaxMessageBytes == 0 {
+		opts.MaxMessageBytes = 8192
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{opts: opts, pipelines: map[string]Pipeline{}}
+	for _, p := range opts.Pipelines {
+		if _, dup := s.pipelines[p.Name()]; dup {
+			return nil, fmt.Errorf("chat service: two pipelines named %q", p.Name())
+		}
+		s.pipelines[p.Name()] = p
+	}
+	return s, nil
+}
+
+// Pipelines lists the pipeline names, default first.
+func (s *Service) Pipelines() []string {
+	names := make([]string, len(s.opts.Pipelines))
+	for i, p := range s.opts.Pipelines {
+		names[i] = p.Name()
+	}
+	return names
+}
+
+// TurnRequest is one user message.
+type TurnRequest struct {
+	ConversationID string `json:"conversation_id,omitempty"` // "" starts a new conversation
+	Message        string `json:"message"`
+	Pipeline       string `json:"pipeline,omitempty"` // "" is the default pipeline
+}
+
+// TurnResponse is the bot's reply and the full record of the turn.
+type TurnResponse struct {
+	ConversationID string `json:"conversation_id"`
+	Response       string `json:"response"`
+	Turn           Turn   `json:"turn"` // stages, passages, timings, token usage
+}
+
+// ErrBadRequest wraps errors caused by the request itself (HTTP 400).
+var ErrBadRequest = errors.New("bad chat request")
+
+// Turn runs one turn. onToken, when not nil, receives the final response in pieces that
+// concatenate to TurnResponse.Response. Pipelines whose last stage writes the reply (mpc, msdp,
+// sicl) stream it from the LLM as it is generated; wikichat's reply exists only once
+// verification and refinement are done, so its pieces (words) come after the stages.
+func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string)) (TurnResponse, error) {
+	msg := strings.TrimSpace(req.Message)
+	switch {
+	case msg == "":
+		return TurnResponse{}, fmt.Errorf("%w: empty message", ErrBadRequest)
+	case len(msg) > s.opts.MaxMessageBytes:
+		return TurnResponse{}, fmt.Errorf("%w: message of %d bytes exceeds %d", ErrBadRequest, len(msg), s.opts.MaxMessageBytes)
+	case !utf8.ValidString(msg):
+		return TurnResponse{}, fmt.Errorf("%w: message is not valid UTF-8", ErrBadRequest)
+	}
+	name := req.Pipeline
+	if name == "" {
+		name = s.opts.Pipelines[0].Name()
+	}
+	p, ok := s.pipelines[name]
+	if !ok {
+		return TurnResponse{}, fmt.Errorf("%w: unknown pipeline %q (have %s)", ErrBadRequest, name, strings.Join(s.Pipelines(), ", "))
+	}
+	id := req.ConversationID
+	if id == "" {
+		id = NewConversationID()
+	}
+	start := time.Now()
+	conv, release, err := s.opts.Store.acquire(id, start)
+	if err != nil {
+		if errors.Is(err, ErrBadConversationID) {
+			err = fmt.Errorf("%w: %w", ErrBadRequest, err)
+		}
+		return TurnResponse{}, err
+	}
+	defer release()
+
+	tr := NewTracer()
+	tr.onToken = onToken
+	reply, err := respond(ctx, p, conv, msg, tr)
+	if err != nil {
+		s.opts.Logger.Warn("chat turn failed", "conversation", id, "pipeline", name, "err", err.Error())
+		return TurnResponse{}, fmt.Errorf("conversation %s turn %d (%s): %w", id, len(conv.Turns), name, err)
+	}
+	turn := Turn{
+		Index: len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
+		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Usage: tr.Usage(),
+	}
+	conv.Turns = append(conv.Turns, turn)
+	if err := s.opts.Store.save(conv); err != nil {
+		return TurnResponse{}, err
+	}
+	if err := s.writeTranscript(id, turn); err != nil {
+		return TurnResponse{}, err
+	}
+	if onToken != nil && !tr.didStream() {
+		for _, piece := range splitKeep(reply) {
+			onToken(piece)
+		}
+	}
+	return TurnResponse{ConversationID: id, Response: reply, Turn: turn}, nil
+}
+
+// respond runs the pipeline, turning a panic into an error so that one bad turn cannot take
+// down a server holding many conversations.
+func respond(ctx context.Context, p Pipeline, conv *Conversation, msg string, tr *Tracer) (reply string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pipeline %s panicked: %v", p.Name(), r)
+		}
+	}()
+	return p.Respond(ctx, conv, msg, tr)
+}
+
+// Conversation returns the state of a conversation.
+func (s *Service) Conversation(id string) (Conversation, bool, error) { return s.opts.Store.Get(id) }
+
+// TranscriptLine is one line of a JSONL transcript.
+type TranscriptLine struct {
+	ConversationID string `json:"conversation_id"`
+	Turn
+}
+
+func (s *Service) writeTranscript(id string, t Turn) error {
+	if s.opts.Transcript == nil {
+		return nil
+	}
+	b, err := json.Marshal(TranscriptLine{ConversationID: id, Turn: t})
+	if err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	s.tmu.Lock()
+	defer s.tmu.Unlock()
+	if _, err := s.opts.Transcript.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing transcript: %w", err)
+	}
+	return nil
+}
+
+// splitKeep splits s after each space, so that the pieces concatenate back to s.
+func splitKeep(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return slices.Clip(out)
+}

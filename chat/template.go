@@ -1,0 +1,175 @@
+package chat
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"text/template"
+)
+
+//go:embed prompts/*.tmpl
+var defaultPrompts embed.FS
+
+// Prompt names: one template file per stage, "<name>.tmpl".
+const (
+	PromptQuery       = "wikichat_query"
+	PromptSummarize   = "wikichat_summarize"
+	PromptGenerate    = "wikichat_generate"
+	PromptClaims      = "wikichat_claims"
+	PromptVerify      = "wikichat_verify"
+	PromptDraft       = "wikichat_draft"
+	PromptRefine      = "wikichat_refine"
+	PromptCSTopic     = "commonsense_topic"
+	PromptCSDirective = "commonsense_directive"
+	PromptCSQuery     = "commonsense_query"
+	PromptMPCClarify  = "mpc_clarify"
+	PromptMPCMemory   = "mpc_memory"
+	PromptMPCRespond  = "mpc_respond"
+	PromptMPCSummary  = "mpc_summarize"
+	PromptMSDPKnow    = "msdp_knowledge"
+	PromptMSDPResp    = "msdp_response"
+	PromptSICL        = "sicl"
+)
+
+// allPrompts lists every template Templates must provide.
+var allPrompts = [...]string{PromptQuery, PromptSummarize, PromptGenerate, PromptClaims, PromptVerify,
+	PromptDraft, PromptRefine, PromptCSTopic, PromptCSDirective, PromptCSQuery, PromptMPCClarify,
+	PromptMPCMemory, PromptMPCRespond, PromptMPCSummary, PromptMSDPKnow, PromptMSDPResp, PromptSICL}
+
+// A rendered template is split into chat messages at role marker lines: "=== system ===",
+// "=== user ===", "=== assistant ===". Few-shot examples are user/assistant pairs.
+var roleMarker = regexp.MustCompile(`(?m)^=== (system|user|assistant) ===[ \t]*$`)
+
+// Templates holds the parsed prompt templates.
+type Templates struct {
+	t map[string]*template.Template
+}
+
+// LoadTemplates parses the embedded defaults, then replaces any of them by the file of the same
+// name in overrideDir ("" for none). A file there that matches no prompt is an error, so that a
+// typo in a name does not silently leave the default in place.
+func LoadTemplates(overrideDir string) (*Templates, error) {
+	ts := &Templates{t: map[string]*template.Template{}}
+	for _, name := range allPrompts {
+		b, err := defaultPrompts.ReadFile("prompts/" + name + ".tmpl")
+		if err != nil {
+			return nil, fmt.Errorf("embedded prompt %s: %w", name, err)
+		}
+		if err := ts.parse(name, "embedded:"+name+".tmpl", string(b)); err != nil {
+			return nil, err
+		}
+	}
+	if overrideDir == "" {
+		return ts, nil
+	}
+	entries, err := os.ReadDir(overrideDir)
+	if err != nil {
+		return nil, fmt.Errorf("reading prompt directory: %w", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".tmpl") {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name(), ".tmpl")
+		if _, ok := ts.t[name]; !ok {
+			return nil, fmt.Errorf("prompt directory %s: %s matches no prompt (known: %s)",
+				overrideDir, e.Name(), strings.Join(allPrompts[:], ", "))
+		}
+		path := filepath.Join(overrideDir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading prompt: %w", err)
+		}
+		if err := ts.parse(name, path, string(b)); err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
+}
+
+func (ts *Templates) parse(name, file, text string) error {
+	t, err := template.New(file).Funcs(templateFuncs).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return fmt.Errorf("parsing prompt %s: %w", file, err)
+	}
+	if !roleMarker.MatchString(text) {
+		return fmt.Errorf("prompt %s has no role marker line (=== system|user|assistant ===)", file)
+	}
+	ts.t[name] = t
+	return nil
+}
+
+// Render executes the named template with data and splits the result into messages.
+func (ts *Templates) Render(name string, data any) ([]Message, error) {
+	t, ok := ts.t[name]
+	if !ok {
+		return nil, fmt.Errorf("no prompt named %q", name)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("rendering prompt %s: %w", name, err)
+	}
+	return splitMessages(b.String())
+}
+
+func splitMessages(s string) ([]Message, error) {
+	locs := roleMarker.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		return nil, errors.New("rendered prompt has no role marker")
+	}
+	if strings.TrimSpace(s[:locs[0][0]]) != "" {
+		return nil, errors.New("rendered prompt has text before its first role marker")
+	}
+	var msgs []Message
+	for i, loc := range locs {
+		end := len(s)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		content := strings.TrimSpace(s[loc[1]:end])
+		if content == "" {
+			continue // a template may leave a section empty, e.g. no history yet
+		}
+		msgs = append(msgs, Message{Role: s[loc[2]:loc[3]], Content: content})
+	}
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != "user" {
+		return nil, errors.New("rendered prompt must end with a user message")
+	}
+	return msgs, nil
+}
+
+// PromptNames returns the name of every prompt, i.e. the file names (without .tmpl) an
+// override directory may hold.
+func PromptNames() []string { return slices.Clone(allPrompts[:]) }
+
+var _ fs.FS = defaultPrompts
+
+var templateFuncs = template.FuncMap{
+	"untrusted": untrusted,
+	"inc":       func(i int) int { return i + 1 },
+	"join":      strings.Join,
+	"trim":      strings.TrimSpace,
+}
+
+// untrusted wraps retrieved or user-supplied text in delimiters the prompts tell the model to
+// treat as data. Anything inside that could close the block or start a new chat message is
+// defused, so a passage cannot break out of its block.
+func untrusted(label, text string) string {
+	text = strings.ReplaceAll(text, "<<<", "‹‹‹")
+	text = strings.ReplaceAll(text, ">>>", "›››")
+	text = roleMarker.ReplaceAllStringFunc(text, func(m string) string { return "(" + strings.Trim(m, "= ") + ")" })
+	label = strings.Map(func(r rune) rune {
+		if r == '<' || r == '>' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, label)
+	return "<<<UNTRUSTED " + label + "\n" + strings.TrimSpace(text) + "\nEND UNTRUSTED>>>"
+}

@@ -1,0 +1,172 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/kairos-rag/kairos/rerank"
+)
+
+// StageTrace records one stage of one turn. A stage that made several LLM calls (one per
+// passage or claim) has them summed; LLMTime is the sum of their durations, so for stages whose
+// calls overlap it can exceed Duration.
+type StageTrace struct {
+	Stage    string          `json:"stage"`
+	Start    time.Duration   `json:"start_ns"` // offset from the start of the turn
+	Duration time.Duration   `json:"duration_ns"`
+	LLMTime  time.Duration   `json:"llm_ns"`
+	Calls    int             `json:"calls"`
+	Usage    Usage           `json:"usage"`
+	Output   json.RawMessage `json:"output,omitempty"` // the parsed result of the stage
+	Errors   []string        `json:"errors,omitempty"` // unusable outputs that were skipped
+}
+
+// PassageRef is a passage a turn retrieved, for the trace and transcripts.
+type PassageRef struct {
+	ID    string  `json:"passage_id"`
+	Title string  `json:"title"`
+	Text  string  `json:"text"`
+	Score float64 `json:"score"`
+	For   string  `json:"for"` // the query or claim it was retrieved for
+	Stage string  `json:"stage"`
+}
+
+// Tracer collects the stages of one turn. Safe for concurrent stages.
+type Tracer struct {
+	start time.Time
+	// onToken receives the final reply as it streams, when the pipeline's last stage can
+	// stream it; streamed records that it did.
+	onToken  func(string)
+	streamed bool
+	mu       sync.Mutex
+	stages   []StageTrace
+	passages []PassageRef
+}
+
+// NewTracer starts a trace at now.
+func NewTracer() *Tracer { return &Tracer{start: time.Now()} }
+
+// Stages returns the finished stages in completion order.
+func (t *Tracer) Stages() []StageTrace {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]StageTrace(nil), t.stages...)
+}
+
+// Passages returns the passages retrieved so far.
+func (t *Tracer) Passages() []PassageRef {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]PassageRef(nil), t.passages...)
+}
+
+// Usage sums token usage over all stages.
+func (t *Tracer) Usage() Usage {
+	var u Usage
+	for _, s := range t.Stages() {
+		u = u.Add(s.Usage)
+	}
+	return u
+}
+
+// stageRec measures one running stage.
+type stageRec struct {
+	t     *Tracer
+	mu    sync.Mutex
+	st    StageTrace
+	begin time.Time
+}
+
+// Stage starts recording a stage; call end when it finishes.
+func (t *Tracer) stage(name string) *stageRec {
+	now := time.Now()
+	return &stageRec{t: t, begin: now, st: StageTrace{Stage: name, Start: now.Sub(t.start)}}
+}
+
+// complete calls the LLM on behalf of the stage, accounting its time and tokens.
+func (s *stageRec) complete(ctx context.Context, llm Completer, msgs []Message) (string, error) {
+	start := time.Now()
+	out, err := llm.Complete(ctx, CompletionRequest{Stage: s.st.Stage, Messages: msgs})
+	d := time.Since(start)
+	s.mu.Lock()
+	s.st.LLMTime += d
+	s.st.Calls++
+	s.st.Usage = s.st.Usage.Add(out.Usage)
+	s.mu.Unlock()
+	return out.Text, err
+}
+
+// completeReply is complete for a stage whose output is the turn's final reply. With a token
+// sink and a streaming LLM the reply streams through a replyFilter, and the filter's output is
+// the reply, so what was streamed and what is returned are the same text.
+func (s *stageRec) completeReply(ctx context.Context, llm Completer, msgs []Message) (string, error) {
+	st, ok := llm.(Streamer)
+	if !ok || s.t.onToken == nil {
+		out, err := s.complete(ctx, llm, msgs)
+		if err != nil {
+			return "", err
+		}
+		return ParseResponse(out)
+	}
+	f := &replyFilter{emit: s.t.onToken}
+	start := time.Now()
+	out, err := st.Stream(ctx, CompletionRequest{Stage: s.st.Stage, Messages: msgs}, f.write)
+	f.flush()
+	d := time.Since(start)
+	s.mu.Lock()
+	s.st.LLMTime += d
+	s.st.Calls++
+	s.st.Usage = s.st.Usage.Add(out.Usage)
+	s.mu.Unlock()
+	s.t.mu.Lock()
+	s.t.streamed = s.t.streamed || f.out.Len() > 0
+	s.t.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	if f.out.Len() == 0 {
+		return "", unusable("reply text", out.Text)
+	}
+	return f.out.String(), nil
+}
+
+func (t *Tracer) didStream() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.streamed
+}
+
+// softError records an unusable output the stage chose to skip.
+func (s *stageRec) softError(err error) {
+	s.mu.Lock()
+	s.st.Errors = append(s.st.Errors, err.Error())
+	s.mu.Unlock()
+}
+
+func (s *stageRec) passages(stage, forText string, hits []rerank.Hit) {
+	refs := make([]PassageRef, len(hits))
+	for i, h := range hits {
+		refs[i] = PassageRef{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, For: forText, Stage: stage}
+	}
+	s.t.mu.Lock()
+	s.t.passages = append(s.t.passages, refs...)
+	s.t.mu.Unlock()
+}
+
+// end finishes the stage with its parsed output (any JSON-marshalable value, or nil).
+func (s *stageRec) end(output any) {
+	s.mu.Lock()
+	s.st.Duration = time.Since(s.begin)
+	if output != nil {
+		if b, err := json.Marshal(output); err == nil {
+			s.st.Output = b
+		}
+	}
+	st := s.st
+	s.mu.Unlock()
+	s.t.mu.Lock()
+	s.t.stages = append(s.t.stages, st)
+	s.t.mu.Unlock()
+}

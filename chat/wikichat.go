@@ -1,0 +1,389 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// Stage names, as they appear in traces and token usage.
+const (
+	StageQuery      = "query"
+	StageRetrieve   = "retrieve"
+	StageSummarize  = "summarize"
+	StageGenerate   = "generate"
+	StageClaims     = "claims"
+	StageEvidence   = "evidence"
+	StageVerify     = "verify"
+	StageDraft      = "draft"
+	StageRefine     = "refine"
+	StageCSTopic    = "cs_topic"
+	StageCSDirect   = "cs_directive"
+	StageCSQuery    = "cs_query"
+	StageMPCClarify = "mpc_clarify"
+	StageMPCRecall  = "mpc_recall"
+	StageMPCMemory  = "mpc_memory"
+	StageMPCRespond = "mpc_respond"
+	StageMPCSummary = "mpc_summarize"
+	StageMSDPSelect = "msdp_select"
+	StageMSDPKnow   = "msdp_knowledge"
+	StageMSDPResp   = "msdp_response"
+	StageSICLSelect = "sicl_select"
+	StageSICL       = "sicl"
+)
+
+// WikiChatOptions are the knobs of the wikichat pipeline.
+type WikiChatOptions struct {
+	PassagesPerQuery int // passages retrieved for the query stage; default 3
+	EvidencePerClaim int // passages retrieved per claim; default 2
+	// Skip names optional stages not to run: "retrieve" (stages 1-2), "generate" (stages 3-5,
+	// claims and their verification), "refine" (stage 7). At least one of retrieve and generate
+	// must run.
+	Skip []string
+	// QueryGen selects stage 1: "wikichat" (default) or "commonsense" (topic, directive, query).
+	QueryGen string
+	// Mode is the retrieval mode passed to the Retriever; "" lets it choose.
+	Mode search.Mode
+	// Rerank stages for every retrieval; default [rerank.StageTime], the time-aware reranker.
+	Rerank []rerank.Stage
+	// NotSure is the reply refined when nothing survives curation.
+	NotSure string
+	// HistoryTurns is how many earlier turns the prompts show; default 3.
+	HistoryTurns int
+}
+
+// DefaultNotSure is the reply when a factual turn has no verified fact to stand on.
+const DefaultNotSure = "Sorry, I'm not sure about that."
+
+func (o *WikiChatOptions) setDefaults() {
+	if o.PassagesPerQuery == 0 {
+		o.PassagesPerQuery = 3
+	}
+	if o.EvidencePerClaim == 0 {
+		o.EvidencePerClaim = 2
+	}
+	if o.QueryGen == "" {
+		o.QueryGen = "wikichat"
+	}
+	if o.Rerank == nil {
+		o.Rerank = []rerank.Stage{rerank.StageTime}
+	}
+	if o.NotSure == "" {
+		o.NotSure = DefaultNotSure
+	}
+	if o.HistoryTurns == 0 {
+		o.HistoryTurns = 3
+	}
+}
+
+func (o *WikiChatOptions) validate() error {
+	if o.PassagesPerQuery < 0 || o.PassagesPerQuery > 50 || o.EvidencePerClaim < 0 || o.EvidencePerClaim > 20 {
+		return fmt.Errorf("wikichat: passages per query %d (0-50) or evidence per claim %d (0-20) out of range",
+			o.PassagesPerQuery, o.EvidencePerClaim)
+	}
+	for _, s := range o.Skip {
+		if s != StageRetrieve && s != StageGenerate && s != StageRefine {
+			return fmt.Errorf("wikichat: cannot skip stage %q (want retrieve, generate or refine)", s)
+		}
+	}
+	if o.skips(StageRetrieve) && o.skips(StageGenerate) {
+		return errors.New("wikichat: skipping both retrieve and generate leaves nothing to answer from")
+	}
+	if o.QueryGen != "wikichat" && o.QueryGen != "commonsense" {
+		return fmt.Errorf("wikichat: query generation %q (want wikichat or commonsense)", o.QueryGen)
+	}
+	return nil
+}
+
+func (o *WikiChatOptions) skips(stage string) bool { return slices.Contains(o.Skip, stage) }
+
+// WikiChat is the 7-stage WikiChat pipeline (Semnani et al. 2023).
+type WikiChat struct {
+	d    Deps
+	opts WikiChatOptions
+	cs   *Commonsense
+}
+
+var _ Pipeline = (*WikiChat)(nil)
+
+// NewWikiChat validates deps and options.
+func NewWikiChat(d Deps, opts WikiChatOptions) (*WikiChat, error) {
+	opts.setDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if err := d.check("wikichat", true, false, false); err != nil {
+		return nil, err
+	}
+	w := &WikiChat{d: d, opts: opts}
+	if opts.QueryGen == "commonsense" {
+		w.cs = &Commonsense{d: d}
+	}
+	return w, nil
+}
+
+// Name is "wikichat", or "commonsense" when the commonsense query stage is selected.
+func (w *WikiChat) Name() string {
+	if w.cs != nil {
+		return "commonsense"
+	}
+	return "wikichat"
+}
+
+// Respond runs stages 1-2 and 3-4 in parallel, then verification, draft and refinement.
+func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
+	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message}
+	var (
+		plan    QueryPlan
+		bullets []string
+		reply   string
+		claims  []string
+		evid    [][]rerank.Hit
+	)
+	err := parallel(2, func(i int) error {
+		var err error
+		if i == 0 && !w.opts.skips(StageRetrieve) {
+			plan, bullets, err = w.retrieveAndSummarize(ctx, conv, base, tr)
+		}
+		if i == 1 && !w.opts.skips(StageGenerate) {
+			reply, claims, evid, err = w.generateAndExtract(ctx, base, tr)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	kept, err := w.verify(ctx, base, claims, evid, tr)
+	if err != nil {
+		return "", err
+	}
+	facts := dedupe(append(bullets, kept...))
+
+	var draft string
+	switch {
+	case len(facts) > 0:
+		rec := tr.stage(StageDraft)
+		d := base
+		d.Facts = facts
+		draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
+		rec.end(draft)
+		if err != nil && !soft(rec, err) {
+			return "", err
+		}
+		if draft == "" {
+			draft = w.opts.NotSure
+		}
+	case !plan.Search && len(claims) == 0 && reply != "":
+		// Chit-chat: no search was needed and the reply makes no factual claim to check.
+		draft = reply
+	default:
+		// A factual turn with nothing verified: do not let the unverified reply through.
+		draft = w.opts.NotSure
+	}
+	if w.opts.skips(StageRefine) {
+		return draft, nil
+	}
+	return w.refine(ctx, base, draft, tr)
+}
+
+// retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
+func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation, base PromptData, tr *Tracer) (QueryPlan, []string, error) {
+	var plan QueryPlan
+	var err error
+	if w.cs != nil {
+		plan, err = w.cs.plan(ctx, conv, base, tr)
+	} else {
+		rec := tr.stage(StageQuery)
+		plan, err = call(ctx, &w.d, rec, PromptQuery, base, ParseQueryPlan)
+		if err != nil && soft(rec, err) {
+			// Unreadable plan: search with the user's own words rather than not at all.
+			plan, err = QueryPlan{Search: true, Query: base.Message, Time: timex.Spec{Kind: timex.KindAuto}}, nil
+		}
+		rec.end(plan)
+	}
+	if err != nil || !plan.Search || w.opts.PassagesPerQuery == 0 {
+		return plan, nil, err
+	}
+	rec := tr.stage(StageRetrieve)
+	res, err := w.d.Retriever.Retrieve(ctx, w.query(plan.Query, plan.Time, w.opts.PassagesPerQuery))
+	if err != nil {
+		rec.end(nil)
+		return plan, nil, fmt.Errorf("retrieving for %q: %w", plan.Query, err)
+	}
+	rec.passages(StageRetrieve, plan.Query, res.Hits)
+	rec.end(map[string]any{"query": plan.Query, "time": res.Time, "hits": len(res.Hits)})
+
+	rec = tr.stage(StageSummarize)
+	per := make([][]string, len(res.Hits))
+	passages := toPromptPassages(res.Hits)
+	err = parallel(len(passages), func(i int) error {
+		d := base
+		d.Query, d.Passage = plan.Query, passages[i]
+		b, err := call(ctx, &w.d, rec, PromptSummarize, d, ParseList)
+		if err != nil && !soft(rec, err) {
+			return err
+		}
+		per[i] = b
+		return nil
+	})
+	var bullets []string
+	for _, b := range per {
+		bullets = append(bullets, b...)
+	}
+	rec.end(bullets)
+	return plan, bullets, err
+}
+
+// generateAndExtract is stages 3-4: the LLM's own reply, its claims, and evidence per claim.
+func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *Tracer) (string, []string, [][]rerank.Hit, error) {
+	rec := tr.stage(StageGenerate)
+	reply, err := call(ctx, &w.d, rec, PromptGenerate, base, ParseResponse)
+	rec.end(reply)
+	if err != nil {
+		if soft(rec, err) {
+			return "", nil, nil, nil
+		}
+		return "", nil, nil, err
+	}
+	rec = tr.stage(StageClaims)
+	d := base
+	d.Response = reply
+	claims, err := call(ctx, &w.d, rec, PromptClaims, d, ParseList)
+	rec.end(claims)
+	if err != nil && !soft(rec, err) {
+		return "", nil, nil, err
+	}
+	if len(claims) == 0 || w.opts.EvidencePerClaim == 0 {
+		return reply, claims, make([][]rerank.Hit, len(claims)), nil
+	}
+	rec = tr.stage(StageEvidence)
+	evid := make([][]rerank.Hit, len(claims))
+	err = parallel(len(claims), func(i int) error {
+		// The claim's own years decide its time need: KindAuto resolves it from the text.
+		res, err := w.d.Retriever.Retrieve(ctx, w.query(claims[i], timex.Spec{Kind: timex.KindAuto}, w.opts.EvidencePerClaim))
+		if err != nil {
+			return fmt.Errorf("retrieving evidence for claim %d: %w", i+1, err)
+		}
+		evid[i] = res.Hits
+		rec.passages(StageEvidence, claims[i], res.Hits)
+		return nil
+	})
+	rec.end(map[string]int{"claims": len(claims)})
+	return reply, claims, evid, err
+}
+
+type verdictOut struct {
+	Claim     string  `json:"claim"`
+	Verdict   Verdict `json:"verdict"`
+	Reasoning string  `json:"reasoning,omitempty"`
+}
+
+// verify is stage 5: keep the claims their evidence supports.
+func (w *WikiChat) verify(ctx context.Context, base PromptData, claims []string, evid [][]rerank.Hit, tr *Tracer) ([]string, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	rec := tr.stage(StageVerify)
+	outs := make([]verdictOut, len(claims))
+	err := parallel(len(claims), func(i int) error {
+		outs[i].Claim = claims[i]
+		if len(evid[i]) == 0 {
+			outs[i].Verdict = NotEnoughInfo // nothing to check against: no call needed
+			return nil
+		}
+		d := base
+		d.Claim, d.Evidence = claims[i], toPromptPassages(evid[i])
+		type vr struct {
+			v Verdict
+			r string
+		}
+		res, err := call(ctx, &w.d, rec, PromptVerify, d, func(s string) (vr, error) {
+			v, r, err := ParseVerdict(s)
+			return vr{v, r}, err
+		})
+		if err != nil && !soft(rec, err) {
+			return err
+		}
+		outs[i].Verdict, outs[i].Reasoning = res.v, res.r
+		if outs[i].Verdict == "" {
+			outs[i].Verdict = NotEnoughInfo
+		}
+		return nil
+	})
+	rec.end(outs)
+	if err != nil {
+		return nil, err
+	}
+	var kept []string
+	for _, o := range outs {
+		if o.Verdict == Supports {
+			kept = append(kept, o.Claim)
+		}
+	}
+	return kept, nil
+}
+
+type refineOut struct {
+	Scores  map[string]int `json:"scores,omitempty"`
+	Final   string         `json:"final"`
+	Revised bool           `json:"revised"`
+}
+
+// refine is stage 7. A perfect score on every criterion keeps the draft as is, since a rewrite
+// could only make it worse; an unusable output keeps it too.
+func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr *Tracer) (string, error) {
+	rec := tr.stage(StageRefine)
+	d := base
+	d.Draft = draft
+	r, err := call(ctx, &w.d, rec, PromptRefine, d, ParseRefinement)
+	out := refineOut{Scores: r.Scores, Final: draft}
+	if err != nil && !soft(rec, err) {
+		rec.end(out)
+		return "", err
+	}
+	if err == nil && !allPerfect(r.Scores) {
+		out.Final, out.Revised = r.Revised, true
+	}
+	rec.end(out)
+	return out.Final, nil
+}
+
+func allPerfect(scores map[string]int) bool {
+	if len(scores) < len(refineCriteria) {
+		return false
+	}
+	for _, c := range refineCriteria {
+		if scores[c] < 100 {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *WikiChat) query(text string, t timex.Spec, k int) rerank.Query {
+	return rerank.Query{
+		Request: search.Request{Text: text, K: k, Mode: w.opts.Mode},
+		Time:    t,
+		Rerank:  w.opts.Rerank,
+	}
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		k := strings.ToLower(strings.TrimSpace(x))
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, x)
+	}
+	return out
+}

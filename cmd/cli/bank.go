@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kairos-rag/kairos/chat"
+)
+
+// cmdBank manages example banks for the msdp and sicl pipelines.
+func cmdBank(ctx context.Context, args []string, stdio IO) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdio.Stderr, "usage: kairos bank <build|topical|info> [flags]\n\n"+
+			"  topical  derive bank examples (JSONL) from a Topical-Chat directory\n"+
+			"  build    embed examples (JSONL) into a bank file\n"+
+			"  info     describe a bank file (verifies its checksum)\n")
+		if len(args) == 0 {
+			return fmt.Errorf("bank: %w", ErrUsage)
+		}
+		return nil
+	}
+	switch args[0] {
+	case "build":
+		return bankBuild(ctx, args[1:], stdio)
+	case "topical":
+		return bankTopical(ctx, args[1:], stdio)
+	case "info":
+		return bankInfo(args[1:], stdio)
+	}
+	return fmt.Errorf("bank: unknown subcommand %q: %w", args[0], ErrUsage)
+}
+
+func bankBuild(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("bank build", "--encoder NAME --input EXAMPLES.jsonl --out BANK", stdio.Stderr)
+	encName := fs.String("encoder", "hash", "sentence encoder `name`: hash or hash-DIM (hashed bag of words)")
+	input := fs.String("input", "", "examples as JSON lines: {id, topic, history[], knowledge, response} (required)")
+	out := fs.String("out", "", "bank `file` to write (required)")
+	batch := fs.Int("batch", 64, "texts per encoder call")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *input == "" || *out == "" {
+		return usageErr(fs, "need --input and --out")
+	}
+	enc, err := openEncoder(*encName)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(*input)
+	if err != nil {
+		return fmt.Errorf("bank build: %w", err)
+	}
+	defer f.Close()
+	start := time.Now()
+	bank, st, err := chat.BuildBank(ctx, f, *input, enc, chat.BankBuildOptions{Encoder: *encName, BatchSize: *batch,
+		Progress: func(done, total int) {
+			el := time.Since(start).Seconds()
+			rate := float64(done) / max(el, 1e-9)
+			fmt.Fprintf(stdio.Stderr, "\rembedded %d/%d examples (%.0f/s, ETA %.0fs)", done, total, rate, float64(total-done)/max(rate, 1e-9))
+		}})
+	fmt.Fprintln(stdio.Stderr)
+	for _, s := range st.Skipped {
+		fmt.Fprintf(stdio.Stderr, "skipped %s\n", s)
+	}
+	if err != nil {
+		return err
+	}
+	if err := bank.WriteFile(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Stdout, "wrote %s: %d examples, %d skipped, encoder %s, dim %d\n", *out, st.Examples, len(st.Skipped), bank.Header.Encoder, bank.Header.Dim)
+	return nil
+}
+
+func bankTopical(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("bank topical", "--dir TOPICAL-CHAT-DIR --out EXAMPLES.jsonl [--split test_freq] [--max N]", stdio.Stderr)
+	dir := fs.String("dir", "", "Topical-Chat `directory` (conversations/, reading_sets/pre-build/, wiki.json) (required)")
+	out := fs.String("out", "", "examples `file` to write (required)")
+	var splits stringList
+	fs.Var(&splits, "split", "conversation file to read, e.g. test_freq (repeatable; default test_freq and test_rare)")
+	maxN := fs.Int("max", 0, "stop after this many examples (0: all)")
+	hist := fs.Int("history", 3, "turns of history per example")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" || *out == "" {
+		return usageErr(fs, "need --dir and --out")
+	}
+	var st chat.TopicalChatStats
+	err := writeFileAtomicWith(*out, func(f *os.File) error {
+		var err error
+		st, err = chat.DeriveTopicalChat(ctx, *dir, f, chat.TopicalChatOptions{Splits: splits, Max: *maxN, HistoryTurns: *hist})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("bank topical: %w", err)
+	}
+	skipped := 0
+	var reasons []string
+	for r, n := range st.Skipped {
+		skipped += n
+		reasons = append(reasons, fmt.Sprintf("%s: %d", r, n))
+	}
+	fmt.Fprintf(stdio.Stdout, "wrote %s: %d examples from %d conversations; %d turns skipped (%s)\n",
+		*out, st.Examples, st.Conversations, skipped, strings.Join(reasons, ", "))
+	return nil
+}
+
+func bankInfo(args []string, stdio IO) error {
+	fs := newFlags("bank info", "BANK", stdio.Stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr(fs, "need one bank file")
+	}
+	b, err := chat.ReadBank(pos[0])
+	if err != nil {
+		return err
+	}
+	h := b.Header
+	fmt.Fprintf(stdio.Stdout, "%s: format %s v%d, %d examples, encoder %s, dim %d, created %s, sha256 %s (verified)\n",
+		pos[0], h.Format, h.Version, h.Count, h.Encoder, h.Dim, h.Created.Format(time.RFC3339), h.SHA256)
+	return nil
+}
+
+// openEncoder returns the named sentence encoder. "hash" and "hash-DIM" need no model.
+func openEncoder(name string) (chat.Encoder, error) {
+	if name == "hash" {
+		return chat.HashEncoder{}, nil
+	}
+	if d, ok := strings.CutPrefix(name, "hash-"); ok {
+		dim, err := strconv.Atoi(d)
+		if err != nil || dim < 8 || dim > 1<<16 {
+			return nil, fmt.Errorf("encoder %q: dimension must be 8..65536: %w", name, ErrUsage)
+		}
+		return chat.HashEncoder{Dim: dim}, nil
+	}
+	// TODO(lead): adapt embed's ONNX sentence encoder here (name = model directory or id).
+	return nil, fmt.Errorf("encoder %q is not available in this build (use hash or hash-DIM): %w", name, ErrUsage)
+}
+
+// writeFileAtomicWith writes path through a temporary file renamed into place on success.
+func writeFileAtomicWith(path string, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(dirOf(path), ".kairos-tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
+		return path[:i+1]
+	}
+	return "."
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// chatCLIOptions are the parsed flags of `kairos chat`.
+type chatCLIOptions struct {
+	Index      string
+	Pipeline   string
+	Message    string
+	Transcript string
+	Trace      bool
+	Conv       string
+	StateDir   string
+	Prompts    string
+	Bank       string
+	Encoder    string
+	Client     chat.ClientOptions
+	WikiChat   chat.WikiChatOptions
+	SICL       chat.SICLOptions
+	MSDP       chat.MSDPOptions
+	MPC        chat.MPCOptions
+}
+
+// chatPipelines are the names --pipeline accepts.
+var chatPipelines = []string{"wikichat", "commonsense", "mpc", "msdp", "sicl"}
+
+func cmdChat(ctx context.Context, args []string, stdio IO) error {
+	var o chatCLIOptions
+	fs := newFlags("chat", "--index DIR --llm-url URL --llm-model M [--pipeline NAME] [--message TEXT] [flags]\n\n"+
+		"Chat through an OpenAI-compatible LLM, grounded in an index. Without --message: a REPL on stdin.", stdio.Stderr)
+	fs.StringVar(&o.Index, "index", "", "index `directory` to retrieve from (wikichat, commonsense; msdp with --msdp-knowledge retrieve)")
+	fs.StringVar(&o.Client.BaseURL, "llm-url", "", "OpenAI-compatible base `URL`, e.g. http://localhost:8000/v1 (required)")
+	fs.StringVar(&o.Client.Model, "llm-model", "", "model `name` (required)")
+	fs.StringVar(&o.Client.APIKeyEnv, "llm-key-env", "OPENAI_API_KEY", "environment `variable` holding the API key")
+	fs.StringVar(&o.Client.APIKeyFile, "llm-key-file", "", "`file` holding the API key (used when the variable is empty)")
+	fs.Float64Var(&o.Client.Temperature, "temperature", 0, "sampling temperature")
+	fs.IntVar(&o.Client.MaxTokens, "max-tokens", 512, "max tokens per LLM call")
+	fs.DurationVar(&o.Client.Timeout, "llm-timeout", 60*time.Second, "per-call timeout")
+	fs.IntVar(&o.Client.MaxRetries, "llm-retries", 4, "retries on 429/5xx/connection errors (-1: none)")
+	fs.IntVar(&o.Client.Concurrency, "llm-concurrency", 4, "LLM calls in flight")
+	fs.StringVar(&o.Pipeline, "pipeline", "wikichat", "pipeline: "+strings.Join(chatPipelines, ", "))
+	fs.StringVar(&o.Message, "message", "", "send this one `message` and exit")
+	fs.StringVar(&o.Transcript, "transcript", "", "append every turn to this JSONL `file`")
+	fs.BoolVar(&o.Trace, "trace", false, "print each turn as JSON (response, stages, passages, timings, tokens)")
+	fs.StringVar(&o.Conv, "conversation", "", "conversation `id` to continue (default: a new one)")
+	fs.StringVar(&o.StateDir, "state", "", "`directory` keeping conversations (and MPC memory) across runs")
+	fs.StringVar(&o.Prompts, "prompts", "", "`directory` of .tmpl files overriding the embedded prompts")
+	fs.StringVar(&o.Bank, "bank", "", "example bank `file` (msdp, sicl; see kairos bank build)")
+	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: hash, or the bank's encoder (default)")
+	fs.IntVar(&o.WikiChat.PassagesPerQuery, "passages", 3, "wikichat: passages per query")
+	fs.IntVar(&o.WikiChat.EvidencePerClaim, "evidence", 2, "wikichat: evidence passages per claim")
+	var skip stringList
+	fs.Var(&skip, "skip", "wikichat: stage to skip: retrieve, generate or refine (repeatable)")
+	mode := fs.String("mode", "", "retrieval mode: bm25, dense or hybrid (default: the index's)")
+	fs.StringVar(&o.SICL.Approach, "sicl-approach", chat.SICLTop3, "sicl: none, fixed, top1 or top3")
+	fs.StringVar(&o.MSDP.Knowledge, "msdp-knowledge", "generate", "msdp: generate or retrieve")
+	personaFile := fs.String("persona", "", "mpc: `file` with the bot's persona, one fact per line")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(fs, "unexpected argument %q (quote the --message)", pos[0])
+	}
+	if o.Client.BaseURL == "" || o.Client.Model == "" {
+		return usageErr(fs, "need --llm-url and --llm-model")
+	}
+	if !containsString(chatPipelines, o.Pipeline) {
+		return usageErr(fs, "unknown --pipeline %q", o.Pipeline)
+	}
+	o.WikiChat.Skip = skip
+	if o.WikiChat.Mode, err = search.ParseMode(*mode, ""); err != nil {
+		return usageErr(fs, "--mode: %v", err)
+	}
+	if *personaFile != "" {
+		if o.MPC.Persona, err = readLines(*personaFile); err != nil {
+			return fmt.Errorf("chat: persona: %w", err)
+		}
+	}
+
+	var r chat.Retriever
+	if o.Index != "" {
+		ret, err := openRetrieval(ctx, retrievalOptions{Index: o.Index})
+		if err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+		defer ret.Close()
+		r = chat.RetrieverFunc(ret.re.Search)
+	}
+	enc, err := chatEncoder(o)
+	if err != nil {
+		return err
+	}
+	return runChat(ctx, o, r, enc, stdio)
+}
+
+// chatEncoder picks the encoder for banks and MPC memory: --encoder, or the one the bank was
+// built with.
+func chatEncoder(o chatCLIOptions) (chat.Encoder, error) {
+	name := o.Encoder
+	if name == "" && o.Bank != "" {
+		b, err := chat.ReadBank(o.Bank)
+		if err != nil {
+			return nil, fmt.Errorf("chat: %w", err)
+		}
+		name = b.Header.Encoder
+	}
+	if name == "" {
+		name = "hash"
+	}
+	return openEncoder(name)
+}
+
+// runChat builds the client, prompts, bank and pipeline from o and runs one message or a REPL.
+// r and enc may be nil when the pipeline does not need them.
+func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.Encoder, stdio IO) error {
+	client, err := chat.NewClient(o.Client)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	tpl, err := chat.LoadTemplates(o.Prompts)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	deps := chat.Deps{LLM: client, Templates: tpl, Retriever: r, Encoder: enc}
+	if o.Bank != "" {
+		if deps.Bank, err = chat.ReadBank(o.Bank); err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+	}
+	if deps.Retriever == nil && (o.Pipeline == "wikichat" || o.Pipeline == "commonsense") && o.Index == "" {
+		return fmt.Errorf("chat: pipeline %s needs --index: %w", o.Pipeline, ErrUsage)
+	}
+	p, err := buildPipeline(o, deps)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	store, err := chat.NewStore(o.StateDir)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	sopts := chat.ServiceOptions{Pipelines: []chat.Pipeline{p}, Store: store}
+	if o.Transcript != "" {
+		f, err := os.OpenFile(o.Transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("chat: transcript: %w", err)
+		}
+		defer f.Close()
+		sopts.Transcript = f
+	}
+	svc, err := chat.NewService(sopts)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	conv := o.Conv
+	if conv == "" {
+		conv = chat.NewConversationID()
+	}
+	if o.Message != "" {
+		return chatTurn(ctx, svc, conv, o.Message, o.Trace, stdio)
+	}
+	return chatREPL(ctx, svc, conv, o.Trace, stdio)
+}
+
+func buildPipeline(o chatCLIOptions, d chat.Deps) (chat.Pipeline, error) {
+	switch o.Pipeline {
+	case "wikichat":
+		return chat.NewWikiChat(d, o.WikiChat)
+	case "commonsense":
+		w := o.WikiChat
+		w.QueryGen = "commonsense"
+		return chat.NewWikiChat(d, w)
+	case "mpc":
+		return chat.NewMPC(d, o.MPC)
+	case "msdp":
+		return chat.NewMSDP(d, o.MSDP)
+	case "sicl":
+		return chat.NewSICL(d, o.SICL)
+	}
+	return nil, fmt.Errorf("unknown pipeline %q", o.Pipeline)
+}
+
+// chatTurn runs one turn and prints the reply, or with trace the whole turn as one JSON line.
+func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bool, stdio IO) error {
+	resp, err := svc.Turn(ctx, chat.TurnRequest{ConversationID: conv, Message: msg}, nil)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	if trace {
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return fmt.Errorf("chat: trace: %w", err)
+		}
+		_, err = fmt.Fprintf(stdio.Stdout, "%s\n", b)
+		return err
+	}
+	_, err = fmt.Fprintln(stdio.Stdout, resp.Response)
+	return err
+}
+
+// chatREPL reads one message per line until EOF or "/quit". A failed turn is reported and the
+// session goes on: one bad LLM answer should not end a conversation.
+func chatREPL(ctx context.Context, svc *chat.Service, conv string, trace bool, stdio IO) error {
+	interactive := isTerminal(stdio.Stdin)
+	if interactive {
+		fmt.Fprintf(stdio.Stderr, "conversation %s; /quit to leave, /trace to toggle the trace\n", conv)
+	}
+	sc := bufio.NewScanner(stdio.Stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for {
+		if interactive {
+			fmt.Fprint(stdio.Stderr, "> ")
+		}
+		if !sc.Scan() {
+			break
+		}
+		line := strings.TrimSpace(sc.Text())
+		switch line {
+		case "":
+			continue
+		case "/quit", "/exit":
+			return nil
+		case "/trace":
+			trace = !trace
+			fmt.Fprintf(stdio.Stderr, "trace %v\n", trace)
+			continue
+		}
+		if err := chatTurn(ctx, svc, conv, line, trace, stdio); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(stdio.Stderr, "error: %v\n", err)
+		}
+	}
+	return sc.Err()
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func readLines(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New(path + " is empty")
+	}
+	return out, nil
+}

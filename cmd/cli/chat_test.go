@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/chat/chattest"
+)
+
+// cliScript answers every stage plainly; draft repeats the verified facts it was given.
+func cliScript(stage string, msgs []chat.Message) string {
+	p := chattest.LastUser(msgs)
+	switch stage {
+	case chat.StageQuery:
+		return "Search: yes\nQuery: Frozen 2013 film Chris Buck Jennifer Lee\nTime: none"
+	case chat.StageSummarize:
+		if strings.Contains(p, "Chris Buck") {
+			return "- Frozen was directed by Chris Buck and Jennifer Lee."
+		}
+		return "None"
+	case chat.StageGenerate:
+		return "Frozen came out in 2013."
+	case chat.StageClaims:
+		return "1. Frozen came out in 1990."
+	case chat.StageVerify:
+		return "Reasoning: the lead says 2013.\nVerdict: REFUTES"
+	case chat.StageDraft:
+		_, facts, _ := strings.Cut(p, "Verified facts:\n- ")
+		return strings.TrimSpace(facts)
+	case chat.StageRefine:
+		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: unchanged"
+	case chat.StageSICL:
+		return "Bot: I love that one too!"
+	}
+	return "unexpected stage " + stage
+}
+
+func chatOpts(url string) chatCLIOptions {
+	var o chatCLIOptions
+	o.Client = chat.ClientOptions{BaseURL: url, Model: "fake"}
+	o.Pipeline = "wikichat"
+	return o
+}
+
+func TestRunChatOneShotTrace(t *testing.T) {
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	leads, err := chattest.LoadLeads("../../../shared/data/wikichat-topics/recent_articles_en.json", 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := chatOpts(llm.BaseURL())
+	o.Message, o.Trace, o.Index = "Who directed Frozen?", true, "unused-by-runChat"
+	o.Transcript = filepath.Join(t.TempDir(), "t.jsonl")
+	var out bytes.Buffer
+	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, IO{Stdout: &out, Stderr: &out}); err != nil {
+		t.Fatal(err)
+	}
+	var resp chat.TurnResponse
+	if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+		t.Fatalf("trace is not JSON: %v\n%s", err, out.String())
+	}
+	// All scores are 100: the refine stage keeps the draft.
+	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee." {
+		t.Errorf("response %q", resp.Response)
+	}
+	var stages []string
+	for _, s := range resp.Turn.Stages {
+		stages = append(stages, s.Stage)
+	}
+	for _, want := range []string{"query", "retrieve", "summarize", "generate", "claims", "evidence", "verify", "draft", "refine"} {
+		if !slices.Contains(stages, want) {
+			t.Errorf("trace lacks stage %s: %v", want, stages)
+		}
+	}
+	tr, err := os.ReadFile(o.Transcript)
+	if err != nil || strings.Count(string(tr), "\n") != 1 || !strings.Contains(string(tr), resp.ConversationID) {
+		t.Errorf("transcript %q, %v", tr, err)
+	}
+}
+
+func TestRunChatREPL(t *testing.T) {
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	o := chatOpts(llm.BaseURL())
+	o.Index = "x"
+	var out, errOut bytes.Buffer
+	in := strings.NewReader("Who directed Frozen?\n\n/trace\nAnd who produced it?\n/quit\nnever sent\n")
+	if err := runChat(context.Background(), o, chattest.NewRetriever(nil), nil, IO{Stdin: in, Stdout: &out, Stderr: &errOut}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "Sorry, I'm not sure") || !strings.HasPrefix(lines[1], `{"conversation_id"`) {
+		t.Errorf("REPL output %q", out.String())
+	}
+	var resp chat.TurnResponse
+	if err := json.Unmarshal([]byte(lines[1]), &resp); err != nil || resp.Turn.Index != 1 {
+		t.Errorf("second turn %+v %v: want index 1 in the same conversation", resp.Turn.Index, err)
+	}
+}
+
+func TestBankCommandsAndSICLChat(t *testing.T) {
+	dir := t.TempDir()
+	examples, bank := filepath.Join(dir, "ex.jsonl"), filepath.Join(dir, "bank")
+	var out, errOut bytes.Buffer
+	io := IO{Stdout: &out, Stderr: &errOut}
+	ctx := context.Background()
+	if err := cmdBank(ctx, []string{"topical", "--dir", "../../../shared/data/topical-chat", "--split", "test_rare", "--max", "150", "--out", examples}, io); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "150 examples") {
+		t.Errorf("topical output %q", out.String())
+	}
+	if err := cmdBank(ctx, []string{"build", "--encoder", "hash-512", "--input", examples, "--out", bank}, io); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := cmdBank(ctx, []string{"info", bank}, io); err != nil || !strings.Contains(out.String(), "150 examples, encoder hash-512, dim 512") {
+		t.Fatalf("info %q %v", out.String(), err)
+	}
+
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	o := chatOpts(llm.BaseURL())
+	o.Pipeline, o.Bank, o.Message = "sicl", bank, "Do you like music?"
+	enc, err := chatEncoder(o) // from the bank's header
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runChat(ctx, o, nil, enc, io); err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out.String()) != "I love that one too!" {
+		t.Errorf("sicl reply %q", out.String())
+	}
+	calls := llm.Calls()
+	if len(calls) != 1 || strings.Count(calls[0].Messages[0].Content, "Sample ") != 3 {
+		t.Errorf("sicl prompt did not carry 3 bank samples: %+v", calls)
+	}
+}
+
+func TestChatUsageErrors(t *testing.T) {
+	tests := [][]string{
+		{"--llm-model", "m", "--index", "x"},
+		{"--llm-url", "http://x/v1", "--llm-model", "m", "--pipeline", "nope"},
+		{"--llm-url", "http://x/v1", "--llm-model", "m", "stray"},
+		{"--llm-url", "http://x/v1", "--llm-model", "m", "--message", "hi"}, // wikichat without --index
+		{"--llm-url", "http://x/v1", "--llm-model", "m", "--encoder", "onnx-nope", "--pipeline", "mpc"},
+	}
+	for _, args := range tests {
+		var errOut bytes.Buffer
+		err := cmdChat(context.Background(), args, IO{Stdin: strings.NewReader(""), Stdout: &errOut, Stderr: &errOut})
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("cmdChat(%q) err = %v, want a usage error", args, err)
+		}
+	}
+	if err := cmdBank(context.Background(), []string{"build", "--input", "x"}, IO{Stderr: &bytes.Buffer{}}); !errors.Is(err, ErrUsage) {
+		t.Errorf("bank build without --out: %v", err)
+	}
+}
