@@ -16,13 +16,17 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup ort build test test-race bench run lint fmt clean loadtest
+.PHONY: all setup apt ort build test test-race bench run lint fmt clean loadtest
 
 all: build
 
-## setup: Go modules and the ONNX Runtime library.
-setup: ort
+## setup: Go modules, the ONNX Runtime library, and hnswlib (the ANN reference the tests run).
+setup: ort apt
 	$(GO) mod download
+
+APT_PKGS := python3-hnswlib python3-numpy
+apt:
+	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 
 ## ort: fetch libonnxruntime.so.1 from npm's onnxruntime-node (no other source is reachable).
 ort: $(ORT_LIB)
@@ -54,10 +58,13 @@ run: build
 	$(BIN) search --index $(INDEX) -k 3 "Who directed An American in Paris?"
 	$(BIN) search --index $(INDEX) -k 3 "albedo of snow and ice"
 
-## bench: speed figures (see README, "Measured").
+## bench: speed figures (see README, "Measured"). Run it on a quiet machine.
 bench: build setup
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./corpus/ ./indexer/ ./search/
-	./scripts-not-yet 2>/dev/null || true
+	$(GO) test -run '^$$' -bench 'OpenSplit|SplitSciFact|MediaWikiReader' -benchtime 3x ./corpus/
+	$(GO) test -run '^$$' -bench BuildSciFact -benchtime 3x ./indexer/
+	$(GO) test -run '^$$' -bench BM25Query -benchtime 3000x ./search/
+	$(GO) test -run '^$$' -bench TimeRerank50 ./rerank/
+	KAIROS=$(BIN) ./search/hnsw/bench/compare.sh
 
 ## loadtest: wrk against `kairos serve` on the SciFact index, loopback only, bounded in time.
 loadtest: build

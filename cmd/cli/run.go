@@ -30,6 +30,7 @@ func commands() map[string]command {
 		"passages": {"print the passages of corpus files as JSONL", cmdPassages},
 		"search":   {"query an index (one query, or a batch file)", cmdSearch},
 		"stats":    {"describe an index", cmdStats},
+		"bench":    {"benchmarks (ann: HNSW recall and speed against exact search)", cmdBench},
 		"chat":     {"talk to an LLM through a chatbot pipeline grounded in an index", cmdChat},
 		"bank":     {"build and inspect example banks for the msdp and sicl pipelines", cmdBank},
 		"eval":     {"score retrieval against relevance judgements", cmdEval},

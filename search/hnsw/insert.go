@@ -50,11 +50,13 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	done, err := g.insertAll(ctx, next, len(g.keys))
 	if err != nil {
 		g.truncate(done)
-		return fmt.Errorf("hnsw: add interrupted after %d of %d vectors: %w", done-first, len(keys), err)
 	}
 	s := g.getScratch(len(g.keys))
 	g.repair(s)
 	g.scratch.Put(s)
+	if err != nil {
+		return fmt.Errorf("hnsw: add interrupted after %d of %d vectors: %w", done-first, len(keys), err)
+	}
 	return nil
 }
 

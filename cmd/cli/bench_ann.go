@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kairos-rag/kairos/search/hnsw/annbench"
+)
+
+// cmdBenchANN is `kairos bench ann`: recall@10 against exact search and single-thread QPS of the
+// HNSW index on synthetic clustered unit vectors (see package annbench for how they are drawn).
+func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
+	fs := flag.NewFlagSet("bench ann", flag.ContinueOnError)
+	fs.SetOutput(stdio.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stdio.Stderr, "usage: kairos bench ann [--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR]\n\n"+
+			"Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8, seeded),\n"+
+			"prints the build time, and for each ef the recall@10 against exact search and single-thread queries/s.\n\n")
+		fs.PrintDefaults()
+	}
+	var (
+		cfg    annbench.Config
+		efList string
+		asJSON bool
+	)
+	fs.IntVar(&cfg.N, "n", 50000, "base vectors")
+	fs.IntVar(&cfg.Dim, "dim", 384, "dimension")
+	fs.IntVar(&cfg.Queries, "queries", 1000, "query vectors (drawn like the base set, not from it)")
+	fs.StringVar(&efList, "ef", "16,24,32,48,64,96,128", "comma-separated search ef values")
+	fs.IntVar(&cfg.M, "m", 16, "HNSW M (level 0 keeps 2*M)")
+	fs.IntVar(&cfg.EfC, "efc", 200, "HNSW efConstruction")
+	fs.Int64Var(&cfg.Seed, "seed", 1, "seed for data and graph")
+	fs.IntVar(&cfg.Workers, "workers", 0, "build goroutines (0: GOMAXPROCS)")
+	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")
+	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","build_seconds","n","dim"}`)
+	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for search/hnsw/bench/hnswlib_bench.py")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("bench ann: %v: %w", err, ErrUsage)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("bench ann: unexpected argument %q: %w", fs.Arg(0), ErrUsage)
+	}
+	efs, err := parseEfList(efList)
+	if err != nil {
+		return fmt.Errorf("bench ann: --ef: %v: %w", err, ErrUsage)
+	}
+	cfg.Efs = efs
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("bench ann: %v: %w", err, ErrUsage)
+	}
+	rows, err := annbench.Run(ctx, cfg, stdio.Stderr)
+	if err != nil {
+		return fmt.Errorf("bench ann: %w", err)
+	}
+	return writeANNRows(stdio.Stdout, rows, asJSON)
+}
+
+func writeANNRows(w io.Writer, rows []annbench.Row, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "n %d, dim %d, build %.2f s\n%6s %12s %10s\n", rows[0].N, rows[0].Dim, rows[0].BuildSeconds, "ef", "recall@10", "QPS")
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f\n", r.Ef, r.Recall, r.QPS); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseEfList parses "16,32,64".
+func parseEfList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}

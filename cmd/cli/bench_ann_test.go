@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type annRow struct {
+	Ef           *int     `json:"ef"`
+	Recall       *float64 `json:"recall_at_10"`
+	QPS          *float64 `json:"qps"`
+	BuildSeconds *float64 `json:"build_seconds"`
+	N            *int     `json:"n"`
+	Dim          *int     `json:"dim"`
+}
+
+// parseANNRows decodes `--json` output and checks every line has every field.
+func parseANNRows(t *testing.T, out []byte) []annRow {
+	t.Helper()
+	var rows []annRow
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r annRow
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if r.Ef == nil || r.Recall == nil || r.QPS == nil || r.BuildSeconds == nil || r.N == nil || r.Dim == nil {
+			t.Fatalf("line %q lacks a field", sc.Text())
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func TestBenchANNJSONAndDump(t *testing.T) {
+	dump := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"--n", "3000", "--dim", "32", "--queries", "100", "--ef", "10,64", "--efc", "100",
+		"--repeat", "1", "--json", "--dump", dump}
+	if err := cmdBenchANN(context.Background(), args, IO{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	rows := parseANNRows(t, stdout.Bytes())
+	if len(rows) != 2 || *rows[0].Ef != 10 || *rows[1].Ef != 64 {
+		t.Fatalf("want rows for ef 10 and 64, got %s", stdout.String())
+	}
+	for _, r := range rows {
+		if *r.N != 3000 || *r.Dim != 32 || *r.QPS <= 0 || *r.BuildSeconds <= 0 {
+			t.Errorf("bad row %+v", r)
+		}
+	}
+	if hi := *rows[1].Recall; hi < 0.95 || hi > 1 || *rows[0].Recall > hi {
+		t.Errorf("recall@10 at ef 10 / 64 = %.3f / %.3f: want ef 64 >= 0.95 and no worse than ef 10", *rows[0].Recall, hi)
+	}
+	if !strings.Contains(stderr.String(), "built HNSW") {
+		t.Errorf("no build progress on stderr: %s", stderr.String())
+	}
+	for name, size := range map[string]int64{"base.f32": 3000 * 32 * 4, "queries.f32": 100 * 32 * 4, "gt.i32": 100 * 10 * 4} {
+		st, err := os.Stat(filepath.Join(dump, name))
+		if err != nil || st.Size() != size {
+			t.Errorf("%s: %v, size want %d", name, err, size)
+		}
+	}
+
+	// The hnswlib reference reads the same dump (when python3-hnswlib is installed, as `make bench`
+	// arranges) and must agree on the data: hnswlib at ef 64 also finds the exact neighbours.
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import hnswlib, numpy").Run(); err != nil {
+		t.Fatalf("hnswlib reference not runnable (make setup installs it) (%s -c 'import hnswlib, numpy': %v); install python3-hnswlib", py, err)
+	}
+	cmd := exec.Command(py, "../../search/hnsw/bench/hnswlib_bench.py", "--ef", "64", dump)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hnswlib_bench.py: %v", err)
+	}
+	ref := parseANNRows(t, out)
+	if len(ref) != 1 || *ref[0].N != 3000 || *ref[0].Dim != 32 || *ref[0].Recall < 0.95 {
+		t.Errorf("hnswlib on the dump: %s", out)
+	}
+}
+
+func TestBenchANNTable(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"--n", "500", "--dim", "8", "--queries", "20", "--ef", "32", "--repeat", "1"}
+	if err := cmdBenchANN(context.Background(), args, IO{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	if !strings.HasPrefix(out, "n 500, dim 8, build ") || !strings.Contains(out, "recall@10") || len(strings.Split(strings.TrimSpace(out), "\n")) != 3 {
+		t.Errorf("table output:\n%s", out)
+	}
+}
+
+func TestBenchANNUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--ef", "abc"},
+		{"--ef", "16,0"},
+		{"--ef", ""},
+		{"--n", "5"},
+		{"--dim", "0"},
+		{"--queries", "0"},
+		{"--m", "1"},
+		{"--bogus"},
+		{"extra"},
+	} {
+		var stderr bytes.Buffer
+		err := cmdBenchANN(context.Background(), append([]string{"--n", "100", "--dim", "4", "--queries", "2"}, args...), IO{Stdout: &bytes.Buffer{}, Stderr: &stderr})
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: error %v, want a usage error", args, err)
+		}
+	}
+}
