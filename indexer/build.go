@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/search/hnsw"
 )
 
 // BuildOptions are the settings of a build that shape the index; they are recorded in the
@@ -50,6 +51,11 @@ type Options struct {
 	Dir    string      // index directory; created when missing
 	Inputs []InputSpec // read in order
 	Build  BuildOptions
+	// Encoder, when set, embeds every passage; the vectors go into an HNSW graph beside the
+	// BM25 index, and the model's identity into the manifest.
+	Encoder PassageEncoder
+	// HNSW configures the graph (zero: hnsw defaults, seed 1).
+	HNSW hnsw.Options
 	// SkipBad skips malformed records (counted and listed in the Summary) instead of failing.
 	SkipBad bool
 	// MaxBadListed bounds Summary.BadRecords. Default 100.
@@ -73,6 +79,17 @@ func (o *Options) validate() error {
 	o.Build.setDefaults()
 	if o.MaxBadListed == 0 {
 		o.MaxBadListed = 100
+	}
+	if o.Encoder != nil {
+		if o.HNSW.Seed == 0 {
+			o.HNSW.Seed = 1
+		}
+		if err := o.HNSW.Validate(); err != nil {
+			return fmt.Errorf("hnsw: %w", err)
+		}
+		if o.Encoder.Identity().Dim <= 0 {
+			return errors.New("encoder reports no dimension")
+		}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -316,30 +333,85 @@ func (b *builder) write(ctx context.Context, batches <-chan []corpus.Passage) er
 	if err != nil {
 		return err
 	}
-	for passages := range batches {
-		if err := ctx.Err(); err != nil {
+	// Up to batchesInFlight bleve batches run at once: a batch's segment is built on one
+	// thread after its analysis, so a second batch keeps the other cores busy meanwhile.
+	// Keys and the passage store are assigned in order here, so the index is deterministic.
+	const batchesInFlight = 2
+	sem := make(chan struct{}, batchesInFlight)
+	g, gctx := errgroup.WithContext(ctx)
+	var graph *hnsw.Graph
+	var jobs chan embedJob
+	if b.opts.Encoder != nil {
+		id := b.opts.Encoder.Identity()
+		if graph, err = hnsw.New(id.Dim, b.opts.HNSW); err != nil {
 			return err
 		}
-		bb := idx.NewBatch()
-		for i := range passages {
-			p := &passages[i]
-			key, err := store.Add(p)
-			if err != nil {
-				return fmt.Errorf("passage store: %w", err)
-			}
-			d, err := docs.build(key, p)
-			if err != nil {
+		jobs = make(chan embedJob, 2)
+		g.Go(func() error { return b.embedder(gctx, jobs, graph) })
+	}
+	feed := func() error {
+		for passages := range batches {
+			if err := gctx.Err(); err != nil {
 				return err
 			}
-			if err := bb.IndexAdvanced(d); err != nil {
-				return fmt.Errorf("passage %s: %w", p.ID, err)
+			bb := idx.NewBatch()
+			var job embedJob
+			for i := range passages {
+				p := &passages[i]
+				key, err := store.Add(p)
+				if err != nil {
+					return fmt.Errorf("passage store: %w", err)
+				}
+				if jobs != nil {
+					job.keys = append(job.keys, uint64(key))
+					job.texts = append(job.texts, p.Text)
+				}
+				d, err := docs.build(key, p)
+				if err != nil {
+					return err
+				}
+				if err := bb.IndexAdvanced(d); err != nil {
+					return fmt.Errorf("passage %s: %w", p.ID, err)
+				}
+				b.note(p)
 			}
-			b.note(p)
+			if jobs != nil {
+				select {
+				case jobs <- job:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			n := len(passages)
+			g.Go(func() (err error) {
+				defer func() { <-sem }()
+				defer recoverTo(&err, "indexing batch")
+				if err := idx.Batch(bb); err != nil {
+					return fmt.Errorf("indexing batch: %w", err)
+				}
+				b.progress.indexed(n)
+				return nil
+			})
 		}
-		if err := idx.Batch(bb); err != nil {
-			return fmt.Errorf("indexing batch: %w", err)
-		}
-		b.progress.indexed(len(passages))
+		return nil
+	}
+	ferr := feed()
+	if jobs != nil {
+		close(jobs)
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	closed = true
 	if err := store.Close(); err != nil {
@@ -349,7 +421,19 @@ func (b *builder) write(ctx context.Context, batches <-chan []corpus.Passage) er
 	if err := idx.Close(); err != nil {
 		return fmt.Errorf("closing bleve index: %w", err)
 	}
-	for _, name := range []string{storeName, bm25Name} {
+	names := []string{storeName, bm25Name}
+	if graph != nil {
+		if err := graph.Save(hnswPath(b.dir)); err != nil {
+			return fmt.Errorf("saving HNSW graph: %w", err)
+		}
+		o := graph.Options()
+		b.man.Dense = &DenseInfo{
+			Model: b.opts.Encoder.Identity(), Vectors: graph.Len(),
+			HNSW: HNSWParams{M: o.M, EfConstruction: o.EfConstruction, EfSearch: o.EfSearch, Seed: o.Seed},
+		}
+		names = append(names, hnswName)
+	}
+	for _, name := range names {
 		if err := sumTree(b.dir, filepath.Join(b.dir, name), b.man.Files); err != nil {
 			return fmt.Errorf("checksumming %s: %w", name, err)
 		}

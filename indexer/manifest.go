@@ -29,6 +29,7 @@ type Manifest struct {
 	DateFrom      time.Time      `json:"date_from,omitzero"`
 	DateTo        time.Time      `json:"date_to,omitzero"`
 	Options       BuildOptions   `json:"options"`
+	Dense         *DenseInfo     `json:"dense,omitempty"` // nil: BM25 only
 	// Files lists every file of the generation (paths relative to it) with size and sha256,
 	// so `verify` can tell damage from a version mismatch.
 	Files map[string]FileSum `json:"files"`

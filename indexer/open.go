@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"github.com/kairos-rag/kairos/search/hnsw"
 )
 
 // Generation is one committed generation of an index, opened for reading.
@@ -13,6 +15,7 @@ type Generation struct {
 	Manifest *Manifest
 	Store    *Store
 	BM25     bleve.Index
+	Dense    *hnsw.Graph // nil when the index has no embeddings
 }
 
 // Open opens the live generation of the index at dir for reading. Later commits do not
@@ -37,7 +40,12 @@ func Open(dir string) (*Generation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: opening bleve index: %w", gen, err)
 	}
-	return &Generation{Dir: gen, Manifest: man, Store: store, BM25: idx}, nil
+	dense, err := openHNSW(gen, man)
+	if err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return &Generation{Dir: gen, Manifest: man, Store: store, BM25: idx, Dense: dense}, nil
 }
 
 // Close releases the generation's files.

@@ -15,6 +15,7 @@ type progress struct {
 	total     int64 // input bytes, 0 if unknown
 	bytes     atomic.Int64
 	passages  atomic.Int64
+	vectors   atomic.Int64 // passages embedded; stays 0 without an encoder
 	startTime time.Time
 	mu        sync.Mutex
 }
@@ -23,8 +24,9 @@ func newProgress(w io.Writer, totalBytes int64) *progress {
 	return &progress{w: w, total: totalBytes}
 }
 
-func (p *progress) read(n int64)  { p.bytes.Add(n) }
-func (p *progress) indexed(n int) { p.passages.Add(int64(n)) }
+func (p *progress) read(n int64)   { p.bytes.Add(n) }
+func (p *progress) indexed(n int)  { p.passages.Add(int64(n)) }
+func (p *progress) embedded(n int) { p.vectors.Add(int64(n)) }
 
 // start begins printing; the returned function stops it.
 func (p *progress) start() (stop func()) {
@@ -56,6 +58,9 @@ func (p *progress) line() string {
 	n := p.passages.Load()
 	rate := float64(n) / max(el, 1e-9)
 	s := fmt.Sprintf("indexed %d passages, %.0f passages/s, %.1fs", n, rate, el)
+	if v := p.vectors.Load(); v > 0 {
+		s += fmt.Sprintf(", embedded %d (%.0f/s)", v, float64(v)/max(el, 1e-9))
+	}
 	if b := p.bytes.Load(); p.total > 0 && b > 0 {
 		frac := min(float64(b)/float64(p.total), 1)
 		eta := el/frac - el

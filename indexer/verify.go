@@ -65,7 +65,7 @@ func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
 		rep.Files++
 	}
 	onDisk := map[string]FileSum{}
-	for _, sub := range []string{storeName, bm25Name} {
+	for _, sub := range []string{storeName, bm25Name, hnswName} {
 		if err := sumTree(gen, filepath.Join(gen, sub), onDisk); err != nil && !os.IsNotExist(err) {
 			bad(filepath.Join(gen, sub), "%v", err)
 		}
@@ -83,6 +83,22 @@ func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
 	rep.Passages = store.Len()
 	if store.Len() != man.Counts.Passages {
 		bad(filepath.Join(gen, storeName), "%d passages, manifest says %d", store.Len(), man.Counts.Passages)
+	}
+	if man.Dense != nil {
+		g, err := openHNSW(gen, man)
+		if err != nil {
+			bad(hnswPath(gen), "%v", err)
+		} else {
+			missing := 0
+			for k := 0; k < store.Len(); k++ {
+				if !g.Contains(uint64(k)) {
+					missing++
+				}
+			}
+			if missing > 0 || g.Len() != store.Len() {
+				bad(hnswPath(gen), "%d vectors, %d passages of the store have none", g.Len(), missing)
+			}
+		}
 	}
 	idx, err := OpenBM25(gen)
 	if err != nil {

@@ -87,13 +87,6 @@ func filterQuery(f Filters) []query.Query {
 }
 
 func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
-	q, ok := ix.bm25Query(req.Text)
-	if !ok {
-		return nil, nil // nothing searchable (only stop words or punctuation)
-	}
-	if fq := filterQuery(req.Filters); len(fq) > 0 {
-		q = query.NewConjunctionQuery(append([]query.Query{q}, fq...))
-	}
 	window := req.K
 	if ix.opts.DocEvidence > 0 {
 		window = max(window, ix.opts.Window)
@@ -101,7 +94,24 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if req.PerDoc > 0 {
 		window = max(window, 3*req.K) // room to fill K after capping
 	}
-	sr := bleve.NewSearchRequestOptions(q, window, 0, false)
+	cands, err := ix.bm25Candidates(ctx, req, window)
+	if err != nil {
+		return nil, err
+	}
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
+}
+
+// bm25Candidates returns the n best passages by BM25, with document evidence applied.
+func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]candidate, error) {
+	q, ok := ix.bm25Query(req.Text)
+	if !ok {
+		return nil, nil // nothing searchable (only stop words or punctuation)
+	}
+	if fq := filterQuery(req.Filters); len(fq) > 0 {
+		q = query.NewConjunctionQuery(append([]query.Query{q}, fq...))
+	}
+	sr := bleve.NewSearchRequestOptions(q, n, 0, false)
 	res, err := ix.gen.BM25.SearchInContext(ctx, sr)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 search: %w", err)
@@ -112,15 +122,14 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bm25 hit %q: not a passage key", h.ID)
 		}
-		cands[i] = candidate{key: uint32(key), bm25: h.Score, score: h.Score}
+		cands[i] = candidate{key: uint32(key), bm25: h.Score, hasBM25: true, score: h.Score}
 	}
 	if ix.opts.DocEvidence > 0 {
 		if err := ix.addDocEvidence(cands); err != nil {
 			return nil, err
 		}
 	}
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
-	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
+	return cands, nil
 }
 
 // capPerDoc keeps at most perDoc candidates of each document, in order.
@@ -144,10 +153,13 @@ func capPerDoc(cands []candidate, perDoc int, store *indexer.Store) []candidate 
 
 // candidate is a passage between retrieval and the final cut.
 type candidate struct {
-	key   uint32
-	bm25  float64 // retriever's own score
-	score float64 // final score
-	doc   string
+	key      uint32
+	bm25     float64 // BM25 score (before document evidence)
+	dense    float64 // similarity to the query vector
+	hasBM25  bool
+	hasDense bool
+	score    float64 // final score
+	doc      string
 }
 
 // addDocEvidence adds DocEvidence times the scores of the other candidates of the same
@@ -170,8 +182,9 @@ func (ix *Index) addDocEvidence(cands []candidate) error {
 	return nil
 }
 
-// hits decodes the passages of the final candidates.
-func (ix *Index) hits(cands []candidate, component string) ([]Hit, error) {
+// hits decodes the passages of the final candidates. Scores carries the components behind a
+// fused or adjusted score.
+func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
 	hits := make([]Hit, len(cands))
 	for i, c := range cands {
 		p, err := ix.gen.Store.Get(c.key)
@@ -179,8 +192,17 @@ func (ix *Index) hits(cands []candidate, component string) ([]Hit, error) {
 			return nil, err
 		}
 		hits[i] = Hit{Passage: p, Score: c.score, Rank: i + 1}
-		if c.score != c.bm25 {
-			hits[i].Scores = map[string]float64{component: c.bm25}
+		if single == "bm25" && c.score == c.bm25 {
+			continue // plain BM25: the score says it all
+		}
+		if c.hasBM25 || c.hasDense {
+			hits[i].Scores = map[string]float64{}
+			if c.hasBM25 {
+				hits[i].Scores["bm25"] = c.bm25
+			}
+			if c.hasDense {
+				hits[i].Scores["dense"] = c.dense
+			}
 		}
 	}
 	return hits, nil

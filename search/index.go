@@ -20,6 +20,18 @@ type Options struct {
 	// document that matches in several places is more likely relevant. 0 means
 	// DefaultDocEvidence; negative disables it.
 	DocEvidence float64
+	// Encoder embeds queries for dense and hybrid search; it must match the index's model.
+	Encoder QueryEncoder
+	// Fusion merges BM25 and dense rankings in hybrid search: FusionRRF (default) or
+	// FusionConvex.
+	Fusion Fusion
+	// RRFK is the k of reciprocal rank fusion. 0 means DefaultRRFK.
+	RRFK int
+	// Alpha weighs dense against BM25 in convex fusion, in [0,1]. 0 means DefaultAlpha; use a
+	// tiny positive value for almost-pure BM25.
+	Alpha float64
+	// EfSearch is the HNSW candidate list size (0: the index's ef_search). Raised to k.
+	EfSearch int
 	// Window is how many BM25 candidates are scored before the document evidence is applied
 	// and the top K kept. 0 means DefaultWindow; it is never below K.
 	Window int
@@ -57,9 +69,38 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("search options: negative window %d", opts.Window)
 	}
+	switch opts.Fusion {
+	case "":
+		opts.Fusion = FusionRRF
+	case FusionRRF, FusionConvex:
+	default:
+		return nil, fmt.Errorf("search options: unknown fusion %q (want rrf or convex)", opts.Fusion)
+	}
+	if opts.RRFK == 0 {
+		opts.RRFK = DefaultRRFK
+	}
+	if opts.Alpha == 0 {
+		opts.Alpha = DefaultAlpha
+	}
+	if opts.Alpha < 0 || opts.Alpha > 1 || opts.RRFK < 0 {
+		return nil, fmt.Errorf("search options: alpha %v must be in [0,1] and rrf k %d >= 0", opts.Alpha, opts.RRFK)
+	}
 	gen, err := indexer.Open(dir)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Encoder != nil {
+		if gen.Manifest.Dense == nil {
+			gen.Close()
+			return nil, fmt.Errorf("%s: an encoder was given but the index has no dense vectors", dir)
+		}
+		if err := gen.Manifest.Dense.Model.Compatible(opts.Encoder.Identity()); err != nil {
+			gen.Close()
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+	}
+	if opts.EfSearch == 0 && gen.Manifest.Dense != nil {
+		opts.EfSearch = gen.Manifest.Dense.HNSW.EfSearch
 	}
 	an := gen.BM25.Mapping().AnalyzerNamed(indexer.Analyzer)
 	if an == nil {
@@ -103,7 +144,12 @@ func (ix *Index) Stats() Stats {
 	for _, f := range m.Files {
 		size += f.Size
 	}
+	var model string
+	if d := m.Dense; d != nil {
+		model = d.Model.Name
+	}
 	return Stats{
+		Dense: ix.gen.Dense != nil, Model: model,
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
 		SizeBytes: size,
@@ -118,7 +164,11 @@ func (ix *Index) Search(ctx context.Context, req Request) ([]Hit, error) {
 	switch req.Mode {
 	case "", ModeBM25:
 		return ix.searchBM25(ctx, req)
+	case ModeDense:
+		return ix.searchDense(ctx, req)
+	case ModeHybrid:
+		return ix.searchHybrid(ctx, req)
 	default:
-		return nil, fmt.Errorf("search mode %q: this index has no dense vectors", req.Mode)
+		return nil, fmt.Errorf("unknown search mode %q", req.Mode)
 	}
 }

@@ -1,0 +1,193 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/kairos-rag/kairos/indexer"
+)
+
+// QueryEncoder embeds queries for dense and hybrid search. search declares it so that it needs
+// no ONNX code; cmd adapts embed's encoder to it.
+type QueryEncoder interface {
+	Identity() indexer.ModelIdentity
+	EncodeQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+// Fusion names a way to merge BM25 and dense rankings in hybrid search.
+type Fusion string
+
+const (
+	// FusionRRF is reciprocal rank fusion: sum of 1/(RRFK + rank) over the two rankings. It
+	// needs no score calibration, which is why it is the default.
+	FusionRRF Fusion = "rrf"
+	// FusionConvex min-max normalises each ranking's scores over its candidates and takes
+	// Alpha*dense + (1-Alpha)*bm25 (a candidate missing from one ranking gets 0 there).
+	FusionConvex Fusion = "convex"
+)
+
+// Defaults of hybrid fusion.
+const (
+	DefaultRRFK  = 60
+	DefaultAlpha = 0.5
+)
+
+func (ix *Index) checkDense() error {
+	if ix.gen.Dense == nil {
+		return fmt.Errorf("this index has no dense vectors (build it with --model)")
+	}
+	if ix.opts.Encoder == nil {
+		return fmt.Errorf("dense search needs the index's encoder (%s): give --model", ix.gen.Manifest.Dense.Model.Name)
+	}
+	return nil
+}
+
+// denseCandidates returns the n nearest passages to the query vector.
+func (ix *Index) denseCandidates(ctx context.Context, req Request, n int) ([]candidate, error) {
+	q, err := ix.opts.Encoder.EncodeQuery(ctx, req.Text)
+	if err != nil {
+		return nil, fmt.Errorf("encoding query: %w", err)
+	}
+	g := ix.gen.Dense
+	if !req.Filters.empty() {
+		// Filters apply after retrieval; fetch more so that K survive the common cases.
+		n = max(n*10, 1000)
+	}
+	res, err := g.Search(q, n, max(ix.opts.EfSearch, n))
+	if req.Exact {
+		res, err = g.SearchExact(q, n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dense search: %w", err)
+	}
+	cands := make([]candidate, 0, len(res))
+	for _, r := range res {
+		c := candidate{key: uint32(r.Key), dense: float64(r.Score), hasDense: true, score: float64(r.Score)}
+		if !req.Filters.empty() {
+			ok, err := ix.passes(c.key, req.Filters)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		cands = append(cands, c)
+	}
+	return cands, nil
+}
+
+func (f Filters) empty() bool {
+	return f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0
+}
+
+// passes applies the filters to a stored passage (dense results are not filtered by bleve).
+func (ix *Index) passes(key uint32, f Filters) (bool, error) {
+	p, err := ix.gen.Store.Get(key)
+	if err != nil {
+		return false, err
+	}
+	if !f.DateFrom.IsZero() && (p.Date.IsZero() || p.Date.Before(f.DateFrom)) {
+		return false, nil
+	}
+	if !f.DateTo.IsZero() && (p.Date.IsZero() || p.Date.After(f.DateTo)) {
+		return false, nil
+	}
+	if len(f.Sources) > 0 {
+		for _, s := range f.Sources {
+			if s == p.Source {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
+	if err := ix.checkDense(); err != nil {
+		return nil, err
+	}
+	cands, err := ix.denseCandidates(ctx, req, max(req.K, 3*req.PerDoc*req.K))
+	if err != nil {
+		return nil, err
+	}
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	return ix.hits(cands[:min(len(cands), req.K)], "")
+}
+
+func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
+	if err := ix.checkDense(); err != nil {
+		return nil, err
+	}
+	n := max(req.K, ix.opts.Window)
+	lex, err := ix.bm25Candidates(ctx, req, n)
+	if err != nil {
+		return nil, err
+	}
+	den, err := ix.denseCandidates(ctx, req, n)
+	if err != nil {
+		return nil, err
+	}
+	cands := fuse(lex, den, ix.opts)
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	return ix.hits(cands[:min(len(cands), req.K)], "")
+}
+
+// fuse merges two rankings (each best first) into one, best first.
+func fuse(lex, den []candidate, o Options) []candidate {
+	slot := make(map[uint32]int, len(lex)+len(den))
+	out := make([]candidate, 0, len(lex)+len(den))
+	at := func(c candidate) *candidate {
+		i, ok := slot[c.key]
+		if !ok {
+			i = len(out)
+			slot[c.key] = i
+			out = append(out, candidate{key: c.key, doc: c.doc})
+		}
+		return &out[i]
+	}
+	lmin, lmax := scoreRange(lex, func(c candidate) float64 { return c.score })
+	dmin, dmax := scoreRange(den, func(c candidate) float64 { return c.dense })
+	for rank, c := range lex {
+		p := at(c)
+		p.bm25, p.hasBM25 = c.score, true
+		if o.Fusion == FusionConvex {
+			p.score += (1 - o.Alpha) * minmax(c.score, lmin, lmax)
+		} else {
+			p.score += 1 / float64(o.RRFK+rank+1)
+		}
+	}
+	for rank, c := range den {
+		p := at(c)
+		p.dense, p.hasDense = c.dense, true
+		if o.Fusion == FusionConvex {
+			p.score += o.Alpha * minmax(c.dense, dmin, dmax)
+		} else {
+			p.score += 1 / float64(o.RRFK+rank+1)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+func scoreRange(cs []candidate, f func(candidate) float64) (lo, hi float64) {
+	for i, c := range cs {
+		v := f(c)
+		if i == 0 || v < lo {
+			lo = v
+		}
+		if i == 0 || v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
+}
+
+func minmax(v, lo, hi float64) float64 {
+	if hi <= lo {
+		return 1
+	}
+	return (v - lo) / (hi - lo)
+}

@@ -1,0 +1,194 @@
+package search
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer"
+)
+
+// bowEncoder is a deterministic stand-in for a sentence encoder: hashed bag of lower-cased
+// words, L2-normalised. Its similarities are lexical, which is enough to check that dense
+// search finds what it should and that the plumbing (identity, HNSW, fusion) is right.
+type bowEncoder struct {
+	dim int
+	sha string
+}
+
+func (e bowEncoder) Identity() indexer.ModelIdentity {
+	return indexer.ModelIdentity{Name: "bow", ONNXSHA256: e.sha, Dim: e.dim, Pooling: "mean", Normalize: true, MaxSeqLen: 256}
+}
+
+func (e bowEncoder) vec(text string) []float32 {
+	v := make([]float32, e.dim)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		h := fnv.New32a()
+		h.Write([]byte(w))
+		v[h.Sum32()%uint32(e.dim)]++
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	if n > 0 {
+		for i := range v {
+			v[i] /= float32(math.Sqrt(n))
+		}
+	}
+	return v
+}
+
+func (e bowEncoder) EncodePassages(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = e.vec(t)
+	}
+	return out, nil
+}
+
+func (e bowEncoder) EncodeQuery(_ context.Context, text string) ([]float32, error) {
+	return e.vec(text), nil
+}
+
+var bow = bowEncoder{dim: 256, sha: "0123456789abcdef"}
+
+func denseFAQ(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	_, err := indexer.Build(context.Background(), indexer.Options{
+		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, Encoder: bow,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestDenseAndHybrid(t *testing.T) {
+	dir := denseFAQ(t)
+	if rep, err := indexer.Verify(context.Background(), dir); err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	ix, err := Open(dir, Options{Encoder: bow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if st := ix.Stats(); !st.Dense || st.Model != "bow" {
+		t.Fatalf("stats: %+v", st)
+	}
+	ctx := context.Background()
+	// Every passage's own text finds that passage first, by HNSW and by exact search.
+	n, agree := 0, 0
+	err = ix.gen.Store.Each(func(key uint32, p corpus.Passage) error {
+		if key%5 != 0 {
+			return nil
+		}
+		n++
+		for _, exact := range []bool{false, true} {
+			hits, err := ix.Search(ctx, Request{Text: p.Text, K: 3, Mode: ModeDense, Exact: exact})
+			if err != nil {
+				return err
+			}
+			if len(hits) == 0 || hits[0].Scores["dense"] < 0.999 {
+				t.Errorf("exact=%v: passage %s not found by its own text: %+v", exact, p.ID, hits)
+			} else if hits[0].ID == p.ID {
+				agree++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if agree < 2*n-2 { // identical duplicate passages may tie
+		t.Errorf("own passage first in %d of %d searches", agree, 2*n)
+	}
+
+	// Hybrid scores, recomputed here from the two separate rankings.
+	const q = "Can pets spread the coronavirus?"
+	lex, err := ix.Search(ctx, Request{Text: q, K: DefaultWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	den, err := ix.Search(ctx, Request{Text: q, K: DefaultWindow, Mode: ModeDense})
+	if err != nil {
+		t.Fatal(err)
+	}
+	minmaxOf := func(hs []Hit) (float64, float64) {
+		lo, hi := hs[0].Score, hs[0].Score
+		for _, h := range hs {
+			lo, hi = min(lo, h.Score), max(hi, h.Score)
+		}
+		return lo, hi
+	}
+	want := map[Fusion]map[string]float64{FusionRRF: {}, FusionConvex: {}}
+	llo, lhi := minmaxOf(lex)
+	dlo, dhi := minmaxOf(den)
+	for r, h := range lex {
+		want[FusionRRF][h.ID] += 1 / float64(DefaultRRFK+r+1)
+		want[FusionConvex][h.ID] += (1 - DefaultAlpha) * (h.Score - llo) / (lhi - llo)
+	}
+	for r, h := range den {
+		want[FusionRRF][h.ID] += 1 / float64(DefaultRRFK+r+1)
+		want[FusionConvex][h.ID] += DefaultAlpha * (h.Score - dlo) / (dhi - dlo)
+	}
+	for _, fusion := range []Fusion{FusionRRF, FusionConvex} {
+		hx, err := Open(dir, Options{Encoder: bow, Fusion: fusion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := hx.Search(ctx, Request{Text: q, K: 10, Mode: ModeHybrid})
+		hx.Close()
+		if err != nil || len(hits) != 10 {
+			t.Fatalf("%s: %d hits, %v", fusion, len(hits), err)
+		}
+		for i, h := range hits {
+			if w := want[fusion][h.ID]; math.Abs(w-h.Score) > 1e-9 {
+				t.Errorf("%s: hit %d %s scored %.6f, recomputed %.6f", fusion, i, h.ID, h.Score, w)
+			}
+			if i > 0 && h.Score > hits[i-1].Score {
+				t.Errorf("%s: not sorted at %d", fusion, i)
+			}
+		}
+		best := 0.0
+		for _, w := range want[fusion] {
+			best = max(best, w)
+		}
+		if math.Abs(hits[0].Score-best) > 1e-9 {
+			t.Errorf("%s: top score %.6f, best recomputed %.6f", fusion, hits[0].Score, best)
+		}
+	}
+}
+
+func TestDenseErrors(t *testing.T) {
+	dir := denseFAQ(t)
+	tests := []struct {
+		name string
+		enc  QueryEncoder
+		want string
+	}{
+		{"other weights", bowEncoder{dim: 256, sha: "ffff"}, "does not match"},
+		{"other dimension", bowEncoder{dim: 128, sha: bow.sha}, "dimension 128, index has 256"},
+	}
+	for _, tc := range tests {
+		if _, err := Open(dir, Options{Encoder: tc.enc}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	ix, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Search(context.Background(), Request{Text: "x", Mode: ModeDense}); err == nil || !strings.Contains(err.Error(), "give --model") {
+		t.Errorf("dense without encoder: %v", err)
+	}
+	if _, err := Open(testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
+		t.Errorf("encoder on a BM25-only index: %v", err)
+	}
+}

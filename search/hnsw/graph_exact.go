@@ -1,0 +1,38 @@
+package hnsw
+
+import "fmt"
+
+// SearchExact returns the k live keys with the highest scores by scanning every vector of the
+// graph: the reference HNSW results are measured against, without a second copy of the
+// vectors. Same ordering as Exact.Search (ties by ascending key).
+func (g *Graph) SearchExact(q []float32, k int) ([]Result, error) {
+	if len(q) != g.dim {
+		return nil, fmt.Errorf("%w: query has %d, index has %d", ErrDim, len(q), g.dim)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	if g.opts.Metric == Cosine {
+		nq := make([]float32, g.dim)
+		normalizeInto(nq, q)
+		q = nq
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	top := make([]Result, 0, k+1)
+	for i, key := range g.keys {
+		if g.isDeleted(uint32(i)) {
+			continue
+		}
+		r := Result{key, dot(q, g.vec(uint32(i)))}
+		if len(top) == k && !better(r, top[0]) {
+			continue
+		}
+		top = pushResult(top, r)
+		if len(top) > k {
+			top = popResult(top)
+		}
+	}
+	sortResults(top)
+	return top, nil
+}
