@@ -102,7 +102,8 @@ type Summary struct {
 	Dir        string
 	Generation int
 	Counts     Counts
-	BadRecords []string // first MaxBadListed malformed records, with file and position
+	BadRecords []string   // first MaxBadListed malformed records, with file and position
+	Dense      *DenseInfo // nil without an encoder
 	Elapsed    time.Duration
 }
 
@@ -167,7 +168,7 @@ func Build(ctx context.Context, opts Options) (sum *Summary, err error) {
 	}
 	return &Summary{
 		Dir: opts.Dir, Generation: gen, Counts: man.Counts,
-		BadRecords: b.bad, Elapsed: time.Since(start),
+		BadRecords: b.bad, Dense: man.Dense, Elapsed: time.Since(start),
 	}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/embed"
 )
 
 // cmdBank manages example banks for the msdp and sicl pipelines.
@@ -46,7 +47,7 @@ func bankBuild(ctx context.Context, args []string, stdio IO) error {
 	if *input == "" || *out == "" {
 		return usageErr(fs, "need --input and --out")
 	}
-	enc, err := openEncoder(*encName)
+	enc, err := openBankEncoder(ctx, *encName)
 	if err != nil {
 		return err
 	}
@@ -129,8 +130,9 @@ func bankInfo(args []string, stdio IO) error {
 	return nil
 }
 
-// openEncoder returns the named sentence encoder. "hash" and "hash-DIM" need no model.
-func openEncoder(name string) (chat.Encoder, error) {
+// openBankEncoder returns the named sentence encoder: "hash" and "hash-DIM" need no model;
+// anything else is a model folder run through embed (default backend).
+func openBankEncoder(ctx context.Context, name string) (chat.Encoder, error) {
 	if name == "hash" {
 		return chat.HashEncoder{}, nil
 	}
@@ -141,8 +143,19 @@ func openEncoder(name string) (chat.Encoder, error) {
 		}
 		return chat.HashEncoder{Dim: dim}, nil
 	}
-	// TODO(lead): adapt embed's ONNX sentence encoder here (name = model directory or id).
-	return nil, fmt.Errorf("encoder %q is not available in this build (use hash or hash-DIM): %w", name, ErrUsage)
+	enc, err := embed.OpenEncoder(ctx, embed.Options{ModelDir: name})
+	if err != nil {
+		return nil, fmt.Errorf("encoder %q (a model folder, or hash / hash-DIM): %w", name, err)
+	}
+	return bankEncoder{enc}, nil
+}
+
+// bankEncoder adapts embed's encoder to chat.Encoder. Bank examples and the dialogue contexts
+// matched against them are the same kind of text, so both get the passage prefix.
+type bankEncoder struct{ enc *embed.Encoder }
+
+func (b bankEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	return b.enc.Encode(ctx, embed.Passage, texts)
 }
 
 // writeFileAtomicWith writes path through a temporary file renamed into place on success.

@@ -100,7 +100,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 		defer ret.Close()
 		r = chat.RetrieverFunc(ret.re.Search)
 	}
-	enc, err := chatEncoder(o)
+	enc, err := chatEncoder(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 
 // chatEncoder picks the encoder for banks and MPC memory: --encoder, or the one the bank was
 // built with.
-func chatEncoder(o chatCLIOptions) (chat.Encoder, error) {
+func chatEncoder(ctx context.Context, o chatCLIOptions) (chat.Encoder, error) {
 	name := o.Encoder
 	if name == "" && o.Bank != "" {
 		b, err := chat.ReadBank(o.Bank)
@@ -121,7 +121,7 @@ func chatEncoder(o chatCLIOptions) (chat.Encoder, error) {
 	if name == "" {
 		name = "hash"
 	}
-	return openEncoder(name)
+	return openBankEncoder(ctx, name)
 }
 
 // runChat builds the client, prompts, bank and pipeline from o and runs one message or a REPL.

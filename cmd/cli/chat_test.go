@@ -131,7 +131,7 @@ func TestBankCommandsAndSICLChat(t *testing.T) {
 	defer llm.Close()
 	o := chatOpts(llm.BaseURL())
 	o.Pipeline, o.Bank, o.Message = "sicl", bank, "Do you like music?"
-	enc, err := chatEncoder(o) // from the bank's header
+	enc, err := chatEncoder(context.Background(), o) // from the bank's header
 	if err != nil {
 		t.Fatal(err)
 	}

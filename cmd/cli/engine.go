@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -15,23 +16,48 @@ import (
 // modes and rerankers.
 type retrievalOptions struct {
 	Index  string
+	Models modelFlags // --model for dense/hybrid, --cross-model for the cross stage
+	Search search.Options
 	Logger *slog.Logger
 }
 
-// retrieval is an opened index with its reranking engine.
+// retrieval is an opened index with its models and reranking engine.
 type retrieval struct {
-	ix      *search.Index
-	re      *rerank.Engine
-	closers []func() error
+	ix       *search.Index
+	re       *rerank.Engine
+	closers  []func() error
+	hasCross bool
 }
 
 func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) {
-	ix, err := search.Open(o.Index, search.Options{})
+	r := &retrieval{}
+	if o.Models.model != "" {
+		enc, err := openEncoder(ctx, &o.Models, o.Logger)
+		if err != nil {
+			return nil, err
+		}
+		r.closers = append(r.closers, enc.Close)
+		o.Search.Encoder = enc
+	}
+	var scorer rerank.PairScorer
+	if o.Models.crossModel != "" {
+		ce, err := embed.OpenCrossEncoder(ctx, o.Models.options(o.Models.crossModel, o.Logger))
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("opening cross-encoder %s: %w", o.Models.crossModel, err)
+		}
+		r.closers = append(r.closers, ce.Close)
+		scorer = ce
+		r.hasCross = true
+	}
+	ix, err := search.Open(o.Index, o.Search)
 	if err != nil {
+		r.Close()
 		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)
 	}
-	r := &retrieval{ix: ix, closers: []func() error{ix.Close}}
-	r.re, err = rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger})
+	r.ix = ix
+	r.closers = append(r.closers, ix.Close)
+	r.re, err = rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger, Scorer: scorer})
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)

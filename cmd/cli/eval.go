@@ -20,18 +20,20 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	qrelsPath := fs.String("qrels", "", "BEIR qrels `file` (TSV with header: query-id, corpus-id, score)")
 	k := fs.Int("k", 10, "cut-off of nDCG and MRR")
 	depth := fs.Int("depth", 300, "passages retrieved per query before grouping them by document")
-	mode := fs.String("mode", "bm25", "retriever: bm25, dense or hybrid")
 	asJSON := fs.Bool("json", false, "print JSON")
+	var qf queryFlags
+	qf.register(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" || *qpath == "" {
 		return usageErr(fs, "need --index and --queries")
 	}
-	m, err := search.ParseMode(*mode, search.ModeBM25)
+	ropts, tmpl, err := qf.resolve(fs, *dir)
 	if err != nil {
-		return usageErr(fs, "%v", err)
+		return err
 	}
+	tmpl.K = *depth
 	queries, err := readQueries(*qpath)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -40,11 +42,11 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	ix, err := search.Open(*dir, search.Options{})
+	r, err := openRetrieval(ctx, ropts)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	defer ix.Close()
+	defer r.Close()
 
 	acc := search.Metrics{K: *k}
 	for _, q := range queries {
@@ -52,14 +54,23 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		if !ok {
 			continue
 		}
+		req, err := q.query(tmpl)
+		if err != nil {
+			return fmt.Errorf("eval: %s: %w", *qpath, err)
+		}
 		start := time.Now()
-		hits, err := ix.Search(ctx, search.Request{Text: q.Text, K: *depth, Mode: m})
+		res, err := r.re.Search(ctx, req)
 		if err != nil {
 			return fmt.Errorf("eval: query %s: %w", q.qid(), err)
 		}
-		acc.Add(search.RankDocuments(hits, rel.passageLevel), rel.gain, time.Since(start))
+		lat := time.Since(start)
+		hits := make([]search.Hit, len(res.Hits))
+		for i, h := range res.Hits {
+			hits[i] = h.Hit
+		}
+		acc.Add(search.RankDocuments(hits, rel.passageLevel), rel.gain, lat)
 	}
-	res := evalResult{Index: *dir, Queries: *qpath, Mode: string(m), MetricsResult: acc.Result()}
+	res := evalResult{Index: *dir, Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
 	if *asJSON {
 		enc := json.NewEncoder(stdio.Stdout)
 		enc.SetIndent("", "  ")
@@ -145,5 +156,6 @@ type evalResult struct {
 	Index   string `json:"index"`
 	Queries string `json:"queries"`
 	Mode    string `json:"mode"`
+	Rerank  string `json:"rerank"`
 	search.MetricsResult
 }

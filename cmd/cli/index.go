@@ -7,6 +7,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/search/hnsw"
 )
 
 // Version is the program version recorded in manifests.
@@ -23,6 +24,13 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", 5000, "passages per index batch")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	var models modelFlags
+	models.register(fs, false)
+	var hopts hnsw.Options
+	fs.IntVar(&hopts.M, "hnsw-m", 16, "HNSW: neighbours per node (M)")
+	fs.IntVar(&hopts.EfConstruction, "hnsw-ef-construction", 200, "HNSW: candidate list size while building")
+	fs.IntVar(&hopts.EfSearch, "hnsw-ef-search", 64, "HNSW: default candidate list size of searches")
+	fs.Int64Var(&hopts.Seed, "hnsw-seed", 1, "HNSW: random seed (level draws)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -43,6 +51,17 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if !*quiet {
 		opts.Progress = stdio.Stderr
 	}
+	if models.model != "" {
+		enc, err := openEncoder(ctx, &models, nil)
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		defer enc.Close()
+		opts.Encoder, opts.HNSW = enc, hopts
+		if !*quiet {
+			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, enc.Identity().Dim)
+		}
+	}
 	sum, err := indexer.Build(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
@@ -57,6 +76,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	fmt.Fprintf(w, "index       %s (generation %d)\n", s.Dir, s.Generation)
 	fmt.Fprintf(w, "documents   %d\n", c.Documents)
 	fmt.Fprintf(w, "passages    %d\n", c.Passages)
+	if s.Dense != nil {
+		fmt.Fprintf(w, "vectors     %d (%s, dim %d, HNSW M %d efC %d)\n", s.Dense.Vectors, s.Dense.Model.Name, s.Dense.Model.Dim, s.Dense.HNSW.M, s.Dense.HNSW.EfConstruction)
+	}
 	reasons := make([]string, 0, len(c.Skipped))
 	for r := range c.Skipped {
 		reasons = append(reasons, r)

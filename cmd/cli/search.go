@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +12,63 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
+
+// queryFlags are the retrieval flags shared by search and eval.
+type queryFlags struct {
+	models     modelFlags
+	mode       string
+	timeSpec   string
+	rerank     string
+	candidates int
+	explain    bool
+	exact      bool
+	fusion     string
+	alpha      float64
+	rrfK       int
+	ef         int
+}
+
+func (q *queryFlags) register(fs *flag.FlagSet) {
+	q.models.register(fs, true)
+	fs.StringVar(&q.mode, "mode", "", "retriever: bm25, dense or hybrid (default: hybrid when --model is given, else bm25)")
+	fs.StringVar(&q.timeSpec, "time", "none", "time need: none, recent, YYYY, YYYY..YYYY, \"from YYYY to YYYY\" or auto (from the query)")
+	fs.StringVar(&q.rerank, "rerank", "none", "rerank stages: none, time, cross, cross,time or wikichat")
+	fs.IntVar(&q.candidates, "candidates", rerank.DefaultCandidates, "passages the rerankers see")
+	fs.BoolVar(&q.explain, "explain", false, "include each hit's score breakdown")
+	fs.BoolVar(&q.exact, "exact", false, "dense: exact (brute-force) search instead of HNSW")
+	fs.StringVar(&q.fusion, "fusion", string(search.FusionRRF), "hybrid fusion: rrf or convex")
+	fs.Float64Var(&q.alpha, "alpha", search.DefaultAlpha, "convex fusion: weight of the dense score")
+	fs.IntVar(&q.rrfK, "rrf-k", search.DefaultRRFK, "rrf fusion: k")
+	fs.IntVar(&q.ef, "ef", 0, "HNSW search list size (0: the index's)")
+}
+
+// resolve checks the flags and returns the retrieval options and the query template.
+func (q *queryFlags) resolve(fs *flag.FlagSet, dir string) (retrievalOptions, rerank.Query, error) {
+	def := search.ModeBM25
+	if q.models.model != "" {
+		def = search.ModeHybrid
+	}
+	var rq rerank.Query
+	m, err := search.ParseMode(q.mode, def)
+	if err != nil {
+		return retrievalOptions{}, rq, usageErr(fs, "%v", err)
+	}
+	if rq.Time, err = timex.Parse(q.timeSpec); err != nil {
+		return retrievalOptions{}, rq, usageErr(fs, "--time: %v", err)
+	}
+	if rq.Rerank, err = rerank.ParseStages(q.rerank); err != nil {
+		return retrievalOptions{}, rq, usageErr(fs, "--rerank: %v", err)
+	}
+	rq.Mode, rq.Exact, rq.Candidates, rq.Explain = m, q.exact, q.candidates, q.explain
+	o := retrievalOptions{Index: dir, Models: q.models, Search: search.Options{
+		Fusion: search.Fusion(q.fusion), Alpha: q.alpha, RRFK: q.rrfK, EfSearch: q.ef,
+	}}
+	return o, rq, nil
+}
 
 func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("search", "--index DIR [flags] QUERY | --batch QUERIES.jsonl [--out RUN.jsonl]", stdio.Stderr)
@@ -20,13 +76,14 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	k := fs.Int("k", 0, "number of hits (default 10, and 100 with --batch: evaluation runs need depth)")
 	perDoc := fs.Int("per-doc", 0, "at most this many passages per document (1: one hit per document); 0: no cap")
 	asJSON := fs.Bool("json", false, "print hits as JSON")
-	mode := fs.String("mode", "bm25", "retriever: bm25, dense or hybrid")
-	batch := fs.String("batch", "", "run the queries of a JSONL `file` ({\"id\"|\"_id\", \"text\"}; BEIR queries.jsonl works)")
+	batch := fs.String("batch", "", "run the queries of a JSONL `file` ({\"id\"|\"_id\", \"text\", \"time\"?}; BEIR queries.jsonl works)")
 	outPath := fs.String("out", "", "with --batch: write the run to this `file` (default stdout)")
 	var sources stringList
 	fs.Var(&sources, "source", "only passages from this source (repeatable)")
 	dateFrom := fs.String("date-from", "", "only passages dated on or after (YYYY-MM-DD)")
 	dateTo := fs.String("date-to", "", "only passages dated on or before (YYYY-MM-DD)")
+	var qf queryFlags
+	qf.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -34,40 +91,39 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	if *dir == "" {
 		return usageErr(fs, "need --index")
 	}
-	m, err := search.ParseMode(*mode, search.ModeBM25)
+	ropts, q, err := qf.resolve(fs, *dir)
 	if err != nil {
-		return usageErr(fs, "%v", err)
+		return err
 	}
-	filters := search.Filters{Sources: sources}
-	if filters.DateFrom, err = parseDay(*dateFrom); err != nil {
+	q.K, q.PerDoc, q.Filters.Sources = *k, *perDoc, sources
+	if q.Filters.DateFrom, err = parseDay(*dateFrom); err != nil {
 		return usageErr(fs, "--date-from: %v", err)
 	}
-	if filters.DateTo, err = parseDay(*dateTo); err != nil {
+	if q.Filters.DateTo, err = parseDay(*dateTo); err != nil {
 		return usageErr(fs, "--date-to: %v", err)
 	}
-	if !filters.DateTo.IsZero() {
-		filters.DateTo = filters.DateTo.Add(24*time.Hour - time.Nanosecond)
+	if !q.Filters.DateTo.IsZero() {
+		q.Filters.DateTo = q.Filters.DateTo.Add(24*time.Hour - time.Nanosecond)
 	}
-	ix, err := search.Open(*dir, search.Options{})
+	if *batch != "" && len(pos) > 0 {
+		return usageErr(fs, "give either --batch or a query, not both")
+	}
+	if *batch == "" && len(pos) == 0 {
+		return usageErr(fs, "no query")
+	}
+	r, err := openRetrieval(ctx, ropts)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
-	defer ix.Close()
-	req := search.Request{K: *k, Mode: m, Filters: filters, PerDoc: *perDoc}
+	defer r.Close()
 	if *batch != "" {
-		if req.K == 0 {
-			req.K = 100
+		if q.K == 0 {
+			q.K = 100
 		}
-		if len(pos) > 0 {
-			return usageErr(fs, "give either --batch or a query, not both")
-		}
-		return runBatch(ctx, ix, req, *batch, *outPath, stdio)
+		return runBatch(ctx, r.re, q, *batch, *outPath, stdio)
 	}
-	if len(pos) == 0 {
-		return usageErr(fs, "no query")
-	}
-	req.Text = strings.Join(pos, " ")
-	hits, err := ix.Search(ctx, req)
+	q.Text = strings.Join(pos, " ")
+	res, err := r.re.Search(ctx, q)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
@@ -77,10 +133,11 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Query string       `json:"query"`
-			Hits  []search.Hit `json:"hits"`
-		}{req.Text, hits})
+			Time  string       `json:"time"`
+			Hits  []rerank.Hit `json:"hits"`
+		}{q.Text, res.Time.String(), res.Hits})
 	}
-	printHits(stdio.Stdout, hits)
+	printHits(stdio.Stdout, res.Hits)
 	return nil
 }
 
@@ -92,7 +149,7 @@ func parseDay(s string) (time.Time, error) {
 }
 
 // printHits prints a readable table, one hit per line, text cut to fit a terminal.
-func printHits(w io.Writer, hits []search.Hit) {
+func printHits(w io.Writer, hits []rerank.Hit) {
 	if len(hits) == 0 {
 		fmt.Fprintln(w, "no hits")
 		return
@@ -140,6 +197,20 @@ func (q *batchQuery) qid() string {
 	return strings.TrimSpace(string(raw))
 }
 
+// query returns the rerank query for q: the template with q's text and, when q has one, its
+// own time need.
+func (q *batchQuery) query(tmpl rerank.Query) (rerank.Query, error) {
+	tmpl.Text = q.Text
+	if q.Time != "" {
+		t, err := timex.Parse(q.Time)
+		if err != nil {
+			return tmpl, fmt.Errorf("query %s: time: %w", q.qid(), err)
+		}
+		tmpl.Time = t
+	}
+	return tmpl, nil
+}
+
 // readQueries reads a JSONL query file; a malformed line is an error naming file and line.
 func readQueries(path string) ([]batchQuery, error) {
 	f, err := os.Open(path)
@@ -185,7 +256,7 @@ type runLine struct {
 	Hits []runHit `json:"hits"`
 }
 
-func runBatch(ctx context.Context, ix *search.Index, req search.Request, in, outPath string, stdio IO) error {
+func runBatch(ctx context.Context, re *rerank.Engine, tmpl rerank.Query, in, outPath string, stdio IO) error {
 	queries, err := readQueries(in)
 	if err != nil {
 		return fmt.Errorf("search --batch: %w", err)
@@ -204,11 +275,15 @@ func runBatch(ctx context.Context, ix *search.Index, req search.Request, in, out
 	enc.SetEscapeHTML(false)
 	start := time.Now()
 	for _, q := range queries {
-		req.Text = q.Text
-		hits, err := ix.Search(ctx, req)
+		req, err := q.query(tmpl)
+		if err != nil {
+			return fmt.Errorf("search --batch: %s: %w", in, err)
+		}
+		res, err := re.Search(ctx, req)
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.qid(), err)
 		}
+		hits := res.Hits
 		line := runLine{QID: q.qid(), Hits: make([]runHit, len(hits))}
 		for i, h := range hits {
 			line.Hits[i] = runHit{DocID: h.DocID, PassageID: h.ID, Score: h.Score, Rank: h.Rank, Title: h.Title, Text: h.Text, Date: h.Date}
