@@ -143,6 +143,9 @@ func openBankEncoder(ctx context.Context, name string) (chat.Encoder, error) {
 		}
 		return chat.HashEncoder{Dim: dim}, nil
 	}
+	if st, err := os.Stat(name); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("encoder %q: not hash, hash-DIM or a model folder: %w", name, ErrUsage)
+	}
 	enc, err := embed.OpenEncoder(ctx, embed.Options{ModelDir: name})
 	if err != nil {
 		return nil, fmt.Errorf("encoder %q (a model folder, or hash / hash-DIM): %w", name, err)

@@ -18,6 +18,9 @@ type retrievalOptions struct {
 	Index  string
 	Models modelFlags // --model for dense/hybrid, --cross-model for the cross stage
 	Search search.Options
+	// Scorer is an already opened cross-encoder (serve keeps its models across index reloads);
+	// Search.Encoder likewise. When nil, Models says what to open.
+	Scorer rerank.PairScorer
 	Logger *slog.Logger
 }
 
@@ -31,7 +34,7 @@ type retrieval struct {
 
 func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) {
 	r := &retrieval{}
-	if o.Models.model != "" {
+	if o.Models.model != "" && o.Search.Encoder == nil {
 		enc, err := openEncoder(ctx, &o.Models, o.Logger)
 		if err != nil {
 			return nil, err
@@ -39,8 +42,8 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		r.closers = append(r.closers, enc.Close)
 		o.Search.Encoder = enc
 	}
-	var scorer rerank.PairScorer
-	if o.Models.crossModel != "" {
+	scorer := o.Scorer
+	if o.Models.crossModel != "" && scorer == nil {
 		ce, err := embed.OpenCrossEncoder(ctx, o.Models.options(o.Models.crossModel, o.Logger))
 		if err != nil {
 			r.Close()
@@ -48,8 +51,8 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		}
 		r.closers = append(r.closers, ce.Close)
 		scorer = ce
-		r.hasCross = true
 	}
+	r.hasCross = scorer != nil
 	ix, err := search.Open(o.Index, o.Search)
 	if err != nil {
 		r.Close()

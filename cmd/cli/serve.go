@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
@@ -22,9 +23,10 @@ import (
 
 // serveFlags are the flags of `kairos serve`.
 type serveFlags struct {
-	index, addr, model, apiKeyFile, cors string
-	logLevel                             string
-	timeout, shutdown                    time.Duration
+	index, addr, apiKeyFile, cors string
+	models                        modelFlags
+	logLevel                      string
+	timeout, shutdown             time.Duration
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -34,7 +36,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("serve", "--index DIR [flags]\n\nServe retrieval over HTTP (API: GET /openapi.json). SIGHUP reloads the index.", stdio.Stderr)
 	fs.StringVar(&f.index, "index", "", "index `directory` to serve (required)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
-	fs.StringVar(&f.model, "model", "", "cross-encoder / query encoder model `directory` (not wired yet)")
+	f.models.register(fs, true)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
@@ -59,21 +61,39 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	// Models are opened once; a reload reopens only the index directory.
+	eo := retrievalOptions{Index: f.index, Logger: log}
+	if f.models.model != "" {
+		enc, err := openEncoder(ctx, &f.models, log)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		defer enc.Close()
+		eo.Search.Encoder = enc
+	}
+	if f.models.crossModel != "" {
+		ce, err := embed.OpenCrossEncoder(ctx, f.models.options(f.models.crossModel, log))
+		if err != nil {
+			return fmt.Errorf("serve: opening cross-encoder: %w", err)
+		}
+		defer ce.Close()
+		eo.Scorer = ce
+	}
 	opts := server.Options{
 		Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
-			return openEngine(ctx, engineOptions{Index: f.index, Model: f.model, Logger: log})
+			return openEngine(ctx, eo)
 		},
 		Logger:      log,
 		APIKey:      key,
 		CORSOrigins: splitList(f.cors),
 		Timeout:     f.timeout,
 	}
-	if f.model == "" {
+	if f.models.crossModel == "" {
 		// WikiChat's "rerank": true asks for its LLM reranker; without a cross-encoder the
 		// nearest Kairos equivalent is unavailable, so such requests are served unreranked
 		// rather than refused, which would break WikiChat as a client.
 		opts.WikiChatRerank = []rerank.Stage{}
-		log.Info("no --model: WikiChat rerank requests are served without reranking")
+		log.Info("no --cross-model: WikiChat rerank requests are served without reranking")
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -81,36 +101,15 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	return serve(ctx, f.addr, f.shutdown, opts, hup, nil)
 }
 
-// engineOptions is what openEngine needs to open an index for serving.
-type engineOptions struct {
-	Index  string // index directory
-	Model  string // cross-encoder / query encoder directory; "" for BM25 and time reranking only
-	Logger *slog.Logger
-}
-
-// openEngine opens the index directory for the server. ---- WIRING POINT ----
-// The server calls it at start and on every reload; it opens the live generation afresh, and
-// the returned Closer releases it. Today it wires BM25 retrieval (search.Open) under the
-// rerank engine with the time and wikichat stages; dense/hybrid retrieval and the
-// cross-encoder need the embed package's encoders, passed in here once they exist.
-func openEngine(ctx context.Context, o engineOptions) (server.Engine, io.Closer, error) {
-	if o.Model != "" {
-		return nil, nil, fmt.Errorf("--model %s: %w", o.Model, errNotWired)
-	}
-	ix, err := search.Open(o.Index, search.Options{})
+// openEngine opens the index directory for the server. The server calls it at start and on
+// every reload; it opens the live generation afresh, and the returned Closer releases it.
+func openEngine(ctx context.Context, o retrievalOptions) (server.Engine, io.Closer, error) {
+	r, err := openRetrieval(ctx, o)
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening index %s: %w", o.Index, err)
+		return nil, nil, err
 	}
-	re, err := rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger})
-	if err != nil {
-		ix.Close()
-		return nil, nil, fmt.Errorf("opening index %s: %w", o.Index, err)
-	}
-	return &indexEngine{ix: ix, re: re, dense: ix.Stats().Dense}, ix, nil
+	return &indexEngine{ix: r.ix, re: r.re, dense: r.ix.Stats().Dense && o.Search.Encoder != nil, cross: r.hasCross}, r, nil
 }
-
-// errNotWired marks a capability the server cannot offer yet.
-var errNotWired = errors.New("dense retrieval and the cross-encoder are not wired into serve yet (cmd/cli/serve.go: openEngine)")
 
 // indexEngine adapts an opened index to server.Engine. It turns requests the index cannot
 // answer into server.ErrInvalid (400) before they reach search or rerank, whose errors
@@ -118,15 +117,16 @@ var errNotWired = errors.New("dense retrieval and the cross-encoder are not wire
 type indexEngine struct {
 	ix    *search.Index
 	re    *rerank.Engine
-	dense bool
+	dense bool // dense and hybrid modes can be served (vectors and an encoder)
+	cross bool // the cross stage can be served (a cross-encoder)
 }
 
 func (e *indexEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
 	if q.Mode != search.ModeBM25 && q.Mode != "" && !e.dense {
-		return rerank.Result{}, fmt.Errorf("%w: mode %s: this index has no dense vectors", server.ErrInvalid, q.Mode)
+		return rerank.Result{}, fmt.Errorf("%w: mode %s needs an index with dense vectors and the server's --model", server.ErrInvalid, q.Mode)
 	}
 	for _, st := range q.Rerank {
-		if st == rerank.StageCross {
+		if st == rerank.StageCross && !e.cross {
 			return rerank.Result{}, fmt.Errorf("%w: rerank cross: no cross-encoder is configured", server.ErrInvalid)
 		}
 	}

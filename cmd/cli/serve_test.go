@@ -45,8 +45,8 @@ func TestServeFlags(t *testing.T) {
 		{"missing key file", []string{"--index", dir, "--api-key-file", filepath.Join(dir, "nokey")}, false,
 			"serve: reading API key: open " + filepath.Join(dir, "nokey") + ": no such file or directory"},
 		{"empty key file", []string{"--index", dir, "--api-key-file", empty}, false, "serve: API key file " + empty + " is empty"},
-		{"model not wired", []string{"--index", dir, "--model", dir}, false,
-			"serve: reloading index: --model " + dir + ": dense retrieval and the cross-encoder are not wired into serve yet (cmd/cli/serve.go: openEngine)"},
+		{"not a model folder", []string{"--index", dir, "--model", dir}, false,
+			"serve: opening model " + dir + ": opening encoder: " + dir + ": max sequence length 0 is unknown or too small"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,7 +198,7 @@ func TestOpenEngine(t *testing.T) {
 		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Source: "scifact"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	e, c, err := openEngine(ctx, engineOptions{Index: filepath.Join(dir, "index")})
+	e, c, err := openEngine(ctx, retrievalOptions{Index: filepath.Join(dir, "index")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestOpenEngine(t *testing.T) {
 		mod  func(*rerank.Query)
 		msg  string
 	}{
-		{"dense", func(q *rerank.Query) { q.Mode = search.ModeDense }, "invalid request: mode dense: this index has no dense vectors"},
+		{"dense", func(q *rerank.Query) { q.Mode = search.ModeDense }, "invalid request: mode dense needs an index with dense vectors and the server's --model"},
 		{"cross", func(q *rerank.Query) { q.Rerank = []rerank.Stage{rerank.StageCross} }, "invalid request: rerank cross: no cross-encoder is configured"},
 	} {
 		q2 := q
