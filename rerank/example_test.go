@@ -24,6 +24,9 @@ func ExampleEngine_Search() {
 		"Paul Sturrock | Sturrock joined Dundee United in 1974 .",
 		"Paul Sturrock | In 2000 he became manager of Plymouth Argyle .",
 		"Paul Sturrock | From 1977 to 1989 he played for Scotland .",
+		"Paul Sturrock | He was born in Ellon , Aberdeenshire .",
+		"Paul Sturrock | In 2004 he managed Southampton .",
+		"Paul Sturrock | He won the Scottish league with Dundee United .",
 	} {
 		hits = append(hits, search.Hit{Score: float64(10 - i),
 			Passage: corpus.Passage{ID: fmt.Sprintf("p%d", i), Text: text, Years: timex.Extract(text)}})
@@ -49,7 +52,7 @@ func ExampleEngine_Search() {
 	}
 	// Output:
 	// time: 1977..1989
-	// 1 p2 0.667 mentions 1977..1989, within 1977..1989; names both 1977 and 1989; 1 of 1 mentions close
-	// 2 p0 0.618 nearest mention 1974 is 3 years from 1977..1989; 0 of 1 mentions close
-	// 3 p1 0.341 nearest mention 2000 is 11 years from 1977..1989; 0 of 1 mentions close
+	// 1 p2 0.767 mentions 1977..1989, within 1977..1989; names both 1977 and 1989; 1 of 1 mentions close
+	// 2 p0 0.725 nearest mention 1974 is 3 years from 1977..1989; 0 of 1 mentions close
+	// 3 p1 0.583 nearest mention 2000 is 11 years from 1977..1989; 0 of 1 mentions close
 }

@@ -27,18 +27,19 @@ func TimeRerank(hits []Hit, spec timex.Spec, o Options, explain bool) {
 	ensureExplain(hits)
 	normalize(hits, o.Normalize)
 	now := o.now()
+	scores := make([]float64, len(hits)) // one allocation for all the TimeScore pointers
 	for i := range hits {
 		h := &hits[i]
-		var ts float64
+		ts := &scores[i]
 		var note string
 		if spec.Kind == timex.KindRecent {
-			ts, note = recentScore(h, now, o, explain)
+			*ts, note = recentScore(h, now, o, explain)
 		} else {
-			ts, note = rangeScore(h, spec.From, spec.To, o, explain)
+			*ts, note = rangeScore(h, spec.From, spec.To, o, explain)
 		}
 		e := h.Explain
-		e.TimeScore = &ts
-		e.Final = (1-o.Weight)*e.Relevance + o.Weight*ts
+		e.TimeScore = ts
+		e.Final = (1-o.Weight)*e.Relevance + o.Weight**ts
 		if explain && note != "" {
 			e.Notes = append(e.Notes, note)
 		}

@@ -1,8 +1,8 @@
 package rerank
 
 // TimeQA evaluation of the rerankers: BM25 top 50, time auto from the question, R@1, R@5 and
-// MRR@10 of the gold paragraph, on two halves of the human-annotated train split (pages at
-// even positions = "a", used to tune DefaultOptions; odd = "b", held out).
+// MRR@10 of the gold paragraph, on the human-annotated train split and its two halves (pages
+// at even positions = "a", odd = "b"; `kairos dataset timeqa --split` writes the same halves).
 //
 // Retrieval is Kairos's BM25 index when KAIROS_TIMEQA_INDEX names one built from
 // `kairos dataset timeqa` output; otherwise a plain in-test Okapi BM25 (k1 1.2, b 0.75) over
@@ -214,10 +214,12 @@ func TestTimeQA(t *testing.T) {
 		t.Errorf("Engine.Search gives %v, TimeRerank over the same candidates %v", viaEngine, res["time"])
 	}
 
-	// The held-out half: the time reranker must beat both baselines on every metric.
-	tm, bm, wc := res["btime"], res["bbm25"], res["bwikichat"]
+	// The defaults must beat both baselines on every metric over all questions. This is the
+	// set they were tuned on (a regression check); the held-out estimate is the two-fold run
+	// of tune, logged with KAIROS_TUNE=1.
+	tm, bm, wc := res["time"], res["bm25"], res["wikichat"]
 	if !(tm.r1 > bm.r1 && tm.r1 > wc.r1 && tm.r5 > bm.r5 && tm.r5 > wc.r5 && tm.mrr > bm.mrr && tm.mrr > wc.mrr) {
-		t.Errorf("held-out split b: time %v does not beat bm25 %v and wikichat %v", tm, bm, wc)
+		t.Errorf("all questions: time %v does not beat bm25 %v and wikichat %v", tm, bm, wc)
 	}
 
 	if os.Getenv("KAIROS_TUNE") != "" {

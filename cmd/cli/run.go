@@ -33,6 +33,7 @@ func commands() map[string]command {
 		"bench":    {"benchmarks (ann: HNSW recall and speed against exact search)", cmdBench},
 		"chat":     {"talk to an LLM through a chatbot pipeline grounded in an index", cmdChat},
 		"bank":     {"build and inspect example banks for the msdp and sicl pipelines", cmdBank},
+		"dataset":  {"convert an evaluation set (timeqa) to a corpus and a query file", cmdDataset},
 		"eval":     {"score retrieval against relevance judgements", cmdEval},
 		"serve":    {"serve retrieval over HTTP (native and WikiChat-compatible API)", cmdServe},
 		"verify":   {"check an index's files, checksums and consistency", cmdVerify},

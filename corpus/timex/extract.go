@@ -158,7 +158,7 @@ func rangeEnd(text string, i, j, y int) (int, int, bool) {
 		}
 		switch {
 		case inFold(w, rangeWords):
-		case strings.EqualFold(w, "and") && strings.EqualFold(wordBefore(text, i), "between"):
+		case strings.EqualFold(w, "and") && betweenBefore(text, i):
 		default:
 			return 0, 0, false
 		}
@@ -219,6 +219,22 @@ func rangeEnd(text string, i, j, y int) (int, int, bool) {
 		return 0, 0, false
 	}
 	return to, e, true
+}
+
+// betweenBefore reports whether "between" is one of the three words before offset i
+// ("between 1975 and", "between the years 1975 and", "between May 1975 and").
+func betweenBefore(text string, i int) bool {
+	for n := 0; n < 3; n++ {
+		w := wordBefore(text, i)
+		if w == "" {
+			return false
+		}
+		if strings.EqualFold(w, "between") {
+			return true
+		}
+		i = strings.LastIndex(text[:i], w)
+	}
+	return false
 }
 
 // earlyYearCue reports whether the three-digit number text[i:j] is marked as a year: an era

@@ -58,6 +58,8 @@ func TestExtract(t *testing.T) {
 		{"slash season", "in the 2005/06 season", []wantMention{{2005, 2006, "2005/06"}}},
 		{"month year", "It opened in March 2019.", []wantMention{{2019, 2019, "2019."}}},
 		{"between", "between 1975 and 1982 he acted", []wantMention{{1975, 1982, "1975 and"}}},
+		{"between the years", "acted between the years 1975 and 1982", []wantMention{{1975, 1982, "1975 and"}}},
+		{"between months", "Between July 1929 and 1943 , the bank", []wantMention{{1929, 1943, "1929 and"}}},
 		{"and is not a range", "in 1975 and 1982 he acted", []wantMention{{1975, 1975, "1975 and"}, {1982, 1982, "1982 he"}}},
 		{"century", "in the 1800s", []wantMention{{1800, 1899, "1800s"}}},
 		{"the 2000s", "in the 2000s", []wantMention{{2000, 2009, "2000s"}}},
