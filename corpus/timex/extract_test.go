@@ -103,7 +103,7 @@ func TestExtract(t *testing.T) {
 func TestExtractTimeQAGold(t *testing.T) {
 	data, err := os.ReadFile("../../../shared/data/timeqa/human_annotated_train.json")
 	if err != nil {
-		t.Skipf("shared data not available: %v", err)
+		t.Fatalf("shared data missing (../shared beside the repo, or KAIROS_SHARED): %v", err)
 	}
 	pages, err := decodeTimeQA(data)
 	if err != nil {
