@@ -34,6 +34,8 @@ func commands() map[string]command {
 		"chat":     {"talk to an LLM through a chatbot pipeline grounded in an index", cmdChat},
 		"bank":     {"build and inspect example banks for the msdp and sicl pipelines", cmdBank},
 		"dataset":  {"convert an evaluation set (timeqa) to a corpus and a query file", cmdDataset},
+		"embed":    {"embed JSONL texts with an ONNX sentence encoder", cmdEmbed},
+		"models":   {"download (Hugging Face, sha256-verified) or list models", cmdModels},
 		"eval":     {"score retrieval against relevance judgements", cmdEval},
 		"serve":    {"serve retrieval over HTTP (native and WikiChat-compatible API)", cmdServe},
 		"verify":   {"check an index's files, checksums and consistency", cmdVerify},

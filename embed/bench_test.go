@@ -1,0 +1,45 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// BenchmarkEncode: one batch of 32 texts of about 150 tokens on the minilm-l6 shape (the
+// shape of all-MiniLM-L6-v2), per backend. `go test -bench Encode -benchtime 3x ./embed/`.
+// embed/bench/run.sh compares the ort backend with onnxruntime-node.
+func BenchmarkEncode(b *testing.B) {
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("sentence %d about retrieval engines and their encoders. ", i), 16)
+	}
+	for _, backend := range []string{BackendORT, BackendGo} {
+		b.Run(backend, func(b *testing.B) {
+			requireORT(b)
+			requireModel(b, synthetic("minilm-l6"))
+			e, err := OpenEncoder(context.Background(), Options{ModelDir: synthetic("minilm-l6"), Backend: backend})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			encs, err := e.Tokenize(Passage, texts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tokens := 0
+			for _, x := range encs {
+				tokens += len(x.IDs)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := e.EncodeTokens(context.Background(), encs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "texts/s")
+			b.ReportMetric(float64(tokens*b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}

@@ -1,0 +1,169 @@
+package embed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// Encoder turns texts into sentence embeddings. It is safe for concurrent use.
+type Encoder struct {
+	core
+	info ModelInfo
+}
+
+// OpenEncoder loads the model folder opts.ModelDir with the requested backend.
+func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	o := opts.withDefaults()
+	cfg, err := LoadFolderConfig(o.ModelDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening encoder: %w", err)
+	}
+	tok, err := LoadTokenizer(filepath.Join(o.ModelDir, "tokenizer.json"), cfg.MaxSeqLen)
+	if err != nil {
+		return nil, fmt.Errorf("opening encoder: %w", err)
+	}
+	sum, err := fileSHA256(cfg.ONNXPath)
+	if err != nil {
+		return nil, fmt.Errorf("opening encoder: %w", err)
+	}
+	r, gi, err := openRunner(ctx, o, cfg.ONNXPath, cfg.Output, []string{"last_hidden_state", "token_embeddings", "sentence_embedding"})
+	if err != nil {
+		return nil, fmt.Errorf("opening encoder: %w", err)
+	}
+	pooling := cfg.Pooling
+	switch {
+	case gi.rank == 2:
+		pooling = "none" // the graph already pools
+	case gi.rank != 3:
+		_ = r.close()
+		return nil, fmt.Errorf("opening encoder: output %s has rank %d, want 3 (token embeddings) or 2 (pooled)", gi.output, gi.rank)
+	case pooling == "none":
+		_ = r.close()
+		return nil, fmt.Errorf("opening encoder: pooling \"none\" but output %s holds token embeddings", gi.output)
+	}
+	dim := gi.lastDim
+	if dim == 0 {
+		dim = cfg.HiddenSize
+	}
+	if dim == 0 { // neither the graph nor the config says: ask the model
+		out, err := r.run(ctx, pad([]Encoding{tok.Encode("dimension probe")}))
+		if err != nil {
+			_ = r.close()
+			return nil, fmt.Errorf("opening encoder: probing the output dimension: %w", err)
+		}
+		dim = out.shape[len(out.shape)-1]
+	}
+	e := &Encoder{
+		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize},
+		info: ModelInfo{
+			Name:          filepath.Base(filepath.Clean(o.ModelDir)),
+			ONNXSHA256:    sum,
+			Dim:           dim,
+			Pooling:       pooling,
+			Normalize:     cfg.Normalize,
+			MaxSeqLen:     cfg.MaxSeqLen,
+			QueryPrefix:   cfg.QueryPrefix,
+			PassagePrefix: cfg.PassagePrefix,
+			Output:        gi.output,
+			Backend:       r.backend(),
+		},
+	}
+	return e, nil
+}
+
+// Info describes the model and the backend in use.
+func (e *Encoder) Info() ModelInfo { return e.info }
+
+// Close releases the model session.
+func (e *Encoder) Close() error { return e.run.close() }
+
+// Tokenize returns the model inputs Encode would build for texts (prefix added, truncated).
+func (e *Encoder) Tokenize(kind Kind, texts []string) ([]Encoding, error) {
+	prefix, err := e.prefix(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTexts(texts); err != nil {
+		return nil, err
+	}
+	return tokenizeAll(len(texts), func(i int) Encoding { return e.tok.Encode(prefix + texts[i]) }), nil
+}
+
+// Encode returns one vector per text, in input order, L2-normalised when the model folder says
+// so. Texts are truncated at the model's max_seq_length. An empty or whitespace-only text fails
+// the call with ErrEmptyText (see the package comment).
+func (e *Encoder) Encode(ctx context.Context, kind Kind, texts []string) ([][]float32, error) {
+	encs, err := e.Tokenize(kind, texts)
+	if err != nil {
+		return nil, err
+	}
+	return e.EncodeTokens(ctx, encs)
+}
+
+// EncodeTokens runs already tokenized inputs (from Tokenize) through the model.
+func (e *Encoder) EncodeTokens(ctx context.Context, encs []Encoding) ([][]float32, error) {
+	vecs := make([][]float32, len(encs))
+	err := e.forEachBatch(ctx, encs, func(idx int, out *batchOutput, r, length int) error {
+		if d := out.shape[len(out.shape)-1]; d != e.info.Dim {
+			return fmt.Errorf("model output dimension %d, expected %d", d, e.info.Dim)
+		}
+		v := pool(out, r, length, e.info.Pooling)
+		if e.info.Normalize {
+			normalize(v)
+		}
+		vecs[idx] = v
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encoding: %w", err)
+	}
+	return vecs, nil
+}
+
+func (e *Encoder) prefix(kind Kind) (string, error) {
+	switch kind {
+	case Query:
+		return e.info.QueryPrefix, nil
+	case Passage:
+		return e.info.PassagePrefix, nil
+	}
+	return "", fmt.Errorf("encoding: unknown kind %v", kind)
+}
+
+// checkTexts rejects empty or whitespace-only texts, naming the first.
+func checkTexts(texts []string) error {
+	for i, t := range texts {
+		if IsBlank(t) {
+			return fmt.Errorf("text %d: %w", i, ErrEmptyText)
+		}
+	}
+	return nil
+}
+
+// IsBlank reports whether s is empty or only whitespace (the texts Encode rejects).
+func IsBlank(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) }) < 0
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,272 @@
+// Package hub downloads model folders from a Hugging Face compatible endpoint (the hub or a
+// mirror), verifying the sha256 pins Kairos knows, and lists the models installed locally.
+package hub
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// DefaultEndpoint is used when neither PullOptions.Endpoint nor $HF_ENDPOINT is set.
+const DefaultEndpoint = "https://huggingface.co"
+
+// ManifestName is the file Pull writes last into a model folder: what was fetched, from where,
+// with which hashes. Its presence means the pull completed.
+const ManifestName = "kairos-pull.json"
+
+// requiredFiles must exist upstream; optionalFiles are fetched when present (404 is fine).
+var (
+	requiredFiles = []string{"config.json", "tokenizer.json"}
+	optionalFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
+		"modules.json", "sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling/config.json"}
+)
+
+// PullOptions configures Pull. Zero values mean defaults.
+type PullOptions struct {
+	Endpoint string       // default $HF_ENDPOINT, then DefaultEndpoint
+	Root     string       // models root; default DefaultRoot()
+	Revision string       // branch, tag or commit; default "main"
+	ONNXFile string       // ONNX file in the repo; default "onnx/model.onnx"
+	Token    string       // bearer token for gated repos; default $HF_TOKEN
+	Pins     Pins         // default BuiltinPins()
+	Client   *http.Client // default: 30 s connect/header timeouts, no overall limit (files are big)
+	Progress io.Writer    // progress lines (rate, ETA); nil: none
+	Logger   *slog.Logger // nil: silent
+}
+
+// FileRecord is one fetched file.
+type FileRecord struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	Pinned bool   `json:"pinned"` // a known pin existed and matched
+}
+
+// Manifest is the content of ManifestName.
+type Manifest struct {
+	Repo      string       `json:"repo"`
+	Revision  string       `json:"revision"`
+	Endpoint  string       `json:"endpoint"`
+	Files     []FileRecord `json:"files"`
+	FetchedAt time.Time    `json:"fetched_at"`
+}
+
+// DefaultRoot is $HOME/.cache/kairos/models.
+func DefaultRoot() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".cache", "kairos", "models")
+	}
+	return filepath.Join(home, ".cache", "kairos", "models")
+}
+
+var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Pull downloads repo ("owner/name") into Root/owner/name and returns its manifest. Each file is
+// written to a temporary file, hashed while downloading, checked against its pin and renamed
+// into place, so an interrupted or rejected download never leaves a partial file under the
+// final name. A pin mismatch is an error and the file is discarded.
+func Pull(ctx context.Context, repo string, o PullOptions) (Manifest, error) {
+	if !repoName.MatchString(repo) || strings.Contains(repo, "..") {
+		return Manifest{}, fmt.Errorf("model name %q: want owner/name", repo)
+	}
+	o = o.withDefaults()
+	dir := filepath.Join(o.Root, filepath.FromSlash(repo))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Manifest{}, err
+	}
+	m := Manifest{Repo: repo, Revision: o.Revision, Endpoint: o.Endpoint}
+	files := append(append([]string{}, requiredFiles...), o.ONNXFile)
+	files = append(files, optionalFiles...)
+	for i, f := range files {
+		optional := i >= len(requiredFiles)+1
+		rec, err := o.fetch(ctx, repo, f, dir)
+		if errors.Is(err, errNotFound) && optional {
+			o.Logger.Debug("optional file absent", slog.String("file", f))
+			continue
+		}
+		if err != nil {
+			return Manifest{}, fmt.Errorf("pulling %s: %w", repo, err)
+		}
+		m.Files = append(m.Files, rec)
+	}
+	m.FetchedAt = time.Now().UTC()
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return Manifest{}, err
+	}
+	if err := writeAtomic(filepath.Join(dir, ManifestName), b); err != nil {
+		return Manifest{}, fmt.Errorf("pulling %s: %w", repo, err)
+	}
+	return m, nil
+}
+
+func (o PullOptions) withDefaults() PullOptions {
+	if o.Endpoint == "" {
+		o.Endpoint = os.Getenv("HF_ENDPOINT")
+	}
+	if o.Endpoint == "" {
+		o.Endpoint = DefaultEndpoint
+	}
+	o.Endpoint = strings.TrimRight(o.Endpoint, "/")
+	if o.Root == "" {
+		o.Root = DefaultRoot()
+	}
+	if o.Revision == "" {
+		o.Revision = "main"
+	}
+	if o.ONNXFile == "" {
+		o.ONNXFile = "onnx/model.onnx"
+	}
+	if o.Token == "" {
+		o.Token = os.Getenv("HF_TOKEN")
+	}
+	if o.Pins == nil {
+		o.Pins = BuiltinPins()
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			TLSHandshakeTimeout:   30 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+		}}
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+var errNotFound = errors.New("not found upstream (HTTP 404)")
+
+// fetch downloads one file into dir atomically and verifies its pin.
+func (o PullOptions) fetch(ctx context.Context, repo, file, dir string) (FileRecord, error) {
+	u := fmt.Sprintf("%s/%s/resolve/%s/%s", o.Endpoint, repo, url.PathEscape(o.Revision), file)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return FileRecord{}, err
+	}
+	if o.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+o.Token)
+	}
+	resp, err := o.Client.Do(req)
+	if err != nil {
+		return FileRecord{}, fmt.Errorf("%s: %w", file, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return FileRecord{}, fmt.Errorf("%s: %w", file, errNotFound)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return FileRecord{}, fmt.Errorf("%s: GET %s: %s", file, u, resp.Status)
+	}
+	dst := filepath.Join(dir, filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return FileRecord{}, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".part-*")
+	if err != nil {
+		return FileRecord{}, err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	h := sha256.New()
+	pr := &progress{w: o.Progress, name: file, total: resp.ContentLength, start: time.Now()}
+	n, err := io.Copy(io.MultiWriter(tmp, h, pr), resp.Body)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return FileRecord{}, fmt.Errorf("%s: after %d bytes: %w", file, n, err)
+	}
+	pr.done()
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return FileRecord{}, fmt.Errorf("%s: got %d bytes, server announced %d", file, n, resp.ContentLength)
+	}
+	rec := FileRecord{Path: file, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	if pin, ok := o.Pins.lookup(repo, file); ok {
+		if pin.SHA256 != rec.SHA256 || pin.Size != n {
+			return FileRecord{}, fmt.Errorf("%s: PIN MISMATCH: got sha256 %s (%d bytes), want %s (%d bytes); file discarded",
+				file, rec.SHA256, n, pin.SHA256, pin.Size)
+		}
+		rec.Pinned = true
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return FileRecord{}, err
+	}
+	return rec, nil
+}
+
+// writeAtomic writes b to path through a temporary file and a rename.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// progress prints "file: 12.0/90.4 MB (13%) 8.1 MB/s ETA 9s" at most once a second.
+type progress struct {
+	w     io.Writer
+	name  string
+	total int64
+	n     int64
+	start time.Time
+	last  time.Time
+}
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.n += int64(len(b))
+	if now := time.Now(); now.Sub(p.last) >= time.Second {
+		p.last = now
+		p.print()
+	}
+	return len(b), nil
+}
+
+func (p *progress) done() { p.print() }
+
+func (p *progress) print() {
+	el := time.Since(p.start).Seconds()
+	rate := float64(p.n) / max(el, 1e-9)
+	if p.total > 0 {
+		eta := time.Duration(float64(p.total-p.n)/max(rate, 1)) * time.Second
+		fmt.Fprintf(p.w, "%s: %.1f/%.1f MB (%d%%) %.1f MB/s ETA %s\n", p.name, mb(p.n), mb(p.total),
+			p.n*100/p.total, mb(int64(rate)), eta.Round(time.Second))
+		return
+	}
+	fmt.Fprintf(p.w, "%s: %.1f MB %.1f MB/s\n", p.name, mb(p.n), mb(int64(rate)))
+}
+
+func mb(n int64) float64 { return float64(n) / 1e6 }

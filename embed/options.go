@@ -1,0 +1,137 @@
+// Package embed computes sentence embeddings and cross-encoder scores in-process from ONNX models.
+//
+// It is the only Kairos package with cgo. Two backends run the same model:
+//
+//   - "ort": ONNX Runtime through github.com/yalue/onnxruntime_go, which loads libonnxruntime.so
+//     at run time (the copy shipped in npm's onnxruntime-node@1.27.0; `make ort` fetches it).
+//   - "go": hugot's pure-Go GoMLX backend (no native code, much slower).
+//
+// Both backends share one pure-Go tokenizer (the model folder's tokenizer.json, read by
+// github.com/gomlx/go-huggingface), one batching scheme and one pooling implementation, so the
+// only difference between them is the arithmetic of the ONNX graph: vectors agree to a cosine of
+// at least 0.9999 (tested).
+//
+// A model folder is read the way sentence-transformers reads it: modules.json (is there a
+// Normalize module?), 1_Pooling/config.json (mean, CLS or max pooling),
+// sentence_bert_config.json (max_seq_length: texts are truncated there, not at the model's 512
+// positions), config_sentence_transformers.json "prompts" (query/passage prefixes), and an
+// optional kairos.json that overrides all of them (see FolderConfig).
+//
+// Empty input: a text that is empty or only whitespace is rejected with ErrEmptyText (wrapped with
+// its index). An embedding of "[CLS] [SEP]" is a valid vector that matches nothing in particular;
+// returning it silently would put meaningless points into an index, so callers decide what to do
+// (the embed CLI counts and reports such records).
+package embed
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+)
+
+// Backend names accepted by Options.Backend.
+const (
+	BackendAuto = "auto" // ort when its library loads, else go
+	BackendORT  = "ort"  // ONNX Runtime through onnxruntime_go
+	BackendGo   = "go"   // hugot's pure-Go (GoMLX simplego) backend
+)
+
+// DefaultBatchSize is the number of texts run through the model at once.
+const DefaultBatchSize = 32
+
+// EnvORTLib names the environment variable that overrides the ONNX Runtime library path.
+const EnvORTLib = "KAIROS_ORT_LIB"
+
+// ErrEmptyText is returned (wrapped with the text's index) for an empty or whitespace-only text.
+var ErrEmptyText = errors.New("text is empty or whitespace")
+
+// Options configures OpenEncoder and OpenCrossEncoder. The zero value of every field except
+// ModelDir means "default".
+type Options struct {
+	// ModelDir is the model folder: tokenizer.json, config files and an ONNX file. Required.
+	ModelDir string
+	// Backend is auto (default), ort or go.
+	Backend string
+	// ORTLib is the path of libonnxruntime.so. Empty: $KAIROS_ORT_LIB, then
+	// $HOME/.cache/kairos/onnxruntime-node-1.27.0/libonnxruntime.so.1 (where `make ort` puts it).
+	ORTLib string
+	// BatchSize is the number of texts per model call (default 32). Texts are sorted by token
+	// length first, so a batch holds texts of similar length and pads little.
+	BatchSize int
+	// Threads is ONNX Runtime's intra-op thread count (default GOMAXPROCS).
+	Threads int
+	// Logger receives backend choice and timing notes; nil means silent.
+	Logger *slog.Logger
+}
+
+// withDefaults returns a copy of o with defaults filled in.
+func (o Options) withDefaults() Options {
+	if o.Backend == "" {
+		o.Backend = BackendAuto
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.Threads == 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Validate reports the first invalid field.
+func (o Options) Validate() error {
+	if o.ModelDir == "" {
+		return errors.New("embed options: ModelDir is required")
+	}
+	switch o.Backend {
+	case "", BackendAuto, BackendORT, BackendGo:
+	default:
+		return fmt.Errorf("embed options: unknown backend %q (want auto, ort or go)", o.Backend)
+	}
+	if o.BatchSize < 0 {
+		return fmt.Errorf("embed options: BatchSize %d < 0", o.BatchSize)
+	}
+	if o.Threads < 0 {
+		return fmt.Errorf("embed options: Threads %d < 0", o.Threads)
+	}
+	return nil
+}
+
+// Kind says whether a text is a query or a passage; it selects the configured prefix.
+type Kind int
+
+const (
+	// Query texts get the model's query prefix (e.g. "query: " for e5).
+	Query Kind = iota
+	// Passage texts get the model's passage prefix (e.g. "passage: " for e5).
+	Passage
+)
+
+// String returns "query" or "passage".
+func (k Kind) String() string {
+	switch k {
+	case Query:
+		return "query"
+	case Passage:
+		return "passage"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// ModelInfo identifies an encoder: an index records it and refuses a different one.
+type ModelInfo struct {
+	Name          string `json:"name"`           // model folder's base name
+	ONNXSHA256    string `json:"onnx_sha256"`    // hex sha256 of the ONNX file
+	Dim           int    `json:"dim"`            // vector length (0 for a cross-encoder)
+	Pooling       string `json:"pooling"`        // mean, cls, max, or none (model outputs pooled vectors)
+	Normalize     bool   `json:"normalize"`      // vectors are L2-normalised
+	MaxSeqLen     int    `json:"max_seq_len"`    // tokens per text, special tokens included
+	QueryPrefix   string `json:"query_prefix"`   // prepended to Query texts
+	PassagePrefix string `json:"passage_prefix"` // prepended to Passage texts
+	Output        string `json:"output"`         // ONNX output used
+	Backend       string `json:"backend"`        // backend actually used: ort or go
+}

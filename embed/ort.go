@@ -1,0 +1,186 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// ortEnv records the process's ONNX Runtime environment. It is package state on purpose:
+// onnxruntime_go keeps the OrtEnv and the dlopen'ed library in its own package globals, so there
+// can be exactly one per process whatever Kairos does; this guard makes every encoder share it
+// and turns a second, different library path into an error instead of undefined behaviour.
+// A mutex rather than sync.Once: a failed load (wrong path) must not poison later attempts with
+// a corrected path. The environment is never destroyed: sessions may outlive any one encoder,
+// and the process exit releases it.
+var ortEnv struct {
+	mu  sync.Mutex
+	lib string // path loaded; "" until loaded
+}
+
+// DefaultORTLib is where `make ort` puts the library: $HOME/.cache/kairos/onnxruntime-node-1.27.0.
+func DefaultORTLib() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".cache", "kairos", "onnxruntime-node-1.27.0", "libonnxruntime.so.1")
+}
+
+// ResolveORTLib returns the library path: explicit, then $KAIROS_ORT_LIB, then DefaultORTLib.
+func ResolveORTLib(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if env := os.Getenv(EnvORTLib); env != "" {
+		return env
+	}
+	return DefaultORTLib()
+}
+
+// initORT loads the library once per process.
+func initORT(lib string) error {
+	ortEnv.mu.Lock()
+	defer ortEnv.mu.Unlock()
+	if ortEnv.lib != "" {
+		if ortEnv.lib != lib {
+			return fmt.Errorf("ONNX Runtime already loaded from %s; a process can load only one (asked for %s)", ortEnv.lib, lib)
+		}
+		return nil
+	}
+	if _, err := os.Stat(lib); err != nil {
+		return fmt.Errorf("ONNX Runtime library %s: %w (run `make ort`, or pass --ort-lib / set %s)", lib, err, EnvORTLib)
+	}
+	ort.SetSharedLibraryPath(lib)
+	if err := ort.InitializeEnvironment(); err != nil {
+		return fmt.Errorf("loading ONNX Runtime %s: %w", lib, err)
+	}
+	ortEnv.lib = lib
+	return nil
+}
+
+// ortRunner runs a model through one ONNX Runtime session. ORT sessions are safe for concurrent
+// Run calls, so one session serves every goroutine; intra-op threads parallelise each call.
+type ortRunner struct {
+	sess   *ort.DynamicAdvancedSession
+	inputs []string
+}
+
+func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
+	if err := initORT(ResolveORTLib(o.ORTLib)); err != nil {
+		return nil, ioInfo{}, err
+	}
+	ins, outs, err := ort.GetInputOutputInfo(onnxPath)
+	if err != nil {
+		return nil, ioInfo{}, fmt.Errorf("reading %s: %w", onnxPath, err)
+	}
+	info := ioInfo{}
+	for _, in := range ins {
+		if in.DataType != ort.TensorElementDataTypeInt64 {
+			return nil, ioInfo{}, fmt.Errorf("%s: input %s is %v, want int64", onnxPath, in.Name, in.DataType)
+		}
+		info.inputs = append(info.inputs, in.Name)
+	}
+	names := make([]string, len(outs))
+	for i, out := range outs {
+		names[i] = out.Name
+	}
+	k, err := chooseOutput(names, wantOutput, preferred...)
+	if err != nil {
+		return nil, ioInfo{}, fmt.Errorf("%s: %w", onnxPath, err)
+	}
+	info.output = outs[k].Name
+	dims := outs[k].Dimensions
+	info.rank = len(dims)
+	if info.rank > 0 && dims[info.rank-1] > 0 {
+		info.lastDim = int(dims[info.rank-1])
+	}
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, ioInfo{}, err
+	}
+	defer so.Destroy()
+	if err := so.SetIntraOpNumThreads(o.Threads); err != nil {
+		return nil, ioInfo{}, err
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return nil, ioInfo{}, err
+	}
+	sess, err := ort.NewDynamicAdvancedSession(onnxPath, info.inputs, []string{info.output}, so)
+	if err != nil {
+		return nil, ioInfo{}, fmt.Errorf("opening %s with ONNX Runtime: %w", onnxPath, err)
+	}
+	return &ortRunner{sess: sess, inputs: info.inputs}, info, nil
+}
+
+func (r *ortRunner) backend() string { return BackendORT }
+
+func (r *ortRunner) run(ctx context.Context, in *batchInput) (batchOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return batchOutput{}, err
+	}
+	shape := ort.NewShape(int64(in.n), int64(in.seq))
+	vals := make([]ort.Value, 0, len(r.inputs))
+	defer func() {
+		for _, v := range vals {
+			v.Destroy()
+		}
+	}()
+	for _, name := range r.inputs {
+		data, err := inputData(in, name)
+		if err != nil {
+			return batchOutput{}, err
+		}
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return batchOutput{}, err
+		}
+		vals = append(vals, t)
+	}
+	ro, err := ort.NewRunOptions()
+	if err != nil {
+		return batchOutput{}, err
+	}
+	defer ro.Destroy()
+	// Cancelling ctx terminates the running call instead of waiting for the batch to finish.
+	stop := context.AfterFunc(ctx, func() { _ = ro.Terminate() })
+	defer stop()
+	outs := []ort.Value{nil}
+	if err := r.sess.RunWithOptions(vals, outs, ro); err != nil {
+		if ctx.Err() != nil {
+			return batchOutput{}, ctx.Err()
+		}
+		return batchOutput{}, err
+	}
+	defer outs[0].Destroy()
+	t, ok := outs[0].(*ort.Tensor[float32])
+	if !ok {
+		return batchOutput{}, errors.New("model output is not a float32 tensor")
+	}
+	s := t.GetShape()
+	out := batchOutput{data: append([]float32(nil), t.GetData()...), shape: make([]int, len(s))}
+	for i, d := range s {
+		out.shape[i] = int(d)
+	}
+	return out, nil
+}
+
+func (r *ortRunner) close() error { return r.sess.Destroy() }
+
+// inputData maps an ONNX input name to the batch's data.
+func inputData(in *batchInput, name string) ([]int64, error) {
+	switch name {
+	case "input_ids":
+		return in.ids, nil
+	case "attention_mask":
+		return in.mask, nil
+	case "token_type_ids":
+		return in.types, nil
+	}
+	return nil, fmt.Errorf("model input %q is not supported (want input_ids, attention_mask, token_type_ids)", name)
+}
