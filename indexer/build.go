@@ -209,14 +209,14 @@ func newBuilder(dir string, opts *Options) (*builder, error) {
 func (b *builder) run(ctx context.Context) (*Manifest, error) {
 	g, ctx := errgroup.WithContext(ctx)
 	batches := make(chan []corpus.Passage, 4)
+	// Hashing and reading fill separate slices (merged after Wait): they run concurrently.
 	inputs := make([]Input, len(b.opts.Inputs))
+	sums := make([]FileSum, len(b.opts.Inputs))
 	for i, in := range b.opts.Inputs {
-		g.Go(func() error { // hash inputs beside the build: a second read, mostly from page cache
-			sum, err := fileSHA256(in.Path)
-			if err != nil {
+		g.Go(func() (err error) { // hash inputs beside the build: a second read, mostly from page cache
+			if sums[i], err = fileSHA256(in.Path); err != nil {
 				return fmt.Errorf("hashing %s: %w", in.Path, err)
 			}
-			inputs[i] = Input{Path: in.Path, Size: sum.Size, SHA256: sum.SHA256}
 			return nil
 		})
 	}
@@ -228,7 +228,7 @@ func (b *builder) run(ctx context.Context) (*Manifest, error) {
 			if err != nil {
 				return err
 			}
-			inputs[i].Format, inputs[i].Source = format, source
+			inputs[i] = Input{Path: in.Path, Format: format, Source: source}
 		}
 		return nil
 	})
@@ -241,6 +241,9 @@ func (b *builder) run(ctx context.Context) (*Manifest, error) {
 	stop()
 	if err != nil {
 		return nil, err
+	}
+	for i := range inputs {
+		inputs[i].Size, inputs[i].SHA256 = sums[i].Size, sums[i].SHA256
 	}
 	b.man.Inputs = inputs
 	b.progress.finish(b.man.Counts.Passages)
