@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/kairos-rag/kairos/embed"
@@ -194,17 +193,5 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 	if path == "-" || path == "" {
 		return write(stdout)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomicWith(path, func(f *os.File) error { return write(f) })
 }

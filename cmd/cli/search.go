@@ -261,38 +261,32 @@ func runBatch(ctx context.Context, re *rerank.Engine, tmpl rerank.Query, in, out
 	if err != nil {
 		return fmt.Errorf("search --batch: %w", err)
 	}
-	var w io.Writer = stdio.Stdout
-	if outPath != "" {
-		f, err := os.Create(outPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
 	start := time.Now()
-	for _, q := range queries {
-		req, err := q.query(tmpl)
-		if err != nil {
-			return fmt.Errorf("search --batch: %s: %w", in, err)
+	// The run file is written atomically: a failed query leaves no truncated run behind.
+	err = writeOutput(outPath, stdio.Stdout, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		for _, q := range queries {
+			req, err := q.query(tmpl)
+			if err != nil {
+				return fmt.Errorf("search --batch: %s: %w", in, err)
+			}
+			res, err := re.Search(ctx, req)
+			if err != nil {
+				return fmt.Errorf("query %s: %w", q.qid(), err)
+			}
+			line := runLine{QID: q.qid(), Hits: make([]runHit, len(res.Hits))}
+			for i, h := range res.Hits {
+				line.Hits[i] = runHit{DocID: h.DocID, PassageID: h.ID, Score: h.Score, Rank: h.Rank, Title: h.Title, Text: h.Text, Date: h.Date}
+			}
+			if err := enc.Encode(&line); err != nil {
+				return err
+			}
 		}
-		res, err := re.Search(ctx, req)
-		if err != nil {
-			return fmt.Errorf("query %s: %w", q.qid(), err)
-		}
-		hits := res.Hits
-		line := runLine{QID: q.qid(), Hits: make([]runHit, len(hits))}
-		for i, h := range hits {
-			line.Hits[i] = runHit{DocID: h.DocID, PassageID: h.ID, Score: h.Score, Rank: h.Rank, Title: h.Title, Text: h.Text, Date: h.Date}
-		}
-		if err := enc.Encode(&line); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
+		return bw.Flush()
+	})
+	if err != nil {
 		return err
 	}
 	el := time.Since(start)
