@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -121,4 +122,18 @@ func (s *Server) acquire() *generation {
 			return g
 		}
 	}
+}
+
+// Search runs q on the engine currently loaded, holding it open for the duration, so callers
+// outside HTTP (the chat pipelines of POST /v1/chat) follow reloads like requests do.
+func (s *Server) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
+	g := s.acquire()
+	if g == nil {
+		return rerank.Result{}, errors.New("no index loaded")
+	}
+	defer g.release()
+	if q.Mode == "" {
+		q.Mode = g.mode
+	}
+	return g.engine.Search(ctx, q)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -127,41 +128,19 @@ func chatEncoder(ctx context.Context, o chatCLIOptions) (chat.Encoder, error) {
 // runChat builds the client, prompts, bank and pipeline from o and runs one message or a REPL.
 // r and enc may be nil when the pipeline does not need them.
 func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.Encoder, stdio IO) error {
-	client, err := chat.NewClient(o.Client)
-	if err != nil {
-		return fmt.Errorf("chat: %w", err)
-	}
-	tpl, err := chat.LoadTemplates(o.Prompts)
-	if err != nil {
-		return fmt.Errorf("chat: %w", err)
-	}
-	deps := chat.Deps{LLM: client, Templates: tpl, Retriever: r, Encoder: enc}
-	if o.Bank != "" {
-		if deps.Bank, err = chat.ReadBank(o.Bank); err != nil {
-			return fmt.Errorf("chat: %w", err)
-		}
-	}
-	if deps.Retriever == nil && (o.Pipeline == "wikichat" || o.Pipeline == "commonsense") && o.Index == "" {
+	if r == nil && (o.Pipeline == "wikichat" || o.Pipeline == "commonsense") && o.Index == "" {
 		return fmt.Errorf("chat: pipeline %s needs --index: %w", o.Pipeline, ErrUsage)
 	}
-	p, err := buildPipeline(o, deps)
-	if err != nil {
-		return fmt.Errorf("chat: %w", err)
-	}
-	store, err := chat.NewStore(o.StateDir)
-	if err != nil {
-		return fmt.Errorf("chat: %w", err)
-	}
-	sopts := chat.ServiceOptions{Pipelines: []chat.Pipeline{p}, Store: store}
+	var transcript io.Writer
 	if o.Transcript != "" {
 		f, err := os.OpenFile(o.Transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("chat: transcript: %w", err)
 		}
 		defer f.Close()
-		sopts.Transcript = f
+		transcript = f
 	}
-	svc, err := chat.NewService(sopts)
+	svc, err := newChatService(o, []string{o.Pipeline}, r, enc, transcript, nil)
 	if err != nil {
 		return fmt.Errorf("chat: %w", err)
 	}
@@ -173,6 +152,38 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 		return chatTurn(ctx, svc, conv, o.Message, o.Trace, stdio)
 	}
 	return chatREPL(ctx, svc, conv, o.Trace, stdio)
+}
+
+// newChatService builds the LLM client, templates and the named pipelines (the first is the
+// default) into a chat service. kairos chat and kairos serve (POST /v1/chat) share it.
+func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc chat.Encoder, transcript io.Writer, log *slog.Logger) (*chat.Service, error) {
+	client, err := chat.NewClient(o.Client)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := chat.LoadTemplates(o.Prompts)
+	if err != nil {
+		return nil, err
+	}
+	deps := chat.Deps{LLM: client, Templates: tpl, Retriever: r, Encoder: enc}
+	if o.Bank != "" {
+		if deps.Bank, err = chat.ReadBank(o.Bank); err != nil {
+			return nil, err
+		}
+	}
+	sopts := chat.ServiceOptions{Transcript: transcript, Logger: log}
+	for _, name := range pipelines {
+		o.Pipeline = name
+		p, err := buildPipeline(o, deps)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline %s: %w", name, err)
+		}
+		sopts.Pipelines = append(sopts.Pipelines, p)
+	}
+	if sopts.Store, err = chat.NewStore(o.StateDir); err != nil {
+		return nil, err
+	}
+	return chat.NewService(sopts)
 }
 
 func buildPipeline(o chatCLIOptions, d chat.Deps) (chat.Pipeline, error) {

@@ -37,6 +37,8 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&f.index, "index", "", "index `directory` to serve (required)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
 	f.models.register(fs, true)
+	var co chatCLIOptions
+	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
@@ -95,10 +97,19 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		opts.WikiChatRerank = []rerank.Stage{}
 		log.Info("no --cross-model: WikiChat rerank requests are served without reranking")
 	}
+	// POST /v1/chat retrieves through the live server, which exists only once serve has
+	// created it; requests arrive after that.
+	var live *server.Server
+	if opts.Chat, err = newServeChat(ctx, co, serverRetriever(&live), log); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if opts.Chat == nil {
+		log.Info("no --llm-url: POST /v1/chat answers 501")
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	return serve(ctx, f.addr, f.shutdown, opts, hup, nil)
+	return serve(ctx, f.addr, f.shutdown, opts, hup, nil, func(s *server.Server) { live = s })
 }
 
 // openEngine opens the index directory for the server. The server calls it at start and on
@@ -148,10 +159,13 @@ func (e *indexEngine) Stats(ctx context.Context) (search.Stats, error) { return 
 
 // serve loads the index, listens on addr and serves until ctx is done. Each value on hup
 // reloads the index. ready, when set, is told the listening address (tests use port 0).
-func serve(ctx context.Context, addr string, grace time.Duration, opts server.Options, hup <-chan os.Signal, ready func(net.Addr)) error {
+func serve(ctx context.Context, addr string, grace time.Duration, opts server.Options, hup <-chan os.Signal, ready func(net.Addr), created func(*server.Server)) error {
 	s, err := server.New(opts)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if created != nil {
+		created(s)
 	}
 	defer s.Close()
 	if err := s.Reload(ctx); err != nil {

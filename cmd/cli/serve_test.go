@@ -128,7 +128,9 @@ func TestServeLifecycle(t *testing.T) {
 	hup := make(chan os.Signal, 1)
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, hup, func(a net.Addr) { addrc <- a }) }()
+	go func() {
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, hup, func(a net.Addr) { addrc <- a }, nil)
+	}()
 	base := "http://" + (<-addrc).String()
 	<-loads
 

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/server"
+)
+
+// registerServeChat adds the flags of POST /v1/chat to serve. Without --llm-url the endpoint
+// answers 501.
+func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
+	fs.StringVar(&o.Client.BaseURL, "llm-url", "", "OpenAI-compatible base `URL` for POST /v1/chat (default: chat off)")
+	fs.StringVar(&o.Client.Model, "llm-model", "", "LLM model `name` for POST /v1/chat")
+	fs.StringVar(&o.Client.APIKeyEnv, "llm-key-env", "OPENAI_API_KEY", "environment `variable` holding the LLM API key")
+	fs.StringVar(&o.Client.APIKeyFile, "llm-key-file", "", "`file` holding the LLM API key (used when the variable is empty)")
+	fs.StringVar(&o.StateDir, "chat-state", "", "`directory` keeping conversations (and MPC memory); default: in memory")
+	fs.StringVar(&o.Prompts, "prompts", "", "`directory` of .tmpl files overriding the embedded prompts")
+	fs.StringVar(&o.Bank, "bank", "", "example bank `file`: enables the msdp and sicl pipelines")
+}
+
+// newServeChat builds the chat service of POST /v1/chat: wikichat (the default), commonsense
+// and mpc, plus msdp and sicl when a bank is given. Retrieval goes through the server's live
+// engine, so chat follows index reloads.
+func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, log *slog.Logger) (server.Chatter, error) {
+	if o.Client.BaseURL == "" && o.Client.Model == "" {
+		return nil, nil
+	}
+	if o.Client.BaseURL == "" || o.Client.Model == "" {
+		return nil, fmt.Errorf("chat needs both --llm-url and --llm-model: %w", ErrUsage)
+	}
+	enc, err := chatEncoder(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	names := []string{"wikichat", "commonsense", "mpc"}
+	if o.Bank != "" {
+		names = append(names, "msdp", "sicl")
+	}
+	svc, err := newChatService(o, names, retrieve, enc, nil, log)
+	if err != nil {
+		return nil, fmt.Errorf("chat: %w", err)
+	}
+	return chatAdapter{svc}, nil
+}
+
+// chatAdapter serves server.ChatRequest with a chat.Service.
+type chatAdapter struct{ svc *chat.Service }
+
+var _ server.Chatter = chatAdapter{}
+
+func (a chatAdapter) Chat(ctx context.Context, req server.ChatRequest, onToken func(string)) (server.ChatResponse, error) {
+	if req.Time != "" {
+		// The pipelines decide the time need themselves (WikiChat's query stage); a spec
+		// given here would be silently ignored, so it is refused instead.
+		if _, err := timex.Parse(req.Time); err != nil {
+			return server.ChatResponse{}, fmt.Errorf("%w: time: %v", server.ErrInvalid, err)
+		}
+		return server.ChatResponse{}, fmt.Errorf("%w: time: chat pipelines infer the time need from the dialogue; leave time empty", server.ErrInvalid)
+	}
+	resp, err := a.svc.Turn(ctx, chat.TurnRequest{ConversationID: req.Conversation, Message: req.Message, Pipeline: req.Pipeline}, onToken)
+	if errors.Is(err, chat.ErrBadRequest) {
+		return server.ChatResponse{}, fmt.Errorf("%w: %v", server.ErrInvalid, err)
+	}
+	if err != nil {
+		return server.ChatResponse{}, err
+	}
+	out := server.ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []server.ChatCitation{}}
+	for _, p := range resp.Turn.Passages {
+		out.Citations = append(out.Citations, server.ChatCitation{PassageID: p.ID, Title: p.Title})
+	}
+	if len(resp.Turn.Stages) > 0 {
+		out.Stages = make(map[string]any, len(resp.Turn.Stages))
+		for _, st := range resp.Turn.Stages {
+			out.Stages[st.Stage] = json.RawMessage(st.Output)
+		}
+	}
+	return out, nil
+}
+
+// serverRetriever adapts the server's live engine to chat's retriever.
+func serverRetriever(s **server.Server) chat.RetrieverFunc {
+	return func(ctx context.Context, q rerank.Query) (rerank.Result, error) {
+		return (*s).Search(ctx, q)
+	}
+}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/chat/chattest"
+	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/server"
+)
+
+// POST /v1/chat on kairos serve: a wikichat turn over a real index of Wikipedia leads, with a
+// scripted LLM, as JSON and as server-sent events.
+func TestServeChat(t *testing.T) {
+	leads, err := chattest.LoadLeads(coreShared(t, "data/wikichat-topics/recent_articles_en.json"), 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "leads.jsonl")
+	f, _ := os.Create(src)
+	enc := json.NewEncoder(f)
+	for _, p := range leads {
+		enc.Encode(map[string]string{"_id": p.DocID, "title": p.Title, "text": strings.TrimPrefix(p.Text, p.Title+" | ")})
+	}
+	f.Close()
+	idx := filepath.Join(dir, "idx")
+	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx, Inputs: []indexer.InputSpec{{Path: src}}}); err != nil {
+		t.Fatal(err)
+	}
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+
+	log := slog.New(slog.DiscardHandler)
+	eo := retrievalOptions{Index: idx, Logger: log}
+	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
+	var live *server.Server
+	co := chatOpts(llm.BaseURL())
+	if opts.Chat, err = newServeChat(context.Background(), co, serverRetriever(&live), log); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, func(s *server.Server) { live = s })
+	}()
+	base := "http://" + (<-addrc).String()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	post := func(body string) (*http.Response, string) {
+		resp, err := http.Post(base+"/v1/chat", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+
+	resp, body := post(`{"message": "Who directed Frozen?"}`)
+	var cr server.ChatResponse
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &cr) != nil {
+		t.Fatalf("chat: %d %s", resp.StatusCode, body)
+	}
+	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee." || cr.Conversation == "" || len(cr.Citations) == 0 {
+		t.Fatalf("chat response %+v", cr)
+	}
+	for _, st := range []string{"query", "retrieve", "verify", "refine"} {
+		if _, ok := cr.Stages[st]; !ok {
+			t.Errorf("stage %s missing from %v", st, cr.Stages)
+		}
+	}
+
+	resp, body = post(`{"message": "Who directed Frozen?", "conversation_id": "` + cr.Conversation + `", "stream": true}`)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %d %s", resp.StatusCode, body)
+	}
+	var tokens strings.Builder
+	var doneEvent server.ChatResponse
+	sc := bufio.NewScanner(strings.NewReader(body))
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+		} else if d, ok := strings.CutPrefix(line, "data: "); ok {
+			switch event {
+			case "token":
+				var tok map[string]string
+				json.Unmarshal([]byte(d), &tok)
+				tokens.WriteString(tok["token"])
+			case "done":
+				json.Unmarshal([]byte(d), &doneEvent)
+			}
+		}
+	}
+	if tokens.String() != doneEvent.Reply || doneEvent.Reply != cr.Reply || doneEvent.Conversation != cr.Conversation {
+		t.Fatalf("stream: tokens %q, done %+v", tokens.String(), doneEvent)
+	}
+
+	resp, body = post(`{"message": "Who directed Frozen?", "time": "recent"}`)
+	if resp.StatusCode != 400 || !strings.Contains(body, "leave time empty") {
+		t.Fatalf("time on chat: %d %s", resp.StatusCode, body)
+	}
+}
