@@ -61,6 +61,11 @@ type Options struct {
 	BatchSize int
 	// Threads is ONNX Runtime's intra-op thread count (default GOMAXPROCS).
 	Threads int
+	// NoSpin makes ONNX Runtime's worker threads sleep between calls instead of spinning.
+	// Spinning suits back-to-back batches (indexing); a process that does other work between
+	// small calls (query encoding next to BM25 in search and serve) should set NoSpin, or the
+	// spinning threads take the cores that work needs.
+	NoSpin bool
 	// Logger receives backend choice and timing notes; nil means silent.
 	Logger *slog.Logger
 }

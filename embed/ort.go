@@ -111,6 +111,11 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		return nil, ioInfo{}, err
 	}
+	if o.NoSpin {
+		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return nil, ioInfo{}, err
+		}
+	}
 	sess, err := ort.NewDynamicAdvancedSession(onnxPath, info.inputs, []string{info.output}, so)
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("opening %s with ONNX Runtime: %w", onnxPath, err)

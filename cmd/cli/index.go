@@ -24,7 +24,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", 5000, "passages per index batch")
 	quiet := fs.Bool("quiet", false, "no progress line")
-	var models modelFlags
+	models := modelFlags{indexing: true}
 	models.register(fs, false)
 	var hopts hnsw.Options
 	fs.IntVar(&hopts.M, "hnsw-m", 16, "HNSW: neighbours per node (M)")

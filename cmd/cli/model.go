@@ -16,6 +16,7 @@ import (
 type modelFlags struct {
 	model, crossModel, backend, ortLib string
 	batch                              int
+	indexing                           bool // the model embeds batches back to back
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet, cross bool) {
@@ -28,8 +29,10 @@ func (m *modelFlags) register(fs *flag.FlagSet, cross bool) {
 	fs.IntVar(&m.batch, "embed-batch", embed.DefaultBatchSize, "texts per model call")
 }
 
+// options returns the embed options for the model in dir. Query-time models (search, serve,
+// chat) do not spin between calls: see embed.Options.NoSpin.
 func (m *modelFlags) options(dir string, log *slog.Logger) embed.Options {
-	return embed.Options{ModelDir: dir, Backend: m.backend, ORTLib: m.ortLib, BatchSize: m.batch, Logger: log}
+	return embed.Options{ModelDir: dir, Backend: m.backend, ORTLib: m.ortLib, BatchSize: m.batch, Logger: log, NoSpin: !m.indexing}
 }
 
 // encoder adapts embed's sentence encoder to the indexer's and search's interfaces.
