@@ -37,10 +37,12 @@ type Options struct {
 	Window int
 }
 
-// Defaults chosen on the SciFact train qrels (README, "BM25 tuning").
+// Defaults chosen on the SciFact train qrels (README, "BM25"): document evidence 0.1 helped at
+// every k1/b tried; windows from 20 to 100 gave the same nDCG@10 at k = 10 (within 0.001), and
+// 30 costs a quarter less than 100. A request for more than Window hits uses its k.
 const (
 	DefaultDocEvidence = 0.1
-	DefaultWindow      = 100
+	DefaultWindow      = 30
 )
 
 // ErrNotFound is returned for an unknown passage id.
