@@ -49,6 +49,7 @@ type ReadStats struct {
 	Bad       int            // records returned as *RecordError
 	Repaired  int            // records whose invalid UTF-8 was replaced with U+FFFD
 	BytesRead int64          // bytes consumed from the (compressed) input, for progress
+	Format    string         // the input's format, detected or forced (set by Open's readers)
 }
 
 // Reasons a reader skips a well-formed record.

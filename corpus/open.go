@@ -123,10 +123,10 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if isTar(head) {
-		or.inner = newTarReader(br, path, opts)
+		or.inner, or.format = newTarReader(br, path, opts), "tar"
 		return or, nil
 	}
-	or.inner, err = newFormatReader(br, head, path, opts)
+	or.inner, or.format, err = newFormatReader(br, head, path, opts)
 	if err != nil {
 		or.Close()
 		return nil, err
@@ -135,29 +135,29 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 }
 
 // newFormatReader detects (unless forced) the format of one input and returns its reader.
-func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reader, error) {
+func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reader, string, error) {
 	format := opts.Format
 	if format == "" {
 		var err error
 		if format, err = detectFormat(file, head, opts.FAQ); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	switch format {
 	case FormatMediaWiki:
-		return NewMediaWikiReader(r, file, opts.Source), nil
+		return NewMediaWikiReader(r, file, opts.Source), format, nil
 	case FormatEnterprise:
-		return newJSONReader(r, file, opts.Source, convertEnterprise), nil
+		return newJSONReader(r, file, opts.Source, convertEnterprise), format, nil
 	case FormatWikiExtractor:
-		return newJSONReader(r, file, opts.Source, convertJSONL(true)), nil
+		return newJSONReader(r, file, opts.Source, convertJSONL(true)), format, nil
 	case FormatJSONL:
-		return newJSONReader(r, file, opts.Source, convertJSONL(false)), nil
+		return newJSONReader(r, file, opts.Source, convertJSONL(false)), format, nil
 	case FormatFAQJSON, FormatFAQJSONL:
-		return newJSONReader(r, file, opts.Source, convertFAQJSON(opts.FAQ)), nil
+		return newJSONReader(r, file, opts.Source, convertFAQJSON(opts.FAQ)), format, nil
 	case FormatFAQCSV:
-		return newFAQCSVReader(r, file, opts.Source, opts.FAQ), nil
+		return newFAQCSVReader(r, file, opts.Source, opts.FAQ), format, nil
 	}
-	return nil, fmt.Errorf("unknown format %q", format)
+	return nil, "", fmt.Errorf("unknown format %q", format)
 }
 
 // decompress returns the decompressed stream of r, trusting the magic bytes over the name.
@@ -333,6 +333,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // openedReader owns the file and decompressor behind a format reader.
 type openedReader struct {
 	inner   Reader
+	format  string // detected or forced
 	counter *countingReader
 	closers []io.Closer
 }
@@ -350,6 +351,7 @@ func (o *openedReader) Stats() ReadStats {
 		s = o.inner.Stats()
 	}
 	s.BytesRead = o.counter.n
+	s.Format = o.format
 	return s
 }
 
@@ -414,7 +416,7 @@ func (t *tarReader) Next(ctx context.Context) (Document, error) {
 			t.fatal = fmt.Errorf("%s: %w", name, err)
 			return Document{}, t.fatal
 		}
-		if t.cur, err = newFormatReader(br, head, name, t.opts); err != nil {
+		if t.cur, _, err = newFormatReader(br, head, name, t.opts); err != nil {
 			t.fatal = err
 			return Document{}, err
 		}

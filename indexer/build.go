@@ -306,7 +306,7 @@ func (b *builder) readInput(ctx context.Context, in InputSpec, out chan<- []corp
 	if source == "" {
 		source = in.Options.Source
 	}
-	return in.Options.Format, source, nil
+	return st.Format, source, nil
 }
 
 // write appends batches to the passage store and the bleve index.
