@@ -372,7 +372,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	}
 	if d.spec.compact && d.spec.compactRatio > 0 && man.Tombstones > 0 &&
 		float64(man.Tombstones) > d.spec.compactRatio*float64(man.Tombstones+man.Counts.Passages) {
-		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, genName(gen)), gen)
+		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, genName(gen)), d.prev)
 		if err != nil {
 			return nil, fmt.Errorf("compacting after the update: %w", err)
 		}

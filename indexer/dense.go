@@ -78,6 +78,7 @@ func hnswPath(genDir string) string { return filepath.Join(genDir, hnswName) }
 type embedJob struct {
 	keys  []uint64
 	texts []string
+	src   []uint64 // compaction: the keys whose stored vectors to reuse
 }
 
 // OpenHNSW loads the dense graph of a generation, or returns nil when it has none.

@@ -19,6 +19,7 @@ type docPassages struct {
 	id       string
 	hash     DocHash
 	passages []corpus.Passage
+	src      []uint32 // compaction: the passages' keys in the generation being compacted
 }
 
 // docBatch is a run of documents from one input. Its position is the number of documents of
@@ -79,6 +80,9 @@ type genWriter struct {
 	man     Manifest
 	upd     UpdateCounts
 	prog    *progress
+	model   ModelIdentity
+	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
+	vectors func(src []uint64) ([][]float32, error)
 
 	// the asynchronous half: bleve batches in flight and the embedder
 	g    *errgroup.Group
@@ -111,7 +115,8 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 			return nil, fmt.Errorf("creating bleve index: %w", err)
 		}
 		if opts.Encoder != nil {
-			if w.graph, err = hnsw.New(opts.Encoder.Identity().Dim, opts.HNSW); err != nil {
+			w.model = opts.Encoder.Identity()
+			if w.graph, err = hnsw.New(w.model.Dim, opts.HNSW); err != nil {
 				return nil, err
 			}
 		}
@@ -182,6 +187,7 @@ func (w *genWriter) inherit() error {
 			return err
 		}
 		w.graph = b.Dense
+		w.model = bm.Dense.Model
 		b.Dense = nil // the writer mutates it
 	} else if w.opts.Encoder != nil {
 		return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
@@ -261,7 +267,11 @@ func (w *genWriter) apply(b docBatch) error {
 			}
 			if w.jobs != nil {
 				job.keys = append(job.keys, uint64(key))
-				job.texts = append(job.texts, p.Text)
+				if d.src != nil {
+					job.src = append(job.src, uint64(d.src[j]))
+				} else {
+					job.texts = append(job.texts, p.Text)
+				}
 			}
 			w.note(p)
 		}
@@ -379,7 +389,13 @@ func (w *genWriter) noteInput(i int, d *inputDone) {
 func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err error) {
 	defer recoverTo(&err, "embedding")
 	for job := range jobs {
-		vecs, err := w.opts.Encoder.EncodePassages(ctx, job.texts)
+		var vecs [][]float32
+		var err error
+		if w.vectors != nil {
+			vecs, err = w.vectors(job.src)
+		} else {
+			vecs, err = w.opts.Encoder.EncodePassages(ctx, job.texts)
+		}
 		if err != nil {
 			return fmt.Errorf("embedding passages %d..%d: %w", job.keys[0], job.keys[len(job.keys)-1], err)
 		}
@@ -389,7 +405,9 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 		if err := w.graph.Add(ctx, job.keys, vecs); err != nil {
 			return fmt.Errorf("adding vectors to the HNSW graph: %w", err)
 		}
-		w.upd.Embedded += len(job.keys) // only this goroutine writes it until wait returns
+		if w.vectors == nil {
+			w.upd.Embedded += len(job.keys) // only this goroutine writes it until wait returns
+		}
 		w.prog.embedded(len(job.keys))
 	}
 	return nil
@@ -437,7 +455,7 @@ func (w *genWriter) finish() (*Manifest, error) {
 		}
 		o := w.graph.Options()
 		w.man.Dense = &DenseInfo{
-			Model: w.opts.Encoder.Identity(), Vectors: w.graph.Len(),
+			Model: w.model, Vectors: w.graph.Len(),
 			HNSW: HNSWParams{M: o.M, EfConstruction: o.EfConstruction, EfSearch: o.EfSearch, Seed: o.Seed},
 		}
 	}

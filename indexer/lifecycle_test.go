@@ -355,3 +355,88 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 		t.Fatal("Open accepted a damaged tombstone file")
 	}
 }
+
+// denseTop returns the passage ids of the exact nearest neighbours of q.
+func denseTop(t testing.TB, g *Generation, enc PassageEncoder, q string) []string {
+	t.Helper()
+	v, _ := enc.EncodePassages(context.Background(), []string{q})
+	res, err := g.Dense.SearchExact(v[0], 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range res {
+		p, err := g.Store.Get(uint32(r.Key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %.5f", p.ID, r.Score))
+	}
+	return out
+}
+
+func TestCompact(t *testing.T) {
+	older, newer, _, _, _ := scifactRevisions(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	enc := &countingEncoder{dim: 64}
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: fastHNSW}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"abnormal PrP positivity", "colorectal cancer patients metastases", "diffusion tensor white matter newborn"}
+	snapshot := func() (map[string]string, []string) {
+		g, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		var tops []string
+		for _, q := range queries {
+			tops = append(tops, bm25Top(t, g, q)...)
+			tops = append(tops, denseTop(t, g, enc, q)...)
+		}
+		return livePassages(t, dir), tops
+	}
+	wantLive, wantTops := snapshot()
+	updated, _ := Current(dir)
+	m, _ := ReadManifest(updated)
+	if m.Tombstones == 0 || len(m.Segments) != 2 {
+		t.Fatalf("update left %d tombstones in %d segments; the test needs some", m.Tombstones, len(m.Segments))
+	}
+	before := enc.texts.Load()
+	sum, err := Compact(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc.texts.Load() != before {
+		t.Error("compaction called the encoder")
+	}
+	gotLive, gotTops := snapshot()
+	if !reflect.DeepEqual(gotLive, wantLive) {
+		t.Errorf("compaction changed the live passages: %d vs %d", len(gotLive), len(wantLive))
+	}
+	if !reflect.DeepEqual(gotTops, wantTops) {
+		t.Errorf("compaction changed results:\n%v\n%v", gotTops, wantTops)
+	}
+	cur, _ := Current(dir)
+	cm, _ := ReadManifest(cur)
+	if cm.Tombstones != 0 || len(cm.Segments) != 1 || cm.Segments[0].Count != len(wantLive) || sum.Counts.Passages != len(wantLive) {
+		t.Errorf("compacted manifest: %d tombstones, segments %+v", cm.Tombstones, cm.Segments)
+	}
+	verifyOK(t, cur)
+	verifyOK(t, updated) // the previous generation is intact
+
+	// An update past the tombstone threshold compacts on its own.
+	sum, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW}, CompactRatio: 0.0001}, []string{"4983"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _ = Current(dir)
+	if cm, _ := ReadManifest(cur); !sum.Compacted || cm.Tombstones != 0 || sum.Counts.Passages != len(wantLive)-4 {
+		t.Errorf("auto compaction: compacted %v, %d tombstones, %d passages", sum.Compacted, cm.Tombstones, sum.Counts.Passages)
+	}
+	verifyOK(t, cur)
+}
