@@ -36,8 +36,11 @@ type docEntry struct {
 	Keys []uint32 // ascending
 }
 
-// contentHash hashes everything of a document that shapes its passages: title, sections, date,
-// URL and source. Fields are length-prefixed so that no two documents collide by concatenation.
+// contentHash hashes the content of a document that shapes its passages: title, sections,
+// date and URL. Fields are length-prefixed so that no two documents collide by concatenation.
+// The source is left out on purpose: by default it is the input's file name
+// ("enwiki-20240101"), which changes with every dump, and hashing it would make an update
+// re-embed every document. Unchanged documents keep the source they were indexed under.
 func contentHash(d *corpus.Document) DocHash {
 	h := sha256.New()
 	var buf []byte
@@ -48,7 +51,6 @@ func contentHash(d *corpus.Document) DocHash {
 	}
 	put(d.Title)
 	put(d.URL)
-	put(d.Source)
 	var unix int64
 	if !d.Date.IsZero() {
 		unix = d.Date.Unix()

@@ -180,11 +180,11 @@ func (w *genWriter) inherit() error {
 	w.man.Inputs = append([]Input(nil), bm.Inputs...)
 	w.man.Parent = bm.Generation
 	if bm.Dense != nil {
-		if w.opts.Encoder == nil {
-			return fmt.Errorf("%s has dense vectors (%s): give its encoder", b.Dir, bm.Dense.Model.Name)
-		}
-		if err := bm.Dense.Model.Compatible(w.opts.Encoder.Identity()); err != nil {
-			return err
+		// Without an encoder the writer may only delete (apply refuses new passages).
+		if w.opts.Encoder != nil {
+			if err := bm.Dense.Model.Compatible(w.opts.Encoder.Identity()); err != nil {
+				return err
+			}
 		}
 		w.graph = b.Dense
 		w.model = bm.Dense.Model
@@ -244,6 +244,9 @@ func (w *genWriter) apply(b docBatch) error {
 			default:
 				w.upd.Added++
 			}
+		}
+		if w.graph != nil && w.vectors == nil && w.opts.Encoder == nil && len(d.passages) > 0 {
+			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
 		}
 		if e == nil {
 			e = &docEntry{Hash: d.hash}
