@@ -364,8 +364,10 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
 	}
 	d.tmp = ""
-	if err := removeCheckpoint(d.dir); err != nil {
-		d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
+	if d.spec.mode == modeAppend { // a build's own checkpoint; an update leaves a pending build's alone
+		if err := removeCheckpoint(d.dir); err != nil {
+			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
+		}
 	}
 	if err := cleanOld(d.dir, gen, d.prev); err != nil {
 		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
@@ -395,9 +397,6 @@ func (d *driver) seal(man *Manifest, gen int) error {
 		}
 	}
 	man.Inputs = ins
-	if d.spec.mode == modeAppend && d.spec.base != nil && len(ins) == 0 {
-		man.Inputs = nil
-	}
 	man.Generation = gen
 	man.Created = time.Now().UTC()
 	if err := syncTree(d.tmp); err != nil {
