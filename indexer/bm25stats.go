@@ -6,6 +6,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // BM25Stats are the collection statistics BM25 scores with, recorded in the manifest so that
@@ -37,11 +38,7 @@ func bm25Stats(ctx context.Context, idx bleve.Index, tombstones int) (*BM25Stats
 	if err != nil {
 		return nil, err
 	}
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
+	r, err := bleveReader(idx)
 	if err != nil {
 		return nil, err
 	}
@@ -74,4 +71,60 @@ func bm25Stats(ctx context.Context, idx bleve.Index, tombstones int) (*BM25Stats
 		tfr.Close()
 	}
 	return &BM25Stats{Docs: int(docs), Terms: terms}, nil
+}
+
+// bm25StatsDelta derives the statistics of an updated index from its base's without walking
+// the dictionary: only the terms of passages added or tombstoned can have changed between
+// "in some live passage" and "in none".
+func bm25StatsDelta(ctx context.Context, before, after bleve.Index, base *BM25Stats, terms map[string]struct{}) (*BM25Stats, error) {
+	docs, err := after.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	rb, err := bleveReader(before)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.Close()
+	ra, err := bleveReader(after)
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Close()
+	n := base.Terms
+	for t := range terms {
+		b, err := live(ctx, rb, t)
+		if err != nil {
+			return nil, err
+		}
+		a, err := live(ctx, ra, t)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case a && !b:
+			n++
+		case b && !a:
+			n--
+		}
+	}
+	return &BM25Stats{Docs: int(docs), Terms: n}, nil
+}
+
+func bleveReader(idx bleve.Index) (index.IndexReader, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
+}
+
+// live reports whether term occurs in a live passage's text field.
+func live(ctx context.Context, r index.IndexReader, term string) (bool, error) {
+	tfr, err := r.TermFieldReader(ctx, []byte(term), FieldText, false, false, false)
+	if err != nil {
+		return false, err
+	}
+	defer tfr.Close()
+	return tfr.Count() > 0, nil
 }

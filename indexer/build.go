@@ -183,6 +183,17 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	}
 	prog := newProgress(opts.Progress, total)
 	r := &reader{opts: opts, split: split, prog: prog}
+	if spec.mode == modeUpdate && spec.base != nil {
+		// The reader skips splitting documents whose hash the live generation already has.
+		docs, err := readDocTable(filepath.Join(spec.base.Dir, docTableName))
+		if err != nil {
+			return nil, err
+		}
+		r.known = make(map[string]DocHash, len(docs))
+		for id, e := range docs {
+			r.known[id] = e.Hash
+		}
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	// Inputs are hashed beside the build (a second read, mostly from page cache); checkpoints
@@ -459,6 +470,7 @@ type reader struct {
 	split *corpus.Splitter
 	prog  *progress
 	bad   []string
+	known map[string]DocHash // update: content hashes of the base generation (read only)
 }
 
 func (r *reader) readAll(ctx context.Context, from position, out chan<- docBatch) error {
@@ -520,10 +532,14 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		if consumed <= skip {
 			continue
 		}
-		ps := r.split.Split(doc)
-		b.docs = append(b.docs, docPassages{id: doc.ID, hash: contentHash(&doc), passages: ps})
+		h := contentHash(&doc)
+		var ps []corpus.Passage
+		if known, ok := r.known[doc.ID]; !ok || known != h {
+			ps = r.split.Split(doc) // unchanged documents are not split: the writer skips them
+		}
+		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps})
 		passages += len(ps)
-		if passages >= r.opts.Build.BatchSize {
+		if passages >= r.opts.Build.BatchSize || len(b.docs) >= 10*r.opts.Build.BatchSize {
 			b.docsIn = consumed
 			if err := send(b); err != nil {
 				return err

@@ -81,6 +81,9 @@ type genWriter struct {
 	upd     UpdateCounts
 	prog    *progress
 	model   ModelIdentity
+	// terms of passages added and tombstoned, for the BM25 statistics of an update (nil:
+	// the statistics are computed from the dictionary)
+	terms map[string]struct{}
 	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
 	vectors func(src []uint64) ([][]float32, error)
 
@@ -179,6 +182,9 @@ func (w *genWriter) inherit() error {
 	w.man.DateFrom, w.man.DateTo = bm.DateFrom, bm.DateTo
 	w.man.Inputs = append([]Input(nil), bm.Inputs...)
 	w.man.Parent = bm.Generation
+	if w.mode == modeUpdate && bm.BM25 != nil && b.BM25 != nil {
+		w.terms = map[string]struct{}{}
+	}
 	if bm.Dense != nil {
 		// Without an encoder the writer may only delete (apply refuses new passages).
 		if w.opts.Encoder != nil {
@@ -277,6 +283,7 @@ func (w *genWriter) apply(b docBatch) error {
 				}
 			}
 			w.note(p)
+			w.noteTerms(p.Text)
 		}
 	}
 	if w.mode == modeAppend {
@@ -333,6 +340,7 @@ func (w *genWriter) tombstone(bb *bleve.Batch, keys []uint32) error {
 		}
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
+		w.noteTerms(p.Text)
 		bb.Delete(strconv.FormatUint(uint64(k), 10))
 		if w.graph != nil {
 			w.graph.Delete(uint64(k))
@@ -357,6 +365,16 @@ func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
 		w.upd.Deleted++
 	}
 	return notFound, w.submit(bb, embedJob{})
+}
+
+// noteTerms remembers the terms of a passage added or tombstoned by an update.
+func (w *genWriter) noteTerms(text string) {
+	if w.terms == nil {
+		return
+	}
+	for _, tok := range w.bdocs.text.Analyze([]byte(text)) {
+		w.terms[string(tok.Term)] = struct{}{}
+	}
 }
 
 // note records a written passage in the manifest's counts.
@@ -420,7 +438,13 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 // manifest (all but Generation, Created and the checksum). The asynchronous session must be
 // over (wait). keepGraph leaves the graph usable for a next generation.
 func (w *genWriter) finish() (*Manifest, error) {
-	stats, err := bm25Stats(context.Background(), w.idx, w.dead.Len())
+	var stats *BM25Stats
+	var err error
+	if w.terms != nil {
+		stats, err = bm25StatsDelta(context.Background(), w.base.BM25, w.idx, w.base.Manifest.BM25, w.terms)
+	} else {
+		stats, err = bm25Stats(context.Background(), w.idx, w.dead.Len())
+	}
 	if err != nil {
 		w.seg.f.Close()
 		w.idx.Close()

@@ -246,6 +246,9 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer gf.Close()
+	if *gu.Manifest.BM25 != *gf.Manifest.BM25 {
+		t.Errorf("BM25 statistics: updated %+v, fresh %+v", *gu.Manifest.BM25, *gf.Manifest.BM25)
+	}
 	for _, q := range []string{"0-dimensional biomaterials lack inductive properties", "abnormal PrP positivity",
 		"colorectal cancer patients metastases", "diffusion tensor white matter newborn", "Earlier draft"} {
 		a, b := bm25Top(t, gu, q), bm25Top(t, gf, q)
