@@ -139,14 +139,21 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	unlock, err := lockDir(opts.Dir)
+	if err != nil {
 		return nil, err
 	}
+	defer unlock()
+	return buildLocked(ctx, &opts)
+}
+
+// buildLocked builds from scratch; the caller holds the writer lock.
+func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
 	// A new build abandons any checkpoint of an earlier one.
 	if err := removeCheckpoint(opts.Dir); err != nil {
 		return nil, err
 	}
-	return drive(ctx, &opts, runSpec{mode: modeAppend})
+	return drive(ctx, opts, runSpec{mode: modeAppend})
 }
 
 // position is how far a build has read: documents consumed from input Input.

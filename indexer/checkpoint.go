@@ -105,13 +105,18 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
+	unlock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	cp, err := readCheckpoint(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 	if cp == nil {
 		opts.Logger.Info("no checkpoint: building from scratch", "dir", opts.Dir)
-		return Build(ctx, opts)
+		return buildLocked(ctx, &opts)
 	}
 	if err := cp.matches(&opts); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)

@@ -20,7 +20,15 @@ import (
 // atomically.
 func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, error) {
 	start := time.Now()
-	gen, err := Current(dir)
+	if _, err := Current(dir); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	gen, err := Current(dir) // again, under the lock
 	if err != nil {
 		return nil, err
 	}

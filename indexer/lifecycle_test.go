@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -461,4 +462,25 @@ func TestCompact(t *testing.T) {
 		t.Errorf("auto compaction: compacted %v, %d tombstones, %d passages", sum.Compacted, cm.Tombstones, sum.Counts.Passages)
 	}
 	verifyOK(t, cur)
+}
+
+// Two writers never interleave: while one holds the index, another update fails at once.
+func TestWriterLock(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
+	unlock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Delete(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("delete while locked: %v, want ErrLocked", err)
+	}
+	if _, err := Compact(context.Background(), dir, nil); !errors.Is(err, ErrLocked) {
+		t.Fatalf("compact while locked: %v, want ErrLocked", err)
+	}
+	unlock()
+	if _, err := Delete(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"}); err != nil {
+		t.Fatalf("delete after unlock: %v", err)
+	}
 }

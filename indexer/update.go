@@ -64,6 +64,14 @@ func ratio(r float64) float64 {
 // derive runs spec on top of the live generation.
 func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
 	opts.CheckpointEvery = 0
+	if _, err := Current(opts.Dir); err != nil {
+		return nil, err // before lockDir, which would create a missing directory
+	}
+	unlock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	base, err := Open(opts.Dir)
 	if err != nil {
 		return nil, err
