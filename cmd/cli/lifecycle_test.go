@@ -49,6 +49,9 @@ func TestUpdateDeleteCompactCLI(t *testing.T) {
 	if !strings.Contains(out, "deleted     1 documents") || !strings.Contains(out, "not found   1 document ids: nope") {
 		t.Errorf("delete summary:\n%s", out)
 	}
+	if out, _, err := runCLI(t, "stats", "--index", dir); err != nil || !strings.Contains(out, "deleted     ") {
+		t.Errorf("stats after delete: %v\n%s", err, out)
+	}
 	out, _, err = runCLI(t, "compact", "--index", dir)
 	if err != nil || !strings.Contains(out, "compacted   yes") || !strings.Contains(out, "documents   212") {
 		t.Fatalf("compact: %v\n%s", err, out)
