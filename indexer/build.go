@@ -62,7 +62,8 @@ type Options struct {
 	MaxBadListed int
 	// CheckpointEvery, when positive, commits a checkpoint generation (named by DIR/CHECKPOINT,
 	// not live) after about this many passages, so that Resume can continue a build that
-	// died. Each checkpoint rewrites the HNSW graph file, so keep it in the tens of thousands.
+	// died. With an encoder the interval grows to a tenth of the passages written, since each
+	// checkpoint rewrites the HNSW graph file.
 	CheckpointEvery int
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer
@@ -336,7 +337,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		for _, dp := range b.docs {
 			sinceCheckpoint += len(dp.passages)
 		}
-		if n := d.opts.CheckpointEvery; n > 0 && sinceCheckpoint >= n {
+		if n := d.checkpointInterval(); n > 0 && sinceCheckpoint >= n {
 			if err := d.checkpoint(ctx, pos); err != nil {
 				return nil, err
 			}
@@ -400,6 +401,18 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		return cman, nil
 	}
 	return man, nil
+}
+
+// checkpointInterval is CheckpointEvery, raised to a tenth of the passages written so far when
+// the index has a graph: each checkpoint rewrites the whole graph file, and growing intervals
+// bound the total written to about ten graphs' worth instead of growing with the square of
+// the corpus. Store segments and bleve files are shared by link and cost nothing to carry.
+func (d *driver) checkpointInterval() int {
+	n := d.opts.CheckpointEvery
+	if n > 0 && d.w.graph != nil {
+		n = max(n, d.w.man.Counts.Passages/10)
+	}
+	return n
 }
 
 // seal completes a written generation: inputs with their sums, generation number, time,

@@ -77,7 +77,7 @@ func TestCrashResume(t *testing.T) {
 	wantMan, _ := ReadManifest(mustCurrent(t, clean))
 
 	rng := rand.New(rand.NewSource(7))
-	iterations := 20
+	iterations := 15
 	if raceEnabled {
 		iterations = 4
 	}

@@ -63,3 +63,23 @@ func TestUpdateDeleteCompactCLI(t *testing.T) {
 		t.Error("--delete-missing without --update accepted")
 	}
 }
+
+func TestResumeCLI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	faq := coreShared(t, "data/faq-covid-deepset/faq_covidbert.csv")
+	// Nothing to resume: a clean build, checkpointing as it goes (none are left afterwards).
+	out, _, err := runCLI(t, "index", "--quiet", "--resume", "--checkpoint-every", "50", "--batch", "20", "--input", faq, "--index", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "documents   213") || !strings.Contains(out, "checkpoints ") {
+		t.Errorf("resume without a checkpoint:\n%s", out)
+	}
+	out, _, err = runCLI(t, "verify", "--index", dir)
+	if err != nil || strings.Contains(out, "checkpoint  ") {
+		t.Errorf("verify: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "index", "--update", "--resume", "--input", faq, "--index", dir); err == nil {
+		t.Error("--update with --resume accepted")
+	}
+}
