@@ -370,6 +370,14 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		return nil, err
 	}
 	d.upd = d.w.upd
+	if d.spec.mode == modeUpdate && d.upd.PassagesAdded == 0 && d.upd.PassagesDeleted == 0 {
+		// Nothing changed: the live generation stays, and no graph or bleve files are rewritten.
+		d.w.abort()
+		ok = true
+		os.RemoveAll(d.tmp)
+		d.tmp = ""
+		return d.spec.base.Manifest, nil
+	}
 	man, err := d.w.finish()
 	ok = true
 	if err != nil {

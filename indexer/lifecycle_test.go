@@ -281,6 +281,9 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	if u := sum2.Update; u.Added+u.Changed+u.Deleted != 0 || enc.texts.Load() != before || u.Unchanged != sum.Counts.Documents {
 		t.Errorf("idempotent update: %+v, embedded %d", *u, enc.texts.Load()-before)
 	}
+	if cur, _ := Current(dir); cur != newGen || sum2.Generation != sum.Generation {
+		t.Errorf("an update without changes committed generation %s (summary %d), want %s to stay live", cur, sum2.Generation, newGen)
+	}
 }
 
 func TestDeleteDocuments(t *testing.T) {
