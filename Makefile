@@ -61,7 +61,7 @@ run: build
 ## bench: speed figures (see README, "Measured"). Run it on a quiet machine.
 bench: build setup
 	$(GO) test -run '^$$' -bench 'OpenSplit|SplitSciFact|MediaWikiReader' -benchtime 3x ./corpus/
-	$(GO) test -run '^$$' -bench BuildSciFact -benchtime 3x ./indexer/
+	$(GO) test -run '^$$' -bench 'BuildSciFact|UpdateSciFact' -benchtime 3x ./indexer/
 	$(GO) test -run '^$$' -bench BM25Query -benchtime 3000x ./search/
 	$(GO) test -run '^$$' -bench TimeRerank50 ./rerank/
 	KAIROS=$(BIN) ./search/hnsw/bench/compare.sh

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -60,6 +60,11 @@ type Options struct {
 	SkipBad bool
 	// MaxBadListed bounds Summary.BadRecords. Default 100.
 	MaxBadListed int
+	// CheckpointEvery, when positive, commits a checkpoint generation (named by DIR/CHECKPOINT,
+	// not live) after about this many passages, so that Resume can continue a build that
+	// died. With an encoder the interval grows to a tenth of the passages written, since each
+	// checkpoint rewrites the HNSW graph file.
+	CheckpointEvery int
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
@@ -70,10 +75,7 @@ func (o *Options) validate() error {
 	if o.Dir == "" {
 		return errors.New("no index directory")
 	}
-	if len(o.Inputs) == 0 {
-		return errors.New("no input")
-	}
-	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 {
+	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 {
 		return errors.New("negative size in build options")
 	}
 	o.Build.setDefaults()
@@ -105,6 +107,18 @@ type Summary struct {
 	BadRecords []string   // first MaxBadListed malformed records, with file and position
 	Dense      *DenseInfo // nil without an encoder
 	Elapsed    time.Duration
+	// Update says what was added, replaced, kept and deleted (updates and deletes only).
+	Update *UpdateCounts
+	// NotFound lists document ids Delete was asked for that the index does not hold.
+	NotFound []string
+	// Tombstones is the number of dead keys in the new generation; Compacted says whether
+	// it was compacted (written without them).
+	Tombstones int
+	Compacted  bool
+	// Checkpoints counts checkpoint generations committed; Resumed says where a resumed
+	// build started (documents skipped).
+	Checkpoints int
+	Resumed     int
 }
 
 // PassagesPerSecond is the build's overall rate.
@@ -118,73 +132,53 @@ func (s *Summary) PassagesPerSecond() float64 {
 // Build reads the inputs, splits them into passages and writes a new generation of the index
 // at opts.Dir, then makes it live. An existing index stays live and intact until the new one
 // is complete; a failed or cancelled build leaves only a *.tmp directory that the next build
-// removes.
-func Build(ctx context.Context, opts Options) (sum *Summary, err error) {
+// removes, plus, with CheckpointEvery, a checkpoint Resume continues from.
+func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("build options: %w", err)
 	}
+	if len(opts.Inputs) == 0 {
+		return nil, errors.New("build options: no input")
+	}
+	unlock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return buildLocked(ctx, &opts)
+}
+
+// buildLocked builds from scratch; the caller holds the writer lock.
+func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
+	// A new build abandons any checkpoint of an earlier one.
+	if err := removeCheckpoint(opts.Dir); err != nil {
+		return nil, err
+	}
+	return drive(ctx, opts, runSpec{mode: modeAppend})
+}
+
+// position is how far a build has read: documents consumed from input Input.
+type position struct {
+	Input int `json:"input"`
+	Docs  int `json:"docs"`
+}
+
+// runSpec says what drive does.
+type runSpec struct {
+	mode          writeMode
+	base          *Generation // generation to derive from; nil: from scratch
+	from          position    // where reading starts (resumed builds)
+	deleteMissing bool        // update: delete documents absent from the inputs
+	deleteIDs     []string    // documents to delete (kairos delete)
+	compact       bool        // write without tombstones when the update leaves too many
+	compactRatio  float64
+}
+
+// drive runs readers into a chain of genWriters: one per checkpoint, the last one committed
+// as the live generation.
+func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err error) {
 	start := time.Now()
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, err
-	}
-	gen, err := nextGen(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	tmp := filepath.Join(opts.Dir, genName(gen)+tmpSuffix)
-	if err := os.RemoveAll(tmp); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-
-	b, err := newBuilder(tmp, &opts)
-	if err != nil {
-		return nil, err
-	}
-	man, err := b.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	man.Generation = gen
-	man.Created = start.UTC()
-	if err := syncTree(tmp); err != nil {
-		return nil, fmt.Errorf("syncing new generation: %w", err)
-	}
-	if err := writeManifest(tmp, man); err != nil {
-		return nil, fmt.Errorf("writing manifest: %w", err)
-	}
-	if err := commitGen(opts.Dir, tmp, gen); err != nil {
-		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
-	}
-	if err := cleanOld(opts.Dir, gen); err != nil {
-		opts.Logger.Warn("removing old generations", "dir", opts.Dir, "err", err)
-	}
-	return &Summary{
-		Dir: opts.Dir, Generation: gen, Counts: man.Counts,
-		BadRecords: b.bad, Dense: man.Dense, Elapsed: time.Since(start),
-	}, nil
-}
-
-// builder holds one build's state. run's pipeline: a reader goroutine reads and splits
-// documents into batches; the writer appends them to the passage store and to bleve, whose
-// Batch analyses the documents of a batch on all cores.
-type builder struct {
-	dir      string
-	opts     *Options
-	split    *corpus.Splitter
-	bad      []string
-	man      Manifest
-	progress *progress
-}
-
-func newBuilder(dir string, opts *Options) (*builder, error) {
+	prev := liveGen(opts.Dir)
 	split, err := corpus.NewSplitter(corpus.SplitOptions{MaxWords: opts.Build.MaxWords})
 	if err != nil {
 		return nil, err
@@ -195,268 +189,403 @@ func newBuilder(dir string, opts *Options) (*builder, error) {
 			total += st.Size()
 		}
 	}
-	return &builder{
-		dir: dir, opts: opts, split: split,
-		man: Manifest{
-			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
-			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
-			Files: map[string]FileSum{},
-		},
-		progress: newProgress(opts.Progress, total),
-	}, nil
-}
-
-func (b *builder) run(ctx context.Context) (*Manifest, error) {
-	g, ctx := errgroup.WithContext(ctx)
-	batches := make(chan []corpus.Passage, 4)
-	// Hashing and reading fill separate slices (merged after Wait): they run concurrently.
-	inputs := make([]Input, len(b.opts.Inputs))
-	sums := make([]FileSum, len(b.opts.Inputs))
-	for i, in := range b.opts.Inputs {
-		g.Go(func() (err error) { // hash inputs beside the build: a second read, mostly from page cache
-			if sums[i], err = fileSHA256(in.Path); err != nil {
-				return fmt.Errorf("hashing %s: %w", in.Path, err)
-			}
-			return nil
-		})
+	prog := newProgress(opts.Progress, total)
+	r := &reader{opts: opts, split: split, prog: prog}
+	if spec.mode == modeUpdate && spec.base != nil {
+		// The reader skips splitting documents whose hash the live generation already has.
+		docs, err := readDocTable(filepath.Join(spec.base.Dir, docTableName))
+		if err != nil {
+			return nil, err
+		}
+		r.known = make(map[string]DocHash, len(docs))
+		for id, e := range docs {
+			r.known[id] = e.Hash
+		}
 	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	// Inputs are hashed beside the build (a second read, mostly from page cache); checkpoints
+	// and the final commit wait for the sums.
+	sums := make([]FileSum, len(opts.Inputs))
+	hashed := make(chan struct{})
+	var hashErr error
+	go func() {
+		defer close(hashed)
+		for i, in := range opts.Inputs {
+			if gctx.Err() != nil {
+				hashErr = gctx.Err()
+				return
+			}
+			if sums[i], hashErr = fileSHA256(in.Path); hashErr != nil {
+				hashErr = fmt.Errorf("hashing %s: %w", in.Path, hashErr)
+				return
+			}
+		}
+	}()
+	defer func() { <-hashed }()
+	inputs := func() ([]Input, error) {
+		<-hashed
+		if hashErr != nil {
+			return nil, hashErr
+		}
+		out := make([]Input, len(opts.Inputs))
+		for i, in := range opts.Inputs {
+			out[i] = Input{Path: in.Path, Size: sums[i].Size, SHA256: sums[i].SHA256}
+		}
+		return out, nil
+	}
+
+	batches := make(chan docBatch, 4)
 	g.Go(func() (err error) {
 		defer close(batches)
 		defer recoverTo(&err, "reading inputs")
-		for i, in := range b.opts.Inputs {
-			format, source, err := b.readInput(ctx, in, batches)
-			if err != nil {
-				return err
-			}
-			inputs[i] = Input{Path: in.Path, Format: format, Source: source}
-		}
-		return nil
+		return r.readAll(gctx, spec.from, batches)
 	})
+	d := &driver{dir: opts.Dir, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
+	var man *Manifest
 	g.Go(func() (err error) {
 		defer recoverTo(&err, "indexing")
-		return b.write(ctx, batches)
+		man, err = d.write(gctx, batches)
+		return err
 	})
-	stop := b.progress.start()
-	err := g.Wait()
+	stop := prog.start()
+	err = g.Wait()
 	stop()
+	if d.tmp != "" && err != nil {
+		os.RemoveAll(d.tmp)
+	}
 	if err != nil {
 		return nil, err
 	}
-	for i := range inputs {
-		inputs[i].Size, inputs[i].SHA256 = sums[i].Size, sums[i].SHA256
-	}
-	b.man.Inputs = inputs
-	b.progress.finish(b.man.Counts.Passages)
-	return &b.man, nil
+	prog.finish(man.Counts.Passages)
+	return &Summary{
+		Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, BadRecords: r.bad,
+		Dense: man.Dense, Elapsed: time.Since(start), Update: d.update(), NotFound: d.notFound,
+		Tombstones: man.Tombstones, Compacted: d.compacted, Checkpoints: d.checkpoints,
+		Resumed: spec.from.Docs,
+	}, nil
 }
 
-// readInput streams one input into batches of passages.
-func (b *builder) readInput(ctx context.Context, in InputSpec, out chan<- []corpus.Passage) (format, source string, err error) {
-	r, err := corpus.Open(ctx, in.Path, in.Options)
-	if err != nil {
-		return "", "", fmt.Errorf("opening %s: %w", in.Path, err)
-	}
-	defer r.Close()
-	batch := make([]corpus.Passage, 0, b.opts.Build.BatchSize)
-	var readBefore int64
-	for {
-		doc, err := r.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !corpus.IsRecordError(err) || !b.opts.SkipBad {
-				return "", "", err
-			}
-			if len(b.bad) < b.opts.MaxBadListed {
-				b.bad = append(b.bad, err.Error())
-			}
-			continue
-		}
-		source = doc.Source
-		passages := b.split.Split(doc)
-		batch = append(batch, passages...)
-		if st := r.Stats(); st.BytesRead != readBefore {
-			b.progress.read(st.BytesRead - readBefore)
-			readBefore = st.BytesRead
-		}
-		if len(batch) >= b.opts.Build.BatchSize {
-			select {
-			case out <- batch:
-			case <-ctx.Done():
-				return "", "", ctx.Err()
-			}
-			batch = make([]corpus.Passage, 0, b.opts.Build.BatchSize)
-		}
-	}
-	if len(batch) > 0 {
-		select {
-		case out <- batch:
-		case <-ctx.Done():
-			return "", "", ctx.Err()
-		}
-	}
-	st := r.Stats()
-	b.man.Counts.Documents += st.Documents
-	b.man.Counts.Bad += st.Bad
-	b.man.Counts.Repaired += st.Repaired
-	for reason, n := range st.Skipped {
-		b.man.Counts.Skipped[reason] += n
-	}
-	if source == "" {
-		source = in.Options.Source
-	}
-	return st.Format, source, nil
+// driver owns the writer side of drive.
+type driver struct {
+	dir         string
+	opts        *Options
+	spec        runSpec
+	prog        *progress
+	prev        int
+	inputs      func() ([]Input, error)
+	tmp         string // directory being written
+	w           *genWriter
+	upd         UpdateCounts
+	notFound    []string
+	checkpoints int
+	compacted   bool
 }
 
-// write appends batches to the passage store and the bleve index.
-func (b *builder) write(ctx context.Context, batches <-chan []corpus.Passage) error {
-	store, err := createStore(filepath.Join(b.dir, storeName))
-	if err != nil {
-		return err
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			store.f.Close()
-		}
-	}()
-	m := newMapping()
-	idx, err := bleve.NewUsing(bm25Path(b.dir), m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore,
-		nil)
-	if err != nil {
-		return fmt.Errorf("creating bleve index: %w", err)
-	}
-	idxOpen := true
-	defer func() {
-		if idxOpen {
-			idx.Close()
-		}
-	}()
-	docs, err := newDocBuilder(m)
-	if err != nil {
-		return err
-	}
-	// Up to batchesInFlight bleve batches run at once: a batch's segment is built on one
-	// thread after its analysis, so a second batch keeps the other cores busy meanwhile.
-	// Keys and the passage store are assigned in order here, so the index is deterministic.
-	const batchesInFlight = 2
-	sem := make(chan struct{}, batchesInFlight)
-	g, gctx := errgroup.WithContext(ctx)
-	var graph *hnsw.Graph
-	var jobs chan embedJob
-	if b.opts.Encoder != nil {
-		id := b.opts.Encoder.Identity()
-		if graph, err = hnsw.New(id.Dim, b.opts.HNSW); err != nil {
-			return err
-		}
-		jobs = make(chan embedJob, 2)
-		g.Go(func() error { return b.embedder(gctx, jobs, graph) })
-	}
-	feed := func() error {
-		for passages := range batches {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			bb := idx.NewBatch()
-			var job embedJob
-			for i := range passages {
-				p := &passages[i]
-				key, err := store.Add(p)
-				if err != nil {
-					return fmt.Errorf("passage store: %w", err)
-				}
-				if jobs != nil {
-					job.keys = append(job.keys, uint64(key))
-					job.texts = append(job.texts, p.Text)
-				}
-				d, err := docs.build(key, p)
-				if err != nil {
-					return err
-				}
-				if err := bb.IndexAdvanced(d); err != nil {
-					return fmt.Errorf("passage %s: %w", p.ID, err)
-				}
-				b.note(p)
-			}
-			if jobs != nil {
-				select {
-				case jobs <- job:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-			}
-			select {
-			case sem <- struct{}{}:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-			n := len(passages)
-			g.Go(func() (err error) {
-				defer func() { <-sem }()
-				defer recoverTo(&err, "indexing batch")
-				if err := idx.Batch(bb); err != nil {
-					return fmt.Errorf("indexing batch: %w", err)
-				}
-				b.progress.indexed(n)
-				return nil
-			})
-		}
+func (d *driver) update() *UpdateCounts {
+	if d.spec.mode != modeUpdate {
 		return nil
 	}
-	ferr := feed()
-	if jobs != nil {
-		close(jobs)
-	}
-	if err := g.Wait(); err != nil {
+	return &d.upd
+}
+
+// open starts a new generation derived from base (nil: from scratch).
+func (d *driver) open(ctx context.Context, base *Generation) error {
+	gen, err := nextGen(d.dir)
+	if err != nil {
 		return err
 	}
-	if ferr != nil {
-		return ferr
+	d.tmp = filepath.Join(d.dir, genName(gen)+tmpSuffix)
+	if err := os.RemoveAll(d.tmp); err != nil {
+		return err
+	}
+	if err := os.Mkdir(d.tmp, 0o755); err != nil {
+		return err
+	}
+	if d.w, err = newGenWriter(d.tmp, gen, d.opts, d.spec.mode, base, d.prog); err != nil {
+		return err
+	}
+	if d.spec.mode == modeUpdate {
+		// An update's manifest describes its own inputs and reader counts.
+		d.w.man.Inputs = nil
+		d.w.man.Counts.Skipped, d.w.man.Counts.Bad, d.w.man.Counts.Repaired = map[string]int{}, 0, 0
+	}
+	d.w.start(ctx)
+	return nil
+}
+
+func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest, error) {
+	if err := d.open(ctx, d.spec.base); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			d.w.abort()
+		}
+	}()
+	pos := d.spec.from
+	sinceCheckpoint := 0
+	for b := range batches {
+		if err := d.w.apply(b); err != nil {
+			return nil, err
+		}
+		pos = position{Input: b.input, Docs: b.docsIn}
+		if b.done != nil {
+			pos = position{Input: b.input + 1}
+		}
+		for _, dp := range b.docs {
+			sinceCheckpoint += len(dp.passages)
+		}
+		if n := d.checkpointInterval(); n > 0 && sinceCheckpoint >= n {
+			if err := d.checkpoint(ctx, pos); err != nil {
+				return nil, err
+			}
+			sinceCheckpoint = 0
+		}
 	}
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if d.spec.mode == modeUpdate && d.spec.deleteMissing {
+		var missing []string
+		for id := range d.w.docs {
+			if !d.w.seen[id] {
+				missing = append(missing, id)
+			}
+		}
+		sort.Strings(missing)
+		if _, err := d.w.deleteDocs(missing); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.spec.deleteIDs) > 0 {
+		nf, err := d.w.deleteDocs(d.spec.deleteIDs)
+		if err != nil {
+			return nil, err
+		}
+		d.notFound = nf
+	}
+	if err := d.w.wait(); err != nil {
+		return nil, err
+	}
+	d.upd = d.w.upd
+	if d.spec.mode == modeUpdate && d.upd.PassagesAdded == 0 && d.upd.PassagesDeleted == 0 {
+		// Nothing changed: the live generation stays, and no graph or bleve files are rewritten.
+		d.w.abort()
+		ok = true
+		os.RemoveAll(d.tmp)
+		d.tmp = ""
+		return d.spec.base.Manifest, nil
+	}
+	man, err := d.w.finish()
+	ok = true
+	if err != nil {
+		return nil, err
+	}
+	gen := d.w.gen
+	if err := d.seal(man, gen); err != nil {
+		return nil, err
+	}
+	if err := commitGen(d.dir, d.tmp, gen); err != nil {
+		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
+	}
+	d.tmp = ""
+	if d.spec.mode == modeAppend { // a build's own checkpoint; an update leaves a pending build's alone
+		if err := removeCheckpoint(d.dir); err != nil {
+			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
+		}
+	}
+	if err := cleanOld(d.dir, gen, d.prev); err != nil {
+		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
+	}
+	if d.spec.compact && d.spec.compactRatio > 0 && man.Tombstones > 0 &&
+		float64(man.Tombstones) > d.spec.compactRatio*float64(man.Tombstones+man.Counts.Passages) {
+		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, genName(gen)), d.prev)
+		if err != nil {
+			return nil, fmt.Errorf("compacting after the update: %w", err)
+		}
+		d.compacted = true
+		return cman, nil
+	}
+	return man, nil
+}
+
+// checkpointInterval is CheckpointEvery, raised to a tenth of the passages written so far when
+// the index has a graph: each checkpoint rewrites the whole graph file, and growing intervals
+// bound the total written to about ten graphs' worth instead of growing with the square of
+// the corpus. Store segments and bleve files are shared by link and cost nothing to carry.
+func (d *driver) checkpointInterval() int {
+	n := d.opts.CheckpointEvery
+	if n > 0 && d.w.graph != nil {
+		n = max(n, d.w.man.Counts.Passages/10)
+	}
+	return n
+}
+
+// seal completes a written generation: inputs with their sums, generation number, time,
+// fsync of every file, and the manifest written last.
+func (d *driver) seal(man *Manifest, gen int) error {
+	ins, err := d.inputs()
+	if err != nil {
 		return err
 	}
-	closed = true
-	if err := store.Close(); err != nil {
-		return fmt.Errorf("closing passage store: %w", err)
-	}
-	idxOpen = false
-	if err := idx.Close(); err != nil {
-		return fmt.Errorf("closing bleve index: %w", err)
-	}
-	names := []string{storeName, bm25Name}
-	if graph != nil {
-		if err := graph.Save(hnswPath(b.dir)); err != nil {
-			return fmt.Errorf("saving HNSW graph: %w", err)
+	for i := range ins {
+		if i < len(man.Inputs) {
+			ins[i].Format, ins[i].Source = man.Inputs[i].Format, man.Inputs[i].Source
 		}
-		o := graph.Options()
-		b.man.Dense = &DenseInfo{
-			Model: b.opts.Encoder.Identity(), Vectors: graph.Len(),
-			HNSW: HNSWParams{M: o.M, EfConstruction: o.EfConstruction, EfSearch: o.EfSearch, Seed: o.Seed},
-		}
-		names = append(names, hnswName)
 	}
-	for _, name := range names {
-		if err := sumTree(b.dir, filepath.Join(b.dir, name), b.man.Files); err != nil {
-			return fmt.Errorf("checksumming %s: %w", name, err)
+	man.Inputs = ins
+	man.Generation = gen
+	man.Created = time.Now().UTC()
+	if err := syncTree(d.tmp); err != nil {
+		return fmt.Errorf("syncing new generation: %w", err)
+	}
+	if err := writeManifest(d.tmp, man); err != nil {
+		return fmt.Errorf("writing manifest: %w", err)
+	}
+	return nil
+}
+
+// checkpoint commits what is written so far as a checkpoint generation and continues in a new
+// generation derived from it. The graph stays in memory; everything else is reopened.
+func (d *driver) checkpoint(ctx context.Context, pos position) error {
+	if err := d.w.wait(); err != nil {
+		return err
+	}
+	graph := d.w.graph
+	man, err := d.w.finish()
+	if err != nil {
+		return err
+	}
+	gen := d.w.gen
+	if err := d.seal(man, gen); err != nil {
+		return err
+	}
+	final := filepath.Join(d.dir, genName(gen))
+	if err := os.Rename(d.tmp, final); err != nil {
+		return err
+	}
+	d.tmp = ""
+	if err := syncDir(d.dir); err != nil {
+		return err
+	}
+	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
+	if d.opts.Encoder != nil {
+		id := d.opts.Encoder.Identity()
+		cp.Model = &id
+		cp.HNSW = &man.Dense.HNSW
+	}
+	if err := writeCheckpoint(d.dir, &cp); err != nil {
+		return fmt.Errorf("writing checkpoint: %w", err)
+	}
+	d.checkpoints++
+	if err := cleanOld(d.dir, d.prev, d.prev); err != nil { // drops the previous checkpoint
+		d.opts.Logger.Warn("removing old checkpoints", "dir", d.dir, "err", err)
+	}
+	base, err := openGen(final, false)
+	if err != nil {
+		return fmt.Errorf("reopening checkpoint: %w", err)
+	}
+	base.BM25.Close() // the writer copies bleve's files; it never reads the base's index
+	base.Dense = graph
+	return d.open(ctx, base)
+}
+
+// reader streams documents of the inputs into batches.
+type reader struct {
+	opts  *Options
+	split *corpus.Splitter
+	prog  *progress
+	bad   []string
+	known map[string]DocHash // update: content hashes of the base generation (read only)
+}
+
+func (r *reader) readAll(ctx context.Context, from position, out chan<- docBatch) error {
+	for i, in := range r.opts.Inputs {
+		if i < from.Input {
+			continue
+		}
+		skip := 0
+		if i == from.Input {
+			skip = from.Docs
+		}
+		if err := r.readInput(ctx, i, in, skip, out); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// note records a written passage in the manifest's counts.
-func (b *builder) note(p *Passage) {
-	b.man.Counts.Passages++
-	b.man.Sources[p.Source]++
-	if d := p.Date; !d.IsZero() {
-		if b.man.DateFrom.IsZero() || d.Before(b.man.DateFrom) {
-			b.man.DateFrom = d
-		}
-		if d.After(b.man.DateTo) {
-			b.man.DateTo = d
+// readInput streams one input into batches of documents, skipping its first skip documents
+// (consumed before a checkpoint).
+func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, out chan<- docBatch) error {
+	cr, err := corpus.Open(ctx, in.Path, in.Options)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", in.Path, err)
+	}
+	defer cr.Close()
+	send := func(b docBatch) error {
+		select {
+		case out <- b:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
+	b := docBatch{input: i}
+	passages, consumed := 0, 0
+	var readBefore int64
+	source := ""
+	for {
+		doc, err := cr.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !corpus.IsRecordError(err) || !r.opts.SkipBad {
+				return err
+			}
+			if len(r.bad) < r.opts.MaxBadListed {
+				r.bad = append(r.bad, err.Error())
+			}
+			continue
+		}
+		consumed++
+		if st := cr.Stats(); st.BytesRead != readBefore {
+			r.prog.read(st.BytesRead - readBefore)
+			readBefore = st.BytesRead
+		}
+		source = doc.Source
+		if consumed <= skip {
+			continue
+		}
+		h := contentHash(&doc)
+		var ps []corpus.Passage
+		if known, ok := r.known[doc.ID]; !ok || known != h {
+			ps = r.split.Split(doc) // unchanged documents are not split: the writer skips them
+		}
+		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps})
+		passages += len(ps)
+		if passages >= r.opts.Build.BatchSize || len(b.docs) >= 10*r.opts.Build.BatchSize {
+			b.docsIn = consumed
+			if err := send(b); err != nil {
+				return err
+			}
+			b, passages = docBatch{input: i}, 0
+		}
+	}
+	if source == "" {
+		source = in.Options.Source
+	}
+	b.docsIn = consumed
+	st := cr.Stats()
+	format := st.Format // detected by the reader, or forced
+	if format == "" {
+		format = in.Options.Format
+	}
+	b.done = &inputDone{stats: st, format: format, source: source}
+	return send(b)
 }
 
 // Passage is corpus.Passage, named here for brevity.

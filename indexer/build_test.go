@@ -151,7 +151,11 @@ func TestDamageDetected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := filepath.Join(gen, storeName)
+	man0, err := ReadManifest(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(gen, man0.Segments[0].Name)
 	b, err := os.ReadFile(store)
 	if err != nil {
 		t.Fatal(err)

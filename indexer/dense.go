@@ -78,26 +78,7 @@ func hnswPath(genDir string) string { return filepath.Join(genDir, hnswName) }
 type embedJob struct {
 	keys  []uint64
 	texts []string
-}
-
-// embedder consumes embed jobs: it encodes each batch and adds it to the graph.
-func (b *builder) embedder(ctx context.Context, jobs <-chan embedJob, g *hnsw.Graph) (err error) {
-	defer recoverTo(&err, "embedding")
-	enc := b.opts.Encoder
-	for job := range jobs {
-		vecs, err := enc.EncodePassages(ctx, job.texts)
-		if err != nil {
-			return fmt.Errorf("embedding passages %d..%d: %w", job.keys[0], job.keys[len(job.keys)-1], err)
-		}
-		if len(vecs) != len(job.keys) {
-			return fmt.Errorf("encoder returned %d vectors for %d passages", len(vecs), len(job.keys))
-		}
-		if err := g.Add(ctx, job.keys, vecs); err != nil {
-			return fmt.Errorf("adding vectors to the HNSW graph: %w", err)
-		}
-		b.progress.embedded(len(job.keys))
-	}
-	return nil
+	src   []uint64 // compaction: the keys whose stored vectors to reuse
 }
 
 // OpenHNSW loads the dense graph of a generation, or returns nil when it has none.

@@ -3,10 +3,10 @@ package indexer
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -27,9 +27,6 @@ const (
 	bm25Name     = "bm25"
 	genPrefix    = "g-"
 	tmpSuffix    = ".tmp"
-	// keepGenerations old generations stay on disk so a server that has not reloaded yet keeps
-	// reading files that exist.
-	keepGenerations = 1
 )
 
 // ErrNoIndex is returned when a directory holds no committed index.
@@ -89,15 +86,22 @@ func commitGen(dir, tmpDir string, gen int) error {
 	return writeFileAtomic(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"))
 }
 
-// cleanOld removes unfinished builds and generations older than the live one minus
-// keepGenerations. Errors are returned but leave the index usable.
-func cleanOld(dir string, live int) error {
+// cleanOld removes unfinished builds and every generation other than live, prev (the one
+// live before this commit, kept so that a server that has not reloaded yet keeps reading files
+// that exist) and the checkpoint generation, if any. Errors are returned but leave the index
+// usable.
+func cleanOld(dir string, live, prev int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
+	keep := map[int]bool{live: true, prev: true}
+	if cp, err := readCheckpoint(dir); err == nil && cp != nil {
+		if n, ok := parseGen(cp.Generation); ok {
+			keep[n] = true
+		}
+	}
 	var errs []error
-	var old []int
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasSuffix(name, tmpSuffix) {
@@ -106,17 +110,82 @@ func cleanOld(dir string, live int) error {
 			}
 			continue
 		}
-		if n, ok := parseGen(name); ok && n < live {
-			old = append(old, n)
-		}
-	}
-	sort.Sort(sort.Reverse(sort.IntSlice(old)))
-	for i, n := range old {
-		if i >= keepGenerations {
-			errs = append(errs, os.RemoveAll(filepath.Join(dir, genName(n))))
+		if n, ok := parseGen(name); ok && !keep[n] {
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// liveGen returns the number of the live generation, 0 when there is none.
+func liveGen(dir string) int {
+	cur, err := Current(dir)
+	if err != nil {
+		return 0
+	}
+	n, _ := parseGen(filepath.Base(cur))
+	return n
+}
+
+// linkFile hard-links src at dst, copying when the file system refuses links.
+func linkFile(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(src, dst)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// mutableInPlace names the files of a bleve scorch index that bleve rewrites in place: the
+// bolt database of snapshots and deletions, and the index metadata. Everything else (the
+// *.zap segments) is written once, so a derived generation can share them by hard link.
+func mutableInPlace(name string) bool {
+	return strings.HasSuffix(name, ".bolt") || name == "index_meta.json"
+}
+
+// linkTree reproduces srcBase/sub under dstBase: immutable files hard-linked (their sums
+// carried from sums into linked), files bleve mutates copied.
+func linkTree(srcBase, sub, dstBase string, sums, linked map[string]FileSum) error {
+	root := filepath.Join(srcBase, sub)
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(srcBase, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dstBase, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if mutableInPlace(d.Name()) {
+			return copyFile(path, dst)
+		}
+		if err := linkFile(path, dst); err != nil {
+			return err
+		}
+		if sum, ok := sums[filepath.ToSlash(rel)]; ok {
+			linked[filepath.ToSlash(rel)] = sum
+		}
+		return nil
+	})
 }
 
 // writeFileAtomic writes data to path through a synced temporary file and a rename.

@@ -13,8 +13,9 @@ import (
 )
 
 // FormatVersion is the version of the index directory layout and of the manifest. Readers
-// refuse other versions rather than guess.
-const FormatVersion = 1
+// refuse other versions rather than guess. Version 2 added store segments, tombstones and the
+// document table; version 1 generations (one passages.kpst, nothing deleted) are still read.
+const FormatVersion = 2
 
 // Manifest describes one committed generation of an index. It is written last, so a
 // generation without a valid manifest was never committed.
@@ -30,11 +31,37 @@ type Manifest struct {
 	DateTo        time.Time      `json:"date_to,omitzero"`
 	Options       BuildOptions   `json:"options"`
 	Dense         *DenseInfo     `json:"dense,omitempty"` // nil: BM25 only
+	// Segments are the passage store files, in key order (version 2; version 1 has one
+	// passages.kpst).
+	Segments []Segment `json:"segments,omitempty"`
+	// Tombstones counts the keys deleted or superseded (tombstones.ktmb); Counts.Passages
+	// counts the live ones.
+	Tombstones int `json:"tombstones,omitempty"`
+	// BM25 holds the collection statistics searches score with (see BM25Stats).
+	BM25 *BM25Stats `json:"bm25,omitempty"`
+	// Parent is the generation this one was derived from by an update, delete or resumed
+	// build (0: built from scratch or compacted).
+	Parent int `json:"parent,omitempty"`
 	// Files lists every file of the generation (paths relative to it) with size and sha256,
 	// so `verify` can tell damage from a version mismatch.
 	Files map[string]FileSum `json:"files"`
 	// Checksum is the sha256 of the manifest JSON written with this field empty.
 	Checksum string `json:"checksum"`
+}
+
+// Segment is one passage store file of a generation, holding keys Base..Base+Count-1.
+type Segment struct {
+	Name  string `json:"name"`
+	Base  uint32 `json:"base"`
+	Count int    `json:"count"`
+}
+
+// segments returns the store segments of m, translating a version 1 manifest.
+func (m *Manifest) segments() []Segment {
+	if m.FormatVersion == 1 {
+		return []Segment{{Name: storeName, Count: m.Counts.Passages}}
+	}
+	return m.Segments
 }
 
 // Input is one corpus file an index was built from.
@@ -48,8 +75,8 @@ type Input struct {
 
 // Counts adds up: every record read is a document, skipped (by reason) or bad.
 type Counts struct {
-	Documents int            `json:"documents"`
-	Passages  int            `json:"passages"`
+	Documents int            `json:"documents"` // read by a build; live after an update
+	Passages  int            `json:"passages"`  // live passages
 	Skipped   map[string]int `json:"skipped,omitempty"`
 	Bad       int            `json:"bad,omitempty"`
 	Repaired  int            `json:"repaired,omitempty"`
@@ -97,7 +124,7 @@ func ReadManifest(genDir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
-	if m.FormatVersion != FormatVersion {
+	if m.FormatVersion != FormatVersion && m.FormatVersion != 1 {
 		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)
 	}
 	sum, err := m.checksum()

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -34,6 +36,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // storeWriter appends passages to a new store file. Not safe for concurrent use.
 type storeWriter struct {
+	base    uint32 // key of the first record
 	f       *os.File
 	w       *bufio.Writer
 	crc     uint32
@@ -42,12 +45,15 @@ type storeWriter struct {
 	buf     []byte
 }
 
-func createStore(path string) (*storeWriter, error) {
+func createStore(path string) (*storeWriter, error) { return createSegment(path, 0) }
+
+// createSegment starts a store file whose first record gets key base.
+func createSegment(path string, base uint32) (*storeWriter, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	sw := &storeWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	sw := &storeWriter{base: base, f: f, w: bufio.NewWriterSize(f, 1<<20)}
 	hdr := binary.LittleEndian.AppendUint32([]byte(storeMagic), storeVersion)
 	if err := sw.write(hdr); err != nil {
 		f.Close()
@@ -63,16 +69,19 @@ func (sw *storeWriter) write(b []byte) error {
 	return err
 }
 
-// Add appends p and returns its key (0, 1, 2, ...).
+// Add appends p and returns its key (base, base+1, ...).
 func (sw *storeWriter) Add(p *corpus.Passage) (uint32, error) {
-	if len(sw.offsets) >= math.MaxUint32 {
-		return 0, errors.New("passage store full (2^32 passages)")
+	if uint64(sw.base)+uint64(len(sw.offsets)) >= math.MaxUint32 {
+		return 0, errors.New("passage store full (2^32 passage keys)")
 	}
-	key := uint32(len(sw.offsets))
+	key := sw.base + uint32(len(sw.offsets))
 	sw.offsets = append(sw.offsets, sw.pos)
 	sw.buf = appendRecord(sw.buf[:0], p)
 	return key, sw.write(sw.buf)
 }
+
+// Count is the number of records added so far.
+func (sw *storeWriter) Count() int { return len(sw.offsets) }
 
 // Close writes the offset table and trailer and syncs the file.
 func (sw *storeWriter) Close() error {
@@ -199,15 +208,16 @@ func decodeRecord(b []byte) (corpus.Passage, error) {
 	return p, d.err
 }
 
-// Store is a read-only passage store held in memory. Safe for concurrent use.
-type Store struct {
+// segment is one read-only passage store file held in memory: keys base..base+count-1.
+type segment struct {
+	name    string // file name inside the generation
+	base    uint32 // key of its first record
 	data    []byte // whole file
 	offsets []byte // (count+1) x uint64 little endian, a view into data
 	count   int
 }
 
-// OpenStore reads and verifies a passage store file.
-func OpenStore(path string) (*Store, error) {
+func openSegment(path string) (*segment, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -219,7 +229,7 @@ func OpenStore(path string) (*Store, error) {
 	return s, nil
 }
 
-func parseStore(data []byte) (*Store, error) {
+func parseStore(data []byte) (*segment, error) {
 	if len(data) < storeHeader+storeTrailer || string(data[:4]) != storeMagic {
 		return nil, errors.New("not a passage store (bad magic or too short)")
 	}
@@ -240,23 +250,97 @@ func parseStore(data []byte) (*Store, error) {
 	if offsetsPos > uint64(len(body)) || (uint64(len(body))-offsetsPos)/8 != count+1 {
 		return nil, fmt.Errorf("offset table inconsistent with count %d", count)
 	}
-	return &Store{data: data, offsets: body[offsetsPos:], count: int(count)}, nil
+	return &segment{data: data, offsets: body[offsetsPos:], count: int(count)}, nil
 }
 
-// Len is the number of passages, including ones deleted from the search indexes.
-func (s *Store) Len() int { return s.count }
-
-// Get decodes the passage with the given key.
-func (s *Store) Get(key uint32) (corpus.Passage, error) {
-	if int(key) >= s.count {
-		return corpus.Passage{}, fmt.Errorf("passage key %d out of range (%d passages)", key, s.count)
-	}
-	lo := binary.LittleEndian.Uint64(s.offsets[8*key:])
-	hi := binary.LittleEndian.Uint64(s.offsets[8*key+8:])
+// record returns the raw record of local index i.
+func (s *segment) record(i uint32) ([]byte, error) {
+	lo := binary.LittleEndian.Uint64(s.offsets[8*i:])
+	hi := binary.LittleEndian.Uint64(s.offsets[8*i+8:])
 	if lo > hi || hi > uint64(len(s.data)) {
-		return corpus.Passage{}, fmt.Errorf("passage key %d: bad offsets", key)
+		return nil, errors.New("bad offsets")
 	}
-	p, err := decodeRecord(s.data[lo:hi])
+	return s.data[lo:hi], nil
+}
+
+// Store is the read-only passage store of a generation: one or more segments covering
+// consecutive key ranges, minus the tombstoned keys (passages deleted or superseded by an
+// update). Keys are never reused. Safe for concurrent use.
+type Store struct {
+	segs []*segment // by base, contiguous: segs[i+1].base == segs[i].base+segs[i].count
+	dead *Tombstones
+	n    int // keys 0..n-1 exist (dead included)
+}
+
+// OpenStore reads and verifies a single-segment passage store file with no tombstones.
+func OpenStore(path string) (*Store, error) {
+	seg, err := openSegment(path)
+	if err != nil {
+		return nil, err
+	}
+	seg.name = filepath.Base(path)
+	return &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}, nil
+}
+
+// openStoreSegments opens the segments listed in a manifest, in order, and checks that their
+// key ranges are contiguous from 0.
+func openStoreSegments(genDir string, segs []Segment, dead *Tombstones) (*Store, error) {
+	st := &Store{dead: dead}
+	for _, sg := range segs {
+		s, err := openSegment(filepath.Join(genDir, sg.Name))
+		if err != nil {
+			return nil, err
+		}
+		if sg.Base != uint32(st.n) || s.count != sg.Count {
+			return nil, fmt.Errorf("passage store %s: %d passages from key %d, manifest says %d from %d (expected base %d)",
+				sg.Name, s.count, sg.Base, sg.Count, sg.Base, st.n)
+		}
+		s.name, s.base = sg.Name, sg.Base
+		st.segs = append(st.segs, s)
+		st.n += s.count
+	}
+	if dead == nil {
+		st.dead = &Tombstones{}
+	}
+	if max, ok := st.dead.Max(); ok && int(max) >= st.n {
+		return nil, fmt.Errorf("tombstone for key %d beyond the store's %d keys", max, st.n)
+	}
+	return st, nil
+}
+
+// Len is the number of keys, including tombstoned ones; the next new key is Len().
+func (s *Store) Len() int { return s.n }
+
+// Live is the number of passages not tombstoned.
+func (s *Store) Live() int { return s.n - s.dead.Len() }
+
+// Dead reports whether key is tombstoned.
+func (s *Store) Dead(key uint32) bool { return s.dead.Has(key) }
+
+// Tombstones returns the store's tombstone set (not to be modified).
+func (s *Store) Tombstones() *Tombstones { return s.dead }
+
+func (s *Store) locate(key uint32) (*segment, uint32, error) {
+	if int(key) >= s.n {
+		return nil, 0, fmt.Errorf("passage key %d out of range (%d passages)", key, s.n)
+	}
+	i := sort.Search(len(s.segs), func(i int) bool { return s.segs[i].base+uint32(s.segs[i].count) > key })
+	seg := s.segs[i]
+	return seg, key - seg.base, nil
+}
+
+// Get decodes the passage with the given key. Tombstoned passages are still readable (an
+// update needs them); searches never produce their keys.
+func (s *Store) Get(key uint32) (corpus.Passage, error) {
+	seg, i, err := s.locate(key)
+	if err != nil {
+		return corpus.Passage{}, err
+	}
+	rec, err := seg.record(i)
+	if err != nil {
+		return corpus.Passage{}, fmt.Errorf("passage key %d: %w", key, err)
+	}
+	p, err := decodeRecord(rec)
 	if err != nil {
 		return p, fmt.Errorf("passage key %d: %w", key, err)
 	}
@@ -266,23 +350,26 @@ func (s *Store) Get(key uint32) (corpus.Passage, error) {
 // DocID returns the document id of the passage with the given key without decoding the rest
 // of the record (the id and document id are its first two fields).
 func (s *Store) DocID(key uint32) (string, error) {
-	if int(key) >= s.count {
-		return "", fmt.Errorf("passage key %d out of range (%d passages)", key, s.count)
+	seg, i, err := s.locate(key)
+	if err != nil {
+		return "", err
 	}
-	lo := binary.LittleEndian.Uint64(s.offsets[8*key:])
-	hi := binary.LittleEndian.Uint64(s.offsets[8*key+8:])
-	if lo > hi || hi > uint64(len(s.data)) {
-		return "", fmt.Errorf("passage key %d: bad offsets", key)
+	rec, err := seg.record(i)
+	if err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, err)
 	}
-	d := recordDecoder{b: s.data[lo:hi]}
+	d := recordDecoder{b: rec}
 	d.string()
 	id := d.string()
 	return id, d.err
 }
 
-// Each calls fn for every passage in key order, stopping at the first error.
+// Each calls fn for every live passage in key order, stopping at the first error.
 func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
-	for k := 0; k < s.count; k++ {
+	for k := 0; k < s.n; k++ {
+		if s.dead.Has(uint32(k)) {
+			continue
+		}
 		p, err := s.Get(uint32(k))
 		if err != nil {
 			return err

@@ -55,12 +55,13 @@ func FuzzParseStore(f *testing.F) {
 	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b", Years: []timex.Mention{{From: 1, To: 2}}})
 	w.Close()
 	s, _ := OpenStore(path)
-	f.Add(s.data)
+	f.Add(s.segs[0].data)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseStore(b)
+		seg, err := parseStore(b)
 		if err != nil {
 			return
 		}
+		s := &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}
 		for k := 0; k < s.Len() && k < 100; k++ {
 			s.Get(uint32(k))
 			s.DocID(uint32(k))

@@ -30,15 +30,21 @@ type VerifyReport struct {
 // OK reports whether no problem was found.
 func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
 
-// Verify checks the live generation of the index at dir: the manifest's own checksum and
-// version, the size and sha256 of every file it lists (and no unlisted files), the passage
-// store's checksum and count, and that the BM25 index holds exactly the store's passages.
-// It returns an error only when it cannot check at all; defects are in the report.
+// Verify checks the live generation of the index at dir (see VerifyGeneration).
 func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
 	gen, err := Current(dir)
 	if err != nil {
 		return nil, err
 	}
+	return VerifyGeneration(ctx, gen)
+}
+
+// VerifyGeneration checks one generation: the manifest's own checksum and version, the size
+// and sha256 of every file it lists (and no unlisted files), the passage store segments,
+// tombstones and document table (checksums, counts), and that the BM25 index, the HNSW graph
+// and the store hold the same live passage set. It returns an error only when it cannot
+// check at all; defects are in the report.
+func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	rep := &VerifyReport{Generation: gen}
 	bad := func(path, format string, a ...any) {
 		rep.Problems = append(rep.Problems, Problem{Path: path, What: fmt.Sprintf(format, a...)})
@@ -65,9 +71,16 @@ func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
 		rep.Files++
 	}
 	onDisk := map[string]FileSum{}
-	for _, sub := range []string{storeName, bm25Name, hnswName} {
-		if err := sumTree(gen, filepath.Join(gen, sub), onDisk); err != nil && !os.IsNotExist(err) {
-			bad(filepath.Join(gen, sub), "%v", err)
+	entries, err := os.ReadDir(gen)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Name() == manifestName {
+			continue
+		}
+		if err := sumTree(gen, filepath.Join(gen, e.Name()), onDisk); err != nil {
+			bad(filepath.Join(gen, e.Name()), "%v", err)
 		}
 	}
 	for name := range onDisk {
@@ -75,28 +88,33 @@ func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
 			bad(filepath.Join(gen, name), "file not in the manifest")
 		}
 	}
-	store, err := OpenStore(filepath.Join(gen, storeName))
+	store, err := openGenStore(gen, man)
 	if err != nil {
-		bad(filepath.Join(gen, storeName), "%v", err)
+		bad(gen, "passage store: %v", err)
 		return rep, nil
 	}
-	rep.Passages = store.Len()
-	if store.Len() != man.Counts.Passages {
-		bad(filepath.Join(gen, storeName), "%d passages, manifest says %d", store.Len(), man.Counts.Passages)
+	rep.Passages = store.Live()
+	if man.FormatVersion >= 2 {
+		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, docTableName), f, a...) })
 	}
 	if man.Dense != nil {
 		g, err := openHNSW(gen, man)
 		if err != nil {
 			bad(hnswPath(gen), "%v", err)
 		} else {
-			missing := 0
+			missing, extra := 0, 0
 			for k := 0; k < store.Len(); k++ {
-				if !g.Contains(uint64(k)) {
+				in := g.Contains(uint64(k))
+				switch dead := store.Dead(uint32(k)); {
+				case !dead && !in:
 					missing++
+				case dead && in:
+					extra++
 				}
 			}
-			if missing > 0 || g.Len() != store.Len() {
-				bad(hnswPath(gen), "%d vectors, %d passages of the store have none", g.Len(), missing)
+			if missing > 0 || extra > 0 || g.Live() != store.Live() {
+				bad(hnswPath(gen), "%d live vectors for %d live passages: %d passages have none, %d tombstoned passages still have one",
+					g.Live(), store.Live(), missing, extra)
 			}
 		}
 	}
@@ -106,24 +124,56 @@ func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
 		return rep, nil
 	}
 	defer idx.Close()
-	if err := checkBM25Keys(ctx, idx, store.Len(), func(f string, a ...any) { bad(bm25Path(gen), f, a...) }); err != nil {
+	if err := checkBM25Keys(ctx, idx, store, func(f string, a ...any) { bad(bm25Path(gen), f, a...) }); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
-// checkBM25Keys checks that bleve holds the document ids 0..n-1 and nothing else.
-func checkBM25Keys(ctx context.Context, idx bleve.Index, n int, bad func(string, ...any)) error {
+// checkDocTable checks that the document table lists exactly the live keys, each once.
+func checkDocTable(gen string, store *Store, bad func(string, ...any)) {
+	docs, err := readDocTable(filepath.Join(gen, docTableName))
+	if err != nil {
+		bad("%v", err)
+		return
+	}
+	seen := make([]bool, store.Len())
+	n := 0
+	for id, e := range docs {
+		for _, k := range e.Keys {
+			switch {
+			case int(k) >= store.Len():
+				bad("document %q: key %d beyond the store", id, k)
+				return
+			case store.Dead(k):
+				bad("document %q: key %d is tombstoned", id, k)
+				return
+			case seen[k]:
+				bad("document %q: key %d listed twice", id, k)
+				return
+			}
+			seen[k] = true
+			n++
+		}
+	}
+	if n != store.Live() {
+		bad("lists %d passages, the store has %d live", n, store.Live())
+	}
+}
+
+// checkBM25Keys checks that bleve holds the live keys of the store and nothing else.
+func checkBM25Keys(ctx context.Context, idx bleve.Index, store *Store, bad func(string, ...any)) error {
 	count, err := idx.DocCount()
 	if err != nil {
 		bad("doc count: %v", err)
 		return nil
 	}
-	if int(count) != n {
-		bad("%d documents, passage store has %d", count, n)
+	if int(count) != store.Live() {
+		bad("%d documents, passage store has %d live passages", count, store.Live())
 	}
 	const chunk = 1000
-	missing := 0
+	missing, extra := 0, 0
+	n := store.Len()
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
 		ids := make([]string, 0, hi-lo)
@@ -135,10 +185,25 @@ func checkBM25Keys(ctx context.Context, idx bleve.Index, n int, bad func(string,
 		if err != nil {
 			return err
 		}
-		missing += len(ids) - len(res.Hits)
+		found := make(map[string]bool, len(res.Hits))
+		for _, h := range res.Hits {
+			found[h.ID] = true
+		}
+		for k := lo; k < hi; k++ {
+			in := found[strconv.Itoa(k)]
+			switch dead := store.Dead(uint32(k)); {
+			case !dead && !in:
+				missing++
+			case dead && in:
+				extra++
+			}
+		}
 	}
 	if missing > 0 {
-		bad("%d passages of the store are missing from the BM25 index", missing)
+		bad("%d live passages of the store are missing from the BM25 index", missing)
+	}
+	if extra > 0 {
+		bad("%d tombstoned passages are still in the BM25 index", extra)
 	}
 	return nil
 }

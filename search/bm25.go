@@ -112,6 +112,10 @@ func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]cand
 		q = query.NewConjunctionQuery(append([]query.Query{q}, fq...))
 	}
 	sr := bleve.NewSearchRequestOptions(q, n, 0, false)
+	if st := ix.gen.Manifest.BM25; st != nil {
+		// Score with the manifest's statistics, not bleve's segment-dependent ones.
+		ctx = st.Context(ctx)
+	}
 	res, err := ix.gen.BM25.SearchInContext(ctx, sr)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 search: %w", err)

@@ -152,7 +152,7 @@ func (ix *Index) Stats() Stats {
 	}
 	return Stats{
 		Dense: ix.gen.Dense != nil, Model: model,
-		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Sources: m.Sources,
+		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
 		SizeBytes: size,
 	}

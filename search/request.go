@@ -64,8 +64,9 @@ type Hit struct {
 // Stats describes an opened index, for `kairos stats`, GET /v1/stats and the chat layer.
 type Stats struct {
 	Documents int            `json:"documents"`
-	Passages  int            `json:"passages"`
-	Sources   map[string]int `json:"sources"` // passages per source
+	Passages  int            `json:"passages"`          // live: deleted and superseded ones excluded
+	Deleted   int            `json:"deleted,omitempty"` // tombstoned passages awaiting compaction
+	Sources   map[string]int `json:"sources"`           // passages per source
 	DateFrom  time.Time      `json:"date_from,omitzero"`
 	DateTo    time.Time      `json:"date_to,omitzero"`
 	Dense     bool           `json:"dense"` // the index has embeddings and an HNSW graph

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
@@ -24,6 +25,11 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", 5000, "passages per index batch")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	update := fs.Bool("update", false, "update the index at --index from newer inputs: add new documents, replace changed ones, keep unchanged ones (not re-embedded)")
+	deleteMissing := fs.Bool("delete-missing", false, "with --update: delete documents absent from the inputs")
+	resume := fs.Bool("resume", false, "continue an interrupted build from its checkpoint (same inputs and options)")
+	checkpointEvery := fs.Int("checkpoint-every", 50000, "commit a resumable checkpoint every this many passages (0: never)")
+	compactRatio := fs.Float64("compact-ratio", indexer.DefaultCompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
 	models := modelFlags{indexing: true}
 	models.register(fs, false)
 	var hopts hnsw.Options
@@ -39,11 +45,19 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if len(inputs) == 0 || *dir == "" {
 		return usageErr(fs, "need --input and --index")
 	}
+	if *update && *resume {
+		return usageErr(fs, "--update and --resume exclude each other")
+	}
+	if *deleteMissing && !*update {
+		return usageErr(fs, "--delete-missing needs --update")
+	}
 	opts := indexer.Options{
 		Dir:     *dir,
 		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch},
 		SkipBad: *skipBad,
 		Version: Version,
+		// Checkpoints cost a graph save each; the build's first one is not worth it.
+		CheckpointEvery: *checkpointEvery,
 	}
 	for _, in := range inputs {
 		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: in, Options: corpus.Options{Format: *format, Source: *source}})
@@ -62,7 +76,15 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, enc.Identity().Dim)
 		}
 	}
-	sum, err := indexer.Build(ctx, opts)
+	var sum *indexer.Summary
+	switch {
+	case *update:
+		sum, err = indexer.Update(ctx, indexer.UpdateOptions{Options: opts, DeleteMissing: *deleteMissing, CompactRatio: *compactRatio})
+	case *resume:
+		sum, err = indexer.Resume(ctx, opts)
+	default:
+		sum, err = indexer.Build(ctx, opts)
+	}
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
@@ -76,6 +98,26 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	fmt.Fprintf(w, "index       %s (generation %d)\n", s.Dir, s.Generation)
 	fmt.Fprintf(w, "documents   %d\n", c.Documents)
 	fmt.Fprintf(w, "passages    %d\n", c.Passages)
+	if u := s.Update; u != nil {
+		fmt.Fprintf(w, "added       %d documents\nchanged     %d documents\nunchanged   %d documents\ndeleted     %d documents\n",
+			u.Added, u.Changed, u.Unchanged, u.Deleted)
+		fmt.Fprintf(w, "written     %d passages (%d embedded), %d passages tombstoned\n", u.PassagesAdded, u.Embedded, u.PassagesDeleted)
+	}
+	if len(s.NotFound) > 0 {
+		fmt.Fprintf(w, "not found   %d document ids: %s\n", len(s.NotFound), strings.Join(s.NotFound, " "))
+	}
+	if s.Tombstones > 0 {
+		fmt.Fprintf(w, "tombstones  %d\n", s.Tombstones)
+	}
+	if s.Compacted {
+		fmt.Fprintf(w, "compacted   yes\n")
+	}
+	if s.Resumed > 0 {
+		fmt.Fprintf(w, "resumed     after %d documents of the checkpointed input\n", s.Resumed)
+	}
+	if s.Checkpoints > 0 {
+		fmt.Fprintf(w, "checkpoints %d\n", s.Checkpoints)
+	}
 	if s.Dense != nil {
 		fmt.Fprintf(w, "vectors     %d (%s, dim %d, HNSW M %d efC %d)\n", s.Dense.Vectors, s.Dense.Model.Name, s.Dense.Model.Dim, s.Dense.HNSW.M, s.Dense.HNSW.EfConstruction)
 	}

@@ -26,7 +26,9 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"index":    {"build an index from corpus files", cmdIndex},
+		"index":    {"build (or --update, --resume) an index from corpus files", cmdIndex},
+		"delete":   {"delete documents from an index by id", cmdDelete},
+		"compact":  {"rewrite an index without its deleted passages", cmdCompact},
 		"passages": {"print the passages of corpus files as JSONL", cmdPassages},
 		"search":   {"query an index (one query, or a batch file)", cmdSearch},
 		"stats":    {"describe an index", cmdStats},

@@ -41,6 +41,9 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	w := stdio.Stdout
 	fmt.Fprintf(w, "documents   %d\n", st.Documents)
 	fmt.Fprintf(w, "passages    %d\n", st.Passages)
+	if st.Deleted > 0 {
+		fmt.Fprintf(w, "deleted     %d passages (kairos compact drops them)\n", st.Deleted)
+	}
 	srcs := make([]string, 0, len(st.Sources))
 	for s := range st.Sources {
 		srcs = append(srcs, s)

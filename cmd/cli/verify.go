@@ -44,5 +44,23 @@ func cmdVerify(ctx context.Context, args []string, stdio IO) error {
 	if !rep.OK() {
 		return fmt.Errorf("%s: %d problems: %w", rep.Generation, len(rep.Problems), ErrDamaged)
 	}
+	// A pending resumable build's checkpoint is checked too: --resume continues from it.
+	if cp, err := indexer.CheckpointGeneration(*dir); err != nil {
+		return fmt.Errorf("verify: checkpoint: %w", err)
+	} else if cp != "" {
+		crep, err := indexer.VerifyGeneration(ctx, cp)
+		if err != nil {
+			return fmt.Errorf("verify: checkpoint: %w", err)
+		}
+		if !*asJSON {
+			fmt.Fprintf(stdio.Stdout, "checkpoint  %s (%d passages, index --resume continues from it)\n", crep.Generation, crep.Passages)
+			for _, p := range crep.Problems {
+				fmt.Fprintf(stdio.Stdout, "PROBLEM     %s\n", p)
+			}
+		}
+		if !crep.OK() {
+			return fmt.Errorf("checkpoint %s: %d problems: %w", crep.Generation, len(crep.Problems), ErrDamaged)
+		}
+	}
 	return nil
 }

@@ -99,6 +99,18 @@ func (g *Graph) Contains(key uint64) bool {
 	return ok
 }
 
+// Vector returns a copy of the vector stored under a live key (normalised under Cosine), so a
+// graph can be rebuilt without the encoder (index compaction).
+func (g *Graph) Vector(key uint64) ([]float32, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	id, ok := g.byKey[key]
+	if !ok {
+		return nil, false
+	}
+	return append([]float32(nil), g.vec(id)...), true
+}
+
 // Delete tombstones key: it is never returned again but its node still routes searches, so recall
 // of the remaining keys holds. It reports whether key was live. A deleted key may be added again.
 func (g *Graph) Delete(key uint64) bool {

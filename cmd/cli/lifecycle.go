@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kairos-rag/kairos/indexer"
+)
+
+func cmdDelete(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("delete", "--index DIR --doc-id ID... [flags]", stdio.Stderr)
+	dir := fs.String("index", "", "index `directory`")
+	var ids stringList
+	fs.Var(&ids, "doc-id", "document `id` to delete (repeatable; also positional)")
+	compactRatio := fs.Float64("compact-ratio", indexer.DefaultCompactRatio, "compact when tombstones exceed this share of passages (negative: never)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	ids = append(ids, pos...)
+	if *dir == "" || len(ids) == 0 {
+		return usageErr(fs, "need --index and --doc-id")
+	}
+	sum, err := indexer.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Dir: *dir, Version: Version}, CompactRatio: *compactRatio}, ids)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	printSummary(stdio, sum)
+	return nil
+}
+
+func cmdCompact(ctx context.Context, args []string, stdio IO) error {
+	fs := newFlags("compact", "--index DIR", stdio.Stderr)
+	dir := fs.String("index", "", "index `directory`")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageErr(fs, "need --index")
+	}
+	sum, err := indexer.Compact(ctx, *dir, nil)
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	printSummary(stdio, sum)
+	return nil
+}

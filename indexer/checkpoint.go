@@ -1,0 +1,165 @@
+package indexer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+)
+
+// A build with Options.CheckpointEvery commits checkpoint generations as it goes. They are
+// complete generations (a manifest, fsynced, renamed into place) that CURRENT does not name;
+// DIR/CHECKPOINT names the latest and says how far the build had read. It is replaced
+// atomically, so a crash leaves the previous checkpoint or the new one.
+const checkpointName = "CHECKPOINT"
+
+type checkpoint struct {
+	Generation string         `json:"generation"`
+	Position   position       `json:"position"` // next document to read
+	Inputs     []Input        `json:"inputs"`   // every input of the build, with sha256
+	Options    BuildOptions   `json:"options"`
+	SkipBad    bool           `json:"skip_bad"`
+	Model      *ModelIdentity `json:"model,omitempty"`
+	HNSW       *HNSWParams    `json:"hnsw,omitempty"`
+	Checksum   string         `json:"checksum"` // sha256 of the JSON with this field empty
+}
+
+func (c *checkpoint) sum() string {
+	cc := *c
+	cc.Checksum = ""
+	b, _ := json.Marshal(&cc)
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func writeCheckpoint(dir string, c *checkpoint) error {
+	c.Checksum = c.sum()
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, checkpointName), append(b, '\n'))
+}
+
+// readCheckpoint returns the checkpoint of dir, or nil when there is none.
+func readCheckpoint(dir string) (*checkpoint, error) {
+	path := filepath.Join(dir, checkpointName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c checkpoint
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.sum() != c.Checksum {
+		return nil, fmt.Errorf("%s: checksum mismatch (damaged or edited)", path)
+	}
+	if _, ok := parseGen(c.Generation); !ok {
+		return nil, fmt.Errorf("%s: names %q, not a generation", path, c.Generation)
+	}
+	return &c, nil
+}
+
+func removeCheckpoint(dir string) error {
+	err := os.Remove(filepath.Join(dir, checkpointName))
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return syncDirIfExists(dir)
+	}
+	return err
+}
+
+func syncDirIfExists(dir string) error {
+	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// CheckpointGeneration returns the path of the checkpoint generation of the index at dir, or
+// "" when no resumable build is pending.
+func CheckpointGeneration(dir string) (string, error) {
+	c, err := readCheckpoint(dir)
+	if err != nil || c == nil {
+		return "", err
+	}
+	return filepath.Join(dir, c.Generation), nil
+}
+
+// Resume continues the build whose checkpoint is in opts.Dir, with the same inputs and
+// options, and ends with the passages a clean build would have. Without a checkpoint it is a
+// clean build. It refuses inputs whose sha256 or options differ from the checkpoint's.
+func Resume(ctx context.Context, opts Options) (*Summary, error) {
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("build options: %w", err)
+	}
+	if len(opts.Inputs) == 0 {
+		return nil, errors.New("build options: no input")
+	}
+	unlock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cp, err := readCheckpoint(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if cp == nil {
+		opts.Logger.Info("no checkpoint: building from scratch", "dir", opts.Dir)
+		return buildLocked(ctx, &opts)
+	}
+	if err := cp.matches(&opts); err != nil {
+		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
+	}
+	base, err := OpenGeneration(filepath.Join(opts.Dir, cp.Generation))
+	if err != nil {
+		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
+	}
+	defer base.Close()
+	return drive(ctx, &opts, runSpec{mode: modeAppend, base: base, from: cp.Position})
+}
+
+// matches reports how opts differ from the build that wrote the checkpoint.
+func (c *checkpoint) matches(o *Options) error {
+	if len(o.Inputs) != len(c.Inputs) {
+		return fmt.Errorf("%d inputs, the checkpointed build had %d", len(o.Inputs), len(c.Inputs))
+	}
+	for i, in := range o.Inputs {
+		sum, err := fileSHA256(in.Path)
+		if err != nil {
+			return err
+		}
+		if sum.SHA256 != c.Inputs[i].SHA256 || sum.Size != c.Inputs[i].Size {
+			return fmt.Errorf("input %d (%s) changed since the checkpoint (sha256 %.12s, was %.12s)", i+1, in.Path, sum.SHA256, c.Inputs[i].SHA256)
+		}
+	}
+	if !reflect.DeepEqual(o.Build, c.Options) {
+		return fmt.Errorf("build options %+v differ from the checkpoint's %+v", o.Build, c.Options)
+	}
+	if o.SkipBad != c.SkipBad {
+		return fmt.Errorf("--skip-bad %v differs from the checkpoint's %v", o.SkipBad, c.SkipBad)
+	}
+	switch {
+	case (o.Encoder == nil) != (c.Model == nil):
+		return errors.New("the encoder (--model) differs from the checkpoint's")
+	case o.Encoder != nil:
+		if err := c.Model.Compatible(o.Encoder.Identity()); err != nil {
+			return err
+		}
+		h := o.HNSW
+		if h.M != 0 && h.M != c.HNSW.M || h.EfConstruction != 0 && h.EfConstruction != c.HNSW.EfConstruction || h.Seed != c.HNSW.Seed {
+			return fmt.Errorf("HNSW parameters differ from the checkpoint's %+v", *c.HNSW)
+		}
+	}
+	return nil
+}

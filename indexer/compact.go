@@ -1,0 +1,161 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/kairos-rag/kairos/search/hnsw"
+)
+
+// Compact writes a new generation of the index at dir holding only its live passages: one
+// store segment, no tombstones, a bleve index re-indexed from the store and an HNSW graph
+// rebuilt from the stored vectors (no encoder needed). Keys are renumbered 0..live-1 in their
+// old order. Readers of the previous generation are unaffected; the new one goes live
+// atomically.
+func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, error) {
+	start := time.Now()
+	if _, err := Current(dir); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	gen, err := Current(dir) // again, under the lock
+	if err != nil {
+		return nil, err
+	}
+	opts := &Options{Dir: dir, Logger: logger}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	man, err := compactGen(ctx, opts, gen, liveGen(dir))
+	if err != nil {
+		return nil, err
+	}
+	return &Summary{Dir: dir, Generation: man.Generation, Counts: man.Counts, Dense: man.Dense,
+		Elapsed: time.Since(start), Compacted: true}, nil
+}
+
+// compactGen compacts generation genDir into a new live generation; prev is the generation
+// cleanOld keeps besides it.
+func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*Manifest, error) {
+	base, err := OpenGeneration(genDir)
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+	bm := base.Manifest
+	if bm.FormatVersion == 1 {
+		return nil, fmt.Errorf("%s: index format 1 has no document table; rebuild it", genDir)
+	}
+	docs, err := readDocTable(filepath.Join(genDir, docTableName))
+	if err != nil {
+		return nil, err
+	}
+	o := *opts
+	o.Encoder, o.Build = nil, bm.Options
+	o.HNSW = hnsw.Options{}
+	if d := bm.Dense; d != nil {
+		o.HNSW = hnsw.Options{M: d.HNSW.M, EfConstruction: d.HNSW.EfConstruction, EfSearch: d.HNSW.EfSearch, Seed: d.HNSW.Seed}
+	}
+	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0), prev: prev,
+		inputs: func() ([]Input, error) { return nil, nil }}
+	if err := d.open(ctx, nil); err != nil {
+		return nil, err
+	}
+	w := d.w
+	ok := false
+	defer func() {
+		if !ok {
+			w.abort()
+			os.RemoveAll(d.tmp)
+		}
+	}()
+	if base.Dense != nil {
+		w.model = bm.Dense.Model
+		if w.graph, err = hnsw.New(w.model.Dim, o.HNSW); err != nil {
+			return nil, err
+		}
+		w.vectors = func(src []uint64) ([][]float32, error) {
+			out := make([][]float32, len(src))
+			for i, k := range src {
+				v, ok := base.Dense.Vector(k)
+				if !ok {
+					return nil, fmt.Errorf("passage key %d has no vector", k)
+				}
+				out[i] = v
+			}
+			return out, nil
+		}
+		w.start(ctx) // restart the session with the graph in place
+	}
+	// Documents in the order of their first passage, so passages keep their relative order.
+	ids := make([]string, 0, len(docs))
+	for id, e := range docs {
+		if len(e.Keys) > 0 {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return docs[ids[i]].Keys[0] < docs[ids[j]].Keys[0] })
+	batch := docBatch{}
+	n := 0
+	for _, id := range ids {
+		e := docs[id]
+		dp := docPassages{id: id, hash: e.Hash, src: e.Keys}
+		for _, k := range e.Keys {
+			p, err := base.Store.Get(k)
+			if err != nil {
+				return nil, err
+			}
+			dp.passages = append(dp.passages, p)
+		}
+		batch.docs = append(batch.docs, dp)
+		if n += len(dp.passages); n >= o.Build.BatchSize {
+			if err := w.apply(batch); err != nil {
+				return nil, err
+			}
+			batch, n = docBatch{}, 0
+		}
+	}
+	if err := w.apply(batch); err != nil {
+		return nil, err
+	}
+	if err := w.wait(); err != nil {
+		return nil, err
+	}
+	man, err := w.finish()
+	ok = true
+	if err != nil {
+		os.RemoveAll(d.tmp)
+		return nil, err
+	}
+	// The compacted generation describes the same collection as its source.
+	man.Counts.Documents, man.Counts.Skipped, man.Counts.Bad, man.Counts.Repaired =
+		bm.Counts.Documents, bm.Counts.Skipped, bm.Counts.Bad, bm.Counts.Repaired
+	man.Inputs, man.DateFrom, man.DateTo, man.Parent = bm.Inputs, bm.DateFrom, bm.DateTo, bm.Generation
+	gen := w.gen
+	man.Generation, man.Created = gen, time.Now().UTC()
+	if err := syncTree(d.tmp); err != nil {
+		os.RemoveAll(d.tmp)
+		return nil, err
+	}
+	if err := writeManifest(d.tmp, man); err != nil {
+		os.RemoveAll(d.tmp)
+		return nil, err
+	}
+	if err := commitGen(opts.Dir, d.tmp, gen); err != nil {
+		return nil, errors.Join(fmt.Errorf("committing compacted generation %d: %w", gen, err), os.RemoveAll(d.tmp))
+	}
+	if err := cleanOld(opts.Dir, gen, prev); err != nil {
+		opts.Logger.Warn("removing old generations", "dir", opts.Dir, "err", err)
+	}
+	return man, nil
+}

@@ -1,0 +1,195 @@
+package indexer
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// crashEnv, when set, makes TestCrashResume the child process: it builds (or resumes) the
+// index named by the variable and is killed by the parent.
+const crashEnv = "KAIROS_CRASH_CHILD"
+
+// crashOptions are the build options of the child and of every resume: the same inputs and
+// options, or Resume refuses.
+func crashOptions(dir, input string) Options {
+	return Options{
+		Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 100},
+		CheckpointEvery: 400, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW,
+	}
+}
+
+// scifactHead writes the first n abstracts of SciFact to a file.
+func scifactHead(t testing.TB, n int) string {
+	t.Helper()
+	f, err := os.Open(shared(t, "data/beir-scifact/corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	path := filepath.Join(t.TempDir(), "head.jsonl")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for i := 0; i < n && sc.Scan(); i++ {
+		fmt.Fprintf(out, "%s\n", sc.Bytes())
+	}
+	return path
+}
+
+// TestCrashResume kills a child process building an index with frequent checkpoints at random
+// points (SIGKILL, seeded). After every kill the live generation is the previous index and
+// verifies, the checkpoint (if any) verifies, and Resume ends with exactly the passages of a
+// clean build. Some iterations kill a resuming child too before the final resume.
+func TestCrashResume(t *testing.T) {
+	if spec := os.Getenv(crashEnv); spec != "" {
+		dir, input, _ := strings.Cut(spec, "|")
+		if _, err := Resume(context.Background(), crashOptions(dir, input)); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	ctx := context.Background()
+	input := scifactHead(t, 800)
+	faq := shared(t, "data/faq-covid-deepset/faq_covidbert.csv")
+	// The clean reference is built by a child too, which measures how long a child takes from
+	// start to finish; kills land uniformly within that span.
+	clean := t.TempDir()
+	start := time.Now()
+	if !runAndKill(t, clean, input, time.Hour) {
+		t.Fatal("reference build did not finish")
+	}
+	full := time.Since(start)
+	want := livePassages(t, clean)
+	wantMan, _ := ReadManifest(mustCurrent(t, clean))
+
+	rng := rand.New(rand.NewSource(7))
+	iterations := 15
+	if raceEnabled {
+		iterations = 4
+	}
+	kills, resumedFromCheckpoint := 0, 0
+	for it := 0; it < iterations; it++ {
+		dir := t.TempDir()
+		if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: faq}}}); err != nil {
+			t.Fatal(err)
+		}
+		prevGen := mustCurrent(t, dir)
+		prevMan, _ := ReadManifest(prevGen)
+		rounds := 1 + rng.Intn(2) // one or two killed children before the final resume
+		for r := 0; r < rounds; r++ {
+			delay := time.Duration(rng.Int63n(int64(full)))
+			completed := runAndKill(t, dir, input, delay)
+			if !completed {
+				kills++
+			}
+			rep, err := Verify(ctx, dir)
+			if err != nil || !rep.OK() {
+				t.Fatalf("iteration %d round %d (kill after %v): verify: %v %v", it, r, delay, err, rep.Problems)
+			}
+			cur := mustCurrent(t, dir)
+			if !completed && cur != prevGen {
+				// Possible only if the child committed in the instant before the kill.
+				if m, _ := ReadManifest(cur); m.Counts.Passages != len(want) {
+					t.Fatalf("iteration %d: live generation %s is neither the previous nor the complete one", it, cur)
+				}
+			}
+			if cur == prevGen {
+				if m, err := ReadManifest(cur); err != nil || m.Checksum != prevMan.Checksum {
+					t.Fatalf("iteration %d: previous generation changed: %v", it, err)
+				}
+			}
+			if cp, err := CheckpointGeneration(dir); err != nil {
+				t.Fatal(err)
+			} else if cp != "" {
+				resumedFromCheckpoint++
+				if rep, err := VerifyGeneration(ctx, cp); err != nil || !rep.OK() {
+					t.Fatalf("iteration %d: checkpoint %s: %v %v", it, cp, err, rep.Problems)
+				}
+			}
+		}
+		sum, err := Resume(ctx, crashOptions(dir, input))
+		if err != nil {
+			t.Fatalf("iteration %d: resume: %v", it, err)
+		}
+		if got := livePassages(t, dir); !reflect.DeepEqual(got, want) {
+			t.Fatalf("iteration %d: resumed index has %d passages, clean build %d, or different texts", it, len(got), len(want))
+		}
+		if sum.Counts.Documents != wantMan.Counts.Documents || sum.Counts.Passages != wantMan.Counts.Passages {
+			t.Fatalf("iteration %d: counts %+v, clean build %+v", it, sum.Counts, wantMan.Counts)
+		}
+		if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+			t.Fatalf("iteration %d: final verify: %v %v", it, err, rep.Problems)
+		}
+		if cp, _ := CheckpointGeneration(dir); cp != "" {
+			t.Fatalf("iteration %d: checkpoint %s left after the build completed", it, cp)
+		}
+	}
+	t.Logf("%d iterations, %d kills, %d resumes from a checkpoint (clean build %v)", iterations, kills, resumedFromCheckpoint, full)
+	if kills < iterations/2 || resumedFromCheckpoint == 0 {
+		t.Errorf("only %d kills and %d checkpoints: the test did not exercise resuming", kills, resumedFromCheckpoint)
+	}
+
+	// A resume with other inputs or options is refused.
+	dir := t.TempDir()
+	runAndKill(t, dir, input, full/2)
+	if cp, _ := CheckpointGeneration(dir); cp != "" {
+		o := crashOptions(dir, input)
+		o.Build.MaxWords = 100
+		if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
+			t.Errorf("resume with other options: %v", err)
+		}
+		o = crashOptions(dir, faq)
+		if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
+			t.Errorf("resume with another input: %v", err)
+		}
+	}
+}
+
+func mustCurrent(t testing.TB, dir string) string {
+	t.Helper()
+	cur, err := Current(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur
+}
+
+// runAndKill starts the child on dir and SIGKILLs it after delay; it reports whether the
+// child finished first.
+func runAndKill(t testing.TB, dir, input string, delay time.Duration) (completed bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashResume$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+dir+"|"+input)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("child failed: %v\n%s", err, stderr.String())
+		}
+		return true
+	case <-time.After(delay):
+		cmd.Process.Kill() // SIGKILL
+		<-done
+		return false
+	}
+}

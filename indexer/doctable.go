@@ -1,0 +1,178 @@
+package indexer
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"sort"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// The document table of a generation maps each live document id to the hash of its content and
+// the keys of its passages. An update compares an input document's hash with the table to
+// tell new, changed and unchanged documents apart without re-reading the passage store.
+//
+// File format (docs.kdoc), records sorted by document id:
+//
+//	"KDOC" | version uint32 | count uint64 |
+//	per document: uvarint len | id | sha256 [32]byte | uvarint nkeys | nkeys x uvarint key delta |
+//	crc32c(all before) uint32 | "KDOC"
+const (
+	docTableName    = "docs.kdoc"
+	docTableMagic   = "KDOC"
+	docTableVersion = 1
+)
+
+// DocHash is the sha256 of a document's content (see contentHash).
+type DocHash [32]byte
+
+// docEntry is one document of the table.
+type docEntry struct {
+	Hash DocHash
+	Keys []uint32 // ascending
+}
+
+// contentHash hashes the content of a document that shapes its passages: title, sections,
+// date and URL. Fields are length-prefixed so that no two documents collide by concatenation.
+// The source is left out on purpose: by default it is the input's file name
+// ("enwiki-20240101"), which changes with every dump, and hashing it would make an update
+// re-embed every document. Unchanged documents keep the source they were indexed under.
+func contentHash(d *corpus.Document) DocHash {
+	h := sha256.New()
+	var buf []byte
+	put := func(s string) {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(s)))
+		h.Write(buf)
+		h.Write([]byte(s))
+	}
+	put(d.Title)
+	put(d.URL)
+	var unix int64
+	if !d.Date.IsZero() {
+		unix = d.Date.Unix()
+	}
+	buf = binary.AppendVarint(buf[:0], unix)
+	h.Write(buf)
+	buf = binary.AppendUvarint(buf[:0], uint64(len(d.Sections)))
+	h.Write(buf)
+	for _, s := range d.Sections {
+		put(s.Name)
+		put(s.Text)
+	}
+	var out DocHash
+	h.Sum(out[:0])
+	return out
+}
+
+// combine folds a repeated document id's content into one hash (a dump that repeats an id keeps
+// both records' passages under that id).
+func (a DocHash) combine(b DocHash) DocHash {
+	return sha256.Sum256(append(a[:], b[:]...))
+}
+
+func encodeDocTable(t map[string]*docEntry) []byte {
+	ids := make([]string, 0, len(t))
+	for id := range t {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	b := binary.LittleEndian.AppendUint32([]byte(docTableMagic), docTableVersion)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(ids)))
+	for _, id := range ids {
+		e := t[id]
+		b = appendString(b, id)
+		b = append(b, e.Hash[:]...)
+		b = binary.AppendUvarint(b, uint64(len(e.Keys)))
+		prev := uint32(0)
+		for _, k := range e.Keys {
+			b = binary.AppendUvarint(b, uint64(k-prev))
+			prev = k
+		}
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return append(b, docTableMagic...)
+}
+
+func parseDocTable(b []byte) (map[string]*docEntry, error) {
+	if len(b) < 24 || string(b[:4]) != docTableMagic || string(b[len(b)-4:]) != docTableMagic {
+		return nil, errors.New("not a document table (bad magic or too short)")
+	}
+	if v := binary.LittleEndian.Uint32(b[4:8]); v != docTableVersion {
+		return nil, fmt.Errorf("unsupported document table version %d (want %d)", v, docTableVersion)
+	}
+	body := b[:len(b)-8]
+	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(b)-8:]); got != want {
+		return nil, fmt.Errorf("checksum mismatch: stored %08x, computed %08x", want, got)
+	}
+	n := binary.LittleEndian.Uint64(body[8:16])
+	d := recordDecoder{b: body[16:]}
+	if n > uint64(len(d.b)) {
+		return nil, fmt.Errorf("count %d exceeds the file", n)
+	}
+	t := make(map[string]*docEntry, n)
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		id := d.string()
+		if len(d.b) < 32 {
+			return nil, fmt.Errorf("document %d: truncated", i)
+		}
+		e := &docEntry{}
+		copy(e.Hash[:], d.b)
+		d.b = d.b[32:]
+		nk := d.uvarint()
+		if nk > uint64(len(d.b)) {
+			return nil, fmt.Errorf("document %d: key count overruns the file", i)
+		}
+		e.Keys = make([]uint32, nk)
+		var k uint64
+		for j := range e.Keys {
+			k += d.uvarint()
+			if k > 1<<32-1 {
+				return nil, fmt.Errorf("document %d: key out of range", i)
+			}
+			e.Keys[j] = uint32(k)
+		}
+		if _, dup := t[id]; dup {
+			return nil, fmt.Errorf("document %q listed twice", id)
+		}
+		t[id] = e
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(d.b))
+	}
+	return t, nil
+}
+
+func readDocTable(path string) (map[string]*docEntry, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := parseDocTable(b)
+	if err != nil {
+		return nil, fmt.Errorf("document table %s: %w", path, err)
+	}
+	return t, nil
+}
+
+func writeDocTable(path string, t map[string]*docEntry) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(encodeDocTable(t)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,84 @@
+package indexer
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+func TestDocTableRoundTrip(t *testing.T) {
+	tbl := map[string]*docEntry{
+		"a":   {Hash: contentHash(&corpus.Document{ID: "a", Title: "A", Sections: []corpus.Section{{Text: "x"}}}), Keys: []uint32{0, 1, 7}},
+		"ü/2": {Hash: contentHash(&corpus.Document{ID: "ü/2"}), Keys: nil},
+	}
+	got, err := parseDocTable(encodeDocTable(tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, e := range tbl {
+		g := got[id]
+		if g == nil || g.Hash != e.Hash || len(g.Keys) != len(e.Keys) || (len(e.Keys) > 0 && !reflect.DeepEqual(g.Keys, e.Keys)) {
+			t.Errorf("%s: %+v, want %+v", id, g, e)
+		}
+	}
+	// The hash sees content, not the source label; and field boundaries matter.
+	d1 := corpus.Document{Title: "ab", Sections: []corpus.Section{{Text: "c"}}, Source: "x"}
+	d2 := corpus.Document{Title: "ab", Sections: []corpus.Section{{Text: "c"}}, Source: "y"}
+	d3 := corpus.Document{Title: "a", Sections: []corpus.Section{{Text: "bc"}}}
+	if contentHash(&d1) != contentHash(&d2) || contentHash(&d1) == contentHash(&d3) {
+		t.Error("content hash: source must not count, field boundaries must")
+	}
+}
+
+func TestTombstonesRoundTrip(t *testing.T) {
+	ts := &Tombstones{}
+	for _, k := range []uint32{5, 64, 0, 1000, 5} {
+		ts.Add(k)
+	}
+	got, err := parseTombstones(ts.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Keys(), []uint32{0, 5, 64, 1000}) || got.Len() != 4 || !got.Has(64) || got.Has(63) {
+		t.Fatalf("keys %v len %d", got.Keys(), got.Len())
+	}
+	if m, ok := got.Max(); !ok || m != 1000 {
+		t.Fatalf("max %d %v", m, ok)
+	}
+}
+
+// FuzzParseDocTable: a damaged document table is an error, never a panic, and what parses
+// re-encodes to the same bytes.
+func FuzzParseDocTable(f *testing.F) {
+	f.Add(encodeDocTable(map[string]*docEntry{"x": {Keys: []uint32{3, 4}}, "y": {Keys: []uint32{9}}}))
+	f.Add(encodeDocTable(map[string]*docEntry{}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tbl, err := parseDocTable(b)
+		if err != nil {
+			return
+		}
+		again, err := parseDocTable(encodeDocTable(tbl))
+		if err != nil || len(again) != len(tbl) {
+			t.Fatalf("re-encoding failed: %v", err)
+		}
+	})
+}
+
+// FuzzParseTombstones: a damaged tombstone file is an error, never a panic.
+func FuzzParseTombstones(f *testing.F) {
+	ts := &Tombstones{}
+	ts.Add(1)
+	ts.Add(70)
+	f.Add(ts.encode())
+	f.Add((&Tombstones{}).encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ts, err := parseTombstones(b)
+		if err != nil {
+			return
+		}
+		if again, err := parseTombstones(ts.encode()); err != nil || !reflect.DeepEqual(again.Keys(), ts.Keys()) {
+			t.Fatalf("re-encoding changed the set: %v", err)
+		}
+	})
+}

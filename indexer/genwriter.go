@@ -1,0 +1,517 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/search/hnsw"
+)
+
+// docPassages is one input document split into passages, with its content hash.
+type docPassages struct {
+	id       string
+	hash     DocHash
+	passages []corpus.Passage
+	src      []uint32 // compaction: the passages' keys in the generation being compacted
+}
+
+// docBatch is a run of documents from one input. Its position is the number of documents of
+// the input consumed once it is applied; done carries the input's final reader stats on its
+// last batch, so counts and positions committed at a checkpoint always agree.
+type docBatch struct {
+	docs   []docPassages
+	input  int
+	docsIn int // documents of input consumed after this batch
+	done   *inputDone
+}
+
+type inputDone struct {
+	stats  corpus.ReadStats
+	format string
+	source string
+}
+
+// writeMode says how a genWriter treats a document whose id it already has.
+type writeMode int
+
+const (
+	// modeAppend (builds, resumed builds): every document is added; a repeated id keeps both
+	// records' passages under that id, as a build from scratch does.
+	modeAppend writeMode = iota
+	// modeUpdate: a document whose content hash is unchanged is skipped; a changed one
+	// replaces the old passages (tombstoned); an id may appear only once in the input.
+	modeUpdate
+)
+
+// UpdateCounts says what an update did to documents and passages.
+type UpdateCounts struct {
+	Added, Changed, Unchanged, Deleted int // documents
+	PassagesAdded                      int // new passages written (store, BM25)
+	PassagesDeleted                    int // passages tombstoned
+	Embedded                           int // passages sent to the encoder
+}
+
+// genWriter writes one generation directory, from scratch or derived from a base generation
+// whose files it hard-links (immutable store segments, bleve segments) and copies (bleve's
+// root.bolt, which bleve rewrites in place), so the base stays byte-identical and readable.
+type genWriter struct {
+	dir     string // the *.tmp directory being written
+	gen     int
+	opts    *Options
+	mode    writeMode
+	base    *Generation // nil when writing from scratch
+	segs    []Segment   // inherited segments
+	seg     *storeWriter
+	segName string
+	dead    *Tombstones
+	docs    map[string]*docEntry
+	seen    map[string]bool // update mode: ids met in the input
+	idx     bleve.Index
+	bdocs   *docBuilder
+	graph   *hnsw.Graph
+	files   map[string]FileSum // sums of linked files, carried over from the base manifest
+	man     Manifest
+	upd     UpdateCounts
+	prog    *progress
+	model   ModelIdentity
+	// terms of passages added and tombstoned, for the BM25 statistics of an update (nil:
+	// the statistics are computed from the dictionary)
+	terms map[string]struct{}
+	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
+	vectors func(src []uint64) ([][]float32, error)
+
+	// the asynchronous half: bleve batches in flight and the embedder
+	g    *errgroup.Group
+	gctx context.Context
+	sem  chan struct{}
+	jobs chan embedJob
+}
+
+// newGenWriter prepares dir (already created, empty) as generation gen. With base, the new
+// generation starts as a copy of base; graph is the base's HNSW graph to extend (owned by the
+// writer from now on).
+func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, prog *progress) (*genWriter, error) {
+	w := &genWriter{
+		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
+		dead: &Tombstones{}, docs: map[string]*docEntry{}, seen: map[string]bool{},
+		files: map[string]FileSum{},
+		man: Manifest{
+			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
+			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
+			Files: map[string]FileSum{},
+		},
+	}
+	m := newMapping()
+	var err error
+	if w.bdocs, err = newDocBuilder(m); err != nil {
+		return nil, err
+	}
+	if base == nil {
+		if w.idx, err = bleve.NewUsing(bm25Path(dir), m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, nil); err != nil {
+			return nil, fmt.Errorf("creating bleve index: %w", err)
+		}
+		if opts.Encoder != nil {
+			w.model = opts.Encoder.Identity()
+			if w.graph, err = hnsw.New(w.model.Dim, opts.HNSW); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := w.inherit(); err != nil {
+		if w.idx != nil {
+			w.idx.Close()
+		}
+		return nil, err
+	}
+	w.segName = fmt.Sprintf("passages-%06d.kpst", gen)
+	if w.seg, err = createSegment(filepath.Join(dir, w.segName), uint32(w.nextKey())); err != nil {
+		w.idx.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *genWriter) nextKey() int {
+	n := 0
+	for _, s := range w.segs {
+		n = int(s.Base) + s.Count
+	}
+	return n
+}
+
+// inherit links the base generation's store segments and bleve files into w.dir and opens
+// the copy of the bleve index for writing.
+func (w *genWriter) inherit() error {
+	b := w.base
+	bm := b.Manifest
+	if bm.FormatVersion == 1 {
+		return fmt.Errorf("%s: index format 1 has no document table; rebuild it to enable updates", b.Dir)
+	}
+	var err error
+	if w.docs, err = readDocTable(filepath.Join(b.Dir, docTableName)); err != nil {
+		return err
+	}
+	w.dead = b.Store.Tombstones().Clone()
+	w.segs = append([]Segment(nil), bm.segments()...)
+	for _, s := range w.segs {
+		if err := linkFile(filepath.Join(b.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
+			return fmt.Errorf("linking store segment: %w", err)
+		}
+		w.files[s.Name] = bm.Files[s.Name]
+	}
+	if err := linkTree(b.Dir, bm25Name, w.dir, bm.Files, w.files); err != nil {
+		return fmt.Errorf("linking the BM25 index: %w", err)
+	}
+	if w.idx, err = bleve.Open(bm25Path(w.dir)); err != nil {
+		return fmt.Errorf("opening the copied BM25 index: %w", err)
+	}
+	w.man.Counts = Counts{Documents: bm.Counts.Documents, Passages: bm.Counts.Passages, Skipped: map[string]int{}}
+	for k, v := range bm.Counts.Skipped {
+		w.man.Counts.Skipped[k] = v
+	}
+	w.man.Counts.Bad, w.man.Counts.Repaired = bm.Counts.Bad, bm.Counts.Repaired
+	for k, v := range bm.Sources {
+		w.man.Sources[k] = v
+	}
+	w.man.DateFrom, w.man.DateTo = bm.DateFrom, bm.DateTo
+	w.man.Inputs = append([]Input(nil), bm.Inputs...)
+	w.man.Parent = bm.Generation
+	if w.mode == modeUpdate && bm.BM25 != nil && b.BM25 != nil {
+		w.terms = map[string]struct{}{}
+	}
+	if bm.Dense != nil {
+		// Without an encoder the writer may only delete (apply refuses new passages).
+		if w.opts.Encoder != nil {
+			if err := bm.Dense.Model.Compatible(w.opts.Encoder.Identity()); err != nil {
+				return err
+			}
+		}
+		w.graph = b.Dense
+		w.model = bm.Dense.Model
+		b.Dense = nil // the writer mutates it
+	} else if w.opts.Encoder != nil {
+		return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
+	}
+	return nil
+}
+
+// start begins a session of asynchronous work; wait ends it.
+func (w *genWriter) start(ctx context.Context) {
+	w.g, w.gctx = errgroup.WithContext(ctx)
+	w.sem = make(chan struct{}, 2) // two bleve batches in flight: one analyses while one merges
+	w.jobs = nil
+	if w.graph != nil {
+		w.jobs = make(chan embedJob, 2)
+		jobs := w.jobs
+		w.g.Go(func() error { return w.embedder(w.gctx, jobs) })
+	}
+}
+
+func (w *genWriter) wait() error {
+	if w.jobs != nil {
+		close(w.jobs)
+		w.jobs = nil
+	}
+	return w.g.Wait()
+}
+
+// apply writes one batch of documents: tombstones for what they replace, their passages in
+// the store segment, bleve and (asynchronously) the encoder and graph.
+func (w *genWriter) apply(b docBatch) error {
+	if err := w.gctx.Err(); err != nil {
+		return err
+	}
+	bb := w.idx.NewBatch()
+	var job embedJob
+	for i := range b.docs {
+		d := &b.docs[i]
+		e, had := w.docs[d.id]
+		if w.mode == modeUpdate {
+			if w.seen[d.id] {
+				return fmt.Errorf("document id %q appears twice in the input: an update needs unique ids", d.id)
+			}
+			w.seen[d.id] = true
+			switch {
+			case had && e.Hash == d.hash:
+				w.upd.Unchanged++
+				continue
+			case had:
+				w.upd.Changed++
+				if err := w.tombstone(bb, e.Keys); err != nil {
+					return err
+				}
+				e = nil
+			default:
+				w.upd.Added++
+			}
+		}
+		if w.graph != nil && w.vectors == nil && w.opts.Encoder == nil && len(d.passages) > 0 {
+			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
+		}
+		if e == nil {
+			e = &docEntry{Hash: d.hash}
+			w.docs[d.id] = e
+		} else { // append mode, repeated id
+			e.Hash = e.Hash.combine(d.hash)
+		}
+		for j := range d.passages {
+			p := &d.passages[j]
+			key, err := w.seg.Add(p)
+			if err != nil {
+				return fmt.Errorf("passage store: %w", err)
+			}
+			e.Keys = append(e.Keys, key)
+			bd, err := w.bdocs.build(key, p)
+			if err != nil {
+				return err
+			}
+			if err := bb.IndexAdvanced(bd); err != nil {
+				return fmt.Errorf("passage %s: %w", p.ID, err)
+			}
+			if w.jobs != nil {
+				job.keys = append(job.keys, uint64(key))
+				if d.src != nil {
+					job.src = append(job.src, uint64(d.src[j]))
+				} else {
+					job.texts = append(job.texts, p.Text)
+				}
+			}
+			w.note(p)
+			w.noteTerms(p.Text)
+		}
+	}
+	if w.mode == modeAppend {
+		w.man.Counts.Documents += len(b.docs) // documents read (a resumed build skips some)
+	}
+	if b.done != nil {
+		w.noteInput(b.input, b.done)
+	}
+	return w.submit(bb, job)
+}
+
+// submit hands a bleve batch and an embedding job to the asynchronous half.
+func (w *genWriter) submit(bb *bleve.Batch, job embedJob) error {
+	if len(job.keys) > 0 {
+		select {
+		case w.jobs <- job:
+		case <-w.gctx.Done():
+			return w.gctx.Err()
+		}
+	}
+	if bb.Size() == 0 {
+		return nil
+	}
+	select {
+	case w.sem <- struct{}{}:
+	case <-w.gctx.Done():
+		return w.gctx.Err()
+	}
+	n := len(job.keys)
+	w.g.Go(func() (err error) {
+		defer func() { <-w.sem }()
+		defer recoverTo(&err, "indexing batch")
+		if err := w.idx.Batch(bb); err != nil {
+			return fmt.Errorf("indexing batch: %w", err)
+		}
+		w.prog.indexed(n)
+		return nil
+	})
+	return nil
+}
+
+// tombstone deletes keys of the base generation from every part of the index.
+func (w *genWriter) tombstone(bb *bleve.Batch, keys []uint32) error {
+	for _, k := range keys {
+		if !w.dead.Add(k) {
+			continue
+		}
+		p, err := w.base.Store.Get(k)
+		if err != nil {
+			return fmt.Errorf("reading replaced passage: %w", err)
+		}
+		if w.man.Sources[p.Source]--; w.man.Sources[p.Source] <= 0 {
+			delete(w.man.Sources, p.Source)
+		}
+		w.man.Counts.Passages--
+		w.upd.PassagesDeleted++
+		w.noteTerms(p.Text)
+		bb.Delete(strconv.FormatUint(uint64(k), 10))
+		if w.graph != nil {
+			w.graph.Delete(uint64(k))
+		}
+	}
+	return nil
+}
+
+// deleteDocs removes whole documents (ids absent from the table are counted as not found).
+func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
+	bb := w.idx.NewBatch()
+	for _, id := range ids {
+		e, ok := w.docs[id]
+		if !ok {
+			notFound = append(notFound, id)
+			continue
+		}
+		if err := w.tombstone(bb, e.Keys); err != nil {
+			return nil, err
+		}
+		delete(w.docs, id)
+		w.upd.Deleted++
+	}
+	return notFound, w.submit(bb, embedJob{})
+}
+
+// noteTerms remembers the terms of a passage added or tombstoned by an update.
+func (w *genWriter) noteTerms(text string) {
+	if w.terms == nil {
+		return
+	}
+	for _, tok := range w.bdocs.text.Analyze([]byte(text)) {
+		w.terms[string(tok.Term)] = struct{}{}
+	}
+}
+
+// note records a written passage in the manifest's counts.
+func (w *genWriter) note(p *Passage) {
+	w.man.Counts.Passages++
+	w.upd.PassagesAdded++
+	w.man.Sources[p.Source]++
+	if d := p.Date; !d.IsZero() {
+		if w.man.DateFrom.IsZero() || d.Before(w.man.DateFrom) {
+			w.man.DateFrom = d
+		}
+		if d.After(w.man.DateTo) {
+			w.man.DateTo = d
+		}
+	}
+}
+
+// noteInput records a finished input's reader counts.
+func (w *genWriter) noteInput(i int, d *inputDone) {
+	c := &w.man.Counts
+	c.Bad += d.stats.Bad
+	c.Repaired += d.stats.Repaired
+	for reason, n := range d.stats.Skipped {
+		c.Skipped[reason] += n
+	}
+	for len(w.man.Inputs) <= i {
+		w.man.Inputs = append(w.man.Inputs, Input{})
+	}
+	w.man.Inputs[i].Format, w.man.Inputs[i].Source = d.format, d.source
+}
+
+// embedder consumes embed jobs: it encodes each batch and adds it to the graph.
+func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err error) {
+	defer recoverTo(&err, "embedding")
+	for job := range jobs {
+		var vecs [][]float32
+		var err error
+		if w.vectors != nil {
+			vecs, err = w.vectors(job.src)
+		} else {
+			vecs, err = w.opts.Encoder.EncodePassages(ctx, job.texts)
+		}
+		if err != nil {
+			return fmt.Errorf("embedding passages %d..%d: %w", job.keys[0], job.keys[len(job.keys)-1], err)
+		}
+		if len(vecs) != len(job.keys) {
+			return fmt.Errorf("encoder returned %d vectors for %d passages", len(vecs), len(job.keys))
+		}
+		if err := w.graph.Add(ctx, job.keys, vecs); err != nil {
+			return fmt.Errorf("adding vectors to the HNSW graph: %w", err)
+		}
+		if w.vectors == nil {
+			w.upd.Embedded += len(job.keys) // only this goroutine writes it until wait returns
+		}
+		w.prog.embedded(len(job.keys))
+	}
+	return nil
+}
+
+// finish closes every part, writes the tombstones and the document table and fills the
+// manifest (all but Generation, Created and the checksum). The asynchronous session must be
+// over (wait). keepGraph leaves the graph usable for a next generation.
+func (w *genWriter) finish() (*Manifest, error) {
+	var stats *BM25Stats
+	var err error
+	if w.terms != nil {
+		stats, err = bm25StatsDelta(context.Background(), w.base.BM25, w.idx, w.base.Manifest.BM25, w.terms)
+	} else {
+		stats, err = bm25Stats(context.Background(), w.idx, w.dead.Len())
+	}
+	if err != nil {
+		w.seg.f.Close()
+		w.idx.Close()
+		return nil, fmt.Errorf("BM25 statistics: %w", err)
+	}
+	w.man.BM25 = stats
+	storeErr := w.seg.Close()
+	idxErr := w.idx.Close()
+	if storeErr != nil {
+		return nil, fmt.Errorf("closing passage store: %w", storeErr)
+	}
+	if idxErr != nil {
+		return nil, fmt.Errorf("closing bleve index: %w", idxErr)
+	}
+	segs := w.segs
+	if w.seg.Count() > 0 || len(segs) == 0 {
+		segs = append(segs, Segment{Name: w.segName, Base: w.seg.base, Count: w.seg.Count()})
+	} else if err := os.Remove(filepath.Join(w.dir, w.segName)); err != nil {
+		return nil, err
+	}
+	w.man.Segments = segs
+	w.man.Tombstones = w.dead.Len()
+	if w.mode == modeUpdate {
+		w.man.Counts.Documents = len(w.docs)
+	}
+	if err := writeTombstones(filepath.Join(w.dir, tombName), w.dead); err != nil {
+		return nil, fmt.Errorf("writing tombstones: %w", err)
+	}
+	if err := writeDocTable(filepath.Join(w.dir, docTableName), w.docs); err != nil {
+		return nil, fmt.Errorf("writing document table: %w", err)
+	}
+	if w.graph != nil {
+		if err := w.graph.Save(hnswPath(w.dir)); err != nil {
+			return nil, fmt.Errorf("saving HNSW graph: %w", err)
+		}
+		o := w.graph.Options()
+		w.man.Dense = &DenseInfo{
+			Model: w.model, Vectors: w.graph.Len(),
+			HNSW: HNSWParams{M: o.M, EfConstruction: o.EfConstruction, EfSearch: o.EfSearch, Seed: o.Seed},
+		}
+	}
+	err = filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(w.dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if sum, ok := w.files[rel]; ok {
+			w.man.Files[rel] = sum // a linked, immutable file: its sum is known
+			return nil
+		}
+		return sumTree(w.dir, path, w.man.Files)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checksumming: %w", err)
+	}
+	return &w.man, nil
+}
+
+// abort releases the writer's files after a failure.
+func (w *genWriter) abort() {
+	if w.g != nil {
+		w.wait()
+	}
+	w.seg.f.Close()
+	w.idx.Close()
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package indexer
+
+import "os"
+
+// flock is a no-op where flock(2) does not exist: concurrent writers are the user's concern.
+func flock(*os.File) error { return nil }

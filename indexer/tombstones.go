@@ -1,0 +1,146 @@
+package indexer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+	"os"
+	"slices"
+)
+
+// Tombstones is the set of passage keys deleted or superseded in a generation. Searches never
+// return them: bleve and the HNSW graph have deleted them too, and the store's Each skips them.
+//
+// File format (tombstones.ktmb):
+//
+//	"KTMB" | version uint32 | count uint64 | count x key uint32, ascending | crc32c(all before) uint32 | "KTMB"
+type Tombstones struct {
+	bits []uint64
+	n    int
+	max  uint32
+}
+
+const (
+	tombName    = "tombstones.ktmb"
+	tombMagic   = "KTMB"
+	tombVersion = 1
+)
+
+// Has reports whether key is tombstoned.
+func (t *Tombstones) Has(key uint32) bool {
+	w := int(key / 64)
+	return w < len(t.bits) && t.bits[w]&(1<<(key%64)) != 0
+}
+
+// Add tombstones key; it reports whether key was new.
+func (t *Tombstones) Add(key uint32) bool {
+	w := int(key / 64)
+	for len(t.bits) <= w {
+		t.bits = append(t.bits, 0)
+	}
+	if t.bits[w]&(1<<(key%64)) != 0 {
+		return false
+	}
+	t.bits[w] |= 1 << (key % 64)
+	t.n++
+	t.max = max(t.max, key)
+	return true
+}
+
+// Len is the number of tombstoned keys.
+func (t *Tombstones) Len() int { return t.n }
+
+// Max returns the largest tombstoned key.
+func (t *Tombstones) Max() (uint32, bool) { return t.max, t.n > 0 }
+
+// Keys returns the tombstoned keys in ascending order.
+func (t *Tombstones) Keys() []uint32 {
+	out := make([]uint32, 0, t.n)
+	for w, word := range t.bits {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			out = append(out, uint32(w*64+b))
+			word &= word - 1
+		}
+	}
+	return out
+}
+
+// Clone returns an independent copy.
+func (t *Tombstones) Clone() *Tombstones {
+	return &Tombstones{bits: slices.Clone(t.bits), n: t.n, max: t.max}
+}
+
+func (t *Tombstones) encode() []byte {
+	keys := t.Keys()
+	b := binary.LittleEndian.AppendUint32([]byte(tombMagic), tombVersion)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.LittleEndian.AppendUint32(b, k)
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return append(b, tombMagic...)
+}
+
+func parseTombstones(b []byte) (*Tombstones, error) {
+	if len(b) < 24 || string(b[:4]) != tombMagic || string(b[len(b)-4:]) != tombMagic {
+		return nil, errors.New("not a tombstone file (bad magic or too short)")
+	}
+	if v := binary.LittleEndian.Uint32(b[4:8]); v != tombVersion {
+		return nil, fmt.Errorf("unsupported tombstone version %d (want %d)", v, tombVersion)
+	}
+	body := b[:len(b)-8]
+	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(b)-8:]); got != want {
+		return nil, fmt.Errorf("checksum mismatch: stored %08x, computed %08x", want, got)
+	}
+	n := binary.LittleEndian.Uint64(b[8:16])
+	if uint64(len(body)-16) != 4*n {
+		return nil, fmt.Errorf("count %d does not match the file size", n)
+	}
+	t := &Tombstones{}
+	prev := int64(-1)
+	for i := uint64(0); i < n; i++ {
+		k := binary.LittleEndian.Uint32(body[16+4*i:])
+		if int64(k) <= prev {
+			return nil, fmt.Errorf("key %d at position %d not ascending", k, i)
+		}
+		prev = int64(k)
+		t.Add(k)
+	}
+	return t, nil
+}
+
+// readTombstones reads a generation's tombstone file; a generation without one has none.
+func readTombstones(path string) (*Tombstones, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Tombstones{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	t, err := parseTombstones(b)
+	if err != nil {
+		return nil, fmt.Errorf("tombstones %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// writeTombstones writes t to path and syncs it.
+func writeTombstones(path string, t *Tombstones) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(t.encode()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
