@@ -258,20 +258,9 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 			return rec[i], true
 		}
 		doc, skip, err := fr.cols.faqRow(get, fr.row)
-		if err != nil {
-			fr.stats.Bad++
-			return Document{}, &RecordError{File: fr.file, Pos: pos, Err: err}
+		if doc, ok, err := fr.stats.admit(doc, skip, err, fr.file, pos, fr.source); ok || err != nil {
+			return doc, err
 		}
-		if skip == "" && isEmpty(doc) {
-			skip = SkipEmpty
-		}
-		if skip != "" {
-			fr.stats.Skipped[skip]++
-			continue
-		}
-		doc.Source = fr.source
-		fr.stats.Documents++
-		return doc, nil
 	}
 }
 

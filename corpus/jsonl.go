@@ -186,25 +186,35 @@ func (jr *jsonReader) Next(ctx context.Context) (Document, error) {
 			jr.stats.Repaired++
 		}
 		doc, skip, err := jr.convert(rec)
-		if err != nil {
-			jr.stats.Bad++
-			return Document{}, &RecordError{File: jr.file, Pos: rec.pos, Err: err}
+		if doc, ok, err := jr.stats.admit(doc, skip, err, jr.file, rec.pos, jr.source); ok || err != nil {
+			return doc, err
 		}
-		if skip == "" && isEmpty(doc) {
-			skip = SkipEmpty
-		}
-		if skip != "" {
-			jr.stats.Skipped[skip]++
-			continue
-		}
-		doc.Source = jr.source
-		jr.stats.Documents++
-		return doc, nil
 	}
 }
 
 func (jr *jsonReader) Stats() ReadStats { return cloneStats(jr.stats) }
 func (jr *jsonReader) Close() error     { return nil }
+
+// admit does the bookkeeping every record reader shares for one converted record: a conversion
+// error is counted as bad and returned as a *RecordError at pos; a skip reason (or a document
+// left empty) is counted, and ok is false so the reader moves on; otherwise the document gets
+// its source, is counted, and ok is true.
+func (s *ReadStats) admit(doc Document, skip string, err error, file, pos, source string) (Document, bool, error) {
+	if err != nil {
+		s.Bad++
+		return Document{}, false, &RecordError{File: file, Pos: pos, Err: err}
+	}
+	if skip == "" && isEmpty(doc) {
+		skip = SkipEmpty
+	}
+	if skip != "" {
+		s.Skipped[skip]++
+		return Document{}, false, nil
+	}
+	doc.Source = source
+	s.Documents++
+	return doc, true, nil
+}
 
 // cloneStats copies s so that a caller cannot change a reader's counts through the map.
 func cloneStats(s ReadStats) ReadStats {
