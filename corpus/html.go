@@ -62,11 +62,9 @@ var blockTags = map[atom.Atom]bool{
 
 type htmlExtractor struct {
 	sections []Section
-	path     [7]string       // current heading at each level h1..h6 (index 1..6)
-	name     string          // current section name: the heading path joined with " > "
-	dropAt   int             // level of the dropped heading we are under; 0 when none
-	paras    []string        // finished paragraphs of the current section
-	cur      strings.Builder // current paragraph
+	sectionPath
+	paras []string        // finished paragraphs of the current section
+	cur   strings.Builder // current paragraph
 }
 
 func findBody(n *html.Node) *html.Node {
@@ -97,7 +95,7 @@ func (e *htmlExtractor) walk(n *html.Node) {
 		}
 		if level := headingLevel(n.DataAtom); level > 0 {
 			e.endSection()
-			e.heading(level, strings.Join(strings.Fields(textOf(n)), " "))
+			e.enter(level, strings.Join(strings.Fields(textOf(n)), " "))
 			return
 		}
 	case html.DocumentNode:
@@ -130,31 +128,6 @@ func (e *htmlExtractor) endSection() {
 		e.sections = append(e.sections, Section{Name: e.name, Text: strings.Join(e.paras, "\n\n")})
 	}
 	e.paras = e.paras[:0]
-}
-
-// heading starts a section, naming it like CleanWikitext does (for HTML/wikitext parity):
-// the heading path "History > Early life". A reference-like heading (wkDroppedSection, the
-// list CleanWikitext uses) drops its section and its subsections.
-func (e *htmlExtractor) heading(level int, name string) {
-	if e.dropAt > 0 && level > e.dropAt {
-		return
-	}
-	e.dropAt = 0
-	if wkDroppedSection(name) {
-		e.dropAt = level
-		return
-	}
-	e.path[level] = name
-	for k := level + 1; k < len(e.path); k++ {
-		e.path[k] = ""
-	}
-	var parts []string
-	for _, p := range e.path[1 : level+1] {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	e.name = strings.Join(parts, " > ")
 }
 
 func headingLevel(a atom.Atom) int {

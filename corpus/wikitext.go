@@ -689,10 +689,8 @@ const (
 
 // wkSectionWriter accumulates the text of the current section.
 type wkSectionWriter struct {
-	out      []Section
-	path     [7]string // heading names by level (1..6)
-	name     string
-	dropAt   int // level of the dropped heading being skipped, 0 when none
+	out []Section
+	sectionPath
 	text     strings.Builder
 	last     wkLineKind
 	pendingP bool // a blank line was seen since the last text line
@@ -778,25 +776,7 @@ func wkParseHeading(line string) (int, string, bool) {
 
 func (w *wkSectionWriter) heading(level int, name string) {
 	w.flush()
-	if w.dropAt > 0 && level > w.dropAt {
-		return
-	}
-	w.dropAt = 0
-	if wkDroppedSection(name) {
-		w.dropAt = level
-		return
-	}
-	w.path[level] = name
-	for k := level + 1; k < len(w.path); k++ {
-		w.path[k] = ""
-	}
-	var parts []string
-	for _, p := range w.path[1 : level+1] {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	w.name = strings.Join(parts, " > ")
+	w.enter(level, name)
 }
 
 func (w *wkSectionWriter) flush() {
