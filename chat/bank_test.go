@@ -11,7 +11,13 @@ import (
 	"testing"
 )
 
-const topicalDir = "../../shared/data/topical-chat"
+// topicalDir is in $KAIROS_SHARED, else in ../shared beside the repository.
+var topicalDir = func() string {
+	if root := os.Getenv("KAIROS_SHARED"); root != "" {
+		return filepath.Join(root, "data/topical-chat")
+	}
+	return "../../shared/data/topical-chat"
+}()
 
 func TestDeriveTopicalChatAndBankRoundTrip(t *testing.T) {
 	var buf bytes.Buffer

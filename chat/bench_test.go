@@ -15,7 +15,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 )
 
-const scifactCorpus = "../../shared/data/beir-scifact/corpus.jsonl"
+var scifactCorpus = chattest.SharedPath("data/beir-scifact/corpus.jsonl")
 
 func loadSciFact(tb testing.TB) []corpus.Passage {
 	tb.Helper()

@@ -28,6 +28,7 @@ type CompletionRequest struct {
 	Stage       string // pipeline stage the call belongs to, for usage accounting and logs
 	Messages    []Message
 	Temperature *float64
+	TopP        *float64 // nil: the server's default
 	MaxTokens   int
 	Stop        []string
 }
@@ -52,7 +53,13 @@ type Completion struct {
 	Usage    Usage
 	Attempts int           // 1 + retries
 	Duration time.Duration // wall time inside the client, retries and waits included
+	// FinishReason is the server's finish_reason ("stop", "length", ...; "" when not given).
+	FinishReason string
 }
+
+// Truncated reports whether the server stopped at the token limit: the text is cut off and must
+// not be parsed as if it were complete.
+func (c Completion) Truncated() bool { return c.FinishReason == "length" }
 
 // Completer is what pipelines need from an LLM. *Client implements it; tests use fakes.
 type Completer interface {
@@ -115,6 +122,7 @@ func (o *ClientOptions) setDefaults() {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
 	}
+	o.HTTPClient = withSameOriginCredentials(o.HTTPClient)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -206,6 +214,7 @@ type apiRequest struct {
 	Model       string    `json:"model"`
 	Messages    []Message `json:"messages"`
 	Temperature float64   `json:"temperature"`
+	TopP        *float64  `json:"top_p,omitempty"`
 	MaxTokens   int       `json:"max_tokens,omitempty"`
 	Stop        []string  `json:"stop,omitempty"`
 	Stream      bool      `json:"stream"`
@@ -278,7 +287,7 @@ func (c *Client) encode(req CompletionRequest, stream bool) ([]byte, error) {
 		return nil, fmt.Errorf("llm %s: no messages", req.Stage)
 	}
 	r := apiRequest{Model: c.opts.Model, Messages: req.Messages, Temperature: c.opts.Temperature,
-		MaxTokens: c.opts.MaxTokens, Stop: c.opts.Stop, Stream: stream}
+		MaxTokens: c.opts.MaxTokens, Stop: c.opts.Stop, Stream: stream, TopP: req.TopP}
 	if stream {
 		r.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
@@ -355,7 +364,7 @@ func (c *Client) post(ctx, actx context.Context, body []byte) (*http.Response, t
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	se := &StatusError{Status: resp.StatusCode, Body: c.redact(truncate(string(raw), 300))}
+	se := &StatusError{Status: resp.StatusCode, Body: truncate(c.redact(string(raw)), 300)}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), &retryableError{se}
 	}
@@ -377,12 +386,12 @@ func (c *Client) transportErr(ctx, actx context.Context, err error) error {
 func (c *Client) decode(raw []byte) (Completion, time.Duration, error) {
 	var ar apiResponse
 	if err := json.Unmarshal(raw, &ar); err != nil {
-		return Completion{}, 0, fmt.Errorf("decoding response (%s): %w", c.redact(truncate(string(raw), 120)), err)
+		return Completion{}, 0, fmt.Errorf("decoding response (%s): %w", truncate(c.redact(string(raw)), 120), err)
 	}
 	if len(ar.Choices) == 0 {
 		return Completion{}, 0, errors.New("response has no choices")
 	}
-	out := Completion{Text: ar.Choices[0].Message.Content}
+	out := Completion{Text: ar.Choices[0].Message.Content, FinishReason: ar.Choices[0].FinishReason}
 	if ar.Usage != nil {
 		out.Usage = *ar.Usage
 	}
@@ -403,6 +412,42 @@ func (c *Client) redactErr(err error) error {
 		return err
 	}
 	return errors.New(c.redact(err.Error()))
+}
+
+// withSameOriginCredentials returns a copy of hc whose redirects never carry the Authorization
+// header to another origin (scheme, host and port). net/http itself strips it only when the host
+// name changes, so a redirect to another port of the same host would receive the API key. The
+// caller's own CheckRedirect, if any, still runs after.
+func withSameOriginCredentials(hc *http.Client) *http.Client {
+	c := *hc
+	next := hc.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && !sameOrigin(via[0].URL, req.URL) {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// sameOrigin compares scheme, host and port (default ports made explicit).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP date; 0 means absent or unusable.

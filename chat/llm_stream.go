@@ -50,6 +50,7 @@ type streamChunk struct {
 		Delta struct {
 			Content string `json:"content"`
 		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *Usage `json:"usage"`
 }
@@ -74,9 +75,10 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 		return out, ra, err
 	}
 	var (
-		text  strings.Builder
-		usage Usage
-		done  bool
+		text   strings.Builder
+		usage  Usage
+		done   bool
+		finish string
 	)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -98,6 +100,9 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 			usage = *ch.Usage
 		}
 		for _, choice := range ch.Choices[:min(1, len(ch.Choices))] {
+			if choice.FinishReason != nil && *choice.FinishReason != "" {
+				finish = *choice.FinishReason
+			}
 			if d := choice.Delta.Content; d != "" {
 				text.WriteString(d)
 				onDelta(d)
@@ -111,7 +116,7 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 		return Completion{}, 0, &retryableError{errors.New("stream ended without [DONE]")}
 	}
 	usage.Calls = 1
-	return Completion{Text: text.String(), Usage: usage}, 0, nil
+	return Completion{Text: text.String(), Usage: usage, FinishReason: finish}, 0, nil
 }
 
 // replyFilter cleans a streamed reply the way ParseResponse cleans a whole one, without ever

@@ -119,7 +119,7 @@ func (m *MPC) Respond(ctx context.Context, conv *Conversation, message string, t
 	if d.Memory == "" {
 		d.Memory = "none"
 	}
-	out, err := reply(ctx, &m.d, rec, PromptMPCRespond, d)
+	out, err := finalReply(ctx, &m.d, rec, PromptMPCRespond, d)
 	rec.end(out)
 	if err != nil {
 		return "", err

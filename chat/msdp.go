@@ -150,7 +150,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 	d := base
 	d.Knowledge = knowledge
 	d.Examples = m.examples(sel.ResponseExamples)
-	resp, err := reply(ctx, &m.d, rec, PromptMSDPResp, d)
+	resp, err := finalReply(ctx, &m.d, rec, PromptMSDPResp, d)
 	rec.end(resp)
 	return resp, err
 }

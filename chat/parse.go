@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kairos-rag/kairos/corpus/timex"
 )
@@ -83,7 +85,9 @@ type QueryPlan struct {
 
 // ParseQueryPlan reads "Search: yes|no", "Query: ...", "Time: none|recent|year=YYYY". A query
 // line without a search line means yes; an unreadable time means none (the reranker then ranks by
-// relevance alone, the safe choice).
+// relevance alone, the safe choice). A hedged or self-contradicting search decision ("no, but",
+// two Search lines that disagree) is unusable, and the pipeline then searches with the user's
+// own words: when in doubt, look it up.
 func ParseQueryPlan(out string) (QueryPlan, error) {
 	search, hasSearch := labeled(out, "search", false)
 	query, hasQuery := labeled(out, "query", false)
@@ -93,14 +97,18 @@ func ParseQueryPlan(out string) (QueryPlan, error) {
 	}
 	p := QueryPlan{Search: true}
 	if hasSearch {
-		s := strings.ToLower(strings.Trim(search, ".! "))
-		switch {
-		case strings.HasPrefix(s, "yes") || s == "true" || s == "y":
-		case strings.HasPrefix(s, "no") || s == "false" || s == "n":
-			p.Search = false
-		default:
-			return QueryPlan{}, fmt.Errorf("%w: Search is %q, want yes or no", ErrUnusable, search)
+		yes, ok := yesNo(search)
+		if !ok {
+			return QueryPlan{}, fmt.Errorf("%w: Search is %q, want yes or no", ErrUnusable, truncate(search, 80))
 		}
+		for _, l := range strings.Split(out, "\n") {
+			if m := labelRe.FindStringSubmatch(cleanLine(l)); m != nil && strings.EqualFold(strings.TrimSpace(m[1]), "search") {
+				if y, ok := yesNo(m[2]); !ok || y != yes {
+					return QueryPlan{}, fmt.Errorf("%w: Search lines disagree in %q", ErrUnusable, truncate(out, 200))
+				}
+			}
+		}
+		p.Search = yes
 	}
 	if !hasQuery || query == "" || isNone(query) {
 		if p.Search {
@@ -114,6 +122,17 @@ func ParseQueryPlan(out string) (QueryPlan, error) {
 	t, _ := labeled(out, "time", false)
 	p.Time = parseTimeNeed(t)
 	return p, nil
+}
+
+// yesNo reads a bare yes or no (any case, final punctuation allowed).
+func yesNo(s string) (yes, ok bool) {
+	switch strings.ToLower(strings.Trim(cleanLine(s), ".!\"'` ")) {
+	case "yes", "y", "true":
+		return true, true
+	case "no", "n", "false":
+		return false, true
+	}
+	return false, false
 }
 
 var yearRe = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})\b`)
@@ -139,48 +158,53 @@ func parseTimeNeed(s string) timex.Spec {
 	return timex.Spec{Kind: timex.KindRange, From: from, To: to}
 }
 
-var itemRe = regexp.MustCompile(`^\s*(?:[-*•·–]|\(?\d{1,3}[.)\]:]|\[\d{1,3}\])\s*(.*)$`)
+var itemRe = regexp.MustCompile(`^\s*(?:[-*•·–]|\(?\d{1,3}[.)\]]|\[\d{1,3}\])\s+(.*)$`)
 
-// ParseList reads a bullet or numbered list, or "None" for an empty one. Lines that are not list
-// items are taken as items only when the output has no list markers at all (a model that forgot
-// the dashes); introductions like "Here are the facts:" are dropped.
+// metaItemRe matches list items that talk about the input instead of stating a fact ("The
+// passage is not relevant", "No factual claims", "I cannot ..."): prose that a model wrote as a
+// bullet, which must never become a fact or a claim.
+var metaItemRe = regexp.MustCompile(`(?i)\b(the (passage|text|reply|response|evidence|article|document|conversation|query)s? (is|are|does|do|did|has|have|doesn't|don't|contains?|mentions?|says?|provides?|makes?)|not relevant|irrelevant|no (relevant|factual|verifiable|specific)|there (is|are) no|i (cannot|can't|could not|couldn't|am unable|don't|do not|will|would|think)|as an ai|here (is|are)|note:|sorry)\b`)
+
+// ParseList reads a bullet or numbered list ("- x", "* x", "1. x", "(2) x", "[3] x"), or "None"
+// for an empty one. It fails closed: lines without a list marker are chatter and never items;
+// an output with no list item that is not a None answer is unusable; an output that has both
+// items and a None answer contradicts itself and is unusable; items that are prose about the
+// input rather than facts are dropped.
 func ParseList(out string) ([]string, error) {
-	var items, plain []string
+	var items []string
+	sawNone, sawItem := false, false
 	for _, l := range strings.Split(out, "\n") {
 		l = cleanLine(l)
 		if l == "" {
 			continue
 		}
-		if m := itemRe.FindStringSubmatch(l); m != nil {
-			if it := strings.TrimSpace(m[1]); it != "" && !isNone(it) {
-				items = append(items, it)
+		m := itemRe.FindStringSubmatch(l)
+		if m == nil {
+			if isNone(l) {
+				sawNone = true
 			}
 			continue
 		}
-		if isNone(l) || strings.HasSuffix(l, ":") {
+		it := strings.TrimSpace(m[1])
+		if isNone(it) {
+			sawNone = true
 			continue
 		}
-		plain = append(plain, l)
+		sawItem = true
+		if it == "" || strings.HasSuffix(it, ":") || strings.HasSuffix(it, "?") || metaItemRe.MatchString(it) {
+			continue
+		}
+		items = append(items, it)
 	}
-	if len(items) > 0 {
+	switch {
+	case sawItem && sawNone:
+		return nil, fmt.Errorf("%w: both list items and None in %q", ErrUnusable, truncate(out, 200))
+	case len(items) > 0:
 		return items, nil
-	}
-	if len(plain) > 0 {
-		return plain, nil
-	}
-	if t := strings.TrimSpace(out); t != "" && (isNone(t) || containsNoneLine(t)) {
+	case sawNone:
 		return nil, nil
 	}
 	return nil, unusable("list items or None", out)
-}
-
-func containsNoneLine(s string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		if isNone(l) {
-			return true
-		}
-	}
-	return false
 }
 
 // Verdict is a fact-check outcome.
@@ -192,29 +216,73 @@ const (
 	NotEnoughInfo Verdict = "NOT ENOUGH INFO"
 )
 
-var verdictRe = regexp.MustCompile(`(?i)\b(supports?|supported|refutes?|refuted|not\s+enough\s+info(?:rmation)?|nei)\b`)
+var (
+	// verdictWordRe finds any verdict-like word; after the verdict line one means the model
+	// went on to say something else, and the verdict is no longer clear.
+	verdictWordRe = regexp.MustCompile(`(?i)\b(support|supports|supported|supporting|refute|refutes|refuted|refuting|contradict\w*|not enough|insufficient|nei|unverifiable|partially|partly)\b`)
+	// negationRe finds words that turn a verdict around or hedge it.
+	negationRe    = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|cannot|can't|doesn't|don't|isn't|aren't|wasn't|un\w*|partially|partly|mostly|likely|probably|possibly|maybe|may|might|seems?|appears?|but|however|although|though|except|mixed|half|somewhat|weakly|insufficient|wait|actually|reconsider\w*|instead)\b`)
+	verdictLineRe = regexp.MustCompile(`(?im)^[#>*\s-]*(?:final\s+)?verdict\s*[:：]\s*(.*)$`)
+)
 
-// ParseVerdict reads "Reasoning: ..." and "Verdict: X". Without a verdict line the last verdict
-// word of the output counts, since chain-of-thought ends with its conclusion.
+// ParseVerdict reads "Reasoning: ..." and "Verdict: X" and fails closed: only a single clear
+// "Verdict: SUPPORTS" (or SUPPORTED) counts as SUPPORTS. A negated, hedged or mixed verdict
+// ("NOT SUPPORTED", "supports, but ...", "SUPPORTS or REFUTES"), several verdict lines that
+// disagree, a verdict word after the verdict line, or no verdict line at all give NOT ENOUGH
+// INFO with an ErrUnusable error so the trace notes why. A bare one-word answer ("SUPPORTS") is
+// read as the verdict.
 func ParseVerdict(out string) (Verdict, string, error) {
 	reasoning, _ := labeled(out, "reasoning", true)
-	src := out
-	if v, ok := labeled(out, "verdict", false); ok && verdictRe.MatchString(v) {
-		src = v
+	clean := strings.ReplaceAll(strings.ReplaceAll(out, "**", ""), "__", "")
+	locs := verdictLineRe.FindAllStringSubmatchIndex(clean, -1)
+	if len(locs) == 0 {
+		if v, ok := verdictValue(clean); ok && !strings.Contains(strings.TrimSpace(clean), "\n") {
+			return v, reasoning, nil
+		}
+		return NotEnoughInfo, reasoning, unusable("Verdict line", out)
 	}
-	ms := verdictRe.FindAllString(src, -1)
-	if len(ms) == 0 {
-		return "", reasoning, unusable("verdict (SUPPORTS, REFUTES, NOT ENOUGH INFO)", out)
+	var got Verdict
+	for _, loc := range locs {
+		v, ok := verdictValue(clean[loc[2]:loc[3]])
+		if !ok {
+			return NotEnoughInfo, reasoning, fmt.Errorf("%w: unclear verdict %q", ErrUnusable, truncate(clean[loc[2]:loc[3]], 100))
+		}
+		if got != "" && v != got {
+			return NotEnoughInfo, reasoning, fmt.Errorf("%w: verdicts disagree in %q", ErrUnusable, truncate(out, 200))
+		}
+		got = v
 	}
-	w := strings.ToLower(ms[len(ms)-1])
-	switch {
-	case strings.HasPrefix(w, "support"):
-		return Supports, reasoning, nil
-	case strings.HasPrefix(w, "refut"):
-		return Refutes, reasoning, nil
-	default:
-		return NotEnoughInfo, reasoning, nil
+	if tail := clean[locs[len(locs)-1][1]:]; otherVerdictWord(tail, got) || negationRe.MatchString(tail) {
+		return NotEnoughInfo, reasoning, fmt.Errorf("%w: text after the verdict qualifies it: %q", ErrUnusable, truncate(tail, 100))
 	}
+	return got, reasoning, nil
+}
+
+// otherVerdictWord reports whether s has a verdict word other than one of got's family.
+func otherVerdictWord(s string, got Verdict) bool {
+	for _, w := range verdictWordRe.FindAllString(s, -1) {
+		if v, ok := verdictValue(w); !ok || v != got {
+			return true
+		}
+	}
+	return false
+}
+
+// verdictValue reads the value of a verdict line: exactly one label, in any case, with
+// brackets, quotes and a final period allowed and nothing else.
+func verdictValue(v string) (Verdict, bool) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	v = strings.Trim(v, "[](){}<>\"'`“”‘’*_.!:; \t")
+	v = strings.Join(strings.Fields(strings.ReplaceAll(v, "_", " ")), " ")
+	switch v {
+	case "supports", "supported", "support":
+		return Supports, true
+	case "refutes", "refuted", "refute":
+		return Refutes, true
+	case "not enough info", "not enough information", "nei", "not enough evidence", "insufficient information":
+		return NotEnoughInfo, true
+	}
+	return "", false
 }
 
 // Refinement is the parsed output of the refine stage.
@@ -228,8 +296,15 @@ var refineCriteria = [...]string{"relevance", "naturalness", "non-repetition", "
 
 var scoreRe = regexp.MustCompile(`(?i)^[\W_]*(relevan(?:ce|t)|natural(?:ness)?|non[- ]?repetit(?:ion|ive)|temporal(?:ly)?\s*correct(?:ness)?)\b.*?(\d{1,3})\s*(?:/\s*100|out of 100|%)`)
 
+// revisedLineRe matches a "Revised response:" label at the start of a line (after markdown),
+// never a mention of the words inside feedback ("the revised response should ...").
+var revisedLineRe = regexp.MustCompile(`(?im)^[#>*_\s-]*(?:revised|improved|final)\s+(?:response|reply)\s*[*_]*\s*[:：][*_]*[ \t]*`)
+
 // ParseRefinement reads four scored feedback lines and "Revised response: ...". Scores are
-// optional (their absence is not worth failing a turn for); the revised response is not.
+// optional (their absence is not worth failing a turn for); the revised response is not. The
+// response is the text after the last "Revised response:" label line, up to a line that starts
+// another label or a user turn; a revision that is empty, itself a feedback line, or more than
+// one revision is unusable.
 func ParseRefinement(out string) (Refinement, error) {
 	r := Refinement{Scores: map[string]int{}}
 	for _, l := range strings.Split(out, "\n") {
@@ -240,24 +315,26 @@ func ParseRefinement(out string) (Refinement, error) {
 		n, _ := strconv.Atoi(m[2])
 		r.Scores[canonicalCriterion(m[1])] = min(n, 100)
 	}
-	// A regexp on the original text, not an index into strings.ToLower(out): lowering can change
-	// byte lengths (invalid UTF-8 becomes U+FFFD), which would misplace the cut.
-	loc := revisedRe.FindStringIndex(out)
-	if loc == nil {
-		return r, unusable("Revised response", out)
+	locs := revisedLineRe.FindAllStringIndex(out, -1)
+	if len(locs) == 0 {
+		return r, unusable("Revised response line", out)
 	}
-	rest := out[loc[1]:]
-	rest = strings.TrimLeft(rest, "*_ \t")
-	rest = strings.TrimPrefix(rest, ":")
-	rest = strings.TrimPrefix(strings.TrimLeft(rest, "*_ \t"), "：")
-	r.Revised = cleanResponse(rest)
-	if r.Revised == "" {
+	if len(locs) > 1 {
+		return r, fmt.Errorf("%w: %d Revised response lines in %q", ErrUnusable, len(locs), truncate(out, 200))
+	}
+	var lines []string
+	for i, l := range strings.Split(out[locs[0][1]:], "\n") {
+		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l))) {
+			break
+		}
+		lines = append(lines, l)
+	}
+	r.Revised = cleanResponse(strings.Join(lines, "\n"))
+	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) {
 		return r, unusable("text after Revised response", out)
 	}
 	return r, nil
 }
-
-var revisedRe = regexp.MustCompile(`(?i)revised\s+response`)
 
 func canonicalCriterion(s string) string {
 	s = strings.ToLower(s)
@@ -293,7 +370,26 @@ func cleanResponse(out string) string {
 	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"') {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
-	return s
+	return strings.TrimSpace(CleanControl(s))
+}
+
+// CleanControl removes what must not reach a user's terminal or page from LLM text: control
+// characters other than newline and tab (ANSI escapes start with ESC), bidirectional overrides
+// and isolates (which reorder how text is displayed), and invalid UTF-8.
+func CleanControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r == '\r':
+			return -1
+		case unicode.IsControl(r), r == utf8.RuneError:
+			return -1
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // ParseResponse reads a free-text reply; empty output is unusable.
@@ -355,9 +451,12 @@ func ParseMemoryFacts(out string) ([]MemoryFact, error) {
 		}
 		who := strings.ToLower(strings.TrimSpace(m[1]))
 		text := strings.TrimSpace(m[2])
-		if (who == "user" || who == "bot") && text != "" && !isNone(text) {
+		if (who == "user" || who == "bot") && text != "" && !isNone(text) && !metaItemRe.MatchString(text) {
 			facts = append(facts, MemoryFact{About: who, Text: text})
 		}
+	}
+	if len(facts) > 0 && sawNone {
+		return nil, fmt.Errorf("%w: both facts and None in %q", ErrUnusable, truncate(out, 200))
 	}
 	if len(facts) == 0 && !sawNone {
 		return nil, unusable("User:/Bot: fact lines or None", out)
@@ -366,16 +465,24 @@ func ParseMemoryFacts(out string) ([]MemoryFact, error) {
 }
 
 // ParseKnowledge reads the MSDP knowledge completion: its first non-empty line, without a
-// repeated "=>" prefix.
+// repeated "=>" prefix or a "Knowledge:" label. A refusal or a remark about the task ("I don't
+// know", "None", "There is no ...") is not knowledge and is unusable.
 func ParseKnowledge(out string) (string, error) {
 	for _, l := range strings.Split(out, "\n") {
 		l = cleanLine(l)
 		if i := strings.LastIndex(l, "=>"); i >= 0 {
 			l = strings.TrimSpace(l[i+2:])
 		}
-		if l != "" {
-			return l, nil
+		if m := labelRe.FindStringSubmatch(l); m != nil && strings.EqualFold(strings.TrimSpace(m[1]), "knowledge") {
+			l = strings.TrimSpace(m[2])
 		}
+		if l == "" {
+			continue
+		}
+		if isNone(l) || metaItemRe.MatchString(l) {
+			return "", fmt.Errorf("%w: not knowledge: %q", ErrUnusable, truncate(l, 100))
+		}
+		return CleanControl(l), nil
 	}
 	return "", unusable("knowledge sentence", out)
 }

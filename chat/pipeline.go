@@ -65,6 +65,37 @@ type Deps struct {
 	Bank      *Bank
 	// Now gives today's date for prompts; default time.Now.
 	Now func() time.Time
+	// StageOptions are per-prompt sampling settings, keyed by prompt name (PromptNames); a prompt
+	// not listed takes DefaultStageOptions' entry, else the client's defaults.
+	StageOptions map[string]CallOptions
+}
+
+// CallOptions are the sampling settings of one stage; nil and zero fields take the client's.
+type CallOptions struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+}
+
+// DefaultStageOptions are the settings the papers give for their stages: commonsense-guided
+// query generation samples its directive and query with top-p 0.9 and temperature 0.7, and caps
+// a query at 40 tokens. Every other stage decodes greedily (the client's default) so its
+// structured output parses reproducibly.
+func DefaultStageOptions() map[string]CallOptions {
+	t, p := 0.7, 0.9
+	return map[string]CallOptions{
+		PromptCSDirective: {Temperature: &t, TopP: &p},
+		PromptCSQuery:     {Temperature: &t, TopP: &p, MaxTokens: 40},
+	}
+}
+
+// request builds the LLM request of a prompt with its stage options.
+func (d *Deps) request(prompt string, msgs []Message) CompletionRequest {
+	o, ok := d.StageOptions[prompt]
+	if !ok {
+		o = DefaultStageOptions()[prompt]
+	}
+	return CompletionRequest{Messages: msgs, Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens}
 }
 
 func (d *Deps) today() string {
@@ -113,7 +144,7 @@ func call[T any](ctx context.Context, d *Deps, rec *stageRec, prompt string, dat
 	if err != nil {
 		return zero, err
 	}
-	out, err := rec.complete(ctx, d.LLM, msgs)
+	out, err := rec.complete(ctx, d.LLM, d.request(prompt, msgs))
 	if err != nil {
 		return zero, err
 	}
@@ -130,9 +161,26 @@ func reply(ctx context.Context, d *Deps, rec *stageRec, prompt string, data Prom
 	if err != nil {
 		return "", err
 	}
-	out, err := rec.completeReply(ctx, d.LLM, msgs)
+	out, err := rec.completeReply(ctx, d.LLM, d.request(prompt, msgs))
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", rec.st.Stage, err)
+	}
+	return out, nil
+}
+
+// DefaultNoReply is what mpc, msdp and sicl answer when their last stage gives no usable reply
+// (empty, or cut at the token limit): the turn still succeeds, and its trace says why.
+const DefaultNoReply = "Sorry, I lost my train of thought. Could you say that again?"
+
+// finalReply is reply for a pipeline's last stage: an unusable output is a trace note and the
+// fallback reply, not a failed turn; any other error is returned.
+func finalReply(ctx context.Context, d *Deps, rec *stageRec, prompt string, data PromptData) (string, error) {
+	out, err := reply(ctx, d, rec, prompt, data)
+	if err != nil {
+		if soft(rec, err) {
+			return DefaultNoReply, nil
+		}
+		return "", err
 	}
 	return out, nil
 }

@@ -81,7 +81,7 @@ func (s *SICL) Respond(ctx context.Context, conv *Conversation, message string, 
 		d.Examples = append(d.Examples, PromptExample{Topic: e.Topic, Response: e.Response, Context: exampleTurns(e.History, s.opts.ContextTurns)})
 	}
 	rec = tr.stage(StageSICL)
-	resp, err := reply(ctx, &s.d, rec, PromptSICL, d)
+	resp, err := finalReply(ctx, &s.d, rec, PromptSICL, d)
 	rec.end(resp)
 	return resp, err
 }

@@ -60,6 +60,28 @@ func (c *Conversation) history(n int) []PromptTurn {
 	return out
 }
 
+// earlierQueries returns the searches the query stage planned in the last n turns, oldest first,
+// read back from their traces.
+func (c *Conversation) earlierQueries(n int) []string {
+	turns := c.Turns
+	if n > 0 && len(turns) > n {
+		turns = turns[len(turns)-n:]
+	}
+	var out []string
+	for _, t := range turns {
+		for _, st := range t.Stages {
+			if st.Stage != StageQuery || len(st.Output) == 0 {
+				continue
+			}
+			var p QueryPlan
+			if json.Unmarshal(st.Output, &p) == nil && p.Search && p.Query != "" {
+				out = append(out, p.Query)
+			}
+		}
+	}
+	return out
+}
+
 // Store keeps conversations in memory and, when Dir is set, one JSON file per conversation,
 // written atomically after every turn so that a crash loses at most the turn in flight.
 type Store struct {

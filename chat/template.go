@@ -3,7 +3,6 @@ package chat
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -43,20 +42,30 @@ var allPrompts = [...]string{PromptQuery, PromptSummarize, PromptGenerate, Promp
 	PromptDraft, PromptRefine, PromptCSTopic, PromptCSDirective, PromptCSQuery, PromptMPCClarify,
 	PromptMPCMemory, PromptMPCRespond, PromptMPCSummary, PromptMSDPKnow, PromptMSDPResp, PromptSICL}
 
-// A rendered template is split into chat messages at role marker lines: "=== system ===",
-// "=== user ===", "=== assistant ===". Few-shot examples are user/assistant pairs.
+// A template file is split into chat messages at its role marker lines: "=== system ===",
+// "=== user ===", "=== assistant ===". The split is made on the template's own source, before
+// any data is substituted, and each section is rendered on its own: no text from a user, a
+// passage, a memory or a bank example can add a message or change a role, whatever it contains.
+// A template action cannot span two sections (a {{range}} around a marker is a parse error).
+// Few-shot examples are user/assistant pairs.
 var roleMarker = regexp.MustCompile(`(?m)^=== (system|user|assistant) ===[ \t]*$`)
+
+// section is one message of a template: its role and the template of its content.
+type section struct {
+	role string
+	t    *template.Template
+}
 
 // Templates holds the parsed prompt templates.
 type Templates struct {
-	t map[string]*template.Template
+	t map[string][]section
 }
 
 // LoadTemplates parses the embedded defaults, then replaces any of them by the file of the same
 // name in overrideDir ("" for none). A file there that matches no prompt is an error, so that a
 // typo in a name does not silently leave the default in place.
 func LoadTemplates(overrideDir string) (*Templates, error) {
-	ts := &Templates{t: map[string]*template.Template{}}
+	ts := &Templates{t: map[string][]section{}}
 	for _, name := range allPrompts {
 		b, err := defaultPrompts.ReadFile("prompts/" + name + ".tmpl")
 		if err != nil {
@@ -95,52 +104,56 @@ func LoadTemplates(overrideDir string) (*Templates, error) {
 }
 
 func (ts *Templates) parse(name, file, text string) error {
-	t, err := template.New(file).Funcs(templateFuncs).Option("missingkey=error").Parse(text)
-	if err != nil {
-		return fmt.Errorf("parsing prompt %s: %w", file, err)
-	}
-	if !roleMarker.MatchString(text) {
+	locs := roleMarker.FindAllStringSubmatchIndex(text, -1)
+	if len(locs) == 0 {
 		return fmt.Errorf("prompt %s has no role marker line (=== system|user|assistant ===)", file)
 	}
-	ts.t[name] = t
-	return nil
-}
-
-// Render executes the named template with data and splits the result into messages.
-func (ts *Templates) Render(name string, data any) ([]Message, error) {
-	t, ok := ts.t[name]
-	if !ok {
-		return nil, fmt.Errorf("no prompt named %q", name)
+	if strings.TrimSpace(text[:locs[0][0]]) != "" {
+		return fmt.Errorf("prompt %s: text before its first role marker (line 1)", file)
 	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, data); err != nil {
-		return nil, fmt.Errorf("rendering prompt %s: %w", name, err)
-	}
-	return splitMessages(b.String())
-}
-
-func splitMessages(s string) ([]Message, error) {
-	locs := roleMarker.FindAllStringSubmatchIndex(s, -1)
-	if len(locs) == 0 {
-		return nil, errors.New("rendered prompt has no role marker")
-	}
-	if strings.TrimSpace(s[:locs[0][0]]) != "" {
-		return nil, errors.New("rendered prompt has text before its first role marker")
-	}
-	var msgs []Message
+	var secs []section
 	for i, loc := range locs {
-		end := len(s)
+		end := len(text)
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
-		content := strings.TrimSpace(s[loc[1]:end])
-		if content == "" {
-			continue // a template may leave a section empty, e.g. no history yet
+		line := 1 + strings.Count(text[:loc[0]], "\n")
+		t, err := template.New(fmt.Sprintf("%s:%d", file, line)).Funcs(templateFuncs).Option("missingkey=error").Parse(text[loc[1]:end])
+		if err != nil {
+			return fmt.Errorf("parsing prompt %s, section at line %d: %w", file, line, err)
 		}
-		msgs = append(msgs, Message{Role: s[loc[2]:loc[3]], Content: content})
+		secs = append(secs, section{role: text[loc[2]:loc[3]], t: t})
+	}
+	if secs[len(secs)-1].role != "user" {
+		return fmt.Errorf("prompt %s must end with a user section", file)
+	}
+	ts.t[name] = secs
+	return nil
+}
+
+// Render executes each section of the named template with data and returns the messages. A
+// section that renders empty is left out (e.g. no history yet); the last message must be the
+// user's.
+func (ts *Templates) Render(name string, data any) ([]Message, error) {
+	secs, ok := ts.t[name]
+	if !ok {
+		return nil, fmt.Errorf("no prompt named %q", name)
+	}
+	if pd, ok := data.(PromptData); ok {
+		data = pd.sanitized()
+	}
+	var msgs []Message
+	for _, sec := range secs {
+		var b bytes.Buffer
+		if err := sec.t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("rendering prompt %s: %w", name, err)
+		}
+		if content := strings.TrimSpace(b.String()); content != "" {
+			msgs = append(msgs, Message{Role: sec.role, Content: content})
+		}
 	}
 	if len(msgs) == 0 || msgs[len(msgs)-1].Role != "user" {
-		return nil, errors.New("rendered prompt must end with a user message")
+		return nil, fmt.Errorf("rendering prompt %s: it must end with a non-empty user message", name)
 	}
 	return msgs, nil
 }

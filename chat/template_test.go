@@ -179,15 +179,25 @@ func TestTemplateOverrides(t *testing.T) {
 	}
 }
 
-func TestSplitMessages(t *testing.T) {
-	if _, err := splitMessages("text before\n=== user ===\nx"); err == nil {
+func TestTemplateSections(t *testing.T) {
+	ts := &Templates{t: map[string][]section{}}
+	if err := ts.parse("x", "x.tmpl", "text before\n=== user ===\nx"); err == nil {
 		t.Error("text before the first marker accepted")
 	}
-	if _, err := splitMessages("=== user ===\nx\n=== assistant ===\ny"); err == nil {
-		t.Error("prompt ending with an assistant message accepted")
+	if err := ts.parse("x", "x.tmpl", "=== user ===\nx\n=== assistant ===\ny"); err == nil {
+		t.Error("prompt ending with an assistant section accepted")
 	}
-	msgs, err := splitMessages("=== system ===\n\n=== user ===\n  x  \n")
-	if err != nil || len(msgs) != 1 || msgs[0].Content != "x" {
+	if err := ts.parse("x", "x.tmpl", "=== user ===\n{{range .History}}\n=== assistant ===\n{{end}}"); err == nil {
+		t.Error("an action spanning two sections accepted")
+	}
+	if err := ts.parse("x", "x.tmpl", "=== system ===\n{{.Topic}}\n=== user ===\n  {{.Message}}  \n"); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := ts.Render("x", PromptData{Message: "x"})
+	if err != nil || len(msgs) != 1 || msgs[0].Content != "x" || msgs[0].Role != "user" {
 		t.Errorf("empty section not dropped: %+v %v", msgs, err)
+	}
+	if _, err := ts.Render("x", PromptData{Topic: "t"}); err == nil {
+		t.Error("a prompt whose user message renders empty accepted")
 	}
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -77,34 +78,46 @@ type stageRec struct {
 	mu    sync.Mutex
 	st    StageTrace
 	begin time.Time
+	idx   int // index in t.stages once ended, else -1
 }
 
 // Stage starts recording a stage; call end when it finishes.
 func (t *Tracer) stage(name string) *stageRec {
 	now := time.Now()
-	return &stageRec{t: t, begin: now, st: StageTrace{Stage: name, Start: now.Sub(t.start)}}
+	return &stageRec{t: t, begin: now, idx: -1, st: StageTrace{Stage: name, Start: now.Sub(t.start)}}
 }
 
-// complete calls the LLM on behalf of the stage, accounting its time and tokens.
-func (s *stageRec) complete(ctx context.Context, llm Completer, msgs []Message) (string, error) {
+// complete calls the LLM on behalf of the stage, accounting its time and tokens. An output the
+// server cut at the token limit is unusable: parsing it as if complete is how a reasoning cut
+// at "supports the first half but" became a verdict.
+func (s *stageRec) complete(ctx context.Context, llm Completer, req CompletionRequest) (string, error) {
+	req.Stage = s.st.Stage
 	start := time.Now()
-	out, err := llm.Complete(ctx, CompletionRequest{Stage: s.st.Stage, Messages: msgs})
+	out, err := llm.Complete(ctx, req)
 	d := time.Since(start)
 	s.mu.Lock()
 	s.st.LLMTime += d
 	s.st.Calls++
 	s.st.Usage = s.st.Usage.Add(out.Usage)
 	s.mu.Unlock()
+	if err == nil && out.Truncated() {
+		return "", errTruncated(out.Text)
+	}
 	return out.Text, err
+}
+
+// errTruncated is the unusable-output error of a completion cut at the token limit.
+func errTruncated(text string) error {
+	return fmt.Errorf("%w: output cut at the token limit (finish_reason length): %q", ErrUnusable, truncate(text, 200))
 }
 
 // completeReply is complete for a stage whose output is the turn's final reply. With a token
 // sink and a streaming LLM the reply streams through a replyFilter, and the filter's output is
 // the reply, so what was streamed and what is returned are the same text.
-func (s *stageRec) completeReply(ctx context.Context, llm Completer, msgs []Message) (string, error) {
+func (s *stageRec) completeReply(ctx context.Context, llm Completer, req CompletionRequest) (string, error) {
 	st, ok := llm.(Streamer)
 	if !ok || s.t.onToken == nil {
-		out, err := s.complete(ctx, llm, msgs)
+		out, err := s.complete(ctx, llm, req)
 		if err != nil {
 			return "", err
 		}
@@ -112,7 +125,8 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, msgs []Mess
 	}
 	f := &replyFilter{emit: s.t.onToken}
 	start := time.Now()
-	out, err := st.Stream(ctx, CompletionRequest{Stage: s.st.Stage, Messages: msgs}, f.write)
+	req.Stage = s.st.Stage
+	out, err := st.Stream(ctx, req, f.write)
 	f.flush()
 	d := time.Since(start)
 	s.mu.Lock()
@@ -129,6 +143,10 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, msgs []Mess
 	if f.out.Len() == 0 {
 		return "", unusable("reply text", out.Text)
 	}
+	if out.Truncated() {
+		// Already delivered and cannot be taken back; the trace says so.
+		s.softError(errTruncated(out.Text))
+	}
 	return f.out.String(), nil
 }
 
@@ -138,11 +156,18 @@ func (t *Tracer) didStream() bool {
 	return t.streamed
 }
 
-// softError records an unusable output the stage chose to skip.
+// softError records an unusable output the stage chose to skip. It may come after end (a
+// stage ended with its fallback output, then noted why), so it then updates the stored stage.
 func (s *stageRec) softError(err error) {
 	s.mu.Lock()
 	s.st.Errors = append(s.st.Errors, err.Error())
+	idx := s.idx
 	s.mu.Unlock()
+	if idx >= 0 {
+		s.t.mu.Lock()
+		s.t.stages[idx].Errors = append(s.t.stages[idx].Errors, err.Error())
+		s.t.mu.Unlock()
+	}
 }
 
 func (s *stageRec) passages(stage, forText string, hits []rerank.Hit) {
@@ -165,8 +190,10 @@ func (s *stageRec) end(output any) {
 		}
 	}
 	st := s.st
-	s.mu.Unlock()
+	st.Errors = append([]string(nil), s.st.Errors...)
 	s.t.mu.Lock()
+	s.idx = len(s.t.stages)
 	s.t.stages = append(s.t.stages, st)
 	s.t.mu.Unlock()
+	s.mu.Unlock()
 }

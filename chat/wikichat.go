@@ -138,13 +138,12 @@ func (w *WikiChat) Name() string {
 
 // Respond runs stages 1-2 and 3-4 in parallel, then verification, draft and refinement.
 func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
-	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message}
+	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message,
+		EarlierQueries: conv.earlierQueries(w.opts.HistoryTurns)}
 	var (
 		plan    QueryPlan
 		bullets []string
-		reply   string
-		claims  []string
-		evid    [][]rerank.Hit
+		gen     generated
 	)
 	err := parallel(2, func(i int) error {
 		var err error
@@ -152,14 +151,14 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 			plan, bullets, err = w.retrieveAndSummarize(ctx, conv, base, tr)
 		}
 		if i == 1 && !w.opts.skips(StageGenerate) {
-			reply, claims, evid, err = w.generateAndExtract(ctx, base, tr)
+			gen, err = w.generateAndExtract(ctx, base, tr)
 		}
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	kept, err := w.verify(ctx, base, claims, evid, tr)
+	kept, err := w.verify(ctx, base, gen.claims, gen.evidence, tr)
 	if err != nil {
 		return "", err
 	}
@@ -172,16 +171,19 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		d := base
 		d.Facts = facts
 		draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
-		rec.end(draft)
 		if err != nil && !soft(rec, err) {
+			rec.end(nil)
 			return "", err
 		}
+		rec.end(draft)
 		if draft == "" {
 			draft = w.opts.NotSure
 		}
-	case !plan.Search && len(claims) == 0 && reply != "":
-		// Chit-chat: no search was needed and the reply makes no factual claim to check.
-		draft = reply
+	case !plan.Search && gen.noClaims && gen.reply != "":
+		// Chit-chat: no search was needed and the claims stage said, readably, that the reply
+		// makes no factual claim. An unreadable claims output is not "no claims": it falls to
+		// the default below, so an unchecked reply never reaches the user.
+		draft = gen.reply
 	default:
 		// A factual turn with nothing verified: do not let the unverified reply through.
 		draft = w.opts.NotSure
@@ -240,42 +242,56 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 	return plan, bullets, err
 }
 
+// generated is the result of stages 3-4.
+type generated struct {
+	reply    string
+	claims   []string
+	noClaims bool // the claims stage answered None, readably
+	evidence [][]rerank.Hit
+}
+
 // generateAndExtract is stages 3-4: the LLM's own reply, its claims, and evidence per claim.
-func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *Tracer) (string, []string, [][]rerank.Hit, error) {
+func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *Tracer) (generated, error) {
+	var g generated
 	rec := tr.stage(StageGenerate)
 	reply, err := call(ctx, &w.d, rec, PromptGenerate, base, ParseResponse)
-	rec.end(reply)
 	if err != nil {
 		if soft(rec, err) {
-			return "", nil, nil, nil
+			rec.end(nil)
+			return g, nil
 		}
-		return "", nil, nil, err
+		rec.end(nil)
+		return g, err
 	}
+	rec.end(reply)
+	g.reply = reply
 	rec = tr.stage(StageClaims)
 	d := base
 	d.Response = reply
 	claims, err := call(ctx, &w.d, rec, PromptClaims, d, ParseList)
-	rec.end(claims)
 	if err != nil && !soft(rec, err) {
-		return "", nil, nil, err
+		rec.end(nil)
+		return g, err
 	}
+	rec.end(claims)
+	g.claims, g.noClaims = claims, err == nil && len(claims) == 0
+	g.evidence = make([][]rerank.Hit, len(claims))
 	if len(claims) == 0 || w.opts.EvidencePerClaim == 0 {
-		return reply, claims, make([][]rerank.Hit, len(claims)), nil
+		return g, nil
 	}
 	rec = tr.stage(StageEvidence)
-	evid := make([][]rerank.Hit, len(claims))
 	err = parallel(len(claims), func(i int) error {
 		// The claim's own years decide its time need: KindAuto resolves it from the text.
 		res, err := w.d.Retriever.Retrieve(ctx, w.query(claims[i], timex.Spec{Kind: timex.KindAuto}, w.opts.EvidencePerClaim))
 		if err != nil {
 			return fmt.Errorf("retrieving evidence for claim %d: %w", i+1, err)
 		}
-		evid[i] = res.Hits
+		g.evidence[i] = res.Hits
 		rec.passages(StageEvidence, claims[i], res.Hits)
 		return nil
 	})
 	rec.end(map[string]int{"claims": len(claims)})
-	return reply, claims, evid, err
+	return g, err
 }
 
 type verdictOut struct {
@@ -335,8 +351,8 @@ type refineOut struct {
 	Revised bool           `json:"revised"`
 }
 
-// refine is stage 7. A perfect score on every criterion keeps the draft as is, since a rewrite
-// could only make it worse; an unusable output keeps it too.
+// refine is stage 7. The paper always revises; an unusable output (no clear revision, or one
+// cut at the token limit) keeps the draft, which is already made of verified facts.
 func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr *Tracer) (string, error) {
 	rec := tr.stage(StageRefine)
 	d := base
@@ -347,23 +363,11 @@ func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr
 		rec.end(out)
 		return "", err
 	}
-	if err == nil && !allPerfect(r.Scores) {
+	if err == nil {
 		out.Final, out.Revised = r.Revised, true
 	}
 	rec.end(out)
 	return out.Final, nil
-}
-
-func allPerfect(scores map[string]int) bool {
-	if len(scores) < len(refineCriteria) {
-		return false
-	}
-	for _, c := range refineCriteria {
-		if scores[c] < 100 {
-			return false
-		}
-	}
-	return true
 }
 
 func (w *WikiChat) query(text string, t timex.Spec, k int) rerank.Query {

@@ -17,7 +17,7 @@ import (
 	"github.com/kairos-rag/kairos/rerank"
 )
 
-const recentLeads = "../../shared/data/wikichat-topics/recent_articles_en.json"
+var recentLeads = chattest.SharedPath("data/wikichat-topics/recent_articles_en.json")
 
 func loadLeads(t testing.TB) []corpus.Passage {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -127,4 +128,14 @@ func LoadLeads(path string, maxWords int) ([]corpus.Passage, error) {
 		out = append(out, corpus.Passage{ID: t + "#0", DocID: t, Title: t, Text: strings.Join(words, " "), Source: path})
 	}
 	return out, nil
+}
+
+// SharedPath locates shared test data: $KAIROS_SHARED/rel, else ../../shared/rel (the shared
+// directory beside the repository, seen from a package directory one level down).
+func SharedPath(rel string) string {
+	root := os.Getenv("KAIROS_SHARED")
+	if root == "" {
+		root = "../../shared"
+	}
+	return filepath.Join(root, rel)
 }

@@ -21,7 +21,12 @@ import (
 	"github.com/kairos-rag/kairos/search"
 )
 
-const scifact = "../../../shared/data/beir-scifact/corpus.jsonl"
+var scifact = func() string {
+	if root := os.Getenv("KAIROS_SHARED"); root != "" {
+		return filepath.Join(root, "data/beir-scifact/corpus.jsonl")
+	}
+	return "../../../shared/data/beir-scifact/corpus.jsonl"
+}()
 
 // buildSciFact indexes the first n SciFact abstracts (0: all) and returns a rerank engine.
 func buildSciFact(tb testing.TB, n int) *rerank.Engine {
