@@ -50,63 +50,6 @@ func TestParseQueryPlan(t *testing.T) {
 	}
 }
 
-func TestParseList(t *testing.T) {
-	tests := []struct {
-		name, in string
-		want     []string
-		wantErr  bool
-	}{
-		{"dashes", "- A is B.\n- C is D.", []string{"A is B.", "C is D."}, false},
-		{"numbered with intro", "Here are the claims:\n1. A is B.\n2) C is D.\n[3] E.", []string{"A is B.", "C is D.", "E."}, false},
-		{"stars and blank lines", "\n\n * A\n\n •  B  \n", []string{"A", "B"}, false},
-		{"none", "None", nil, false},
-		{"none with period and case", "  none. ", nil, false},
-		{"none in chatter", "After reading the passage:\nNone", nil, false},
-		{"no markers", "A is B.\nC is D.", []string{"A is B.", "C is D."}, false},
-		{"empty", "   \n ", nil, true},
-		{"only a header", "Facts:", nil, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseList(tt.in)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseVerdict(t *testing.T) {
-	tests := []struct {
-		name, in      string
-		want          Verdict
-		wantReasoning string
-		wantErr       bool
-	}{
-		{"canonical", "Reasoning: The passage says so.\nVerdict: SUPPORTS", Supports, "The passage says so.", false},
-		{"lower case past tense", "reasoning: it contradicts.\nverdict: refuted", Refutes, "it contradicts.", false},
-		{"nei long form", "Reasoning: nothing about it.\nVerdict: Not enough information.", NotEnoughInfo, "nothing about it.", false},
-		{"verdict line wins over reasoning words", "Reasoning: it does not refute the claim; it supports it.\nVerdict: SUPPORTS", Supports, "it does not refute the claim; it supports it.", false},
-		{"no verdict line: last word", "The evidence first seems to support it, but the date refutes it. REFUTES", Refutes, "", false},
-		{"multi-line reasoning", "Reasoning: line one\nline two\nVerdict: NEI", NotEnoughInfo, "line one line two", false},
-		{"missing", "Reasoning: I am unsure.", "", "I am unsure.", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, reasoning, err := ParseVerdict(tt.in)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if got != tt.want || reasoning != tt.wantReasoning {
-				t.Errorf("got %q, %q; want %q, %q", got, reasoning, tt.want, tt.wantReasoning)
-			}
-		})
-	}
-}
-
 func TestParseRefinement(t *testing.T) {
 	in := "Relevance: answers it. 90/100\n**Naturalness**: stiff 60 / 100\n- Non-repetition: repeats, 40/100\nTemporal correctness: fine 100/100\n\nRevised response: \"They beat Croatia 4-2.\"\nUser: thanks"
 	got, err := ParseRefinement(in)

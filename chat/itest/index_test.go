@@ -97,7 +97,7 @@ func script(stage string, msgs []chat.Message) string {
 		_, facts, _ := strings.Cut(p, "Verified facts:\n")
 		return strings.ReplaceAll(strings.TrimSpace(facts), "- ", "")
 	case chat.StageRefine:
-		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: x"
+		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: " + chattest.Field(p, "Reply")
 	}
 	return "None"
 }
