@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Streamer is a Completer that can also deliver a completion as it is generated.
@@ -127,6 +128,7 @@ type replyFilter struct {
 	emit    func(string)
 	out     strings.Builder
 	pending string
+	partial string // the first bytes of a character split across pieces
 	started bool
 	stopped bool
 }
@@ -140,7 +142,18 @@ func (f *replyFilter) write(s string) {
 	if f.stopped {
 		return
 	}
-	f.pending += s
+	// Control characters are removed as text arrives; a character whose bytes have not all
+	// arrived waits for the rest, or cleaning would drop it as invalid.
+	s = f.partial + s
+	f.partial = ""
+	i := len(s)
+	for i > 0 && len(s)-i < utf8.UTFMax && !utf8.RuneStart(s[i-1]) {
+		i--
+	}
+	if i > 0 && !utf8.FullRuneInString(s[i-1:]) {
+		s, f.partial = s[:i-1], s[i-1:]
+	}
+	f.pending += CleanControl(s)
 	if !f.started {
 		t := ltrim(f.pending)
 		if len(t) < labelWindow && !strings.Contains(t, "\n") {
@@ -149,6 +162,9 @@ func (f *replyFilter) write(s string) {
 		}
 		f.pending = ltrim(speakerPrefixRe.ReplaceAllString(t, ""))
 		f.started = true
+	}
+	if f.out.Len() == 0 {
+		f.pending = ltrim(f.pending) // the reply starts at its first visible character
 	}
 	f.drain(false)
 }

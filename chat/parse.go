@@ -163,7 +163,7 @@ var itemRe = regexp.MustCompile(`^\s*(?:[-*•·–]|\(?\d{1,3}[.)\]]|\[\d{1,3}\
 // metaItemRe matches list items that talk about the input instead of stating a fact ("The
 // passage is not relevant", "No factual claims", "I cannot ..."): prose that a model wrote as a
 // bullet, which must never become a fact or a claim.
-var metaItemRe = regexp.MustCompile(`(?i)\b(the (passage|text|reply|response|evidence|article|document|conversation|query)s? (is|are|does|do|did|has|have|doesn't|don't|contains?|mentions?|says?|provides?|makes?)|not relevant|irrelevant|no (relevant|factual|verifiable|specific)|there (is|are) no|i (cannot|can't|could not|couldn't|am unable|don't|do not|will|would|think)|as an ai|here (is|are)|note:|sorry)\b`)
+var metaItemRe = regexp.MustCompile(`(?i)\b(the (passage|text|reply|response|evidence|article|document|conversation|query)s? (is|are|does|do|did|has|have|doesn't|don't|contains?|mentions?|says?|provides?|makes?)|not relevant|irrelevant|no (relevant|factual|verifiable|specific)|there (is|are) no|i (cannot|can't|could not|couldn't|am unable|don't|do not|will|would|think)|as an ai|here (is|are)|sorry)\b|^\s*note\s*:`)
 
 // ParseList reads a bullet or numbered list ("- x", "* x", "1. x", "(2) x", "[3] x"), or "None"
 // for an empty one. It fails closed: lines without a list marker are chatter and never items;
@@ -350,7 +350,7 @@ func canonicalCriterion(s string) string {
 	}
 }
 
-var speakerPrefixRe = regexp.MustCompile(`(?i)^(bot|assistant|system replies|system|response|reply|answer|chatbot)\s*:\s*`)
+var speakerPrefixRe = regexp.MustCompile(`(?i)^(bot|assistant|system replies|system|response|reply|answer|chatbot)[ \t]*:\s*`)
 
 var userTurnRe = regexp.MustCompile(`(?i)^\s*(user|human)\s*:`)
 
@@ -361,7 +361,7 @@ func cleanResponse(out string) string {
 	s = speakerPrefixRe.ReplaceAllString(s, "")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if i > 0 && userTurnRe.MatchString(l) {
+		if userTurnRe.MatchString(l) {
 			lines = lines[:i]
 			break
 		}
@@ -403,6 +403,7 @@ func ParseResponse(out string) (string, error) {
 // ParseLabeled reads "Label: value". A one-line output without the label is taken as the value
 // (models often drop the label); anything else without it is unusable.
 func ParseLabeled(out, label string) (string, error) {
+	out = CleanControl(out)
 	if v, ok := labeled(out, label, true); ok {
 		v = strings.Trim(v, "\"'“” ")
 		if v != "" {
@@ -482,7 +483,9 @@ func ParseKnowledge(out string) (string, error) {
 		if isNone(l) || metaItemRe.MatchString(l) {
 			return "", fmt.Errorf("%w: not knowledge: %q", ErrUnusable, truncate(l, 100))
 		}
-		return CleanControl(l), nil
+		if k := strings.TrimSpace(CleanControl(l)); k != "" {
+			return k, nil
+		}
 	}
 	return "", unusable("knowledge sentence", out)
 }

@@ -153,6 +153,11 @@ func FuzzParseList(f *testing.F) {
 		if err != nil && items != nil {
 			t.Errorf("items with error")
 		}
+		for _, it := range items {
+			if metaItemRe.MatchString(it) || strings.HasSuffix(it, "?") {
+				t.Errorf("prose item %q from %q", it, s)
+			}
+		}
 	})
 }
 
@@ -160,10 +165,19 @@ func FuzzParseVerdict(f *testing.F) {
 	for _, s := range []string{"Verdict: SUPPORTS", "refuted", "Reasoning: x\nVerdict: nei"} {
 		f.Add(s)
 	}
+	for _, s := range []string{"Verdict: NOT SUPPORTED", "Verdict: SUPPORTS\nbut no", "supports the first half but", "Verdict: SUPPORTS\nVerdict: REFUTES"} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, _, err := ParseVerdict(s)
-		if err == nil && v != Supports && v != Refutes && v != NotEnoughInfo {
+		if v != Supports && v != Refutes && v != NotEnoughInfo {
 			t.Errorf("verdict %q from %q", v, s)
+		}
+		if err != nil && v != NotEnoughInfo {
+			t.Errorf("unusable output gave %q, want NOT ENOUGH INFO: %q", v, s)
+		}
+		if v == Supports && negationRe.MatchString(verdictText(s)) {
+			t.Errorf("SUPPORTS from a negated or hedged verdict: %q", s)
 		}
 	})
 }
@@ -180,6 +194,9 @@ func FuzzParseRefinement(f *testing.F) {
 		}
 		if err == nil && r.Revised == "" {
 			t.Error("empty revised response without error")
+		}
+		if err == nil && (strings.ContainsAny(r.Revised, "\x00\x1b\r") || isKnownLabel(r.Revised)) {
+			t.Errorf("revision %q keeps control characters or is a label", r.Revised)
 		}
 	})
 }
@@ -203,6 +220,21 @@ func FuzzParseOthers(f *testing.F) {
 		}
 		if r, err := ParseResponse(s); err == nil && r == "" {
 			t.Error("empty response without error")
+		} else if err == nil && CleanControl(r) != r {
+			t.Errorf("response %q keeps control characters", r)
 		}
 	})
+}
+
+// verdictText is the text of the verdict lines of s, or all of s when it has none.
+func verdictText(s string) string {
+	clean := strings.ReplaceAll(strings.ReplaceAll(s, "**", ""), "__", "")
+	var out []string
+	for _, m := range verdictLineRe.FindAllStringSubmatch(clean, -1) {
+		out = append(out, m[1])
+	}
+	if out == nil {
+		return s
+	}
+	return strings.Join(out, "\n")
 }

@@ -122,6 +122,8 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 	tr := NewTracer()
 	tr.onToken = onToken
 	reply, err := respond(ctx, p, conv, msg, tr)
+	// Every reply reaches a terminal or a page: no control characters, whatever the stage.
+	reply = strings.TrimSpace(CleanControl(reply))
 	if err != nil {
 		s.opts.Logger.Warn("chat turn failed", "conversation", id, "pipeline", name, "err", err.Error())
 		return TurnResponse{}, fmt.Errorf("conversation %s turn %d (%s): %w", id, len(conv.Turns), name, err)
