@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -304,5 +305,112 @@ func TestClientConcurrencyAndUsage(t *testing.T) {
 	u := c.Usage()
 	if u["query"].Calls != 4 || u["query"].PromptTokens != 40 || u["draft"].TotalTokens != 60 {
 		t.Errorf("usage = %+v", u)
+	}
+}
+
+// A key echoed near the 300-byte cut used to be truncated before redaction, leaving its first
+// characters in the error.
+func TestClientRedactsBeforeTruncating(t *testing.T) {
+	const key = "sk-live-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	for _, at := range []int{0, 250, 280, 290, 299} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, strings.Repeat("x", at)+key+" tail", http.StatusBadRequest)
+		}))
+		c, _ := newTestClient(t, srv.URL, func(o *ClientOptions) { o.APIKey = key })
+		_, err := c.Complete(context.Background(), CompletionRequest{Messages: userMsg("x")})
+		srv.Close()
+		if err == nil {
+			t.Fatalf("at %d: want an error", at)
+		}
+		if strings.Contains(err.Error(), key[:12]) || strings.Contains(err.Error(), "ABCDEFGH") {
+			t.Errorf("key at byte %d leaked a prefix into %q", at, err)
+		}
+	}
+}
+
+// A redirect to another origin (here: another port of the same host, which net/http's own rule
+// lets through) must not carry the Bearer key; one within the origin keeps it.
+func TestClientRedirectCredentials(t *testing.T) {
+	const key = "sk-redirect-SECRET"
+	var otherAuth, sameAuth atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		otherAuth.Store(r.Header.Get("Authorization"))
+		fmt.Fprint(w, okBody("from other", 1, 1))
+	}))
+	defer other.Close()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/cross/chat/completions":
+			http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+		case "/same/chat/completions":
+			http.Redirect(w, r, srv.URL+"/final", http.StatusTemporaryRedirect)
+		case "/final":
+			sameAuth.Store(r.Header.Get("Authorization"))
+			fmt.Fprint(w, okBody("from same", 1, 1))
+		}
+	}))
+	defer srv.Close()
+	if strings.Split(srv.URL, ":")[1] != strings.Split(other.URL, ":")[1] {
+		t.Fatalf("servers on different hosts: %s %s", srv.URL, other.URL)
+	}
+	for _, tc := range []struct{ path, want string }{{"/cross", "from other"}, {"/same", "from same"}} {
+		c, _ := newTestClient(t, srv.URL+tc.path, func(o *ClientOptions) { o.APIKey = key })
+		out, err := c.Complete(context.Background(), CompletionRequest{Messages: userMsg("x")})
+		if err != nil || out.Text != tc.want {
+			t.Fatalf("%s: %q, %v", tc.path, out.Text, err)
+		}
+	}
+	if a := otherAuth.Load(); a != "" {
+		t.Errorf("the other origin received Authorization %q", a)
+	}
+	if a := sameAuth.Load(); a != "Bearer "+key {
+		t.Errorf("a same-origin redirect lost the key: %q", a)
+	}
+}
+
+func TestSameOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"http://h:8000/x", "http://h:8000/y", true},
+		{"http://h/x", "http://h:80/y", true},
+		{"https://h/x", "https://H:443/y", true},
+		{"http://h:8000/x", "http://h:8001/x", false},
+		{"https://h/x", "http://h/x", false},
+		{"http://h/x", "http://evil.h/x", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		if got := sameOrigin(a, b); got != tc.want {
+			t.Errorf("sameOrigin(%s, %s) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+// finish_reason "length" marks a completion cut at the token limit, streamed or not.
+func TestClientFinishReason(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]string{"role": "assistant", "content": "Reasoning: supports the first half but"}, "finish_reason": "length"}}})
+		w.Write(b)
+	}))
+	defer srv.Close()
+	c, _ := newTestClient(t, srv.URL, nil)
+	out, err := c.Complete(context.Background(), CompletionRequest{Messages: userMsg("x")})
+	if err != nil || !out.Truncated() || out.FinishReason != "length" {
+		t.Fatalf("got %+v, %v; want a truncated completion", out, err)
+	}
+	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"Hi th\"},\"finish_reason\":null}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer sse.Close()
+	c, _ = newTestClient(t, sse.URL, nil)
+	out, err = c.Stream(context.Background(), CompletionRequest{Messages: userMsg("x")}, func(string) {})
+	if err != nil || !out.Truncated() || out.Text != "Hi th" {
+		t.Fatalf("stream: got %+v, %v; want a truncated completion", out, err)
 	}
 }
