@@ -128,18 +128,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(s.latency)
 	}
 	text := s.script(stage, req.Messages)
+	finish := "stop"
+	if t, ok := strings.CutPrefix(text, CutAtLimit); ok {
+		text, finish = t, "length"
+	}
 	prompt := 0
 	for _, m := range req.Messages {
 		prompt += len(strings.Fields(m.Content))
 	}
 	usage := map[string]int{"prompt_tokens": prompt, "completion_tokens": len(strings.Fields(text)), "total_tokens": prompt + len(strings.Fields(text))}
 	if req.Stream {
-		writeSSE(w, req.Model, text, usage)
+		writeSSE(w, req.Model, text, finish, usage)
 		return
 	}
 	resp := map[string]any{
 		"id": "fake", "object": "chat.completion", "model": req.Model,
-		"choices": []any{map[string]any{"index": 0, "message": chat.Message{Role: "assistant", Content: text}, "finish_reason": "stop"}},
+		"choices": []any{map[string]any{"index": 0, "message": chat.Message{Role: "assistant", Content: text}, "finish_reason": finish}},
 		"usage":   usage,
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -150,7 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // writeSSE streams text as OpenAI chat.completion.chunk events of a few bytes each (cut at
 // rune boundaries), then a usage chunk and [DONE].
-func writeSSE(w http.ResponseWriter, model, text string, usage map[string]int) {
+func writeSSE(w http.ResponseWriter, model, text, finish string, usage map[string]int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl, _ := w.(http.Flusher)
 	send := func(v any) {
@@ -166,9 +170,15 @@ func writeSSE(w http.ResponseWriter, model, text string, usage map[string]int) {
 		send(map[string]any{"object": "chat.completion.chunk", "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": map[string]string{"content": piece}}}})
 	}
+	send(map[string]any{"object": "chat.completion.chunk", "model": model,
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]string{}, "finish_reason": finish}}})
 	send(map[string]any{"object": "chat.completion.chunk", "model": model, "choices": []any{}, "usage": usage})
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
+
+// CutAtLimit, put before a script's answer, makes the server report finish_reason "length":
+// the answer was cut at the token limit.
+const CutAtLimit = "\x00finish_reason=length\x00"
 
 // LastUser returns the content of the last user message.
 func LastUser(msgs []chat.Message) string {
@@ -210,5 +220,9 @@ func (c Completer) Complete(ctx context.Context, req chat.CompletionRequest) (ch
 		return chat.Completion{}, err
 	}
 	text := c.Script(StageOf(req.Messages), req.Messages)
-	return chat.Completion{Text: text, Attempts: 1, Usage: chat.Usage{Calls: 1}}, nil
+	finish := "stop"
+	if t, ok := strings.CutPrefix(text, CutAtLimit); ok {
+		text, finish = t, "length"
+	}
+	return chat.Completion{Text: text, Attempts: 1, Usage: chat.Usage{Calls: 1}, FinishReason: finish}, nil
 }
