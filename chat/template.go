@@ -172,17 +172,13 @@ var templateFuncs = template.FuncMap{
 }
 
 // untrusted wraps retrieved or user-supplied text in delimiters the prompts tell the model to
-// treat as data. Anything inside that could close the block or start a new chat message is
-// defused, so a passage cannot break out of its block.
+// treat as data. The text is put on one line and anything inside that could close the block is
+// defused, so a passage can neither break out of its block nor start a line that looks like a
+// turn, a label or a role marker.
 func untrusted(label, text string) string {
 	text = strings.ReplaceAll(text, "<<<", "‹‹‹")
 	text = strings.ReplaceAll(text, ">>>", "›››")
 	text = roleMarker.ReplaceAllStringFunc(text, func(m string) string { return "(" + strings.Trim(m, "= ") + ")" })
-	label = strings.Map(func(r rune) rune {
-		if r == '<' || r == '>' || r == '\n' {
-			return ' '
-		}
-		return r
-	}, label)
-	return "<<<UNTRUSTED " + label + "\n" + strings.TrimSpace(text) + "\nEND UNTRUSTED>>>"
+	label = strings.NewReplacer("<", " ", ">", " ").Replace(oneLine(label))
+	return "<<<UNTRUSTED " + label + "\n" + oneLine(text) + "\nEND UNTRUSTED>>>"
 }
