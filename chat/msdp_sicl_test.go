@@ -189,6 +189,12 @@ func TestSICLApproaches(t *testing.T) {
 				t.Errorf("response %q", resp.Response)
 			}
 			prompt := promptOf(t, llm, chat.StageSICL)
+			command := map[int]string{0: "Complete the following conversation by giving an appropriate answer by the bot.",
+				1: "Find the appropriate answer by the bot from sample 1 to complete the conversation 1.",
+				3: "Find the appropriate answer by the bot from sample 1, sample 2 and sample 3 to complete the conversation 1."}[len(tt.want)]
+			if !strings.HasPrefix(prompt, command) {
+				t.Errorf("prompt does not start with the paper's command %q:\n%s", command, prompt)
+			}
 			if got := strings.Count(prompt, "Sample "); got != len(tt.want) {
 				t.Errorf("%d samples in prompt, want %d:\n%s", got, len(tt.want), prompt)
 			}
@@ -201,6 +207,20 @@ func TestSICLApproaches(t *testing.T) {
 				last = i
 			}
 		})
+	}
+	// Approach 1: semantic search alone answers with the most similar sample's response, A's,
+	// and calls no LLM.
+	p, err := chat.NewSICL(chat.Deps{Encoder: enc, Bank: bank}, chat.SICLOptions{Approach: chat.SICLSearch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{p}})
+	resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "do you like football games"}, nil)
+	if err != nil || resp.Response != byID["A"].Response {
+		t.Errorf("search approach: %q, %v; want %q", resp.Response, err, byID["A"].Response)
+	}
+	if resp.Turn.Usage.Calls != 0 {
+		t.Errorf("search approach made %d LLM calls", resp.Turn.Usage.Calls)
 	}
 	if _, err := chat.NewSICL(chat.Deps{LLM: chattest.NoLLM{}, Templates: &chat.Templates{}, Bank: bank}, chat.SICLOptions{Approach: chat.SICLFixed, FixedExample: 99}); err == nil {
 		t.Error("fixed example out of range accepted")

@@ -12,7 +12,9 @@
 //     facts about the user and bot into the conversation's memory pool every few turns.
 //   - msdp: knowledge from bank examples most similar to the context, then a response from
 //     examples whose response/knowledge word overlap is in [0.6, 0.9].
-//   - sicl: samples from the bank by similarity to the dialogue (none, fixed, top1, top3).
+//   - sicl: semantic in-context learning (Omidvar and An 2023): the most similar bank sample's
+//     answer with no LLM call (search), or a prompt with none, a fixed, the top 1 or top 3
+//     samples by similarity to the dialogue, each with the paper's command.
 //
 // Prompts are text/template files embedded from prompts/; LoadTemplates(dir) replaces any of
 // them by dir/<name>.tmpl (names: PromptNames; fields: PromptData). Role marker lines

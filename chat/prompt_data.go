@@ -32,6 +32,7 @@ type PromptData struct {
 	LastTurn       string          // msdp_*: the last turn of the dialogue
 	Knowledge      string          // msdp_response
 	Examples       []PromptExample // msdp_*, sicl: examples chosen from the bank
+	Command        string          // sicl: the paper's command for the chosen approach
 }
 
 // PromptTurn is one turn of dialogue as shown to the model.

@@ -6,18 +6,37 @@ import (
 	"strings"
 )
 
-// S-ICL prompt approaches (Jang et al. 2023): no samples, one fixed sample, the most similar
-// sample, the three most similar samples.
+// S-ICL approaches (Omidvar and An 2023, section 3.2), in the paper's order: (1) semantic search
+// alone, the most similar sample's answer with no LLM call; (2) no samples; (3) one fixed sample;
+// (4) the three most similar samples; (5) the most similar sample.
 const (
-	SICLNone  = "none"
-	SICLFixed = "fixed"
-	SICLTop1  = "top1"
-	SICLTop3  = "top3"
+	SICLSearch = "search"
+	SICLNone   = "none"
+	SICLFixed  = "fixed"
+	SICLTop3   = "top3"
+	SICLTop1   = "top1"
 )
+
+// siclCommand is the paper's command for n samples, with "the bot" for its "the teacher" (the
+// speaker Kairos's dialogues use).
+func siclCommand(n int) string {
+	switch n {
+	case 0:
+		return "Complete the following conversation by giving an appropriate answer by the bot."
+	case 1:
+		return "Find the appropriate answer by the bot from sample 1 to complete the conversation 1."
+	}
+	samples := make([]string, n)
+	for i := range samples {
+		samples[i] = fmt.Sprintf("sample %d", i+1)
+	}
+	return "Find the appropriate answer by the bot from " + strings.Join(samples[:n-1], ", ") + " and " + samples[n-1] +
+		" to complete the conversation 1."
+}
 
 // SICLOptions are the knobs of the sicl pipeline.
 type SICLOptions struct {
-	Approach     string // none, fixed, top1 or top3 (default)
+	Approach     string // search, none, fixed, top1 or top3 (default)
 	FixedExample int    // bank index of the fixed sample; default 0
 	HistoryTurns int    // earlier turns embedded and shown; default 3
 	// ContextTurns is how many turns of a bank example's history its sample shows; default 4.
@@ -49,11 +68,18 @@ var _ Pipeline = (*SICL)(nil)
 func NewSICL(d Deps, opts SICLOptions) (*SICL, error) {
 	opts.setDefaults()
 	switch opts.Approach {
-	case SICLNone, SICLFixed, SICLTop1, SICLTop3:
+	case SICLSearch, SICLNone, SICLFixed, SICLTop1, SICLTop3:
 	default:
-		return nil, fmt.Errorf("sicl: approach %q (want none, fixed, top1 or top3)", opts.Approach)
+		return nil, fmt.Errorf("sicl: approach %q (want search, none, fixed, top1 or top3)", opts.Approach)
 	}
 	needBank := opts.Approach != SICLNone
+	needLLM := opts.Approach != SICLSearch
+	if !needLLM && d.LLM == nil {
+		d.LLM = noLLM{} // approach 1 never calls it; check wants one
+	}
+	if !needLLM && d.Templates == nil {
+		d.Templates = &Templates{}
+	}
 	if err := d.check("sicl", false, needBank && opts.Approach != SICLFixed, needBank); err != nil {
 		return nil, err
 	}
@@ -75,7 +101,14 @@ func (s *SICL) Respond(ctx context.Context, conv *Conversation, message string, 
 	if err != nil {
 		return "", err
 	}
-	d := PromptData{Today: s.d.today(), History: hist, Message: message}
+	if s.opts.Approach == SICLSearch {
+		// Approach 1: the answer of the most similar sample is the reply.
+		if len(sel) == 0 {
+			return DefaultNoReply, nil
+		}
+		return cleanResponse(s.d.Bank.Examples[sel[0].Index].Response), nil
+	}
+	d := PromptData{Today: s.d.today(), History: hist, Message: message, Command: siclCommand(len(sel))}
 	for _, sc := range sel {
 		e := s.d.Bank.Examples[sc.Index]
 		d.Examples = append(d.Examples, PromptExample{Topic: e.Topic, Response: e.Response, Context: exampleTurns(e.History, s.opts.ContextTurns)})
@@ -99,7 +132,7 @@ func (s *SICL) selectSamples(ctx context.Context, conv *Conversation, turns []st
 		return nil, fmt.Errorf("sicl: encoding the context: %w", err)
 	}
 	n := 3
-	if s.opts.Approach == SICLTop1 {
+	if s.opts.Approach == SICLTop1 || s.opts.Approach == SICLSearch {
 		n = 1
 	}
 	return s.d.Bank.TopN(vecs[0], n, nil)
@@ -120,4 +153,11 @@ func exampleTurns(history []string, n int) []PromptTurn {
 		out[i] = PromptTurn{Speaker: speaker, Text: strings.TrimSpace(h)}
 	}
 	return out
+}
+
+// noLLM stands in for the LLM of a pipeline that never calls one.
+type noLLM struct{}
+
+func (noLLM) Complete(context.Context, CompletionRequest) (Completion, error) {
+	return Completion{}, fmt.Errorf("sicl: approach %s makes no LLM call", SICLSearch)
 }

@@ -37,6 +37,8 @@ func goldenData() PromptData {
 		Examples: []PromptExample{{Topic: "Football", LastTurn: "Do you like football?",
 			Knowledge: "Football is a family of team sports.", Response: "I do! It is a family of team sports after all.",
 			Context: []PromptTurn{{"User", "Do you like football?"}}}},
+		Command:        siclCommand(1),
+		EarlierQueries: []string{"Frozen 2013 film"},
 	}
 }
 

@@ -36,7 +36,8 @@ var stageMarkers = []struct{ phrase, stage string }{
 	{"keep a chatbot's long-term memory", chat.StageMPCSummary},
 	{"one sentence of factual knowledge about the topic", chat.StageMSDPKnow},
 	{"Write the next turn of the conversation, using the knowledge", chat.StageMSDPResp},
-	{"friendly conversational partner", chat.StageSICL},
+	{"to complete the conversation 1", chat.StageSICL},
+	{"Complete the following conversation by giving an appropriate answer", chat.StageSICL},
 }
 
 // StageOf names the stage whose prompt msgs are, from the system message, or "".

@@ -66,7 +66,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	var skip stringList
 	fs.Var(&skip, "skip", "wikichat: stage to skip: retrieve, generate or refine (repeatable)")
 	mode := fs.String("mode", "", "retrieval mode: bm25, dense or hybrid (default: the index's)")
-	fs.StringVar(&o.SICL.Approach, "sicl-approach", chat.SICLTop3, "sicl: none, fixed, top1 or top3")
+	fs.StringVar(&o.SICL.Approach, "sicl-approach", chat.SICLTop3, "sicl: search (the most similar sample's answer, no LLM call), none, fixed, top1 or top3")
 	fs.StringVar(&o.MSDP.Knowledge, "msdp-knowledge", "generate", "msdp: generate or retrieve")
 	personaFile := fs.String("persona", "", "mpc: `file` with the bot's persona, one fact per line")
 	pos, err := parseFlags(fs, args)
