@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/kairos-rag/kairos/rerank"
@@ -11,8 +12,12 @@ import (
 
 // MSDPOptions are the knobs of the msdp pipeline.
 type MSDPOptions struct {
-	KnowledgeExamples int // examples in the knowledge prompt; default 10
-	ResponseExamples  int // examples in the response prompt; default 6
+	KnowledgeExamples int // examples in the knowledge prompt, most similar first; default 10
+	// ResponseExamples is how many examples the response prompt shows; default 20, the paper's
+	// count. As in the paper they are drawn at random (with Seed) among the examples whose
+	// overlap ratio is in range, once, independently of the dialogue.
+	ResponseExamples int
+	Seed             uint64 // for the draw of response examples; default 1
 	// OverlapMin and OverlapMax bound the word-overlap ratio between an example's response and
 	// its knowledge for the example to teach "use the knowledge, but do not copy it";
 	// defaults 0.6 and 0.9.
@@ -27,7 +32,10 @@ func (o *MSDPOptions) setDefaults() {
 		o.KnowledgeExamples = 10
 	}
 	if o.ResponseExamples == 0 {
-		o.ResponseExamples = 6
+		o.ResponseExamples = 20
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
 	}
 	if o.OverlapMin == 0 && o.OverlapMax == 0 {
 		o.OverlapMin, o.OverlapMax = 0.6, 0.9
@@ -59,6 +67,9 @@ func (o *MSDPOptions) validate() error {
 type MSDP struct {
 	d    Deps
 	opts MSDPOptions
+	// respExamples are the response examples, drawn once; qualifying counts the candidates.
+	respExamples []Scored
+	qualifying   int
 }
 
 var _ Pipeline = (*MSDP)(nil)
@@ -72,7 +83,31 @@ func NewMSDP(d Deps, opts MSDPOptions) (*MSDP, error) {
 	if err := d.check("msdp", opts.Knowledge == "retrieve", true, true); err != nil {
 		return nil, err
 	}
-	return &MSDP{d: d, opts: opts}, nil
+	m := &MSDP{d: d, opts: opts}
+	m.drawResponseExamples()
+	return m, nil
+}
+
+// drawResponseExamples picks the response examples as the paper does: filter the bank to the
+// examples whose response uses its knowledge to a moderate degree (overlap ratio within
+// [OverlapMin, OverlapMax]), then select n of them at random, "to ensure that our approach does
+// not depend on the dialogue context".
+func (m *MSDP) drawResponseExamples() {
+	var cand []int
+	for i, e := range m.d.Bank.Examples {
+		if e.Knowledge == "" {
+			continue
+		}
+		if r := OverlapRatio(e.Response, e.Knowledge); r >= m.opts.OverlapMin && r <= m.opts.OverlapMax {
+			cand = append(cand, i)
+		}
+	}
+	m.qualifying = len(cand)
+	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x6d736470))
+	rng.Shuffle(len(cand), func(i, j int) { cand[i], cand[j] = cand[j], cand[i] })
+	for _, i := range cand[:min(len(cand), m.opts.ResponseExamples)] {
+		m.respExamples = append(m.respExamples, Scored{Index: i, ID: m.d.Bank.Examples[i].ID})
+	}
 }
 
 // Name is "msdp".
@@ -119,7 +154,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 		return "", err
 	}
 	base := PromptData{Today: m.d.today(), History: conv.history(m.opts.HistoryTurns), Message: message,
-		Topic: sel.Topic, LastTurn: message}
+		Topic: sel.Topic, LastTurn: message, SystemTurn: lastBotTurn(conv)}
 
 	var knowledge string
 	if m.opts.Knowledge == "retrieve" {
@@ -149,6 +184,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 	rec = tr.stage(StageMSDPResp)
 	d := base
 	d.Knowledge = knowledge
+	d.KnowledgeRetrieved = m.opts.Knowledge == "retrieve"
 	d.Examples = m.examples(sel.ResponseExamples)
 	resp, err := finalReply(ctx, &m.d, rec, PromptMSDPResp, d)
 	rec.end(resp)
@@ -157,47 +193,72 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 
 func (m *MSDP) selectExamples(ctx context.Context, conv *Conversation, message string, hist []string) (msdpSelection, error) {
 	bank := m.d.Bank
-	topic := conv.Topic
+	topic, err := m.topic(ctx, conv, message)
+	if err != nil {
+		return msdpSelection{}, err
+	}
 	vecs, err := m.d.Encoder.Encode(ctx, []string{ContextText(topic, hist)})
 	if err != nil {
 		return msdpSelection{}, fmt.Errorf("msdp: encoding the context: %w", err)
 	}
-	if topic == "" {
-		// No tracked topic: borrow the nearest example's, so that the prompt line reads
-		// "( turn ) topic =>" as the examples do.
-		top, err := bank.TopN(vecs[0], 1, nil)
-		if err != nil {
-			return msdpSelection{}, err
-		}
-		if len(top) > 0 {
-			topic = bank.Examples[top[0].Index].Topic
-			vecs, err = m.d.Encoder.Encode(ctx, []string{ContextText(topic, hist)})
-			if err != nil {
-				return msdpSelection{}, fmt.Errorf("msdp: encoding the context: %w", err)
-			}
-		}
-	}
-	sel := msdpSelection{Topic: topic}
-	if sel.KnowledgeExamples, err = bank.TopN(vecs[0], m.opts.KnowledgeExamples, func(i int) bool {
+	sel := msdpSelection{Topic: topic, ResponseExamples: m.respExamples, OverlapQualifying: m.qualifying}
+	sel.KnowledgeExamples, err = bank.TopN(vecs[0], m.opts.KnowledgeExamples, func(i int) bool {
 		return bank.Examples[i].Knowledge != ""
-	}); err != nil {
-		return sel, err
-	}
-	qualifies := func(i int) bool {
-		e := bank.Examples[i]
-		if e.Knowledge == "" {
-			return false
-		}
-		r := OverlapRatio(e.Response, e.Knowledge)
-		return r >= m.opts.OverlapMin && r <= m.opts.OverlapMax
-	}
-	for i := range bank.Examples {
-		if qualifies(i) {
-			sel.OverlapQualifying++
-		}
-	}
-	sel.ResponseExamples, err = bank.TopN(vecs[0], m.opts.ResponseExamples, qualifies)
+	})
 	return sel, err
+}
+
+// topic is the dialogue's topic: the tracked one, else the title of the passage the index finds
+// for the turn (when there is an index), else the content words of the turn. It never comes
+// from the bank: a bank example's topic describes another dialogue.
+func (m *MSDP) topic(ctx context.Context, conv *Conversation, message string) (string, error) {
+	if conv.Topic != "" {
+		return conv.Topic, nil
+	}
+	if m.d.Retriever != nil {
+		res, err := m.d.Retriever.Retrieve(ctx, rerank.Query{Request: search.Request{Text: message, K: 1}})
+		if err != nil {
+			return "", fmt.Errorf("msdp: finding the topic: %w", err)
+		}
+		if len(res.Hits) > 0 && strings.TrimSpace(res.Hits[0].Title) != "" {
+			return oneLine(res.Hits[0].Title), nil
+		}
+	}
+	return keywords(message, 5), nil
+}
+
+// keywords returns up to n content words of s (function words dropped), or s's first words
+// when it has none.
+func keywords(s string, n int) string {
+	var out []string
+	for _, w := range Words(s) {
+		if len([]rune(w)) < 3 || isFunctionWord(w) {
+			continue
+		}
+		out = append(out, w)
+		if len(out) == n {
+			break
+		}
+	}
+	if len(out) == 0 {
+		out = Words(s)[:min(n, len(Words(s)))]
+	}
+	return strings.Join(out, " ")
+}
+
+// isFunctionWord reports English words that carry no topic.
+func isFunctionWord(w string) bool {
+	switch w {
+	case "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one",
+		"our", "out", "has", "have", "him", "his", "how", "its", "may", "who", "what", "when", "where", "why",
+		"which", "did", "does", "doing", "yes", "yeah", "about", "that", "this", "these", "those", "with",
+		"from", "they", "them", "their", "there", "then", "than", "been", "being", "were", "will", "would",
+		"could", "should", "like", "know", "think", "just", "really", "very", "much", "many", "some", "more",
+		"most", "tell", "also", "into", "your", "yours", "mine", "ever", "seen", "heard", "want", "get",
+		"got", "say", "said", "let", "lets", "let's", "i'm", "it's", "don't", "didn't", "you're", "okay":
+		return true
+	}
+	return false
 }
 
 // examples turns selected bank entries into prompt examples, most similar last (closest to
@@ -206,9 +267,21 @@ func (m *MSDP) examples(sel []Scored) []PromptExample {
 	out := make([]PromptExample, 0, len(sel))
 	for i := len(sel) - 1; i >= 0; i-- {
 		e := m.d.Bank.Examples[sel[i].Index]
-		out = append(out, PromptExample{Topic: e.Topic, LastTurn: e.LastTurn(), Knowledge: e.Knowledge, Response: e.Response})
+		pe := PromptExample{Topic: e.Topic, LastTurn: e.LastTurn(), Knowledge: e.Knowledge, Response: e.Response}
+		if len(e.History) >= 2 {
+			pe.SystemTurn = e.History[len(e.History)-2]
+		}
+		out = append(out, pe)
 	}
 	return out
+}
+
+// lastBotTurn is the system's previous turn, which the paper's response prompt keeps.
+func lastBotTurn(conv *Conversation) string {
+	if len(conv.Turns) == 0 {
+		return ""
+	}
+	return conv.Turns[len(conv.Turns)-1].Bot
 }
 
 // turnsText is the dialogue history as plain turns, the current message last.

@@ -128,32 +128,67 @@ func TestMSDPSelectsByOverlapAndSimilarity(t *testing.T) {
 		}
 		return out
 	}
-	if got := ids(sel.KnowledgeExamples); !slices.Equal(got, []string{"A", "C"}) {
-		t.Errorf("knowledge examples %v, want [A C]", got)
+	// Knowledge examples: the most similar to "football games | do you like football games".
+	if got := ids(sel.KnowledgeExamples); !slices.Equal(got, []string{"A", "B"}) {
+		t.Errorf("knowledge examples %v, want [A B]", got)
 	}
-	if got := ids(sel.ResponseExamples); !slices.Equal(got, []string{"B", "E"}) {
-		t.Errorf("response examples %v, want [B E] (A copies, C ignores its knowledge, D is less similar)", got)
+	// Response examples: drawn at random among those whose overlap ratio is in [0.6, 0.9] (B,
+	// D, E; A copies its knowledge, C ignores it), whatever the dialogue.
+	got := ids(sel.ResponseExamples)
+	if len(got) != 2 || !slices.ContainsFunc(got, func(id string) bool { return id == "B" || id == "D" || id == "E" }) ||
+		slices.Contains(got, "A") || slices.Contains(got, "C") || got[0] == got[1] {
+		t.Errorf("response examples %v, want 2 of B, D, E", got)
 	}
-	if sel.Topic != "Football" || sel.OverlapQualifying != 3 {
+	// The topic comes from the dialogue, not from the nearest bank example.
+	if sel.Topic != "football games" || sel.OverlapQualifying != 3 {
 		t.Errorf("topic %q, qualifying %d", sel.Topic, sel.OverlapQualifying)
 	}
 
 	know := promptOf(t, llm, chat.StageMSDPKnow)
 	if !strings.Contains(know, "( do you like football games ) Football => Football is a team sport played with a ball") ||
-		!strings.HasSuffix(strings.TrimSpace(know), "( do you like football games ) Football =>") {
+		!strings.HasSuffix(strings.TrimSpace(know), "( do you like football games ) football games =>") {
 		t.Errorf("knowledge prompt:\n%s", know)
 	}
 	rp := promptOf(t, llm, chat.StageMSDPResp)
-	for _, want := range []string{"yes football is a team sport with a ball", "I like the art of preparing food", "We know that: Football is a family of team sports. System replies:"} {
-		if !strings.Contains(rp, want) {
-			t.Errorf("response prompt lacks %q:\n%s", want, rp)
+	for _, id := range got {
+		if !strings.Contains(rp, "System replies: "+byID(bank, id).Response) {
+			t.Errorf("response prompt lacks example %s:\n%s", id, rp)
 		}
 	}
-	for _, not := range []string{"not really, I prefer", "baseball is a sport between", "Football is a team sport played with a ball System"} {
+	if !strings.HasSuffix(strings.TrimSpace(rp), "football games User: do you like football games We know that: Football is a family of team sports. System replies:") {
+		t.Errorf("response prompt does not end with the paper's format 3 line:\n%s", rp)
+	}
+	for _, not := range []string{"not really, I prefer", "Football is a team sport played with a ball System"} {
 		if strings.Contains(rp, not) {
 			t.Errorf("response prompt has a filtered example %q", not)
 		}
 	}
+
+	// A second turn keeps the same response examples and shows the system's previous turn.
+	resp2, err := svc.Turn(context.Background(), chat.TurnRequest{ConversationID: resp.ConversationID, Message: "what about cooking"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sel2 struct {
+		ResponseExamples []chat.Scored `json:"response_examples"`
+	}
+	if err := json.Unmarshal(resp2.Turn.Stages[0].Output, &sel2); err != nil || !slices.Equal(ids(sel2.ResponseExamples), got) {
+		t.Errorf("response examples changed with the dialogue: %v then %v", got, ids(sel2.ResponseExamples))
+	}
+	calls := llm.Calls()
+	last := calls[len(calls)-1]
+	if !strings.Contains(chattest.LastUser(last.Messages), "System: I love football, it is such a team sport! User: what about cooking We know that:") {
+		t.Errorf("second response prompt lacks the previous system turn:\n%s", chattest.LastUser(last.Messages))
+	}
+}
+
+func byID(b *chat.Bank, id string) chat.Example {
+	for _, e := range b.Examples {
+		if e.ID == id {
+			return e
+		}
+	}
+	return chat.Example{}
 }
 
 func TestSICLApproaches(t *testing.T) {
@@ -273,7 +308,8 @@ func TestMSDPRetrievedKnowledge(t *testing.T) {
 	if got := llm.Stages(); !slices.Equal(got, []string{chat.StageMSDPResp}) {
 		t.Errorf("LLM stages %v, want only the response (knowledge is retrieved)", got)
 	}
-	if rp := promptOf(t, llm, chat.StageMSDPResp); !strings.Contains(rp, "We know that: Frozen is a 2013 American animated musical fantasy film") {
+	if rp := promptOf(t, llm, chat.StageMSDPResp); !strings.Contains(rp, "Frozen (2013 film) User: have you seen") ||
+		!strings.Contains(rp, "We know that: <<<UNTRUSTED passage\nFrozen is a 2013 American animated musical fantasy film") {
 		t.Errorf("response prompt lacks the retrieved lead:\n%s", rp)
 	}
 	if len(resp.Turn.Passages) != 1 || resp.Turn.Passages[0].ID != "Frozen (2013 film)#0" {

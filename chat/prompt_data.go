@@ -33,6 +33,11 @@ type PromptData struct {
 	Knowledge      string          // msdp_response
 	Examples       []PromptExample // msdp_*, sicl: examples chosen from the bank
 	Command        string          // sicl: the paper's command for the chosen approach
+	// SystemTurn is the bot's previous turn (msdp_response), "" on the first turn.
+	SystemTurn string
+	// KnowledgeRetrieved marks Knowledge as a retrieved passage (msdp_response shows it as
+	// untrusted data) rather than generated text.
+	KnowledgeRetrieved bool
 }
 
 // PromptTurn is one turn of dialogue as shown to the model.
@@ -59,11 +64,12 @@ func (p PromptPassage) Dated() string {
 
 // PromptExample is one bank example as shown in few-shot prompts.
 type PromptExample struct {
-	Topic     string
-	LastTurn  string
-	Knowledge string
-	Response  string
-	Context   []PromptTurn // sicl: the example's dialogue before Response
+	SystemTurn string // msdp_response: the system turn before LastTurn, "" if none
+	Topic      string
+	LastTurn   string
+	Knowledge  string
+	Response   string
+	Context    []PromptTurn // sicl: the example's dialogue before Response
 }
 
 // sanitized returns a copy whose free-text fields are each one line with no control or
@@ -77,6 +83,7 @@ func (d PromptData) sanitized() PromptData {
 	d.Query, d.Response, d.Claim, d.Draft = oneLine(d.Query), oneLine(d.Response), oneLine(d.Claim), oneLine(d.Draft)
 	d.Topic, d.Directive, d.Clarified = oneLine(d.Topic), oneLine(d.Directive), oneLine(d.Clarified)
 	d.Memory, d.LastTurn, d.Knowledge = oneLine(d.Memory), oneLine(d.LastTurn), oneLine(d.Knowledge)
+	d.SystemTurn, d.Command = oneLine(d.SystemTurn), oneLine(d.Command)
 	d.Facts = oneLines(d.Facts)
 	d.Memories = oneLines(d.Memories)
 	d.EarlierQueries = oneLines(d.EarlierQueries)
@@ -88,7 +95,7 @@ func (d PromptData) sanitized() PromptData {
 	d.Evidence = ev
 	ex := make([]PromptExample, len(d.Examples))
 	for i, e := range d.Examples {
-		ex[i] = PromptExample{Topic: oneLine(e.Topic), LastTurn: oneLine(e.LastTurn), Knowledge: oneLine(e.Knowledge),
+		ex[i] = PromptExample{SystemTurn: oneLine(e.SystemTurn), Topic: oneLine(e.Topic), LastTurn: oneLine(e.LastTurn), Knowledge: oneLine(e.Knowledge),
 			Response: oneLine(e.Response), Context: sanitizeTurns(e.Context)}
 	}
 	d.Examples = ex
