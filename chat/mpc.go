@@ -12,7 +12,7 @@ type MPCOptions struct {
 	// Persona is the bot's persona, one fact per line, put in every new conversation's memory
 	// pool. Default: DefaultPersona().
 	Persona      []string
-	TopK         int // memories retrieved per turn; default 3
+	TopK         int // memories retrieved per turn; default 5
 	SummaryEvery int // run the summarizer every this many turns; default 3
 	HistoryTurns int // earlier turns shown to the clarifier and generator; default 3
 }
@@ -31,7 +31,7 @@ func (o *MPCOptions) setDefaults() {
 		o.Persona = DefaultPersona()
 	}
 	if o.TopK == 0 {
-		o.TopK = 3
+		o.TopK = 5
 	}
 	if o.SummaryEvery == 0 {
 		o.SummaryEvery = 3

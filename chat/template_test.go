@@ -203,3 +203,27 @@ func TestTemplateSections(t *testing.T) {
 		t.Error("a prompt whose user message renders empty accepted")
 	}
 }
+
+// MPC's paper found the generation instruction works better after the dialogue than before it,
+// and its clarifier rephrases the user's turn in the third person.
+func TestMPCPromptShapes(t *testing.T) {
+	ts, err := LoadTemplates("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := ts.Render(PromptMPCRespond, goldenData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := msgs[len(msgs)-1].Content
+	if d, i := strings.Index(last, "User: Who directed it?"), strings.Index(last, "Give a friendly response"); d < 0 || i < d {
+		t.Errorf("instruction not after the dialogue:\n%s", last)
+	}
+	msgs, err = ts.Render(PromptMPCClarify, goldenData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msgs[0].Content, "third person") || !strings.Contains(renderText(msgs), "Clarified: What is the bot's name? Does the bot know the user's name?") {
+		t.Errorf("clarifier prompt is not third-person:\n%s", renderText(msgs))
+	}
+}

@@ -30,7 +30,7 @@ var stageMarkers = []struct{ phrase, stage string }{
 	{"fine-grained topic of a conversation", chat.StageCSTopic},
 	{"commonsense direction", chat.StageCSDirect},
 	{"plan for its next reply into one Wikipedia search query", chat.StageCSQuery},
-	{"rewrite the user's last turn", chat.StageMPCClarify},
+	{"rephrase the user's last turn in the third person", chat.StageMPCClarify},
 	{"memory processor of a chatbot", chat.StageMPCMemory},
 	{"chatbot with a consistent persona", chat.StageMPCRespond},
 	{"keep a chatbot's long-term memory", chat.StageMPCSummary},
