@@ -13,21 +13,31 @@ type Commonsense struct {
 	d Deps
 }
 
-// IsPassive reports whether a user turn gives the bot nothing to answer: no question and few
-// words ("yeah it was good", "ok", "haha nice"). Such turns leave the query stage without a
-// question to search for, which is the case the commonsense directive exists for.
+// IsPassive reports whether a user turn is passive in the paper's sense: it requests neither
+// information nor an opinion, so the query stage has no question to search for, which is the
+// case the commonsense directive exists for. The paper removes request turns with an intent
+// detector and keeps everything else, long statements included ("Yes i have actually been on
+// that newsletter for years, they also have an amazing app ..."); so does this: a turn is a
+// request when it has a question mark, opens like a question, or asks ("tell me", "can you",
+// "do you think"); anything else is passive.
 func IsPassive(message string) bool {
-	m := strings.TrimSpace(message)
-	if strings.Contains(m, "?") {
+	m := strings.ToLower(strings.TrimSpace(message))
+	if m == "" || strings.ContainsAny(m, "?？") {
 		return false
 	}
-	words := strings.Fields(strings.ToLower(m))
-	if len(words) > 8 {
-		return false
+	words := Words(m)
+	if len(words) > 0 {
+		switch words[0] {
+		case "what", "who", "whom", "whose", "when", "where", "why", "how", "which", "is", "are", "was", "were",
+			"do", "does", "did", "can", "could", "would", "will", "should", "shall", "may", "have", "has",
+			"tell", "explain", "describe", "show", "give", "recommend", "suggest", "name", "list":
+			return false
+		}
 	}
-	for _, w := range words {
-		switch strings.Trim(w, ".,!") {
-		case "what", "who", "when", "where", "why", "how", "which", "tell", "explain":
+	for _, ask := range []string{"tell me", "can you", "could you", "would you", "do you know", "do you think",
+		"what do you", "i want to know", "i'd like to know", "i would like to know", "i wonder", "any idea",
+		"your opinion", "what about", "how about", "recommend"} {
+		if strings.Contains(m, ask) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kairos-rag/kairos/chat"
@@ -12,12 +13,25 @@ import (
 
 func TestIsPassive(t *testing.T) {
 	for msg, want := range map[string]bool{
-		"yeah it was good":                  true,
-		"ok":                                true,
-		"haha nice.":                        true,
+		"yeah it was good": true,
+		"ok":               true,
+		"haha nice.":       true,
+		// The paper's own passive turns (appendix, error analysis and examples).
+		"Yes they do, Their music is the best, Their dance choreography are even better!":                                                              true,
+		"I didn't know they originated in Persia. I have always hated them so I didn't care where they were from.":                                     true,
+		"Thanks, I'll be sure to check them out, I love going to live music shows, not just metal.":                                                    true,
+		"Yes i have actually been on that newsletter for years, they also have an amazing app that shows you what is around and how hard the hike is.": true,
+		"That is fantastic. I have played my whole life. My dream is to one day compete in Wimbledon":                                                  true,
+		"I like listening to NF because I like rap, and I appreciate the vulnerability in the lyrics":                                                  true,
+		"I watched it with my kids last weekend and they sang along the whole time":                                                                    true,
+		// Information or opinion requests.
 		"Who directed it?":                  false,
 		"tell me more about the soundtrack": false,
-		"I watched it with my kids last weekend and they sang along the whole time": false,
+		"how long have you played":          false,
+		"I wonder who wrote that song":      false,
+		"do you think they will win":        false,
+		"can you recommend a good trail":    false,
+		"":                                  false,
 	} {
 		if got := chat.IsPassive(msg); got != want {
 			t.Errorf("IsPassive(%q) = %v, want %v", msg, got, want)
@@ -90,5 +104,74 @@ func TestCommonsenseQueryStage(t *testing.T) {
 	}
 	if !slices.Contains(llm.Stages(), chat.StageQuery) {
 		t.Error("active turn did not use the query stage")
+	}
+}
+
+// recorder is a Completer that keeps every request.
+type recorder struct {
+	chattest.Completer
+	mu   sync.Mutex
+	reqs []chat.CompletionRequest
+}
+
+func (r *recorder) Complete(ctx context.Context, req chat.CompletionRequest) (chat.Completion, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	return r.Completer.Complete(ctx, req)
+}
+
+// The directive and query stages sample as the paper does (top-p 0.9, temperature 0.7, queries
+// of at most 40 tokens) and see the dialogue; other stages keep the client's greedy default.
+func TestCommonsenseStageOptionsAndContext(t *testing.T) {
+	rec := &recorder{Completer: chattest.Completer{Script: func(stage string, msgs []chat.Message) string {
+		switch stage {
+		case chat.StageCSTopic:
+			return "Topic: the band Seventeen"
+		case chat.StageCSDirect:
+			return "Directive: Ask about their most popular social media promotions."
+		case chat.StageCSQuery:
+			return "Query: Seventeen band social media promotions\nTime: none"
+		case chat.StageGenerate:
+			return "They are great."
+		case chat.StageClaims:
+			return "None"
+		}
+		return "None"
+	}}}
+	tpl, _ := chat.LoadTemplates("")
+	wc, err := chat.NewWikiChat(chat.Deps{LLM: rec, Templates: tpl, Retriever: chattest.NewRetriever(loadLeads(t))},
+		chat.WikiChatOptions{QueryGen: "commonsense", Skip: []string{"refine"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
+	msg := "Yes they do, Their music is the best, Their dance choreography are even better!"
+	if _, err := svc.Turn(context.Background(), chat.TurnRequest{Message: msg}, nil); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rec.reqs {
+		stage := chattest.StageOf(r.Messages)
+		seen[stage] = true
+		switch stage {
+		case chat.StageCSDirect, chat.StageCSQuery:
+			if r.Temperature == nil || *r.Temperature != 0.7 || r.TopP == nil || *r.TopP != 0.9 {
+				t.Errorf("%s: temperature %v top-p %v, want 0.7 and 0.9", stage, r.Temperature, r.TopP)
+			}
+			if want := map[string]int{chat.StageCSQuery: 40}[stage]; r.MaxTokens != want {
+				t.Errorf("%s: max tokens %d, want %d", stage, r.MaxTokens, want)
+			}
+			if !strings.Contains(chattest.LastUser(r.Messages), "User: "+msg) {
+				t.Errorf("%s does not see the dialogue:\n%s", stage, chattest.LastUser(r.Messages))
+			}
+		default:
+			if r.Temperature != nil || r.TopP != nil || r.MaxTokens != 0 {
+				t.Errorf("%s: sampling options %v %v %d, want the client's", stage, r.Temperature, r.TopP, r.MaxTokens)
+			}
+		}
+	}
+	if !seen[chat.StageCSDirect] || !seen[chat.StageCSQuery] {
+		t.Errorf("the paper's passive turn did not take the commonsense path: %v", seen)
 	}
 }

@@ -29,7 +29,7 @@ var stageMarkers = []struct{ phrase, stage string }{
 	{"You improve a chatbot's reply", chat.StageRefine},
 	{"fine-grained topic of a conversation", chat.StageCSTopic},
 	{"commonsense direction", chat.StageCSDirect},
-	{"plan for its next reply into one Wikipedia search query", chat.StageCSQuery},
+	{"plan for its next reply, you write one Wikipedia search query", chat.StageCSQuery},
 	{"rephrase the user's last turn in the third person", chat.StageMPCClarify},
 	{"memory processor of a chatbot", chat.StageMPCMemory},
 	{"chatbot with a consistent persona", chat.StageMPCRespond},
