@@ -208,3 +208,36 @@ func TestUserTurnCannotAddSystemMessage(t *testing.T) {
 		}
 	}
 }
+
+// Citations are the passages behind the facts the draft used, each once: not every passage
+// retrieved, and none when the reply is the not-sure one.
+func TestWikiChatCitations(t *testing.T) {
+	resp, _ := wikiWith(t, frozen, func(string, string) string { return "" }, "Who directed the movie Frozen?")
+	seen := map[string]bool{}
+	for _, c := range resp.Turn.Citations {
+		if seen[c.ID] {
+			t.Errorf("citation %s repeated", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	if !seen["Frozen (2013 film)#0"] {
+		t.Errorf("citations %+v lack the Frozen lead", resp.Turn.Citations)
+	}
+	if len(resp.Turn.Citations) >= len(resp.Turn.Passages) {
+		t.Errorf("%d citations for %d retrieved passages: not only the used ones", len(resp.Turn.Citations), len(resp.Turn.Passages))
+	}
+	for _, c := range resp.Turn.Citations {
+		if strings.Contains(c.For, "Pixar") {
+			t.Errorf("cited the evidence of the refuted claim: %+v", c)
+		}
+	}
+
+	notSure, _ := wikiWith(t, wikiScript{
+		query:    "Search: yes\nQuery: winner of the 2031 Olympus Mons marathon\nTime: year=2031",
+		generate: "The 2031 Olympus Mons marathon was won by Zed Xylophone.",
+		claims:   "- The 2031 Olympus Mons marathon was won by Zed Xylophone.",
+	}, func(string, string) string { return "" }, "Who won the 2031 Olympus Mons marathon?")
+	if len(notSure.Turn.Citations) != 0 || len(notSure.Turn.Passages) == 0 {
+		t.Errorf("not-sure reply cites %+v", notSure.Turn.Citations)
+	}
+}

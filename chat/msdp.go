@@ -168,6 +168,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 		rec.passages(StageRetrieve, q, res.Hits)
 		if len(res.Hits) > 0 {
 			knowledge = passageBody(res.Hits[0].Text)
+			tr.cite(StageRetrieve, q, res.Hits[:1])
 		}
 		rec.end(knowledge)
 	} else {

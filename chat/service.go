@@ -130,7 +130,7 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 	}
 	turn := Turn{
 		Index: len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
-		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Usage: tr.Usage(),
+		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: tr.Citations(), Usage: tr.Usage(),
 	}
 	conv.Turns = append(conv.Turns, turn)
 	if err := s.opts.Store.save(conv); err != nil {

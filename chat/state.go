@@ -36,7 +36,10 @@ type Turn struct {
 	Duration time.Duration `json:"duration_ns"`
 	Stages   []StageTrace  `json:"stages"`
 	Passages []PassageRef  `json:"passages,omitempty"`
-	Usage    Usage         `json:"usage"`
+	// Citations are the passages the reply was built from (the facts a WikiChat draft used,
+	// MSDP's retrieved knowledge), each once; Passages has everything retrieved.
+	Citations []PassageRef `json:"citations,omitempty"`
+	Usage     Usage        `json:"usage"`
 }
 
 // MemoryItem is one entry of MPC's memory pool.

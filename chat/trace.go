@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,6 +45,7 @@ type Tracer struct {
 	mu       sync.Mutex
 	stages   []StageTrace
 	passages []PassageRef
+	cited    []PassageRef
 }
 
 // NewTracer starts a trace at now.
@@ -61,6 +63,25 @@ func (t *Tracer) Passages() []PassageRef {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]PassageRef(nil), t.passages...)
+}
+
+// Citations returns the passages the reply was built from, each once, in the order cited.
+func (t *Tracer) Citations() []PassageRef {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]PassageRef(nil), t.cited...)
+}
+
+// cite records passages the reply is built from; a passage already cited is not repeated.
+func (t *Tracer) cite(stage, forText string, hits []rerank.Hit) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, h := range hits {
+		if slices.ContainsFunc(t.cited, func(p PassageRef) bool { return p.ID == h.ID }) {
+			continue
+		}
+		t.cited = append(t.cited, PassageRef{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, For: forText, Stage: stage})
+	}
 }
 
 // Usage sums token usage over all stages.

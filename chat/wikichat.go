@@ -143,12 +143,13 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	var (
 		plan    QueryPlan
 		bullets []string
+		sources []rerank.Hit // passages the bullets came from
 		gen     generated
 	)
 	err := parallel(2, func(i int) error {
 		var err error
 		if i == 0 && !w.opts.skips(StageRetrieve) {
-			plan, bullets, err = w.retrieveAndSummarize(ctx, conv, base, tr)
+			plan, bullets, sources, err = w.retrieveAndSummarize(ctx, conv, base, tr)
 		}
 		if i == 1 && !w.opts.skips(StageGenerate) {
 			gen, err = w.generateAndExtract(ctx, base, tr)
@@ -158,7 +159,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if err != nil {
 		return "", err
 	}
-	kept, err := w.verify(ctx, base, gen.claims, gen.evidence, tr)
+	kept, support, err := w.verify(ctx, base, gen.claims, gen.evidence, tr)
 	if err != nil {
 		return "", err
 	}
@@ -167,6 +168,10 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	var draft string
 	switch {
 	case len(facts) > 0:
+		tr.cite(StageSummarize, plan.Query, sources)
+		for i, hits := range support {
+			tr.cite(StageVerify, kept[i], hits)
+		}
 		rec := tr.stage(StageDraft)
 		d := base
 		d.Facts = facts
@@ -195,7 +200,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 }
 
 // retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
-func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation, base PromptData, tr *Tracer) (QueryPlan, []string, error) {
+func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation, base PromptData, tr *Tracer) (QueryPlan, []string, []rerank.Hit, error) {
 	var plan QueryPlan
 	var err error
 	if w.cs != nil {
@@ -210,13 +215,13 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 		rec.end(plan)
 	}
 	if err != nil || !plan.Search || w.opts.PassagesPerQuery == 0 {
-		return plan, nil, err
+		return plan, nil, nil, err
 	}
 	rec := tr.stage(StageRetrieve)
 	res, err := w.d.Retriever.Retrieve(ctx, w.query(plan.Query, plan.Time, w.opts.PassagesPerQuery))
 	if err != nil {
 		rec.end(nil)
-		return plan, nil, fmt.Errorf("retrieving for %q: %w", plan.Query, err)
+		return plan, nil, nil, fmt.Errorf("retrieving for %q: %w", plan.Query, err)
 	}
 	rec.passages(StageRetrieve, plan.Query, res.Hits)
 	rec.end(map[string]any{"query": plan.Query, "time": res.Time, "hits": len(res.Hits)})
@@ -235,11 +240,15 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 		return nil
 	})
 	var bullets []string
-	for _, b := range per {
+	var sources []rerank.Hit
+	for i, b := range per {
 		bullets = append(bullets, b...)
+		if len(b) > 0 {
+			sources = append(sources, res.Hits[i])
+		}
 	}
 	rec.end(bullets)
-	return plan, bullets, err
+	return plan, bullets, sources, err
 }
 
 // generated is the result of stages 3-4.
@@ -300,10 +309,10 @@ type verdictOut struct {
 	Reasoning string  `json:"reasoning,omitempty"`
 }
 
-// verify is stage 5: keep the claims their evidence supports.
-func (w *WikiChat) verify(ctx context.Context, base PromptData, claims []string, evid [][]rerank.Hit, tr *Tracer) ([]string, error) {
+// verify is stage 5: keep the claims their evidence supports, with that evidence.
+func (w *WikiChat) verify(ctx context.Context, base PromptData, claims []string, evid [][]rerank.Hit, tr *Tracer) ([]string, [][]rerank.Hit, error) {
 	if len(claims) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rec := tr.stage(StageVerify)
 	outs := make([]verdictOut, len(claims))
@@ -334,15 +343,17 @@ func (w *WikiChat) verify(ctx context.Context, base PromptData, claims []string,
 	})
 	rec.end(outs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var kept []string
-	for _, o := range outs {
+	var support [][]rerank.Hit
+	for i, o := range outs {
 		if o.Verdict == Supports {
 			kept = append(kept, o.Claim)
+			support = append(support, evid[i])
 		}
 	}
-	return kept, nil
+	return kept, support, nil
 }
 
 type refineOut struct {

@@ -73,7 +73,9 @@ func (a chatAdapter) Chat(ctx context.Context, req server.ChatRequest, onToken f
 		return server.ChatResponse{}, err
 	}
 	out := server.ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []server.ChatCitation{}}
-	for _, p := range resp.Turn.Passages {
+	// Only the passages the reply was built from, each once (Turn.Citations); everything
+	// retrieved stays in the trace.
+	for _, p := range resp.Turn.Citations {
 		out.Citations = append(out.Citations, server.ChatCitation{PassageID: p.ID, Title: p.Title})
 	}
 	if len(resp.Turn.Stages) > 0 {
