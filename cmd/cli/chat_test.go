@@ -36,7 +36,8 @@ func cliScript(stage string, msgs []chat.Message) string {
 		_, facts, _ := strings.Cut(p, "Verified facts:\n- ")
 		return strings.TrimSpace(facts)
 	case chat.StageRefine:
-		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: unchanged"
+		// The refine stage always revises (WikiChat does not skip it); this one keeps the text.
+		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: " + chattest.Field(p, "Reply")
 	case chat.StageSICL:
 		return "Bot: I love that one too!"
 	}

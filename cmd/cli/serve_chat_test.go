@@ -80,6 +80,13 @@ func TestServeChat(t *testing.T) {
 	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee." || cr.Conversation == "" || len(cr.Citations) == 0 {
 		t.Fatalf("chat response %+v", cr)
 	}
+	cited := map[string]bool{}
+	for _, c := range cr.Citations {
+		if cited[c.PassageID] {
+			t.Errorf("citation %s repeated in %+v", c.PassageID, cr.Citations)
+		}
+		cited[c.PassageID] = true
+	}
 	for _, st := range []string{"query", "retrieve", "verify", "refine"} {
 		if _, ok := cr.Stages[st]; !ok {
 			t.Errorf("stage %s missing from %v", st, cr.Stages)
