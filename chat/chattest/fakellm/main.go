@@ -1,7 +1,8 @@
 // Command fakellm is a scripted OpenAI-compatible server for end-to-end checks of `kairos chat`
 // as a separate process. It recognises which Kairos stage a prompt belongs to and answers with
 // the text the script file gives for that stage; it logs one JSON line per call on stderr
-// ({"stage": ...}) so a checker can see which stages ran.
+// ({"stage": ..., "roles": "system,user,..."}) so a checker can see which stages ran and the
+// roles of the messages each received.
 //
 //	fakellm -addr 127.0.0.1:8099 -script answers.json
 //
@@ -16,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,9 +47,13 @@ func run(addr, scriptPath string, latency time.Duration) error {
 	}
 	var mu sync.Mutex
 	logEnc := json.NewEncoder(os.Stderr)
-	h := chattest.NewHandler(func(stage string, _ []chat.Message) string {
+	h := chattest.NewHandler(func(stage string, msgs []chat.Message) string {
+		roles := make([]string, len(msgs))
+		for i, m := range msgs {
+			roles[i] = m.Role
+		}
 		mu.Lock()
-		_ = logEnc.Encode(map[string]string{"stage": stage})
+		_ = logEnc.Encode(map[string]any{"stage": stage, "roles": strings.Join(roles, ",")})
 		mu.Unlock()
 		if a, ok := answers[stage]; ok {
 			return a
