@@ -105,8 +105,15 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	if o.Encoder == "" && o.Bank == "" && o.Pipeline == "mpc" {
+		fmt.Fprintln(stdio.Stderr, hashMemoryNote)
+	}
 	return runChat(ctx, o, r, enc, stdio)
 }
+
+// hashMemoryNote says that MPC memory recall runs on the no-model fallback.
+const hashMemoryNote = "kairos chat: mpc memory recall uses the hashed bag-of-words encoder, the no-model fallback " +
+	"(lexical matches only); give a sentence encoder with --encoder MODEL_DIR"
 
 // chatEncoder picks the encoder for banks and MPC memory: --encoder, or the one the bank was
 // built with.

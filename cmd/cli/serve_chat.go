@@ -40,6 +40,9 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 	if err != nil {
 		return nil, err
 	}
+	if o.Encoder == "" && o.Bank == "" {
+		log.Warn(hashMemoryNote)
+	}
 	names := []string{"wikichat", "commonsense", "mpc"}
 	if o.Bank != "" {
 		names = append(names, "msdp", "sicl")
