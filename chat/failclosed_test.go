@@ -241,3 +241,24 @@ func TestWikiChatCitations(t *testing.T) {
 		t.Errorf("not-sure reply cites %+v", notSure.Turn.Citations)
 	}
 }
+
+// The query stage sees the searches of earlier turns, as in WikiChat.
+func TestWikiChatEarlierQueriesShown(t *testing.T) {
+	env := newWikiEnv(t, frozen, 0, chat.WikiChatOptions{})
+	first, err := env.svc.Turn(context.Background(), chat.TurnRequest{Message: "Who directed the movie Frozen?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.svc.Turn(context.Background(), chat.TurnRequest{ConversationID: first.ConversationID, Message: "And who produced it?"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var prompts []string
+	for _, c := range env.llm.Calls() {
+		if c.Stage == chat.StageQuery {
+			prompts = append(prompts, chattest.Field(chattest.LastUser(c.Messages), "Earlier searches"))
+		}
+	}
+	if len(prompts) != 2 || prompts[0] != "none" || prompts[1] != "Frozen 2013 animated film directed" {
+		t.Errorf("earlier searches shown: %q", prompts)
+	}
+}
