@@ -34,10 +34,11 @@ func goldenData() PromptData {
 		Memory:    "The user likes Disney films.",
 		LastTurn:  "Who directed it?",
 		Knowledge: "Frozen was directed by Chris Buck and Jennifer Lee.",
-		Examples: []PromptExample{{Topic: "Football", LastTurn: "Do you like football?",
+		Examples: []PromptExample{{SystemTurn: "Hi! What do you like to do on weekends?", Topic: "Football", LastTurn: "Do you like football?",
 			Knowledge: "Football is a family of team sports.", Response: "I do! It is a family of team sports after all.",
 			Context: []PromptTurn{{"User", "Do you like football?"}}}},
 		Command:        siclCommand(1),
+		SystemTurn:     "Did you enjoy it?",
 		EarlierQueries: []string{"Frozen 2013 film"},
 	}
 }
