@@ -18,11 +18,18 @@
 //
 // Prompts are text/template files embedded from prompts/; LoadTemplates(dir) replaces any of
 // them by dir/<name>.tmpl (names: PromptNames; fields: PromptData). Role marker lines
-// ("=== system ===", "=== user ===", "=== assistant ===") split a rendered prompt into chat
-// messages; retrieved text always goes through the template function untrusted.
+// ("=== system ===", "=== user ===", "=== assistant ===") split a template's source into chat
+// messages before any data is substituted, and every substituted text is one line, so no user
+// turn, passage, memory or bank example can add a message or change a role; retrieved text
+// always goes through the template function untrusted.
+//
+// The layer fails closed: every parser treats unclear, negated, contradictory, empty or
+// truncated (finish_reason "length") output as unusable, a claim reaches the draft only with an
+// explicit SUPPORTS verdict, and replies are cleaned of control characters.
 //
 // Every turn records a Turn: per-stage timings (wall and LLM time), token usage, parsed stage
-// outputs, unusable outputs that were skipped, and the passages retrieved with their ids.
+// outputs, unusable outputs that were skipped, the passages retrieved with their ids, and the
+// passages the reply was built from (its citations).
 // Example banks (BuildBank, ReadBank) are a format of this package: a JSON header line with
 // format, version, encoder, dimension, count and the SHA-256 of the body, then one JSON line
 // per example with its unit vector.
