@@ -175,3 +175,31 @@ func TestCommonsenseStageOptionsAndContext(t *testing.T) {
 		t.Errorf("the paper's passive turn did not take the commonsense path: %v", seen)
 	}
 }
+
+// Skipped outputs of the topic, directive and query stages are trace notes, and the turn goes on.
+func TestCommonsenseTraceNotes(t *testing.T) {
+	llm := chattest.Completer{Script: func(stage string, msgs []chat.Message) string {
+		switch stage {
+		case chat.StageCSTopic:
+			return "Topic: the band Seventeen"
+		case chat.StageCSDirect, chat.StageCSQuery:
+			return "\n\n" // unusable
+		case chat.StageGenerate:
+			return "They are great."
+		}
+		return "None"
+	}}
+	tpl, _ := chat.LoadTemplates("")
+	wc, _ := chat.NewWikiChat(chat.Deps{LLM: llm, Templates: tpl, Retriever: chattest.NewRetriever(loadLeads(t))},
+		chat.WikiChatOptions{QueryGen: "commonsense", Skip: []string{"refine"}})
+	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
+	resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "Their dance choreography is even better!"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{chat.StageCSDirect, chat.StageCSQuery} {
+		if s := findStage(t, resp.Turn.Stages, st); len(s.Errors) == 0 {
+			t.Errorf("stage %s skipped an unusable output without a note", st)
+		}
+	}
+}
