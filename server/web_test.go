@@ -86,7 +86,7 @@ func TestPage(t *testing.T) {
 	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /: %d %s", w.Code, w.Header().Get("Content-Type"))
 	}
-	if n := strings.Count(page, `<li class="hit">`); n != len(sr.Results[0].Hits) {
+	if n := strings.Count(page, `<li class="hit" data-passage=`); n != len(sr.Results[0].Hits) {
 		t.Errorf("page renders %d hits, the API has %d", n, len(sr.Results[0].Hits))
 	}
 	at := 0

@@ -99,20 +99,26 @@ func webCorpus(t *testing.T, dir string) string {
 	return path
 }
 
-// webServe runs kairos serve (the function behind the command) with chat on a scripted LLM,
-// and returns its base URL.
-func webServe(t *testing.T) string {
+// webIndex builds the BM25 index of webCorpus.
+func webIndex(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "idx")
 	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx, Inputs: []indexer.InputSpec{{Path: webCorpus(t, dir)}}}); err != nil {
 		t.Fatal(err)
 	}
+	return idx
+}
+
+// webServe runs kairos serve (the function behind the command) on idx with chat on a
+// scripted LLM, and returns its base URL. apiKey, when set, is required by the API.
+func webServe(t *testing.T, idx, apiKey string) string {
+	t.Helper()
 	llm := chattest.NewServer(cliScript, 0)
 	t.Cleanup(llm.Close)
 	log := slog.New(slog.DiscardHandler)
 	eo := retrievalOptions{Index: idx, Logger: log}
-	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
+	opts := server.Options{Logger: log, APIKey: apiKey, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
 	var live *server.Server
 	var err error
 	if opts.Chat, err = newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), log); err != nil {
@@ -142,8 +148,18 @@ func webServe(t *testing.T) string {
 // apiHits asks POST /v1/search directly, for the passage ids and titles the page must show.
 func apiHits(t *testing.T, base string, q map[string]any) (ids, titles []string) {
 	t.Helper()
+	return apiHitsKey(t, base, "", q)
+}
+
+func apiHitsKey(t *testing.T, base, key string, q map[string]any) (ids, titles []string) {
+	t.Helper()
 	body, _ := json.Marshal(q)
-	resp, err := http.Post(base+"/v1/search", "application/json", strings.NewReader(string(body)))
+	req, _ := http.NewRequest("POST", base+"/v1/search", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +193,8 @@ func newBrowser(t *testing.T) context.Context {
 }
 
 // pageHits reads the passage ids of the rendered results, in order.
-const pageHitsJS = `Array.from(document.querySelectorAll('#results .hit')).map(li => li.dataset.passage || '')`
+// Only the list the script rendered from the API counts, not the server-rendered one.
+const pageHitsJS = `Array.from(document.querySelectorAll('#results ol.live .hit')).map(li => li.dataset.passage || '')`
 
 // waitHits waits until the page shows a finished search whose ids differ from prev.
 func waitHits(ctx context.Context, prev []string) ([]string, error) {
@@ -210,11 +227,16 @@ func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
 	return v
 }
 
-func shot(t *testing.T, ctx context.Context, name string) {
+// shot saves the viewport, or the whole page when full, with -web.screenshots.
+func shot(t *testing.T, ctx context.Context, name string, full bool) {
 	if *screenshots == "" {
 		return
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	a := chromedp.CaptureScreenshot()
+	if full {
+		a = chromedp.FullScreenshot(100) // 100: PNG
+	}
+	png, err := chromedp.Run(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +249,8 @@ func shot(t *testing.T, ctx context.Context, name string) {
 // time need reordering a TimeQA question, and a streamed chat turn; and the server-rendered
 // results of a shared URL, as chromium --dump-dom prints them.
 func TestWebPage(t *testing.T) {
-	base := webServe(t)
+	idx := webIndex(t)
+	base := webServe(t, idx, "")
 	ctx := newBrowser(t)
 
 	// Search: type the query, submit with Enter, compare with the API's answer.
@@ -265,7 +288,6 @@ func TestWebPage(t *testing.T) {
 	if !open || "score "+final != score {
 		t.Errorf("explain panel open=%v final %q, hit %q", open, final, score)
 	}
-	shot(t, ctx, "screenshot-search.png")
 
 	// Time need: a TimeQA question from a shared URL (time none), then auto from the form.
 	noneIDs, _ := apiHits(t, base, map[string]any{"text": webTimeQuery, "time": "none", "rerank": "time"})
@@ -295,13 +317,29 @@ func TestWebPage(t *testing.T) {
 	if u, _ := url.Parse(loc); u == nil || u.Query().Get("time") != "auto" {
 		t.Errorf("the URL %q does not carry time=auto", loc)
 	}
+	if err := chromedp.Do(ctx, chromedp.Click("#results ol.live .hit:first-child details.explain summary")); err != nil {
+		t.Fatal(err)
+	}
+	// The time part of the explanation is there, and the years the passage mentions.
+	if got := evalJS[string](t, ctx, `Array.from(document.querySelectorAll('#results ol.live .hit:first-child details.explain tr')).find(r => r.cells[0].textContent === 'Time').cells[1].textContent`); got == "–" {
+		t.Error("time auto: the explain panel has no time score")
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('#results ol.live .hit:first-child .years span') !== null`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("the first TimeQA hit shows no years: %v", err)
+	}
+	shot(t, ctx, "screenshot-search.png", false)
 
 	// Chat: one turn to the scripted LLM, streamed; count the reply's updates as it streams.
 	if err := chromedp.Do(ctx, chromedp.Click("#tab-chat"), chromedp.WaitVisible("#message")); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.SendKeys("#message", "Who directed Frozen?\r"), chromedp.WaitVisible("#trace")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.SendKeys("#message", "Who directed Frozen?\r")); err != nil {
 		t.Fatal(err)
+	}
+	// The turn is over when the reply is no longer busy (the stream has ended).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('#chat-log .bot[aria-busy="false"]') !== null`,
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the chat turn did not finish: %v", err)
 	}
 	reply := evalJS[string](t, ctx, `document.querySelector('#chat-log .bot .reply').textContent`)
 	stages := evalJS[string](t, ctx, `Array.from(document.querySelectorAll('#trace-body th')).map(th => th.textContent).join(' ')`)
@@ -319,9 +357,23 @@ func TestWebPage(t *testing.T) {
 		t.Errorf("the page read %s token events for a %s-word reply", tokens, words)
 	}
 	if evalJS[int](t, ctx, `document.querySelectorAll('#chat-log .citations li').length`) == 0 {
-		t.Error("the chat answer shows no citations")
+		t.Fatal("the chat answer shows no citations")
 	}
-	shot(t, ctx, "screenshot-chat.png")
+	// The Frozen lead's citation opens, from the keyboard, on the passage's text from
+	// GET /v1/passages/{id}. (Citations come in the order the pipeline's parallel stages
+	// retrieved them, so it is found by title.)
+	const frozenCite = `Array.from(document.querySelectorAll('#chat-log .citations details')).find(d => d.querySelector('summary').textContent.startsWith('Frozen (2013 film)'))`
+	if !evalJS[bool](t, ctx, `(d => d ? (d.querySelector('summary').focus(), true) : false)(`+frozenCite+`)`) {
+		t.Fatal("no citation of the Frozen (2013 film) lead")
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](frozenCite+`.querySelector('.passage').textContent.includes('Chris Buck')`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("the Frozen citation does not show its passage: %v", err)
+	}
+	shot(t, ctx, "screenshot-chat.png", true)
 
 	// A shared URL: the result titles are in the DOM chromium dumps at load.
 	_, titles := apiHits(t, base, map[string]any{"text": webVitaminQuery})
@@ -348,5 +400,34 @@ func TestWebPage(t *testing.T) {
 	}
 	if n != len(titles) {
 		t.Errorf("dump-dom has %d result titles, the API %d", n, len(titles))
+	}
+}
+
+// With an API key the page asks for it on the first 401, then searches with it.
+func TestWebPageAPIKey(t *testing.T) {
+	base := webServe(t, webIndex(t), "k3y")
+	ctx := newBrowser(t)
+	wantIDs, _ := apiHitsKey(t, base, "k3y", map[string]any{"text": webVitaminQuery})
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/?q=vitamin+D+and+bone+density"), chromedp.WaitVisible("#key-form")); err != nil {
+		t.Fatal(err)
+	}
+	if n := evalJS[int](t, ctx, `document.querySelectorAll('#results .hit').length`); n != 0 {
+		t.Errorf("%d hits shown before the key was given", n)
+	}
+	if msg := evalJS[string](t, ctx, `document.getElementById('error').textContent`); !strings.Contains(msg, "401") {
+		t.Errorf("the error box says %q, want the API's 401", msg)
+	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys("#api-key", "k3y\r")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := waitHits(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, wantIDs) {
+		t.Errorf("with the key: page %v, API %v", got, wantIDs)
+	}
+	if facts := evalJS[string](t, ctx, `document.getElementById('facts').textContent`); !strings.Contains(facts, "Passages") {
+		t.Errorf("index facts %q", facts)
 	}
 }

@@ -143,9 +143,12 @@ function pageURL(p) {
   return "/?" + u.toString();
 }
 
-// terms are the query's words, for highlighting; very short words are left out.
+// stopwords are not highlighted: marking every "and" hides the words that matched.
+const stopwords = new Set("a an and are as at be by did do does for from had has have how in is it its of on or that the this to was were what when where which who whom why with".split(" "));
+
+// terms are the query's words, for highlighting.
 function terms(q) {
-  return [...new Set(q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1))];
+  return [...new Set(q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1 && !stopwords.has(w)))];
 }
 
 function highlight(text, words) {
@@ -165,11 +168,12 @@ function highlight(text, words) {
 
 const num = (v) => (v === undefined || v === null ? "–" : Number(v).toFixed(4));
 
-function explainTable(h) {
+function explainTable(h, mode) {
   const x = h.explain || {};
   const s = h.scores || {};
   const rows = [
-    ["BM25", s.bm25],
+    // In bm25 mode the retrieval score is the BM25 score; hybrid reports both parts.
+    ["BM25", s.bm25 !== undefined ? s.bm25 : (mode === "bm25" ? x.retrieval : undefined)],
     ["Dense (cosine)", s.dense],
     ["Retrieval (fusion in hybrid)", x.retrieval],
     ["Relevance (normalised)", x.relevance],
@@ -200,7 +204,7 @@ async function loadYears(h, box) {
 }
 
 function renderHits(res, words) {
-  const list = el("ol", { class: "hits" });
+  const list = el("ol", { class: "hits live" }); // "live": rendered from the API, not by the server
   for (const h of res.hits) {
     const title = h.url ? el("a", { href: h.url, rel: "noopener" }, h.title) : h.title;
     const years = el("p", { class: "years" }, "Years mentioned: …");
@@ -213,7 +217,7 @@ function renderHits(res, words) {
         el("span", { class: "pid" }, h.passage_id)),
       el("p", { class: "snippet" }, highlight(h.text, words)),
       years,
-      explainTable(h)));
+      explainTable(h, res.mode)));
     loadYears(h, years);
   }
   return list;
@@ -281,7 +285,9 @@ async function sse(resp, on) {
 
 function renderTrace(trace) {
   $("trace").hidden = false;
-  $("trace-body").replaceChildren(...(trace || []).map((st) => el("tr", {},
+  // The API lists stages as they finish; parallel stages read better by start.
+  const stages = [...(trace || [])].sort((a, b) => a.start_ms - b.start_ms);
+  $("trace-body").replaceChildren(...stages.map((st) => el("tr", {},
     el("th", { scope: "row" }, st.stage),
     el("td", { class: "num" }, st.start_ms.toFixed(1)),
     el("td", { class: "num" }, st.duration_ms.toFixed(1)),
@@ -289,6 +295,23 @@ function renderTrace(trace) {
     el("td", { class: "num" }, String(st.calls)),
     el("td", {}, el("pre", {}, JSON.stringify(st.output === undefined ? null : st.output, null, 1)),
       (st.errors || []).length ? el("p", { class: "notes" }, "skipped: " + st.errors.join("; ")) : null))));
+}
+
+// citation shows a cited passage; its text is fetched from GET /v1/passages/{id} when opened.
+function citation(c) {
+  const body = el("p", { class: "passage" }, "Loading…");
+  const d = el("details", {}, el("summary", {}, c.title, " ", el("span", { class: "pid" }, c.passage_id)), body);
+  d.addEventListener("toggle", async () => {
+    if (!d.open || d.dataset.loaded) return;
+    d.dataset.loaded = "1";
+    try {
+      const p = await (await api("GET", "/v1/passages/" + encodeURIComponent(c.passage_id))).json();
+      body.replaceChildren(p.text, ...(p.url ? [" ", el("a", { href: p.url, rel: "noopener" }, "source")] : []));
+    } catch (err) {
+      body.textContent = err instanceof APIError ? "API error " + err.message : String(err);
+    }
+  });
+  return el("li", {}, d);
 }
 
 async function sendChat() {
@@ -318,8 +341,8 @@ async function sendChat() {
         const seen = new Set();
         const cites = data.citations.filter((c) => !seen.has(c.passage_id) && seen.add(c.passage_id));
         if (cites.length) {
-          bot.append(el("ol", { class: "citations", "aria-label": "Citations" }, cites.map((c) =>
-            el("li", {}, el("a", { href: "/v1/passages/" + encodeURIComponent(c.passage_id) }, c.title), " ", el("span", { class: "pid" }, c.passage_id)))));
+          bot.append(el("p", { class: "cite-head", id: "cites-" + log.children.length }, "Passages retrieved for this answer"),
+            el("ol", { class: "citations", "aria-labelledby": "cites-" + log.children.length }, cites.map(citation)));
         }
         renderTrace(data.trace);
       }
