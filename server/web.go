@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -47,6 +48,15 @@ func (s *Server) registerWeb(mux *http.ServeMux) {
 func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	d := pageData{Query: r.URL.Query().Get("q")}
 	if strings.TrimSpace(d.Query) != "" && s.opts.APIKey == "" {
+		// The search counts against MaxInFlight like an API request; when the server is
+		// busy the page still loads, and its script runs the search through the API.
+		if n := s.apiInFlight.Add(1); n > int64(s.opts.MaxInFlight) {
+			s.apiInFlight.Add(-1)
+			d.Error = "server busy (max_in_flight): results not rendered; the page's script searches through the API"
+			s.writePage(w, d)
+			return
+		}
+		defer s.apiInFlight.Add(-1)
 		res, err := s.pageSearch(r.Context(), r.URL.Query())
 		if err != nil {
 			_, d.Error = classify(err, s.opts.Timeout.String())
@@ -54,12 +64,20 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			d.Result = &res
 		}
 	}
+	s.writePage(w, d)
+}
+
+func (s *Server) writePage(w http.ResponseWriter, d pageData) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if err := pageTemplate.Execute(w, d); err != nil {
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, d); err != nil {
 		s.opts.Logger.Error("rendering the web page", "err", err)
+		writeError(w, http.StatusInternalServerError, "internal error: rendering the web page failed; see the server log")
+		return
 	}
+	w.Write(buf.Bytes())
 }
 
 // pageSearch runs the search a page URL describes, through the same validation as

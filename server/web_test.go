@@ -121,6 +121,19 @@ func TestPage(t *testing.T) {
 	}
 }
 
+// A busy server still serves the page, without rendering results.
+func TestPageBusy(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxInFlight: 2})
+	s.apiInFlight.Store(2)
+	w := do(s, "GET", "/?q=vitamin+D", "")
+	if w.Code != 200 || strings.Contains(w.Body.String(), `class="hit"`) || !strings.Contains(w.Body.String(), "server busy (max_in_flight)") {
+		t.Errorf("busy: %d %s", w.Code, w.Body)
+	}
+	if n := s.apiInFlight.Load(); n != 2 {
+		t.Errorf("in flight %d after the page, want 2", n)
+	}
+}
+
 // With an API key the page loads without it (it asks for the key) but renders no results,
 // which would bypass the key.
 func TestPageWithAPIKey(t *testing.T) {
