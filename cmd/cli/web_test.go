@@ -278,6 +278,21 @@ func TestWebPage(t *testing.T) {
 		t.Errorf("first hit's highlighted terms %q lack \"vitamin\"", marks)
 	}
 
+	// An API error is shown as such: this index has no dense vectors.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/?mode=dense&q=vitamin")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(e => e !== null && e.textContent.startsWith('API error 400: ') && e.textContent.includes('dense'))(document.querySelector('#results .error'))`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("mode dense on a BM25 index: no API error shown (%q): %v", evalJS[string](t, ctx, `document.getElementById('results').textContent`), err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(loc)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := waitHits(ctx, nil); err != nil || !slices.Equal(got, wantIDs) {
+		t.Fatalf("back to the search: %v, %v", got, err)
+	}
+
 	// Explain: open the first hit's panel; its final score is the hit's score.
 	if err := chromedp.Do(ctx, chromedp.Click("#results .hit:first-child details.explain summary")); err != nil {
 		t.Fatal(err)

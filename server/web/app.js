@@ -372,7 +372,13 @@ async function start() {
   fillForm(params);
   $("time").addEventListener("change", timeFields);
   $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(true); });
-  for (const id of ["mode", "time", "rerank"]) $(id).addEventListener("change", () => { if ($("q").value.trim()) runSearch(true); });
+  // Settings apply at once, except a year or range that has yet to be typed in.
+  for (const id of ["mode", "time", "rerank"]) $(id).addEventListener("change", () => {
+    const t = $("time").value;
+    if (id === "time" && t === "year" && !$("year").value) return $("year").focus();
+    if (id === "time" && t === "range" && !($("from").value && $("to").value)) return $("from").focus();
+    if ($("q").value.trim()) runSearch(true);
+  });
   $("chat-form").addEventListener("submit", (e) => { e.preventDefault(); sendChat(); });
   $("chat-new").addEventListener("click", () => { conversation = ""; $("chat-log").replaceChildren(); $("trace").hidden = true; });
   $("tab-search").addEventListener("click", () => { showTab("search"); history.replaceState(null, "", location.pathname + location.search); });
