@@ -20,11 +20,12 @@ export KAIROS_SHARED  ?= $(SHARED)
 
 all: build
 
-## setup: Go modules, the ONNX Runtime library, and hnswlib (the ANN reference the tests run).
+## setup: Go modules, the ONNX Runtime library, hnswlib (the ANN reference the tests run) and
+## chromium (the browser test of the web page).
 setup: ort apt
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-numpy
+APT_PKGS := python3-hnswlib python3-numpy chromium
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 

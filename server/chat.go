@@ -32,6 +32,26 @@ type ChatResponse struct {
 	Citations    []ChatCitation `json:"citations"`
 	// Stages reports what each pipeline stage did (queries issued, claims checked, ...).
 	Stages map[string]any `json:"stages,omitempty"`
+	// Trace lists the stages in the order they finished, with their timings: what the web
+	// page's trace panel shows.
+	Trace []ChatStage `json:"trace,omitempty"`
+}
+
+// ChatStage is one stage of a turn: its output and how long it took.
+type ChatStage struct {
+	Stage      string          `json:"stage"`
+	StartMS    float64         `json:"start_ms"` // from the start of the turn
+	DurationMS float64         `json:"duration_ms"`
+	LLMMS      float64         `json:"llm_ms"` // summed over the stage's LLM calls
+	Calls      int             `json:"calls"`  // LLM calls
+	Output     json.RawMessage `json:"output,omitempty"`
+	Errors     []string        `json:"errors,omitempty"` // unusable LLM outputs the stage skipped
+}
+
+// PipelineLister is implemented by a Chatter that can name its pipelines, default first;
+// GET /v1/stats reports them so that clients (the web page) can offer the choice.
+type PipelineLister interface {
+	Pipelines() []string
 }
 
 // ChatCitation is a passage the reply relies on.

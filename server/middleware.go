@@ -56,6 +56,7 @@ func (s *Server) routesMux() *http.ServeMux {
 			writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed on "+r.URL.Path+" (allowed: "+methods+")")
 		}))
 	}
+	s.registerWeb(mux)
 	mux.Handle("/", s.instrument("other", false, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path+" (see /openapi.json)")
 	}))

@@ -197,6 +197,12 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 func (s *Server) info(g *generation) ServerInfo {
 	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.id,
 		LoadedAt: formatTime(g.loadedAt)}
+	if s.opts.Chat != nil {
+		si.Chat = &ChatInfo{Pipelines: []string{}}
+		if pl, ok := s.opts.Chat.(PipelineLister); ok {
+			si.Chat.Pipelines = pl.Pipelines()
+		}
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		si.GoVersion = bi.GoVersion
 		if bi.Main.Version != "" {

@@ -116,10 +116,16 @@ type IndexStats struct {
 
 // ServerInfo describes the running server and its build.
 type ServerInfo struct {
-	Version    string `json:"version"`
-	Revision   string `json:"revision,omitempty"`
-	GoVersion  string `json:"go_version"`
-	Started    string `json:"started"`
-	Generation uint64 `json:"generation"` // increments on every successful reload
-	LoadedAt   string `json:"loaded_at"`
+	Version    string    `json:"version"`
+	Revision   string    `json:"revision,omitempty"`
+	GoVersion  string    `json:"go_version"`
+	Started    string    `json:"started"`
+	Generation uint64    `json:"generation"` // increments on every successful reload
+	LoadedAt   string    `json:"loaded_at"`
+	Chat       *ChatInfo `json:"chat,omitempty"` // absent when POST /v1/chat is not configured
+}
+
+// ChatInfo describes the chat endpoint of the server.
+type ChatInfo struct {
+	Pipelines []string `json:"pipelines"` // default first; empty when the Chatter does not say
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/corpus/timex"
@@ -57,7 +58,12 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 // chatAdapter serves server.ChatRequest with a chat.Service.
 type chatAdapter struct{ svc *chat.Service }
 
-var _ server.Chatter = chatAdapter{}
+var (
+	_ server.Chatter        = chatAdapter{}
+	_ server.PipelineLister = chatAdapter{}
+)
+
+func (a chatAdapter) Pipelines() []string { return a.svc.Pipelines() }
 
 func (a chatAdapter) Chat(ctx context.Context, req server.ChatRequest, onToken func(string)) (server.ChatResponse, error) {
 	if req.Time != "" {
@@ -85,10 +91,15 @@ func (a chatAdapter) Chat(ctx context.Context, req server.ChatRequest, onToken f
 		out.Stages = make(map[string]any, len(resp.Turn.Stages))
 		for _, st := range resp.Turn.Stages {
 			out.Stages[st.Stage] = json.RawMessage(st.Output)
+			out.Trace = append(out.Trace, server.ChatStage{Stage: st.Stage, StartMS: ms(st.Start),
+				DurationMS: ms(st.Duration), LLMMS: ms(st.LLMTime), Calls: st.Calls,
+				Output: st.Output, Errors: st.Errors})
 		}
 	}
 	return out, nil
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // serverRetriever adapts the server's live engine to chat's retriever.
 func serverRetriever(s **server.Server) chat.RetrieverFunc {

@@ -1,0 +1,415 @@
+// Kairos web page: search and chat over the public HTTP API (see /openapi.json). No build
+// step, no dependencies. Every call goes through api(), which adds the API key when the
+// server asked for one.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const KEY = "kairos-api-key";
+let stats = null;
+let conversation = "";
+
+// el builds an element; text children become text nodes, never HTML.
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v; else e.setAttribute(k, v);
+  }
+  for (const k of kids.flat()) if (k !== undefined && k !== null) e.append(k);
+  return e;
+}
+
+class APIError extends Error {
+  constructor(status, msg) { super(msg); this.status = status; }
+}
+
+// api calls the server; a JSON error body becomes an APIError carrying its message.
+async function api(method, path, body) {
+  const headers = {};
+  const key = sessionStorage.getItem(KEY);
+  if (key) headers["Authorization"] = "Bearer " + key;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (resp.status === 401) askKey();
+  if (!resp.ok) {
+    let msg = resp.status + " " + resp.statusText;
+    try { const e = await resp.json(); if (e.error) msg = resp.status + ": " + e.error; } catch (_) { /* not JSON */ }
+    throw new APIError(resp.status, msg);
+  }
+  return resp;
+}
+
+function showError(err) {
+  const box = $("error");
+  if (!err) { box.hidden = true; box.textContent = ""; return; }
+  box.textContent = err instanceof APIError ? "API error " + err.message : String(err);
+  box.hidden = false;
+}
+
+function askKey() {
+  $("key-form").hidden = false;
+  $("api-key").focus();
+}
+
+// ---- index facts --------------------------------------------------------------------------
+
+function bytes(n) {
+  const u = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+  return n.toFixed(i ? 1 : 0) + " " + u[i];
+}
+
+const day = (s) => (s ? s.slice(0, 10) : "");
+
+async function loadStats() {
+  stats = await (await api("GET", "/v1/stats")).json();
+  const ix = stats.index, sv = stats.server;
+  const facts = [
+    ["Passages", ix.passages.toLocaleString("en")],
+    ["Documents", ix.documents.toLocaleString("en")],
+    ["Size", bytes(ix.size_bytes)],
+    ["Model", ix.model || "none (BM25 only)"],
+    ["Default mode", ix.default_mode],
+    ["Generation", String(sv.generation)],
+    ["Built", day(ix.created)],
+  ];
+  if (ix.date_from) facts.push(["Dates", day(ix.date_from) + " – " + day(ix.date_to)]);
+  facts.push(["Server", sv.version]);
+  $("facts").replaceChildren(...facts.map(([k, v]) => el("div", {}, el("dt", {}, k), el("dd", {}, v))));
+  // Offer only the modes the index can serve.
+  for (const o of $("mode").options) {
+    if (o.value === "dense" || o.value === "hybrid") o.disabled = o.hidden = !ix.dense;
+  }
+  const chat = sv.chat;
+  $("chat-off").hidden = !!chat;
+  $("chat-on").hidden = !chat;
+  if (chat) {
+    const names = chat.pipelines.length ? chat.pipelines : [""];
+    $("pipeline").replaceChildren(...names.map((n, i) => el("option", { value: n }, (n || "default") + (i === 0 ? " (default)" : ""))));
+  }
+}
+
+// ---- search -------------------------------------------------------------------------------
+
+const fields = ["q", "mode", "time", "year", "from", "to", "rerank", "k", "date_from", "date_to"];
+
+function readForm() {
+  const p = {};
+  for (const f of fields) p[f] = $(f).value.trim();
+  return p;
+}
+
+function fillForm(params) {
+  for (const f of fields) if (params.has(f)) $(f).value = params.get(f);
+  timeFields();
+}
+
+function timeFields() {
+  const t = $("time").value;
+  document.body.classList.toggle("time-year", t === "year");
+  document.body.classList.toggle("time-range", t === "range");
+}
+
+// request builds the POST /v1/search body from the page's settings, as the server's
+// PageQuery does for a page URL.
+function request(p) {
+  const q = { text: p.q, explain: true };
+  if (p.k) q.k = Number(p.k);
+  if (p.mode) q.mode = p.mode;
+  if (p.time === "year") q.time = p.year;
+  else if (p.time === "range") q.time = p.from + ".." + p.to;
+  else if (p.time) q.time = p.time;
+  // A time need acts only through the time stage, so it is added when a need is set.
+  const stages = p.rerank ? p.rerank.split(",") : [];
+  if (q.time && q.time !== "none" && !stages.includes("time")) stages.push("time");
+  if (stages.length) q.rerank = stages.join(",");
+  if (p.date_from || p.date_to) {
+    q.filters = {};
+    if (p.date_from) q.filters.date_from = p.date_from;
+    if (p.date_to) q.filters.date_to = p.date_to;
+  }
+  return q;
+}
+
+function pageURL(p) {
+  const u = new URLSearchParams();
+  for (const f of fields) {
+    const v = p[f];
+    if (!v || (f === "time" && v === "none") || (f === "k" && v === "10")) continue;
+    if ((f === "year" && p.time !== "year") || ((f === "from" || f === "to") && p.time !== "range")) continue;
+    u.set(f, v);
+  }
+  return "/?" + u.toString();
+}
+
+// stopwords are not highlighted: marking every "and" hides the words that matched.
+const stopwords = new Set("a an and are as at be by did do does for from had has have how in is it its of on or that the this to was were what when where which who whom why with".split(" "));
+
+// terms are the query's words, for highlighting.
+function terms(q) {
+  return [...new Set(q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1 && !stopwords.has(w)))];
+}
+
+function highlight(text, words) {
+  if (!words.length) return [text];
+  const esc = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const re = new RegExp("(?<![\\p{L}\\p{N}])(" + esc.join("|") + ")(?![\\p{L}\\p{N}])", "giu");
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(el("mark", {}, m[0]));
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+const num = (v) => (v === undefined || v === null ? "–" : Number(v).toFixed(4));
+
+function explainTable(h, mode) {
+  const x = h.explain || {};
+  const s = h.scores || {};
+  const rows = [
+    // In bm25 mode the retrieval score is the BM25 score; hybrid reports both parts.
+    ["BM25", s.bm25 !== undefined ? s.bm25 : (mode === "bm25" ? x.retrieval : undefined)],
+    ["Dense (cosine)", s.dense],
+    ["Retrieval (fusion in hybrid)", x.retrieval],
+    ["Relevance (normalised)", x.relevance],
+    ["Cross-encoder", x.cross],
+    ["Time", x.time],
+    ["Final", x.final],
+  ];
+  return el("details", { class: "explain" },
+    el("summary", {}, "Explain score"),
+    el("table", {},
+      el("caption", { class: "sr-only" }, "Score breakdown of " + h.title),
+      el("tbody", {}, rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", { class: "num" }, num(v)))))),
+    x.unscored ? el("p", { class: "notes" }, "The cross-encoder did not reach this passage within its latency budget.") : null,
+    (x.notes || []).length ? el("ul", { class: "notes" }, x.notes.map((n) => el("li", {}, n))) : null);
+}
+
+function yearLabel(y) { return y.from === y.to ? String(y.from) : y.from + "–" + y.to; }
+
+// loadYears fills in the years a passage mentions, from GET /v1/passages/{id}.
+async function loadYears(h, box) {
+  try {
+    const p = await (await api("GET", "/v1/passages/" + encodeURIComponent(h.passage_id))).json();
+    const ys = [...new Set((p.years || []).map(yearLabel))];
+    box.replaceChildren(ys.length ? "Years mentioned: " : "No years mentioned", ...ys.map((y) => el("span", {}, y)));
+  } catch (err) {
+    box.textContent = "Years unavailable: " + err.message;
+  }
+}
+
+function renderHits(res, words) {
+  const list = el("ol", { class: "hits live" }); // "live": rendered from the API, not by the server
+  for (const h of res.hits) {
+    const title = h.url ? el("a", { href: h.url, rel: "noopener" }, h.title) : h.title;
+    const years = el("p", { class: "years" }, "Years mentioned: …");
+    list.append(el("li", { class: "hit", "data-passage": h.passage_id },
+      el("h3", { class: "title" }, el("span", { class: "rank" }, h.rank + "."), title),
+      el("p", { class: "meta" },
+        h.section ? el("span", { class: "section" }, h.section) : null,
+        h.date ? el("span", { class: "date" }, day(h.date)) : null,
+        el("span", { class: "score" }, "score " + num(h.score)),
+        el("span", { class: "pid" }, h.passage_id)),
+      el("p", { class: "snippet" }, highlight(h.text, words)),
+      years,
+      explainTable(h, res.mode)));
+    loadYears(h, years);
+  }
+  return list;
+}
+
+function timeLabel(t) {
+  if (!t || t.kind === "none") return "none";
+  if (t.kind === "range") return t.from === t.to ? String(t.from) : t.from + "–" + t.to;
+  return t.kind;
+}
+
+let searchSeq = 0;
+
+async function runSearch(push) {
+  const p = readForm();
+  if (!p.q) return;
+  const url = pageURL(p);
+  if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+  document.title = p.q + " · Kairos";
+  const seq = ++searchSeq;
+  const box = $("results");
+  box.setAttribute("aria-busy", "true");
+  $("summary").textContent = "Searching…";
+  try {
+    const out = await (await api("POST", "/v1/search", request(p))).json();
+    if (seq !== searchSeq) return;
+    const res = out.results[0];
+    showError(null);
+    $("summary").textContent = res.hits.length + " results in " + out.took_ms.toFixed(1) + " ms · mode " + res.mode +
+      " · time need " + timeLabel(res.time) + " · rerank " + (res.rerank.length ? res.rerank.join(", ") : "none");
+    box.replaceChildren(res.hits.length ? renderHits(res, terms(p.q)) : el("p", {}, "No passage matches."));
+  } catch (err) {
+    if (seq !== searchSeq) return;
+    $("summary").textContent = "";
+    box.replaceChildren(el("p", { class: "error", role: "alert" }, err instanceof APIError ? "API error " + err.message : String(err)));
+  } finally {
+    if (seq === searchSeq) box.setAttribute("aria-busy", "false");
+  }
+}
+
+// ---- chat ---------------------------------------------------------------------------------
+
+// sse reads a text/event-stream body, calling on(event, data) for each event.
+async function sse(resp, on) {
+  const reader = resp.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      let event = "message", data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) event = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      on(event, JSON.parse(data));
+    }
+  }
+}
+
+function renderTrace(trace) {
+  $("trace").hidden = false;
+  // The API lists stages as they finish; parallel stages read better by start.
+  const stages = [...(trace || [])].sort((a, b) => a.start_ms - b.start_ms);
+  $("trace-body").replaceChildren(...stages.map((st) => el("tr", {},
+    el("th", { scope: "row" }, st.stage),
+    el("td", { class: "num" }, st.start_ms.toFixed(1)),
+    el("td", { class: "num" }, st.duration_ms.toFixed(1)),
+    el("td", { class: "num" }, st.llm_ms.toFixed(1)),
+    el("td", { class: "num" }, String(st.calls)),
+    el("td", {}, el("pre", {}, JSON.stringify(st.output === undefined ? null : st.output, null, 1)),
+      (st.errors || []).length ? el("p", { class: "notes" }, "skipped: " + st.errors.join("; ")) : null))));
+}
+
+// citation shows a cited passage; its text is fetched from GET /v1/passages/{id} when opened.
+function citation(c) {
+  const body = el("p", { class: "passage" }, "Loading…");
+  const d = el("details", {}, el("summary", {}, c.title, " ", el("span", { class: "pid" }, c.passage_id)), body);
+  d.addEventListener("toggle", async () => {
+    if (!d.open || d.dataset.loaded) return;
+    d.dataset.loaded = "1";
+    try {
+      const p = await (await api("GET", "/v1/passages/" + encodeURIComponent(c.passage_id))).json();
+      body.replaceChildren(p.text, ...(p.url ? [" ", el("a", { href: p.url, rel: "noopener" }, "source")] : []));
+    } catch (err) {
+      body.textContent = err instanceof APIError ? "API error " + err.message : String(err);
+    }
+  });
+  return el("li", {}, d);
+}
+
+async function sendChat() {
+  const msg = $("message").value.trim();
+  if (!msg) return;
+  const log = $("chat-log");
+  log.append(el("li", { class: "user" }, el("span", { class: "who" }, "You"), msg));
+  const reply = el("span", { class: "reply" });
+  const bot = el("li", { class: "bot", "aria-busy": "true" }, el("span", { class: "who" }, "Kairos (" + ($("pipeline").value || "default") + ")"), reply);
+  log.append(bot);
+  $("message").value = "";
+  $("chat-send").disabled = true;
+  const body = { message: msg, stream: true };
+  if (conversation) body.conversation_id = conversation;
+  if ($("pipeline").value) body.pipeline = $("pipeline").value;
+  try {
+    const resp = await api("POST", "/v1/chat", body);
+    await sse(resp, (event, data) => {
+      if (event === "token") {
+        reply.textContent += data.token;
+        bot.dataset.tokens = String(Number(bot.dataset.tokens || 0) + 1); // streamed pieces, for tests
+      }
+      else if (event === "error") throw new APIError(0, data.error);
+      else if (event === "done") {
+        conversation = data.conversation_id;
+        reply.textContent = data.reply;
+        const seen = new Set();
+        const cites = data.citations.filter((c) => !seen.has(c.passage_id) && seen.add(c.passage_id));
+        if (cites.length) {
+          bot.append(el("p", { class: "cite-head", id: "cites-" + log.children.length }, "Passages retrieved for this answer"),
+            el("ol", { class: "citations", "aria-labelledby": "cites-" + log.children.length }, cites.map(citation)));
+        }
+        renderTrace(data.trace);
+      }
+    });
+  } catch (err) {
+    bot.append(el("p", { class: "error", role: "alert" }, err instanceof APIError ? "API error " + err.message : String(err)));
+  } finally {
+    bot.setAttribute("aria-busy", "false");
+    $("chat-send").disabled = false;
+    $("message").focus();
+  }
+}
+
+// ---- wiring -------------------------------------------------------------------------------
+
+function showTab(name) {
+  for (const t of ["search", "chat"]) {
+    $("tab-" + t).setAttribute("aria-selected", String(t === name));
+    $("tab-" + t).tabIndex = t === name ? 0 : -1;
+    $(t + "-view").hidden = t !== name;
+  }
+}
+
+async function start() {
+  document.body.classList.add("js");
+  const params = new URLSearchParams(location.search);
+  fillForm(params);
+  $("time").addEventListener("change", timeFields);
+  $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(true); });
+  // Settings apply at once, except a year or range that has yet to be typed in.
+  for (const id of ["mode", "time", "rerank"]) $(id).addEventListener("change", () => {
+    const t = $("time").value;
+    if (id === "time" && t === "year" && !$("year").value) return $("year").focus();
+    if (id === "time" && t === "range" && !($("from").value && $("to").value)) return $("from").focus();
+    if ($("q").value.trim()) runSearch(true);
+  });
+  $("chat-form").addEventListener("submit", (e) => { e.preventDefault(); sendChat(); });
+  $("chat-new").addEventListener("click", () => { conversation = ""; $("chat-log").replaceChildren(); $("trace").hidden = true; });
+  $("tab-search").addEventListener("click", () => { showTab("search"); history.replaceState(null, "", location.pathname + location.search); });
+  $("tab-chat").addEventListener("click", () => { showTab("chat"); history.replaceState(null, "", location.pathname + location.search + "#chat"); });
+  document.querySelector(".tabs").addEventListener("keydown", (e) => {
+    if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+    const next = $("tab-search").getAttribute("aria-selected") === "true" ? "chat" : "search";
+    $("tab-" + next).click();
+    $("tab-" + next).focus();
+  });
+  window.addEventListener("popstate", () => { fillForm(new URLSearchParams(location.search)); runSearch(false); });
+  $("key-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(KEY, $("api-key").value.trim());
+    $("key-form").hidden = true;
+    boot();
+  });
+  showTab(location.hash === "#chat" ? "chat" : "search");
+  boot();
+}
+
+// boot loads the index facts and runs the URL's search; it runs again once a key is given.
+async function boot() {
+  showError(null);
+  try {
+    await loadStats();
+  } catch (err) {
+    showError(err);
+    if (err instanceof APIError && err.status === 401) return;
+  }
+  if ($("q").value.trim()) runSearch(false);
+}
+
+start();
