@@ -16,7 +16,7 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup apt ort build test test-race bench run lint fmt clean loadtest
+.PHONY: all setup apt ort build test bench run lint fmt clean loadtest
 
 all: build
 
@@ -72,9 +72,19 @@ bench: build setup
 loadtest: build
 	./server/loadtest/run.sh
 
-lint:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
-	$(GO) vet ./...
+## lint: gofmt, go vet, staticcheck (pinned, installed into $(CACHE)/bin) and a tidy go.mod.
+STATICCHECK_VERSION := v0.6.1
+STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
+$(STATICCHECK):
+	mkdir -p $(CACHE)/bin
+	GOBIN=$(CACHE)/bin/tmp-staticcheck $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(CACHE)/bin/tmp-staticcheck/staticcheck $@ && rmdir $(CACHE)/bin/tmp-staticcheck
+
+lint: $(STATICCHECK)
+	@echo "lint: gofmt"; test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@echo "lint: go vet"; $(GO) vet ./...
+	@echo "lint: staticcheck $(STATICCHECK_VERSION)"; $(STATICCHECK) ./...
+	@echo "lint: go mod tidy -diff"; $(GO) mod tidy -diff
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -36,7 +36,7 @@ func TestClientStream(t *testing.T) {
 		{"deltas and usage", func(int32) http.HandlerFunc { return sseHandler([]string{"Hel", "lo ", "wörld"}, true) }, "Hello wörld", 1, ""},
 		{"retried before the first delta", func(n int32) http.HandlerFunc {
 			if n == 1 {
-				return func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", 503) }
+				return func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", http.StatusServiceUnavailable) }
 			}
 			return sseHandler([]string{"ok"}, true)
 		}, "ok", 2, ""},

@@ -291,9 +291,6 @@ type Refinement struct {
 	Revised string         `json:"revised,omitempty"`
 }
 
-// refineCriteria are the criteria the refine stage scores.
-var refineCriteria = [...]string{"relevance", "naturalness", "non-repetition", "temporal correctness"}
-
 var scoreRe = regexp.MustCompile(`(?i)^[\W_]*(relevan(?:ce|t)|natural(?:ness)?|non[- ]?repetit(?:ion|ive)|temporal(?:ly)?\s*correct(?:ness)?)\b.*?(\d{1,3})\s*(?:/\s*100|out of 100|%)`)
 
 // revisedLineRe matches a "Revised response:" label at the start of a line (after markdown),

@@ -167,12 +167,11 @@ func truncLongestFirst(n1, n2, max int) (int, int) {
 	if swap {
 		n1, n2 = n2, n1
 	}
-	if n1 > max {
-		n2 = n1
-	} else {
+	if n1 <= max {
 		n2 = maxInt(n1, max-n1)
 	}
-	if n1+n2 > max {
+	// Both longer than half of max (always so when even the shorter exceeds max): halves.
+	if n1 > max || n1+n2 > max {
 		n1 = max / 2
 		n2 = n1 + max%2
 	}

@@ -81,7 +81,7 @@ func webCorpus(t *testing.T, dir string) string {
 	}
 	for _, d := range readJSONL[timeQADoc](t, tq) {
 		if strings.HasPrefix(d.ID, "Newton_D._Baker_House/") {
-			docs = append(docs, doc{d.ID, d.Title, d.Text})
+			docs = append(docs, doc(d))
 		}
 	}
 	path := filepath.Join(dir, "web.jsonl")
