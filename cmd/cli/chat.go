@@ -60,7 +60,9 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&o.StateDir, "state", "", "`directory` keeping conversations (and MPC memory) across runs")
 	fs.StringVar(&o.Prompts, "prompts", "", "`directory` of .tmpl files overriding the embedded prompts")
 	fs.StringVar(&o.Bank, "bank", "", "example bank `file` (msdp, sicl; see kairos bank build)")
-	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: hash, or the bank's encoder (default)")
+	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: a model folder or hash (default: the bank's, then --model's, then hash)")
+	var models modelFlags
+	models.register(fs, false)
 	fs.IntVar(&o.WikiChat.PassagesPerQuery, "passages", 3, "wikichat: passages per query")
 	fs.IntVar(&o.WikiChat.EvidencePerClaim, "evidence", 2, "wikichat: evidence passages per claim")
 	var skip stringList
@@ -92,20 +94,32 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 
+	// The index's sentence encoder (--model) serves dense retrieval and, by default, MPC
+	// memory recall and the bank.
+	var indexEnc chat.Encoder
+	ro := retrievalOptions{Index: o.Index}
+	if models.model != "" {
+		enc, err := openEncoder(ctx, &models, nil)
+		if err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+		defer enc.Close()
+		ro.Search.Encoder, indexEnc = enc, bankEncoder{enc.enc}
+	}
 	var r chat.Retriever
 	if o.Index != "" {
-		ret, err := openRetrieval(ctx, retrievalOptions{Index: o.Index})
+		ret, err := openRetrieval(ctx, ro)
 		if err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
 		defer ret.Close()
 		r = chat.RetrieverFunc(ret.re.Search)
 	}
-	enc, err := chatEncoder(ctx, o)
+	enc, err := chatEncoder(ctx, o, indexEnc)
 	if err != nil {
 		return err
 	}
-	if o.Encoder == "" && o.Bank == "" && o.Pipeline == "mpc" {
+	if _, hashed := enc.(chat.HashEncoder); hashed && o.Pipeline == "mpc" {
 		fmt.Fprintln(stdio.Stderr, hashMemoryNote)
 	}
 	return runChat(ctx, o, r, enc, stdio)
@@ -113,11 +127,12 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 
 // hashMemoryNote says that MPC memory recall runs on the no-model fallback.
 const hashMemoryNote = "kairos chat: mpc memory recall uses the hashed bag-of-words encoder, the no-model fallback " +
-	"(lexical matches only); give a sentence encoder with --encoder MODEL_DIR"
+	"(lexical matches only); give the index's sentence encoder with --model MODEL_DIR"
 
-// chatEncoder picks the encoder for banks and MPC memory: --encoder, or the one the bank was
-// built with.
-func chatEncoder(ctx context.Context, o chatCLIOptions) (chat.Encoder, error) {
+// chatEncoder picks the encoder for banks and MPC memory: --encoder; else the one the bank was
+// built with (its vectors only compare with that encoder's); else indexEnc, the index's
+// sentence encoder, when --model gave one; else the hashed bag of words.
+func chatEncoder(ctx context.Context, o chatCLIOptions, indexEnc chat.Encoder) (chat.Encoder, error) {
 	name := o.Encoder
 	if name == "" && o.Bank != "" {
 		b, err := chat.ReadBank(o.Bank)
@@ -125,6 +140,9 @@ func chatEncoder(ctx context.Context, o chatCLIOptions) (chat.Encoder, error) {
 			return nil, fmt.Errorf("chat: %w", err)
 		}
 		name = b.Header.Encoder
+	}
+	if name == "" && indexEnc != nil {
+		return indexEnc, nil
 	}
 	if name == "" {
 		name = "hash"

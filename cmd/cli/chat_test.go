@@ -132,9 +132,12 @@ func TestBankCommandsAndSICLChat(t *testing.T) {
 	defer llm.Close()
 	o := chatOpts(llm.BaseURL())
 	o.Pipeline, o.Bank, o.Message = "sicl", bank, "Do you like music?"
-	enc, err := chatEncoder(context.Background(), o) // from the bank's header
+	enc, err := chatEncoder(context.Background(), o, indexEncoder{}) // from the bank's header, before the index's
 	if err != nil {
 		t.Fatal(err)
+	}
+	if enc != (chat.HashEncoder{Dim: 512}) {
+		t.Fatalf("encoder with a hash-512 bank and an index encoder: %#v", enc)
 	}
 	out.Reset()
 	if err := runChat(ctx, o, nil, enc, io); err != nil {
@@ -146,6 +149,38 @@ func TestBankCommandsAndSICLChat(t *testing.T) {
 	calls := llm.Calls()
 	if len(calls) != 1 || strings.Count(calls[0].Messages[0].Content, "Sample ") != 3 {
 		t.Errorf("sicl prompt did not carry 3 bank samples: %+v", calls)
+	}
+}
+
+// indexEncoder stands for the index's sentence encoder (--model).
+type indexEncoder struct{}
+
+func (indexEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	return nil, errors.New("not called")
+}
+
+func TestChatEncoderPrecedence(t *testing.T) {
+	tests := []struct {
+		name     string
+		encoder  string
+		indexEnc chat.Encoder
+		want     chat.Encoder
+	}{
+		{"nothing given: the hashed fallback", "", nil, chat.HashEncoder{}},
+		{"the index's encoder by default", "", indexEncoder{}, indexEncoder{}},
+		{"--encoder wins over the index's", "hash-64", indexEncoder{}, chat.HashEncoder{Dim: 64}},
+		{"--encoder without an index encoder", "hash", nil, chat.HashEncoder{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := chatEncoder(context.Background(), chatCLIOptions{Encoder: tt.encoder}, tt.indexEnc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
 	}
 }
 

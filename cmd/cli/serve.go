@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/rerank"
@@ -65,13 +66,14 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	}
 	// Models are opened once; a reload reopens only the index directory.
 	eo := retrievalOptions{Index: f.index, Logger: log}
+	var indexEnc chat.Encoder
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 		defer enc.Close()
-		eo.Search.Encoder = enc
+		eo.Search.Encoder, indexEnc = enc, bankEncoder{enc.enc}
 	}
 	if f.models.crossModel != "" {
 		ce, err := embed.OpenCrossEncoder(ctx, f.models.options(f.models.crossModel, log))
@@ -100,7 +102,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	// POST /v1/chat retrieves through the live server, which exists only once serve has
 	// created it; requests arrive after that.
 	var live *server.Server
-	if opts.Chat, err = newServeChat(ctx, co, serverRetriever(&live), log); err != nil {
+	if opts.Chat, err = newServeChat(ctx, co, serverRetriever(&live), indexEnc, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	if opts.Chat == nil {

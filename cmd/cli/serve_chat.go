@@ -30,18 +30,19 @@ func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 // newServeChat builds the chat service of POST /v1/chat: wikichat (the default), commonsense
 // and mpc, plus msdp and sicl when a bank is given. Retrieval goes through the server's live
 // engine, so chat follows index reloads.
-func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, log *slog.Logger) (server.Chatter, error) {
+// indexEnc is the index's sentence encoder (serve --model), nil without one.
+func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, indexEnc chat.Encoder, log *slog.Logger) (server.Chatter, error) {
 	if o.Client.BaseURL == "" && o.Client.Model == "" {
 		return nil, nil
 	}
 	if o.Client.BaseURL == "" || o.Client.Model == "" {
 		return nil, fmt.Errorf("chat needs both --llm-url and --llm-model: %w", ErrUsage)
 	}
-	enc, err := chatEncoder(ctx, o)
+	enc, err := chatEncoder(ctx, o, indexEnc)
 	if err != nil {
 		return nil, err
 	}
-	if o.Encoder == "" && o.Bank == "" {
+	if _, hashed := enc.(chat.HashEncoder); hashed {
 		log.Warn(hashMemoryNote)
 	}
 	names := []string{"wikichat", "commonsense", "mpc"}

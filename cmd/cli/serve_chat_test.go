@@ -46,7 +46,7 @@ func TestServeChat(t *testing.T) {
 	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
 	var live *server.Server
 	co := chatOpts(llm.BaseURL())
-	if opts.Chat, err = newServeChat(context.Background(), co, serverRetriever(&live), log); err != nil {
+	if opts.Chat, err = newServeChat(context.Background(), co, serverRetriever(&live), nil, log); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -121,7 +121,7 @@ func webServe(t *testing.T, idx, apiKey string) string {
 	opts := server.Options{Logger: log, APIKey: apiKey, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
 	var live *server.Server
 	var err error
-	if opts.Chat, err = newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), log); err != nil {
+	if opts.Chat, err = newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), nil, log); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
