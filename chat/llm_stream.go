@@ -143,15 +143,20 @@ func (f *replyFilter) write(s string) {
 		return
 	}
 	// Control characters are removed as text arrives; a character whose bytes have not all
-	// arrived waits for the rest, or cleaning would drop it as invalid.
+	// arrived, or an escape sequence not yet complete, waits for the rest, or cleaning would
+	// drop it as invalid or leave the sequence's tail visible.
 	s = f.partial + s
 	f.partial = ""
-	i := len(s)
-	for i > 0 && len(s)-i < utf8.UTFMax && !utf8.RuneStart(s[i-1]) {
-		i--
-	}
-	if i > 0 && !utf8.FullRuneInString(s[i-1:]) {
-		s, f.partial = s[:i-1], s[i-1:]
+	if k := incompleteEscape(s); k >= 0 {
+		s, f.partial = s[:k], s[k:]
+	} else {
+		i := len(s)
+		for i > 0 && len(s)-i < utf8.UTFMax && !utf8.RuneStart(s[i-1]) {
+			i--
+		}
+		if i > 0 && !utf8.FullRuneInString(s[i-1:]) {
+			s, f.partial = s[:i-1], s[i-1:]
+		}
 	}
 	f.pending += CleanControl(s)
 	if !f.started {

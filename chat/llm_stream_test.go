@@ -113,6 +113,7 @@ func TestReplyFilter(t *testing.T) {
 func FuzzReplyFilter(f *testing.F) {
 	f.Add("Bot: hi\nUser: x", 3)
 	f.Add("  a  b  ", 1)
+	f.Add("Bot: \x1b[31mred\x1b[0m and \x1b]0;t\x1b\\ok", 2)
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		if n <= 0 || n > 64 {
 			n = 5

@@ -370,9 +370,9 @@ func cleanResponse(out string) string {
 	return strings.TrimSpace(CleanControl(s))
 }
 
-// CleanControl removes what must not reach a user's terminal or page from LLM text: control
-// characters other than newline and tab (ANSI escapes start with ESC), bidirectional overrides
-// and isolates (which reorder how text is displayed), and invalid UTF-8.
+// CleanControl removes what must not reach a user's terminal or page from LLM text: terminal
+// escape sequences (whole), control characters other than newline and tab, bidirectional
+// overrides and isolates (which reorder how text is displayed), and invalid UTF-8.
 func CleanControl(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -386,7 +386,7 @@ func CleanControl(s string) string {
 			return -1
 		}
 		return r
-	}, s)
+	}, stripEscapes(s))
 }
 
 // ParseResponse reads a free-text reply; empty output is unusable.

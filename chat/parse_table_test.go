@@ -187,7 +187,7 @@ func TestParseRefinementTable(t *testing.T) {
 		{"speaker label stripped", "Revised response: Bot: Hi.", "Hi.", false},
 		{"feedback mentioning the words", "Relevance: the revised response should mention the date 50/100\nRevised response: It opened in 1889.", "It opened in 1889.", false},
 		{"feedback sentence with the words first", "The revised response should be shorter.\nRevised response: Short.", "Short.", false},
-		{"control characters removed", "Revised response: Hi\x1b[2J there\u202e.", "Hi[2J there.", false},
+		{"control characters removed", "Revised response: Hi\x1b[2J there\u202e.", "Hi there.", false},
 		{"full-width colon", "Revised response： Hi.", "Hi.", false},
 		{"other language revision kept", "Revised response: Bonjour, ça va ?", "Bonjour, ça va ?", false},
 
