@@ -65,7 +65,7 @@ bench: build setup
 	$(GO) test -run '^$$' -bench 'BuildSciFact|UpdateSciFact' -benchtime 3x ./indexer/
 	$(GO) test -run '^$$' -bench BM25Query -benchtime 3000x ./search/
 	$(GO) test -run '^$$' -bench TimeRerank50 ./rerank/
-	KAIROS=$(BIN) ./search/hnsw/bench/compare.sh
+	KAIROS=$(BIN) ./internal/hnsw/bench/compare.sh
 	KAIROS=$(BIN) ./embed/bench/run.sh
 
 ## loadtest: wrk against `kairos serve` on the SciFact index, loopback only, bounded in time.

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // Compact writes a new generation of the index at dir holding only its live passages: one

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // ModelIdentity identifies a sentence encoder well enough to tell whether query vectors are

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // docPassages is one input document split into passages, with its content hash.

@@ -20,7 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // countingEncoder is a deterministic stand-in for a sentence encoder (hashed bag of words,

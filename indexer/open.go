@@ -7,7 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // Generation is one committed generation of an index, opened for reading.

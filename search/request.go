@@ -1,5 +1,5 @@
 // Package search retrieves passages from a Kairos index: BM25 through bleve, dense through
-// the HNSW graph in search/hnsw, and hybrid fusion of both.
+// the HNSW graph in internal/hnsw, and hybrid fusion of both.
 package search
 
 import (

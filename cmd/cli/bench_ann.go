@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kairos-rag/kairos/search/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
 // cmdBenchANN is `kairos bench ann`: recall@10 against exact search and single-thread QPS of the
@@ -39,7 +39,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Workers, "workers", 0, "build goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","build_seconds","n","dim"}`)
-	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for search/hnsw/bench/hnswlib_bench.py")
+	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for internal/hnsw/bench/hnswlib_bench.py")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

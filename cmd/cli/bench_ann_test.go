@@ -78,7 +78,7 @@ func TestBenchANNJSONAndDump(t *testing.T) {
 	if err := exec.Command(py, "-c", "import hnswlib, numpy").Run(); err != nil {
 		t.Fatalf("hnswlib reference not runnable (make setup installs it) (%s -c 'import hnswlib, numpy': %v); install python3-hnswlib", py, err)
 	}
-	cmd := exec.Command(py, "../../search/hnsw/bench/hnswlib_bench.py", "--ef", "64", dump)
+	cmd := exec.Command(py, "../../internal/hnsw/bench/hnswlib_bench.py", "--ef", "64", dump)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("hnswlib_bench.py: %v", err)

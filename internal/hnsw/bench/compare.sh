@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kairos HNSW against hnswlib (C++) on the same synthetic data, in the same run.
 #
-#   search/hnsw/bench/compare.sh [N DIM QUERIES EFLIST]     (defaults: 50000 384 1000 16,24,32,48,64,96,128)
+#   internal/hnsw/bench/compare.sh [N DIM QUERIES EFLIST]     (defaults: 50000 384 1000 16,24,32,48,64,96,128)
 #
 # Environment: KAIROS   command that runs the kairos binary (default: build ./cmd/kairos into a temp dir)
 #              PYTHON   interpreter with the Debian python3-hnswlib package (default /usr/bin/python3)
@@ -29,7 +29,7 @@ echo "== kairos bench ann --n $N --dim $DIM --queries $Q --ef $EFS --m $M --efc 
 $KAIROS bench ann --n "$N" --dim "$DIM" --queries "$Q" --ef "$EFS" --m "$M" --efc "$EFC" \
   --seed "$SEED" --repeat "$REPEAT" --json --dump "$work/data" > "$work/kairos.jsonl"
 echo "== hnswlib on the same data" >&2
-"$PYTHON" search/hnsw/bench/hnswlib_bench.py --ef "$EFS" --repeat "$REPEAT" "$work/data" > "$work/hnswlib.jsonl"
+"$PYTHON" internal/hnsw/bench/hnswlib_bench.py --ef "$EFS" --repeat "$REPEAT" "$work/data" > "$work/hnswlib.jsonl"
 
 "$PYTHON" - "$work/kairos.jsonl" "$work/hnswlib.jsonl" <<'PY'
 import json, sys

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // TestExactMatchesSort checks Exact against scoring everything and sorting, including ties

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 func serialize(t testing.TB, g *hnsw.Graph) []byte {

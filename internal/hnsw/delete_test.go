@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
-	"github.com/kairos-rag/kairos/search/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
 func TestDelete(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // K is the recall cut-off: recall@10.
@@ -209,7 +209,7 @@ func seqKeys(n int) []uint64 {
 }
 
 // Dump writes base.f32 and queries.f32 (row-major little-endian float32), gt.i32 (K little-endian
-// int32 base indices per query, best first) and meta.json, for search/hnsw/bench/hnswlib_bench.py.
+// int32 base indices per query, best first) and meta.json, for internal/hnsw/bench/hnswlib_bench.py.
 func Dump(dir string, ds Dataset, gt [][]uint64, cfg Config) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("annbench: dump: %w", err)

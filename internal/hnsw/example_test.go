@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 func Example() {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
-	"github.com/kairos-rag/kairos/search/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
 func bytesOf(t testing.TB, g *hnsw.Graph) io.Reader { return bytes.NewReader(serialize(t, g)) }

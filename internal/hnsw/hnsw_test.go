@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kairos-rag/kairos/search/hnsw"
-	"github.com/kairos-rag/kairos/search/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
 // fixture is a clustered data set (the bench generator: 200 Gaussian centres, sigma 0.8,
