@@ -9,15 +9,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
-// topicalDir is in $KAIROS_SHARED, else in ../shared beside the repository.
-var topicalDir = func() string {
-	if root := os.Getenv("KAIROS_SHARED"); root != "" {
-		return filepath.Join(root, "data/topical-chat")
-	}
-	return "../../shared/data/topical-chat"
-}()
+var topicalDir = sharedtest.Join("data/topical-chat")
 
 func TestDeriveTopicalChatAndBankRoundTrip(t *testing.T) {
 	var buf bytes.Buffer

@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
-// sharedModels is ../shared/models seen from the embed package directory.
-var sharedModels = filepath.Join("..", "..", "shared", "models")
+var sharedModels = sharedtest.Join("models")
 
 func synthetic(name string) string { return filepath.Join(sharedModels, "synthetic", name) }
 
@@ -27,7 +28,7 @@ func requireORT(t testing.TB) {
 func requireModel(t testing.TB, dir string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
-		t.Fatalf("test model missing (../shared must sit beside the repo): %v", err)
+		t.Fatalf("test model missing (../shared beside the repository, or $%s): %v", sharedtest.EnvVar, err)
 	}
 }
 

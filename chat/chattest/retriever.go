@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 // Retriever is an in-memory TF-IDF retriever over real passages, standing in for an index. It
@@ -130,12 +131,5 @@ func LoadLeads(path string, maxWords int) ([]corpus.Passage, error) {
 	return out, nil
 }
 
-// SharedPath locates shared test data: $KAIROS_SHARED/rel, else ../../shared/rel (the shared
-// directory beside the repository, seen from a package directory one level down).
-func SharedPath(rel string) string {
-	root := os.Getenv("KAIROS_SHARED")
-	if root == "" {
-		root = "../../shared"
-	}
-	return filepath.Join(root, rel)
-}
+// SharedPath locates shared test data (see internal/sharedtest).
+func SharedPath(rel string) string { return sharedtest.Join(rel) }

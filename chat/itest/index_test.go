@@ -19,14 +19,11 @@ import (
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
-var scifact = func() string {
-	if root := os.Getenv("KAIROS_SHARED"); root != "" {
-		return filepath.Join(root, "data/beir-scifact/corpus.jsonl")
-	}
-	return "../../../shared/data/beir-scifact/corpus.jsonl"
-}()
+var scifact = sharedtest.Join("data/beir-scifact/corpus.jsonl")
 
 // buildSciFact indexes the first n SciFact abstracts (0: all) and returns a rerank engine.
 func buildSciFact(tb testing.TB, n int) *rerank.Engine {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 // m builds a mention for tables: the year or range and the substring it starts at, located
@@ -101,9 +103,9 @@ func TestExtract(t *testing.T) {
 // TestExtractTimeQAGold checks recall on real data: the gold paragraph of a TimeQA question
 // names at least one of the question's years far more often than not.
 func TestExtractTimeQAGold(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/data/timeqa/human_annotated_train.json")
+	data, err := os.ReadFile(sharedtest.Path(t, "data/timeqa/human_annotated_train.json"))
 	if err != nil {
-		t.Fatalf("shared data missing (../shared beside the repo, or KAIROS_SHARED): %v", err)
+		t.Fatal(err)
 	}
 	pages, err := decodeTimeQA(data)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 // fakeHub serves repo files under /{repo}/resolve/{rev}/{file} and records the paths asked for.
@@ -40,7 +42,7 @@ func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // modelFiles are the files of the synthetic tiny-encoder, served as if they were a hub repo.
 func modelFiles(t *testing.T, repo string) map[string][]byte {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "shared", "models", "synthetic", "tiny-encoder")
+	src := sharedtest.Path(t, "models/synthetic/tiny-encoder")
 	out := map[string][]byte{}
 	for _, f := range []string{"config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
 		"vocab.txt", "modules.json", "sentence_bert_config.json", "1_Pooling/config.json", "model.onnx"} {
@@ -173,9 +175,9 @@ func TestPullRejectsBadNames(t *testing.T) {
 
 // TestBuiltinPinsMatchREADME keeps the compiled table equal to ../shared/models/README.md.
 func TestBuiltinPinsMatchREADME(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "..", "..", "shared", "models", "README.md"))
+	f, err := os.Open(sharedtest.Path(t, "models/README.md"))
 	if err != nil {
-		t.Fatalf("README of ../shared/models missing: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	row := regexp.MustCompile(`^\| (\S+) (\S+) \| (\d+) \| ([0-9a-f]{64}) \|$`)
