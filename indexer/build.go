@@ -324,13 +324,12 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 			d.w.abort()
 		}
 	}()
-	pos := d.spec.from
 	sinceCheckpoint := 0
 	for b := range batches {
 		if err := d.w.apply(b); err != nil {
 			return nil, err
 		}
-		pos = position{Input: b.input, Docs: b.docsIn}
+		pos := position{Input: b.input, Docs: b.docsIn}
 		if b.done != nil {
 			pos = position{Input: b.input + 1}
 		}

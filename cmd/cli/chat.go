@@ -104,7 +104,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 			return fmt.Errorf("chat: %w", err)
 		}
 		defer enc.Close()
-		ro.Search.Encoder, indexEnc = enc, bankEncoder{enc.enc}
+		ro.Search.Encoder, indexEnc = enc, bankEncoder(enc)
 	}
 	var r chat.Retriever
 	if o.Index != "" {

@@ -73,7 +73,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 		defer enc.Close()
-		eo.Search.Encoder, indexEnc = enc, bankEncoder{enc.enc}
+		eo.Search.Encoder, indexEnc = enc, bankEncoder(enc)
 	}
 	if f.models.crossModel != "" {
 		ce, err := embed.OpenCrossEncoder(ctx, f.models.options(f.models.crossModel, log))
