@@ -42,7 +42,7 @@ $(ORT_LIB):
 	mv $(ORT_LIB).part $(ORT_LIB)
 
 build:
-	$(GO) build -o $(BIN) ./cmd/kairos
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos
 
 ## test: the whole suite, then the concurrent packages again under the race detector.
 test: setup

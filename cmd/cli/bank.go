@@ -14,25 +14,11 @@ import (
 
 // cmdBank manages example banks for the msdp and sicl pipelines.
 func cmdBank(ctx context.Context, args []string, stdio IO) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stdio.Stderr, "usage: kairos bank <build|topical|info> [flags]\n\n"+
-			"  topical  derive bank examples (JSONL) from a Topical-Chat directory\n"+
-			"  build    embed examples (JSONL) into a bank file\n"+
-			"  info     describe a bank file (verifies its checksum)\n")
-		if len(args) == 0 {
-			return fmt.Errorf("bank: %w", ErrUsage)
-		}
-		return nil
-	}
-	switch args[0] {
-	case "build":
-		return bankBuild(ctx, args[1:], stdio)
-	case "topical":
-		return bankTopical(ctx, args[1:], stdio)
-	case "info":
-		return bankInfo(args[1:], stdio)
-	}
-	return fmt.Errorf("bank: unknown subcommand %q: %w", args[0], ErrUsage)
+	return runGroup(ctx, "bank", []subcommand{
+		{"topical", "derive bank examples (JSONL) from a Topical-Chat directory", bankTopical},
+		{"build", "embed examples (JSONL) into a bank file", bankBuild},
+		{"info", "describe a bank file (verifies its checksum)", func(_ context.Context, args []string, stdio IO) error { return bankInfo(args, stdio) }},
+	}, args, stdio)
 }
 
 func bankBuild(ctx context.Context, args []string, stdio IO) error {

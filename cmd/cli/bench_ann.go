@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,14 +15,10 @@ import (
 // cmdBenchANN is `kairos bench ann`: recall@10 against exact search and single-thread QPS of the
 // HNSW index on synthetic clustered unit vectors (see package annbench for how they are drawn).
 func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
-	fs := flag.NewFlagSet("bench ann", flag.ContinueOnError)
-	fs.SetOutput(stdio.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stdio.Stderr, "usage: kairos bench ann [--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR]\n\n"+
-			"Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8, seeded),\n"+
-			"prints the build time, and for each ef the recall@10 against exact search and single-thread queries/s.\n\n")
-		fs.PrintDefaults()
-	}
+	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
+	// seeded), prints the build time, and for each ef the recall@10 against exact search and
+	// single-thread queries/s.
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
@@ -40,23 +35,20 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","build_seconds","n","dim"}`)
 	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for internal/hnsw/bench/hnswlib_bench.py")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("bench ann: %v: %w", err, ErrUsage)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("bench ann: unexpected argument %q: %w", fs.Arg(0), ErrUsage)
+	if len(pos) > 0 {
+		return usageErr(fs, "unexpected argument %q", pos[0])
 	}
 	efs, err := parseEfList(efList)
 	if err != nil {
-		return fmt.Errorf("bench ann: --ef: %v: %w", err, ErrUsage)
+		return usageErr(fs, "--ef: %v", err)
 	}
 	cfg.Efs = efs
 	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("bench ann: %v: %w", err, ErrUsage)
+		return usageErr(fs, "%v", err)
 	}
 	rows, err := annbench.Run(ctx, cfg, stdio.Stderr)
 	if err != nil {

@@ -17,19 +17,18 @@ import (
 // cmdDataset converts evaluation sets into a corpus and a query file Kairos can index and
 // score. Only TimeQA for now: `kairos dataset timeqa --input FILE --corpus OUT --queries OUT`.
 func cmdDataset(ctx context.Context, args []string, stdio IO) error {
-	if len(args) == 0 || args[0] != "timeqa" {
-		fmt.Fprintln(stdio.Stderr, "usage: kairos dataset timeqa --input human_annotated_train.json --corpus CORPUS.jsonl --queries QUERIES.jsonl [--split all|a|b]")
-		if len(args) == 0 {
-			return fmt.Errorf("dataset: no dataset named: %w", ErrUsage)
-		}
-		return fmt.Errorf("dataset: unknown dataset %q (want timeqa): %w", args[0], ErrUsage)
-	}
+	return runGroup(ctx, "dataset", []subcommand{
+		{"timeqa", "TimeQA's human-annotated file to a corpus and QA queries", datasetTimeQA},
+	}, args, stdio)
+}
+
+func datasetTimeQA(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("dataset timeqa", "--input FILE --corpus OUT.jsonl --queries OUT.jsonl [flags]", stdio.Stderr)
 	in := fs.String("input", "", "TimeQA human-annotated `file` (human_annotated_train.json or _test.json)")
 	corpusOut := fs.String("corpus", "", "write the pooled paragraphs here as JSONL documents {_id, title, text}")
 	queriesOut := fs.String("queries", "", "write the questions here as JSONL {_id, text, time, gold_doc_ids}")
 	split := fs.String("split", "all", "questions to write: all, a (pages at even positions) or b (odd positions)")
-	if _, err := parseFlags(fs, args[1:]); err != nil {
+	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *in == "" || *corpusOut == "" || *queriesOut == "" {

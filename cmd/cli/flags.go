@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,27 +17,50 @@ func (s *stringList) Set(v string) error {
 	return nil
 }
 
-// newFlags returns a FlagSet that reports errors instead of exiting, with a usage line.
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a FlagSet that reports errors instead of exiting. Its Usage prints the
+// synopsis, the flags and the command's examples (help.go) to w; parseFlags calls it only for
+// -h, so a mistake costs one line, not the whole flag list.
+func newFlags(name, synopsis string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(w)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: kairos %s %s\n\nflags:\n", name, synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(w, "usage: kairos %s %s\n\n", name, synopsis)
+		printFlags(fs)
+		printExamples(w, name)
 	}
 	return fs
 }
 
-// parseFlags parses args, mapping flag errors to ErrUsage. Flags and positional arguments may
-// be interleaved ("kairos search -k 3 query --json").
+// printFlags prints fs's flags as flag.PrintDefaults does, under a heading, if it has any.
+func printFlags(fs *flag.FlagSet) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(fs.Output(), "flags:")
+	fs.PrintDefaults()
+}
+
+// parseFlags parses args, mapping flag errors to one-line usage errors and -h to flag.ErrHelp
+// after printing the help. Flags and positional arguments may be interleaved
+// ("kairos search -k 3 query --json").
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	help, out := fs.Usage, fs.Output()
+	// The flag package prints the error and the usage itself on every mistake: silence both
+	// while parsing and say it once, in the returned error.
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = help; fs.SetOutput(out) }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				help()
+				return nil, flag.ErrHelp
 			}
-			return nil, fmt.Errorf("%s: %w", fs.Name(), ErrUsage)
+			return nil, usageError(fs.Name(), err.Error())
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -50,7 +74,24 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// usageErr reports a command-line mistake of the command fs belongs to, in one line.
 func usageErr(fs *flag.FlagSet, format string, a ...any) error {
-	fs.Usage()
-	return fmt.Errorf("%s: %s: %w", fs.Name(), fmt.Sprintf(format, a...), ErrUsage)
+	return usageError(fs.Name(), fmt.Sprintf(format, a...))
 }
+
+// usageError is a command-line mistake: one line naming the problem and where help is.
+// It matches ErrUsage with errors.Is.
+func usageError(cmd, msg string) error {
+	return &cmdUsageError{cmd: cmd, msg: msg}
+}
+
+type cmdUsageError struct{ cmd, msg string }
+
+func (e *cmdUsageError) Error() string {
+	if e.msg == "" {
+		return fmt.Sprintf("%s: usage error (see 'kairos %s -h')", e.cmd, e.cmd)
+	}
+	return fmt.Sprintf("%s: %s: usage error (see 'kairos %s -h')", e.cmd, e.msg, e.cmd)
+}
+
+func (e *cmdUsageError) Is(target error) bool { return target == ErrUsage }

@@ -9,14 +9,10 @@ import (
 )
 
 func cmdModels(ctx context.Context, args []string, stdio IO) error {
-	if len(args) == 0 || (args[0] != "pull" && args[0] != "list") {
-		fmt.Fprintf(stdio.Stderr, "usage: kairos models pull NAME [flags] | kairos models list [--dir ROOT]\n")
-		return fmt.Errorf("models: need pull or list: %w", ErrUsage)
-	}
-	if args[0] == "list" {
-		return modelsList(args[1:], stdio)
-	}
-	return modelsPull(ctx, args[1:], stdio)
+	return runGroup(ctx, "models", []subcommand{
+		{"pull", "download a model folder from Hugging Face and verify its sha256 pins", modelsPull},
+		{"list", "list the models under the models root, flagging modified files", func(_ context.Context, args []string, stdio IO) error { return modelsList(args, stdio) }},
+	}, args, stdio)
 }
 
 func modelsPull(ctx context.Context, args []string, stdio IO) error {

@@ -4,7 +4,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -26,30 +25,35 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"index":    {"build (or --update, --resume) an index from corpus files", cmdIndex},
-		"delete":   {"delete documents from an index by id", cmdDelete},
-		"compact":  {"rewrite an index without its deleted passages", cmdCompact},
-		"passages": {"print the passages of corpus files as JSONL", cmdPassages},
-		"search":   {"query an index (one query, or a batch file)", cmdSearch},
-		"stats":    {"describe an index", cmdStats},
-		"bench":    {"benchmarks (ann: HNSW recall and speed against exact search)", cmdBench},
-		"chat":     {"talk to an LLM through a chatbot pipeline grounded in an index", cmdChat},
-		"bank":     {"build and inspect example banks for the msdp and sicl pipelines", cmdBank},
-		"dataset":  {"convert an evaluation set (timeqa) to a corpus and a query file", cmdDataset},
-		"embed":    {"embed JSONL texts with an ONNX sentence encoder", cmdEmbed},
-		"models":   {"download (Hugging Face, sha256-verified) or list models", cmdModels},
-		"eval":     {"score retrieval against relevance judgements", cmdEval},
-		"serve":    {"serve retrieval over HTTP (native and WikiChat-compatible API)", cmdServe},
-		"verify":   {"check an index's files, checksums and consistency", cmdVerify},
+		"index":      {"build (or --update, --resume) an index from corpus files", cmdIndex},
+		"delete":     {"delete documents from an index by id", cmdDelete},
+		"compact":    {"rewrite an index without its deleted passages", cmdCompact},
+		"passages":   {"print the passages of corpus files as JSONL", cmdPassages},
+		"search":     {"query an index (one query, or a batch file)", cmdSearch},
+		"stats":      {"describe an index", cmdStats},
+		"bench":      {"benchmarks (ann: HNSW recall and speed against exact search)", cmdBench},
+		"chat":       {"talk to an LLM through a chatbot pipeline grounded in an index", cmdChat},
+		"bank":       {"build and inspect example banks for the msdp and sicl pipelines", cmdBank},
+		"dataset":    {"convert an evaluation set (timeqa) to a corpus and a query file", cmdDataset},
+		"embed":      {"embed JSONL texts with an ONNX sentence encoder", cmdEmbed},
+		"models":     {"download (Hugging Face, sha256-verified) or list models", cmdModels},
+		"eval":       {"score retrieval against relevance judgements", cmdEval},
+		"serve":      {"serve retrieval over HTTP (native and WikiChat-compatible API)", cmdServe},
+		"verify":     {"check an index's files, checksums and consistency", cmdVerify},
+		"version":    {"print the version, commit, Go version and whether ONNX Runtime loads", cmdVersion},
+		"completion": {"print a shell completion script (bash, zsh or fish)", cmdCompletion},
 	}
 }
 
 // ErrUsage marks a command-line mistake; Run has already printed the usage.
 var ErrUsage = errors.New("usage error")
 
-// ExitCode maps an error from Run to a process exit status: 2 for usage, 1 otherwise.
+// ExitCode maps an error from Run to a process exit status: 0 for help, 2 for usage, 1 otherwise.
 func ExitCode(err error) int {
-	if errors.Is(err, ErrUsage) || errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil || isHelp(err):
+		return 0
+	case errors.Is(err, ErrUsage):
 		return 2
 	}
 	return 1
@@ -58,19 +62,28 @@ func ExitCode(err error) int {
 // Run runs the subcommand named by args[0].
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	stdio := IO{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if len(args) == 0 {
 		usage(stderr, cmds)
-		if len(args) == 0 {
-			return ErrUsage
-		}
+		return ErrUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout, cmds)
 		return nil
+	case "--version", "-version":
+		return cmdVersion(ctx, args[1:], stdio)
+	case "__flags": // for the completion scripts: the flags of one command, one a line
+		return printCommandFlags(ctx, cmds, args[1:], stdio)
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		usage(stderr, cmds)
-		return fmt.Errorf("unknown command %q: %w", args[0], ErrUsage)
+		return fmt.Errorf("unknown command %q (see 'kairos -h'): %w", args[0], ErrUsage)
 	}
-	return c.run(ctx, args[1:], IO{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	if err := c.run(ctx, args[1:], stdio); !isHelp(err) {
+		return err
+	}
+	return nil // the command printed its help: that is a success
 }
 
 func usage(w io.Writer, cmds map[string]command) {
@@ -82,7 +95,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	var b strings.Builder
 	b.WriteString("usage: kairos <command> [flags]\n\ncommands:\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(&b, "  %-11s %s\n", n, cmds[n].summary)
 	}
 	b.WriteString("\nRun 'kairos <command> -h' for the flags of one command.\n")
 	io.WriteString(w, b.String())

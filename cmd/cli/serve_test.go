@@ -37,11 +37,11 @@ func TestServeFlags(t *testing.T) {
 		usage bool
 		msg   string
 	}{
-		{"no index", []string{"--addr", "127.0.0.1:0"}, true, "serve: --index is required: usage error"},
-		{"unknown flag", []string{"--index", dir, "--port", "1"}, true, "serve: usage error"},
-		{"stray argument", []string{"--index", dir, "extra"}, true, `serve: unexpected arguments ["extra"]: usage error`},
-		{"bad log level", []string{"--index", dir, "--log-level", "loud"}, true, `serve: --log-level "loud": want debug, info, warn or error: usage error`},
-		{"bad timeout", []string{"--index", dir, "--timeout", "soon"}, true, "serve: usage error"},
+		{"no index", []string{"--addr", "127.0.0.1:0"}, true, "serve: --index is required: usage error (see 'kairos serve -h')"},
+		{"unknown flag", []string{"--index", dir, "--port", "1"}, true, "serve: flag provided but not defined: -port: usage error (see 'kairos serve -h')"},
+		{"stray argument", []string{"--index", dir, "extra"}, true, `serve: unexpected arguments ["extra"]: usage error (see 'kairos serve -h')`},
+		{"bad log level", []string{"--index", dir, "--log-level", "loud"}, true, `serve: --log-level "loud": want debug, info, warn or error: usage error (see 'kairos serve -h')`},
+		{"bad timeout", []string{"--index", dir, "--timeout", "soon"}, true, `serve: invalid value "soon" for flag -timeout: parse error: usage error (see 'kairos serve -h')`},
 		{"missing key file", []string{"--index", dir, "--api-key-file", filepath.Join(dir, "nokey")}, false,
 			"serve: reading API key: open " + filepath.Join(dir, "nokey") + ": no such file or directory"},
 		{"empty key file", []string{"--index", dir, "--api-key-file", empty}, false, "serve: API key file " + empty + " is empty"},

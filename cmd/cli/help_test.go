@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Every command and subcommand answers -h with its own usage, exit status 0.
+func TestHelpExitsZero(t *testing.T) {
+	tests := []struct {
+		args     []string
+		want     string // in the help
+		examples bool
+	}{
+		{[]string{"-h"}, "usage: kairos <command>", false},
+		{[]string{"help"}, "usage: kairos <command>", false},
+		{[]string{"index", "-h"}, "usage: kairos index", true},
+		{[]string{"search", "--help"}, "usage: kairos search", true},
+		{[]string{"eval", "-h"}, "usage: kairos eval", true},
+		{[]string{"serve", "-h"}, "usage: kairos serve", true},
+		{[]string{"chat", "-h"}, "usage: kairos chat", true},
+		{[]string{"stats", "-h"}, "usage: kairos stats", true},
+		{[]string{"verify", "-h"}, "usage: kairos verify", true},
+		{[]string{"passages", "-h"}, "usage: kairos passages", true},
+		{[]string{"delete", "-h"}, "usage: kairos delete", true},
+		{[]string{"compact", "-h"}, "usage: kairos compact", true},
+		{[]string{"embed", "-h"}, "usage: kairos embed", true},
+		{[]string{"dataset", "-h"}, "timeqa", false},
+		{[]string{"dataset", "timeqa", "-h"}, "usage: kairos dataset timeqa", true},
+		{[]string{"bank", "-h"}, "usage: kairos bank <topical|build|info>", false},
+		{[]string{"bank", "build", "-h"}, "usage: kairos bank build", true},
+		{[]string{"models", "help"}, "pull", false},
+		{[]string{"models", "pull", "-h"}, "usage: kairos models pull", true},
+		{[]string{"bench", "-h"}, "ann", false},
+		{[]string{"bench", "ann", "-h"}, "usage: kairos bench ann", true},
+		{[]string{"completion", "-h"}, "usage: kairos completion", true},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut, err := runCLI(t, tc.args...)
+			if err != nil || ExitCode(err) != 0 {
+				t.Fatalf("err %v (exit %d), want nil", err, ExitCode(err))
+			}
+			help := out + errOut
+			if !strings.Contains(help, tc.want) {
+				t.Errorf("help lacks %q:\n%s", tc.want, help)
+			}
+			if strings.Contains(help, "examples:") != tc.examples {
+				t.Errorf("examples shown = %v, want %v:\n%s", !tc.examples, tc.examples, help)
+			}
+		})
+	}
+}
+
+// A mistake costs one line that names it and where the help is, and exit status 2.
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index", "--bogus"}, "index: flag provided but not defined: -bogus: usage error (see 'kairos index -h')"},
+		{[]string{"search", "-k", "many"}, `search: invalid value "many" for flag -k`},
+		{[]string{"frob"}, `unknown command "frob" (see 'kairos -h')`},
+		{[]string{"bank"}, "bank: need a subcommand: topical, build, info: usage error (see 'kairos bank -h')"},
+		{[]string{"bank", "burn"}, `bank: unknown subcommand "burn" (want topical, build, info)`},
+		{[]string{"dataset", "squad"}, `dataset: unknown subcommand "squad" (want timeqa)`},
+		{[]string{"dataset", "timeqa", "--input", "x"}, "dataset timeqa: need --input, --corpus and --queries: usage error (see 'kairos dataset timeqa -h')"},
+		{[]string{"bench", "ann", "--ef", "0"}, "bench ann: --ef"},
+		{[]string{"completion", "tcsh"}, `completion: unknown shell "tcsh"`},
+		{[]string{"version", "extra"}, "version: unexpected arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut, err := runCLI(t, tc.args...)
+			if !errors.Is(err, ErrUsage) || ExitCode(err) != 2 {
+				t.Fatalf("err %v (exit %d), want a usage error", err, ExitCode(err))
+			}
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q, want one line containing %q", err, tc.want)
+			}
+			if out != "" || strings.Contains(errOut, "flags:") {
+				t.Errorf("a usage error printed the flag list:\nstdout %q\nstderr %q", out, errOut)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Setenv("KAIROS_ORT_LIB", t.TempDir()+"/missing.so")
+	for _, arg := range []string{"--version", "version"} {
+		out, _, err := runCLI(t, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"kairos ", "\ncommit ", "\ngo1.", "onnxruntime: not found at ", "missing.so"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: output lacks %q:\n%s", arg, want, out)
+			}
+		}
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		out, _, err := runCLI(t, "completion", shell)
+		if err != nil {
+			t.Fatalf("%s: %v", shell, err)
+		}
+		for _, cmd := range []string{"index", "search", "serve", "completion"} {
+			if !strings.Contains(out, cmd) {
+				t.Errorf("%s completion lacks command %q", shell, cmd)
+			}
+		}
+		if !strings.Contains(out, "__flags") {
+			t.Errorf("%s completion does not ask kairos for flags", shell)
+		}
+	}
+	tests := []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"search"}, []string{"--index", "--rerank", "--time"}, nil},
+		{[]string{"bank", "build"}, []string{"--encoder", "--input", "--out"}, []string{"--index"}},
+		// Words that follow the command on the line being completed must never run it.
+		{[]string{"index", "--input"}, []string{"--input", "--index"}, nil},
+		{[]string{"nosuch"}, nil, []string{"--"}},
+	}
+	for _, tc := range tests {
+		out, _, err := runCLI(t, append([]string{"__flags"}, tc.args...)...)
+		if err != nil {
+			t.Fatalf("__flags %v: %v", tc.args, err)
+		}
+		lines := strings.Fields(out)
+		for _, w := range tc.want {
+			if !contains(lines, w) {
+				t.Errorf("__flags %v lacks %s: %v", tc.args, w, lines)
+			}
+		}
+		for _, w := range tc.not {
+			for _, l := range lines {
+				if strings.HasPrefix(l, w) && (w == "--" || l == w) {
+					t.Errorf("__flags %v has %s: %v", tc.args, l, lines)
+				}
+			}
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/kairos-rag/kairos/embed"
+)
+
+// cmdVersion is `kairos version` (and `kairos --version`): what was built, from which commit,
+// with which Go, and whether the ONNX Runtime library that dense models need is where Kairos
+// will look for it. It only looks for the file: loading it is the embed package's job, at the
+// first command that needs a model.
+func cmdVersion(_ context.Context, args []string, stdio IO) error {
+	fs := newFlags("version", "", stdio.Stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(fs, "unexpected arguments %q", pos)
+	}
+	version, commit := "(unknown)", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+		var rev, when, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = ", modified"
+				}
+			}
+		}
+		if rev != "" {
+			commit = fmt.Sprintf("%s (%s%s)", rev, when, dirty)
+		}
+	}
+	fmt.Fprintf(stdio.Stdout, "kairos %s\ncommit %s\n%s %s/%s\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	lib := embed.ResolveORTLib("")
+	if st, err := os.Stat(lib); err == nil && st.Mode().IsRegular() {
+		fmt.Fprintf(stdio.Stdout, "onnxruntime: %s\n", lib)
+	} else {
+		fmt.Fprintf(stdio.Stdout, "onnxruntime: not found at %s (run `make ort`, or set $%s or --ort-lib); BM25 works without it\n", lib, embed.EnvORTLib)
+	}
+	return nil
+}
