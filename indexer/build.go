@@ -189,7 +189,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 			total += st.Size()
 		}
 	}
-	prog := newProgress(opts.Progress, total)
+	prog := newProgress(opts.Progress, total, opts.Encoder != nil)
 	r := &reader{opts: opts, split: split, prog: prog}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.
@@ -257,7 +257,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	if err != nil {
 		return nil, err
 	}
-	prog.finish(man.Counts.Passages)
+	prog.finish()
 	return &Summary{
 		Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, BadRecords: r.bad,
 		Dense: man.Dense, Elapsed: time.Since(start), Update: d.update(), NotFound: d.notFound,
@@ -551,10 +551,9 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 			continue
 		}
 		consumed++
-		if st := cr.Stats(); st.BytesRead != readBefore {
-			r.prog.read(st.BytesRead - readBefore)
-			readBefore = st.BytesRead
-		}
+		st := cr.Stats()
+		r.prog.read(st.BytesRead-readBefore, 1)
+		readBefore = st.BytesRead
 		source = doc.Source
 		if consumed <= skip {
 			continue
@@ -563,6 +562,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		var ps []corpus.Passage
 		if known, ok := r.known[doc.ID]; !ok || known != h {
 			ps = r.split.Split(doc) // unchanged documents are not split: the writer skips them
+			r.prog.passagesSplit(len(ps))
 		}
 		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps})
 		passages += len(ps)

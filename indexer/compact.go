@@ -66,7 +66,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	if d := bm.Dense; d != nil {
 		o.HNSW = hnsw.Options{M: d.HNSW.M, EfConstruction: d.HNSW.EfConstruction, EfSearch: d.HNSW.EfSearch, Seed: d.HNSW.Seed}
 	}
-	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0), prev: prev,
+	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
 	if err := d.open(ctx, nil); err != nil {
 		return nil, err

@@ -96,3 +96,23 @@ func openHNSW(genDir string, man *Manifest) (*hnsw.Graph, error) {
 	}
 	return g, nil
 }
+
+// encodeChunk is how many passages the embedding stage hands the encoder at a time: large
+// enough for its length grouping to pay, small enough that progress moves every few seconds
+// on a CPU (a whole index batch is thousands of passages, minutes of CPU work).
+const encodeChunk = 512
+
+// encode embeds texts chunk by chunk, counting each chunk in the progress as it is done.
+func (w *genWriter) encode(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += encodeChunk {
+		chunk := texts[start:min(start+encodeChunk, len(texts))]
+		v, err := w.opts.Encoder.EncodePassages(ctx, chunk)
+		if err != nil {
+			return nil, err
+		}
+		vecs = append(vecs, v...)
+		w.prog.passagesEmbedded(len(chunk))
+	}
+	return vecs, nil
+}

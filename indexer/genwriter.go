@@ -229,6 +229,7 @@ func (w *genWriter) apply(b docBatch) error {
 	}
 	bb := w.idx.NewBatch()
 	var job embedJob
+	added := 0
 	for i := range b.docs {
 		d := &b.docs[i]
 		e, had := w.docs[d.id]
@@ -284,6 +285,7 @@ func (w *genWriter) apply(b docBatch) error {
 			}
 			w.note(p)
 			w.noteTerms(p.Text)
+			added++
 		}
 	}
 	if w.mode == modeAppend {
@@ -292,11 +294,12 @@ func (w *genWriter) apply(b docBatch) error {
 	if b.done != nil {
 		w.noteInput(b.input, b.done)
 	}
-	return w.submit(bb, job)
+	return w.submit(bb, job, added)
 }
 
-// submit hands a bleve batch and an embedding job to the asynchronous half.
-func (w *genWriter) submit(bb *bleve.Batch, job embedJob) error {
+// submit hands a bleve batch adding passages passages, and an embedding job, to the
+// asynchronous half.
+func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
 	if len(job.keys) > 0 {
 		select {
 		case w.jobs <- job:
@@ -312,14 +315,13 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob) error {
 	case <-w.gctx.Done():
 		return w.gctx.Err()
 	}
-	n := len(job.keys)
 	w.g.Go(func() (err error) {
 		defer func() { <-w.sem }()
 		defer recoverTo(&err, "indexing batch")
 		if err := w.idx.Batch(bb); err != nil {
 			return fmt.Errorf("indexing batch: %w", err)
 		}
-		w.prog.indexed(n)
+		w.prog.passagesIndexed(passages)
 		return nil
 	})
 	return nil
@@ -364,7 +366,7 @@ func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
 		delete(w.docs, id)
 		w.upd.Deleted++
 	}
-	return notFound, w.submit(bb, embedJob{})
+	return notFound, w.submit(bb, embedJob{}, 0)
 }
 
 // noteTerms remembers the terms of a passage added or tombstoned by an update.
@@ -415,7 +417,7 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 		if w.vectors != nil {
 			vecs, err = w.vectors(job.src)
 		} else {
-			vecs, err = w.opts.Encoder.EncodePassages(ctx, job.texts)
+			vecs, err = w.encode(ctx, job.texts)
 		}
 		if err != nil {
 			return fmt.Errorf("embedding passages %d..%d: %w", job.keys[0], job.keys[len(job.keys)-1], err)
@@ -429,7 +431,9 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 		if w.vectors == nil {
 			w.upd.Embedded += len(job.keys) // only this goroutine writes it until wait returns
 		}
-		w.prog.embedded(len(job.keys))
+		if w.vectors != nil {
+			w.prog.passagesEmbedded(len(job.keys)) // the encoder counts its own as it goes
+		}
 	}
 	return nil
 }

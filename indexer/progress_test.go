@@ -1,0 +1,74 @@
+package indexer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A build reports its true counts per stage, in plain lines when not on a terminal.
+func TestBuildProgressCounts(t *testing.T) {
+	var log bytes.Buffer
+	enc := &countingEncoder{dim: 32}
+	sum, err := Build(context.Background(), Options{Dir: t.TempDir(), Inputs: []InputSpec{{Path: shared(t, enwiki)}},
+		Encoder: enc, HNSW: fastHNSW, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := log.String()
+	if strings.ContainsAny(out, "\r\x1b") {
+		t.Errorf("progress off a terminal has carriage returns or escape codes: %q", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	last := lines[len(lines)-1]
+	n := sum.Counts.Passages
+	if n == 0 {
+		t.Fatal("the sample built no passages")
+	}
+	for _, want := range []string{
+		fmt.Sprintf("read %d docs (100%% of input)", sum.Counts.Documents),
+		fmt.Sprintf("%d passages split, %d indexed", n, n),
+		fmt.Sprintf(", %d embedded", n),
+	} {
+		if !strings.Contains(last, want) {
+			t.Errorf("final progress line lacks %q:\n%s", want, last)
+		}
+	}
+}
+
+// The ETA is the slowest stage's: the rest of the input, or the passages a stage still has to
+// do at its own rate.
+func TestProgressETA(t *testing.T) {
+	tests := []struct {
+		name                     string
+		frac                     float64
+		split, indexed, embedded int64
+		dense                    bool
+		want                     time.Duration
+		ok                       bool
+	}{
+		// 10 s in, a quarter of the input read: reading needs 30 s more.
+		{"reading is slowest", 0.25, 1000, 1000, 0, false, 30 * time.Second, true},
+		// 4,000 passages expected; embedding did 100 in 10 s, so 3,900 more take 390 s.
+		{"embedding is slowest", 0.25, 1000, 1000, 100, true, 390 * time.Second, true},
+		// indexing did 500 of 4,000 in 10 s: 70 s more.
+		{"indexing is slowest", 0.25, 1000, 500, 4000, true, 70 * time.Second, true},
+		{"unknown input size", 0, 1000, 1000, 1000, true, 0, false},
+		{"embedding not started", 0.5, 1000, 1000, 0, true, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProgress(nil, 0, tc.dense)
+			p.split.Store(tc.split)
+			p.indexed.Store(tc.indexed)
+			p.embedded.Store(tc.embedded)
+			got, ok := p.eta(10*time.Second, tc.frac)
+			if ok != tc.ok || (ok && (got-tc.want).Abs() > time.Millisecond) {
+				t.Errorf("eta = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
