@@ -44,11 +44,16 @@ $(ORT_LIB):
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos
 
-## test: the whole suite, then the concurrent packages again under the race detector.
+## test: the whole suite, then the concurrent packages again under the race detector. Each
+## package is named when it starts and ends (internal/testprogress reads `go test -json`).
+RACE_PKGS := ./indexer/... ./search/... ./server/... ./rerank/... ./chat/...
 test: setup
-	$(GO) vet ./...
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./indexer/... ./search/... ./server/... ./rerank/... ./chat/...
+	@echo "test: go vet"; $(GO) vet ./...
+	@$(GO) build -o bin/testprogress ./internal/testprogress
+	@echo "test: go test ./... (compiling first: the first package starts after a minute or two)"
+	@set -o pipefail; $(GO) test -count=1 -json ./... | bin/testprogress
+	@echo "test: go test -race $(RACE_PKGS)"
+	@set -o pipefail; $(GO) test -count=1 -race -json $(RACE_PKGS) | bin/testprogress
 
 ## run: index the sample dump and query it.
 run: build

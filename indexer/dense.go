@@ -100,7 +100,7 @@ func openHNSW(genDir string, man *Manifest) (*hnsw.Graph, error) {
 // encodeChunk is how many passages the embedding stage hands the encoder at a time: large
 // enough for its length grouping to pay, small enough that progress moves every few seconds
 // on a CPU (a whole index batch is thousands of passages, minutes of CPU work).
-const encodeChunk = 512
+const encodeChunk = 256
 
 // encode embeds texts chunk by chunk, counting each chunk in the progress as it is done.
 func (w *genWriter) encode(ctx context.Context, texts []string) ([][]float32, error) {

@@ -1,0 +1,109 @@
+// Command testprogress turns `go test -json` into what a person watching `make test` wants:
+// a line when each package starts and when it ends (with its time), the full output of every
+// failing test, and a closing "N passed, N failed, N skipped" count of tests. It exits 1 when
+// anything failed, so `set -o pipefail` keeps the suite's verdict.
+//
+//	go test -json ./... | go run ./internal/testprogress
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// event is one line of `go test -json` (cmd/test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64
+	Output  string
+}
+
+type tally struct{ passed, failed, skipped int }
+
+func main() {
+	t, failed, err := run(os.Stdin, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testprogress:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped)
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// run reads events from r and reports to w. failed is true when a test or a package (a build
+// error, a panic outside a test) failed.
+func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
+	output := map[string][]string{}  // "pkg test" -> its output, kept until it passes
+	started := map[string]struct{}{} // packages running
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var e event
+		if json.Unmarshal(line, &e) != nil || e.Action == "" {
+			fmt.Fprintln(w, string(line)) // build errors come as plain text
+			continue
+		}
+		key := e.Package + " " + e.Test
+		switch e.Action {
+		case "start":
+			started[e.Package] = struct{}{}
+			fmt.Fprintf(w, "run   %s\n", e.Package)
+		case "build-output": // Go 1.24+: compiler errors as events
+			fmt.Fprint(w, e.Output)
+		case "build-fail":
+			failed = true
+		case "output":
+			output[key] = append(output[key], e.Output)
+		case "pass", "fail", "skip":
+			if e.Test == "" {
+				failed = failed || e.Action == "fail"
+				word := map[string]string{"pass": "ok   ", "fail": "FAIL ", "skip": "none "}[e.Action]
+				if e.Action == "fail" {
+					for _, o := range output[key] { // package-level output: build errors, panics
+						fmt.Fprint(w, o)
+					}
+				}
+				fmt.Fprintf(w, "%s %s\t%.1fs\n", word, e.Package, e.Elapsed)
+				delete(output, key)
+				delete(started, e.Package)
+				continue
+			}
+			switch e.Action {
+			case "pass":
+				t.passed++
+			case "fail":
+				t.failed++
+				failed = true
+				fmt.Fprintf(w, "--- FAIL: %s (%s)\n%s", e.Test, e.Package, strings.Join(output[key], ""))
+			case "skip":
+				t.skipped++
+			}
+			delete(output, key)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return t, true, err
+	}
+	// A package that started and never ended: the test binary was killed (a timeout) and its
+	// fail event lost. Say which, and fail.
+	var open []string
+	for pkg := range started {
+		open = append(open, pkg)
+	}
+	sort.Strings(open)
+	for _, pkg := range open {
+		fmt.Fprintf(w, "FAIL  %s\tdid not finish\n", pkg)
+		failed = true
+	}
+	return t, failed, nil
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name   string
+		events string
+		tally  tally
+		failed bool
+		want   []string // in the report, in order
+		not    []string
+	}{
+		{
+			name: "passing package",
+			events: `{"Action":"start","Package":"k/a"}
+{"Action":"run","Package":"k/a","Test":"TestX"}
+{"Action":"output","Package":"k/a","Test":"TestX","Output":"noise\n"}
+{"Action":"pass","Package":"k/a","Test":"TestX","Elapsed":0.1}
+{"Action":"skip","Package":"k/a","Test":"TestY"}
+{"Action":"pass","Package":"k/a","Elapsed":1.25}`,
+			tally: tally{passed: 1, skipped: 1},
+			want:  []string{"run   k/a\n", "ok    k/a\t1.2s\n"},
+			not:   []string{"noise"},
+		},
+		{
+			name: "failing test shows its output",
+			events: `{"Action":"start","Package":"k/b"}
+{"Action":"output","Package":"k/b","Test":"TestZ","Output":"    b_test.go:9: got 1, want 2\n"}
+{"Action":"fail","Package":"k/b","Test":"TestZ","Elapsed":0.1}
+{"Action":"fail","Package":"k/b","Elapsed":0.3}`,
+			tally:  tally{failed: 1},
+			failed: true,
+			want:   []string{"--- FAIL: TestZ (k/b)\n    b_test.go:9: got 1, want 2\n", "FAIL  k/b\t0.3s\n"},
+		},
+		{
+			name: "build failure",
+			events: `{"ImportPath":"k/c","Action":"build-output","Output":"c.go:3:1: syntax error\n"}
+{"ImportPath":"k/c","Action":"build-fail"}
+{"Action":"start","Package":"k/c"}
+{"Action":"output","Package":"k/c","Output":"FAIL\tk/c [build failed]\n"}
+{"Action":"fail","Package":"k/c","Elapsed":0}`,
+			failed: true,
+			want:   []string{"c.go:3:1: syntax error\n", "FAIL\tk/c [build failed]\n"},
+		},
+		{
+			name: "killed package",
+			events: `{"Action":"start","Package":"k/d"}
+{"Action":"run","Package":"k/d","Test":"TestSlow"}`,
+			failed: true,
+			want:   []string{"FAIL  k/d\tdid not finish\n"},
+		},
+		{
+			name:   "plain text passes through",
+			events: "go: downloading example.com/m v1.0.0",
+			want:   []string{"go: downloading example.com/m v1.0.0\n"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			got, failed, err := run(strings.NewReader(tc.events), &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.tally || failed != tc.failed {
+				t.Errorf("tally %+v failed %v, want %+v %v", got, failed, tc.tally, tc.failed)
+			}
+			rest := out.String()
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("report lacks %q (in order):\n%s", w, out.String())
+				}
+				rest = rest[i+len(w):]
+			}
+			for _, n := range tc.not {
+				if strings.Contains(out.String(), n) {
+					t.Errorf("report has %q:\n%s", n, out.String())
+				}
+			}
+		})
+	}
+}
