@@ -58,7 +58,7 @@ test: setup
 ## run: index the sample dump and query it.
 run: build
 	mkdir -p $(WORK)
-	$(BIN) index --input $(DUMP) --index $(INDEX)
+	$(BIN) index --force --input $(DUMP) --index $(INDEX)
 	$(BIN) stats --index $(INDEX)
 	$(BIN) search --index $(INDEX) -k 3 "anarchism political philosophy"
 	$(BIN) search --index $(INDEX) -k 3 "Who directed An American in Paris?"

@@ -28,6 +28,7 @@ type chatCLIOptions struct {
 	Prompts    string
 	Bank       string
 	Encoder    string
+	Logger     *slog.Logger // nil: silent
 	Client     chat.ClientOptions
 	WikiChat   chat.WikiChatOptions
 	SICL       chat.SICLOptions
@@ -71,6 +72,8 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&o.SICL.Approach, "sicl-approach", chat.SICLTop3, "sicl: search (the most similar sample's answer, no LLM call), none, fixed, top1 or top3")
 	fs.StringVar(&o.MSDP.Knowledge, "msdp-knowledge", "generate", "msdp: generate or retrieve")
 	personaFile := fs.String("persona", "", "mpc: `file` with the bot's persona, one fact per line")
+	var lf logFlags
+	lf.register(fs, "warn")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -84,6 +87,11 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	if !containsString(chatPipelines, o.Pipeline) {
 		return usageErr(fs, "unknown --pipeline %q", o.Pipeline)
 	}
+	log, err := lf.logger(fs, stdio.Stderr)
+	if err != nil {
+		return err
+	}
+	o.Logger = log
 	o.WikiChat.Skip = skip
 	if o.WikiChat.Mode, err = search.ParseMode(*mode, ""); err != nil {
 		return usageErr(fs, "--mode: %v", err)
@@ -97,9 +105,9 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	// The index's sentence encoder (--model) serves dense retrieval and, by default, MPC
 	// memory recall and the bank.
 	var indexEnc chat.Encoder
-	ro := retrievalOptions{Index: o.Index}
+	ro := retrievalOptions{Index: o.Index, Logger: log}
 	if models.model != "" {
-		enc, err := openEncoder(ctx, &models, nil)
+		enc, err := openEncoder(ctx, &models, log)
 		if err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
@@ -165,7 +173,7 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 		defer f.Close()
 		transcript = f
 	}
-	svc, err := newChatService(o, []string{o.Pipeline}, r, enc, transcript, nil)
+	svc, err := newChatService(o, []string{o.Pipeline}, r, enc, transcript, o.Logger)
 	if err != nil {
 		return fmt.Errorf("chat: %w", err)
 	}

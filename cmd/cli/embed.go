@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
@@ -42,7 +41,9 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 	batch := fs.Int("batch", embed.DefaultBatchSize, "texts per model call")
 	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: GOMAXPROCS)")
 	kind := fs.String("kind", "passage", "text kind, selects the model's prefix: passage or query")
-	verbose := fs.Bool("v", false, "log backend choice")
+	verbose := fs.Bool("v", false, "log the backend choice (--log-level info)")
+	var lf logFlags
+	lf.register(fs, "warn")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -58,9 +59,12 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 	default:
 		return usageErr(fs, "--kind %q: want passage or query", *kind)
 	}
-	logger := slog.New(slog.NewTextHandler(stdio.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if *verbose {
-		logger = slog.New(slog.NewTextHandler(stdio.Stderr, nil))
+		lf.level = "info"
+	}
+	logger, err := lf.logger(fs, stdio.Stderr)
+	if err != nil {
+		return err
 	}
 	opts := embed.Options{ModelDir: *model, Backend: *backend, ORTLib: *ortLib, BatchSize: *batch, Threads: *threads, Logger: logger}
 	if err := opts.Validate(); err != nil {

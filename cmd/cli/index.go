@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -25,9 +26,12 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", 5000, "passages per index batch")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	var lf logFlags
+	lf.register(fs, "warn")
 	update := fs.Bool("update", false, "update the index at --index from newer inputs: add new documents, replace changed ones, keep unchanged ones (not re-embedded)")
 	deleteMissing := fs.Bool("delete-missing", false, "with --update: delete documents absent from the inputs")
 	resume := fs.Bool("resume", false, "continue an interrupted build from its checkpoint (same inputs and options)")
+	force := fs.Bool("force", false, "replace the index already at --index with a new build (the old one stays live until the new one commits)")
 	checkpointEvery := fs.Int("checkpoint-every", 50000, "commit a resumable checkpoint every this many passages (0: never)")
 	compactRatio := fs.Float64("compact-ratio", indexer.DefaultCompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
 	models := modelFlags{indexing: true}
@@ -51,11 +55,21 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if *deleteMissing && !*update {
 		return usageErr(fs, "--delete-missing needs --update")
 	}
+	log, err := lf.logger(fs, stdio.Stderr)
+	if err != nil {
+		return err
+	}
+	if !*update && !*resume && !*force {
+		if err := refuseExisting(*dir); err != nil {
+			return err
+		}
+	}
 	opts := indexer.Options{
 		Dir:     *dir,
 		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch},
 		SkipBad: *skipBad,
 		Version: Version,
+		Logger:  log,
 		// Checkpoints cost a graph save each; the build's first one is not worth it.
 		CheckpointEvery: *checkpointEvery,
 	}
@@ -66,7 +80,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		opts.Progress = stdio.Stderr
 	}
 	if models.model != "" {
-		enc, err := openEncoder(ctx, &models, nil)
+		enc, err := openEncoder(ctx, &models, log)
 		if err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
@@ -143,4 +157,22 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	}
 	fmt.Fprintf(w, "seconds     %.2f\n", s.Elapsed.Seconds())
 	fmt.Fprintf(w, "passages/s  %.0f\n", s.PassagesPerSecond())
+}
+
+// refuseExisting stops a plain build from replacing an existing index without being asked: a
+// user who meant --update would lose every document not in this run's inputs.
+func refuseExisting(dir string) error {
+	gen, err := indexer.Current(dir)
+	if errors.Is(err, indexer.ErrNoIndex) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", dir, err)
+	}
+	m, err := indexer.ReadManifest(gen)
+	if err != nil {
+		return fmt.Errorf("index: %s holds an index that cannot be read (%v): add --force to replace it", dir, err)
+	}
+	return fmt.Errorf("index: %s already holds an index (generation %d, %d passages): add --update to update it from these inputs, or --force to replace it",
+		dir, m.Generation, m.Counts.Passages)
 }

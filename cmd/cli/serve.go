@@ -26,7 +26,7 @@ import (
 type serveFlags struct {
 	index, addr, apiKeyFile, cors string
 	models                        modelFlags
-	logLevel                      string
+	log                           logFlags
 	timeout, shutdown             time.Duration
 }
 
@@ -44,7 +44,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log `level`: debug, info (one access log line per request), warn or error")
+	f.log.register(fs, "info") // info: one access log line per request
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -55,11 +55,10 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if len(pos) > 0 {
 		return usageErr(fs, "unexpected arguments %q", pos)
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return usageErr(fs, "--log-level %q: want debug, info, warn or error", f.logLevel)
+	log, err := f.log.logger(fs, stdio.Stderr)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(stdio.Stderr, &slog.HandlerOptions{Level: level}))
 	key, err := readAPIKey(f.apiKeyFile, log)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
