@@ -82,7 +82,9 @@ func parityServe(t *testing.T, idx string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, nil) }()
+	go func() {
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, nil)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
