@@ -71,9 +71,10 @@ func NewEngine(s Searcher, opts EngineOptions) (*Engine, error) {
 }
 
 // Search resolves q.Time (auto against Options.Now), retrieves Candidates passages when q
-// reranks (K otherwise), applies q.Rerank in order, cuts to K and ranks 1..K. Hit.Score is the
-// final reranking score for the time and cross stages, and the retrieval score otherwise; the
-// breakdown is in Hit.Explain when q.Explain is set.
+// reranks (K otherwise), applies q.Rerank in order, cuts to K and ranks 1..K. When q reranks,
+// Hit.Score is the final score of the last stage, which never increases down the list, so a
+// caller that sorts by score keeps the reranked order; otherwise it is the retrieval score.
+// The breakdown is in Hit.Explain when q.Explain is set.
 func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if err := validStages(q.Rerank); err != nil {
 		return Result{}, err
@@ -84,7 +85,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if q.Candidates < 0 {
 		return Result{}, fmt.Errorf("rerank: Candidates %d must be >= 0", q.Candidates)
 	}
-	spec := q.Time.Resolve(q.Text, e.opts.Time.now())
+	topts, err := e.timeOptions(q)
+	if err != nil {
+		return Result{}, err
+	}
+	spec := q.Time.Resolve(q.Text, topts.now())
 	k := q.K
 	if k <= 0 {
 		k = search.DefaultK
@@ -115,7 +120,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 				return Result{}, err
 			}
 		case StageTime:
-			TimeRerank(hits, spec, e.opts.Time, q.Explain)
+			TimeRerank(hits, spec, topts, q.Explain)
 		case StageWikiChat:
 			WikiChatSort(hits, spec, q.Explain)
 		}
@@ -123,10 +128,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	reranked := len(q.Rerank) > 0 && q.Rerank[0] != StageWikiChat
 	for i := range hits {
 		hits[i].Rank = i + 1
-		if reranked {
+		if len(q.Rerank) > 0 {
 			hits[i].Score = hits[i].Explain.Final
 		}
 		if !q.Explain {
@@ -135,6 +139,21 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	e.log.Debug("reranked", "query", q.Text, "time", spec.String(), "stages", FormatStages(q.Rerank), "candidates", len(shits), "k", len(hits))
 	return Result{Hits: hits, Time: spec}, nil
+}
+
+// timeOptions are the engine's time options with q's own now and half-life.
+func (e *Engine) timeOptions(q Query) (Options, error) {
+	o := e.opts.Time
+	if !q.Now.IsZero() {
+		o.Now = q.Now
+	}
+	if q.RecentHalfLifeYears != 0 {
+		o.RecentHalfLifeYears = q.RecentHalfLifeYears
+		if err := o.Validate(); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
 }
 
 // ensureExplain gives every hit an Explanation seeded from its score, for callers of the stage

@@ -3,6 +3,8 @@
 package rerank
 
 import (
+	"time"
+
 	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -23,6 +25,12 @@ type Query struct {
 	Rerank     []Stage    // applied in order; empty means no reranking
 	Candidates int        // how many retrieved passages the rerankers see; 0 means a default
 	Explain    bool       // fill Hit.Explain
+	// Now is the moment the question is asked as of: it anchors "recent", "last year" and
+	// "since 2010" for this query. Zero means the engine's Options.Now (itself time.Now()).
+	Now time.Time
+	// RecentHalfLifeYears overrides the engine's Options.RecentHalfLifeYears for this query;
+	// 0 keeps the engine's.
+	RecentHalfLifeYears float64
 }
 
 // Result is the answer to one Query.

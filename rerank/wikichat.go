@@ -17,16 +17,22 @@ import (
 // expands "1990 to 1998" into every year between. Kairos's mentions do not record how a range
 // was written, so here every range (also "1990–98") counts for the years inside it. WikiChat's
 // query time is one year; for a range spec the first year is used, as the LLM there would
-// have answered one year. Scores and relevance are left as they were: the sort ignores them.
+// have answered one year.
+//
+// The sort ignores scores, but it sets Explain.Final = key + relevance, where relevance is the
+// candidate's retrieval rank normalised to (0,1] (NormRank): keys are integers, so Final
+// decreases strictly down the sorted list and a caller that ranks by score keeps this order.
 func WikiChatSort(hits []Hit, spec timex.Spec, explain bool) {
 	if spec.IsNone() || spec.Kind == timex.KindAuto {
 		return
 	}
 	ensureExplain(hits)
+	normalize(hits, NormRank)
 	for i := range hits {
 		k := wikiChatKey(hits[i].Years, spec)
 		e := hits[i].Explain
 		e.Key = &k
+		e.Final = float64(k) + e.Relevance
 		if explain {
 			if spec.Kind == timex.KindRecent {
 				e.Notes = append(e.Notes, fmt.Sprintf("wikichat: latest year mentioned %d", k))

@@ -130,7 +130,7 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands := fuse(lex, den, ix.opts)
+	cands := fuse(lex, den, ix.fusionOptions(req))
 	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
 	return ix.hits(cands[:min(len(cands), req.K)], "")
 }
@@ -190,4 +190,19 @@ func minmax(v, lo, hi float64) float64 {
 		return 1
 	}
 	return (v - lo) / (hi - lo)
+}
+
+// fusionOptions are the index's fusion options with the request's overrides.
+func (ix *Index) fusionOptions(req Request) Options {
+	o := ix.opts
+	if req.Fusion != "" {
+		o.Fusion = req.Fusion
+	}
+	if req.Alpha > 0 {
+		o.Alpha = req.Alpha
+	}
+	if req.RRFK > 0 {
+		o.RRFK = req.RRFK
+	}
+	return o
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -147,6 +148,11 @@ func TestDenseAndHybrid(t *testing.T) {
 		if err != nil || len(hits) != 10 {
 			t.Fatalf("%s: %d hits, %v", fusion, len(hits), err)
 		}
+		// The request's fusion overrides the index's (ix was opened with the default, rrf).
+		over, err := ix.Search(ctx, Request{Text: q, K: 10, Mode: ModeHybrid, Fusion: fusion})
+		if err != nil || !reflect.DeepEqual(over, hits) {
+			t.Errorf("%s as a request override: %v, hits differ from an index opened with it", fusion, err)
+		}
 		for i, h := range hits {
 			if w := want[fusion][h.ID]; math.Abs(w-h.Score) > 1e-9 {
 				t.Errorf("%s: hit %d %s scored %.6f, recomputed %.6f", fusion, i, h.ID, h.Score, w)
@@ -187,6 +193,11 @@ func TestDenseErrors(t *testing.T) {
 	defer ix.Close()
 	if _, err := ix.Search(context.Background(), Request{Text: "x", Mode: ModeDense}); err == nil || !strings.Contains(err.Error(), "give --model") {
 		t.Errorf("dense without encoder: %v", err)
+	}
+	for _, req := range []Request{{Text: "x", Fusion: "sum"}, {Text: "x", Alpha: 1.5}, {Text: "x", RRFK: -1}} {
+		if _, err := ix.Search(context.Background(), req); err == nil {
+			t.Errorf("request fusion %q alpha %v rrf k %d accepted", req.Fusion, req.Alpha, req.RRFK)
+		}
 	}
 	if _, err := Open(testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
 		t.Errorf("encoder on a BM25-only index: %v", err)

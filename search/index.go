@@ -163,6 +163,12 @@ func (ix *Index) Search(ctx context.Context, req Request) ([]Hit, error) {
 	if req.K <= 0 {
 		req.K = DefaultK
 	}
+	if req.Fusion != "" && req.Fusion != FusionRRF && req.Fusion != FusionConvex {
+		return nil, fmt.Errorf("unknown fusion %q (want rrf or convex)", req.Fusion)
+	}
+	if req.Alpha < 0 || req.Alpha > 1 || req.RRFK < 0 {
+		return nil, fmt.Errorf("fusion alpha %v must be in [0,1] and rrf k %d >= 0", req.Alpha, req.RRFK)
+	}
 	switch req.Mode {
 	case "", ModeBM25:
 		return ix.searchBM25(ctx, req)

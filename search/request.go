@@ -47,6 +47,11 @@ type Request struct {
 	// 0 means no cap. PerDoc 1 gives a ranking of documents, as document-level evaluations
 	// (BEIR) expect.
 	PerDoc int
+	// Fusion, Alpha and RRFK override the index's Options for this hybrid request; their zero
+	// values keep the index's.
+	Fusion Fusion
+	Alpha  float64
+	RRFK   int
 }
 
 // DefaultK is the number of hits when a request does not say.

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
+
+	"github.com/kairos-rag/kairos/rerank/request"
 )
 
 // apiError is an error with the HTTP status it should be answered with.
@@ -47,8 +50,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, ErrorResponse{Error: msg})
 }
 
-// writeErr maps an error to a status: apiError carries its own; ErrNotFound 404;
-// ErrInvalid 400; deadline 504; anything else 500.
+// writeErr maps an error to a status: apiError carries its own; a refused request
+// (*request.Error), ErrInvalid 400; ErrNotFound 404; deadline 504; anything else 500.
 func writeErr(w http.ResponseWriter, err error, timeout string) {
 	status, msg := classify(err, timeout)
 	writeError(w, status, msg)
@@ -56,9 +59,12 @@ func writeErr(w http.ResponseWriter, err error, timeout string) {
 
 func classify(err error, timeout string) (int, string) {
 	var ae *apiError
+	var re *request.Error
 	switch {
 	case errors.As(err, &ae):
 		return ae.status, ae.msg
+	case errors.As(err, &re):
+		return http.StatusBadRequest, re.Error()
 	case errors.Is(err, ErrNotFound):
 		return http.StatusNotFound, err.Error()
 	case errors.Is(err, ErrInvalid):
@@ -102,7 +108,11 @@ func jsonError(err error) error {
 		if te.Field == "" {
 			return badRequest("request body: want %s, got JSON %s", jsonKind(te.Type.Kind().String()), te.Value)
 		}
-		return badRequest("field %q: want %s, got JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		want := jsonKind(te.Type.Kind().String())
+		if te.Type == reflect.TypeFor[request.List]() {
+			want = "a string or an array of strings"
+		}
+		return badRequest("field %q: want %s, got JSON %s", te.Field, want, te.Value)
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return badRequest("unknown field %s", f)

@@ -33,10 +33,10 @@ func checkDecoded(t *testing.T, qs []rerank.Query, err error, l limits) {
 	}
 	for i, q := range qs {
 		n := utf8.RuneCountInString(q.Text)
-		if strings.TrimSpace(q.Text) == "" || n > l.maxChars || !utf8.ValidString(q.Text) {
+		if strings.TrimSpace(q.Text) == "" || n > l.MaxChars || !utf8.ValidString(q.Text) {
 			t.Fatalf("query %d: accepted text %q", i, q.Text)
 		}
-		if q.K < 1 || q.K > l.maxK || q.Candidates < 0 || q.Candidates > l.maxCandidates {
+		if q.K < 1 || q.K > l.MaxK || q.Candidates < 0 || q.Candidates > l.MaxCandidates {
 			t.Fatalf("query %d: accepted k=%d candidates=%d", i, q.K, q.Candidates)
 		}
 		if !q.Filters.DateFrom.IsZero() && !q.Filters.DateTo.IsZero() && q.Filters.DateTo.Before(q.Filters.DateFrom) {

@@ -1,36 +1,29 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
-	"time"
-	"unicode/utf8"
 
-	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/rerank"
-	"github.com/kairos-rag/kairos/search"
+	"github.com/kairos-rag/kairos/rerank/request"
 )
 
-// limits are the request limits of Options, named as the 400 answers name them.
+// limits are the request limits of Options: the per-query ones request.Parse checks and the
+// batch size, which only the server knows.
 type limits struct {
-	maxQueries, maxChars, maxK, maxCandidates int
+	request.Limits
+	maxQueries int
 }
 
 func (o Options) limits() limits {
-	return limits{maxQueries: o.MaxQueries, maxChars: o.MaxQueryChars, maxK: o.MaxK, maxCandidates: o.MaxCandidates}
+	return limits{maxQueries: o.MaxQueries, Limits: request.Limits{
+		MaxChars: o.MaxQueryChars, MaxK: o.MaxK, MaxCandidates: o.MaxCandidates}}
 }
 
 // searchBody accepts both the batch form and the single-query shorthand.
 type searchBody struct {
 	Queries *[]QueryRequest `json:"queries"`
 	QueryRequest
-}
-
-func (q *QueryRequest) empty() bool {
-	return q.Text == "" && q.K == 0 && q.Mode == "" && q.Time == "" && len(q.Rerank) == 0 &&
-		q.Candidates == 0 && !q.Explain && q.Filters == nil
 }
 
 // decodeSearchRequest parses and validates a POST /v1/search body. A query's Mode is left
@@ -41,7 +34,7 @@ func decodeSearchRequest(body []byte, l limits) ([]rerank.Query, error) {
 		return nil, err
 	}
 	if b.Queries == nil {
-		if b.QueryRequest.empty() {
+		if b.QueryRequest.IsZero() {
 			return nil, badRequest(`missing "queries" (or "text" for a single query)`)
 		}
 		q, err := l.query("", b.QueryRequest)
@@ -50,7 +43,7 @@ func decodeSearchRequest(body []byte, l limits) ([]rerank.Query, error) {
 		}
 		return []rerank.Query{q}, nil
 	}
-	if !b.QueryRequest.empty() {
+	if !b.QueryRequest.IsZero() {
 		return nil, badRequest(`give either "queries" or the fields of a single query at the top level, not both`)
 	}
 	qs := *b.Queries
@@ -71,144 +64,15 @@ func decodeSearchRequest(body []byte, l limits) ([]rerank.Query, error) {
 	return out, nil
 }
 
-// query validates one query; path prefixes every field name in error messages.
+// query validates one query through request.Parse; path places its errors in the body.
 func (l limits) query(path string, qr QueryRequest) (rerank.Query, error) {
-	var q rerank.Query
-	text, err := l.text(path+"text", qr.Text)
-	if err != nil {
-		return q, err
+	q, err := request.Parse(qr, l.Limits)
+	var re *request.Error
+	if errors.As(err, &re) {
+		return q, re.In(path)
 	}
-	q.Text = text
-	if q.K, err = l.k(path+"k", qr.K, search.DefaultK); err != nil {
-		return q, err
-	}
-	if q.Mode, err = search.ParseMode(qr.Mode, ""); err != nil {
-		return q, badRequest("%smode: %v", path, err)
-	}
-	stages, err := stringList(path+"rerank", qr.Rerank)
-	if err != nil {
-		return q, err
-	}
-	if len(stages) > 0 {
-		if q.Rerank, err = rerank.ParseStages(strings.Join(stages, ",")); err != nil {
-			return q, badRequest("%srerank: %v", path, err)
-		}
-	}
-	if q.Time, err = timex.Parse(qr.Time); err != nil {
-		return q, badRequest("%stime: %v", path, err)
-	}
-	if strings.TrimSpace(qr.Time) == "" && hasStage(q.Rerank, rerank.StageTime) {
-		q.Time = timex.Spec{Kind: timex.KindAuto} // asking for time reranking implies a time need
-	}
-	switch {
-	case qr.Candidates < 0:
-		return q, badRequest("%scandidates: %d is negative", path, qr.Candidates)
-	case qr.Candidates > l.maxCandidates:
-		return q, badRequest("%scandidates: %d is over the limit of %d (max_candidates)", path, qr.Candidates, l.maxCandidates)
-	}
-	q.Candidates = qr.Candidates
-	q.Explain = qr.Explain
-	if qr.Filters != nil {
-		if q.Filters, err = filters(path+"filters.", *qr.Filters); err != nil {
-			return q, err
-		}
-	}
-	return q, nil
+	return q, err
 }
 
-func (l limits) text(field, s string) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", badRequest("%s: not valid UTF-8", field)
-	}
-	if strings.TrimSpace(s) == "" {
-		return "", badRequest("%s: empty query", field)
-	}
-	if n := utf8.RuneCountInString(s); n > l.maxChars {
-		return "", badRequest("%s: %d characters, over the limit of %d (max_query_chars)", field, n, l.maxChars)
-	}
-	return s, nil
-}
-
-// k validates a hit count; 0 gives def.
-func (l limits) k(field string, k, def int) (int, error) {
-	switch {
-	case k == 0:
-		return def, nil
-	case k < 0:
-		return 0, badRequest("%s: %d is negative", field, k)
-	case k > l.maxK:
-		return 0, badRequest("%s: %d is over the limit of %d (max_k)", field, k, l.maxK)
-	}
-	return k, nil
-}
-
-func hasStage(stages []rerank.Stage, st rerank.Stage) bool {
-	for _, s := range stages {
-		if s == st {
-			return true
-		}
-	}
-	return false
-}
-
-// stringList reads a field that may be one string or an array of strings.
-func stringList(field string, raw json.RawMessage) ([]string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, nil
-	}
-	var one string
-	if err := json.Unmarshal(raw, &one); err == nil {
-		if one == "" {
-			return nil, nil
-		}
-		return []string{one}, nil
-	}
-	var many []string
-	if err := json.Unmarshal(raw, &many); err != nil {
-		return nil, badRequest("%s: want a string or an array of strings", field)
-	}
-	for i, s := range many {
-		if strings.TrimSpace(s) == "" {
-			return nil, badRequest("%s[%d]: empty string", field, i)
-		}
-	}
-	return many, nil
-}
-
-func filters(path string, fr FilterRequest) (search.Filters, error) {
-	var f search.Filters
-	var err error
-	if f.DateFrom, err = parseDate(path+"date_from", fr.DateFrom, false); err != nil {
-		return f, err
-	}
-	if f.DateTo, err = parseDate(path+"date_to", fr.DateTo, true); err != nil {
-		return f, err
-	}
-	if !f.DateFrom.IsZero() && !f.DateTo.IsZero() && f.DateTo.Before(f.DateFrom) {
-		return f, badRequest("%sdate_to (%s) is before date_from (%s)", path, fr.DateTo, fr.DateFrom)
-	}
-	if f.Sources, err = stringList(path+"source", fr.Source); err != nil {
-		return f, err
-	}
-	return f, nil
-}
-
-// parseDate reads YYYY-MM-DD or RFC 3339. A bare date as an upper bound means the end of
-// that day, so date_to "2020-12-31" includes passages dated during the 31st.
-func parseDate(field, s string, endOfDay bool) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		if endOfDay {
-			t = t.Add(24*time.Hour - time.Nanosecond)
-		}
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, badRequest("%s: %q is not a date (want YYYY-MM-DD or RFC 3339)", field, s)
-	}
-	return t.UTC(), nil
-}
+// text validates a query text outside POST /v1/search (chat messages, WikiChat queries).
+func (l limits) text(field, s string) (string, error) { return l.Limits.Text(field, s) }

@@ -1,9 +1,8 @@
 package server
 
 import (
-	"encoding/json"
-
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/rerank/request"
 )
 
 // SearchRequest is the body of POST /v1/search: a batch of queries. A body holding the
@@ -12,28 +11,14 @@ type SearchRequest struct {
 	Queries []QueryRequest `json:"queries"`
 }
 
-// QueryRequest is one query of POST /v1/search.
-type QueryRequest struct {
-	Text string `json:"text"`
-	K    int    `json:"k,omitempty"`    // hits to return; 0 means 10
-	Mode string `json:"mode,omitempty"` // bm25, dense, hybrid; "" means the index default
-	// Time is a time specification (none, recent, auto, 1994, 1990..1998, from 1990 to
-	// 1998). Empty means none, or auto when the "time" rerank stage is asked for.
-	Time string `json:"time,omitempty"`
-	// Rerank names the stages, as "cross,time" or ["cross", "time"].
-	Rerank     json.RawMessage `json:"rerank,omitempty"`
-	Candidates int             `json:"candidates,omitempty"` // passages the rerankers see
-	Explain    bool            `json:"explain,omitempty"`
-	Filters    *FilterRequest  `json:"filters,omitempty"`
-}
+// QueryRequest is one query of POST /v1/search. It is the request every Kairos front end
+// shares (the CLI, batch files, the web page): see package rerank/request for its fields,
+// their defaults and their validation.
+type QueryRequest = request.Query
 
 // FilterRequest restricts the passages of one query. Dates are YYYY-MM-DD or RFC 3339; a
 // bare date_to includes its whole day.
-type FilterRequest struct {
-	DateFrom string          `json:"date_from,omitempty"`
-	DateTo   string          `json:"date_to,omitempty"`
-	Source   json.RawMessage `json:"source,omitempty"` // "name" or ["a", "b"]
-}
+type FilterRequest = request.Filters
 
 // SearchResponse answers POST /v1/search: one result per query, in request order.
 type SearchResponse struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kairos-rag/kairos/rerank/request"
 )
 
 // The web page of GET /: a static page (server/web) embedded in the binary, no build step and
@@ -80,8 +81,8 @@ func (s *Server) writePage(w http.ResponseWriter, d pageData) {
 	w.Write(buf.Bytes())
 }
 
-// pageSearch runs the search a page URL describes, through the same validation as
-// POST /v1/search.
+// pageSearch runs the search a page URL describes, through the same parser as
+// POST /v1/search and the CLI (request.Parse).
 func (s *Server) pageSearch(ctx context.Context, v url.Values) (QueryResult, error) {
 	qr, err := PageQuery(v)
 	if err != nil {
@@ -120,7 +121,7 @@ func PageQuery(v url.Values) (QueryRequest, error) {
 		if err != nil {
 			return qr, badRequest("k %q: want an integer", k)
 		}
-		qr.K = n
+		qr.K = &n
 	}
 	switch t := v.Get("time"); t {
 	case "", "none", "recent", "auto":
@@ -142,10 +143,8 @@ func PageQuery(v url.Values) (QueryRequest, error) {
 		rr = strings.Trim(rr+",time", ",")
 	}
 	if rr != "" {
-		qr.Rerank, _ = json.Marshal(rr)
+		qr.Rerank = request.List{rr}
 	}
-	if from, to := v.Get("date_from"), v.Get("date_to"); from != "" || to != "" {
-		qr.Filters = &FilterRequest{DateFrom: from, DateTo: to}
-	}
+	qr.Filters = FilterRequest{DateFrom: v.Get("date_from"), DateTo: v.Get("date_to")}
 	return qr, nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/rerank/request"
 )
 
 func TestPageQuery(t *testing.T) {
@@ -15,14 +17,14 @@ func TestPageQuery(t *testing.T) {
 		err    string
 	}{
 		{params: "q=vitamin+D", want: QueryRequest{Text: "vitamin D"}},
-		{params: "q=x&mode=hybrid&k=5", want: QueryRequest{Text: "x", Mode: "hybrid", K: 5}},
+		{params: "q=x&mode=hybrid&k=5", want: QueryRequest{Text: "x", Mode: "hybrid", K: request.Int(5)}},
 		{params: "q=x&time=none&rerank=cross", want: QueryRequest{Text: "x", Time: "none"}, rerank: `"cross"`},
 		{params: "q=x&time=auto", want: QueryRequest{Text: "x", Time: "auto"}, rerank: `"time"`},
 		{params: "q=x&time=recent&rerank=cross", want: QueryRequest{Text: "x", Time: "recent"}, rerank: `"cross,time"`},
 		{params: "q=x&time=year&year=1994&rerank=time", want: QueryRequest{Text: "x", Time: "1994"}, rerank: `"time"`},
 		{params: "q=x&time=range&from=1811&to=1827", want: QueryRequest{Text: "x", Time: "1811..1827"}, rerank: `"time"`},
 		{params: "q=x&rerank=none", want: QueryRequest{Text: "x"}},
-		{params: "q=x&date_from=2020-01-01", want: QueryRequest{Text: "x", Filters: &FilterRequest{DateFrom: "2020-01-01"}}},
+		{params: "q=x&date_from=2020-01-01", want: QueryRequest{Text: "x", Filters: FilterRequest{DateFrom: "2020-01-01"}}},
 		{params: "q=x&k=ten", err: `k "ten": want an integer`},
 		{params: "q=x&time=soon", err: `time "soon": want none, recent, year, range or auto`},
 	}
@@ -39,7 +41,7 @@ func TestPageQuery(t *testing.T) {
 			t.Errorf("%s: %v", tc.params, err)
 			continue
 		}
-		if string(got.Rerank) != tc.rerank {
+		if r, _ := json.Marshal(got.Rerank); tc.rerank != "" && string(r) != "["+tc.rerank+"]" || tc.rerank == "" && got.Rerank != nil {
 			t.Errorf("%s: rerank %s, want %s", tc.params, got.Rerank, tc.rerank)
 		}
 		got.Rerank, tc.want.Rerank = nil, nil

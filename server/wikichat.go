@@ -11,7 +11,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/rerank"
-	"github.com/kairos-rag/kairos/search"
+	"github.com/kairos-rag/kairos/rerank/request"
 )
 
 // WikiChat's retriever API (stanford-oval/WikiChat, retrieval/search_query.py and the older
@@ -137,11 +137,11 @@ func decodeWikiChatRequest(body []byte, o Options) (qs []rerank.Query, v1 bool, 
 	if req.NumBlocks == nil {
 		return nil, false, badRequest(`missing "num_blocks"`)
 	}
-	if n := *req.NumBlocks; n < 1 || n > l.maxK {
-		return nil, false, badRequest(`"num_blocks": %d is out of range 1..%d (max_k)`, n, l.maxK)
+	if n := *req.NumBlocks; n < 1 || n > l.MaxK {
+		return nil, false, badRequest(`"num_blocks": %d is out of range 1..%d (max_k)`, n, l.MaxK)
 	}
-	if n := req.NumBlocksToRerank; n < 0 || n > l.maxCandidates {
-		return nil, false, badRequest(`"num_blocks_to_rerank": %d is out of range 0..%d (max_candidates)`, n, l.maxCandidates)
+	if n := req.NumBlocksToRerank; n < 0 || n > l.MaxCandidates {
+		return nil, false, badRequest(`"num_blocks_to_rerank": %d is out of range 0..%d (max_candidates)`, n, l.MaxCandidates)
 	}
 	f, err := wikiChatFilters(req.SearchFilters, o.Language)
 	if err != nil {
@@ -149,12 +149,20 @@ func decodeWikiChatRequest(body []byte, o Options) (qs []rerank.Query, v1 bool, 
 	}
 	qs = make([]rerank.Query, len(texts))
 	for i, t := range texts {
-		q := rerank.Query{Request: search.Request{Text: t, K: *req.NumBlocks, Filters: f}}
+		// The WikiChat fields become Kairos's request, parsed and defaulted by the same
+		// request.Parse as POST /v1/search; only the filters, in WikiChat's own dialect, are
+		// translated here.
+		qr := request.Query{Text: t, K: req.NumBlocks}
 		if req.Rerank {
 			// As WikiChat: rerank max(num_blocks, num_blocks_to_rerank) candidates.
-			q.Rerank = o.WikiChatRerank
-			q.Candidates = max(req.NumBlocksToRerank, *req.NumBlocks)
+			qr.Rerank = request.List{rerank.FormatStages(o.WikiChatRerank)}
+			qr.Candidates = max(req.NumBlocksToRerank, *req.NumBlocks)
 		}
+		q, err := request.Parse(qr, l.Limits)
+		if err != nil {
+			return nil, false, fmt.Errorf("query %d: %w", i, err)
+		}
+		q.Filters = f
 		qs[i] = q
 	}
 	return qs, false, nil
@@ -175,10 +183,10 @@ func decodeWikiChatV1(body []byte, l limits) (rerank.Query, error) {
 	if req.EviNum == nil {
 		return rerank.Query{}, badRequest(`"evi_num": null (want an integer)`)
 	}
-	if n := *req.EviNum; n < 1 || n > l.maxK {
-		return rerank.Query{}, badRequest(`"evi_num": %d is out of range 1..%d (max_k)`, n, l.maxK)
+	if n := *req.EviNum; n < 1 || n > l.MaxK {
+		return rerank.Query{}, badRequest(`"evi_num": %d is out of range 1..%d (max_k)`, n, l.MaxK)
 	}
-	return rerank.Query{Request: search.Request{Text: text, K: *req.EviNum}}, nil
+	return request.Parse(request.Query{Text: text, K: req.EviNum}, l.Limits)
 }
 
 // wikiChatQueries reads "query": one string, or a list of 1..max_queries strings.

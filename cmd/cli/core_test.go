@@ -121,7 +121,19 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"nope"}, `unknown command "nope"`},
 		{[]string{"index", "--index", "x"}, "need --input and --index"},
 		{[]string{"search", "q"}, "need --index"},
-		{[]string{"search", "--index", "x", "--mode", "fuzzy", "q"}, `unknown search mode "fuzzy"`},
+		// Request errors: one line naming the flag, from request.Parse.
+		{[]string{"search", "--index", "x", "--mode", "fuzzy", "q"}, `search: --mode: "fuzzy": want bm25, dense or hybrid`},
+		{[]string{"search", "--index", "x", "-k", "0", "q"}, `search: -k: 0: want a positive number of hits`},
+		{[]string{"search", "--index", "x", "-k", "-3", "--batch", "q.jsonl"}, `search: -k: -3: want a positive number of hits`},
+		{[]string{"search", "--index", "x", "--time", "1998..1990", "q"}, `search: --time: invalid time spec "1998..1990"`},
+		{[]string{"search", "--index", "x", "--rerank", "time,cross", "q"}, `search: --rerank: rerank "time,cross": the cross-encoder must run first`},
+		{[]string{"search", "--index", "x", "--now", "2020-13-01", "q"}, `search: --now: "2020-13-01" is not a date`},
+		{[]string{"search", "--index", "x", "--recent-half-life", "-1", "q"}, `search: --recent-half-life: -1: want a number of years in (0, 1000]`},
+		{[]string{"search", "--index", "x", "--date-from", "2021-01-01", "--date-to", "2020-01-01", "q"}, `search: --date-to: 2020-01-01 is before date_from 2021-01-01`},
+		{[]string{"search", "--index", "x", "--source", "", "q"}, `search: --source: empty string`},
+		{[]string{"search", "--index", "x", "--fusion", "sum", "q"}, `search: --fusion: "sum": want rrf or convex`},
+		{[]string{"eval", "--index", "x", "--queries", "q.jsonl", "--depth", "0"}, `eval: --depth: 0: want a positive number of hits`},
+		{[]string{"serve", "--index", "x", "--recent-half-life", "0"}, `--recent-half-life 0: want a number of years in (0, 1000]`},
 		{[]string{"eval", "--index", "x"}, "need --index and --queries"},
 	}
 	for _, tc := range tests {

@@ -21,7 +21,19 @@ type retrievalOptions struct {
 	// Scorer is an already opened cross-encoder (serve keeps its models across index reloads);
 	// Search.Encoder likewise. When nil, Models says what to open.
 	Scorer rerank.PairScorer
-	Logger *slog.Logger
+	// RecentHalfLife is the default half-life in years of the time need "recent" (serve's
+	// --recent-half-life); 0 means rerank.DefaultOptions'. A query may override it.
+	RecentHalfLife float64
+	Logger         *slog.Logger
+}
+
+// timeOptions are the time reranker's options these retrieval options ask for.
+func (o retrievalOptions) timeOptions() rerank.Options {
+	t := rerank.DefaultOptions()
+	if o.RecentHalfLife != 0 {
+		t.RecentHalfLifeYears = o.RecentHalfLife
+	}
+	return t
 }
 
 // retrieval is an opened index with its models and reranking engine.
@@ -60,7 +72,7 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 	}
 	r.ix = ix
 	r.closers = append(r.closers, ix.Close)
-	r.re, err = rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger, Scorer: scorer})
+	r.re, err = rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)

@@ -29,12 +29,12 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if *dir == "" || *qpath == "" {
 		return usageErr(fs, "need --index and --queries")
 	}
+	qf.q.K, qf.kFlag = depth, "--depth"
 	ropts, tmpl, err := qf.resolve(fs, *dir)
 	if err != nil {
 		return err
 	}
-	tmpl.K = *depth
-	queries, err := readQueries(*qpath)
+	queries, err := readQueries(*qpath, tmpl)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -54,12 +54,8 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		if !ok {
 			continue
 		}
-		req, err := q.query(tmpl)
-		if err != nil {
-			return fmt.Errorf("eval: %s: %w", *qpath, err)
-		}
 		start := time.Now()
-		res, err := r.re.Search(ctx, req)
+		res, err := r.re.Search(ctx, q.q)
 		if err != nil {
 			return fmt.Errorf("eval: query %s: %w", q.qid(), err)
 		}

@@ -4,84 +4,109 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/request"
 	"github.com/kairos-rag/kairos/search"
 )
 
-// queryFlags are the retrieval flags shared by search and eval.
+// queryFlags are the retrieval flags shared by search and eval. They fill a request.Query,
+// the request POST /v1/search and the web page fill too, so request.Parse gives every front
+// end the same defaults and errors.
 type queryFlags struct {
-	models     modelFlags
-	mode       string
-	timeSpec   string
-	rerank     string
-	candidates int
-	explain    bool
-	exact      bool
-	fusion     string
-	alpha      float64
-	rrfK       int
-	ef         int
+	models  modelFlags
+	q       request.Query
+	rerank  string
+	sources stringList
+	ef      int
+	kFlag   string // the flag that sets K: -k for search, --depth for eval
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.models.register(fs, true)
-	fs.StringVar(&q.mode, "mode", "", "retriever: bm25, dense or hybrid (default: hybrid when --model is given, else bm25)")
-	fs.StringVar(&q.timeSpec, "time", "none", "time need: none, recent, YYYY, YYYY..YYYY, \"from YYYY to YYYY\" or auto (from the query)")
+	fs.StringVar(&q.q.Mode, "mode", "", "retriever: bm25, dense or hybrid (default: hybrid when --model is given, else bm25)")
+	fs.StringVar(&q.q.Time, "time", "", "time need: none, recent, YYYY, YYYY..YYYY, \"from YYYY to YYYY\" or auto (from the query); default auto with --rerank time or wikichat, else none")
 	fs.StringVar(&q.rerank, "rerank", "none", "rerank stages: none, time, cross, cross,time or wikichat")
-	fs.IntVar(&q.candidates, "candidates", rerank.DefaultCandidates, "passages the rerankers see")
-	fs.BoolVar(&q.explain, "explain", false, "include each hit's score breakdown")
-	fs.BoolVar(&q.exact, "exact", false, "dense: exact (brute-force) search instead of HNSW")
-	fs.StringVar(&q.fusion, "fusion", string(search.FusionRRF), "hybrid fusion: rrf or convex")
-	fs.Float64Var(&q.alpha, "alpha", search.DefaultAlpha, "convex fusion: weight of the dense score")
-	fs.IntVar(&q.rrfK, "rrf-k", search.DefaultRRFK, "rrf fusion: k")
+	fs.IntVar(&q.q.Candidates, "candidates", 0, fmt.Sprintf("passages the rerankers see (0: %d)", rerank.DefaultCandidates))
+	fs.BoolVar(&q.q.Explain, "explain", false, "include each hit's score breakdown")
+	fs.BoolVar(&q.q.Exact, "exact", false, "dense: exact (brute-force) search instead of HNSW")
+	fs.StringVar(&q.q.Fusion, "fusion", "", fmt.Sprintf("hybrid fusion: rrf or convex (default %s)", search.FusionRRF))
+	fs.Float64Var(&q.q.Alpha, "alpha", 0, fmt.Sprintf("convex fusion: weight of the dense score (0: %v)", search.DefaultAlpha))
+	fs.IntVar(&q.q.RRFK, "rrf-k", 0, fmt.Sprintf("rrf fusion: k (0: %d)", search.DefaultRRFK))
 	fs.IntVar(&q.ef, "ef", 0, "HNSW search list size (0: the index's)")
+	fs.StringVar(&q.q.Now, "now", "", "ask as of this date (YYYY-MM-DD or RFC 3339): anchors recent, \"last year\", \"since 2010\" (default: today)")
+	fs.Float64Var(&q.q.RecentHalfLifeYears, "recent-half-life", 0, fmt.Sprintf("time need recent: age in years at which a passage earns half the credit of a current one (0: %v)", rerank.DefaultOptions().RecentHalfLifeYears))
+	fs.Var(&q.sources, "source", "only passages from this source (repeatable)")
+	fs.StringVar(&q.q.Filters.DateFrom, "date-from", "", "only passages dated on or after (YYYY-MM-DD or RFC 3339)")
+	fs.StringVar(&q.q.Filters.DateTo, "date-to", "", "only passages dated on or before (YYYY-MM-DD, whole day included, or RFC 3339)")
 }
 
-// resolve checks the flags and returns the retrieval options and the query template.
-func (q *queryFlags) resolve(fs *flag.FlagSet, dir string) (retrievalOptions, rerank.Query, error) {
-	def := search.ModeBM25
-	if q.models.model != "" {
-		def = search.ModeHybrid
+// resolve returns the retrieval options and the request the flags describe, checked by
+// request.Parse (with a placeholder text) so that a bad flag fails before the index opens.
+func (q *queryFlags) resolve(fs *flag.FlagSet, dir string) (retrievalOptions, request.Query, error) {
+	tmpl := q.q
+	tmpl.Rerank = request.List{q.rerank}
+	tmpl.Filters.Source = request.List(q.sources)
+	if q.models.model == "" && tmpl.Mode == "" {
+		tmpl.Mode = string(search.ModeBM25)
 	}
-	var rq rerank.Query
-	m, err := search.ParseMode(q.mode, def)
-	if err != nil {
-		return retrievalOptions{}, rq, usageErr(fs, "%v", err)
+	if tmpl.Mode == "" {
+		tmpl.Mode = string(search.ModeHybrid)
 	}
-	if rq.Time, err = timex.Parse(q.timeSpec); err != nil {
-		return retrievalOptions{}, rq, usageErr(fs, "--time: %v", err)
+	check := tmpl
+	check.Text = "-"
+	if _, err := request.Parse(check, request.Limits{}); err != nil {
+		return retrievalOptions{}, tmpl, q.requestErr(fs, err)
 	}
-	if rq.Rerank, err = rerank.ParseStages(q.rerank); err != nil {
-		return retrievalOptions{}, rq, usageErr(fs, "--rerank: %v", err)
+	o := retrievalOptions{Index: dir, Models: q.models, Search: search.Options{EfSearch: q.ef}}
+	return o, tmpl, nil
+}
+
+// flagOf names the command-line flag of a request field.
+var flagOf = map[string]string{
+	"k": "-k", "mode": "--mode", "time": "--time", "rerank": "--rerank", "candidates": "--candidates",
+	"per_doc": "--per-doc", "fusion": "--fusion", "alpha": "--alpha", "rrf_k": "--rrf-k", "now": "--now",
+	"recent_half_life_years": "--recent-half-life", "filters.date_from": "--date-from",
+	"filters.date_to": "--date-to", "text": "query",
+}
+
+// requestErr turns a refused flag request into one line naming the flag (no usage dump: the
+// flag and the reason say it all).
+func (q *queryFlags) requestErr(fs *flag.FlagSet, err error) error {
+	var re *request.Error
+	if !errors.As(err, &re) {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	rq.Mode, rq.Exact, rq.Candidates, rq.Explain = m, q.exact, q.candidates, q.explain
-	o := retrievalOptions{Index: dir, Models: q.models, Search: search.Options{
-		Fusion: search.Fusion(q.fusion), Alpha: q.alpha, RRFK: q.rrfK, EfSearch: q.ef,
-	}}
-	return o, rq, nil
+	name, ok := flagOf[re.Field]
+	if re.Field == "k" && q.kFlag != "" {
+		name = q.kFlag
+	}
+	if !ok && strings.HasPrefix(re.Field, "filters.source") {
+		name, ok = "--source", true
+	}
+	if !ok {
+		name = re.Field
+	}
+	return usageErr(fs, "%s: %s", name, re.Msg)
 }
 
 func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("search", "--index DIR [flags] QUERY | --batch QUERIES.jsonl [--out RUN.jsonl]", stdio.Stderr)
 	dir := fs.String("index", "", "index `directory`")
-	k := fs.Int("k", 0, "number of hits (default 10, and 100 with --batch: evaluation runs need depth)")
+	k := fs.Int("k", 0, fmt.Sprintf("number of hits, >= 1 (default %d, and %d with --batch: evaluation runs need depth)", request.DefaultK, request.DefaultBatchK))
 	perDoc := fs.Int("per-doc", 0, "at most this many passages per document (1: one hit per document); 0: no cap")
 	asJSON := fs.Bool("json", false, "print hits as JSON")
-	batch := fs.String("batch", "", "run the queries of a JSONL `file` ({\"id\"|\"_id\", \"text\", \"time\"?}; BEIR queries.jsonl works)")
+	batch := fs.String("batch", "", "run the queries of a JSONL `file`: {\"id\"|\"_id\", \"text\"} plus any field of POST /v1/search's query (time, now, filters, rerank, k, ...), which overrides the flags for that line; BEIR queries.jsonl works")
 	outPath := fs.String("out", "", "with --batch: write the run to this `file` (default stdout)")
-	var sources stringList
-	fs.Var(&sources, "source", "only passages from this source (repeatable)")
-	dateFrom := fs.String("date-from", "", "only passages dated on or after (YYYY-MM-DD)")
-	dateTo := fs.String("date-to", "", "only passages dated on or before (YYYY-MM-DD)")
 	var qf queryFlags
 	qf.register(fs)
 	pos, err := parseFlags(fs, args)
@@ -91,25 +116,29 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	if *dir == "" {
 		return usageErr(fs, "need --index")
 	}
-	ropts, q, err := qf.resolve(fs, *dir)
-	if err != nil {
-		return err
-	}
-	q.K, q.PerDoc, q.Filters.Sources = *k, *perDoc, sources
-	if q.Filters.DateFrom, err = parseDay(*dateFrom); err != nil {
-		return usageErr(fs, "--date-from: %v", err)
-	}
-	if q.Filters.DateTo, err = parseDay(*dateTo); err != nil {
-		return usageErr(fs, "--date-to: %v", err)
-	}
-	if !q.Filters.DateTo.IsZero() {
-		q.Filters.DateTo = q.Filters.DateTo.Add(24*time.Hour - time.Nanosecond)
-	}
 	if *batch != "" && len(pos) > 0 {
 		return usageErr(fs, "give either --batch or a query, not both")
 	}
 	if *batch == "" && len(pos) == 0 {
 		return usageErr(fs, "no query")
+	}
+	qf.q.PerDoc = *perDoc
+	switch {
+	case flagSet(fs, "k"):
+		qf.q.K = request.Int(*k)
+	case *batch != "":
+		qf.q.K = request.Int(request.DefaultBatchK)
+	}
+	ropts, tmpl, err := qf.resolve(fs, *dir)
+	if err != nil {
+		return err
+	}
+	var queries []batchQuery
+	if *batch != "" {
+		// Every line is read and checked before the index opens: a bad line costs nothing.
+		if queries, err = readQueries(*batch, tmpl); err != nil {
+			return fmt.Errorf("search --batch: %w", err)
+		}
 	}
 	r, err := openRetrieval(ctx, ropts)
 	if err != nil {
@@ -117,12 +146,13 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	}
 	defer r.Close()
 	if *batch != "" {
-		if q.K == 0 {
-			q.K = 100
-		}
-		return runBatch(ctx, r.re, q, *batch, *outPath, stdio)
+		return runBatch(ctx, r.re, queries, *outPath, stdio)
 	}
-	q.Text = strings.Join(pos, " ")
+	tmpl.Text = strings.Join(pos, " ")
+	q, err := request.Parse(tmpl, request.Limits{})
+	if err != nil {
+		return qf.requestErr(fs, err)
+	}
 	res, err := r.re.Search(ctx, q)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -141,11 +171,11 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	return nil
 }
 
-func parseDay(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	return time.Parse("2006-01-02", s)
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // printHits prints a readable table, one hit per line, text cut to fit a terminal.
@@ -174,14 +204,17 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// batchQuery is one line of a query file: Kairos's own or BEIR's queries.jsonl.
+// batchQuery is one line of a query file: Kairos's own or BEIR's queries.jsonl. Besides the
+// ids and gold labels it may carry any field of request.Query (text, time, now, filters,
+// rerank, k, ...); what it does not carry comes from the command-line flags. Other fields
+// (BEIR's "metadata") are ignored.
 type batchQuery struct {
 	ID    json.RawMessage `json:"id"`
 	BEIR  json.RawMessage `json:"_id"`
-	Text  string          `json:"text"`
-	Time  string          `json:"time"`
 	Gold  []string        `json:"gold_doc_ids"`
 	GoldP []string        `json:"gold_passage_ids"`
+	request.Query
+	q rerank.Query // parsed by request.Parse
 }
 
 // qid returns the query id as a string whether it was written as a string or a number.
@@ -197,22 +230,21 @@ func (q *batchQuery) qid() string {
 	return strings.TrimSpace(string(raw))
 }
 
-// query returns the rerank query for q: the template with q's text and, when q has one, its
-// own time need.
-func (q *batchQuery) query(tmpl rerank.Query) (rerank.Query, error) {
-	tmpl.Text = q.Text
-	if q.Time != "" {
-		t, err := timex.Parse(q.Time)
-		if err != nil {
-			return tmpl, fmt.Errorf("query %s: time: %w", q.qid(), err)
-		}
-		tmpl.Time = t
+// withTemplate returns a batchQuery whose request starts as a deep copy of tmpl, so that
+// decoding a line into it overrides the fields the line has and never writes into tmpl.
+func withTemplate(tmpl request.Query) batchQuery {
+	q := tmpl
+	if tmpl.K != nil {
+		q.K = request.Int(*tmpl.K)
 	}
-	return tmpl, nil
+	q.Rerank = slices.Clone(tmpl.Rerank)
+	q.Filters.Source = slices.Clone(tmpl.Filters.Source)
+	return batchQuery{Query: q}
 }
 
-// readQueries reads a JSONL query file; a malformed line is an error naming file and line.
-func readQueries(path string) ([]batchQuery, error) {
+// readQueries reads a JSONL query file, each line over tmpl, and parses every query with
+// request.Parse. A malformed line or a refused request is an error naming file and line.
+func readQueries(path string, tmpl request.Query) ([]batchQuery, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -226,12 +258,15 @@ func readQueries(path string) ([]batchQuery, error) {
 		if b == "" {
 			continue
 		}
-		var q batchQuery
+		q := withTemplate(tmpl)
 		if err := json.Unmarshal([]byte(b), &q); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
 		if q.qid() == "" {
 			return nil, fmt.Errorf("%s: line %d: query has no \"id\" or \"_id\"", path, line)
+		}
+		if q.q, err = request.Parse(q.Query, request.Limits{}); err != nil {
+			return nil, fmt.Errorf("%s: line %d: query %s: %w", path, line, q.qid(), err)
 		}
 		out = append(out, q)
 	}
@@ -256,23 +291,15 @@ type runLine struct {
 	Hits []runHit `json:"hits"`
 }
 
-func runBatch(ctx context.Context, re *rerank.Engine, tmpl rerank.Query, in, outPath string, stdio IO) error {
-	queries, err := readQueries(in)
-	if err != nil {
-		return fmt.Errorf("search --batch: %w", err)
-	}
+func runBatch(ctx context.Context, re *rerank.Engine, queries []batchQuery, outPath string, stdio IO) error {
 	start := time.Now()
 	// The run file is written atomically: a failed query leaves no truncated run behind.
-	err = writeOutput(outPath, stdio.Stdout, func(w io.Writer) error {
+	err := writeOutput(outPath, stdio.Stdout, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		for _, q := range queries {
-			req, err := q.query(tmpl)
-			if err != nil {
-				return fmt.Errorf("search --batch: %s: %w", in, err)
-			}
-			res, err := re.Search(ctx, req)
+			res, err := re.Search(ctx, q.q)
 			if err != nil {
 				return fmt.Errorf("query %s: %w", q.qid(), err)
 			}

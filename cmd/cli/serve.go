@@ -28,6 +28,7 @@ type serveFlags struct {
 	models                        modelFlags
 	log                           logFlags
 	timeout, shutdown             time.Duration
+	halfLife                      float64
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -42,6 +43,8 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
+	fs.Float64Var(&f.halfLife, "recent-half-life", rerank.DefaultOptions().RecentHalfLifeYears,
+		"default of the time need recent: age in `years` at which a passage earns half the credit of a current one (news: 0.1-0.5, encyclopedia: 3); a query's recent_half_life_years overrides it")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
 	f.log.register(fs, "info") // info: one access log line per request
@@ -55,6 +58,9 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if len(pos) > 0 {
 		return usageErr(fs, "unexpected arguments %q", pos)
 	}
+	if !(f.halfLife > 0 && f.halfLife <= 1000) {
+		return usageErr(fs, "--recent-half-life %v: want a number of years in (0, 1000]", f.halfLife)
+	}
 	log, err := f.log.logger(fs, stdio.Stderr)
 	if err != nil {
 		return err
@@ -64,7 +70,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	// Models are opened once; a reload reopens only the index directory.
-	eo := retrievalOptions{Index: f.index, Logger: log}
+	eo := retrievalOptions{Index: f.index, Logger: log, RecentHalfLife: f.halfLife}
 	var indexEnc chat.Encoder
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)

@@ -13,7 +13,8 @@ import (
 //     years elsewhere are context and are ignored ("the man born in 1911 held what office from
 //     1939 to 1941?" gives 1939..1941); otherwise the span of all years is used. A year after
 //     "before"/"prior to" means the ten years before it (Y-10..Y-1); after "after" it means
-//     Y+1..now, after "since" Y..now; "as of Y" is Y.
+//     Y+1..now, after "since" Y..now; "as of Y" (or "as of March 2005") is Y, and it takes
+//     priority over every other year in the query.
 //  2. "last year", "this year", "next year" relative to now.
 //  3. Recency words: latest, current, currently, recent, recently, now, nowadays, today,
 //     newest, presently, "as of" (with no year), "these days", "up to date" give recent.
@@ -89,6 +90,17 @@ func fromMentions(query string, toks []token, nowYear int) (Spec, bool) {
 	ms := Extract(query)
 	if len(ms) == 0 {
 		return Spec{}, false
+	}
+	// "As of" fixes the moment the question is asked about: it outranks every other year the
+	// question mentions ("who led the party formed in 1990, as of 2005?" asks about 2005).
+	var asOf []Mention
+	for _, m := range ms {
+		if cueBefore(toks, m.Pos) == "as of" {
+			asOf = append(asOf, m)
+		}
+	}
+	if len(asOf) > 0 {
+		ms = asOf
 	}
 	hasRange := false
 	for _, m := range ms {

@@ -31,6 +31,14 @@ func TestResolve(t *testing.T) {
 		{"Who is playing this year?", rng(2026, 2026)},
 		{"What was the population before 1900?", rng(1890, 1899)},
 		{"Who was mayor as of 2019?", rng(2019, 2019)},
+		// "As of" outranks the other years of the question, ranges included.
+		{"Who led the party founded in 1990, as of 2005?", rng(2005, 2005)},
+		{"As of March 2005, who led the party that ruled from 1990 to 1998?", rng(2005, 2005)},
+		{"Who held the post from 1939 to 1941 as of 5 June 2012?", rng(2012, 2012)},
+		{"Which clubs, as of 2001 and as of 2004, did he coach after 1995?", rng(2001, 2004)},
+		{"Who was born in 1950 and what was his job as of the 1990s?", rng(1990, 1999)},
+		// Without "as of" the range still wins over single years.
+		{"Who led the party founded in 1990 from 2001 to 2005?", rng(2001, 2005)},
 		{"Who is the current president of France?", Spec{Kind: KindRecent}},
 		{"What is the latest iPhone?", Spec{Kind: KindRecent}},
 		{"Who currently coaches the team?", Spec{Kind: KindRecent}},

@@ -1,0 +1,197 @@
+package request
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// Error is a Query that Parse refused. Field is the JSON name of the offending field
+// ("k", "filters.date_to"), prefixed by its place in a batch ("queries[3].k") when the
+// caller says so with In. The CLI prints it as one line; the server answers it with 400.
+type Error struct {
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string { return e.Field + ": " + e.Msg }
+
+// In returns e with its field placed under prefix ("queries[3].").
+func (e *Error) In(prefix string) *Error { return &Error{Field: prefix + e.Field, Msg: e.Msg} }
+
+func fail(field, format string, args ...any) *Error {
+	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Limits bound what a Query may ask for. A zero field means no bound: the CLI runs
+// unbounded, the server passes its Options.
+type Limits struct {
+	MaxChars      int // characters (Unicode code points) of Text
+	MaxK          int // hits per query
+	MaxCandidates int // passages the rerankers see
+}
+
+// Parse validates q against l and returns the engine's query, every default filled but
+// Mode, which stays "" when q names none (the default depends on the index loaded when the
+// query runs). Every error is an *Error.
+func Parse(q Query, l Limits) (rerank.Query, error) {
+	var out rerank.Query
+	var err error
+	if out.Text, err = l.Text("text", q.Text); err != nil {
+		return out, err
+	}
+	if out.K, err = l.k(q.K); err != nil {
+		return out, err
+	}
+	if out.Mode, err = search.ParseMode(q.Mode, ""); err != nil {
+		return out, fail("mode", "%q: want bm25, dense or hybrid", q.Mode)
+	}
+	if out.Rerank, err = stages(q.Rerank); err != nil {
+		return out, err
+	}
+	if out.Time, err = timeNeed(q.Time, out.Rerank); err != nil {
+		return out, err
+	}
+	switch {
+	case q.Candidates < 0:
+		return out, fail("candidates", "%d is negative", q.Candidates)
+	case l.MaxCandidates > 0 && q.Candidates > l.MaxCandidates:
+		return out, fail("candidates", "%d is over the limit of %d (max_candidates)", q.Candidates, l.MaxCandidates)
+	case q.PerDoc < 0:
+		return out, fail("per_doc", "%d is negative", q.PerDoc)
+	}
+	out.Candidates, out.Explain, out.Exact, out.PerDoc = q.Candidates, q.Explain, q.Exact, q.PerDoc
+	if err := fusion(q, &out.Request); err != nil {
+		return out, err
+	}
+	if out.Now, err = date("now", q.Now, false); err != nil {
+		return out, err
+	}
+	if h := q.RecentHalfLifeYears; h != 0 && !(h > 0 && h <= 1000) {
+		return out, fail("recent_half_life_years", "%v: want a number of years in (0, 1000]", h)
+	}
+	out.RecentHalfLifeYears = q.RecentHalfLifeYears
+	if out.Filters, err = filters(q.Filters); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// Text validates a query text in field: valid UTF-8, not blank, within MaxChars.
+func (l Limits) Text(field, s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", fail(field, "not valid UTF-8")
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", fail(field, "empty query")
+	}
+	if n := utf8.RuneCountInString(s); l.MaxChars > 0 && n > l.MaxChars {
+		return "", fail(field, "%d characters, over the limit of %d (max_query_chars)", n, l.MaxChars)
+	}
+	return s, nil
+}
+
+func (l Limits) k(k *int) (int, error) {
+	switch {
+	case k == nil:
+		return DefaultK, nil
+	case *k < 1:
+		return 0, fail("k", "%d: want a positive number of hits", *k)
+	case l.MaxK > 0 && *k > l.MaxK:
+		return 0, fail("k", "%d is over the limit of %d (max_k)", *k, l.MaxK)
+	}
+	return *k, nil
+}
+
+func stages(l List) ([]rerank.Stage, error) {
+	for i, s := range l {
+		if strings.TrimSpace(s) == "" {
+			return nil, fail(fmt.Sprintf("rerank[%d]", i), "empty string")
+		}
+	}
+	st, err := rerank.ParseStages(strings.Join(l, ","))
+	if err != nil {
+		return nil, fail("rerank", "%v", err)
+	}
+	return st, nil
+}
+
+// timeNeed parses s; empty means auto when a stage uses time, none otherwise.
+func timeNeed(s string, st []rerank.Stage) (timex.Spec, error) {
+	if strings.TrimSpace(s) == "" {
+		for _, x := range st {
+			if x == rerank.StageTime || x == rerank.StageWikiChat {
+				return timex.Spec{Kind: timex.KindAuto}, nil
+			}
+		}
+		return timex.Spec{Kind: timex.KindNone}, nil
+	}
+	sp, err := timex.Parse(s)
+	if err != nil {
+		return sp, fail("time", "%v", err)
+	}
+	return sp, nil
+}
+
+func fusion(q Query, r *search.Request) error {
+	switch search.Fusion(q.Fusion) {
+	case "", search.FusionRRF, search.FusionConvex:
+	default:
+		return fail("fusion", "%q: want rrf or convex", q.Fusion)
+	}
+	if q.Alpha != 0 && !(q.Alpha > 0 && q.Alpha <= 1) {
+		return fail("alpha", "%v: want a weight in (0,1]", q.Alpha)
+	}
+	if q.RRFK < 0 {
+		return fail("rrf_k", "%d is negative", q.RRFK)
+	}
+	r.Fusion, r.Alpha, r.RRFK = search.Fusion(q.Fusion), q.Alpha, q.RRFK
+	return nil
+}
+
+func filters(f Filters) (search.Filters, error) {
+	var out search.Filters
+	var err error
+	if out.DateFrom, err = date("filters.date_from", f.DateFrom, false); err != nil {
+		return out, err
+	}
+	if out.DateTo, err = date("filters.date_to", f.DateTo, true); err != nil {
+		return out, err
+	}
+	if !out.DateFrom.IsZero() && !out.DateTo.IsZero() && out.DateTo.Before(out.DateFrom) {
+		return out, fail("filters.date_to", "%s is before date_from %s", f.DateTo, f.DateFrom)
+	}
+	for i, s := range f.Source {
+		if strings.TrimSpace(s) == "" {
+			return out, fail(fmt.Sprintf("filters.source[%d]", i), "empty string")
+		}
+	}
+	if len(f.Source) > 0 {
+		out.Sources = append([]string(nil), f.Source...)
+	}
+	return out, nil
+}
+
+// date reads YYYY-MM-DD or RFC 3339, in UTC. A bare date as an upper bound means the end of
+// that day, so date_to "2020-12-31" includes passages dated during the 31st.
+func date(field, s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		if endOfDay {
+			t = t.Add(24*time.Hour - time.Nanosecond)
+		}
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fail(field, "%q is not a date (want YYYY-MM-DD or RFC 3339)", s)
+	}
+	return t.UTC(), nil
+}
