@@ -15,7 +15,10 @@ import (
 // FormatVersion is the version of the index directory layout and of the manifest. Readers
 // refuse other versions rather than guess. Version 2 added store segments, tombstones and the
 // document table; version 1 generations (one passages.kpst, nothing deleted) are still read.
-const FormatVersion = 2
+// Version 3 records BM25Stats.Tokens; version 2 manifests are read and score as they did
+// (vocabulary-based average length) until an update or compaction writes version 3. The bump
+// makes older programs refuse a version 3 index rather than score it without its statistics.
+const FormatVersion = 3
 
 // Manifest describes one committed generation of an index. It is written last, so a
 // generation without a valid manifest was never committed.
@@ -124,7 +127,7 @@ func ReadManifest(genDir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
-	if m.FormatVersion != FormatVersion && m.FormatVersion != 1 {
+	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)
 	}
 	sum, err := m.checksum()
