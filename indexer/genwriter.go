@@ -396,6 +396,7 @@ func (w *genWriter) noteInput(i int, d *inputDone) {
 		w.man.Inputs = append(w.man.Inputs, Input{})
 	}
 	w.man.Inputs[i].Format, w.man.Inputs[i].Source = d.format, d.source
+	w.man.Inputs[i].Columns = d.stats.Columns
 }
 
 // embedder consumes embed jobs: it encodes each batch and adds it to the graph.

@@ -74,6 +74,8 @@ type Input struct {
 	Source string `json:"source"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	// Columns says which input column filled each role (FAQ inputs; corpus.ReadStats.Columns).
+	Columns map[string]string `json:"columns,omitempty"`
 }
 
 // Counts adds up: every record read is a document, skipped (by reason) or bad.

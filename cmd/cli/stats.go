@@ -67,6 +67,9 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	fmt.Fprintf(w, "options     max_words=%d analyzer=%s batch=%d\n", m.Options.MaxWords, m.Options.Analyzer, m.Options.BatchSize)
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)
+		if len(in.Columns) > 0 {
+			fmt.Fprintf(w, "            columns %v\n", in.Columns)
+		}
 	}
 	fmt.Fprintf(w, "size        %.1f MB\n", float64(st.SizeBytes)/1e6)
 	return nil
