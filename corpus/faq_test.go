@@ -148,11 +148,11 @@ func TestFAQCustomColumnsDetected(t *testing.T) {
 func TestFAQHeaderVariants(t *testing.T) {
 	for _, tc := range []struct {
 		name, header, row string
-		cols                FAQColumns
-		wantID, wantURL     string
-		wantCat             string
-		wantYear            int
-		wantUsed            map[string]string
+		cols              FAQColumns
+		wantID, wantURL   string
+		wantCat           string
+		wantYear          int
+		wantUsed          map[string]string
 	}{
 		{"lower", "question,answer", "Q?,A.", FAQColumns{}, "1", "", "", 0,
 			map[string]string{"question": "question", "answer": "answer"}},
