@@ -50,6 +50,8 @@ type ReadStats struct {
 	Repaired  int            // records whose invalid UTF-8 was replaced with U+FFFD
 	BytesRead int64          // bytes consumed from the (compressed) input, for progress
 	Format    string         // the input's format, detected or forced (set by Open's readers)
+	// Columns says which input column fills each role (FAQ CSV: "question" -> "Question", ...).
+	Columns map[string]string
 }
 
 // Reasons a reader skips a well-formed record.

@@ -51,5 +51,6 @@ func Example() {
 	// 1#0 (19 words) What is a novel coronavirus? | A novel coronavirus is a new coronavirus that has not been previously identified.
 	// 1#1 (33 words) What is a novel coronavirus? | The virus causing coronavirus disease 2019 (COVID-19), is not the same as the coronaviruses that commonly circulate among humans and cause mild illness, like the common cold.
 	// 1#2 (39 words) What is a novel coronavirus? | A diagnosis with coronavirus 229E, NL63, OC43, or HKU1 is not the same as a COVID-19 diagnosis. Patients with COVID-19 will be evaluated and cared for differently than patients with common coronavirus diagnosis.
-	// 213 documents, 1066 passages, 0 bad rows
+	// 1#3 (11 words) What is a novel coronavirus? | What is a novel coronavirus?
+	// 213 documents, 1296 passages, 0 bad rows
 }

@@ -142,3 +142,65 @@ func TestFAQCustomColumnsDetected(t *testing.T) {
 		t.Errorf("docs %+v", docs)
 	}
 }
+
+// TestFAQHeaderVariants: the usual spellings of each column are found ignoring case, the FAQ's
+// own id becomes the document id, and the columns used are reported.
+func TestFAQHeaderVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, row string
+		cols              FAQColumns
+		wantID, wantURL   string
+		wantCat           string
+		wantYear          int
+		wantUsed          map[string]string
+	}{
+		{"lower", "question,answer", "Q?,A.", FAQColumns{}, "1", "", "", 0,
+			map[string]string{"question": "question", "answer": "answer"}},
+		{"title case with ID", "ID,Question,Answer,URL,Date,Category", "faq-7,Q?,A.,http://x,2021-05-06,C",
+			FAQColumns{}, "faq-7", "http://x", "C", 2021,
+			map[string]string{"id": "ID", "question": "Question", "answer": "Answer", "url": "URL", "date": "Date", "category": "Category"}},
+		{"upper with qid and link", "QID,QUESTION,ANSWER,LINK,LAST_UPDATE", "42,Q?,A.,http://y,2020/03/17",
+			FAQColumns{}, "42", "http://y", "", 2020,
+			map[string]string{"id": "QID", "question": "QUESTION", "answer": "ANSWER", "url": "LINK", "date": "LAST_UPDATE"}},
+		{"id preferred over qid", "qid,id,question,answer", "q9,i9,Q?,A.", FAQColumns{}, "i9", "", "", 0,
+			map[string]string{"id": "id", "question": "question", "answer": "answer"}},
+		{"empty id falls back to the row", "id,question,answer", " ,Q?,A.", FAQColumns{}, "1", "", "", 0,
+			map[string]string{"id": "id", "question": "question", "answer": "answer"}},
+		{"named columns ignore case", "Frage,Antwort,Nr", "Q?,A.,n1", FAQColumns{Question: "frage", Answer: "ANTWORT", ID: "nr"},
+			"n1", "", "", 0, map[string]string{"id": "Nr", "question": "Frage", "answer": "Antwort"}},
+		{"id turned off", "id,question,answer", "x,Q?,A.", FAQColumns{ID: "-"}, "1", "", "", 0,
+			map[string]string{"question": "question", "answer": "answer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeTemp(t, "faq.csv", []byte(tc.header+"\n"+tc.row+"\n"))
+			r, err := Open(context.Background(), path, Options{FAQ: tc.cols})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			if fatal != nil || len(recErrs) != 0 || len(docs) != 1 {
+				t.Fatalf("%d docs, errors %v, fatal %v", len(docs), recErrs, fatal)
+			}
+			d := docs[0]
+			if d.ID != tc.wantID || d.URL != tc.wantURL || d.Meta["category"] != tc.wantCat || d.Date.Year() != max(tc.wantYear, 1) {
+				t.Errorf("doc %+v: want id %q url %q category %q year %d", d, tc.wantID, tc.wantURL, tc.wantCat, tc.wantYear)
+			}
+			// The answer, then the question alone: a question-only passage.
+			if len(d.Sections) != 2 || d.Sections[0].Text != "A." || d.Sections[1].Text != "Q?" || d.Title != "Q?" {
+				t.Errorf("sections %+v", d.Sections)
+			}
+			if got := r.Stats().Columns; fmt.Sprint(got) != fmt.Sprint(tc.wantUsed) {
+				t.Errorf("columns used %v, want %v", got, tc.wantUsed)
+			}
+		})
+	}
+}
+
+// TestFAQJSONKeysIgnoreCase: JSON keys match like CSV columns, and detection sees them.
+func TestFAQJSONKeysIgnoreCase(t *testing.T) {
+	path := writeTemp(t, "faq.jsonl", []byte(`{"ID": "x1", "Question": "Why?", "Answer": "Because."}`+"\n"))
+	docs, st := readPath(t, path, Options{})
+	if st.Format != FormatFAQJSONL || len(docs) != 1 || docs[0].ID != "x1" || docs[0].Title != "Why?" || docs[0].Sections[0].Text != "Because." {
+		t.Errorf("format %q, docs %+v", st.Format, docs)
+	}
+}

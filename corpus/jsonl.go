@@ -223,6 +223,13 @@ func cloneStats(s ReadStats) ReadStats {
 		m[k] = v
 	}
 	s.Skipped = m
+	if s.Columns != nil {
+		c := make(map[string]string, len(s.Columns))
+		for k, v := range s.Columns {
+			c[k] = v
+		}
+		s.Columns = c
+	}
 	return s
 }
 

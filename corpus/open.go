@@ -217,11 +217,19 @@ func detectFormat(path string, head []byte, faq FAQColumns) (string, error) {
 	case head[0] == '{' || head[0] == '[':
 		keys := firstObjectKeys(head)
 		has := func(k string) bool { return keys[k] }
+		hasFold := func(k string) bool { // FAQ column names match ignoring case
+			for key := range keys {
+				if strings.EqualFold(key, k) {
+					return true
+				}
+			}
+			return false
+		}
 		switch {
 		case has("article_body") || has("is_part_of") || has("in_language") || has("main_entity") ||
 			(has("identifier") && has("date_modified")):
 			return FormatEnterprise, nil
-		case has(faq.Question) && has(faq.Answer):
+		case hasFold(faq.Question) && hasFold(faq.Answer):
 			if head[0] == '[' {
 				return FormatFAQJSON, nil
 			}

@@ -146,7 +146,7 @@ func TestOpenRealFiles(t *testing.T) {
 		first.URL != "https://www.cdc.gov/coronavirus/2019-ncov/faq.html" ||
 		!first.Date.Equal(time.Date(2020, 3, 17, 0, 0, 0, 0, time.UTC)) ||
 		first.Meta["category"] != "Coronavirus Disease 2019 Basics" || first.Source != "faq_covidbert" ||
-		len(first.Sections) != 1 || !strings.HasSuffix(first.Sections[0].Text, "common coronavirus diagnosis.") ||
+		len(first.Sections) != 2 || first.Sections[1].Text != first.Title || !strings.HasSuffix(first.Sections[0].Text, "common coronavirus diagnosis.") ||
 		!strings.Contains(first.Sections[0].Text, "common cold.\n\nA diagnosis") {
 		t.Errorf("FAQ row 1: %+v", first)
 	}

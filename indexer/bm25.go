@@ -3,6 +3,7 @@ package indexer
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -25,8 +26,9 @@ const (
 	FieldDate   = "date"   // passage date, for range filters
 	FieldSource = "source" // exact source name, for filters
 	FieldDoc    = "doc"    // exact document id, for deletes by document
-	// Analyzer is the English analyzer: unicode tokens, possessives, lower case, English stop
-	// words, Snowball (Porter2) stemming.
+	// Analyzer is bleve's English analyzer: unicode tokens, possessives, lower case, English
+	// stop words, Porter stemming (the original Porter algorithm, bleve's analysis/token/porter;
+	// bleve's Snowball English stemmer is a separate filter this analyzer does not use).
 	Analyzer = en.AnalyzerName
 )
 
@@ -64,6 +66,8 @@ func newMapping() *mapping.IndexMappingImpl {
 // mapping, which costs more than the analysis itself for short passages.
 type docBuilder struct {
 	text, kw analysis.Analyzer
+	indexed  tokenCounter // text, counting the tokens of the passages indexed
+	tokens   atomic.Int64
 }
 
 func newDocBuilder(m *mapping.IndexMappingImpl) (*docBuilder, error) {
@@ -72,14 +76,16 @@ func newDocBuilder(m *mapping.IndexMappingImpl) (*docBuilder, error) {
 	if text == nil || kw == nil {
 		return nil, fmt.Errorf("bleve analyzers %q/%q not registered", Analyzer, keyword.Name)
 	}
-	return &docBuilder{text: text, kw: kw}, nil
+	b := &docBuilder{text: text, kw: kw}
+	b.indexed = tokenCounter{Analyzer: text, n: &b.tokens}
+	return b, nil
 }
 
 const indexOnly = index.IndexField
 
 func (b *docBuilder) build(key uint32, p *corpus.Passage) (*document.Document, error) {
 	d := document.NewDocument(strconv.FormatUint(uint64(key), 10))
-	d.AddField(document.NewTextFieldCustom(FieldText, nil, []byte(p.Text), indexOnly, b.text))
+	d.AddField(document.NewTextFieldCustom(FieldText, nil, []byte(p.Text), indexOnly, b.indexed))
 	d.AddField(document.NewTextFieldCustom(FieldDoc, nil, []byte(p.DocID), indexOnly, b.kw))
 	if p.Source != "" {
 		d.AddField(document.NewTextFieldCustom(FieldSource, nil, []byte(p.Source), indexOnly, b.kw))

@@ -2,129 +2,81 @@ package indexer
 
 import (
 	"context"
-	"fmt"
+	"sync/atomic"
 
-	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	bsearch "github.com/blevesearch/bleve/v2/search"
-	index "github.com/blevesearch/bleve_index_api"
 )
 
 // BM25Stats are the collection statistics BM25 scores with, recorded in the manifest so that
 // scores depend only on the live passages.
 //
-// Why: bleve 2.5 computes the average field length of BM25 as the sum, over the index's
-// segments, of each segment's term-dictionary size, divided by the document count. That sum
-// depends on how the passages happen to be split into segments (batch size, background merges,
-// deletes), so two builds of the same input could rank differently, and an updated index
-// differently from a fresh build. Kairos records the value a single segment of the live
-// passages has, the number of distinct terms of the text field, and search passes it to
-// bleve (BM25Stats.Context), which keeps bleve's formula but makes it deterministic.
+// Why: bleve 2.5 computes BM25's average field length as ceil(C / N), where N is the document
+// count and C the "field cardinality", which bleve takes as the sum over the index's segments
+// of each segment's term-dictionary size (search/searcher/search_term.go, bm25ScoreMetrics;
+// index/scorch/snapshot_index.go). That is a vocabulary size, not a length: on TimeQA it makes
+// the average about 2 tokens instead of 23.4, so every passage looks ten times longer than
+// average and short headings win. It also depends on how passages are split into segments.
+// Kairos records the true total length instead, the number of tokens of the text field
+// summed over the live passages, and passes it to bleve as C (BM25Stats.Context), so bleve's
+// average is the mean number of tokens per live passage (rounded up to a whole token, which
+// bleve's formula does). A passage's length, for bleve and here, is the number of tokens the
+// English analyzer emits: after stop-word removal, one per remaining word (TextField.Analyze
+// sets the field length to len(tokens); zap stores it as the posting's norm).
 type BM25Stats struct {
-	Docs  int `json:"docs"`  // live passages
-	Terms int `json:"terms"` // distinct terms of the text field in the live passages
+	Docs int `json:"docs"` // live passages
+	// Tokens is the total number of analysed tokens of the text field in the live passages
+	// (format 3 on).
+	Tokens int64 `json:"tokens,omitempty"`
+	// Terms is what format 2 recorded: the distinct terms of the text field. It is only read,
+	// for indexes written before Tokens existed, and gives their old (vocabulary-based)
+	// scores until an update or compaction records Tokens.
+	Terms int `json:"terms,omitempty"`
 }
+
+// AvgLength returns the mean number of tokens per live passage (0 for an empty index or a
+// format 2 manifest, which did not record it).
+func (s *BM25Stats) AvgLength() float64 {
+	if s.Docs == 0 || s.Tokens == 0 {
+		return 0
+	}
+	return float64(s.Tokens) / float64(s.Docs)
+}
+
+// Legacy reports whether s predates token counts (format 2): it scores with the vocabulary.
+func (s *BM25Stats) Legacy() bool { return s.Tokens == 0 && s.Terms > 0 }
 
 // Context returns ctx carrying s for bleve's BM25 scorer.
 func (s *BM25Stats) Context(ctx context.Context) context.Context {
-	card := map[string]int{FieldText: s.Terms, FieldDoc: s.Terms, FieldSource: s.Terms, FieldDate: s.Terms}
+	total := int(s.Tokens)
+	if s.Legacy() {
+		total = s.Terms
+	}
+	card := map[string]int{FieldText: total, FieldDoc: total, FieldSource: total, FieldDate: total}
 	return context.WithValue(ctx, bsearch.BM25StatsKey, &bsearch.BM25Stats{DocCount: float64(s.Docs), FieldCardinality: card})
 }
 
-// bm25Stats counts the live passages and the distinct terms of the text field that occur in at
-// least one live passage. Dictionary entries count postings of deleted passages too, so a
-// term with no more postings than there are tombstones is checked against the live postings.
-func bm25Stats(ctx context.Context, idx bleve.Index, tombstones int) (*BM25Stats, error) {
-	docs, err := idx.DocCount()
-	if err != nil {
-		return nil, err
-	}
-	r, err := bleveReader(idx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	fd, err := r.FieldDict(FieldText)
-	if err != nil {
-		return nil, err
-	}
-	defer fd.Close()
-	terms := 0
-	for {
-		e, err := fd.Next()
-		if err != nil {
-			return nil, fmt.Errorf("reading the term dictionary: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		if e.Count > uint64(tombstones) {
-			terms++
-			continue
-		}
-		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, false, false, false)
-		if err != nil {
-			return nil, err
-		}
-		if tfr.Count() > 0 {
-			terms++
-		}
-		tfr.Close()
-	}
-	return &BM25Stats{Docs: int(docs), Terms: terms}, nil
+// tokenCounter wraps the text analyzer that bleve runs on each passage it indexes and adds up
+// the tokens it emits, so the build learns the total length at no extra analysis cost. bleve
+// analyses each indexed document once, in its own goroutines, hence the atomic counter.
+type tokenCounter struct {
+	analysis.Analyzer
+	n *atomic.Int64
 }
 
-// bm25StatsDelta derives the statistics of an updated index from its base's without walking
-// the dictionary: only the terms of passages added or tombstoned can have changed between
-// "in some live passage" and "in none".
-func bm25StatsDelta(ctx context.Context, before, after bleve.Index, base *BM25Stats, terms map[string]struct{}) (*BM25Stats, error) {
-	docs, err := after.DocCount()
-	if err != nil {
-		return nil, err
-	}
-	rb, err := bleveReader(before)
-	if err != nil {
-		return nil, err
-	}
-	defer rb.Close()
-	ra, err := bleveReader(after)
-	if err != nil {
-		return nil, err
-	}
-	defer ra.Close()
-	n := base.Terms
-	for t := range terms {
-		b, err := live(ctx, rb, t)
-		if err != nil {
-			return nil, err
-		}
-		a, err := live(ctx, ra, t)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case a && !b:
-			n++
-		case b && !a:
-			n--
-		}
-	}
-	return &BM25Stats{Docs: int(docs), Terms: n}, nil
+func (c tokenCounter) Analyze(text []byte) analysis.TokenStream {
+	toks := c.Analyzer.Analyze(text)
+	c.n.Add(int64(len(toks)))
+	return toks
 }
 
-func bleveReader(idx bleve.Index) (index.IndexReader, error) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	return adv.Reader()
-}
-
-// live reports whether term occurs in a live passage's text field.
-func live(ctx context.Context, r index.IndexReader, term string) (bool, error) {
-	tfr, err := r.TermFieldReader(ctx, []byte(term), FieldText, false, false, false)
-	if err != nil {
-		return false, err
-	}
-	defer tfr.Close()
-	return tfr.Count() > 0, nil
+// liveTokens counts the analysed tokens of the text field over the live passages of store:
+// the migration of a format 2 index, whose manifest lacks the count.
+func liveTokens(store *Store, text analysis.Analyzer) (int64, error) {
+	var n int64
+	err := store.Each(func(_ uint32, p Passage) error {
+		n += int64(len(text.Analyze([]byte(p.Text))))
+		return nil
+	})
+	return n, err
 }

@@ -81,9 +81,9 @@ type genWriter struct {
 	upd     UpdateCounts
 	prog    *progress
 	model   ModelIdentity
-	// terms of passages added and tombstoned, for the BM25 statistics of an update (nil:
-	// the statistics are computed from the dictionary)
-	terms map[string]struct{}
+	// tokens of the text field in the inherited live passages, less those tombstoned since;
+	// the passages added are counted by bdocs (BM25Stats.Tokens is the sum)
+	tokens int64
 	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
 	vectors func(src []uint64) ([][]float32, error)
 
@@ -182,8 +182,11 @@ func (w *genWriter) inherit() error {
 	w.man.DateFrom, w.man.DateTo = bm.DateFrom, bm.DateTo
 	w.man.Inputs = append([]Input(nil), bm.Inputs...)
 	w.man.Parent = bm.Generation
-	if w.mode == modeUpdate && bm.BM25 != nil && b.BM25 != nil {
-		w.terms = map[string]struct{}{}
+	if st := bm.BM25; st != nil && !st.Legacy() {
+		w.tokens = st.Tokens
+	} else if w.tokens, err = liveTokens(b.Store, w.bdocs.text); err != nil {
+		// a format 2 index: count once, from the store (its manifest lacks the count)
+		return fmt.Errorf("counting the tokens of the live passages: %w", err)
 	}
 	if bm.Dense != nil {
 		// Without an encoder the writer may only delete (apply refuses new passages).
@@ -284,7 +287,6 @@ func (w *genWriter) apply(b docBatch) error {
 				}
 			}
 			w.note(p)
-			w.noteTerms(p.Text)
 			added++
 		}
 	}
@@ -342,7 +344,7 @@ func (w *genWriter) tombstone(bb *bleve.Batch, keys []uint32) error {
 		}
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
-		w.noteTerms(p.Text)
+		w.tokens -= int64(len(w.bdocs.text.Analyze([]byte(p.Text))))
 		bb.Delete(strconv.FormatUint(uint64(k), 10))
 		if w.graph != nil {
 			w.graph.Delete(uint64(k))
@@ -367,16 +369,6 @@ func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
 		w.upd.Deleted++
 	}
 	return notFound, w.submit(bb, embedJob{}, 0)
-}
-
-// noteTerms remembers the terms of a passage added or tombstoned by an update.
-func (w *genWriter) noteTerms(text string) {
-	if w.terms == nil {
-		return
-	}
-	for _, tok := range w.bdocs.text.Analyze([]byte(text)) {
-		w.terms[string(tok.Term)] = struct{}{}
-	}
 }
 
 // note records a written passage in the manifest's counts.
@@ -406,6 +398,7 @@ func (w *genWriter) noteInput(i int, d *inputDone) {
 		w.man.Inputs = append(w.man.Inputs, Input{})
 	}
 	w.man.Inputs[i].Format, w.man.Inputs[i].Source = d.format, d.source
+	w.man.Inputs[i].Columns = d.stats.Columns
 }
 
 // embedder consumes embed jobs: it encodes each batch and adds it to the graph.
@@ -442,19 +435,14 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 // manifest (all but Generation, Created and the checksum). The asynchronous session must be
 // over (wait). keepGraph leaves the graph usable for a next generation.
 func (w *genWriter) finish() (*Manifest, error) {
-	var stats *BM25Stats
-	var err error
-	if w.terms != nil {
-		stats, err = bm25StatsDelta(context.Background(), w.base.BM25, w.idx, w.base.Manifest.BM25, w.terms)
-	} else {
-		stats, err = bm25Stats(context.Background(), w.idx, w.dead.Len())
-	}
+	docs, err := w.idx.DocCount()
 	if err != nil {
 		w.seg.f.Close()
 		w.idx.Close()
 		return nil, fmt.Errorf("BM25 statistics: %w", err)
 	}
-	w.man.BM25 = stats
+	// bleve has analysed every passage added (wait), so the counter is complete.
+	w.man.BM25 = &BM25Stats{Docs: int(docs), Tokens: w.tokens + w.bdocs.tokens.Load()}
 	storeErr := w.seg.Close()
 	idxErr := w.idx.Close()
 	if storeErr != nil {

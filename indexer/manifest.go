@@ -15,7 +15,10 @@ import (
 // FormatVersion is the version of the index directory layout and of the manifest. Readers
 // refuse other versions rather than guess. Version 2 added store segments, tombstones and the
 // document table; version 1 generations (one passages.kpst, nothing deleted) are still read.
-const FormatVersion = 2
+// Version 3 records BM25Stats.Tokens; version 2 manifests are read and score as they did
+// (vocabulary-based average length) until an update or compaction writes version 3. The bump
+// makes older programs refuse a version 3 index rather than score it without its statistics.
+const FormatVersion = 3
 
 // Manifest describes one committed generation of an index. It is written last, so a
 // generation without a valid manifest was never committed.
@@ -71,6 +74,8 @@ type Input struct {
 	Source string `json:"source"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	// Columns says which input column filled each role (FAQ inputs; corpus.ReadStats.Columns).
+	Columns map[string]string `json:"columns,omitempty"`
 }
 
 // Counts adds up: every record read is a document, skipped (by reason) or bad.
@@ -124,7 +129,7 @@ func ReadManifest(genDir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
-	if m.FormatVersion != FormatVersion && m.FormatVersion != 1 {
+	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)
 	}
 	sum, err := m.checksum()

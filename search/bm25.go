@@ -14,22 +14,34 @@ import (
 	"github.com/kairos-rag/kairos/indexer"
 )
 
-// BM25 parameters, chosen on the SciFact train qrels (README, "BM25 tuning").
+// Default BM25 parameters (Options.K1, Options.B), chosen on training data (README, "BM25").
 const (
 	BM25K1 = 1.2
 	BM25B  = 0.4
 )
 
-var bm25Once sync.Once
+// bm25Params records the k1 and b this process scores with. bleve keeps them in package
+// variables read at query time, so they cannot differ between indexes of one process: the
+// first Open installs its values, and an Open asking for others fails rather than silently
+// changing the scores of the indexes already open.
+var bm25Params struct {
+	sync.Mutex
+	k1, b float64
+	set   bool
+}
 
-// setBM25Params installs Kairos's BM25 parameters. bleve keeps k1 and b in package variables
-// read at query time; Kairos sets them once per process, to constants, so every index in the
-// process scores the same way and nothing changes them afterwards.
-func setBM25Params() {
-	bm25Once.Do(func() {
-		bsearch.BM25_k1 = BM25K1
-		bsearch.BM25_b = BM25B
-	})
+func setBM25Params(k1, b float64) error {
+	bm25Params.Lock()
+	defer bm25Params.Unlock()
+	if bm25Params.set {
+		if bm25Params.k1 != k1 || bm25Params.b != b {
+			return fmt.Errorf("search options: BM25 k1 %v b %v, but this process already scores with k1 %v b %v (bleve keeps them per process)", k1, b, bm25Params.k1, bm25Params.b)
+		}
+		return nil
+	}
+	bsearch.BM25_k1, bsearch.BM25_b = k1, b
+	bm25Params.k1, bm25Params.b, bm25Params.set = k1, b, true
+	return nil
 }
 
 // terms analyses text as the index did, keeping each distinct term once.

@@ -32,6 +32,11 @@ type Options struct {
 	Alpha float64
 	// EfSearch is the HNSW candidate list size (0: the index's ef_search). Raised to k.
 	EfSearch int
+	// K1 and B are BM25's term-frequency saturation and length normalisation. 0 means
+	// BM25K1 / BM25B (use a tiny positive value for none). bleve keeps them per process: every
+	// index opened in a process must use the same values (Open fails otherwise), which is why
+	// only tuning tools (kairos eval) set them.
+	K1, B float64
 	// Window is how many BM25 candidates are scored before the document evidence is applied
 	// and the top K kept. 0 means DefaultWindow; it is never below K.
 	Window int
@@ -71,6 +76,15 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("search options: negative window %d", opts.Window)
 	}
+	if opts.K1 == 0 {
+		opts.K1 = BM25K1
+	}
+	if opts.B == 0 {
+		opts.B = BM25B
+	}
+	if opts.K1 < 0 || opts.B < 0 || opts.B > 1 {
+		return nil, fmt.Errorf("search options: BM25 k1 %v must be >= 0 and b %v in [0,1]", opts.K1, opts.B)
+	}
 	switch opts.Fusion {
 	case "":
 		opts.Fusion = FusionRRF
@@ -109,7 +123,10 @@ func Open(dir string, opts Options) (*Index, error) {
 		gen.Close()
 		return nil, fmt.Errorf("analyzer %q missing", indexer.Analyzer)
 	}
-	setBM25Params()
+	if err := setBM25Params(opts.K1, opts.B); err != nil {
+		gen.Close()
+		return nil, err
+	}
 	return &Index{gen: gen, opts: opts, analyzer: an}, nil
 }
 

@@ -7,13 +7,13 @@ import (
 )
 
 // Metrics accumulates retrieval quality over queries: nDCG@K and MRR@K at the cut-off K, and
-// recall at 1, 5 and 100. Gains follow the usual trec_eval nDCG (2^g - 1).
+// recall at 1, 5, 20 and 100. Gains follow the usual trec_eval nDCG (2^g - 1).
 type Metrics struct {
 	K         int // cut-off of nDCG and MRR; 0 means 10
 	n         int
 	ndcg, mrr float64
 	r1, r5    float64
-	r100      float64
+	r20, r100 float64
 	latencies []time.Duration
 }
 
@@ -66,6 +66,7 @@ func (m *Metrics) Add(ranked []string, gain map[string]float64, latency time.Dur
 	}
 	m.r1 += recall(1)
 	m.r5 += recall(5)
+	m.r20 += recall(20)
 	m.r100 += recall(100)
 }
 
@@ -76,6 +77,7 @@ type MetricsResult struct {
 	MRR     float64 `json:"mrr_at_10"`  // at Metrics.K
 	R1      float64 `json:"recall_at_1"`
 	R5      float64 `json:"recall_at_5"`
+	R20     float64 `json:"recall_at_20"`
 	R100    float64 `json:"recall_at_100"`
 	P50ms   float64 `json:"latency_p50_ms"`
 	P99ms   float64 `json:"latency_p99_ms"`
@@ -88,7 +90,7 @@ func (m *Metrics) Result() MetricsResult {
 		return r
 	}
 	n := float64(m.n)
-	r.NDCG, r.MRR, r.R1, r.R5, r.R100 = m.ndcg/n, m.mrr/n, m.r1/n, m.r5/n, m.r100/n
+	r.NDCG, r.MRR, r.R1, r.R5, r.R20, r.R100 = m.ndcg/n, m.mrr/n, m.r1/n, m.r5/n, m.r20/n, m.r100/n
 	r.P50ms, r.P99ms = PercentileMS(m.latencies, 0.50), PercentileMS(m.latencies, 0.99)
 	return r
 }

@@ -21,6 +21,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	k := fs.Int("k", 10, "cut-off of nDCG and MRR")
 	depth := fs.Int("depth", 300, "passages retrieved per query before grouping them by document")
 	asJSON := fs.Bool("json", false, "print JSON")
+	k1 := fs.Float64("k1", 0, "tuning: BM25 k1 (0: the default, search.BM25K1)")
+	b := fs.Float64("b", 0, "tuning: BM25 b (0: the default, search.BM25B)")
+	docEv := fs.Float64("doc-evidence", 0, "tuning: document evidence weight (0: the default; negative: off)")
 	var qf queryFlags
 	qf.register(fs)
 	if _, err := parseFlags(fs, args); err != nil {
@@ -34,6 +37,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	ropts.Search.K1, ropts.Search.B, ropts.Search.DocEvidence = *k1, *b, *docEv
 	queries, err := readQueries(*qpath, tmpl)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -78,6 +82,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	fmt.Fprintf(w, "MRR@%d       %.4f\n", *k, res.MRR)
 	fmt.Fprintf(w, "R@1          %.4f\n", res.R1)
 	fmt.Fprintf(w, "R@5          %.4f\n", res.R5)
+	fmt.Fprintf(w, "R@20         %.4f\n", res.R20)
 	fmt.Fprintf(w, "Recall@100   %.4f\n", res.R100)
 	fmt.Fprintf(w, "latency      p50 %.2f ms, p99 %.2f ms (depth %d)\n", res.P50ms, res.P99ms, *depth)
 	return nil

@@ -59,9 +59,17 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 		fmt.Fprintf(w, "skipped     %d %s\n", n, r)
 	}
 	fmt.Fprintf(w, "built       %s by kairos %s (format %d, generation %d)\n", st.Created.Format("2006-01-02 15:04:05Z"), m.Kairos, st.Version, m.Generation)
+	if b := m.BM25; b != nil && b.Legacy() {
+		fmt.Fprintf(w, "bm25        average length unknown (format 2: vocabulary-based; kairos compact records it)\n")
+	} else if b != nil {
+		fmt.Fprintf(w, "bm25        average length %.2f tokens (%d tokens, %d passages)\n", b.AvgLength(), b.Tokens, b.Docs)
+	}
 	fmt.Fprintf(w, "options     max_words=%d analyzer=%s batch=%d\n", m.Options.MaxWords, m.Options.Analyzer, m.Options.BatchSize)
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)
+		if len(in.Columns) > 0 {
+			fmt.Fprintf(w, "            columns %v\n", in.Columns)
+		}
 	}
 	fmt.Fprintf(w, "size        %.1f MB\n", float64(st.SizeBytes)/1e6)
 	return nil
