@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"encoding/hex"
 	"reflect"
 	"testing"
 
@@ -81,4 +82,46 @@ func FuzzParseTombstones(f *testing.F) {
 			t.Fatalf("re-encoding changed the set: %v", err)
 		}
 	})
+}
+
+// TestFormatsKeepTheirBytes: moving the document table and the tombstones into
+// internal/framing kept their version 1 layout; these bytes were written by the code before it.
+func TestFormatsKeepTheirBytes(t *testing.T) {
+	ts := &Tombstones{}
+	for _, k := range []uint32{0, 5, 64, 1000} {
+		ts.Add(k)
+	}
+	var h DocHash
+	for i := range h {
+		h[i] = byte(i)
+	}
+	doc := map[string]*docEntry{"a": {Hash: h, Keys: []uint32{0, 1, 7}}, "ü/2": {Hash: h}}
+	tests := []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"tombstones", ts.encode(), "4b544d42010000000400000000000000000000000500000040000000e80300007121b7874b544d42"},
+		{"document table", encodeDocTable(doc), "4b444f430100000002000000000000000161000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f0300010604c3bc2f32000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f004f6a0da14b444f43"},
+	}
+	for _, tc := range tests {
+		if got := hex.EncodeToString(tc.got); got != tc.want {
+			t.Errorf("%s: wrote %s\nwant          %s", tc.name, got, tc.want)
+		}
+	}
+	if _, err := parseTombstones(mustHex(t, tests[0].want)); err != nil {
+		t.Errorf("reading version 1 tombstones: %v", err)
+	}
+	if _, err := parseDocTable(mustHex(t, tests[1].want)); err != nil {
+		t.Errorf("reading version 1 document table: %v", err)
+	}
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
