@@ -2,10 +2,12 @@ package indexer
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"reflect"
 	"testing"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 func TestDocTableRoundTrip(t *testing.T) {
@@ -124,4 +126,23 @@ func mustHex(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestDenseInfoJSON: the manifest's dense section keeps its field names now that it holds
+// hnsw.Options and modelid.Identity themselves (the graph's Metric and Workers stay out).
+func TestDenseInfoJSON(t *testing.T) {
+	d := DenseInfo{
+		Model:   ModelIdentity{Name: "minilm", ONNXSHA256: "ab12", Dim: 384, Pooling: "mean", Normalize: true, MaxSeqLen: 256, QueryPrefix: "query: "},
+		HNSW:    hnsw.Options{M: 16, EfConstruction: 200, EfSearch: 64, Seed: 1, Metric: hnsw.Dot, Workers: 2},
+		Vectors: 7,
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"model":{"name":"minilm","onnx_sha256":"ab12","dim":384,"pooling":"mean","normalize":true,"max_seq_len":256,"query_prefix":"query: "},` +
+		`"hnsw":{"m":16,"ef_construction":200,"ef_search":64,"seed":1},"vectors":7}`
+	if string(b) != want {
+		t.Errorf("DenseInfo JSON\n got %s\nwant %s", b, want)
+	}
 }
