@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // Example is one dialogue example of a bank: a context (topic and history) and the response
@@ -181,7 +183,7 @@ func (b *Bank) WriteFile(path string) error {
 		return fmt.Errorf("bank: %w", err)
 	}
 	out := append(append(hb, '\n'), body.Bytes()...)
-	if err := writeFileAtomic(path, out); err != nil {
+	if err := atomicfile.WriteFile(path, out, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("bank: %w", err)
 	}
 	b.Header = h

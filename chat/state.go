@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // Conversation is the state of one dialogue, kept per conversation id.
@@ -195,7 +197,7 @@ func (s *Store) load(id string) (*Conversation, error) {
 	return &c, nil
 }
 
-// save writes c atomically (temp file + rename). Callers hold c's lock.
+// save writes c atomically (see internal/atomicfile). Callers hold c's lock.
 func (s *Store) save(c *Conversation) error {
 	if s.dir == "" {
 		return nil
@@ -204,28 +206,5 @@ func (s *Store) save(c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("saving conversation %s: %w", c.ID, err)
 	}
-	return writeFileAtomic(s.path(c.ID), b)
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(f.Name()) // no-op after a successful rename
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(s.path(c.ID), b, atomicfile.Options{Perm: 0o600})
 }

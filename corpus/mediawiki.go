@@ -35,7 +35,7 @@ const (
 // MediaWikiReader streams main-namespace articles from a MediaWiki pages-articles XML dump.
 type MediaWikiReader struct {
 	file, source string
-	raw          *mwCountingReader
+	raw          *countingReader
 	in           *bufio.Reader // UTF-8 text after BOM/UTF-16 handling
 
 	line      int // 1-based line number of the next unread byte
@@ -63,7 +63,7 @@ var _ Reader = (*MediaWikiReader)(nil)
 // the page counted in Stats().Repaired. BytesRead counts the bytes read from r. Close does not
 // close r: the caller owns it.
 func NewMediaWikiReader(r io.Reader, file, source string) *MediaWikiReader {
-	raw := &mwCountingReader{r: r}
+	raw := &countingReader{r: r}
 	return &MediaWikiReader{
 		file:   file,
 		source: source,
@@ -571,17 +571,6 @@ func mwXmlTextOK(b []byte) bool {
 }
 
 // ---------- input encoding ----------
-
-type mwCountingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *mwCountingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
 
 // mwDecodeBOM strips a UTF-8 byte order mark and decodes UTF-16 (detected by its BOM, or by a
 // first '<' with a zero byte beside it) to UTF-8.

@@ -325,19 +325,6 @@ func utf16ToASCII(b []byte) []byte {
 	return []byte(string(utf16.Decode(u)))
 }
 
-// countingReader counts the bytes read from the raw (possibly compressed) input, so that
-// progress can be reported against the file size.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // openedReader owns the file and decompressor behind a format reader.
 type openedReader struct {
 	inner   Reader

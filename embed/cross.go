@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+
+	"github.com/kairos-rag/kairos/internal/modelid"
 )
 
 // CrossEncoder scores (query, passage) pairs with a sequence-classification model that has one
@@ -44,12 +46,14 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 	return &CrossEncoder{
 		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize},
 		info: ModelInfo{
-			Name:       filepath.Base(filepath.Clean(o.ModelDir)),
-			ONNXSHA256: sum,
-			Pooling:    "none",
-			MaxSeqLen:  cfg.MaxSeqLen,
-			Output:     gi.output,
-			Backend:    r.backend(),
+			Identity: modelid.Identity{
+				Name:       filepath.Base(filepath.Clean(o.ModelDir)),
+				ONNXSHA256: sum,
+				Pooling:    "none",
+				MaxSeqLen:  cfg.MaxSeqLen,
+			},
+			Output:  gi.output,
+			Backend: r.backend(),
 		},
 	}, nil
 }

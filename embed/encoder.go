@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/kairos-rag/kairos/internal/modelid"
 )
 
 // Encoder turns texts into sentence embeddings. It is safe for concurrent use.
@@ -66,16 +68,18 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 	e := &Encoder{
 		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize},
 		info: ModelInfo{
-			Name:          filepath.Base(filepath.Clean(o.ModelDir)),
-			ONNXSHA256:    sum,
-			Dim:           dim,
-			Pooling:       pooling,
-			Normalize:     cfg.Normalize,
-			MaxSeqLen:     cfg.MaxSeqLen,
-			QueryPrefix:   cfg.QueryPrefix,
-			PassagePrefix: cfg.PassagePrefix,
-			Output:        gi.output,
-			Backend:       r.backend(),
+			Identity: modelid.Identity{
+				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
+				ONNXSHA256:    sum,
+				Dim:           dim,
+				Pooling:       pooling,
+				Normalize:     cfg.Normalize,
+				MaxSeqLen:     cfg.MaxSeqLen,
+				QueryPrefix:   cfg.QueryPrefix,
+				PassagePrefix: cfg.PassagePrefix,
+			},
+			Output:  gi.output,
+			Backend: r.backend(),
 		},
 	}
 	return e, nil

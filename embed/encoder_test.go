@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/kairos-rag/kairos/internal/modelid"
 )
 
 // TestBackendsAgree is the contract between the two backends: same model, same texts, same
@@ -60,8 +62,8 @@ func TestInfoReadsFolderConfig(t *testing.T) {
 	if got.Backend != BackendORT {
 		t.Errorf("auto picked %q with the library present, want ort", got.Backend)
 	}
-	want := ModelInfo{Name: "tiny-encoder", ONNXSHA256: got.ONNXSHA256, Dim: 64, Pooling: "mean", Normalize: true,
-		MaxSeqLen: 256, Output: "last_hidden_state", Backend: got.Backend}
+	want := ModelInfo{Identity: modelid.Identity{Name: "tiny-encoder", ONNXSHA256: got.ONNXSHA256, Dim: 64, Pooling: "mean", Normalize: true,
+		MaxSeqLen: 256}, Output: "last_hidden_state", Backend: got.Backend}
 	if got != want {
 		t.Errorf("Info() = %+v\nwant %+v", got, want)
 	}

@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+
+	"github.com/kairos-rag/kairos/internal/modelid"
 )
 
 // Backend names accepted by Options.Backend.
@@ -127,16 +129,10 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// ModelInfo identifies an encoder: an index records it and refuses a different one.
+// ModelInfo identifies an encoder (an index records the Identity and refuses a different one)
+// and says how it runs.
 type ModelInfo struct {
-	Name          string `json:"name"`           // model folder's base name
-	ONNXSHA256    string `json:"onnx_sha256"`    // hex sha256 of the ONNX file
-	Dim           int    `json:"dim"`            // vector length (0 for a cross-encoder)
-	Pooling       string `json:"pooling"`        // mean, cls, max, or none (model outputs pooled vectors)
-	Normalize     bool   `json:"normalize"`      // vectors are L2-normalised
-	MaxSeqLen     int    `json:"max_seq_len"`    // tokens per text, special tokens included
-	QueryPrefix   string `json:"query_prefix"`   // prepended to Query texts
-	PassagePrefix string `json:"passage_prefix"` // prepended to Passage texts
-	Output        string `json:"output"`         // ONNX output used
-	Backend       string `json:"backend"`        // backend actually used: ort or go
+	modelid.Identity        // Dim is 0 and Pooling "none" for a cross-encoder
+	Output           string `json:"output"`  // ONNX output used
+	Backend          string `json:"backend"` // backend actually used: ort or go
 }

@@ -32,10 +32,10 @@ type BuildOptions struct {
 
 func (o *BuildOptions) setDefaults() {
 	if o.MaxWords == 0 {
-		o.MaxWords = 120
+		o.MaxWords = DefaultMaxWords
 	}
 	if o.BatchSize == 0 {
-		o.BatchSize = 5000
+		o.BatchSize = DefaultBatchSize
 	}
 	o.Analyzer = Analyzer
 }
@@ -84,7 +84,7 @@ func (o *Options) validate() error {
 	}
 	if o.Encoder != nil {
 		if o.HNSW.Seed == 0 {
-			o.HNSW.Seed = 1
+			o.HNSW.Seed = DefaultHNSWSeed
 		}
 		if err := o.HNSW.Validate(); err != nil {
 			return fmt.Errorf("hnsw: %w", err)

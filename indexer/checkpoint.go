@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // A build with Options.CheckpointEvery commits checkpoint generations as it goes. They are
@@ -44,7 +46,7 @@ func writeCheckpoint(dir string, c *checkpoint) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, checkpointName), append(b, '\n'))
+	return atomicfile.WriteFile(filepath.Join(dir, checkpointName), append(b, '\n'), atomicfile.Options{})
 }
 
 // readCheckpoint returns the checkpoint of dir, or nil when there is none.

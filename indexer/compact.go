@@ -64,7 +64,8 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	o.Encoder, o.Build = nil, bm.Options
 	o.HNSW = hnsw.Options{}
 	if d := bm.Dense; d != nil {
-		o.HNSW = hnsw.Options{M: d.HNSW.M, EfConstruction: d.HNSW.EfConstruction, EfSearch: d.HNSW.EfSearch, Seed: d.HNSW.Seed}
+		o.HNSW = d.HNSW
+		o.HNSW.Workers = 0 // this machine's default, whatever the manifest's builder had
 	}
 	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}

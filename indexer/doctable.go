@@ -5,27 +5,25 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"sort"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
 // The document table of a generation maps each live document id to the hash of its content and
 // the keys of its passages. An update compares an input document's hash with the table to
 // tell new, changed and unchanged documents apart without re-reading the passage store.
 //
-// File format (docs.kdoc), records sorted by document id:
+// File format (docs.kdoc), in the envelope of internal/framing (magic "KDOC", version 1),
+// records sorted by document id:
 //
-//	"KDOC" | version uint32 | count uint64 |
-//	per document: uvarint len | id | sha256 [32]byte | uvarint nkeys | nkeys x uvarint key delta |
-//	crc32c(all before) uint32 | "KDOC"
-const (
-	docTableName    = "docs.kdoc"
-	docTableMagic   = "KDOC"
-	docTableVersion = 1
-)
+//	count uint64 |
+//	per document: uvarint len | id | sha256 [32]byte | uvarint nkeys | nkeys x uvarint key delta
+const docTableName = "docs.kdoc"
+
+var docTableFormat = framing.Format{Name: "document table", Magic: "KDOC", Version: 1}
 
 // DocHash is the sha256 of a document's content (see contentHash).
 type DocHash [32]byte
@@ -80,8 +78,7 @@ func encodeDocTable(t map[string]*docEntry) []byte {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	b := binary.LittleEndian.AppendUint32([]byte(docTableMagic), docTableVersion)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(ids)))
+	b := binary.LittleEndian.AppendUint64(docTableFormat.Begin(), uint64(len(ids)))
 	for _, id := range ids {
 		e := t[id]
 		b = appendString(b, id)
@@ -93,23 +90,19 @@ func encodeDocTable(t map[string]*docEntry) []byte {
 			prev = k
 		}
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	return append(b, docTableMagic...)
+	return docTableFormat.Seal(b)
 }
 
 func parseDocTable(b []byte) (map[string]*docEntry, error) {
-	if len(b) < 24 || string(b[:4]) != docTableMagic || string(b[len(b)-4:]) != docTableMagic {
-		return nil, errors.New("not a document table (bad magic or too short)")
+	payload, err := docTableFormat.Open(b)
+	if err != nil {
+		return nil, err
 	}
-	if v := binary.LittleEndian.Uint32(b[4:8]); v != docTableVersion {
-		return nil, fmt.Errorf("unsupported document table version %d (want %d)", v, docTableVersion)
+	if len(payload) < 8 {
+		return nil, errors.New("no document count")
 	}
-	body := b[:len(b)-8]
-	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(b)-8:]); got != want {
-		return nil, fmt.Errorf("checksum mismatch: stored %08x, computed %08x", want, got)
-	}
-	n := binary.LittleEndian.Uint64(body[8:16])
-	d := recordDecoder{b: body[16:]}
+	n := binary.LittleEndian.Uint64(payload)
+	d := recordDecoder{b: payload[8:]}
 	if n > uint64(len(d.b)) {
 		return nil, fmt.Errorf("count %d exceeds the file", n)
 	}

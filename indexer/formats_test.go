@@ -1,10 +1,13 @@
 package indexer
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"reflect"
 	"testing"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 func TestDocTableRoundTrip(t *testing.T) {
@@ -81,4 +84,65 @@ func FuzzParseTombstones(f *testing.F) {
 			t.Fatalf("re-encoding changed the set: %v", err)
 		}
 	})
+}
+
+// TestFormatsKeepTheirBytes: moving the document table and the tombstones into
+// internal/framing kept their version 1 layout; these bytes were written by the code before it.
+func TestFormatsKeepTheirBytes(t *testing.T) {
+	ts := &Tombstones{}
+	for _, k := range []uint32{0, 5, 64, 1000} {
+		ts.Add(k)
+	}
+	var h DocHash
+	for i := range h {
+		h[i] = byte(i)
+	}
+	doc := map[string]*docEntry{"a": {Hash: h, Keys: []uint32{0, 1, 7}}, "ü/2": {Hash: h}}
+	tests := []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"tombstones", ts.encode(), "4b544d42010000000400000000000000000000000500000040000000e80300007121b7874b544d42"},
+		{"document table", encodeDocTable(doc), "4b444f430100000002000000000000000161000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f0300010604c3bc2f32000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f004f6a0da14b444f43"},
+	}
+	for _, tc := range tests {
+		if got := hex.EncodeToString(tc.got); got != tc.want {
+			t.Errorf("%s: wrote %s\nwant          %s", tc.name, got, tc.want)
+		}
+	}
+	if _, err := parseTombstones(mustHex(t, tests[0].want)); err != nil {
+		t.Errorf("reading version 1 tombstones: %v", err)
+	}
+	if _, err := parseDocTable(mustHex(t, tests[1].want)); err != nil {
+		t.Errorf("reading version 1 document table: %v", err)
+	}
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDenseInfoJSON: the manifest's dense section keeps its field names now that it holds
+// hnsw.Options and modelid.Identity themselves (the graph's Metric and Workers stay out).
+func TestDenseInfoJSON(t *testing.T) {
+	d := DenseInfo{
+		Model:   ModelIdentity{Name: "minilm", ONNXSHA256: "ab12", Dim: 384, Pooling: "mean", Normalize: true, MaxSeqLen: 256, QueryPrefix: "query: "},
+		HNSW:    hnsw.Options{M: 16, EfConstruction: 200, EfSearch: 64, Seed: 1, Metric: hnsw.Dot, Workers: 2},
+		Vectors: 7,
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"model":{"name":"minilm","onnx_sha256":"ab12","dim":384,"pooling":"mean","normalize":true,"max_seq_len":256,"query_prefix":"query: "},` +
+		`"hnsw":{"m":16,"ef_construction":200,"ef_search":64,"seed":1},"vectors":7}`
+	if string(b) != want {
+		t.Errorf("DenseInfo JSON\n got %s\nwant %s", b, want)
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // An index directory holds generations and a pointer to the live one:
@@ -83,7 +85,7 @@ func commitGen(dir, tmpDir string, gen int) error {
 	if err := syncDir(dir); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"))
+	return atomicfile.WriteFile(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"), atomicfile.Options{})
 }
 
 // cleanOld removes unfinished builds and every generation other than live, prev (the one
@@ -186,30 +188,6 @@ func linkTree(srcBase, sub, dstBase string, sums, linked map[string]FileSum) err
 		}
 		return nil
 	})
-}
-
-// writeFileAtomic writes data to path through a synced temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
 }
 
 func syncDir(dir string) error {

@@ -472,11 +472,7 @@ func (w *genWriter) finish() (*Manifest, error) {
 		if err := w.graph.Save(hnswPath(w.dir)); err != nil {
 			return nil, fmt.Errorf("saving HNSW graph: %w", err)
 		}
-		o := w.graph.Options()
-		w.man.Dense = &DenseInfo{
-			Model: w.model, Vectors: w.graph.Len(),
-			HNSW: HNSWParams{M: o.M, EfConstruction: o.EfConstruction, EfSearch: o.EfSearch, Seed: o.Seed},
-		}
+		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.graph.Len(), HNSW: w.graph.Options()}
 	}
 	err = filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

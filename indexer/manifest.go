@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // FormatVersion is the version of the index directory layout and of the manifest. Readers
@@ -104,7 +106,7 @@ func (m *Manifest) checksum() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// writeManifest writes m into dir atomically (temp file, fsync, rename).
+// writeManifest writes m into dir atomically (see internal/atomicfile).
 func writeManifest(dir string, m *Manifest) error {
 	sum, err := m.checksum()
 	if err != nil {
@@ -115,7 +117,7 @@ func writeManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, manifestName), append(b, '\n'))
+	return atomicfile.WriteFile(filepath.Join(dir, manifestName), append(b, '\n'), atomicfile.Options{})
 }
 
 // ReadManifest reads and checks the manifest of one generation directory.

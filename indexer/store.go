@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -15,32 +14,31 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// The passage store is one file: a header, the passage records one after another, an offset
-// table and a trailer. Records are binary (uvarint lengths) rather than JSON because a search
-// decodes ten of them per query and JSON decoding would dominate BM25's own latency.
+// The passage store is one file: the passage records one after another, an offset table and
+// a trailer, in the envelope of internal/framing (magic "KPST"). Records are binary (uvarint
+// lengths) rather than JSON because a search decodes ten of them per query and JSON decoding
+// would dominate BM25's own latency. Offsets are positions in the file, envelope included.
 //
-//	header  : magic "KPST" | version uint32
 //	records : per passage, see appendRecord
 //	offsets : (count+1) x uint64, record i spans [off[i], off[i+1])
-//	trailer : offsetsPos uint64 | count uint64 | crc32c(all bytes before the trailer) uint32 | "KPST"
-const (
-	storeMagic   = "KPST"
-	storeVersion = 1
-	storeHeader  = 8
-	storeTrailer = 8 + 8 + 4 + 4
-)
+//	trailer : offsetsPos uint64 | count uint64
+//
+// Version 1 had the same bytes but checksummed only what precedes the trailer and put the
+// checksum after it; version 2 checksums the trailer too, as the envelope does for every file.
+// Version 1 stores are refused with a request to rebuild the index.
+const storeTrailer = 8 + 8
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var storeFormat = framing.Format{Name: "passage store", Magic: "KPST", Version: 2}
 
 // storeWriter appends passages to a new store file. Not safe for concurrent use.
 type storeWriter struct {
 	base    uint32 // key of the first record
 	f       *os.File
 	w       *bufio.Writer
-	crc     uint32
-	pos     uint64
+	fw      *framing.Writer // over w
 	offsets []uint64
 	buf     []byte
 }
@@ -54,19 +52,11 @@ func createSegment(path string, base uint32) (*storeWriter, error) {
 		return nil, err
 	}
 	sw := &storeWriter{base: base, f: f, w: bufio.NewWriterSize(f, 1<<20)}
-	hdr := binary.LittleEndian.AppendUint32([]byte(storeMagic), storeVersion)
-	if err := sw.write(hdr); err != nil {
+	if sw.fw, err = framing.NewWriter(sw.w, storeFormat); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return sw, nil
-}
-
-func (sw *storeWriter) write(b []byte) error {
-	sw.crc = crc32.Update(sw.crc, castagnoli, b)
-	sw.pos += uint64(len(b))
-	_, err := sw.w.Write(b)
-	return err
 }
 
 // Add appends p and returns its key (base, base+1, ...).
@@ -75,9 +65,10 @@ func (sw *storeWriter) Add(p *corpus.Passage) (uint32, error) {
 		return 0, errors.New("passage store full (2^32 passage keys)")
 	}
 	key := sw.base + uint32(len(sw.offsets))
-	sw.offsets = append(sw.offsets, sw.pos)
+	sw.offsets = append(sw.offsets, sw.fw.Offset())
 	sw.buf = appendRecord(sw.buf[:0], p)
-	return key, sw.write(sw.buf)
+	_, err := sw.fw.Write(sw.buf)
+	return key, err
 }
 
 // Count is the number of records added so far.
@@ -86,20 +77,18 @@ func (sw *storeWriter) Count() int { return len(sw.offsets) }
 // Close writes the offset table and trailer and syncs the file.
 func (sw *storeWriter) Close() error {
 	defer sw.f.Close()
-	offsetsPos := sw.pos
-	tbl := make([]byte, 0, 8*(len(sw.offsets)+1))
+	offsetsPos := sw.fw.Offset()
+	tbl := make([]byte, 0, 8*(len(sw.offsets)+1)+storeTrailer)
 	for _, o := range sw.offsets {
 		tbl = binary.LittleEndian.AppendUint64(tbl, o)
 	}
 	tbl = binary.LittleEndian.AppendUint64(tbl, offsetsPos)
-	if err := sw.write(tbl); err != nil {
+	tbl = binary.LittleEndian.AppendUint64(tbl, offsetsPos) // trailer
+	tbl = binary.LittleEndian.AppendUint64(tbl, uint64(len(sw.offsets)))
+	if _, err := sw.fw.Write(tbl); err != nil {
 		return err
 	}
-	tr := binary.LittleEndian.AppendUint64(nil, offsetsPos)
-	tr = binary.LittleEndian.AppendUint64(tr, uint64(len(sw.offsets)))
-	tr = binary.LittleEndian.AppendUint32(tr, sw.crc)
-	tr = append(tr, storeMagic...)
-	if _, err := sw.w.Write(tr); err != nil {
+	if err := sw.fw.Close(); err != nil {
 		return err
 	}
 	if err := sw.w.Flush(); err != nil {
@@ -113,7 +102,7 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// appendRecord encodes one passage. Field order is part of the format (storeVersion).
+// appendRecord encodes one passage. Field order is part of the format (storeFormat.Version).
 func appendRecord(b []byte, p *corpus.Passage) []byte {
 	b = appendString(b, p.ID)
 	b = appendString(b, p.DocID)
@@ -230,27 +219,25 @@ func openSegment(path string) (*segment, error) {
 }
 
 func parseStore(data []byte) (*segment, error) {
-	if len(data) < storeHeader+storeTrailer || string(data[:4]) != storeMagic {
-		return nil, errors.New("not a passage store (bad magic or too short)")
+	payload, err := storeFormat.Open(data)
+	var ve *framing.VersionError
+	if errors.As(err, &ve) && ve.Got < storeFormat.Version {
+		return nil, fmt.Errorf("%w: written by an older kairos; rebuild the index", err)
 	}
-	if v := binary.LittleEndian.Uint32(data[4:8]); v != storeVersion {
-		return nil, fmt.Errorf("unsupported passage store version %d (want %d)", v, storeVersion)
+	if err != nil {
+		return nil, err
 	}
-	tr := data[len(data)-storeTrailer:]
-	if string(tr[20:24]) != storeMagic {
-		return nil, errors.New("truncated passage store (no trailer)")
+	if len(payload) < storeTrailer {
+		return nil, errors.New("no trailer")
 	}
+	tr := payload[len(payload)-storeTrailer:]
 	offsetsPos := binary.LittleEndian.Uint64(tr[0:8])
 	count := binary.LittleEndian.Uint64(tr[8:16])
-	want := binary.LittleEndian.Uint32(tr[16:20])
-	body := data[:len(data)-storeTrailer]
-	if got := crc32.Checksum(body, castagnoli); got != want {
-		return nil, fmt.Errorf("checksum mismatch: stored %08x, computed %08x", want, got)
-	}
-	if offsetsPos > uint64(len(body)) || (uint64(len(body))-offsetsPos)/8 != count+1 {
+	end := uint64(framing.HeaderSize + len(payload) - storeTrailer) // where the offset table ends
+	if offsetsPos < framing.HeaderSize || offsetsPos > end || (end-offsetsPos)%8 != 0 || (end-offsetsPos)/8 != count+1 {
 		return nil, fmt.Errorf("offset table inconsistent with count %d", count)
 	}
-	return &segment{data: data, offsets: body[offsetsPos:], count: int(count)}, nil
+	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count)}, nil
 }
 
 // record returns the raw record of local index i.

@@ -1,13 +1,18 @@
 package indexer
 
 import (
+	"encoding/binary"
+	"hash/crc32"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
 func TestStoreRoundTrip(t *testing.T) {
@@ -82,4 +87,41 @@ func FuzzDecodeRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStoreVersion1Refused: a version 1 store (the checksum after the trailer and not covering
+// it) is refused with a message that says to rebuild, not read as damage or misread.
+func TestStoreVersion1Refused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite it in the version 1 layout: header(v1) | records | offsets | trailer(offsetsPos,
+	// count) | crc32c(header..offsets) | magic.
+	body := v2[:len(v2)-framing.FooterSize-storeTrailer]
+	v1 := binary.LittleEndian.AppendUint32([]byte("KPST"), 1)
+	v1 = append(v1, body[framing.HeaderSize:]...)
+	crc := crc32.Checksum(v1, crc32.MakeTable(crc32.Castagnoli))
+	v1 = append(v1, v2[len(body):len(body)+storeTrailer]...)
+	v1 = binary.LittleEndian.AppendUint32(v1, crc)
+	v1 = append(v1, "KPST"...)
+	if len(v1) != len(v2) {
+		t.Fatalf("v1 is %d bytes, v2 %d: the layouts differ only in the checksum's place", len(v1), len(v2))
+	}
+	if err := os.WriteFile(path, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenStore(path)
+	if err == nil || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "rebuild the index") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("OpenStore(v1) = %v, want a version error naming the file and asking for a rebuild", err)
+	}
 }

@@ -4,29 +4,28 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math/bits"
 	"os"
 	"slices"
+
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
 // Tombstones is the set of passage keys deleted or superseded in a generation. Searches never
 // return them: bleve and the HNSW graph have deleted them too, and the store's Each skips them.
 //
-// File format (tombstones.ktmb):
+// File format (tombstones.ktmb), in the envelope of internal/framing (magic "KTMB", version 1):
 //
-//	"KTMB" | version uint32 | count uint64 | count x key uint32, ascending | crc32c(all before) uint32 | "KTMB"
+//	count uint64 | count x key uint32, ascending
 type Tombstones struct {
 	bits []uint64
 	n    int
 	max  uint32
 }
 
-const (
-	tombName    = "tombstones.ktmb"
-	tombMagic   = "KTMB"
-	tombVersion = 1
-)
+const tombName = "tombstones.ktmb"
+
+var tombFormat = framing.Format{Name: "tombstone file", Magic: "KTMB", Version: 1}
 
 // Has reports whether key is tombstoned.
 func (t *Tombstones) Has(key uint32) bool {
@@ -75,34 +74,30 @@ func (t *Tombstones) Clone() *Tombstones {
 
 func (t *Tombstones) encode() []byte {
 	keys := t.Keys()
-	b := binary.LittleEndian.AppendUint32([]byte(tombMagic), tombVersion)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(keys)))
+	b := binary.LittleEndian.AppendUint64(tombFormat.Begin(), uint64(len(keys)))
 	for _, k := range keys {
 		b = binary.LittleEndian.AppendUint32(b, k)
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	return append(b, tombMagic...)
+	return tombFormat.Seal(b)
 }
 
 func parseTombstones(b []byte) (*Tombstones, error) {
-	if len(b) < 24 || string(b[:4]) != tombMagic || string(b[len(b)-4:]) != tombMagic {
-		return nil, errors.New("not a tombstone file (bad magic or too short)")
+	payload, err := tombFormat.Open(b)
+	if err != nil {
+		return nil, err
 	}
-	if v := binary.LittleEndian.Uint32(b[4:8]); v != tombVersion {
-		return nil, fmt.Errorf("unsupported tombstone version %d (want %d)", v, tombVersion)
+	if len(payload) < 8 {
+		return nil, errors.New("no key count")
 	}
-	body := b[:len(b)-8]
-	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(b)-8:]); got != want {
-		return nil, fmt.Errorf("checksum mismatch: stored %08x, computed %08x", want, got)
-	}
-	n := binary.LittleEndian.Uint64(b[8:16])
-	if uint64(len(body)-16) != 4*n {
+	n := binary.LittleEndian.Uint64(payload)
+	keys := payload[8:]
+	if uint64(len(keys)) != 4*n {
 		return nil, fmt.Errorf("count %d does not match the file size", n)
 	}
 	t := &Tombstones{}
 	prev := int64(-1)
 	for i := uint64(0); i < n; i++ {
-		k := binary.LittleEndian.Uint32(body[16+4*i:])
+		k := binary.LittleEndian.Uint32(keys[4*i:])
 		if int64(k) <= prev {
 			return nil, fmt.Errorf("key %d at position %d not ascending", k, i)
 		}

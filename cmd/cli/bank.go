@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ func bankBuild(ctx context.Context, args []string, stdio IO) error {
 func bankTopical(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("bank topical", "--dir TOPICAL-CHAT-DIR --out EXAMPLES.jsonl [--split test_freq] [--max N]", stdio.Stderr)
 	dir := fs.String("dir", "", "Topical-Chat `directory` (conversations/, reading_sets/pre-build/, wiki.json) (required)")
-	out := fs.String("out", "", "examples `file` to write (required)")
+	out := fs.String("out", "", "examples `file` to write, - for stdout (required)")
 	var splits stringList
 	fs.Var(&splits, "split", "conversation file to read, e.g. test_freq (repeatable; default test_freq and test_rare)")
 	maxN := fs.Int("max", 0, "stop after this many examples (0: all)")
@@ -78,9 +79,9 @@ func bankTopical(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "need --dir and --out")
 	}
 	var st chat.TopicalChatStats
-	err := writeFileAtomicWith(*out, func(f *os.File) error {
+	err := writeOutput(*out, stdio.Stdout, func(w io.Writer) error {
 		var err error
-		st, err = chat.DeriveTopicalChat(ctx, *dir, f, chat.TopicalChatOptions{Splits: splits, Max: *maxN, HistoryTurns: *hist})
+		st, err = chat.DeriveTopicalChat(ctx, *dir, w, chat.TopicalChatOptions{Splits: splits, Max: *maxN, HistoryTurns: *hist})
 		return err
 	})
 	if err != nil {
@@ -92,7 +93,11 @@ func bankTopical(ctx context.Context, args []string, stdio IO) error {
 		skipped += n
 		reasons = append(reasons, fmt.Sprintf("%s: %d", r, n))
 	}
-	fmt.Fprintf(stdio.Stdout, "wrote %s: %d examples from %d conversations; %d turns skipped (%s)\n",
+	report := stdio.Stdout
+	if *out == "-" { // the examples went to stdout
+		report = stdio.Stderr
+	}
+	fmt.Fprintf(report, "wrote %s: %d examples from %d conversations; %d turns skipped (%s)\n",
 		*out, st.Examples, st.Conversations, skipped, strings.Join(reasons, ", "))
 	return nil
 }
@@ -145,28 +150,4 @@ type bankEncoder struct{ enc *embed.Encoder }
 
 func (b bankEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
 	return b.enc.Encode(ctx, embed.Passage, texts)
-}
-
-// writeFileAtomicWith writes path through a temporary file renamed into place on success.
-func writeFileAtomicWith(path string, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".kairos-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
@@ -28,8 +29,8 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Dim, "dim", 384, "dimension")
 	fs.IntVar(&cfg.Queries, "queries", 1000, "query vectors (drawn like the base set, not from it)")
 	fs.StringVar(&efList, "ef", "16,24,32,48,64,96,128", "comma-separated search ef values")
-	fs.IntVar(&cfg.M, "m", 16, "HNSW M (level 0 keeps 2*M)")
-	fs.IntVar(&cfg.EfC, "efc", 200, "HNSW efConstruction")
+	fs.IntVar(&cfg.M, "m", hnsw.DefaultM, "HNSW M (level 0 keeps 2*M)")
+	fs.IntVar(&cfg.EfC, "efc", hnsw.DefaultEfConstruction, "HNSW efConstruction")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed for data and graph")
 	fs.IntVar(&cfg.Workers, "workers", 0, "build goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -48,10 +46,10 @@ func datasetTimeQA(ctx context.Context, args []string, stdio IO) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := writeJSONLAtomic(*corpusOut, len(ds.docs), func(i int) any { return ds.docs[i] }); err != nil {
+	if err := writeJSONL(*corpusOut, stdio.Stdout, len(ds.docs), func(i int) any { return ds.docs[i] }); err != nil {
 		return fmt.Errorf("dataset: %w", err)
 	}
-	if err := writeJSONLAtomic(*queriesOut, len(ds.queries), func(i int) any { return ds.queries[i] }); err != nil {
+	if err := writeJSONL(*queriesOut, stdio.Stdout, len(ds.queries), func(i int) any { return ds.queries[i] }); err != nil {
 		return fmt.Errorf("dataset: %w", err)
 	}
 	fmt.Fprintf(stdio.Stderr, "timeqa: %d pages (%d duplicate pages merged), %d paragraphs written (%d empty skipped, %d longer than 120 words will split), %d of %d questions written (split %s)\n",
@@ -180,38 +178,6 @@ func containsString(xs []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// writeJSONLAtomic writes n JSON lines to a temporary file beside path and renames it into
-// place, so a failed run leaves any previous file intact.
-func writeJSONLAtomic(path string, n int, rec func(i int) any) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	if err := encodeLines(w, n, rec); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 func encodeLines(w io.Writer, n int, rec func(i int) any) error {

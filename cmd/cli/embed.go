@@ -190,12 +190,3 @@ func embedStream(ctx context.Context, enc *embed.Encoder, kind embed.Kind, in io
 	}
 	return st, bw.Flush()
 }
-
-// writeOutput runs write on stdout, or on a temporary file renamed to path on success, so a
-// failed run never leaves a truncated output file.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "-" || path == "" {
-		return write(stdout)
-	}
-	return writeFileAtomicWith(path, func(f *os.File) error { return write(f) })
-}

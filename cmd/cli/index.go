@@ -23,8 +23,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed records (counted and listed) instead of failing")
-	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
-	batch := fs.Int("batch", 5000, "passages per index batch")
+	maxWords := fs.Int("max-words", indexer.DefaultMaxWords, "passage size limit in words, title prefix included")
+	batch := fs.Int("batch", indexer.DefaultBatchSize, "passages per index batch")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var lf logFlags
 	lf.register(fs, "warn")
@@ -37,10 +37,10 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	models := modelFlags{indexing: true}
 	models.register(fs, false)
 	var hopts hnsw.Options
-	fs.IntVar(&hopts.M, "hnsw-m", 16, "HNSW: neighbours per node (M)")
-	fs.IntVar(&hopts.EfConstruction, "hnsw-ef-construction", 200, "HNSW: candidate list size while building")
-	fs.IntVar(&hopts.EfSearch, "hnsw-ef-search", 64, "HNSW: default candidate list size of searches")
-	fs.Int64Var(&hopts.Seed, "hnsw-seed", 1, "HNSW: random seed (level draws)")
+	fs.IntVar(&hopts.M, "hnsw-m", hnsw.DefaultM, "HNSW: neighbours per node (M)")
+	fs.IntVar(&hopts.EfConstruction, "hnsw-ef-construction", hnsw.DefaultEfConstruction, "HNSW: candidate list size while building")
+	fs.IntVar(&hopts.EfSearch, "hnsw-ef-search", hnsw.DefaultEfSearch, "HNSW: default candidate list size of searches")
+	fs.Int64Var(&hopts.Seed, "hnsw-seed", indexer.DefaultHNSWSeed, "HNSW: random seed (level draws)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -53,11 +53,7 @@ func openEncoder(ctx context.Context, m *modelFlags, log *slog.Logger) (encoder,
 }
 
 func (e encoder) Identity() indexer.ModelIdentity {
-	i := e.enc.Info()
-	return indexer.ModelIdentity{
-		Name: i.Name, ONNXSHA256: i.ONNXSHA256, Dim: i.Dim, Pooling: i.Pooling, Normalize: i.Normalize,
-		MaxSeqLen: i.MaxSeqLen, QueryPrefix: i.QueryPrefix, PassagePrefix: i.PassagePrefix,
-	}
+	return e.enc.Info().Identity
 }
 
 func (e encoder) EncodePassages(ctx context.Context, texts []string) ([][]float32, error) {

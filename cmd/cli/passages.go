@@ -17,7 +17,7 @@ func cmdPassages(ctx context.Context, args []string, stdio IO) error {
 	format := fs.String("format", "", "force the input format; default: detect")
 	source := fs.String("source", "", "source name (default: input file name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed records (reported on stderr) instead of failing")
-	maxWords := fs.Int("max-words", 120, "passage size limit in words, title prefix included")
+	maxWords := fs.Int("max-words", corpus.DefaultMaxWords, "passage size limit in words, title prefix included")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -18,6 +18,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // DefaultEndpoint is used when neither PullOptions.Endpoint nor $HF_ENDPOINT is set.
@@ -108,7 +110,7 @@ func Pull(ctx context.Context, repo string, o PullOptions) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
-	if err := writeAtomic(filepath.Join(dir, ManifestName), b); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ManifestName), b, atomicfile.Options{}); err != nil {
 		return Manifest{}, fmt.Errorf("pulling %s: %w", repo, err)
 	}
 	return m, nil
@@ -180,60 +182,32 @@ func (o PullOptions) fetch(ctx context.Context, repo, file, dir string) (FileRec
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return FileRecord{}, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".part-*")
-	if err != nil {
-		return FileRecord{}, err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	h := sha256.New()
-	pr := &progress{w: o.Progress, name: file, total: resp.ContentLength, start: time.Now()}
-	n, err := io.Copy(io.MultiWriter(tmp, h, pr), resp.Body)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return FileRecord{}, fmt.Errorf("%s: after %d bytes: %w", file, n, err)
-	}
-	pr.done()
-	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return FileRecord{}, fmt.Errorf("%s: got %d bytes, server announced %d", file, n, resp.ContentLength)
-	}
-	rec := FileRecord{Path: file, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
-	if pin, ok := o.Pins.lookup(repo, file); ok {
-		if pin.SHA256 != rec.SHA256 || pin.Size != n {
-			return FileRecord{}, fmt.Errorf("%s: PIN MISMATCH: got sha256 %s (%d bytes), want %s (%d bytes); file discarded",
-				file, rec.SHA256, n, pin.SHA256, pin.Size)
+	var rec FileRecord
+	err = atomicfile.Write(dst, atomicfile.Options{}, func(w io.Writer) error {
+		h := sha256.New()
+		pr := &progress{w: o.Progress, name: file, total: resp.ContentLength, start: time.Now()}
+		n, err := io.Copy(io.MultiWriter(w, h, pr), resp.Body)
+		if err != nil {
+			return fmt.Errorf("%s: after %d bytes: %w", file, n, err)
 		}
-		rec.Pinned = true
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+		pr.done()
+		if resp.ContentLength >= 0 && n != resp.ContentLength {
+			return fmt.Errorf("%s: got %d bytes, server announced %d", file, n, resp.ContentLength)
+		}
+		rec = FileRecord{Path: file, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+		if pin, ok := o.Pins.lookup(repo, file); ok {
+			if pin.SHA256 != rec.SHA256 || pin.Size != n {
+				return fmt.Errorf("%s: PIN MISMATCH: got sha256 %s (%d bytes), want %s (%d bytes); file discarded",
+					file, rec.SHA256, n, pin.SHA256, pin.Size)
+			}
+			rec.Pinned = true
+		}
+		return nil
+	})
+	if err != nil {
 		return FileRecord{}, err
 	}
 	return rec, nil
-}
-
-// writeAtomic writes b to path through a temporary file and a rename.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // progress prints "file: 12.0/90.4 MB (13%) 8.1 MB/s ETA 9s" at most once a second.

@@ -28,25 +28,27 @@ func (m Metric) String() string {
 	return fmt.Sprintf("Metric(%d)", uint8(m))
 }
 
-// Options configures a Graph. The zero value of every field means "use the default".
+// Options configures a Graph. The zero value of every field means "use the default". The JSON
+// form (an index manifest records it) holds the parameters that shape the graph; Metric is
+// recorded in the graph file, and Workers does not change what is built with Workers 1.
 type Options struct {
 	// M is the number of neighbours kept per node on the upper levels; level 0 keeps 2*M.
 	// Larger M raises recall and memory use. Default 16, range 2..256.
-	M int
+	M int `json:"m"`
 	// EfConstruction is the candidate-list size while inserting. Larger builds a better graph,
 	// more slowly. Default 200; at least M.
-	EfConstruction int
+	EfConstruction int `json:"ef_construction"`
 	// EfSearch is the candidate-list size Search uses when called with ef <= 0. Default 64.
 	// It is raised to k when smaller.
-	EfSearch int
+	EfSearch int `json:"ef_search"`
 	// Seed drives the random level of each node. With Workers == 1, the same Seed, keys, vectors
 	// and Add batches build the same graph byte for byte.
-	Seed int64
+	Seed int64 `json:"seed"`
 	// Metric is Cosine (default) or Dot.
-	Metric Metric
+	Metric Metric `json:"-"`
 	// Workers is the number of goroutines inserting in parallel within one Add call.
 	// Default runtime.GOMAXPROCS(0). Parallel insertion is not deterministic.
-	Workers int
+	Workers int `json:"-"`
 }
 
 // Defaults.

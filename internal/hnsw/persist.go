@@ -10,8 +10,9 @@ import (
 	"io"
 	"math/bits"
 	"os"
-	"path/filepath"
 	"unsafe"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // On-disk format, version 1, all integers little-endian:
@@ -95,38 +96,19 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 
 func words(n int) int { return (n + 63) / 64 }
 
-// Save writes the graph to path atomically: a temporary file in the same directory is written,
-// synced and renamed over path, so a crash leaves either the old file or the new one.
-func (g *Graph) Save(path string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+// Save writes the graph to path atomically (see internal/atomicfile): a crash leaves either the
+// old file or the new one.
+func (g *Graph) Save(path string) error {
+	var werr error // the graph's own error; atomicfile's errors already name path
+	err := atomicfile.Write(path, atomicfile.Options{}, func(w io.Writer) error {
+		_, werr = g.WriteTo(w)
+		return werr
+	})
+	if werr != nil {
+		return fmt.Errorf("hnsw: saving %s: %w", path, werr)
+	}
 	if err != nil {
-		return fmt.Errorf("hnsw: saving %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err = g.WriteTo(bw); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("hnsw: saving %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("hnsw: saving %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("hnsw: saving %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("hnsw: saving %s: %w", path, err)
-	}
-	if d, derr := os.Open(filepath.Dir(path)); derr == nil { // persist the rename itself
-		d.Sync()
-		d.Close()
+		return fmt.Errorf("hnsw: %w", err)
 	}
 	return nil
 }
