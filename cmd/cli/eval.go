@@ -21,6 +21,8 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	k := fs.Int("k", 10, "cut-off of nDCG and MRR")
 	depth := fs.Int("depth", 300, "passages retrieved per query before grouping them by document")
 	asJSON := fs.Bool("json", false, "print JSON")
+	runPath := fs.String("run", "", "also write the ranking of every query to this `file` (- for stdout), for trec_eval or ir_measures")
+	runFormat := fs.String("run-format", "trec", "format of --run: trec (qid Q0 docid rank score tag) or jsonl ({qid, hits: [{id, rank, score}]})")
 	k1 := fs.Float64("k1", 0, "tuning: BM25 k1 (0: the default, search.BM25K1)")
 	b := fs.Float64("b", 0, "tuning: BM25 b (0: the default, search.BM25B)")
 	docEv := fs.Float64("doc-evidence", 0, "tuning: document evidence weight (0: the default; negative: off)")
@@ -31,6 +33,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	}
 	if *dir == "" || *qpath == "" {
 		return usageErr(fs, "need --index and --queries")
+	}
+	if *runFormat != "trec" && *runFormat != "jsonl" {
+		return usageErr(fs, "--run-format %q: want trec or jsonl", *runFormat)
 	}
 	qf.q.K, qf.kFlag = depth, "--depth"
 	ropts, tmpl, err := qf.resolve(fs, *dir)
@@ -53,9 +58,10 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	defer r.Close()
 
 	acc := search.Metrics{K: *k}
+	var run runWriter
 	for _, q := range queries {
 		rel, ok := judged[q.qid()]
-		if !ok {
+		if !ok && *runPath == "" {
 			continue
 		}
 		start := time.Now()
@@ -68,7 +74,21 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		for i, h := range res.Hits {
 			hits[i] = h.Hit
 		}
-		acc.Add(search.RankDocuments(hits, rel.passageLevel), rel.gain, lat)
+		if *runPath != "" {
+			run.add(q.qid(), rankedDocs(hits, rel.passageLevel))
+		}
+		if ok {
+			acc.Add(search.RankDocuments(hits, rel.passageLevel), rel.gain, lat)
+		}
+	}
+	if *runPath != "" {
+		tag := "kairos-" + string(tmpl.Mode)
+		if qf.rerank != "" && qf.rerank != "none" {
+			tag += "-" + strings.ReplaceAll(qf.rerank, ",", "+")
+		}
+		if err := run.write(*runPath, *runFormat, tag, stdio.Stdout); err != nil {
+			return fmt.Errorf("eval: --run: %w", err)
+		}
 	}
 	res := evalResult{Index: *dir, Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
 	if *asJSON {
