@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/kairos-rag/kairos/embed"
@@ -25,6 +26,12 @@ type retrievalOptions struct {
 	// --recent-half-life); 0 means rerank.DefaultOptions'. A query may override it.
 	RecentHalfLife float64
 	Logger         *slog.Logger
+	// Notes receives one-line notices for the person at the terminal (search, eval), such as
+	// a dense index searched with BM25 only because no --model was given; nil: none.
+	Notes io.Writer
+	// ModeDefaulted is set when the mode was not asked for but chosen as BM25 for want of a
+	// --model: the notice above is then due if the index has dense vectors.
+	ModeDefaulted bool
 }
 
 // timeOptions are the time reranker's options these retrieval options ask for.
@@ -72,6 +79,9 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 	}
 	r.ix = ix
 	r.closers = append(r.closers, ix.Close)
+	if d := ix.Manifest().Dense; d != nil && o.ModeDefaulted && o.Notes != nil {
+		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Index, d.Model.Name)
+	}
 	r.re, err = rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
 	if err != nil {
 		r.Close()

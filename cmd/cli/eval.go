@@ -38,7 +38,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "--run-format %q: want trec or jsonl", *runFormat)
 	}
 	qf.q.K, qf.kFlag = depth, "--depth"
-	ropts, tmpl, err := qf.resolve(fs, *dir)
+	ropts, tmpl, err := qf.resolve(fs, *dir, stdio.Stderr)
 	if err != nil {
 		return err
 	}

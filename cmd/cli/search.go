@@ -29,10 +29,12 @@ type queryFlags struct {
 	sources stringList
 	ef      int
 	kFlag   string // the flag that sets K: -k for search, --depth for eval
+	log     logFlags
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.models.register(fs, true)
+	q.log.register(fs, "warn")
 	fs.StringVar(&q.q.Mode, "mode", "", "retriever: bm25, dense or hybrid (default: hybrid when --model is given, else bm25)")
 	fs.StringVar(&q.q.Time, "time", "", "time need: none, recent, YYYY, YYYY..YYYY, \"from YYYY to YYYY\" or auto (from the query); default auto with --rerank time or wikichat, else none")
 	fs.StringVar(&q.rerank, "rerank", "none", "rerank stages: none, time, cross, cross,time or wikichat")
@@ -52,12 +54,18 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 
 // resolve returns the retrieval options and the request the flags describe, checked by
 // request.Parse (with a placeholder text) so that a bad flag fails before the index opens.
-func (q *queryFlags) resolve(fs *flag.FlagSet, dir string) (retrievalOptions, request.Query, error) {
+// Logs and notices go to stderr.
+func (q *queryFlags) resolve(fs *flag.FlagSet, dir string, stderr io.Writer) (retrievalOptions, request.Query, error) {
+	log, err := q.log.logger(fs, stderr)
+	if err != nil {
+		return retrievalOptions{}, q.q, err
+	}
 	tmpl := q.q
 	tmpl.Rerank = request.List{q.rerank}
 	tmpl.Filters.Source = request.List(q.sources)
+	defaulted := false
 	if q.models.model == "" && tmpl.Mode == "" {
-		tmpl.Mode = string(search.ModeBM25)
+		tmpl.Mode, defaulted = string(search.ModeBM25), true
 	}
 	if tmpl.Mode == "" {
 		tmpl.Mode = string(search.ModeHybrid)
@@ -67,7 +75,8 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, dir string) (retrievalOptions, re
 	if _, err := request.Parse(check, request.Limits{}); err != nil {
 		return retrievalOptions{}, tmpl, q.requestErr(fs, err)
 	}
-	o := retrievalOptions{Index: dir, Models: q.models, Search: search.Options{EfSearch: q.ef}}
+	o := retrievalOptions{Index: dir, Models: q.models, Search: search.Options{EfSearch: q.ef},
+		Logger: log, Notes: stderr, ModeDefaulted: defaulted}
 	return o, tmpl, nil
 }
 
@@ -129,7 +138,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	case *batch != "":
 		qf.q.K = request.Int(request.DefaultBatchK)
 	}
-	ropts, tmpl, err := qf.resolve(fs, *dir)
+	ropts, tmpl, err := qf.resolve(fs, *dir, stdio.Stderr)
 	if err != nil {
 		return err
 	}
