@@ -38,12 +38,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	g := s.acquire()
-	if g != nil {
-		defer g.release()
-	}
-	s.metrics.write(w, g)
+	s.metrics.handler().ServeHTTP(w, r)
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {

@@ -36,7 +36,8 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, metrics: newMetrics(), started: time.Now()}
+	s := &Server{opts: o, started: time.Now()}
+	s.metrics = newMetrics(s.cur.Load)
 	s.handler = s.cors(s.routesMux())
 	return s, nil
 }
