@@ -482,7 +482,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := cleanOld(d.dir, d.prev, d.prev); err != nil { // drops the previous checkpoint
 		d.opts.Logger.Warn("removing old checkpoints", "dir", d.dir, "err", err)
 	}
-	base, err := openGen(final, false)
+	base, err := openGen(ctx, final, CheckCheap, false)
 	if err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)
 	}

@@ -168,7 +168,7 @@ func (w *genWriter) inherit() error {
 	if err := linkTree(b.Dir, bm25Name, w.dir, bm.Files, w.files); err != nil {
 		return fmt.Errorf("linking the BM25 index: %w", err)
 	}
-	if w.idx, err = bleve.Open(bm25Path(w.dir)); err != nil {
+	if w.idx, err = openBleve(bm25Path(w.dir), false); err != nil {
 		return fmt.Errorf("opening the copied BM25 index: %w", err)
 	}
 	w.man.Counts = Counts{Documents: bm.Counts.Documents, Passages: bm.Counts.Passages, Skipped: map[string]int{}}

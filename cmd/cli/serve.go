@@ -28,6 +28,7 @@ type serveFlags struct {
 	models                        modelFlags
 	logLevel                      string
 	timeout, shutdown             time.Duration
+	verify                        bool
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -41,6 +42,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	var co chatCLIOptions
 	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
+	fs.BoolVar(&f.verify, "verify", false, "hash every index file against the manifest before serving it, at start and on each reload (default: sizes, and hashes of the first 64 MiB)")
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
@@ -66,6 +68,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	}
 	// Models are opened once; a reload reopens only the index directory.
 	eo := retrievalOptions{Index: f.index, Logger: log}
+	eo.Search.VerifyFiles = f.verify
 	var indexEnc chat.Encoder
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)
