@@ -44,11 +44,6 @@ func (g *guardedIndex) Advanced() (ix index.Index, err error) {
 	return g.bleveIndex.Advanced()
 }
 
-func (g *guardedIndex) Close() (err error) {
-	defer recoverDamaged(g.path, &err)
-	return g.bleveIndex.Close()
-}
-
 // bleveIndex names bleve.Index for embedding: the interface has a method called Index, so the
 // embedded field must be called something else.
 type bleveIndex = bleve.Index

@@ -74,6 +74,7 @@ type genWriter struct {
 	docs    map[string]*docEntry
 	seen    map[string]bool // update mode: ids met in the input
 	idx     bleve.Index
+	closed  bool // seg and idx are closed (finish or abort ran)
 	bdocs   *docBuilder
 	graph   *hnsw.Graph
 	files   map[string]FileSum // sums of linked files, carried over from the base manifest
@@ -446,11 +447,11 @@ func (w *genWriter) finish() (*Manifest, error) {
 		stats, err = bm25Stats(context.Background(), w.idx, w.dead.Len())
 	}
 	if err != nil {
-		w.seg.f.Close()
-		w.idx.Close()
+		w.closeFiles()
 		return nil, fmt.Errorf("BM25 statistics: %w", err)
 	}
 	w.man.BM25 = stats
+	w.closed = true
 	storeErr := w.seg.Close()
 	idxErr := w.idx.Close()
 	if storeErr != nil {
@@ -512,6 +513,17 @@ func (w *genWriter) abort() {
 	if w.g != nil {
 		w.wait()
 	}
+	w.closeFiles()
+}
+
+// closeFiles closes the store segment and the bleve index unless finish or an earlier abort
+// has. Closing bleve twice panics ("close of closed channel"), which used to replace the
+// error that made a checkpoint fail.
+func (w *genWriter) closeFiles() {
+	if w.closed {
+		return
+	}
+	w.closed = true
 	w.seg.f.Close()
 	w.idx.Close()
 }
