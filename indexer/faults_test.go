@@ -421,3 +421,173 @@ func TestCheckpointIOError(t *testing.T) {
 		})
 	}
 }
+
+// dirSize sums the sizes of the regular files under dir.
+func dirSize(t testing.TB, dir string) int64 {
+	t.Helper()
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// TestDiskFullTmpfs runs index, update and compact on a real tmpfs too small for them (root
+// only: it mounts one). The write fails with "no space left on device" or, when the space
+// suffices, succeeds; either way the live generation verifies and holds before or after.
+func TestDiskFullTmpfs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault injection suite: not with -short")
+	}
+	probe := t.TempDir()
+	if err := syscall.Mount("tmpfs", probe, "tmpfs", 0, "size=1m"); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v): disk full is covered by injected ENOSPC in TestFaultInjection", err)
+	}
+	syscall.Unmount(probe, 0)
+	fx := faultFixture(t)
+	starts := faultStarts(t, fx)
+	runs, failed, lost := 0, 0, 0
+	for _, op := range faultOps {
+		if op.name != "index" && op.name != "update" && op.name != "compact" {
+			continue
+		}
+		ctx := context.Background()
+		before := livePassages(t, starts[op.start])
+		clean := filepath.Join(t.TempDir(), "clean")
+		copyTree(t, starts[op.start], clean)
+		if err := op.run(ctx, clean, fx, nil); err != nil {
+			t.Fatal(err)
+		}
+		after := livePassages(t, clean)
+		start, end := dirSize(t, starts[op.start]), dirSize(t, clean)
+		for _, frac := range []float64{0.05, 0.25, 0.5, 0.75, 0.95} {
+			mnt := t.TempDir()
+			// tmpfs counts whole pages, and the copy's directories take some too.
+			size := (start+int64(frac*float64(max(end-start, 1<<20))))/4096*4096 + 64<<10
+			if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(mnt, "idx")
+			copyTree(t, starts[op.start], dir)
+			err := op.run(ctx, dir, fx, nil)
+			runs++
+			what := fmt.Sprintf("%s on a tmpfs of %d bytes (%.0f%% of the growth)", op.name, size, frac*100)
+			if err != nil {
+				failed++
+				if !strings.Contains(err.Error(), "no space left on device") {
+					t.Errorf("%s: %v, want no space left on device", what, err)
+				}
+			}
+			if rep, verr := Verify(ctx, dir); verr != nil || !rep.OK() {
+				t.Errorf("%s: live generation does not verify: %v %v", what, verr, rep.Problems)
+				lost++
+			} else if got := livePassages(t, dir); !reflect.DeepEqual(got, before) && !reflect.DeepEqual(got, after) {
+				t.Errorf("%s: live generation is neither before nor after", what)
+				lost++
+			}
+			if err := syscall.Unmount(mnt, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Logf("disk full on tmpfs: %d runs, %d failed with ENOSPC, %d with data lost", runs, failed, lost)
+	if failed == 0 {
+		t.Error("no run ran out of space: the sizes are wrong")
+	}
+}
+
+// TestEmptyInputKeepsLiveIndex: an empty or all-bad input never replaces a live index unless
+// AllowEmpty says so.
+func TestEmptyInputKeepsLiveIndex(t *testing.T) {
+	fx := faultFixture(t)
+	starts := faultStarts(t, fx)
+	tmp := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.jsonl", "\n\n")
+	allBad := write("bad.jsonl", `{"_id":"1","title":"t"}`+"\n"+`{"_id":"2","text":""}`+"\n")
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		run   func(dir string, allow bool) error
+		empty bool // with AllowEmpty the live index ends up empty
+	}{
+		{"build from an empty file", func(dir string, allow bool) error {
+			o := faultOptions(dir, empty, nil)
+			o.AllowEmpty = allow
+			_, err := Build(ctx, o)
+			return err
+		}, true},
+		{"build from all-bad records, skipped", func(dir string, allow bool) error {
+			o := faultOptions(dir, allBad, nil)
+			o.SkipBad, o.AllowEmpty = true, allow
+			_, err := Build(ctx, o)
+			return err
+		}, true},
+		{"update --delete-missing from an empty file", func(dir string, allow bool) error {
+			o := faultOptions(dir, empty, nil)
+			o.AllowEmpty = allow
+			_, err := Update(ctx, UpdateOptions{Options: o, DeleteMissing: true, CompactRatio: -1})
+			return err
+		}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "idx")
+			copyTree(t, starts["older"], dir)
+			live := mustCurrent(t, dir)
+			want := livePassages(t, dir)
+			if err := tt.run(dir, false); !errors.Is(err, ErrEmptyInput) {
+				t.Fatalf("got %v, want ErrEmptyInput", err)
+			}
+			if cur := mustCurrent(t, dir); cur != live || !reflect.DeepEqual(livePassages(t, dir), want) {
+				t.Fatalf("the live generation changed: %s -> %s", live, cur)
+			}
+			if err := tt.run(dir, true); err != nil {
+				t.Fatalf("with AllowEmpty: %v", err)
+			}
+			if got := livePassages(t, dir); (len(got) == 0) != tt.empty {
+				t.Errorf("with AllowEmpty: %d live passages", len(got))
+			}
+		})
+	}
+}
+
+// TestLockSurvivesFileDeletion: the writer lock is on the directory, so no file a user may
+// delete releases it; taking it removes unfinished generations a killed writer left.
+func TestLockSurvivesFileDeletion(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, genName(7)+tmpSuffix)
+	if err := os.MkdirAll(filepath.Join(stale, "bm25"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("unfinished generation %s not removed: %v", stale, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries { // whatever a user deletes by hand
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+	if _, err := lockDir(dir); !errors.Is(err, ErrLocked) {
+		t.Errorf("second writer after the directory was emptied: %v, want ErrLocked", err)
+	}
+	unlock()
+	unlock2, err := lockDir(dir)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	unlock2()
+}

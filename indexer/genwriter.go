@@ -222,11 +222,21 @@ func (w *genWriter) wait() error {
 	return w.g.Wait()
 }
 
+// asyncErr returns the error that stopped the asynchronous half: the group's first error
+// (a bleve batch that hit ENOSPC, an encoder failure), not the context.Canceled it caused,
+// which would name the wrong cause.
+func (w *genWriter) asyncErr() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	return w.gctx.Err()
+}
+
 // apply writes one batch of documents: tombstones for what they replace, their passages in
 // the store segment, bleve and (asynchronously) the encoder and graph.
 func (w *genWriter) apply(b docBatch) error {
-	if err := w.gctx.Err(); err != nil {
-		return err
+	if w.gctx.Err() != nil {
+		return w.asyncErr()
 	}
 	bb := w.idx.NewBatch()
 	var job embedJob
@@ -302,7 +312,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob) error {
 		select {
 		case w.jobs <- job:
 		case <-w.gctx.Done():
-			return w.gctx.Err()
+			return w.asyncErr()
 		}
 	}
 	if bb.Size() == 0 {
@@ -311,7 +321,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob) error {
 	select {
 	case w.sem <- struct{}{}:
 	case <-w.gctx.Done():
-		return w.gctx.Err()
+		return w.asyncErr()
 	}
 	n := len(job.keys)
 	w.g.Go(func() (err error) {
