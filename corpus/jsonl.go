@@ -44,7 +44,7 @@ const maxJSONLineProbe = 1 << 16
 
 func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	first, err := firstNonSpace(br)
+	first, blank, err := firstNonSpace(br)
 	if err != nil {
 		if err == io.EOF {
 			return &jsonRecords{err: io.EOF}, nil
@@ -61,28 +61,36 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 	case first == '{' && !firstLineComplete(br):
 		return &jsonRecords{dec: json.NewDecoder(br)}, nil
 	default:
-		return &jsonRecords{lines: &lineReader{br: br}}, nil
+		return &jsonRecords{lines: &lineReader{br: br, line: blank}}, nil
 	}
 }
 
-// firstNonSpace peeks at the first byte that is neither white space nor a UTF-8 BOM.
-func firstNonSpace(br *bufio.Reader) (byte, error) {
-	for i := 1; ; i++ {
-		b, err := br.Peek(i)
-		if len(b) < i {
-			if err == nil {
-				err = io.EOF
+// firstNonSpace peeks at the first byte that is neither white space nor a UTF-8 BOM. Whole
+// lines of white space longer than the buffer are discarded (a dump may start with megabytes
+// of blank lines), and the number of line ends discarded is returned so that line numbers
+// stay right.
+func firstNonSpace(br *bufio.Reader) (first byte, lines int, err error) {
+	for {
+		b, perr := br.Peek(br.Size())
+		for _, c := range b {
+			if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != 0xEF && c != 0xBB && c != 0xBF {
+				return c, lines, nil
 			}
-			return 0, err
 		}
-		c := b[i-1]
-		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB || c == 0xBF {
-			if i > maxJSONLineProbe {
-				return 0, io.EOF
+		if len(b) < br.Size() {
+			if perr == nil {
+				perr = io.EOF
 			}
-			continue
+			return 0, lines, perr
 		}
-		return c, nil
+		cut := bytes.LastIndexByte(b, '\n') + 1
+		if cut == 0 {
+			cut = len(b)
+		}
+		lines += bytes.Count(b[:cut], []byte("\n"))
+		if _, err := br.Discard(cut); err != nil {
+			return 0, lines, err
+		}
 	}
 }
 
@@ -90,8 +98,10 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 // what distinguishes JSON lines from a pretty-printed object that starts with "{\n".
 func firstLineComplete(br *bufio.Reader) bool {
 	b, _ := br.Peek(maxJSONLineProbe)
+	full := len(b) == maxJSONLineProbe
+	b = bytes.TrimLeft(b, " \t\r\n\uFEFF") // blank lines before the first record
 	line, _, found := bytes.Cut(b, []byte("\n"))
-	if !found && len(b) == maxJSONLineProbe {
+	if !found && full {
 		return true
 	}
 	line = bytes.TrimPrefix(line, []byte("\uFEFF"))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,32 @@ func FuzzJSONL(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJSONLLeadingBlankLines: more blank lines before the first record than the reader's
+// buffer holds used to fail with "bufio: buffer full" and no position. The records are read,
+// and the line numbers of errors still count the blank lines.
+func TestJSONLLeadingBlankLines(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		blank string
+		lines int
+	}{
+		{"100k newlines", strings.Repeat("\n", 100_000), 100_000},
+		{"100k CRLF and spaces", strings.Repeat(" \r\n", 50_000), 50_000},
+		{"one 100k line of spaces", strings.Repeat(" ", 100_000) + "\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			input := tc.blank + `{"_id":"a","title":"A","text":"alpha"}` + "\n" + `{"_id":"b","title":"B"}` + "\n"
+			r := newJSONReader(strings.NewReader(input), "blank.jsonl", "blank", convertJSONL(false))
+			docs, recErrs, fatal := drain(t, r)
+			if fatal != nil || len(docs) != 1 || docs[0].ID != "a" {
+				t.Fatalf("docs %d, fatal %v", len(docs), fatal)
+			}
+			want := "blank.jsonl: line " + strconv.Itoa(tc.lines+2) + `: missing "text" field`
+			if len(recErrs) != 1 || recErrs[0] != want {
+				t.Errorf("errors %q, want %q", recErrs, want)
+			}
+		})
+	}
 }

@@ -100,9 +100,11 @@ func (b *docBuilder) build(key uint32, p *corpus.Passage) (*document.Document, e
 	return d, nil
 }
 
-// OpenBM25 opens the bleve index of a generation read-only.
+// OpenBM25 opens the bleve index of a generation read-only. A panic of bleve on damaged
+// files, while opening or in a later search, comes back as a *DamagedError. It does not check
+// the files against the manifest: Open and OpenGeneration do that first.
 func OpenBM25(genDir string) (bleve.Index, error) {
-	return bleve.OpenUsing(bm25Path(genDir), map[string]interface{}{"read_only": true})
+	return openBleve(bm25Path(genDir), true)
 }
 
 func bm25Path(genDir string) string { return genDir + "/" + bm25Name }

@@ -69,6 +69,22 @@ type Options struct {
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
 	Version  string       // of the program, recorded in the manifest
+	// AllowEmpty lets a build commit an index without passages, or an update whose inputs
+	// yielded no document delete every document (DeleteMissing). Without it an empty or
+	// all-bad input is refused and the live generation stays.
+	AllowEmpty bool
+
+	// faultAt, set only by the fault-injection tests of this package, is called at each named
+	// commit point of a writer; an error it returns is handled as an I/O error at that point.
+	faultAt func(point string) error
+}
+
+// at marks the commit point named point (see faultAt).
+func (o *Options) at(point string) error {
+	if o.faultAt == nil {
+		return nil
+	}
+	return o.faultAt(point)
 }
 
 func (o *Options) validate() error {
@@ -115,10 +131,27 @@ type Summary struct {
 	// it was compacted (written without them).
 	Tombstones int
 	Compacted  bool
+	// CompactionError is set when the update or delete committed (Generation is live) but
+	// the compaction that should have followed failed; the index is usable, with its
+	// tombstones, and `kairos compact` can be run again.
+	CompactionError string
 	// Checkpoints counts checkpoint generations committed; Resumed says where a resumed
 	// build started (documents skipped).
 	Checkpoints int
 	Resumed     int
+}
+
+// ErrEmptyInput is returned when the inputs yield nothing and committing would replace an
+// index by an empty one (Options.AllowEmpty allows it).
+var ErrEmptyInput = errors.New("empty input")
+
+// countsText describes what a reader found, for errors about empty inputs.
+func countsText(c Counts) string {
+	skipped := 0
+	for _, n := range c.Skipped {
+		skipped += n
+	}
+	return fmt.Sprintf("%d documents read, %d bad, %d skipped", c.Documents, c.Bad, skipped)
 }
 
 // PassagesPerSecond is the build's overall rate.
@@ -261,7 +294,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	return &Summary{
 		Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, BadRecords: r.bad,
 		Dense: man.Dense, Elapsed: time.Since(start), Update: d.update(), NotFound: d.notFound,
-		Tombstones: man.Tombstones, Compacted: d.compacted, Checkpoints: d.checkpoints,
+		Tombstones: man.Tombstones, Compacted: d.compacted, CompactionError: d.compactErr, Checkpoints: d.checkpoints,
 		Resumed: spec.from.Docs,
 	}, nil
 }
@@ -280,6 +313,7 @@ type driver struct {
 	notFound    []string
 	checkpoints int
 	compacted   bool
+	compactErr  string
 }
 
 func (d *driver) update() *UpdateCounts {
@@ -329,6 +363,9 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		if err := d.w.apply(b); err != nil {
 			return nil, err
 		}
+		if err := d.opts.at("batch-applied"); err != nil {
+			return nil, err
+		}
 		pos := position{Input: b.input, Docs: b.docsIn}
 		if b.done != nil {
 			pos = position{Input: b.input + 1}
@@ -345,6 +382,10 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if d.spec.mode == modeUpdate && d.spec.deleteMissing && len(d.w.seen) == 0 && !d.opts.AllowEmpty {
+		return nil, fmt.Errorf("%w: the inputs yielded no document (%s), so --delete-missing would delete all %d documents of the index; nothing was changed (AllowEmpty/--allow-empty does it)",
+			ErrEmptyInput, countsText(d.w.man.Counts), len(d.w.docs))
 	}
 	if d.spec.mode == modeUpdate && d.spec.deleteMissing {
 		var missing []string
@@ -377,16 +418,27 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		d.tmp = ""
 		return d.spec.base.Manifest, nil
 	}
+	if d.spec.mode == modeAppend && d.w.man.Counts.Passages == 0 && !d.opts.AllowEmpty {
+		what := "to commit an empty index"
+		if d.prev > 0 {
+			what = fmt.Sprintf("to replace the live generation %d with an empty one; it stays live", d.prev)
+		}
+		return nil, fmt.Errorf("%w: no passages from the inputs (%s): refusing %s (AllowEmpty/--allow-empty commits it)",
+			ErrEmptyInput, countsText(d.w.man.Counts), what)
+	}
 	man, err := d.w.finish()
 	ok = true
 	if err != nil {
+		return nil, err
+	}
+	if err := d.opts.at("finished"); err != nil {
 		return nil, err
 	}
 	gen := d.w.gen
 	if err := d.seal(man, gen); err != nil {
 		return nil, err
 	}
-	if err := commitGen(d.dir, d.tmp, gen); err != nil {
+	if err := commitGen(d.dir, d.tmp, gen, d.opts.at); err != nil {
 		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
 	}
 	d.tmp = ""
@@ -394,15 +446,25 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		if err := removeCheckpoint(d.dir); err != nil {
 			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
 		}
+		if err := d.opts.at("checkpoint-removed"); err != nil {
+			return nil, err
+		}
 	}
 	if err := cleanOld(d.dir, gen, d.prev); err != nil {
 		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
+	}
+	if err := d.opts.at("old-removed"); err != nil {
+		return nil, err
 	}
 	if d.spec.compact && d.spec.compactRatio > 0 && man.Tombstones > 0 &&
 		float64(man.Tombstones) > d.spec.compactRatio*float64(man.Tombstones+man.Counts.Passages) {
 		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, genName(gen)), d.prev)
 		if err != nil {
-			return nil, fmt.Errorf("compacting after the update: %w", err)
+			// The update is committed and live: report that, and the compaction's failure
+			// beside it, rather than an error that reads as if nothing had happened.
+			d.compactErr = fmt.Sprintf("compacting generation %d: %v", gen, err)
+			d.opts.Logger.Warn("update committed, compaction failed", "generation", gen, "err", err)
+			return man, nil
 		}
 		d.compacted = true
 		return cman, nil
@@ -440,10 +502,13 @@ func (d *driver) seal(man *Manifest, gen int) error {
 	if err := syncTree(d.tmp); err != nil {
 		return fmt.Errorf("syncing new generation: %w", err)
 	}
+	if err := d.opts.at("synced"); err != nil {
+		return err
+	}
 	if err := writeManifest(d.tmp, man); err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
-	return nil
+	return d.opts.at("manifest-written")
 }
 
 // checkpoint commits what is written so far as a checkpoint generation and continues in a new
@@ -455,6 +520,9 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	graph := d.w.graph
 	man, err := d.w.finish()
 	if err != nil {
+		return err
+	}
+	if err := d.opts.at("checkpoint-finished"); err != nil {
 		return err
 	}
 	gen := d.w.gen
@@ -469,6 +537,9 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := syncDir(d.dir); err != nil {
 		return err
 	}
+	if err := d.opts.at("checkpoint-renamed"); err != nil {
+		return err
+	}
 	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
 		id := d.opts.Encoder.Identity()
@@ -479,10 +550,16 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return fmt.Errorf("writing checkpoint: %w", err)
 	}
 	d.checkpoints++
+	if err := d.opts.at("checkpoint-recorded"); err != nil {
+		return err
+	}
 	if err := cleanOld(d.dir, d.prev, d.prev); err != nil { // drops the previous checkpoint
 		d.opts.Logger.Warn("removing old checkpoints", "dir", d.dir, "err", err)
 	}
-	base, err := openGen(final, false)
+	if err := d.opts.at("checkpoint-cleaned"); err != nil {
+		return err
+	}
+	base, err := openGen(ctx, final, CheckCheap, false)
 	if err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)
 	}

@@ -164,8 +164,8 @@ func TestDamageDetected(t *testing.T) {
 	if err := os.WriteFile(store, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
-		t.Fatalf("Open of damaged store: %v, want checksum mismatch", err)
+	if _, err := Open(dir); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "index damaged: "+store+": sha256 ") {
+		t.Fatalf("Open of damaged store: %v, want index damaged: %s: sha256 ...", err, store)
 	}
 	man := filepath.Join(gen, manifestName)
 	mb, _ := os.ReadFile(man)

@@ -19,7 +19,12 @@ import (
 // old order. Readers of the previous generation are unaffected; the new one goes live
 // atomically.
 func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, error) {
-	start := time.Now()
+	return compactDir(ctx, &Options{Dir: dir, Logger: logger})
+}
+
+// compactDir is Compact with every option (the fault tests set faultAt).
+func compactDir(ctx context.Context, opts *Options) (*Summary, error) {
+	start, dir := time.Now(), opts.Dir
 	if _, err := Current(dir); err != nil {
 		return nil, err
 	}
@@ -32,7 +37,6 @@ func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, er
 	if err != nil {
 		return nil, err
 	}
-	opts := &Options{Dir: dir, Logger: logger}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
@@ -134,6 +138,9 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	}
 	man, err := w.finish()
 	ok = true
+	if err == nil {
+		err = opts.at("compact-finished")
+	}
 	if err != nil {
 		os.RemoveAll(d.tmp)
 		return nil, err
@@ -148,15 +155,23 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		os.RemoveAll(d.tmp)
 		return nil, err
 	}
+	if err := opts.at("compact-synced"); err != nil {
+		os.RemoveAll(d.tmp)
+		return nil, err
+	}
 	if err := writeManifest(d.tmp, man); err != nil {
 		os.RemoveAll(d.tmp)
 		return nil, err
 	}
-	if err := commitGen(opts.Dir, d.tmp, gen); err != nil {
+	if err := opts.at("compact-manifest-written"); err != nil {
+		os.RemoveAll(d.tmp)
+		return nil, err
+	}
+	if err := commitGen(opts.Dir, d.tmp, gen, opts.at); err != nil {
 		return nil, errors.Join(fmt.Errorf("committing compacted generation %d: %w", gen, err), os.RemoveAll(d.tmp))
 	}
 	if err := cleanOld(opts.Dir, gen, prev); err != nil {
 		opts.Logger.Warn("removing old generations", "dir", opts.Dir, "err", err)
 	}
-	return man, nil
+	return man, opts.at("compact-old-removed")
 }

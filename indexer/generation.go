@@ -76,16 +76,25 @@ func nextGen(dir string) (int, error) {
 }
 
 // commitGen makes tmpDir (a finished, synced generation) live: rename it to its final name,
-// then point CURRENT at it.
-func commitGen(dir, tmpDir string, gen int) error {
+// then point CURRENT at it. at marks the commit points (Options.at).
+func commitGen(dir, tmpDir string, gen int, at func(string) error) error {
 	final := filepath.Join(dir, genName(gen))
 	if err := os.Rename(tmpDir, final); err != nil {
+		return err
+	}
+	if err := at("gen-renamed"); err != nil {
 		return err
 	}
 	if err := syncDir(dir); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"), atomicfile.Options{})
+	if err := at("dir-synced"); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"), atomicfile.Options{}); err != nil {
+		return err
+	}
+	return at("current-written")
 }
 
 // cleanOld removes unfinished builds and every generation other than live, prev (the one

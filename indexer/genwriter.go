@@ -74,6 +74,7 @@ type genWriter struct {
 	docs    map[string]*docEntry
 	seen    map[string]bool // update mode: ids met in the input
 	idx     bleve.Index
+	closed  bool // seg and idx are closed (finish or abort ran)
 	bdocs   *docBuilder
 	graph   *hnsw.Graph
 	files   map[string]FileSum // sums of linked files, carried over from the base manifest
@@ -168,7 +169,7 @@ func (w *genWriter) inherit() error {
 	if err := linkTree(b.Dir, bm25Name, w.dir, bm.Files, w.files); err != nil {
 		return fmt.Errorf("linking the BM25 index: %w", err)
 	}
-	if w.idx, err = bleve.Open(bm25Path(w.dir)); err != nil {
+	if w.idx, err = openBleve(bm25Path(w.dir), false); err != nil {
 		return fmt.Errorf("opening the copied BM25 index: %w", err)
 	}
 	w.man.Counts = Counts{Documents: bm.Counts.Documents, Passages: bm.Counts.Passages, Skipped: map[string]int{}}
@@ -224,11 +225,21 @@ func (w *genWriter) wait() error {
 	return w.g.Wait()
 }
 
+// asyncErr returns the error that stopped the asynchronous half: the group's first error
+// (a bleve batch that hit ENOSPC, an encoder failure), not the context.Canceled it caused,
+// which would name the wrong cause.
+func (w *genWriter) asyncErr() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	return w.gctx.Err()
+}
+
 // apply writes one batch of documents: tombstones for what they replace, their passages in
 // the store segment, bleve and (asynchronously) the encoder and graph.
 func (w *genWriter) apply(b docBatch) error {
-	if err := w.gctx.Err(); err != nil {
-		return err
+	if w.gctx.Err() != nil {
+		return w.asyncErr()
 	}
 	bb := w.idx.NewBatch()
 	var job embedJob
@@ -306,7 +317,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
 		select {
 		case w.jobs <- job:
 		case <-w.gctx.Done():
-			return w.gctx.Err()
+			return w.asyncErr()
 		}
 	}
 	if bb.Size() == 0 {
@@ -315,7 +326,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
 	select {
 	case w.sem <- struct{}{}:
 	case <-w.gctx.Done():
-		return w.gctx.Err()
+		return w.asyncErr()
 	}
 	w.g.Go(func() (err error) {
 		defer func() { <-w.sem }()
@@ -437,12 +448,12 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 func (w *genWriter) finish() (*Manifest, error) {
 	docs, err := w.idx.DocCount()
 	if err != nil {
-		w.seg.f.Close()
-		w.idx.Close()
+		w.closeFiles()
 		return nil, fmt.Errorf("BM25 statistics: %w", err)
 	}
 	// bleve has analysed every passage added (wait), so the counter is complete.
 	w.man.BM25 = &BM25Stats{Docs: int(docs), Tokens: w.tokens + w.bdocs.tokens.Load()}
+	w.closed = true
 	storeErr := w.seg.Close()
 	idxErr := w.idx.Close()
 	if storeErr != nil {
@@ -500,6 +511,17 @@ func (w *genWriter) abort() {
 	if w.g != nil {
 		w.wait()
 	}
+	w.closeFiles()
+}
+
+// closeFiles closes the store segment and the bleve index unless finish or an earlier abort
+// has. Closing bleve twice panics ("close of closed channel"), which used to replace the
+// error that made a checkpoint fail.
+func (w *genWriter) closeFiles() {
+	if w.closed {
+		return
+	}
+	w.closed = true
 	w.seg.f.Close()
 	w.idx.Close()
 }

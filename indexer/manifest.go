@@ -125,11 +125,11 @@ func ReadManifest(genDir string) (*Manifest, error) {
 	path := filepath.Join(genDir, manifestName)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, &DamagedError{Path: path, What: "cannot be read: " + errWithoutPath(err)}
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", path, err)
+		return nil, &DamagedError{Path: path, What: "not a manifest: " + err.Error()}
 	}
 	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)
@@ -139,7 +139,7 @@ func ReadManifest(genDir string) (*Manifest, error) {
 		return nil, err
 	}
 	if sum != m.Checksum {
-		return nil, fmt.Errorf("manifest %s: checksum mismatch (damaged or edited)", path)
+		return nil, &DamagedError{Path: path, What: "checksum mismatch (damaged or edited)"}
 	}
 	return &m, nil
 }

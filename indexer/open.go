@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -19,40 +20,67 @@ type Generation struct {
 	Dense    *hnsw.Graph // nil when the index has no embeddings; tombstoned keys deleted
 }
 
-// Open opens the live generation of the index at dir for reading. Later commits do not
-// affect an open Generation: it keeps reading the files of its own generation.
+// Open opens the live generation of the index at dir for reading, after the cheap check of
+// its files (CheckCheap). Later commits do not affect an open Generation: it keeps reading the
+// files of its own generation. A damaged file is reported as a *DamagedError (ErrDamaged).
 func Open(dir string) (*Generation, error) {
+	return OpenChecked(context.Background(), dir, CheckCheap)
+}
+
+// OpenChecked opens the live generation of the index at dir after checking its files at
+// level; CheckFull hashes every file (serve --verify).
+func OpenChecked(ctx context.Context, dir string, level CheckLevel) (*Generation, error) {
 	gen, err := Current(dir)
 	if err != nil {
 		return nil, err
 	}
-	return openGen(gen, true)
+	return openGen(ctx, gen, level, true)
 }
 
 // OpenGeneration opens one generation directory (live, older or a checkpoint) for reading.
-func OpenGeneration(genDir string) (*Generation, error) { return openGen(genDir, true) }
+func OpenGeneration(genDir string) (*Generation, error) {
+	return openGen(context.Background(), genDir, CheckCheap, true)
+}
 
-func openGen(gen string, loadDense bool) (*Generation, error) {
+// openGen checks the files of gen against its manifest at level before any parser reads
+// them, then opens the store, bleve and the graph. Every failure to read a file that the
+// checks passed is reported as damage of that file too: the manifest promised it readable.
+func openGen(ctx context.Context, gen string, level CheckLevel, loadDense bool) (*Generation, error) {
 	man, err := ReadManifest(gen)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFiles(ctx, gen, man, level); err != nil {
+		return nil, err
+	}
 	store, err := openGenStore(gen, man)
 	if err != nil {
-		return nil, err
+		return nil, asDamaged(gen, err)
 	}
 	idx, err := OpenBM25(gen)
 	if err != nil {
-		return nil, fmt.Errorf("%s: opening bleve index: %w", gen, err)
+		var de *DamagedError
+		if !errors.As(err, &de) {
+			de = &DamagedError{Path: bm25Path(gen), What: "opening: " + err.Error()}
+		}
+		return nil, damagedBM25File(gen, man, de)
 	}
 	var dense *hnsw.Graph
 	if loadDense {
 		if dense, err = openHNSW(gen, man); err != nil {
 			idx.Close()
-			return nil, err
+			return nil, &DamagedError{Path: hnswPath(gen), What: err.Error()}
 		}
 	}
 	return &Generation{Dir: gen, Manifest: man, Store: store, BM25: idx, Dense: dense}, nil
+}
+
+// asDamaged marks err, an error reading the files of gen, as damage unless it already is.
+func asDamaged(gen string, err error) error {
+	if errors.Is(err, ErrDamaged) {
+		return err
+	}
+	return &DamagedError{Path: gen, What: err.Error()}
 }
 
 // openGenStore opens a generation's store segments and tombstones and checks them against the

@@ -2,10 +2,12 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -51,13 +53,20 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	}
 	man, err := ReadManifest(gen)
 	if err != nil {
-		bad(filepath.Join(gen, manifestName), "%v", err)
+		var de *DamagedError
+		if errors.As(err, &de) {
+			bad(de.Path, "%s", de.What)
+		} else {
+			bad(filepath.Join(gen, manifestName), "%v", err)
+		}
 		return rep, nil
 	}
+	bleveDamaged := false
 	for name, want := range man.Files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		rep.Files++
 		path := filepath.Join(gen, filepath.FromSlash(name))
 		got, err := fileSHA256(path)
 		switch {
@@ -67,8 +76,12 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 			bad(path, "size %d, manifest says %d", got.Size, want.Size)
 		case got.SHA256 != want.SHA256:
 			bad(path, "sha256 %s, manifest says %s", got.SHA256, want.SHA256)
+		default:
+			continue
 		}
-		rep.Files++
+		// bleve trusts its files: opening a damaged one may panic or mislead, so it is
+		// not opened at all (the damaged file is reported above).
+		bleveDamaged = bleveDamaged || strings.HasPrefix(name, bm25Name+"/")
 	}
 	onDisk := map[string]FileSum{}
 	entries, err := os.ReadDir(gen)
@@ -118,9 +131,18 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 			}
 		}
 	}
+	if bleveDamaged {
+		bad(bm25Path(gen), "not opened: its files do not match the manifest")
+		return rep, nil
+	}
 	idx, err := OpenBM25(gen)
 	if err != nil {
-		bad(bm25Path(gen), "opening: %v", err)
+		var de *DamagedError
+		if errors.As(err, &de) {
+			bad(de.Path, "%s", de.What)
+		} else {
+			bad(bm25Path(gen), "opening: %v", err)
+		}
 		return rep, nil
 	}
 	defer idx.Close()

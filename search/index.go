@@ -40,6 +40,10 @@ type Options struct {
 	// Window is how many BM25 candidates are scored before the document evidence is applied
 	// and the top K kept. 0 means DefaultWindow; it is never below K.
 	Window int
+	// VerifyFiles hashes every file of the generation against its manifest before opening it
+	// (indexer.CheckFull; serve --verify). By default only the cheap check runs
+	// (indexer.CheckCheap: all sizes, and hashes up to indexer.CheapHashBudget bytes).
+	VerifyFiles bool
 }
 
 // Defaults chosen on the SciFact train qrels (README, "BM25"): document evidence 0.1 helped at
@@ -101,7 +105,11 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.Alpha < 0 || opts.Alpha > 1 || opts.RRFK < 0 {
 		return nil, fmt.Errorf("search options: alpha %v must be in [0,1] and rrf k %d >= 0", opts.Alpha, opts.RRFK)
 	}
-	gen, err := indexer.Open(dir)
+	level := indexer.CheckCheap
+	if opts.VerifyFiles {
+		level = indexer.CheckFull
+	}
+	gen, err := indexer.OpenChecked(context.Background(), dir, level)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,15 @@ func (s *Server) Reload(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) load(ctx context.Context) (*generation, error) {
+// load opens the index through the Loader. A panic inside it (a parser meeting a damaged
+// file) is recovered here and returned as the error, so a reload, by SIGHUP or HTTP, never
+// takes down a server that is serving the previous index.
+func (s *Server) load(ctx context.Context) (g *generation, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			g, err = nil, fmt.Errorf("loading index panicked: %v", p)
+		}
+	}()
 	e, c, err := s.opts.Loader(ctx)
 	if err != nil {
 		return nil, err

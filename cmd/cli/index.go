@@ -23,6 +23,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed records (counted and listed) instead of failing")
+	allowEmpty := fs.Bool("allow-empty", false, "commit even when the inputs yield no passage (replacing the live index by an empty one), or let --delete-missing delete everything")
 	maxWords := fs.Int("max-words", indexer.DefaultMaxWords, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", indexer.DefaultBatchSize, "passages per index batch")
 	quiet := fs.Bool("quiet", false, "no progress line")
@@ -67,7 +68,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	opts := indexer.Options{
 		Dir:     *dir,
 		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch},
-		SkipBad: *skipBad,
+		SkipBad: *skipBad, AllowEmpty: *allowEmpty,
 		Version: Version,
 		Logger:  log,
 		// Checkpoints cost a graph save each; the build's first one is not worth it.
@@ -125,6 +126,11 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	}
 	if s.Compacted {
 		fmt.Fprintf(w, "compacted   yes\n")
+	}
+	if s.CompactionError != "" {
+		// The update is live (exit status 0); only the optional compaction failed.
+		fmt.Fprintf(w, "compacted   no: compaction failed, the update is committed and live\n")
+		fmt.Fprintf(stdio.Stderr, "kairos: warning: generation %d is committed, but %s; run `kairos compact --index %s` to retry\n", s.Generation, s.CompactionError, s.Dir)
 	}
 	if s.Resumed > 0 {
 		fmt.Fprintf(w, "resumed     after %d documents of the checkpointed input\n", s.Resumed)

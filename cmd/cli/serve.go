@@ -29,6 +29,7 @@ type serveFlags struct {
 	log                           logFlags
 	timeout, shutdown             time.Duration
 	halfLife                      float64
+	verify                        bool
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -42,6 +43,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	var co chatCLIOptions
 	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
+	fs.BoolVar(&f.verify, "verify", false, "hash every index file against the manifest before serving it, at start and on each reload (default: sizes, and hashes of the first 64 MiB)")
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
 	fs.Float64Var(&f.halfLife, "recent-half-life", rerank.DefaultOptions().RecentHalfLifeYears,
 		"default of the time need recent: age in `years` at which a passage earns half the credit of a current one (news: 0.1-0.5, encyclopedia: 3); a query's recent_half_life_years overrides it")
@@ -71,6 +73,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	}
 	// Models are opened once; a reload reopens only the index directory.
 	eo := retrievalOptions{Index: f.index, Logger: log, RecentHalfLife: f.halfLife}
+	eo.Search.VerifyFiles = f.verify
 	var indexEnc chat.Encoder
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)

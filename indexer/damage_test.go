@@ -1,0 +1,206 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// damage is one way a file gets damaged on disk.
+type damage struct {
+	name  string
+	apply func(path string) error
+}
+
+// damages are the corruptions the reliability issue found panicking bleve, and their
+// siblings: every one is applied to every file kind.
+var damages = []damage{
+	{"truncated to half", func(p string) error {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		return os.Truncate(p, fi.Size()/2)
+	}},
+	{"padded by 4 KiB", func(p string) error {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(make([]byte, 4096))
+		return errors.Join(err, f.Close())
+	}},
+	{"byte flipped in the middle", func(p string) error {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		b[len(b)/2] ^= 0x5a
+		return os.WriteFile(p, b, 0o644)
+	}},
+	{"zeroed", func(p string) error {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, make([]byte, fi.Size()), 0o644)
+	}},
+	{"removed", os.Remove},
+}
+
+// fileKinds names one file of each kind in a generation: a function from the generation
+// directory to the file.
+var fileKinds = []struct {
+	kind string
+	file func(t testing.TB, gen string) string
+}{
+	{"bleve segment (.zap)", func(t testing.TB, gen string) string { return firstMatch(t, gen, "bm25/store/*.zap") }},
+	{"bleve root.bolt", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/store/root.bolt") }},
+	{"bleve index_meta.json", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/index_meta.json") }},
+	{"passage store", func(t testing.TB, gen string) string { return firstMatch(t, gen, "passages-*.kpst") }},
+	{"document table", func(t testing.TB, gen string) string { return filepath.Join(gen, docTableName) }},
+	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, tombName) }},
+	{"hnsw graph", func(t testing.TB, gen string) string { return filepath.Join(gen, hnswName) }},
+	{"manifest", func(t testing.TB, gen string) string { return filepath.Join(gen, manifestName) }},
+}
+
+func firstMatch(t testing.TB, gen, pattern string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(gen, pattern))
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no %s in %s (%v)", pattern, gen, err)
+	}
+	sort.Strings(m)
+	return m[0]
+}
+
+// damageFixture builds a small dense index of SciFact abstracts with one document deleted, so
+// that every file kind exists and the tombstones are not empty.
+func damageFixture(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "idx")
+	opts := Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 150)}}, Build: BuildOptions{BatchSize: 50},
+		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW}
+	if _, err := Build(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := g.Store.Get(0)
+	g.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := p.DocID
+	opts.Inputs = nil
+	if _, err := Delete(ctx, UpdateOptions{Options: opts, CompactRatio: -1}, []string{id}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyTree copies the index directory src to dst (hard links would share the damage).
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		return copyFile(path, filepath.Join(dst, rel))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDamagedFiles damages every file kind in every way and checks that Open (cheap and full
+// checks), Verify, Delete and Compact report "index damaged" naming the file, that nothing
+// panics, and that a refused write leaves the live generation as it was.
+func TestDamagedFiles(t *testing.T) {
+	ctx := context.Background()
+	clean := damageFixture(t)
+	for _, fk := range fileKinds {
+		for _, dm := range damages {
+			t.Run(fk.kind+"/"+dm.name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "idx")
+				copyTree(t, clean, dir)
+				gen := mustCurrent(t, dir)
+				path := fk.file(t, gen)
+				if err := dm.apply(path); err != nil {
+					t.Fatal(err)
+				}
+				for _, level := range []CheckLevel{CheckCheap, CheckFull} {
+					g, err := OpenChecked(ctx, dir, level)
+					if err == nil {
+						g.Close()
+						t.Fatalf("open (level %d) of a damaged index succeeded", level)
+					}
+					if !errors.Is(err, ErrDamaged) || !strings.HasPrefix(err.Error(), "index damaged: "+path+": ") {
+						t.Errorf("open (level %d): %v\nwant index damaged: %s: ...", level, err, path)
+					}
+				}
+				rep, err := Verify(ctx, dir)
+				if err != nil {
+					t.Fatalf("verify: %v", err)
+				}
+				named := false
+				for _, p := range rep.Problems {
+					named = named || p.Path == path
+				}
+				if !named {
+					t.Errorf("verify does not name %s: %v", path, rep.Problems)
+				}
+				_, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1"})
+				if !errors.Is(err, ErrDamaged) {
+					t.Errorf("delete: %v, want index damaged", err)
+				}
+				if _, err := Compact(ctx, dir, nil); !errors.Is(err, ErrDamaged) {
+					t.Errorf("compact: %v, want index damaged", err)
+				}
+				if got := mustCurrent(t, dir); got != gen {
+					t.Errorf("a refused write moved CURRENT from %s to %s", gen, got)
+				}
+			})
+		}
+	}
+}
+
+// TestOpenBM25RecoversPanics opens bleve directly on a truncated segment, skipping the
+// manifest checks, as a segment beyond CheapHashBudget would be: bleve panics inside (this is
+// the issue's reproduction), and OpenBM25 must turn that into an error naming the directory.
+func TestOpenBM25RecoversPanics(t *testing.T) {
+	dir := damageFixture(t)
+	gen := mustCurrent(t, dir)
+	if idx, err := OpenBM25(gen); err != nil {
+		t.Fatalf("undamaged: %v", err)
+	} else {
+		idx.Close()
+	}
+	// Every segment: bleve may keep a merged-away segment file that no snapshot references.
+	zaps, _ := filepath.Glob(filepath.Join(gen, "bm25/store/*.zap"))
+	for _, z := range zaps {
+		if err := damages[0].apply(z); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx, err := OpenBM25(gen)
+	if err == nil {
+		idx.Close()
+		t.Fatal("bleve opened a truncated segment")
+	}
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "index damaged: "+bm25Path(gen)+": unreadable (runtime error") {
+		t.Errorf("got %v, want index damaged naming %s and the runtime error", err, bm25Path(gen))
+	}
+}
