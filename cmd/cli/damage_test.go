@@ -143,7 +143,7 @@ func TestReloadOntoDamagedIndex(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "idx")
 			rebuild := func() {
 				t.Helper()
-				if _, _, err := runCLI(t, "index", "--quiet", "--input", faq, "--index", dir); err != nil {
+				if _, _, err := runCLI(t, "index", "--quiet", "--force", "--input", faq, "--index", dir); err != nil {
 					t.Fatal(err)
 				}
 			}
