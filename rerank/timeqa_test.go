@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"math"
 	"os"
 	"slices"
@@ -28,8 +29,6 @@ import (
 	"github.com/kairos-rag/kairos/search"
 )
 
-const sharedTimeQA = "../../shared/data/timeqa/human_annotated_train.json"
-
 type tqQuestion struct {
 	text  string
 	gold  map[string]bool // document ids "<page>/p<i>"
@@ -40,9 +39,9 @@ type tqQuestion struct {
 type tqParagraph struct{ id, title, text string }
 
 func loadTimeQA(t testing.TB) ([]tqParagraph, []*tqQuestion) {
-	data, err := os.ReadFile(sharedTimeQA)
+	data, err := os.ReadFile(sharedtest.Path(t, "data/timeqa/human_annotated_train.json"))
 	if err != nil {
-		t.Skipf("shared data not available: %v", err)
+		t.Fatal(err)
 	}
 	var pages []struct {
 		Link      string              `json:"link"`

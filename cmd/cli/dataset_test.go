@@ -6,18 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-const sharedTimeQA = "../../../shared/data/timeqa/human_annotated_train.json"
-
 func TestDatasetTimeQAShared(t *testing.T) {
-	if _, err := os.Stat(sharedTimeQA); err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
+	sharedTimeQA := sharedtest.Path(t, "data/timeqa/human_annotated_train.json")
 	dir := t.TempDir()
 	corpusPath, queriesPath := filepath.Join(dir, "corpus.jsonl"), filepath.Join(dir, "queries.jsonl")
 	var stderr bytes.Buffer
