@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"io"
 	"log/slog"
 	"os"
@@ -534,7 +535,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	d.tmp = ""
-	if err := syncDir(d.dir); err != nil {
+	if err := atomicfile.SyncDir(d.dir); err != nil {
 		return err
 	}
 	if err := d.opts.at("checkpoint-renamed"); err != nil {

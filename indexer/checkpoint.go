@@ -81,7 +81,7 @@ func removeCheckpoint(dir string) error {
 }
 
 func syncDirIfExists(dir string) error {
-	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := atomicfile.SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

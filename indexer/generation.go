@@ -85,7 +85,7 @@ func commitGen(dir, tmpDir string, gen int, at func(string) error) error {
 	if err := at("gen-renamed"); err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return err
 	}
 	if err := at("dir-synced"); err != nil {
@@ -197,15 +197,6 @@ func linkTree(srcBase, sub, dstBase string, sums, linked map[string]FileSum) err
 		}
 		return nil
 	})
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // syncTree fsyncs every file and directory under root, so a rename after it publishes data

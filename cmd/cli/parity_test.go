@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
@@ -79,25 +77,7 @@ func parityServe(t *testing.T, idx string) string {
 	log := slog.New(slog.DiscardHandler)
 	eo := retrievalOptions{Index: idx, Logger: log}
 	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, nil)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	select {
-	case a := <-addrc:
-		return "http://" + a.String()
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	}
-	return ""
+	return startServe(t, opts, nil)
 }
 
 // parityHit is what must agree: the passage, its rank and its exact score.

@@ -124,11 +124,18 @@ func webServe(t *testing.T, idx, apiKey string) string {
 	if opts.Chat, err = newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), nil, log); err != nil {
 		t.Fatal(err)
 	}
+	return startServe(t, opts, func(s *server.Server) { live = s })
+}
+
+// startServe runs serve, the function behind kairos serve, on a free loopback port until the
+// test ends, and returns its base URL; started, when set, receives the server.
+func startServe(t *testing.T, opts server.Options, started func(*server.Server)) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, func(s *server.Server) { live = s })
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, started)
 	}()
 	t.Cleanup(func() {
 		cancel()
