@@ -273,7 +273,11 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	g.Go(func() (err error) {
 		defer close(batches)
 		defer recoverTo(&err, "reading inputs")
-		return r.readAll(gctx, spec.from, batches)
+		if err := r.readAll(gctx, spec.from, batches); err != nil {
+			return err
+		}
+		prog.inputsRead()
+		return nil
 	})
 	d := &driver{dir: opts.Dir, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
 	var man *Manifest

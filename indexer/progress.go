@@ -24,6 +24,7 @@ type progress struct {
 	dense      bool  // an embedding stage runs
 
 	bytes, docs, split, indexed, embedded atomic.Int64
+	readDone                              atomic.Bool // every input has been read
 
 	startTime time.Time
 	mu        sync.Mutex
@@ -50,6 +51,7 @@ func (p *progress) read(bytes int64, docs int) {
 	p.docs.Add(int64(docs))
 }
 func (p *progress) passagesSplit(n int)    { p.split.Add(int64(n)) }
+func (p *progress) inputsRead()            { p.readDone.Store(true) }
 func (p *progress) passagesIndexed(n int)  { p.indexed.Add(int64(n)) }
 func (p *progress) passagesEmbedded(n int) { p.embedded.Add(int64(n)) }
 
@@ -93,10 +95,17 @@ func (p *progress) line(el time.Duration) string {
 		frac = min(float64(bytes)/float64(p.total), 1)
 		fmt.Fprintf(&b, " (%.0f%% of input)", 100*frac)
 	}
-	fmt.Fprintf(&b, ", %d passages split, %d indexed (%.0f/s)", split, indexed, float64(indexed)/sec)
+	// A stage that has caught up with a finished reader says so: its average rate would only
+	// decay from then on.
+	stage := func(n int64) string {
+		if p.readDone.Load() && n >= split {
+			return fmt.Sprintf("%d (done)", n)
+		}
+		return fmt.Sprintf("%d (%.0f/s)", n, float64(n)/sec)
+	}
+	fmt.Fprintf(&b, ", split %d passages, indexed %s", split, stage(indexed))
 	if p.dense {
-		emb := p.embedded.Load()
-		fmt.Fprintf(&b, ", %d embedded (%.0f/s)", emb, float64(emb)/sec)
+		fmt.Fprintf(&b, ", embedded %s", stage(p.embedded.Load()))
 	}
 	fmt.Fprintf(&b, ", %s", el.Round(time.Second))
 	if eta, ok := p.eta(el, frac); ok {

@@ -30,8 +30,8 @@ func TestBuildProgressCounts(t *testing.T) {
 	}
 	for _, want := range []string{
 		fmt.Sprintf("read %d docs (100%% of input)", sum.Counts.Documents),
-		fmt.Sprintf("%d passages split, %d indexed", n, n),
-		fmt.Sprintf(", %d embedded", n),
+		fmt.Sprintf("split %d passages, indexed %d (done)", n, n),
+		fmt.Sprintf(", embedded %d (done)", n),
 	} {
 		if !strings.Contains(last, want) {
 			t.Errorf("final progress line lacks %q:\n%s", want, last)
