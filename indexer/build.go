@@ -26,7 +26,10 @@ type BuildOptions struct {
 	// BatchSize is the number of passages per bleve batch. Default 5000: bleve analyses a
 	// batch in parallel, and larger batches make fewer, larger segments.
 	BatchSize int `json:"batch_size"`
-	// Analyzer is recorded for readers; Kairos always uses English analysis.
+	// Language is the language the passages are analysed as (language.go): set, it is
+	// forced; empty, the build detects it from its inputs.
+	Language string `json:"language,omitempty"`
+	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
 	Analyzer string `json:"analyzer"`
 }
 
@@ -69,6 +72,8 @@ type Options struct {
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
 	Version  string       // of the program, recorded in the manifest
+
+	lang LanguageChoice // settled before writing (language.go)
 }
 
 func (o *Options) validate() error {
@@ -119,6 +124,8 @@ type Summary struct {
 	// build started (documents skipped).
 	Checkpoints int
 	Resumed     int
+	// Language is the language the passages were analysed as, and why.
+	Language LanguageChoice
 }
 
 // PassagesPerSecond is the build's overall rate.
@@ -139,6 +146,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
+	}
+	if err := opts.resolveLanguage(ctx); err != nil {
+		return nil, err
 	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {
@@ -262,7 +272,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, BadRecords: r.bad,
 		Dense: man.Dense, Elapsed: time.Since(start), Update: d.update(), NotFound: d.notFound,
 		Tombstones: man.Tombstones, Compacted: d.compacted, Checkpoints: d.checkpoints,
-		Resumed: spec.from.Docs,
+		Resumed: spec.from.Docs, Language: opts.lang,
 	}, nil
 }
 
@@ -552,6 +562,9 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		}
 		consumed++
 		st := cr.Stats()
+		if err := r.opts.checkLanguage(in.Path, st.Languages); err != nil {
+			return err
+		}
 		r.prog.read(st.BytesRead-readBefore, 1)
 		readBefore = st.BytesRead
 		source = doc.Source
