@@ -172,7 +172,7 @@ func (ix *Index) Stats() Stats {
 		Dense: ix.gen.Dense != nil, Model: model,
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
-		SizeBytes: size,
+		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer,
 	}
 }
 

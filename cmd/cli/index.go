@@ -25,6 +25,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	skipBad := fs.Bool("skip-bad", false, "skip malformed records (counted and listed) instead of failing")
 	maxWords := fs.Int("max-words", indexer.DefaultMaxWords, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", indexer.DefaultBatchSize, "passages per index batch")
+	language := fs.String("language", "", "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var lf logFlags
 	lf.register(fs, "warn")
@@ -66,7 +67,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	}
 	opts := indexer.Options{
 		Dir:     *dir,
-		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch},
+		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch, Language: *language},
 		SkipBad: *skipBad,
 		Version: Version,
 		Logger:  log,
@@ -112,6 +113,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	fmt.Fprintf(w, "index       %s (generation %d)\n", s.Dir, s.Generation)
 	fmt.Fprintf(w, "documents   %d\n", c.Documents)
 	fmt.Fprintf(w, "passages    %d\n", c.Passages)
+	if s.Language.Analyzer != "" {
+		fmt.Fprintf(w, "language    %s\n", s.Language)
+	}
 	if u := s.Update; u != nil {
 		fmt.Fprintf(w, "added       %d documents\nchanged     %d documents\nunchanged   %d documents\ndeleted     %d documents\n",
 			u.Added, u.Changed, u.Unchanged, u.Deleted)
