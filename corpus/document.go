@@ -52,6 +52,10 @@ type ReadStats struct {
 	Format    string         // the input's format, detected or forced (set by Open's readers)
 	// Columns says which input column fills each role (FAQ CSV: "question" -> "Question", ...).
 	Columns map[string]string
+	// Languages counts the documents returned per language the reader detected: a MediaWiki
+	// dump's <siteinfo> (dbname, else base URL) for all its pages, an Enterprise record's
+	// in_language. Readers that cannot tell leave it empty.
+	Languages map[string]int
 }
 
 // Reasons a reader skips a well-formed record.

@@ -223,6 +223,12 @@ func (s *ReadStats) admit(doc Document, skip string, err error, file, pos, sourc
 	}
 	doc.Source = source
 	s.Documents++
+	if l := doc.Meta["language"]; l != "" {
+		if s.Languages == nil {
+			s.Languages = map[string]int{}
+		}
+		s.Languages[l]++
+	}
 	return doc, true, nil
 }
 
@@ -233,6 +239,7 @@ func cloneStats(s ReadStats) ReadStats {
 		m[k] = v
 	}
 	s.Skipped = m
+	s.Languages = cloneCounts(s.Languages)
 	if s.Columns != nil {
 		c := make(map[string]string, len(s.Columns))
 		for k, v := range s.Columns {
@@ -241,6 +248,18 @@ func cloneStats(s ReadStats) ReadStats {
 		s.Columns = c
 	}
 	return s
+}
+
+// cloneCounts copies m (nil stays nil).
+func cloneCounts(m map[string]int) map[string]int {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]int, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
 }
 
 // isEmpty reports whether doc has no text in any section.

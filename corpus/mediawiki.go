@@ -46,6 +46,7 @@ type MediaWikiReader struct {
 	headerOK  bool // header parsed (first page seen or EOF)
 	sawRoot   bool
 	base      string
+	language  string         // from <siteinfo> (WikiLanguage); "" when it names none
 	nsByName  map[string]int // lowercased namespace name -> key, from <siteinfo>
 	cleaner   wikiCleaner
 	chunk     []byte
@@ -82,6 +83,7 @@ func (r *MediaWikiReader) Stats() ReadStats {
 	for k, v := range r.stats.Skipped {
 		s.Skipped[k] = v
 	}
+	s.Languages = cloneCounts(r.stats.Languages)
 	s.BytesRead = r.raw.n
 	return s
 }
@@ -123,6 +125,12 @@ func (r *MediaWikiReader) Next(ctx context.Context) (Document, error) {
 			r.stats.Skipped[skip]++
 		default:
 			r.stats.Documents++
+			if r.language != "" {
+				if r.stats.Languages == nil {
+					r.stats.Languages = map[string]int{}
+				}
+				r.stats.Languages[r.language]++
+			}
 			return doc, nil
 		}
 	}
@@ -279,6 +287,7 @@ func (r *MediaWikiReader) parseHeader() {
 	}
 	h, _ = mwRepairXMLText(h[start : end+len("</siteinfo>")])
 	var si struct {
+		DBName     string `xml:"dbname"`
 		Base       string `xml:"base"`
 		Namespaces []struct {
 			Key  int    `xml:"key,attr"`
@@ -288,6 +297,7 @@ func (r *MediaWikiReader) parseHeader() {
 	if xml.Unmarshal(h, &si) != nil {
 		return
 	}
+	r.language = WikiLanguage(si.DBName, si.Base)
 	if k := strings.LastIndexByte(si.Base, '/'); k > len("https://") && strings.Contains(si.Base, "://") {
 		r.base = si.Base[:k+1]
 	}

@@ -447,4 +447,10 @@ func addStats(a *ReadStats, b ReadStats) {
 	for k, v := range b.Skipped {
 		a.Skipped[k] += v
 	}
+	for k, v := range b.Languages {
+		if a.Languages == nil {
+			a.Languages = map[string]int{}
+		}
+		a.Languages[k] += v
+	}
 }

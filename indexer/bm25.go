@@ -15,6 +15,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // Fields of the bleve index. There is no separate title field: the passage text starts with
@@ -22,21 +23,24 @@ import (
 // and bleve document ids are passage keys in decimal, so a hit maps to its passage without a
 // lookup.
 const (
-	FieldText   = "text"   // the whole passage text, title prefix included (English analysis)
+	FieldText   = "text"   // the whole passage text, title prefix included (analysed in the index's language)
 	FieldDate   = "date"   // passage date, for range filters
 	FieldSource = "source" // exact source name, for filters
 	FieldDoc    = "doc"    // exact document id, for deletes by document
-	// Analyzer is bleve's English analyzer: unicode tokens, possessives, lower case, English
-	// stop words, Porter stemming (the original Porter algorithm, bleve's analysis/token/porter;
+	// Analyzer is the default analyzer, of indexes in English and of manifests that record
+	// none: bleve's English analyzer: unicode tokens, possessives, lower case, English stop
+	// words, Porter stemming (the original Porter algorithm, bleve's analysis/token/porter;
 	// bleve's Snowball English stemmer is a separate filter this analyzer does not use).
+	// Other languages get theirs from internal/langanalysis (BuildOptions.Language).
 	Analyzer = en.AnalyzerName
 )
 
-// newMapping returns the bleve mapping of a passage index with BM25 scoring.
-func newMapping() *mapping.IndexMappingImpl {
+// newMapping returns the bleve mapping of a passage index with BM25 scoring, its text
+// analysed by the named analyzer (see langanalysis.MappingDefinition).
+func newMapping(analyzer string) (*mapping.IndexMappingImpl, error) {
 	textField := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
-		f.Analyzer = Analyzer
+		f.Analyzer = analyzer
 		f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = false, false, false, false
 		return f
 	}
@@ -55,11 +59,16 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(FieldDate, dateField)
 
 	m := bleve.NewIndexMapping()
+	if def := langanalysis.MappingDefinition(analyzer); def != nil {
+		if err := m.AddCustomAnalyzer(analyzer, def); err != nil {
+			return nil, fmt.Errorf("analyzer %q: %w", analyzer, err)
+		}
+	}
 	m.DefaultMapping = doc
-	m.DefaultAnalyzer = Analyzer
+	m.DefaultAnalyzer = analyzer
 	m.ScoringModel = index.BM25Scoring
 	m.StoreDynamic, m.IndexDynamic, m.DocValuesDynamic = false, false, false
-	return m
+	return m, nil
 }
 
 // docBuilder turns passages into bleve documents directly, skipping bleve's reflection-based
@@ -70,11 +79,16 @@ type docBuilder struct {
 	tokens   atomic.Int64
 }
 
-func newDocBuilder(m *mapping.IndexMappingImpl) (*docBuilder, error) {
-	text := m.AnalyzerNamed(Analyzer)
+// newDocBuilder analyses text with the named analyzer, built by langanalysis rather than
+// taken from the mapping, which cannot name Kairos's own filters.
+func newDocBuilder(m *mapping.IndexMappingImpl, analyzer string) (*docBuilder, error) {
+	text, err := langanalysis.New(analyzer)
+	if err != nil {
+		return nil, err
+	}
 	kw := m.AnalyzerNamed(keyword.Name)
-	if text == nil || kw == nil {
-		return nil, fmt.Errorf("bleve analyzers %q/%q not registered", Analyzer, keyword.Name)
+	if kw == nil {
+		return nil, fmt.Errorf("bleve analyzer %q not registered", keyword.Name)
 	}
 	b := &docBuilder{text: text, kw: kw}
 	b.indexed = tokenCounter{Analyzer: text, n: &b.tokens}

@@ -27,7 +27,10 @@ type BuildOptions struct {
 	// BatchSize is the number of passages per bleve batch. Default 5000: bleve analyses a
 	// batch in parallel, and larger batches make fewer, larger segments.
 	BatchSize int `json:"batch_size"`
-	// Analyzer is recorded for readers; Kairos always uses English analysis.
+	// Language is the language the passages are analysed as (language.go): set, it is
+	// forced; empty, the build detects it from its inputs.
+	Language string `json:"language,omitempty"`
+	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
 	Analyzer string `json:"analyzer"`
 }
 
@@ -74,6 +77,8 @@ type Options struct {
 	// yielded no document delete every document (DeleteMissing). Without it an empty or
 	// all-bad input is refused and the live generation stays.
 	AllowEmpty bool
+
+	lang LanguageChoice // settled before writing (language.go)
 
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.
@@ -140,6 +145,8 @@ type Summary struct {
 	// build started (documents skipped).
 	Checkpoints int
 	Resumed     int
+	// Language is the language the passages were analysed as, and why.
+	Language LanguageChoice
 }
 
 // ErrEmptyInput is returned when the inputs yield nothing and committing would replace an
@@ -173,6 +180,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
+	}
+	if err := opts.resolveLanguage(ctx); err != nil {
+		return nil, err
 	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {
@@ -300,7 +310,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, BadRecords: r.bad,
 		Dense: man.Dense, Elapsed: time.Since(start), Update: d.update(), NotFound: d.notFound,
 		Tombstones: man.Tombstones, Compacted: d.compacted, CompactionError: d.compactErr, Checkpoints: d.checkpoints,
-		Resumed: spec.from.Docs,
+		Resumed: spec.from.Docs, Language: opts.lang,
 	}, nil
 }
 
@@ -634,6 +644,9 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		}
 		consumed++
 		st := cr.Stats()
+		if err := r.opts.checkLanguage(in.Path, st.Languages); err != nil {
+			return err
+		}
 		r.prog.read(st.BytesRead-readBefore, 1)
 		readBefore = st.BytesRead
 		source = doc.Source

@@ -107,6 +107,9 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
+	if err := opts.resolveLanguage(ctx); err != nil {
+		return nil, err
+	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {
 		return nil, err

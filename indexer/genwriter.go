@@ -109,9 +109,11 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 			Files: map[string]FileSum{},
 		},
 	}
-	m := newMapping()
-	var err error
-	if w.bdocs, err = newDocBuilder(m); err != nil {
+	m, err := newMapping(opts.Build.Analyzer)
+	if err != nil {
+		return nil, err
+	}
+	if w.bdocs, err = newDocBuilder(m, opts.Build.Analyzer); err != nil {
 		return nil, err
 	}
 	if base == nil {

@@ -20,7 +20,11 @@ import (
 // Version 3 records BM25Stats.Tokens; version 2 manifests are read and score as they did
 // (vocabulary-based average length) until an update or compaction writes version 3. The bump
 // makes older programs refuse a version 3 index rather than score it without its statistics.
-const FormatVersion = 3
+//
+// Version 4 records the language and its analyzer (BuildOptions.Language/Analyzer); older
+// manifests read as English, which they are. The bump makes older programs refuse an index
+// in another language rather than query it with English analysis.
+const FormatVersion = 4
 
 // Manifest describes one committed generation of an index. It is written last, so a
 // generation without a valid manifest was never committed.

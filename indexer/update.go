@@ -80,6 +80,9 @@ func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) 
 	if base.Manifest.Options.MaxWords != opts.Build.MaxWords {
 		return nil, fmt.Errorf("%s was built with max words %d, not %d", opts.Dir, base.Manifest.Options.MaxWords, opts.Build.MaxWords)
 	}
+	if err := opts.adoptLanguage(base.Manifest); err != nil {
+		return nil, err
+	}
 	spec.base = base
 	return drive(ctx, opts, spec)
 }

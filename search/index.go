@@ -126,10 +126,11 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.EfSearch == 0 && gen.Manifest.Dense != nil {
 		opts.EfSearch = gen.Manifest.Dense.HNSW.EfSearch
 	}
-	an := gen.BM25.Mapping().AnalyzerNamed(indexer.Analyzer)
-	if an == nil {
+	// Queries are analysed as the index's passages were, in the index's language.
+	an, err := gen.Manifest.TextAnalyzer()
+	if err != nil {
 		gen.Close()
-		return nil, fmt.Errorf("analyzer %q missing", indexer.Analyzer)
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if err := setBM25Params(opts.K1, opts.B); err != nil {
 		gen.Close()
@@ -179,7 +180,7 @@ func (ix *Index) Stats() Stats {
 		Dense: ix.gen.Dense != nil, Model: model,
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
-		SizeBytes: size,
+		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer,
 	}
 }
 

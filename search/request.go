@@ -79,4 +79,8 @@ type Stats struct {
 	Created   time.Time      `json:"created"`
 	Version   int            `json:"format_version"`
 	SizeBytes int64          `json:"size_bytes"`
+	// Language is the language the index is analysed in, and Analyzer its text analyzer,
+	// which queries use too.
+	Language string `json:"language"`
+	Analyzer string `json:"analyzer"`
 }

@@ -97,6 +97,9 @@ type IndexStats struct {
 	FormatVersion int            `json:"format_version"`
 	SizeBytes     int64          `json:"size_bytes"`
 	DefaultMode   string         `json:"default_mode"`
+	// Language is the language the index is analysed in (its passages and the queries).
+	Language string `json:"language"`
+	Analyzer string `json:"analyzer"`
 }
 
 // ServerInfo describes the running server and its build.

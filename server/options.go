@@ -56,8 +56,9 @@ type Options struct {
 	// reranks with an LLM; Kairos's nearest equivalent is its cross-encoder). nil means
 	// [cross]; an empty non-nil slice serves such requests unreranked (no cross-encoder).
 	WikiChatRerank []rerank.Stage
-	// Language is the language of the index, matched by WikiChat's "language" search filter
-	// and reported in block_metadata. Default "en".
+	// Language overrides the language of the index, matched by WikiChat's "language" search
+	// filter and reported in block_metadata. Default: the loaded index's (its manifest),
+	// DefaultLanguage when it records none.
 	Language string
 }
 
@@ -94,9 +95,6 @@ func (o Options) withDefaults() (Options, error) {
 	setInt(&o.MaxCandidates, DefaultMaxCandidates)
 	setInt(&o.Workers, DefaultWorkers)
 	setInt(&o.MaxInFlight, DefaultMaxInFlight)
-	if o.Language == "" {
-		o.Language = DefaultLanguage
-	}
 	if o.WikiChatRerank == nil {
 		o.WikiChatRerank = []rerank.Stage{rerank.StageCross}
 	}

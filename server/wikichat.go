@@ -77,17 +77,21 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	qs, v1, err := decodeWikiChatRequest(body, s.opts)
+	g := s.acquire()
+	if g != nil {
+		defer g.release()
+	}
+	o := s.opts
+	o.Language = s.language(g)
+	qs, v1, err := decodeWikiChatRequest(body, o)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	g := s.acquire()
 	if g == nil {
 		writeWikiChatErr(w, &apiError{status: http.StatusServiceUnavailable, msg: "no index loaded yet"}, "")
 		return
 	}
-	defer g.release()
 	for i := range qs {
 		qs[i].Mode = g.mode
 	}
@@ -105,7 +109,7 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]WikiChatQueryResult, len(results))
 	for i, res := range results {
-		out[i] = WikiChatQueryResult{Results: s.wikiChatBlocks(res.Hits)}
+		out[i] = WikiChatQueryResult{Results: wikiChatBlocks(res.Hits, o.Language)}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -225,7 +229,19 @@ func wikiChatQueries(raw json.RawMessage, l limits) ([]string, error) {
 	return out, nil
 }
 
-func (s *Server) wikiChatBlocks(hits []rerank.Hit) []WikiChatBlock {
+// language is the language WikiChat requests are answered in: Options.Language, else the
+// loaded index's, else DefaultLanguage.
+func (s *Server) language(g *generation) string {
+	switch {
+	case s.opts.Language != "":
+		return s.opts.Language
+	case g != nil && g.stats.Language != "":
+		return g.stats.Language
+	}
+	return DefaultLanguage
+}
+
+func wikiChatBlocks(hits []rerank.Hit, lang string) []WikiChatBlock {
 	probs := softmax(hits)
 	out := make([]WikiChatBlock, len(hits))
 	for i, h := range hits {
@@ -233,7 +249,7 @@ func (s *Server) wikiChatBlocks(hits []rerank.Hit) []WikiChatBlock {
 		b := WikiChatBlock{DocumentTitle: p.Title, SectionTitle: p.Section, Content: body(p),
 			URL: p.URL, SimilarityScore: round3(h.Score), ProbabilityScore: round3(probs[i]),
 			BlockMetadata: map[string]any{"passage_id": p.ID, "doc_id": p.DocID, "rank": h.Rank,
-				"language": s.opts.Language}}
+				"language": lang}}
 		if p.Source != "" {
 			b.BlockMetadata["source"] = p.Source
 		}

@@ -26,6 +26,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	allowEmpty := fs.Bool("allow-empty", false, "commit even when the inputs yield no passage (replacing the live index by an empty one), or let --delete-missing delete everything")
 	maxWords := fs.Int("max-words", indexer.DefaultMaxWords, "passage size limit in words, title prefix included")
 	batch := fs.Int("batch", indexer.DefaultBatchSize, "passages per index batch")
+	language := fs.String("language", "", "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var lf logFlags
 	lf.register(fs, "warn")
@@ -67,7 +68,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	}
 	opts := indexer.Options{
 		Dir:     *dir,
-		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch},
+		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch, Language: *language},
 		SkipBad: *skipBad, AllowEmpty: *allowEmpty,
 		Version: Version,
 		Logger:  log,
@@ -113,6 +114,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	fmt.Fprintf(w, "index       %s (generation %d)\n", s.Dir, s.Generation)
 	fmt.Fprintf(w, "documents   %d\n", c.Documents)
 	fmt.Fprintf(w, "passages    %d\n", c.Passages)
+	if s.Language.Analyzer != "" {
+		fmt.Fprintf(w, "language    %s\n", s.Language)
+	}
 	if u := s.Update; u != nil {
 		fmt.Fprintf(w, "added       %d documents\nchanged     %d documents\nunchanged   %d documents\ndeleted     %d documents\n",
 			u.Added, u.Changed, u.Unchanged, u.Deleted)

@@ -64,6 +64,7 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	} else if b != nil {
 		fmt.Fprintf(w, "bm25        average length %.2f tokens (%d tokens, %d passages)\n", b.AvgLength(), b.Tokens, b.Docs)
 	}
+	fmt.Fprintf(w, "language    %s (analyzer %s)\n", m.Language(), m.Options.Analyzer)
 	fmt.Fprintf(w, "options     max_words=%d analyzer=%s batch=%d\n", m.Options.MaxWords, m.Options.Analyzer, m.Options.BatchSize)
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)

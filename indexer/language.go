@@ -1,0 +1,162 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
+)
+
+// LanguageChoice says which language a build analyses its passages as, and why.
+type LanguageChoice struct {
+	langanalysis.Choice
+	// From says where the language came from: "--language", the input it was detected in,
+	// or "default" (no input named a language: English, what Kairos always used).
+	From string `json:"from"`
+	// Forced is true when BuildOptions.Language was given: inputs of other languages are
+	// then accepted and analysed as this one.
+	Forced bool `json:"forced,omitempty"`
+}
+
+// String describes the choice for a build summary.
+func (c LanguageChoice) String() string {
+	s := fmt.Sprintf("language %s, analyzer %s (%s)", c.Language, c.Analyzer, c.From)
+	if c.Fallback {
+		s += "; no analyzer for this language: Unicode words, lower case, no stemming"
+	}
+	return s
+}
+
+// detectScanRecords bounds the records read from the start of an input to find its language.
+const detectScanRecords = 100
+
+// resolveLanguage settles the language of a build before anything is written: the forced
+// BuildOptions.Language, else the one language its inputs declare (each input's first
+// document: a MediaWiki dump's <siteinfo>, an Enterprise record's in_language), else
+// English. Inputs naming different languages are refused. readInput checks every later
+// document against the choice (checkLanguage).
+func (o *Options) resolveLanguage(ctx context.Context) error {
+	if o.Build.Language != "" {
+		o.setLanguage(LanguageChoice{Choice: langanalysis.For(o.Build.Language), From: "--language", Forced: true})
+		return nil
+	}
+	byLang := map[string][]string{}
+	for _, in := range o.Inputs {
+		l, err := firstLanguage(ctx, in)
+		if err != nil {
+			return err
+		}
+		if l != "" {
+			byLang[l] = append(byLang[l], in.Path)
+		}
+	}
+	switch len(byLang) {
+	case 0:
+		o.setLanguage(LanguageChoice{Choice: langanalysis.For(langanalysis.English), From: "default"})
+	case 1:
+		for l, files := range byLang {
+			o.setLanguage(LanguageChoice{Choice: langanalysis.For(l), From: "detected in " + files[0]})
+		}
+	default:
+		return mixedLanguages(byLang)
+	}
+	return nil
+}
+
+func (o *Options) setLanguage(c LanguageChoice) {
+	o.lang = c
+	o.Build.Language, o.Build.Analyzer = c.Language, c.Analyzer
+}
+
+func mixedLanguages(byLang map[string][]string) error {
+	var parts []string
+	for l, files := range byLang {
+		parts = append(parts, fmt.Sprintf("%s (%s)", l, strings.Join(files, ", ")))
+	}
+	sort.Strings(parts)
+	return fmt.Errorf("inputs in several languages: %s; an index is analysed in one language: index them separately, or pass --language to analyse them all as one", strings.Join(parts, ", "))
+}
+
+// firstLanguage returns the language detected in the first document of an input ("" for
+// none), skipping up to detectScanRecords malformed or skipped records.
+func firstLanguage(ctx context.Context, in InputSpec) (string, error) {
+	r, err := corpus.Open(ctx, in.Path, in.Options)
+	if err != nil {
+		return "", fmt.Errorf("opening %s: %w", in.Path, err)
+	}
+	defer r.Close()
+	for range detectScanRecords {
+		_, err := r.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !corpus.IsRecordError(err) {
+			return "", fmt.Errorf("detecting the language of %s: %w", in.Path, err)
+		}
+		if err == nil {
+			break
+		}
+	}
+	for l := range r.Stats().Languages {
+		return langanalysis.Normalize(l), nil // one document: one language
+	}
+	return "", nil
+}
+
+// checkLanguage refuses documents of path in another language than the build's, unless the
+// language was forced.
+func (o *Options) checkLanguage(path string, langs map[string]int) error {
+	if o.lang.Forced || len(langs) == 0 {
+		return nil
+	}
+	for l := range langs {
+		if l = langanalysis.Normalize(l); l != o.lang.Language {
+			return mixedLanguages(map[string][]string{l: {path}, o.lang.Language: {o.lang.From}})
+		}
+	}
+	return nil
+}
+
+// adoptLanguage makes an update or delete analyse as base did; a forced language must agree.
+func (o *Options) adoptLanguage(base *Manifest) error {
+	lang, analyzer := base.Language(), base.Options.Analyzer
+	if analyzer == "" {
+		analyzer = langanalysis.English
+	}
+	forced := o.Build.Language != ""
+	if forced && langanalysis.For(o.Build.Language).Analyzer != analyzer {
+		return fmt.Errorf("--language %s: the index is in %s (analyzer %s); rebuild it to change its language", o.Build.Language, lang, analyzer)
+	}
+	o.setLanguage(LanguageChoice{Choice: langanalysis.Choice{Language: lang, Analyzer: analyzer, Fallback: analyzer == langanalysis.Standard},
+		From: "the index", Forced: forced})
+	return nil
+}
+
+// Language returns the language the index is analysed in: the recorded one, or English for
+// manifests written before languages were recorded (format 3 and older).
+func (m *Manifest) Language() string {
+	if m.Options.Language != "" {
+		return m.Options.Language
+	}
+	if m.Options.Analyzer == "" || m.Options.Analyzer == langanalysis.English {
+		return "en"
+	}
+	return ""
+}
+
+// TextAnalyzer returns the analyzer the passages of m were indexed with, which queries must
+// use too.
+func (m *Manifest) TextAnalyzer() (analysis.Analyzer, error) {
+	return langanalysis.New(m.Options.Analyzer)
+}
+
+// Languages lists the language codes with an analyzer of their own (others get Unicode
+// word analysis without stemming).
+func Languages() []string { return slices.Clone(langanalysis.Languages()) }

@@ -1,0 +1,126 @@
+package indexer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
+)
+
+// TestBuildLanguage: the language of a build is forced, detected, or English; inputs in
+// several languages are refused unless forced; the manifest records the choice.
+func TestBuildLanguage(t *testing.T) {
+	bg := sharedtest.Path(t, "data/mediawiki-xml-gensim/bgwiki-latest-pages-articles-shortened.xml.bz2")
+	en := sharedtest.Path(t, "data/mediawiki-xml-gensim/testcorpus.xml.bz2")
+	mixed := sharedtest.Path(t, "data/wikimedia-enterprise/api-testdata/articles.ndjson") // de, en, ru
+	jsonl := filepath.Join(t.TempDir(), "docs.jsonl")
+	if err := os.WriteFile(jsonl, []byte(`{"id":"1","title":"A","text":"Squirrels climb trees."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name           string
+		inputs         []string
+		force          string
+		lang, analyzer string
+		fallback       bool
+		errHas         []string // refused, naming these
+	}{
+		{name: "detected bg", inputs: []string{bg}, lang: "bg", analyzer: "bg"},
+		{name: "forced en over bg", inputs: []string{bg}, force: "en", lang: "en", analyzer: "en"},
+		{name: "nothing detected: en", inputs: []string{jsonl}, lang: "en", analyzer: "en"},
+		{name: "unknown language: Unicode fallback", inputs: []string{jsonl}, force: "sw", lang: "sw", analyzer: "standard", fallback: true},
+		{name: "two dumps in two languages", inputs: []string{bg, en}, errHas: []string{"bg (" + bg, "en (" + en, "--language"}},
+		{name: "one file in three languages", inputs: []string{mixed}, errHas: []string{"de", "en", mixed, "--language"}},
+		{name: "three languages forced to one", inputs: []string{mixed}, force: "ru", lang: "ru", analyzer: "ru"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := Options{Dir: dir, Build: BuildOptions{Language: tc.force}}
+			for _, in := range tc.inputs {
+				opts.Inputs = append(opts.Inputs, InputSpec{Path: in})
+			}
+			sum, err := Build(context.Background(), opts)
+			if tc.errHas != nil {
+				if err == nil {
+					t.Fatal("built an index of mixed languages")
+				}
+				for _, s := range tc.errHas {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not name %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := sum.Language; c.Language != tc.lang || c.Analyzer != tc.analyzer || c.Fallback != tc.fallback || c.Forced != (tc.force != "") {
+				t.Errorf("summary language %+v", c)
+			}
+			// Manifest round trip: the recorded language and analyzer come back on open.
+			g, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			m := g.Manifest
+			if m.FormatVersion != FormatVersion || m.Language() != tc.lang || m.Options.Analyzer != tc.analyzer {
+				t.Errorf("manifest format %d language %q analyzer %q", m.FormatVersion, m.Language(), m.Options.Analyzer)
+			}
+			// BM25 lengths are counted with the same analyzer.
+			a, err := m.TextAnalyzer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := liveTokens(g.Store, a); err != nil || n != m.BM25.Tokens {
+				t.Errorf("manifest tokens %d, recounted with %s: %d (%v)", m.BM25.Tokens, tc.analyzer, n, err)
+			}
+		})
+	}
+}
+
+// TestOldManifestsReadAsEnglish: a manifest that records no language (format 3 and older)
+// is English.
+func TestOldManifestsReadAsEnglish(t *testing.T) {
+	for _, tc := range []struct {
+		opts BuildOptions
+		want string
+	}{
+		{BuildOptions{Analyzer: "en"}, "en"},
+		{BuildOptions{}, "en"},
+		{BuildOptions{Language: "bg", Analyzer: "bg"}, "bg"},
+	} {
+		m := Manifest{FormatVersion: 3, Options: tc.opts}
+		if got := m.Language(); got != tc.want {
+			t.Errorf("%+v: language %q, want %q", tc.opts, got, tc.want)
+		}
+		if _, err := m.TextAnalyzer(); err != nil {
+			t.Errorf("%+v: %v", tc.opts, err)
+		}
+	}
+}
+
+// TestUpdateKeepsLanguage: an update analyses as the index does, and refuses another
+// forced language.
+func TestUpdateKeepsLanguage(t *testing.T) {
+	bg := sharedtest.Path(t, "data/mediawiki-xml-gensim/bgwiki-latest-pages-articles-shortened.xml.bz2")
+	dir := t.TempDir()
+	if _, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: bg}}}); err != nil {
+		t.Fatal(err)
+	}
+	opts := UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: bg}}, Build: BuildOptions{Language: "de"}}}
+	if _, err := Update(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "rebuild") {
+		t.Errorf("update forced to de on a bg index: %v", err)
+	}
+	opts.Build.Language = ""
+	sum, err := Update(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Language.Language != "bg" || sum.Language.Analyzer != "bg" {
+		t.Errorf("update language %+v", sum.Language)
+	}
+}
