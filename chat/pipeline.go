@@ -45,13 +45,13 @@ import (
 	"github.com/kairos-rag/kairos/rerank"
 )
 
-// Retriever finds passages; the rerank Engine satisfies it.
+// Retriever finds passages; rerank.Retriever satisfies it.
 type Retriever interface {
 	Retrieve(ctx context.Context, q rerank.Query) (rerank.Result, error)
 }
 
 // RetrieverFunc adapts a function to Retriever, e.g. chat.RetrieverFunc(engine.Search) for a
-// rerank.Engine.
+// rerank.Retriever.
 type RetrieverFunc func(ctx context.Context, q rerank.Query) (rerank.Result, error)
 
 // Retrieve calls f.

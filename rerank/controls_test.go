@@ -34,7 +34,7 @@ func recentQuery(halfLife float64, now time.Time) Query {
 // and the time score of the passage one year old is exactly 2^(-1/half-life).
 func TestRecentHalfLifeOverride(t *testing.T) {
 	o := opts()
-	e, err := NewEngine(&fakeSearcher{hits: newsHits()}, EngineOptions{Time: o})
+	e, err := NewRetriever(&fakeSearcher{hits: newsHits()}, RetrieverOptions{Time: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func cmpOr(a, b float64) float64 {
 // A query's own now anchors both "recent" and relative years: asked as of four years ago,
 // the passage dated then is the newest, and "last year" means the year before that.
 func TestPerQueryNow(t *testing.T) {
-	e, err := NewEngine(&fakeSearcher{hits: newsHits()}, EngineOptions{Time: opts()})
+	e, err := NewRetriever(&fakeSearcher{hits: newsHits()}, RetrieverOptions{Time: opts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestWikiChatScoresFollowOrder(t *testing.T) {
 		hit("a", 50, "no years here"), hit("b", 40, "in 1995 and 1996"), hit("c", 30, "from 1990 to 1998"),
 		hit("d", 20, "in 2010"), hit("e", 10, "in 1995"),
 	}
-	e, err := NewEngine(&fakeSearcher{hits: shits}, EngineOptions{Time: opts()})
+	e, err := NewRetriever(&fakeSearcher{hits: shits}, RetrieverOptions{Time: opts()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func (f fixed) Search(ctx context.Context, req search.Request) ([]search.Hit, er
 	return f[:min(req.K, len(f))], nil
 }
 
-func ExampleEngine_Search() {
+func ExampleRetriever_Search() {
 	var hits fixed
 	for i, text := range []string{
 		"Paul Sturrock | Sturrock joined Dundee United in 1974 .",
@@ -33,7 +33,7 @@ func ExampleEngine_Search() {
 	}
 	opts := rerank.DefaultOptions()
 	opts.Now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	eng, err := rerank.NewEngine(hits, rerank.EngineOptions{Time: opts})
+	eng, err := rerank.NewRetriever(hits, rerank.RetrieverOptions{Time: opts})
 	if err != nil {
 		panic(err)
 	}

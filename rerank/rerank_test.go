@@ -217,13 +217,13 @@ func (f *fakeSearcher) Search(ctx context.Context, req search.Request) ([]search
 	return append([]search.Hit(nil), f.hits[:n]...), nil
 }
 
-func TestEngine(t *testing.T) {
+func TestRetriever(t *testing.T) {
 	var shits []search.Hit
 	for i := range 60 {
 		shits = append(shits, hit(fmt.Sprintf("p%d", i), float64(100-i), fmt.Sprintf("Club | In %d the club moved .", 1950+i)))
 	}
 	fs := &fakeSearcher{hits: shits}
-	e, err := NewEngine(fs, EngineOptions{Time: opts()})
+	e, err := NewRetriever(fs, RetrieverOptions{Time: opts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestEngine(t *testing.T) {
 	if _, err := e.Search(context.Background(), Query{Rerank: []Stage{StageTime, StageCross}}); err == nil {
 		t.Error("time,cross: no error")
 	}
-	if _, err := NewEngine(fs, EngineOptions{Time: Options{Weight: 2}}); err == nil {
+	if _, err := NewRetriever(fs, RetrieverOptions{Time: Options{Weight: 2}}); err == nil {
 		t.Error("invalid options accepted")
 	}
 }

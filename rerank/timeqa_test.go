@@ -186,12 +186,12 @@ func TestTimeQA(t *testing.T) {
 			t.Logf("split %-3s %-9s %v", cmp.Or(split, "all"), st.name, m)
 		}
 	}
-	// The Engine path (retrieve 50, resolve auto, rerank, cut to 10) gives the same figures.
-	eng, err := NewEngine(searcher, EngineOptions{Time: o})
+	// The Retriever path (retrieve 50, resolve auto, rerank, cut to 10) gives the same figures.
+	eng, err := NewRetriever(searcher, RetrieverOptions{Time: o})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var viaEngine metrics
+	var viaRetriever metrics
 	for _, q := range qs {
 		res, err := eng.Search(context.Background(), Query{Request: search.Request{Text: q.text, K: 10, Mode: search.ModeBM25},
 			Time: timex.Spec{Kind: timex.KindAuto}, Rerank: []Stage{StageTime}})
@@ -200,17 +200,17 @@ func TestTimeQA(t *testing.T) {
 		}
 		for i, h := range res.Hits {
 			if q.gold[h.DocID] {
-				viaEngine.r1 += b2f(i == 0)
-				viaEngine.r5 += b2f(i < 5)
-				viaEngine.mrr += 1 / float64(i+1)
+				viaRetriever.r1 += b2f(i == 0)
+				viaRetriever.r5 += b2f(i < 5)
+				viaRetriever.mrr += 1 / float64(i+1)
 				break
 			}
 		}
 	}
 	n := float64(len(qs))
-	viaEngine = metrics{viaEngine.r1 / n, viaEngine.r5 / n, viaEngine.mrr / n}
-	if d := math.Abs(viaEngine.mrr - res["time"].mrr); d > 1e-9 || viaEngine.r1 != res["time"].r1 {
-		t.Errorf("Engine.Search gives %v, TimeRerank over the same candidates %v", viaEngine, res["time"])
+	viaRetriever = metrics{viaRetriever.r1 / n, viaRetriever.r5 / n, viaRetriever.mrr / n}
+	if d := math.Abs(viaRetriever.mrr - res["time"].mrr); d > 1e-9 || viaRetriever.r1 != res["time"].r1 {
+		t.Errorf("Retriever.Search gives %v, TimeRerank over the same candidates %v", viaRetriever, res["time"])
 	}
 
 	// The defaults must beat both baselines on every metric over all questions. This is the

@@ -23,7 +23,7 @@ import (
 var scifact = sharedtest.Join("data/beir-scifact/corpus.jsonl")
 
 // buildSciFact indexes the first n SciFact abstracts (0: all) and returns a rerank engine.
-func buildSciFact(tb testing.TB, n int) *rerank.Engine {
+func buildSciFact(tb testing.TB, n int) *rerank.Retriever {
 	tb.Helper()
 	dir := tb.TempDir()
 	in := scifact
@@ -55,7 +55,7 @@ func buildSciFact(tb testing.TB, n int) *rerank.Engine {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ix.Close() })
-	eng, err := rerank.NewEngine(ix, rerank.EngineOptions{})
+	eng, err := rerank.NewRetriever(ix, rerank.RetrieverOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func script(stage string, msgs []chat.Message) string {
 	return "None"
 }
 
-func newService(tb testing.TB, llm chat.Completer, eng *rerank.Engine) *chat.Service {
+func newService(tb testing.TB, llm chat.Completer, eng *rerank.Retriever) *chat.Service {
 	tpl, err := chat.LoadTemplates("")
 	if err != nil {
 		tb.Fatal(err)

@@ -46,7 +46,7 @@ func (o retrievalOptions) timeOptions() rerank.Options {
 // retrieval is an opened index with its models and reranking engine.
 type retrieval struct {
 	ix       *search.Index
-	re       *rerank.Engine
+	re       *rerank.Retriever
 	closers  []func() error
 	hasCross bool
 }
@@ -82,7 +82,7 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 	if d := ix.Manifest().Dense; d != nil && o.ModeDefaulted && o.Notes != nil {
 		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Index, d.Model.Name)
 	}
-	r.re, err = rerank.NewEngine(ix, rerank.EngineOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
+	r.re, err = rerank.NewRetriever(ix, rerank.RetrieverOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)

@@ -300,7 +300,7 @@ type runLine struct {
 	Hits []runHit `json:"hits"`
 }
 
-func runBatch(ctx context.Context, re *rerank.Engine, queries []batchQuery, outPath string, stdio IO) error {
+func runBatch(ctx context.Context, re *rerank.Retriever, queries []batchQuery, outPath string, stdio IO) error {
 	start := time.Now()
 	// The run file is written atomically: a failed query leaves no truncated run behind.
 	err := writeOutput(outPath, stdio.Stdout, func(w io.Writer) error {

@@ -137,7 +137,7 @@ func openEngine(ctx context.Context, o retrievalOptions) (server.Engine, io.Clos
 // would otherwise read as server faults (500).
 type indexEngine struct {
 	ix    *search.Index
-	re    *rerank.Engine
+	re    *rerank.Retriever
 	dense bool // dense and hybrid modes can be served (vectors and an encoder)
 	cross bool // the cross stage can be served (a cross-encoder)
 }

@@ -15,11 +15,11 @@ type Searcher interface {
 }
 
 // DefaultCandidates is how many retrieved passages the rerankers see when neither the query
-// nor EngineOptions say.
+// nor RetrieverOptions say.
 const DefaultCandidates = 50
 
-// EngineOptions configure an Engine.
-type EngineOptions struct {
+// RetrieverOptions configure a Retriever.
+type RetrieverOptions struct {
 	// Candidates is how many passages to retrieve when a query reranks (at least K).
 	// 0 means DefaultCandidates.
 	Candidates int
@@ -33,15 +33,16 @@ type EngineOptions struct {
 	Logger *slog.Logger
 }
 
-// Engine retrieves and reranks.
-type Engine struct {
+// Retriever is the entry point of every query, from every front end (CLI, HTTP, web page,
+// chat): it retrieves candidates through a Searcher and reranks them.
+type Retriever struct {
 	s    Searcher
-	opts EngineOptions
+	opts RetrieverOptions
 	log  *slog.Logger
 }
 
-// NewEngine checks opts and fills their defaults.
-func NewEngine(s Searcher, opts EngineOptions) (*Engine, error) {
+// NewRetriever checks opts and fills their defaults.
+func NewRetriever(s Searcher, opts RetrieverOptions) (*Retriever, error) {
 	if s == nil {
 		return nil, errors.New("rerank: nil Searcher")
 	}
@@ -67,7 +68,7 @@ func NewEngine(s Searcher, opts EngineOptions) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{s: s, opts: opts, log: log}, nil
+	return &Retriever{s: s, opts: opts, log: log}, nil
 }
 
 // Search resolves q.Time (auto against Options.Now), retrieves Candidates passages when q
@@ -75,7 +76,7 @@ func NewEngine(s Searcher, opts EngineOptions) (*Engine, error) {
 // Hit.Score is the final score of the last stage, which never increases down the list, so a
 // caller that sorts by score keeps the reranked order; otherwise it is the retrieval score.
 // The breakdown is in Hit.Explain when q.Explain is set.
-func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
+func (e *Retriever) Search(ctx context.Context, q Query) (Result, error) {
 	if err := validStages(q.Rerank); err != nil {
 		return Result{}, err
 	}
@@ -142,7 +143,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 }
 
 // timeOptions are the engine's time options with q's own now and half-life.
-func (e *Engine) timeOptions(q Query) (Options, error) {
+func (e *Retriever) timeOptions(q Query) (Options, error) {
 	o := e.opts.Time
 	if !q.Now.IsZero() {
 		o.Now = q.Now
