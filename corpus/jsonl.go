@@ -296,17 +296,21 @@ func isEmpty(doc Document) bool {
 type jsonlRecord struct {
 	ID    json.RawMessage `json:"id"`
 	UID   json.RawMessage `json:"_id"`
-	Title *string         `json:"title"`
-	Text  *string         `json:"text"`
-	URL   string          `json:"url"`
-	Date  string          `json:"date"`
+	DocID json.RawMessage `json:"docid"`  // MS MARCO, TREC collections
+	DocU  json.RawMessage `json:"doc_id"` // ir_datasets exports
+	PID   json.RawMessage `json:"pid"`    // SQuAD-style passage files
+
+	Title *string `json:"title"`
+	Text  *string `json:"text"`
+	URL   string  `json:"url"`
+	Date  string  `json:"date"`
 }
 
 // convertJSONL converts generic JSON lines and, with wikiExtractor, WikiExtractor output,
 // which writes one paragraph per line and may repeat the title as the first line.
 //
-// The document id is "id", else "_id" (a string or a number); a record with neither gets its
-// record number, which is stable as long as the file is. "text" is required; "title" may be
+// The document id is the first of "id", "_id", "docid", "doc_id" and "pid" (a string or a
+// number); a record with none gets its record number, which is stable as long as the file is. "text" is required; "title" may be
 // absent (the passages then carry no title prefix).
 func convertJSONL(wikiExtractor bool) convertFunc {
 	return func(rec rawRecord) (Document, string, error) {
@@ -317,12 +321,15 @@ func convertJSONL(wikiExtractor bool) convertFunc {
 		if r.Text == nil {
 			return Document{}, "", errors.New(`missing "text" field`)
 		}
-		id, err := jsonID(r.ID)
-		if err == nil && id == "" {
-			id, err = jsonID(r.UID)
-		}
-		if err != nil {
-			return Document{}, "", err
+		var id string
+		for _, raw := range []json.RawMessage{r.ID, r.UID, r.DocID, r.DocU, r.PID} {
+			var err error
+			if id, err = jsonID(raw); err != nil {
+				return Document{}, "", err
+			}
+			if id != "" {
+				break
+			}
 		}
 		if id == "" {
 			id = strconv.Itoa(rec.n)
