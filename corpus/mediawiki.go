@@ -160,7 +160,10 @@ func (r *MediaWikiReader) nextChunk() (chunk []byte, index, line int, perr, err 
 	for {
 		err := r.readThrough('<', add)
 		if err == io.EOF {
-			return nil, index, line, fmt.Errorf("unexpected end of file inside <page>"), nil
+			// A truncated dump, not a bad page: fatal even with --skip-bad, or half a dump
+			// would be indexed and reported as a success.
+			return nil, index, line, nil, fmt.Errorf("%s: truncated input: end of file inside page %d (line %d), %d bytes into it",
+				r.file, index, line, len(r.chunk))
 		}
 		if err != nil {
 			return nil, 0, 0, nil, fmt.Errorf("%s: reading line %d: %w", r.file, r.line, err)
