@@ -267,6 +267,7 @@ type faqCSVReader struct {
 	file, source string
 	cols         FAQColumns
 	cr           *csv.Reader
+	cap          *capReader     // under cr: bounds what it buffers for one row
 	index        map[string]int // column name -> field index (first one of that name), from the header
 	fields       int            // columns in the header
 	use          faqFields      // the header's columns for each role
@@ -278,11 +279,18 @@ type faqCSVReader struct {
 var _ Reader = (*faqCSVReader)(nil)
 
 func newFAQCSVReader(r io.Reader, file, source string, cols FAQColumns) *faqCSVReader {
-	cr := csv.NewReader(r)
+	c := &capReader{r: r, max: DefaultMaxRecordBytes}
+	cr := csv.NewReader(c)
 	cr.FieldsPerRecord = -1 // checked per row against the header, for a clearer error
 	cr.ReuseRecord = true
-	fr := &faqCSVReader{file: file, source: source, cols: cols, cr: cr, stats: ReadStats{Skipped: map[string]int{}}}
+	fr := &faqCSVReader{file: file, source: source, cols: cols, cr: cr, cap: c, stats: ReadStats{Skipped: map[string]int{}}}
 	fr.fatal = fr.readHeader()
+	return fr
+}
+
+// capRecords sets the row cap (Options.MaxRecordBytes) and returns fr.
+func (fr *faqCSVReader) capRecords(max int64) *faqCSVReader {
+	fr.cap.max = max
 	return fr
 }
 
@@ -324,11 +332,23 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 		if err := ctx.Err(); err != nil {
 			return Document{}, err
 		}
+		start := fr.cr.InputOffset()
+		fr.cap.start = start
 		rec, err := fr.cr.Read()
 		if err == io.EOF {
 			return Document{}, io.EOF
 		}
 		fr.row++
+		if tl := (errRecordTooLarge{}); errors.As(err, &tl) {
+			// encoding/csv cannot resume inside a row: the rest of the input is lost.
+			fr.fatal = fmt.Errorf("%s: row %d (byte %d): %w", fr.file, fr.row, start, tl)
+			return Document{}, fr.fatal
+		}
+		if err == nil && fr.cr.InputOffset()-start > fr.cap.max {
+			line, _ := fr.cr.FieldPos(0)
+			fr.stats.Bad++
+			return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (line %d)", fr.row, line), Err: errRecordTooLarge{fr.cap.max}}
+		}
 		if err != nil {
 			var pe *csv.ParseError
 			if !errors.As(err, &pe) {

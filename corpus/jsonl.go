@@ -25,7 +25,9 @@ type jsonRecords struct {
 	lines *lineReader   // JSON lines
 	dec   *json.Decoder // array or concatenated values
 	array bool
-	n     int // records returned so far
+	cap   *capReader // under dec: bounds what it buffers for one record
+	max   int64      // MaxRecordBytes
+	n     int        // records returned so far
 	err   error
 }
 
@@ -35,6 +37,7 @@ type rawRecord struct {
 	n        int    // 1-based record number
 	pos      string // "line 3", "record 2 (byte 1234)"
 	repaired bool   // invalid UTF-8 was replaced
+	err      error  // the record is bad as a whole (over MaxRecordBytes); data is empty
 }
 
 // maxJSONLineProbe is how far newJSONRecords looks for the end of the first line to decide
@@ -53,15 +56,17 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 	}
 	switch {
 	case first == '[':
-		dec := json.NewDecoder(br)
+		c := &capReader{r: br, max: DefaultMaxRecordBytes}
+		dec := json.NewDecoder(c)
 		if _, err := dec.Token(); err != nil { // the opening bracket
 			return nil, err
 		}
-		return &jsonRecords{dec: dec, array: true}, nil
+		return &jsonRecords{dec: dec, array: true, cap: c, max: DefaultMaxRecordBytes}, nil
 	case first == '{' && !firstLineComplete(br):
-		return &jsonRecords{dec: json.NewDecoder(br)}, nil
+		c := &capReader{r: br, max: DefaultMaxRecordBytes}
+		return &jsonRecords{dec: json.NewDecoder(c), cap: c, max: DefaultMaxRecordBytes}, nil
 	default:
-		return &jsonRecords{lines: &lineReader{br: br, line: blank}}, nil
+		return &jsonRecords{lines: &lineReader{br: br, line: blank, max: DefaultMaxRecordBytes}, max: DefaultMaxRecordBytes}, nil
 	}
 }
 
@@ -116,6 +121,12 @@ func (j *jsonRecords) next() (rawRecord, error) {
 	if j.lines != nil {
 		for {
 			line, err := j.lines.next()
+			if tl := (errRecordTooLarge{}); errors.As(err, &tl) {
+				// The line was read past: the next one is a record boundary, so this is a
+				// bad record, not the end of the input.
+				j.n++
+				return rawRecord{n: j.n, pos: "line " + strconv.Itoa(j.lines.line), err: tl}, nil
+			}
 			if err != nil {
 				j.err = err
 				return rawRecord{}, err
@@ -136,8 +147,14 @@ func (j *jsonRecords) next() (rawRecord, error) {
 		return rawRecord{}, io.EOF
 	}
 	offset := j.dec.InputOffset()
+	j.cap.start = offset
 	var raw json.RawMessage
 	if err := j.dec.Decode(&raw); err != nil {
+		if tl := (errRecordTooLarge{}); errors.As(err, &tl) {
+			// A decoder cannot resume inside a value: the rest of the input is lost.
+			j.err = fmt.Errorf("record %d (byte %d): %w", j.n+1, offset, tl)
+			return rawRecord{}, j.err
+		}
 		if err == io.EOF && !j.array {
 			j.err = io.EOF
 			return rawRecord{}, io.EOF
@@ -147,6 +164,9 @@ func (j *jsonRecords) next() (rawRecord, error) {
 	}
 	j.n++
 	start := j.dec.InputOffset() - int64(len(raw)) // where the record itself starts
+	if int64(len(raw)) > j.max {
+		return rawRecord{n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), err: errRecordTooLarge{j.max}}, nil
+	}
 	data, repaired := repairUTF8(raw)
 	return rawRecord{data: data, n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), repaired: repaired}, nil
 }
@@ -195,11 +215,29 @@ func (jr *jsonReader) Next(ctx context.Context) (Document, error) {
 		if rec.repaired {
 			jr.stats.Repaired++
 		}
+		if rec.err != nil {
+			jr.stats.Bad++
+			return Document{}, &RecordError{File: jr.file, Pos: rec.pos, Err: rec.err}
+		}
 		doc, skip, err := jr.convert(rec)
 		if doc, ok, err := jr.stats.admit(doc, skip, err, jr.file, rec.pos, jr.source); ok || err != nil {
 			return doc, err
 		}
 	}
+}
+
+// capRecords sets the record cap (Options.MaxRecordBytes) and returns jr.
+func (jr *jsonReader) capRecords(max int64) *jsonReader {
+	if jr.recs != nil {
+		jr.recs.max = max
+		if jr.recs.cap != nil {
+			jr.recs.cap.max = max
+		}
+		if jr.recs.lines != nil {
+			jr.recs.lines.max = max
+		}
+	}
+	return jr
 }
 
 func (jr *jsonReader) Stats() ReadStats { return cloneStats(jr.stats) }
@@ -277,17 +315,21 @@ func isEmpty(doc Document) bool {
 type jsonlRecord struct {
 	ID    json.RawMessage `json:"id"`
 	UID   json.RawMessage `json:"_id"`
-	Title *string         `json:"title"`
-	Text  *string         `json:"text"`
-	URL   string          `json:"url"`
-	Date  string          `json:"date"`
+	DocID json.RawMessage `json:"docid"`  // MS MARCO, TREC collections
+	DocU  json.RawMessage `json:"doc_id"` // ir_datasets exports
+	PID   json.RawMessage `json:"pid"`    // SQuAD-style passage files
+
+	Title *string `json:"title"`
+	Text  *string `json:"text"`
+	URL   string  `json:"url"`
+	Date  string  `json:"date"`
 }
 
 // convertJSONL converts generic JSON lines and, with wikiExtractor, WikiExtractor output,
 // which writes one paragraph per line and may repeat the title as the first line.
 //
-// The document id is "id", else "_id" (a string or a number); a record with neither gets its
-// record number, which is stable as long as the file is. "text" is required; "title" may be
+// The document id is the first of "id", "_id", "docid", "doc_id" and "pid" (a string or a
+// number); a record with none gets its record number, which is stable as long as the file is. "text" is required; "title" may be
 // absent (the passages then carry no title prefix).
 func convertJSONL(wikiExtractor bool) convertFunc {
 	return func(rec rawRecord) (Document, string, error) {
@@ -298,12 +340,15 @@ func convertJSONL(wikiExtractor bool) convertFunc {
 		if r.Text == nil {
 			return Document{}, "", errors.New(`missing "text" field`)
 		}
-		id, err := jsonID(r.ID)
-		if err == nil && id == "" {
-			id, err = jsonID(r.UID)
-		}
-		if err != nil {
-			return Document{}, "", err
+		var id string
+		for _, raw := range []json.RawMessage{r.ID, r.UID, r.DocID, r.DocU, r.PID} {
+			var err error
+			if id, err = jsonID(raw); err != nil {
+				return Document{}, "", err
+			}
+			if id != "" {
+				break
+			}
 		}
 		if id == "" {
 			id = strconv.Itoa(rec.n)

@@ -20,12 +20,9 @@ import (
 // The reader never hands the whole dump to an XML decoder: one bad byte would end the stream.
 // It scans the bytes for <page>...</page> chunks, tracking line numbers, and decodes each chunk
 // on its own, so a malformed page becomes a *RecordError and the next page is read normally.
-// Memory is bounded by the largest page (and mwMaxPageBytes caps that).
+// Memory is bounded by the largest page (and Options.MaxRecordBytes caps that).
 
 const (
-	// mwMaxPageBytes caps one <page> chunk. The largest English Wikipedia pages are a few MB of
-	// wikitext; a bigger chunk is treated as malformed rather than buffered without limit.
-	mwMaxPageBytes = 64 << 20
 	// mwMaxHeaderBytes caps what is kept before the first <page> to find <siteinfo>.
 	mwMaxHeaderBytes = 1 << 20
 	// defaultWikiBase is used when the dump has no <siteinfo><base>.
@@ -50,6 +47,7 @@ type MediaWikiReader struct {
 	nsByName  map[string]int // lowercased namespace name -> key, from <siteinfo>
 	cleaner   wikiCleaner
 	chunk     []byte
+	maxPage   int64 // Options.MaxRecordBytes: a bigger <page> is a bad record, not buffered
 	stats     ReadStats
 	err       error // sticky: I/O error or closed
 }
@@ -66,13 +64,14 @@ var _ Reader = (*MediaWikiReader)(nil)
 func NewMediaWikiReader(r io.Reader, file, source string) *MediaWikiReader {
 	raw := &countingReader{r: r}
 	return &MediaWikiReader{
-		file:   file,
-		source: source,
-		raw:    raw,
-		in:     bufio.NewReaderSize(mwDecodeBOM(raw), 1<<16),
-		line:   1,
-		base:   defaultWikiBase,
-		stats:  ReadStats{Skipped: map[string]int{}},
+		file:    file,
+		source:  source,
+		raw:     raw,
+		in:      bufio.NewReaderSize(mwDecodeBOM(raw), 1<<16),
+		line:    1,
+		base:    defaultWikiBase,
+		maxPage: DefaultMaxRecordBytes,
+		stats:   ReadStats{Skipped: map[string]int{}},
 	}
 }
 
@@ -160,7 +159,7 @@ func (r *MediaWikiReader) nextChunk() (chunk []byte, index, line int, perr, err 
 	r.chunk = append(r.chunk[:0], "<page>"...)
 	oversized := false
 	add := func(b []byte) {
-		if oversized || len(r.chunk)+len(b) > mwMaxPageBytes {
+		if oversized || int64(len(r.chunk)+len(b)) > r.maxPage {
 			oversized = true
 			return
 		}
@@ -169,7 +168,10 @@ func (r *MediaWikiReader) nextChunk() (chunk []byte, index, line int, perr, err 
 	for {
 		err := r.readThrough('<', add)
 		if err == io.EOF {
-			return nil, index, line, fmt.Errorf("unexpected end of file inside <page>"), nil
+			// A truncated dump, not a bad page: fatal even with --skip-bad, or half a dump
+			// would be indexed and reported as a success.
+			return nil, index, line, nil, fmt.Errorf("%s: truncated input: end of file inside page %d (line %d), %d bytes into it",
+				r.file, index, line, len(r.chunk))
 		}
 		if err != nil {
 			return nil, 0, 0, nil, fmt.Errorf("%s: reading line %d: %w", r.file, r.line, err)
@@ -178,7 +180,7 @@ func (r *MediaWikiReader) nextChunk() (chunk []byte, index, line int, perr, err 
 		case mwTagPageEnd:
 			r.discard(len("/page>"))
 			if oversized {
-				return nil, index, line, fmt.Errorf("page larger than %d MiB", mwMaxPageBytes>>20), nil
+				return nil, index, line, errRecordTooLarge{r.maxPage}, nil
 			}
 			return append(r.chunk, "/page>"...), index, line, nil, nil
 		case mwTagPageStart:

@@ -499,7 +499,7 @@ func TestMediaWikiContextAndClose(t *testing.T) {
 }
 
 func TestMediaWikiOversizedPage(t *testing.T) {
-	big := strings.Repeat("a", mwMaxPageBytes)
+	big := strings.Repeat("a", DefaultMaxRecordBytes)
 	in := "<mediawiki><page><title>Big</title><ns>0</ns><id>1</id><revision><text>" + big +
 		"</text></revision></page>\n<page><title>Small</title><ns>0</ns><id>2</id><revision><text>ok</text></revision></page></mediawiki>"
 	r := NewMediaWikiReader(strings.NewReader(in), "big.xml", "")

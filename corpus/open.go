@@ -44,12 +44,20 @@ type Options struct {
 	Source string
 	// FAQ names the columns of FAQ inputs. Empty names take DefaultFAQColumns.
 	FAQ FAQColumns
+	// MaxRecordBytes caps one record, whatever the format: a JSON line, an element of a
+	// JSON array, a CSV row, an Enterprise article, a MediaWiki <page>. A record over it
+	// is an error naming the file, the record's position and the cap. 0 means
+	// DefaultMaxRecordBytes (64 MiB).
+	MaxRecordBytes int64
 }
 
 // Validate reports an unknown format or inconsistent FAQ columns.
 func (o Options) Validate() error {
 	if o.Format != "" && !slices.Contains(Formats(), o.Format) {
 		return fmt.Errorf("unknown format %q (want one of %s)", o.Format, strings.Join(Formats(), ", "))
+	}
+	if o.MaxRecordBytes < 0 {
+		return fmt.Errorf("MaxRecordBytes is negative (%d)", o.MaxRecordBytes)
 	}
 	return o.FAQ.withDefaults().validate()
 }
@@ -143,19 +151,22 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 			return nil, "", err
 		}
 	}
+	max := opts.maxRecordBytes()
 	switch format {
 	case FormatMediaWiki:
-		return NewMediaWikiReader(r, file, opts.Source), format, nil
+		mr := NewMediaWikiReader(r, file, opts.Source)
+		mr.maxPage = max
+		return mr, format, nil
 	case FormatEnterprise:
-		return newJSONReader(r, file, opts.Source, convertEnterprise), format, nil
+		return newJSONReader(r, file, opts.Source, convertEnterprise).capRecords(max), format, nil
 	case FormatWikiExtractor:
-		return newJSONReader(r, file, opts.Source, convertJSONL(true)), format, nil
+		return newJSONReader(r, file, opts.Source, convertJSONL(true)).capRecords(max), format, nil
 	case FormatJSONL:
-		return newJSONReader(r, file, opts.Source, convertJSONL(false)), format, nil
+		return newJSONReader(r, file, opts.Source, convertJSONL(false)).capRecords(max), format, nil
 	case FormatFAQJSON, FormatFAQJSONL:
-		return newJSONReader(r, file, opts.Source, convertFAQJSON(opts.FAQ)), format, nil
+		return newJSONReader(r, file, opts.Source, convertFAQJSON(opts.FAQ)).capRecords(max), format, nil
 	case FormatFAQCSV:
-		return newFAQCSVReader(r, file, opts.Source, opts.FAQ), format, nil
+		return newFAQCSVReader(r, file, opts.Source, opts.FAQ).capRecords(max), format, nil
 	}
 	return nil, "", fmt.Errorf("unknown format %q", format)
 }

@@ -25,7 +25,8 @@ func repairUTF8(b []byte) ([]byte, bool) {
 // its buffer.
 type lineReader struct {
 	br   *bufio.Reader
-	line int // number of the line last returned, 1-based
+	line int   // number of the line last returned, 1-based
+	max  int64 // longest line kept; 0: no cap. A longer one is read past, not buffered
 	err  error
 }
 
@@ -39,11 +40,30 @@ func (l *lineReader) next() ([]byte, error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		// A long line: copy what the buffer holds and keep reading.
 		long := append([]byte(nil), b...)
+		n := int64(len(b))
 		for errors.Is(err, bufio.ErrBufferFull) {
 			b, err = l.br.ReadSlice('\n')
-			long = append(long, b...)
+			if n += int64(len(b)); l.max > 0 && n > l.max+2 { // +2: the line end
+				long = nil
+			} else {
+				long = append(long, b...)
+			}
+		}
+		if long == nil && (err == nil || err == io.EOF) {
+			l.line++
+			if err == io.EOF {
+				l.err = io.EOF
+			}
+			return nil, errRecordTooLarge{l.max}
 		}
 		b = long
+	}
+	if l.max > 0 && int64(len(b)) > l.max+2 && (err == nil || err == io.EOF) {
+		l.line++
+		if err == io.EOF {
+			l.err = io.EOF
+		}
+		return nil, errRecordTooLarge{l.max}
 	}
 	if err != nil {
 		if err != io.EOF {

@@ -124,6 +124,7 @@ func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]cand
 		q = query.NewConjunctionQuery(append([]query.Query{q}, fq...))
 	}
 	sr := bleve.NewSearchRequestOptions(q, n, 0, false)
+	sr.SortBy(bm25Sort)
 	if st := ix.gen.Manifest.BM25; st != nil {
 		// Score with the manifest's statistics, not bleve's segment-dependent ones.
 		ctx = st.Context(ctx)
@@ -179,7 +180,7 @@ type candidate struct {
 }
 
 // addDocEvidence adds DocEvidence times the scores of the other candidates of the same
-// document to each candidate, then re-sorts (stable, so ties keep the retriever's order).
+// document to each candidate, then re-sorts (ties by passage key).
 func (ix *Index) addDocEvidence(cands []candidate) error {
 	sums := make(map[string]float64, len(cands))
 	for i := range cands {
@@ -194,7 +195,7 @@ func (ix *Index) addDocEvidence(cands []candidate) error {
 		c := &cands[i]
 		c.score = c.bm25 + ix.opts.DocEvidence*(sums[c.doc]-c.bm25)
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	sort.SliceStable(cands, byScoreThenKey(cands))
 	return nil
 }
 

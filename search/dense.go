@@ -168,7 +168,7 @@ func fuse(lex, den []candidate, o Options) []candidate {
 			p.score += 1 / float64(o.RRFK+rank+1)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	sort.SliceStable(out, byScoreThenKey(out))
 	return out
 }
 

@@ -60,7 +60,10 @@ func writeErr(w http.ResponseWriter, err error, timeout string) {
 func classify(err error, timeout string) (int, string) {
 	var ae *apiError
 	var re *request.Error
+	var be *busyError
 	switch {
+	case errors.As(err, &be):
+		return http.StatusServiceUnavailable, be.Error()
 	case errors.As(err, &ae):
 		return ae.status, ae.msg
 	case errors.As(err, &re):

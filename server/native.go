@@ -39,6 +39,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	setMode(r, batchMode(qs))
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
+	release, err := s.admit(ctx, w, qs)
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	defer release()
 	results, err := s.runBatch(ctx, g.engine, qs)
 	if err != nil {
 		writeErr(w, err, s.opts.Timeout.String())
@@ -49,7 +55,28 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		resp.Results[i] = queryResult(q, results[i])
 	}
 	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
-	writeJSON(w, http.StatusOK, resp)
+	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	writeEncoded(w, http.StatusOK, out)
+}
+
+// admit bounds a batch: its total hits against MaxTotalHits (400), then its share of
+// MaxInFlightHits, waited for until ctx is done (503 with Retry-After). The release it
+// returns must run after the response is written, since the response is most of the memory.
+func (s *Server) admit(ctx context.Context, w http.ResponseWriter, qs []rerank.Query) (func(), error) {
+	hits, err := s.opts.limits().TotalHits(qs)
+	if err != nil {
+		return nil, err
+	}
+	release, err := s.budget.acquire(ctx, hits)
+	if err != nil {
+		w.Header().Set("Retry-After", "1")
+		return nil, err
+	}
+	return release, nil
 }
 
 // runBatch runs the queries of one request on at most Options.Workers goroutines. The first

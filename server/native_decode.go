@@ -17,7 +17,7 @@ type limits struct {
 
 func (o Options) limits() limits {
 	return limits{maxQueries: o.MaxQueries, Limits: request.Limits{
-		MaxChars: o.MaxQueryChars, MaxK: o.MaxK, MaxCandidates: o.MaxCandidates}}
+		MaxChars: o.MaxQueryChars, MaxK: o.MaxK, MaxCandidates: o.MaxCandidates, MaxTotalHits: o.MaxTotalHits}}
 }
 
 // searchBody accepts both the batch form and the single-query shorthand.

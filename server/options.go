@@ -48,6 +48,25 @@ type Options struct {
 	// rather than queueing without bound. Health, readiness and metrics are not counted.
 	// Default 1024.
 	MaxInFlight int
+	// MaxTotalHits bounds the hits of one search request, the sum of its queries' k (a
+	// request of 100 queries at k 300 asks for 30,000 passages, about 32 MB of JSON); over
+	// it the request gets a 400 naming max_total_hits. Default 10000.
+	MaxTotalHits int
+	// MaxResponseBytes bounds the JSON body of one search response; a larger one is not
+	// sent and the request gets a 400 naming max_response_bytes. Default 16 MiB.
+	MaxResponseBytes int64
+	// MaxInFlightHits bounds memory across requests: the searches running at once hold at
+	// most this many hits in all (each holds its total hits, as for MaxTotalHits). A request
+	// that cannot get its hits within Timeout gets a 503 with Retry-After. At least
+	// MaxTotalHits. Default 4 x MaxTotalHits.
+	MaxInFlightHits int
+	// FreeMemoryHits: when a request of at least this many hits finishes and no other such
+	// request is running, the heap is returned to the OS (debug.FreeOSMemory), at most once
+	// per FreeMemoryInterval, so a burst does not leave the server holding its peak.
+	// Default 1000; set it above MaxTotalHits to never do so.
+	FreeMemoryHits int
+	// FreeMemoryInterval rate-limits FreeMemoryHits. Default 1s.
+	FreeMemoryInterval time.Duration
 
 	// DefaultMode is used when a query names none. Default: hybrid when the index has dense
 	// embeddings, bm25 otherwise (decided at each load).
@@ -73,7 +92,12 @@ const (
 	DefaultMaxCandidates = 1000
 	DefaultWorkers       = 4
 	DefaultMaxInFlight   = 1024
-	DefaultLanguage      = "en"
+	DefaultMaxTotalHits  = 10000
+	// DefaultMaxResponseBytes is 16 MiB: about 15,000 hits of SciFact-sized passages.
+	DefaultMaxResponseBytes   = 16 << 20
+	DefaultFreeMemoryHits     = 1000
+	DefaultFreeMemoryInterval = time.Second
+	DefaultLanguage           = "en"
 )
 
 // withDefaults fills zero fields and validates the rest.
@@ -95,6 +119,13 @@ func (o Options) withDefaults() (Options, error) {
 	setInt(&o.MaxCandidates, DefaultMaxCandidates)
 	setInt(&o.Workers, DefaultWorkers)
 	setInt(&o.MaxInFlight, DefaultMaxInFlight)
+	setInt(&o.MaxTotalHits, DefaultMaxTotalHits)
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	setInt(&o.MaxInFlightHits, 4*o.MaxTotalHits)
+	setInt(&o.FreeMemoryHits, DefaultFreeMemoryHits)
+	setDur(&o.FreeMemoryInterval, DefaultFreeMemoryInterval)
 	if o.WikiChatRerank == nil {
 		o.WikiChatRerank = []rerank.Stage{rerank.StageCross}
 	}
@@ -103,10 +134,17 @@ func (o Options) withDefaults() (Options, error) {
 		"MaxBodyBytes": o.MaxBodyBytes, "MaxQueries": int64(o.MaxQueries),
 		"MaxQueryChars": int64(o.MaxQueryChars), "MaxK": int64(o.MaxK),
 		"MaxCandidates": int64(o.MaxCandidates), "Workers": int64(o.Workers), "MaxInFlight": int64(o.MaxInFlight),
+		"MaxTotalHits": int64(o.MaxTotalHits), "MaxResponseBytes": o.MaxResponseBytes,
+		"MaxInFlightHits": int64(o.MaxInFlightHits), "FreeMemoryHits": int64(o.FreeMemoryHits),
+		"FreeMemoryInterval": int64(o.FreeMemoryInterval),
 	} {
 		if v < 0 {
 			return o, fmt.Errorf("server options: %s is negative (%d)", name, v)
 		}
+	}
+	if o.MaxInFlightHits < o.MaxTotalHits {
+		return o, fmt.Errorf("server options: MaxInFlightHits (%d) is below MaxTotalHits (%d): a legal request could never run",
+			o.MaxInFlightHits, o.MaxTotalHits)
 	}
 	if o.DefaultMode != "" {
 		if _, err := search.ParseMode(string(o.DefaultMode), ""); err != nil {

@@ -27,6 +27,7 @@ type Server struct {
 	closed      bool       // guarded by reloadMu
 	draining    atomic.Bool
 	apiInFlight atomic.Int64
+	budget      *hitBudget
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
@@ -36,7 +37,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, started: time.Now()}
+	s := &Server{opts: o, started: time.Now(), budget: newHitBudget(o)}
 	s.metrics = newMetrics(s.cur.Load)
 	s.handler = s.cors(s.routesMux())
 	return s, nil

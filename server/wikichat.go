@@ -98,20 +98,33 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 	setMode(r, string(g.mode))
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
+	release, err := s.admit(ctx, w, qs)
+	if err != nil {
+		writeWikiChatErr(w, err, "")
+		return
+	}
+	defer release()
 	results, err := s.runBatch(ctx, g.engine, qs)
 	if err != nil {
 		writeWikiChatErr(w, err, s.opts.Timeout.String())
 		return
 	}
+	var resp any
 	if v1 {
-		writeJSON(w, http.StatusOK, wikiChatV1Response(results[0].Hits))
+		resp = wikiChatV1Response(results[0].Hits)
+	} else {
+		blocks := make([]WikiChatQueryResult, len(results))
+		for i, res := range results {
+			blocks[i] = WikiChatQueryResult{Results: wikiChatBlocks(res.Hits, o.Language)}
+		}
+		resp = blocks
+	}
+	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	if err != nil {
+		writeWikiChatErr(w, err, "")
 		return
 	}
-	out := make([]WikiChatQueryResult, len(results))
-	for i, res := range results {
-		out[i] = WikiChatQueryResult{Results: wikiChatBlocks(res.Hits, o.Language)}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeEncoded(w, http.StatusOK, out)
 }
 
 func writeWikiChatErr(w http.ResponseWriter, err error, timeout string) {

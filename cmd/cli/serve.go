@@ -30,6 +30,8 @@ type serveFlags struct {
 	timeout, shutdown             time.Duration
 	halfLife                      float64
 	verify                        bool
+	maxTotalHits, maxInFlightHits int
+	maxResponseBytes              int64
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -47,6 +49,9 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
 	fs.Float64Var(&f.halfLife, "recent-half-life", rerank.DefaultOptions().RecentHalfLifeYears,
 		"default of the time need recent: age in `years` at which a passage earns half the credit of a current one (news: 0.1-0.5, encyclopedia: 3); a query's recent_half_life_years overrides it")
+	fs.IntVar(&f.maxTotalHits, "max-total-hits", server.DefaultMaxTotalHits, "most `hits` one search request may ask for (the sum of its queries' k); more get a 400")
+	fs.IntVar(&f.maxInFlightHits, "max-in-flight-hits", 0, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 503 (default 4 x --max-total-hits)")
+	fs.Int64Var(&f.maxResponseBytes, "max-response-bytes", server.DefaultMaxResponseBytes, "largest search response body in `bytes`; larger get a 400")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
 	f.log.register(fs, "info") // info: one access log line per request
@@ -99,6 +104,10 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		APIKey:      key,
 		CORSOrigins: splitList(f.cors),
 		Timeout:     f.timeout,
+
+		MaxTotalHits:     f.maxTotalHits,
+		MaxInFlightHits:  f.maxInFlightHits,
+		MaxResponseBytes: f.maxResponseBytes,
 	}
 	if f.models.crossModel == "" {
 		// WikiChat's "rerank": true asks for its LLM reranker; without a cross-encoder the

@@ -34,6 +34,25 @@ type Limits struct {
 	MaxChars      int // characters (Unicode code points) of Text
 	MaxK          int // hits per query
 	MaxCandidates int // passages the rerankers see
+	// MaxTotalHits bounds the hits of one batch, the sum of its queries' k: the work and
+	// the response of a request grow with it (100 queries at k 300 answer 30,000 passages,
+	// about 32 MB of JSON). The server sets it; the CLI leaves it 0, since a batch file is
+	// the user's own job.
+	MaxTotalHits int
+}
+
+// TotalHits returns the sum of the k of qs, the weight of a batch, and an *Error naming
+// max_total_hits when it is over l.MaxTotalHits.
+func (l Limits) TotalHits(qs []rerank.Query) (int, error) {
+	total := 0
+	for _, q := range qs {
+		total += q.K
+	}
+	if l.MaxTotalHits > 0 && total > l.MaxTotalHits {
+		return total, fail("queries", "%d queries ask for %d hits in all (the sum of their k), over the limit of %d (max_total_hits): ask for fewer queries or a smaller k",
+			len(qs), total, l.MaxTotalHits)
+	}
+	return total, nil
 }
 
 // Parse validates q against l and returns the engine's query, every default filled but

@@ -230,3 +230,45 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestTotalHits(t *testing.T) {
+	batch := func(ks ...int) []rerank.Query {
+		qs := make([]rerank.Query, len(ks))
+		for i, k := range ks {
+			qs[i].K = k
+		}
+		return qs
+	}
+	tests := []struct {
+		name    string
+		limits  Limits
+		qs      []rerank.Query
+		want    int
+		wantErr string // substring of the error; "" means none
+	}{
+		{"no limit", Limits{}, batch(300, 300, 300), 900, ""},
+		{"under", Limits{MaxTotalHits: 1000}, batch(300, 300, 300), 900, ""},
+		{"at the limit", Limits{MaxTotalHits: 900}, batch(300, 300, 300), 900, ""},
+		{"over names the limit and value", Limits{MaxTotalHits: 899}, batch(300, 300, 300), 900,
+			"3 queries ask for 900 hits in all (the sum of their k), over the limit of 899 (max_total_hits)"},
+		{"one query", Limits{MaxTotalHits: 10}, batch(11), 11, "over the limit of 10 (max_total_hits)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.limits.TotalHits(tt.qs)
+			if got != tt.want {
+				t.Errorf("total %d, want %d", got, tt.want)
+			}
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			var re *Error
+			if !errors.As(err, &re) || re.Field != "queries" || !strings.Contains(re.Msg, tt.wantErr) {
+				t.Fatalf("error %v, want a queries *Error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package corpus
+
+import (
+	"fmt"
+	"io"
+)
+
+// DefaultMaxRecordBytes is the default of Options.MaxRecordBytes. The largest English
+// Wikipedia pages are a few MB of wikitext; a record far beyond that is a broken or hostile
+// input, and a reader would otherwise buffer it whole (a 50 MB JSON line cost 1.4 GB).
+const DefaultMaxRecordBytes = 64 << 20
+
+// errRecordTooLarge is the error of a record over the cap; readers wrap it with the file
+// and the record's position.
+type errRecordTooLarge struct{ max int64 }
+
+func (e errRecordTooLarge) Error() string {
+	return fmt.Sprintf("record larger than the cap of %d bytes (MaxRecordBytes)", e.max)
+}
+
+// capReader bounds what a streaming decoder (encoding/json, encoding/csv) may buffer for
+// one record. The decoder reads ahead, so the stream is only cut at twice the cap (plus a
+// read buffer): the exact check is the reader's, on the record it got; this one bounds
+// memory when a record never ends.
+type capReader struct {
+	r     io.Reader
+	n     int64 // bytes read so far
+	start int64 // stream offset where the current record starts
+	max   int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n-c.start > 2*c.max+64<<10 {
+		return 0, errRecordTooLarge{c.max}
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// maxRecordBytes returns o.MaxRecordBytes or its default.
+func (o Options) maxRecordBytes() int64 {
+	if o.MaxRecordBytes > 0 {
+		return o.MaxRecordBytes
+	}
+	return DefaultMaxRecordBytes
+}
