@@ -15,11 +15,14 @@ import (
 
 // Document is one article, FAQ entry or abstract, as text split into sections.
 type Document struct {
-	ID     string    // stable id from the dump (page id, _id, row number)
-	Title  string    // article title, FAQ question, abstract title
-	URL    string    // canonical URL when known
-	Date   time.Time // revision timestamp, date_modified, FAQ last_update; zero when unknown
-	Source string    // name of the input the document came from (see Options.Source)
+	ID string // stable id from the dump (page id, _id, row number)
+	// IDFromPosition says ID is the record's number in its file, given because the record had
+	// no id: it is unique within the file only, so another input may use the same one.
+	IDFromPosition bool
+	Title          string    // article title, FAQ question, abstract title
+	URL            string    // canonical URL when known
+	Date           time.Time // revision timestamp, date_modified, FAQ last_update; zero when unknown
+	Source         string    // name of the input the document came from (see Options.Source)
 	// Sections in reading order. The lead section has an empty Name.
 	Sections []Section
 	// Meta holds extra string fields kept from the input (FAQ category, language, ...).

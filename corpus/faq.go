@@ -172,9 +172,9 @@ func (f faqFields) faqRow(get func(col string) (string, bool), n int) (Document,
 	}
 	q, _ := get0(f.question)
 	a, _ := get0(f.answer)
-	doc := Document{ID: strconv.Itoa(n), Title: strings.Join(strings.Fields(q), " ")}
+	doc := Document{ID: strconv.Itoa(n), IDFromPosition: true, Title: strings.Join(strings.Fields(q), " ")}
 	if id, ok := get0(f.id); ok && strings.TrimSpace(id) != "" {
-		doc.ID = strings.TrimSpace(id)
+		doc.ID, doc.IDFromPosition = strings.TrimSpace(id), false
 	}
 	if doc.Title == "" {
 		return Document{}, "", fmt.Errorf("empty question (column %q)", f.question)

@@ -350,14 +350,15 @@ func convertJSONL(wikiExtractor bool) convertFunc {
 				break
 			}
 		}
-		if id == "" {
+		fromPosition := id == ""
+		if fromPosition {
 			id = strconv.Itoa(rec.n)
 		}
 		date, err := parseDate(r.Date)
 		if err != nil {
 			return Document{}, "", err
 		}
-		doc := Document{ID: id, URL: strings.TrimSpace(r.URL), Date: date}
+		doc := Document{ID: id, IDFromPosition: fromPosition, URL: strings.TrimSpace(r.URL), Date: date}
 		if r.Title != nil {
 			doc.Title = strings.Join(strings.Fields(*r.Title), " ")
 		}

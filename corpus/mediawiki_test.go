@@ -464,7 +464,7 @@ func TestMediaWikiEncodings(t *testing.T) {
 		r := NewMediaWikiReader(bytes.NewReader(in), "enc.xml", "")
 		docs, _ := mwReadAll(t, r)
 		if len(docs) != 1 || docs[0].Title != "Ελληνικά \uFFFDx" || r.Stats().Repaired != 1 {
-			t.Errorf("docs %q stats %+v", docs, r.Stats())
+			t.Errorf("docs %+v stats %+v", docs, r.Stats())
 		}
 	})
 }

@@ -659,7 +659,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 			ps = r.split.Split(doc) // unchanged documents are not split: the writer skips them
 			r.prog.passagesSplit(len(ps))
 		}
-		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps})
+		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps, idFromPosition: doc.IDFromPosition})
 		passages += len(ps)
 		if passages >= r.opts.Build.BatchSize || len(b.docs) >= 10*r.opts.Build.BatchSize {
 			b.docsIn = consumed

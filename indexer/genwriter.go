@@ -20,6 +20,9 @@ type docPassages struct {
 	hash     DocHash
 	passages []corpus.Passage
 	src      []uint32 // compaction: the passages' keys in the generation being compacted
+	// idFromPosition: the id is a record number the reader gave a record without one
+	// (corpus.Document.IDFromPosition), unique within its input only.
+	idFromPosition bool
 }
 
 // docBatch is a run of documents from one input. Its position is the number of documents of
@@ -272,9 +275,12 @@ func (w *genWriter) apply(b docBatch) error {
 			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
 		}
 		if e == nil {
-			e = &docEntry{Hash: d.hash}
+			e = &docEntry{Hash: d.hash, input: b.input + 1, idFromPosition: d.idFromPosition}
 			w.docs[d.id] = e
 		} else { // append mode, repeated id
+			if e.input != 0 && e.input != b.input+1 && (e.idFromPosition || d.idFromPosition) {
+				return w.positionIDCollision(d.id, e, b.input, d.idFromPosition)
+			}
 			e.Hash = e.Hash.combine(d.hash)
 		}
 		for j := range d.passages {
@@ -526,4 +532,19 @@ func (w *genWriter) closeFiles() {
 	w.closed = true
 	w.seg.f.Close()
 	w.idx.Close()
+}
+
+// positionIDCollision refuses to merge two documents of different inputs that share an id
+// when one of the ids is only a record number (the record had no id): they are unrelated
+// documents, and merging them would lose one silently.
+func (w *genWriter) positionIDCollision(id string, first *docEntry, input int, fromPosition bool) error {
+	name := func(i int, numbered bool) string {
+		what := "a document with that id"
+		if numbered {
+			what = "a record without an id, numbered " + id
+		}
+		return fmt.Sprintf("%s (%s)", w.opts.Inputs[i].Path, what)
+	}
+	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid) "+
+		"or index the files separately", id, name(first.input-1, first.idFromPosition), name(input, fromPosition))
 }

@@ -129,17 +129,21 @@ func (o Options) withDefaults() (Options, error) {
 	if o.WikiChatRerank == nil {
 		o.WikiChatRerank = []rerank.Stage{rerank.StageCross}
 	}
-	for name, v := range map[string]int64{
-		"Timeout": int64(o.Timeout), "ChatTimeout": int64(o.ChatTimeout),
-		"MaxBodyBytes": o.MaxBodyBytes, "MaxQueries": int64(o.MaxQueries),
-		"MaxQueryChars": int64(o.MaxQueryChars), "MaxK": int64(o.MaxK),
-		"MaxCandidates": int64(o.MaxCandidates), "Workers": int64(o.Workers), "MaxInFlight": int64(o.MaxInFlight),
-		"MaxTotalHits": int64(o.MaxTotalHits), "MaxResponseBytes": o.MaxResponseBytes,
-		"MaxInFlightHits": int64(o.MaxInFlightHits), "FreeMemoryHits": int64(o.FreeMemoryHits),
-		"FreeMemoryInterval": int64(o.FreeMemoryInterval),
+	// In a fixed order (not a map's), so that the first negative option is the one reported.
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"Timeout", int64(o.Timeout)}, {"ChatTimeout", int64(o.ChatTimeout)},
+		{"MaxBodyBytes", o.MaxBodyBytes}, {"MaxQueries", int64(o.MaxQueries)},
+		{"MaxQueryChars", int64(o.MaxQueryChars)}, {"MaxK", int64(o.MaxK)},
+		{"MaxCandidates", int64(o.MaxCandidates)}, {"Workers", int64(o.Workers)}, {"MaxInFlight", int64(o.MaxInFlight)},
+		{"MaxTotalHits", int64(o.MaxTotalHits)}, {"MaxResponseBytes", o.MaxResponseBytes},
+		{"MaxInFlightHits", int64(o.MaxInFlightHits)}, {"FreeMemoryHits", int64(o.FreeMemoryHits)},
+		{"FreeMemoryInterval", int64(o.FreeMemoryInterval)},
 	} {
-		if v < 0 {
-			return o, fmt.Errorf("server options: %s is negative (%d)", name, v)
+		if f.v < 0 {
+			return o, fmt.Errorf("server options: %s is negative (%d)", f.name, f.v)
 		}
 	}
 	if o.MaxInFlightHits < o.MaxTotalHits {

@@ -1,0 +1,79 @@
+package indexer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Records without ids are numbered per file: two such files would give unrelated documents the
+// same id, which a build must refuse instead of merging them.
+func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noIDs1 := write("a.jsonl", `{"title": "Apples", "text": "Apples grow on trees."}`+"\n"+`{"title": "Pears", "text": "Pears are sweet."}`+"\n")
+	noIDs2 := write("b.jsonl", `{"title": "Bees", "text": "Bees make honey."}`+"\n")
+	withIDs := write("c.jsonl", `{"id": "1", "title": "Cats", "text": "Cats purr."}`+"\n")
+	otherIDs := write("d.jsonl", `{"id": "cat-1", "title": "Dogs", "text": "Dogs bark."}`+"\n")
+	repeated := write("e.jsonl", `{"id": "x", "title": "Part", "text": "First part."}`+"\n")
+	repeated2 := write("f.jsonl", `{"id": "x", "title": "Part", "text": "Second part."}`+"\n")
+	tests := []struct {
+		name   string
+		inputs []string
+		want   string // error text; "" for success
+		docs   int
+	}{
+		{"one file without ids", []string{noIDs1}, "", 2},
+		{"two files without ids", []string{noIDs1, noIDs2}, `document id "1" appears in ` + noIDs1 + ` (a record without an id, numbered 1) and in ` + noIDs2 + ` (a record without an id, numbered 1)`, 0},
+		{"numbered record meets an explicit id", []string{withIDs, noIDs2}, `document id "1" appears in ` + withIDs + ` (a document with that id) and in ` + noIDs2, 0},
+		{"explicit ids only", []string{otherIDs, noIDs2}, "", 2},
+		{"an explicit id repeated across files still merges", []string{repeated, repeated2}, "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Dir: filepath.Join(t.TempDir(), "idx")}
+			for _, in := range tc.inputs {
+				opts.Inputs = append(opts.Inputs, InputSpec{Path: in})
+			}
+			_, err := Build(context.Background(), opts)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err %v, want %q", err, tc.want)
+				}
+				if _, cerr := Current(opts.Dir); cerr == nil {
+					t.Error("a refused build committed a generation")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(openDocs(t, opts.Dir)); n != tc.docs {
+				t.Errorf("document table holds %d documents, want %d", n, tc.docs)
+			}
+		})
+	}
+}
+
+// openDocs returns the live generation's document ids.
+func openDocs(t *testing.T, dir string) map[string]*docEntry {
+	t.Helper()
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	docs, err := readDocTable(filepath.Join(g.Dir, docTableName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
