@@ -69,6 +69,9 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"bench", "ann", "--ef", "0"}, "bench ann: --ef"},
 		{[]string{"completion", "tcsh"}, `completion: unknown shell "tcsh"`},
 		{[]string{"version", "extra"}, "version: unexpected arguments"},
+		{[]string{"compact", "--index", "x", "--log-format", "xml"}, `compact: --log-format "xml": want text or json`},
+		{[]string{"delete", "--index", "x", "--doc-id", "1", "--log-level", "loud"}, `delete: --log-level "loud"`},
+		{[]string{"index", "--input", "x", "--index", "y", "--log-format", "yaml"}, `index: --log-format "yaml"`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -13,6 +13,8 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 	var ids stringList
 	fs.Var(&ids, "doc-id", "document `id` to delete (repeatable; also positional)")
 	compactRatio := fs.Float64("compact-ratio", indexer.DefaultCompactRatio, "compact when tombstones exceed this share of passages (negative: never)")
+	var lf logFlags
+	lf.register(fs, "warn")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -21,7 +23,11 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 	if *dir == "" || len(ids) == 0 {
 		return usageErr(fs, "need --index and --doc-id")
 	}
-	sum, err := indexer.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Dir: *dir, Version: Version}, CompactRatio: *compactRatio}, ids)
+	log, err := lf.logger(fs, stdio.Stderr)
+	if err != nil {
+		return err
+	}
+	sum, err := indexer.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Dir: *dir, Version: Version, Logger: log}, CompactRatio: *compactRatio}, ids)
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -32,13 +38,19 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 func cmdCompact(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("compact", "--index DIR", stdio.Stderr)
 	dir := fs.String("index", "", "index `directory`")
+	var lf logFlags
+	lf.register(fs, "warn")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return usageErr(fs, "need --index")
 	}
-	sum, err := indexer.Compact(ctx, *dir, nil)
+	log, err := lf.logger(fs, stdio.Stderr)
+	if err != nil {
+		return err
+	}
+	sum, err := indexer.Compact(ctx, *dir, log)
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
