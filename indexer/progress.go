@@ -2,8 +2,8 @@ package indexer
 
 import (
 	"fmt"
+	"github.com/kairos-rag/kairos/internal/tty"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,18 +32,7 @@ type progress struct {
 
 // newProgress reports to w (nil: nowhere) on a build of totalBytes input bytes (0: unknown).
 func newProgress(w io.Writer, totalBytes int64, dense bool) *progress {
-	return &progress{w: w, tty: isTerminal(w), plainEvery: 5 * time.Second, total: totalBytes, dense: dense}
-}
-
-// isTerminal reports whether w is a character device such as a terminal: the only place a
-// redrawn line makes sense.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return &progress{w: w, tty: tty.Is(w), plainEvery: 5 * time.Second, total: totalBytes, dense: dense}
 }
 
 func (p *progress) read(bytes int64, docs int) {

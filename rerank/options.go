@@ -88,8 +88,22 @@ func (o Options) Validate() error {
 		return fmt.Errorf("rerank: CoverShare %v outside [0,1]", o.CoverShare)
 	case o.NoYearScore < 0 || o.NoYearScore > 1:
 		return fmt.Errorf("rerank: NoYearScore %v outside [0,1]", o.NoYearScore)
-	case !(o.RecentHalfLifeYears > 0):
-		return fmt.Errorf("rerank: RecentHalfLifeYears %v must be > 0", o.RecentHalfLifeYears)
+	}
+	if err := CheckHalfLife(o.RecentHalfLifeYears); err != nil {
+		return fmt.Errorf("rerank: RecentHalfLifeYears %w", err)
+	}
+	return nil
+}
+
+// MaxRecentHalfLifeYears bounds the half-life of "recent": past it every dated passage scores
+// as current, and the time need no longer ranks anything.
+const MaxRecentHalfLifeYears = 1000
+
+// CheckHalfLife checks a half-life of the time need "recent", in years, wherever one is given
+// (options, a serve flag, a query): it must be in (0, MaxRecentHalfLifeYears].
+func CheckHalfLife(years float64) error {
+	if !(years > 0 && years <= MaxRecentHalfLifeYears) {
+		return fmt.Errorf("%v: want a number of years in (0, %d]", years, MaxRecentHalfLifeYears)
 	}
 	return nil
 }

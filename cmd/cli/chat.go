@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/internal/tty"
 	"io"
 	"log/slog"
 	"os"
@@ -258,7 +259,7 @@ func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bo
 // chatREPL reads one message per line until EOF or "/quit". A failed turn is reported and the
 // session goes on: one bad LLM answer should not end a conversation.
 func chatREPL(ctx context.Context, svc *chat.Service, conv string, trace bool, stdio IO) error {
-	interactive := isTerminal(stdio.Stdin)
+	interactive := tty.Is(stdio.Stdin)
 	if interactive {
 		fmt.Fprintf(stdio.Stderr, "conversation %s; /quit to leave, /trace to toggle the trace\n", conv)
 	}
@@ -290,15 +291,6 @@ func chatREPL(ctx context.Context, svc *chat.Service, conv string, trace bool, s
 		}
 	}
 	return sc.Err()
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func readLines(path string) ([]string, error) {

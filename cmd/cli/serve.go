@@ -65,8 +65,8 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if len(pos) > 0 {
 		return usageErr(fs, "unexpected arguments %q", pos)
 	}
-	if !(f.halfLife > 0 && f.halfLife <= 1000) {
-		return usageErr(fs, "--recent-half-life %v: want a number of years in (0, 1000]", f.halfLife)
+	if err := rerank.CheckHalfLife(f.halfLife); err != nil {
+		return usageErr(fs, "--recent-half-life %v", err)
 	}
 	log, err := f.log.logger(fs, stdio.Stderr)
 	if err != nil {

@@ -91,8 +91,10 @@ func Parse(q Query, l Limits) (rerank.Query, error) {
 	if out.Now, err = date("now", q.Now, false); err != nil {
 		return out, err
 	}
-	if h := q.RecentHalfLifeYears; h != 0 && !(h > 0 && h <= 1000) {
-		return out, fail("recent_half_life_years", "%v: want a number of years in (0, 1000]", h)
+	if h := q.RecentHalfLifeYears; h != 0 {
+		if err := rerank.CheckHalfLife(h); err != nil {
+			return out, fail("recent_half_life_years", "%v", err)
+		}
 	}
 	out.RecentHalfLifeYears = q.RecentHalfLifeYears
 	if out.Filters, err = filters(q.Filters); err != nil {
