@@ -1,11 +1,10 @@
 package indexer
 
 import (
-	"context"
-	"sync/atomic"
-
 	"github.com/blevesearch/bleve/v2/analysis"
-	bsearch "github.com/blevesearch/bleve/v2/search"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 )
 
 // BM25Stats are the collection statistics BM25 scores with, recorded in the manifest so that
@@ -18,11 +17,12 @@ import (
 // the average about 2 tokens instead of 23.4, so every passage looks ten times longer than
 // average and short headings win. It also depends on how passages are split into segments.
 // Kairos records the true total length instead, the number of tokens of the text field
-// summed over the live passages, and passes it to bleve as C (BM25Stats.Context), so bleve's
+// summed over the live passages, and passes it to bleve as C, so bleve's
 // average is the mean number of tokens per live passage (rounded up to a whole token, which
 // bleve's formula does). A passage's length, for bleve and here, is the number of tokens the
 // English analyzer emits: after stop-word removal, one per remaining word (TextField.Analyze
-// sets the field length to len(tokens); zap stores it as the posting's norm).
+// sets the field length to len(tokens); zap stores it as the posting's norm). The lexical
+// engine scores with these (indexer/backend/blevebm25 hands them to bleve).
 type BM25Stats struct {
 	Docs int `json:"docs"` // live passages
 	// Tokens is the total number of analysed tokens of the text field in the live passages
@@ -46,33 +46,14 @@ func (s *BM25Stats) AvgLength() float64 {
 // Legacy reports whether s predates token counts (format 2): it scores with the vocabulary.
 func (s *BM25Stats) Legacy() bool { return s.Tokens == 0 && s.Terms > 0 }
 
-// Context returns ctx carrying s for bleve's BM25 scorer.
-func (s *BM25Stats) Context(ctx context.Context) context.Context {
-	total := int(s.Tokens)
-	if s.Legacy() {
-		total = s.Terms
-	}
-	card := map[string]int{FieldText: total, FieldDoc: total, FieldSource: total, FieldDate: total}
-	return context.WithValue(ctx, bsearch.BM25StatsKey, &bsearch.BM25Stats{DocCount: float64(s.Docs), FieldCardinality: card})
-}
-
-// tokenCounter wraps the text analyzer that bleve runs on each passage it indexes and adds up
-// the tokens it emits, so the build learns the total length at no extra analysis cost. bleve
-// analyses each indexed document once, in its own goroutines, hence the atomic counter.
-type tokenCounter struct {
-	analysis.Analyzer
-	n *atomic.Int64
-}
-
-func (c tokenCounter) Analyze(text []byte) analysis.TokenStream {
-	toks := c.Analyzer.Analyze(text)
-	c.n.Add(int64(len(toks)))
-	return toks
+// collection returns s as the engines take it.
+func (s *BM25Stats) collection() backend.CollectionStats {
+	return backend.CollectionStats{Docs: s.Docs, Tokens: s.Tokens, Terms: s.Terms}
 }
 
 // liveTokens counts the analysed tokens of the text field over the live passages of store:
 // the migration of a format 2 index, whose manifest lacks the count.
-func liveTokens(store *Store, text analysis.Analyzer) (int64, error) {
+func liveTokens(store *kpst.Store, text analysis.Analyzer) (int64, error) {
 	var n int64
 	err := store.Each(func(_ uint32, p Passage) error {
 		n += int64(len(text.Analyze([]byte(p.Text))))

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 // in tokens, computed here: every stored live passage analysed with bleve's English analyzer.
 func liveLength(t testing.TB, g *Generation) (docs int, tokens int64) {
 	t.Helper()
-	a := g.BM25.Mapping().AnalyzerNamed(en.AnalyzerName)
+	a := bleveIdx(g).Mapping().AnalyzerNamed(en.AnalyzerName)
 	if a == nil {
 		t.Fatal("no English analyzer")
 	}
@@ -41,9 +42,9 @@ func liveLength(t testing.TB, g *Generation) (docs int, tokens int64) {
 func bleveAvgLength(t testing.TB, g *Generation, term string) float64 {
 	t.Helper()
 	q := query.NewTermQuery(term)
-	q.SetField(FieldText)
+	q.SetField(blevebm25.FieldText)
 	sr := bleve.NewSearchRequestOptions(q, 1, 0, true)
-	res, err := g.BM25.SearchInContext(g.Manifest.BM25.Context(context.Background()), sr)
+	res, err := bleveIdx(g).SearchInContext(statsCtx(g), sr)
 	if err != nil || len(res.Hits) == 0 {
 		t.Fatalf("term %q: %v hits, %v", term, len(res.Hits), err)
 	}
@@ -113,7 +114,7 @@ func TestBM25AverageLength(t *testing.T) {
 	// By hand: "cancer cancer lung" (the, of: stop words) and "cancer cancer cell divid divid
 	// divid without control mani tissu" (and, in: stop words).
 	got := map[string]int{}
-	a := g.BM25.Mapping().AnalyzerNamed(en.AnalyzerName)
+	a := bleveIdx(g).Mapping().AnalyzerNamed(en.AnalyzerName)
 	g.Store.Each(func(_ uint32, p corpus.Passage) error {
 		got[p.DocID] = len(a.Analyze([]byte(p.Text)))
 		return nil

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -60,6 +61,8 @@ type Options struct {
 	Encoder PassageEncoder
 	// HNSW configures the graph (zero: hnsw defaults, seed 1).
 	HNSW hnsw.Options
+	// Engines hold the lexical and vector parts (zero: the local engines, bleve and HNSW).
+	Engines Engines
 	// SkipBad skips malformed records (counted and listed in the Summary) instead of failing.
 	SkipBad bool
 	// MaxBadListed bounds Summary.BadRecords. Default 100.
@@ -118,6 +121,7 @@ func (o *Options) validate() error {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Engines = o.Engines.withDefaults(o.HNSW)
 	return nil
 }
 
@@ -493,7 +497,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 // the corpus. Store segments and bleve files are shared by link and cost nothing to carry.
 func (d *driver) checkpointInterval() int {
 	n := d.opts.CheckpointEvery
-	if n > 0 && d.w.graph != nil {
+	if n > 0 && d.w.vec != nil {
 		n = max(n, d.w.man.Counts.Passages/10)
 	}
 	return n
@@ -532,7 +536,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := d.w.wait(); err != nil {
 		return err
 	}
-	graph := d.w.graph
+	vec := d.w.vec
 	man, err := d.w.finish()
 	if err != nil {
 		return err
@@ -574,12 +578,22 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := d.opts.at("checkpoint-cleaned"); err != nil {
 		return err
 	}
-	base, err := openGen(ctx, final, CheckCheap, false)
+	base, err := openGen(ctx, final, OpenOptions{SkipVectors: true})
 	if err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)
 	}
-	base.BM25.Close() // the writer copies bleve's files; it never reads the base's index
-	base.Dense = graph
+	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
+	if vec != nil {
+		// The graph just committed goes on in memory rather than being loaded again.
+		r, ok := vec.(interface {
+			Reopen(backend.Meta) backend.VectorReader
+		})
+		if ok {
+			base.Vectors = r.Reopen(base.Store)
+		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: genName(gen), Dir: final}, man, base.Store); err != nil {
+			return fmt.Errorf("reopening checkpoint: %w", err)
+		}
+	}
 	return d.open(ctx, base)
 }
 

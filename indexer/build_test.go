@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func TestBuildEnwiki(t *testing.T) {
 	if g.Store.Len() != c.Passages || c.Passages < 1000 {
 		t.Fatalf("store has %d passages, summary %d", g.Store.Len(), c.Passages)
 	}
-	n, err := g.BM25.DocCount()
+	n, err := bleveIdx(g).DocCount()
 	if err != nil || int(n) != c.Passages {
 		t.Fatalf("bleve has %d docs (%v), want %d", n, err, c.Passages)
 	}
@@ -185,7 +186,7 @@ func TestVerify(t *testing.T) {
 	gen, _ := Current(dir)
 	// Damage: one bleve file altered, and a stray file.
 	var victim string
-	filepath.WalkDir(filepath.Join(gen, bm25Name), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(gen, blevebm25.Name), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".zap") {
 			victim = p
 		}
@@ -197,7 +198,7 @@ func TestVerify(t *testing.T) {
 	b, _ := os.ReadFile(victim)
 	b[len(b)/2] ^= 1
 	os.WriteFile(victim, b, 0o644)
-	os.WriteFile(filepath.Join(gen, bm25Name, "stray"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(gen, blevebm25.Name, "stray"), []byte("x"), 0o644)
 	rep, err = Verify(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

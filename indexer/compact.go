@@ -10,6 +10,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -71,6 +73,9 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		o.HNSW = d.HNSW
 		o.HNSW.Workers = 0 // this machine's default, whatever the manifest's builder had
 	}
+	if _, local := o.Engines.Vectors.(hnswvec.Engine); local || o.Engines.Vectors == nil {
+		o.Engines.Vectors = hnswvec.Engine{Params: o.HNSW} // the compacted graph keeps the base's parameters
+	}
 	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
 	if err := d.open(ctx, nil); err != nil {
@@ -84,15 +89,15 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 			os.RemoveAll(d.tmp)
 		}
 	}()
-	if base.Dense != nil {
+	if base.Vectors != nil {
 		w.model = bm.Dense.Model
-		if w.graph, err = hnsw.New(w.model.Dim, o.HNSW); err != nil {
+		if w.vec, err = o.Engines.Vectors.Begin(ctx, backend.Gen{Name: genName(w.gen), Dir: d.tmp}, w.model.Dim, nil); err != nil {
 			return nil, err
 		}
-		w.vectors = func(src []uint64) ([][]float32, error) {
+		w.vectors = func(src []uint32) ([][]float32, error) {
 			out := make([][]float32, len(src))
 			for i, k := range src {
-				v, ok := base.Dense.Vector(k)
+				v, ok := base.Vectors.Vector(k)
 				if !ok {
 					return nil, fmt.Errorf("passage key %d has no vector", k)
 				}

@@ -3,6 +3,11 @@ package indexer
 import (
 	"context"
 	"errors"
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,8 +69,8 @@ var fileKinds = []struct {
 	{"bleve index_meta.json", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/index_meta.json") }},
 	{"passage store", func(t testing.TB, gen string) string { return firstMatch(t, gen, "passages-*.kpst") }},
 	{"document table", func(t testing.TB, gen string) string { return filepath.Join(gen, docTableName) }},
-	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, tombName) }},
-	{"hnsw graph", func(t testing.TB, gen string) string { return filepath.Join(gen, hnswName) }},
+	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, kpst.TombstonesName) }},
+	{"hnsw graph", func(t testing.TB, gen string) string { return filepath.Join(gen, hnswvec.Name) }},
 	{"manifest", func(t testing.TB, gen string) string { return filepath.Join(gen, manifestName) }},
 }
 
@@ -118,7 +123,7 @@ func copyTree(t testing.TB, src, dst string) {
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		return copyFile(path, filepath.Join(dst, rel))
+		return atomicfile.Copy(path, filepath.Join(dst, rel))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -179,11 +184,11 @@ func TestDamagedFiles(t *testing.T) {
 
 // TestOpenBM25RecoversPanics opens bleve directly on a truncated segment, skipping the
 // manifest checks, as a segment beyond CheapHashBudget would be: bleve panics inside (this is
-// the reproduction), and OpenBM25 must turn that into an error naming the directory.
+// the reproduction), and blevebm25.Open must turn that into an error naming the directory.
 func TestOpenBM25RecoversPanics(t *testing.T) {
 	dir := damageFixture(t)
 	gen := mustCurrent(t, dir)
-	if idx, err := OpenBM25(gen); err != nil {
+	if idx, err := blevebm25.Open(gen, backend.Scoring{}); err != nil {
 		t.Fatalf("undamaged: %v", err)
 	} else {
 		idx.Close()
@@ -195,7 +200,7 @@ func TestOpenBM25RecoversPanics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	idx, err := OpenBM25(gen)
+	idx, err := blevebm25.Open(gen, backend.Scoring{})
 	if err == nil {
 		idx.Close()
 		t.Fatal("bleve opened a truncated segment")

@@ -3,8 +3,9 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/modelid"
 )
@@ -31,31 +32,25 @@ type DenseInfo struct {
 // holds M, EfConstruction, EfSearch and Seed.
 type HNSWParams = hnsw.Options
 
-const hnswName = "dense.hnsw"
-
-func hnswPath(genDir string) string { return filepath.Join(genDir, hnswName) }
-
 // embedJob is a batch of passages, keyed, waiting for vectors.
 type embedJob struct {
-	keys  []uint64
+	keys  []uint32
 	texts []string
-	src   []uint64 // compaction: the keys whose stored vectors to reuse
+	src   []uint32 // compaction: the keys whose stored vectors to reuse
 }
 
-// OpenHNSW loads the dense graph of a generation, or returns nil when it has none.
-func openHNSW(genDir string, man *Manifest) (*hnsw.Graph, error) {
-	if man.Dense == nil {
-		return nil, nil
-	}
-	g, err := hnsw.Load(hnswPath(genDir))
+// openVectors opens the vector part of a generation and checks it against the manifest.
+func openVectors(ctx context.Context, eng backend.Vectors, g backend.Gen, man *Manifest, store *kpst.Store) (backend.VectorReader, error) {
+	v, err := eng.Open(ctx, g, store)
 	if err != nil {
-		return nil, fmt.Errorf("%s: loading HNSW graph: %w", genDir, err)
+		return nil, err
 	}
-	if g.Len() != man.Dense.Vectors || g.Dim() != man.Dense.Model.Dim {
-		return nil, fmt.Errorf("%s: HNSW graph has %d vectors of dim %d, manifest says %d of dim %d",
-			genDir, g.Len(), g.Dim(), man.Dense.Vectors, man.Dense.Model.Dim)
+	if v.Len() != man.Dense.Vectors || v.Dim() != man.Dense.Model.Dim {
+		v.Close()
+		return nil, fmt.Errorf("%s: the vector index has %d vectors of dim %d, manifest says %d of dim %d",
+			g.Dir, v.Len(), v.Dim(), man.Dense.Vectors, man.Dense.Model.Dim)
 	}
-	return g, nil
+	return v, nil
 }
 
 // encodeChunk is how many passages the embedding stage hands the encoder at a time: large

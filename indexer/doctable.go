@@ -86,7 +86,7 @@ func encodeDocTable(t map[string]*docEntry) []byte {
 	b := binary.LittleEndian.AppendUint64(docTableFormat.Begin(), uint64(len(ids)))
 	for _, id := range ids {
 		e := t[id]
-		b = appendString(b, id)
+		b = framing.AppendString(b, id)
 		b = append(b, e.Hash[:]...)
 		b = binary.AppendUvarint(b, uint64(len(e.Keys)))
 		prev := uint32(0)
@@ -107,27 +107,27 @@ func parseDocTable(b []byte) (map[string]*docEntry, error) {
 		return nil, errors.New("no document count")
 	}
 	n := binary.LittleEndian.Uint64(payload)
-	d := recordDecoder{b: payload[8:]}
-	if n > uint64(len(d.b)) {
+	d := framing.Decoder{B: payload[8:]}
+	if n > uint64(len(d.B)) {
 		return nil, fmt.Errorf("count %d exceeds the file", n)
 	}
 	t := make(map[string]*docEntry, n)
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		id := d.string()
-		if len(d.b) < 32 {
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		id := d.ReadString()
+		if len(d.B) < 32 {
 			return nil, fmt.Errorf("document %d: truncated", i)
 		}
 		e := &docEntry{}
-		copy(e.Hash[:], d.b)
-		d.b = d.b[32:]
-		nk := d.uvarint()
-		if nk > uint64(len(d.b)) {
+		copy(e.Hash[:], d.B)
+		d.B = d.B[32:]
+		nk := d.ReadUvarint()
+		if nk > uint64(len(d.B)) {
 			return nil, fmt.Errorf("document %d: key count overruns the file", i)
 		}
 		e.Keys = make([]uint32, nk)
 		var k uint64
 		for j := range e.Keys {
-			k += d.uvarint()
+			k += d.ReadUvarint()
 			if k > 1<<32-1 {
 				return nil, fmt.Errorf("document %d: key out of range", i)
 			}
@@ -138,11 +138,11 @@ func parseDocTable(b []byte) (map[string]*docEntry, error) {
 		}
 		t[id] = e
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(d.b))
+	if len(d.B) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(d.B))
 	}
 	return t, nil
 }

@@ -3,10 +3,13 @@ package indexer
 import (
 	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -34,23 +37,6 @@ func TestDocTableRoundTrip(t *testing.T) {
 	}
 }
 
-func TestTombstonesRoundTrip(t *testing.T) {
-	ts := &Tombstones{}
-	for _, k := range []uint32{5, 64, 0, 1000, 5} {
-		ts.Add(k)
-	}
-	got, err := parseTombstones(ts.encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got.Keys(), []uint32{0, 5, 64, 1000}) || got.Len() != 4 || !got.Has(64) || got.Has(63) {
-		t.Fatalf("keys %v len %d", got.Keys(), got.Len())
-	}
-	if m, ok := got.Max(); !ok || m != 1000 {
-		t.Fatalf("max %d %v", m, ok)
-	}
-}
-
 // FuzzParseDocTable: a damaged document table is an error, never a panic, and what parses
 // re-encodes to the same bytes.
 func FuzzParseDocTable(f *testing.F) {
@@ -68,28 +54,10 @@ func FuzzParseDocTable(f *testing.F) {
 	})
 }
 
-// FuzzParseTombstones: a damaged tombstone file is an error, never a panic.
-func FuzzParseTombstones(f *testing.F) {
-	ts := &Tombstones{}
-	ts.Add(1)
-	ts.Add(70)
-	f.Add(ts.encode())
-	f.Add((&Tombstones{}).encode())
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ts, err := parseTombstones(b)
-		if err != nil {
-			return
-		}
-		if again, err := parseTombstones(ts.encode()); err != nil || !reflect.DeepEqual(again.Keys(), ts.Keys()) {
-			t.Fatalf("re-encoding changed the set: %v", err)
-		}
-	})
-}
-
 // TestFormatsKeepTheirBytes: moving the document table and the tombstones into
 // internal/framing kept their version 1 layout; these bytes were written by the code before it.
 func TestFormatsKeepTheirBytes(t *testing.T) {
-	ts := &Tombstones{}
+	ts := &kpst.Tombstones{}
 	for _, k := range []uint32{0, 5, 64, 1000} {
 		ts.Add(k)
 	}
@@ -103,7 +71,7 @@ func TestFormatsKeepTheirBytes(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{"tombstones", ts.encode(), "4b544d42010000000400000000000000000000000500000040000000e80300007121b7874b544d42"},
+		{"tombstones", ts.Encode(), "4b544d42010000000400000000000000000000000500000040000000e80300007121b7874b544d42"},
 		{"document table", encodeDocTable(doc), "4b444f430100000002000000000000000161000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f0300010604c3bc2f32000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f004f6a0da14b444f43"},
 	}
 	for _, tc := range tests {
@@ -111,7 +79,11 @@ func TestFormatsKeepTheirBytes(t *testing.T) {
 			t.Errorf("%s: wrote %s\nwant          %s", tc.name, got, tc.want)
 		}
 	}
-	if _, err := parseTombstones(mustHex(t, tests[0].want)); err != nil {
+	tomb := filepath.Join(t.TempDir(), kpst.TombstonesName)
+	if err := os.WriteFile(tomb, mustHex(t, tests[0].want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kpst.ReadTombstones(tomb); err != nil {
 		t.Errorf("reading version 1 tombstones: %v", err)
 	}
 	if _, err := parseDocTable(mustHex(t, tests[1].want)); err != nil {

@@ -3,7 +3,6 @@ package indexer
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 // An index directory holds generations and a pointer to the live one:
 //
 //	DIR/CURRENT        one line: the name of the live generation ("g-000003")
-//	DIR/g-000003/      manifest.json, passages.kpst, bm25/ (bleve), ...
+//	DIR/g-000003/      manifest.json, passages-*.kpst, bm25/ (bleve), dense.hnsw, ...
 //	DIR/g-000004.tmp/  a build in progress (ignored by readers, removed by the next build)
 //
 // A build writes a new generation beside the live one, syncs it, then replaces CURRENT by
@@ -26,7 +25,6 @@ const (
 	currentName  = "CURRENT"
 	manifestName = "manifest.json"
 	storeName    = "passages.kpst"
-	bm25Name     = "bm25"
 	genPrefix    = "g-"
 	tmpSuffix    = ".tmp"
 )
@@ -136,67 +134,6 @@ func liveGen(dir string) int {
 	}
 	n, _ := parseGen(filepath.Base(cur))
 	return n
-}
-
-// linkFile hard-links src at dst, copying when the file system refuses links.
-func linkFile(src, dst string) error {
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
-	return copyFile(src, dst)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// mutableInPlace names the files of a bleve scorch index that bleve rewrites in place: the
-// bolt database of snapshots and deletions, and the index metadata. Everything else (the
-// *.zap segments) is written once, so a derived generation can share them by hard link.
-func mutableInPlace(name string) bool {
-	return strings.HasSuffix(name, ".bolt") || name == "index_meta.json"
-}
-
-// linkTree reproduces srcBase/sub under dstBase: immutable files hard-linked (their sums
-// carried from sums into linked), files bleve mutates copied.
-func linkTree(srcBase, sub, dstBase string, sums, linked map[string]FileSum) error {
-	root := filepath.Join(srcBase, sub)
-	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(srcBase, path)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(dstBase, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		if mutableInPlace(d.Name()) {
-			return copyFile(path, dst)
-		}
-		if err := linkFile(path, dst); err != nil {
-			return err
-		}
-		if sum, ok := sums[filepath.ToSlash(rel)]; ok {
-			linked[filepath.ToSlash(rel)] = sum
-		}
-		return nil
-	})
 }
 
 // syncTree fsyncs every file and directory under root, so a rename after it publishes data

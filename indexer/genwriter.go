@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
-	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // docPassages is one input document split into passages, with its content hash.
@@ -62,8 +64,9 @@ type UpdateCounts struct {
 }
 
 // genWriter writes one generation directory, from scratch or derived from a base generation
-// whose files it hard-links (immutable store segments, bleve segments) and copies (bleve's
-// root.bolt, which bleve rewrites in place), so the base stays byte-identical and readable.
+// whose immutable files it hard-links (store segments here, the engines' own files in Begin),
+// so the base stays byte-identical and readable. The lexical and vector parts are written
+// through the engines of opts.Engines (indexer/backend).
 type genWriter struct {
 	dir     string // the *.tmp directory being written
 	gen     int
@@ -71,25 +74,24 @@ type genWriter struct {
 	mode    writeMode
 	base    *Generation // nil when writing from scratch
 	segs    []Segment   // inherited segments
-	seg     *storeWriter
+	seg     *kpst.Writer
 	segName string
-	dead    *Tombstones
+	dead    *kpst.Tombstones
 	docs    map[string]*docEntry
 	seen    map[string]bool // update mode: ids met in the input
-	idx     bleve.Index
-	closed  bool // seg and idx are closed (finish or abort ran)
-	bdocs   *docBuilder
-	graph   *hnsw.Graph
-	files   map[string]FileSum // sums of linked files, carried over from the base manifest
+	lex     backend.LexicalWriter
+	closed  bool // seg and lex are closed (finish or abort ran)
+	vec     backend.VectorWriter
+	text    analysis.Analyzer // the index's analyzer, to count the tokens of tombstoned passages
 	man     Manifest
 	upd     UpdateCounts
 	prog    *progress
 	model   ModelIdentity
 	// tokens of the text field in the inherited live passages, less those tombstoned since;
-	// the passages added are counted by bdocs (BM25Stats.Tokens is the sum)
+	// the lexical engine counts the passages added (BM25Stats.Tokens is the sum)
 	tokens int64
 	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
-	vectors func(src []uint64) ([][]float32, error)
+	vectors func(src []uint32) ([][]float32, error)
 
 	// the asynchronous half: bleve batches in flight and the embedder
 	g    *errgroup.Group
@@ -104,40 +106,39 @@ type genWriter struct {
 func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, prog *progress) (*genWriter, error) {
 	w := &genWriter{
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
-		dead: &Tombstones{}, docs: map[string]*docEntry{}, seen: map[string]bool{},
-		files: map[string]FileSum{},
+		dead: &kpst.Tombstones{}, docs: map[string]*docEntry{}, seen: map[string]bool{},
 		man: Manifest{
 			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
 			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
 			Files: map[string]FileSum{},
 		},
 	}
-	m, err := newMapping(opts.Build.Analyzer)
-	if err != nil {
+	var err error
+	if w.text, err = langanalysis.New(opts.Build.Analyzer); err != nil {
 		return nil, err
 	}
-	if w.bdocs, err = newDocBuilder(m, opts.Build.Analyzer); err != nil {
-		return nil, err
-	}
+	ctx := context.Background()
+	g := backend.Gen{Name: genName(gen), Dir: dir}
 	if base == nil {
-		if w.idx, err = bleve.NewUsing(bm25Path(dir), m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, nil); err != nil {
-			return nil, fmt.Errorf("creating bleve index: %w", err)
+		if w.lex, err = opts.Engines.Lexical.Begin(ctx, g, nil, opts.Build.Analyzer); err != nil {
+			return nil, err
 		}
 		if opts.Encoder != nil {
 			w.model = opts.Encoder.Identity()
-			if w.graph, err = hnsw.New(w.model.Dim, opts.HNSW); err != nil {
+			if w.vec, err = opts.Engines.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
+				w.lex.Abort()
 				return nil, err
 			}
 		}
-	} else if err := w.inherit(); err != nil {
-		if w.idx != nil {
-			w.idx.Close()
+	} else if err := w.inherit(ctx, g); err != nil {
+		if w.lex != nil {
+			w.lex.Abort()
 		}
 		return nil, err
 	}
 	w.segName = fmt.Sprintf("passages-%06d.kpst", gen)
-	if w.seg, err = createSegment(filepath.Join(dir, w.segName), uint32(w.nextKey())); err != nil {
-		w.idx.Close()
+	if w.seg, err = kpst.Create(filepath.Join(dir, w.segName), uint32(w.nextKey())); err != nil {
+		w.lex.Abort()
 		return nil, err
 	}
 	return w, nil
@@ -151,9 +152,9 @@ func (w *genWriter) nextKey() int {
 	return n
 }
 
-// inherit links the base generation's store segments and bleve files into w.dir and opens
-// the copy of the bleve index for writing.
-func (w *genWriter) inherit() error {
+// inherit links the base generation's store segments into w.dir and begins the engines'
+// parts as copies of the base's.
+func (w *genWriter) inherit(ctx context.Context, g backend.Gen) error {
 	b := w.base
 	bm := b.Manifest
 	if bm.FormatVersion == 1 {
@@ -166,16 +167,12 @@ func (w *genWriter) inherit() error {
 	w.dead = b.Store.Tombstones().Clone()
 	w.segs = append([]Segment(nil), bm.segments()...)
 	for _, s := range w.segs {
-		if err := linkFile(filepath.Join(b.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
+		if err := atomicfile.LinkOrCopy(filepath.Join(b.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
 			return fmt.Errorf("linking store segment: %w", err)
 		}
-		w.files[s.Name] = bm.Files[s.Name]
 	}
-	if err := linkTree(b.Dir, bm25Name, w.dir, bm.Files, w.files); err != nil {
-		return fmt.Errorf("linking the BM25 index: %w", err)
-	}
-	if w.idx, err = openBleve(bm25Path(w.dir), false); err != nil {
-		return fmt.Errorf("opening the copied BM25 index: %w", err)
+	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: genName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
+		return err
 	}
 	w.man.Counts = Counts{Documents: bm.Counts.Documents, Passages: bm.Counts.Passages, Skipped: map[string]int{}}
 	for k, v := range bm.Counts.Skipped {
@@ -190,7 +187,7 @@ func (w *genWriter) inherit() error {
 	w.man.Parent = bm.Generation
 	if st := bm.BM25; st != nil && !st.Legacy() {
 		w.tokens = st.Tokens
-	} else if w.tokens, err = liveTokens(b.Store, w.bdocs.text); err != nil {
+	} else if w.tokens, err = liveTokens(b.Store, w.text); err != nil {
 		// a format 2 index: count once, from the store (its manifest lacks the count)
 		return fmt.Errorf("counting the tokens of the live passages: %w", err)
 	}
@@ -201,9 +198,14 @@ func (w *genWriter) inherit() error {
 				return err
 			}
 		}
-		w.graph = b.Dense
+		if b.Vectors == nil {
+			return fmt.Errorf("%s: the base generation's vectors are not open", b.Dir)
+		}
+		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, bm.Dense.Model.Dim, b.Vectors); err != nil {
+			return err
+		}
 		w.model = bm.Dense.Model
-		b.Dense = nil // the writer mutates it
+		b.Vectors = nil // the writer has taken it over
 	} else if w.opts.Encoder != nil {
 		return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
 	}
@@ -215,7 +217,7 @@ func (w *genWriter) start(ctx context.Context) {
 	w.g, w.gctx = errgroup.WithContext(ctx)
 	w.sem = make(chan struct{}, 2) // two bleve batches in flight: one analyses while one merges
 	w.jobs = nil
-	if w.graph != nil {
+	if w.vec != nil {
 		w.jobs = make(chan embedJob, 2)
 		jobs := w.jobs
 		w.g.Go(func() error { return w.embedder(w.gctx, jobs) })
@@ -246,7 +248,7 @@ func (w *genWriter) apply(b docBatch) error {
 	if w.gctx.Err() != nil {
 		return w.asyncErr()
 	}
-	bb := w.idx.NewBatch()
+	bb := w.lex.NewBatch()
 	var job embedJob
 	added := 0
 	for i := range b.docs {
@@ -271,7 +273,7 @@ func (w *genWriter) apply(b docBatch) error {
 				w.upd.Added++
 			}
 		}
-		if w.graph != nil && w.vectors == nil && w.opts.Encoder == nil && len(d.passages) > 0 {
+		if w.vec != nil && w.vectors == nil && w.opts.Encoder == nil && len(d.passages) > 0 {
 			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
 		}
 		if e == nil {
@@ -290,17 +292,13 @@ func (w *genWriter) apply(b docBatch) error {
 				return fmt.Errorf("passage store: %w", err)
 			}
 			e.Keys = append(e.Keys, key)
-			bd, err := w.bdocs.build(key, p)
-			if err != nil {
+			if err := bb.Add(key, p); err != nil {
 				return err
 			}
-			if err := bb.IndexAdvanced(bd); err != nil {
-				return fmt.Errorf("passage %s: %w", p.ID, err)
-			}
 			if w.jobs != nil {
-				job.keys = append(job.keys, uint64(key))
+				job.keys = append(job.keys, key)
 				if d.src != nil {
-					job.src = append(job.src, uint64(d.src[j]))
+					job.src = append(job.src, d.src[j])
 				} else {
 					job.texts = append(job.texts, p.Text)
 				}
@@ -318,9 +316,9 @@ func (w *genWriter) apply(b docBatch) error {
 	return w.submit(bb, job, added)
 }
 
-// submit hands a bleve batch adding passages passages, and an embedding job, to the
+// submit hands a lexical batch adding passages passages, and an embedding job, to the
 // asynchronous half.
-func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
+func (w *genWriter) submit(bb backend.LexicalBatch, job embedJob, passages int) error {
 	if len(job.keys) > 0 {
 		select {
 		case w.jobs <- job:
@@ -328,7 +326,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
 			return w.asyncErr()
 		}
 	}
-	if bb.Size() == 0 {
+	if bb.Len() == 0 {
 		return nil
 	}
 	select {
@@ -339,7 +337,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
 	w.g.Go(func() (err error) {
 		defer func() { <-w.sem }()
 		defer recoverTo(&err, "indexing batch")
-		if err := w.idx.Batch(bb); err != nil {
+		if err := w.lex.Apply(w.gctx, bb); err != nil {
 			return fmt.Errorf("indexing batch: %w", err)
 		}
 		w.prog.passagesIndexed(passages)
@@ -349,7 +347,7 @@ func (w *genWriter) submit(bb *bleve.Batch, job embedJob, passages int) error {
 }
 
 // tombstone deletes keys of the base generation from every part of the index.
-func (w *genWriter) tombstone(bb *bleve.Batch, keys []uint32) error {
+func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 	for _, k := range keys {
 		if !w.dead.Add(k) {
 			continue
@@ -363,10 +361,10 @@ func (w *genWriter) tombstone(bb *bleve.Batch, keys []uint32) error {
 		}
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
-		w.tokens -= int64(len(w.bdocs.text.Analyze([]byte(p.Text))))
-		bb.Delete(strconv.FormatUint(uint64(k), 10))
-		if w.graph != nil {
-			w.graph.Delete(uint64(k))
+		w.tokens -= int64(len(w.text.Analyze([]byte(p.Text))))
+		bb.Delete(k)
+		if w.vec != nil {
+			w.vec.Delete(k)
 		}
 	}
 	return nil
@@ -374,7 +372,7 @@ func (w *genWriter) tombstone(bb *bleve.Batch, keys []uint32) error {
 
 // deleteDocs removes whole documents (ids absent from the table are counted as not found).
 func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
-	bb := w.idx.NewBatch()
+	bb := w.lex.NewBatch()
 	for _, id := range ids {
 		e, ok := w.docs[id]
 		if !ok {
@@ -437,8 +435,8 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 		if len(vecs) != len(job.keys) {
 			return fmt.Errorf("encoder returned %d vectors for %d passages", len(vecs), len(job.keys))
 		}
-		if err := w.graph.Add(ctx, job.keys, vecs); err != nil {
-			return fmt.Errorf("adding vectors to the HNSW graph: %w", err)
+		if err := w.vec.Add(ctx, job.keys, vecs); err != nil {
+			return fmt.Errorf("adding vectors: %w", err)
 		}
 		if w.vectors == nil {
 			w.upd.Embedded += len(job.keys) // only this goroutine writes it until wait returns
@@ -450,29 +448,24 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 	return nil
 }
 
-// finish closes every part, writes the tombstones and the document table and fills the
+// finish commits every part, writes the tombstones and the document table and fills the
 // manifest (all but Generation, Created and the checksum). The asynchronous session must be
-// over (wait). keepGraph leaves the graph usable for a next generation.
+// over (wait).
 func (w *genWriter) finish() (*Manifest, error) {
-	docs, err := w.idx.DocCount()
-	if err != nil {
-		w.closeFiles()
-		return nil, fmt.Errorf("BM25 statistics: %w", err)
-	}
-	// bleve has analysed every passage added (wait), so the counter is complete.
-	w.man.BM25 = &BM25Stats{Docs: int(docs), Tokens: w.tokens + w.bdocs.tokens.Load()}
+	ctx := context.Background()
 	w.closed = true
 	storeErr := w.seg.Close()
-	idxErr := w.idx.Close()
+	lc, lexErr := w.lex.Commit(ctx)
 	if storeErr != nil {
 		return nil, fmt.Errorf("closing passage store: %w", storeErr)
 	}
-	if idxErr != nil {
-		return nil, fmt.Errorf("closing bleve index: %w", idxErr)
+	if lexErr != nil {
+		return nil, lexErr
 	}
+	w.man.BM25 = &BM25Stats{Docs: lc.Docs, Tokens: w.tokens + lc.TokensAdded}
 	segs := w.segs
 	if w.seg.Count() > 0 || len(segs) == 0 {
-		segs = append(segs, Segment{Name: w.segName, Base: w.seg.base, Count: w.seg.Count()})
+		segs = append(segs, Segment{Name: w.segName, Base: w.seg.Base(), Count: w.seg.Count()})
 	} else if err := os.Remove(filepath.Join(w.dir, w.segName)); err != nil {
 		return nil, err
 	}
@@ -481,19 +474,32 @@ func (w *genWriter) finish() (*Manifest, error) {
 	if w.mode == modeUpdate {
 		w.man.Counts.Documents = len(w.docs)
 	}
-	if err := writeTombstones(filepath.Join(w.dir, tombName), w.dead); err != nil {
+	if err := kpst.WriteTombstones(filepath.Join(w.dir, kpst.TombstonesName), w.dead); err != nil {
 		return nil, fmt.Errorf("writing tombstones: %w", err)
 	}
 	if err := writeDocTable(filepath.Join(w.dir, docTableName), w.docs); err != nil {
 		return nil, fmt.Errorf("writing document table: %w", err)
 	}
-	if w.graph != nil {
-		if err := w.graph.Save(hnswPath(w.dir)); err != nil {
-			return nil, fmt.Errorf("saving HNSW graph: %w", err)
+	if w.vec != nil {
+		if err := w.vec.Commit(ctx); err != nil {
+			return nil, err
 		}
-		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.graph.Len(), HNSW: w.graph.Options()}
+		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}
+		if p, ok := w.vec.(interface{ Options() HNSWParams }); ok {
+			w.man.Dense.HNSW = p.Options()
+		}
 	}
-	err = filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
+	if err := w.sumFiles(); err != nil {
+		return nil, fmt.Errorf("checksumming: %w", err)
+	}
+	return &w.man, nil
+}
+
+// sumFiles records the size and sha256 of every file of the generation. A file that is a hard
+// link of the base's file of the same name (an immutable segment shared with it) keeps the
+// base's sum without being read again, so an update costs what it changes.
+func (w *genWriter) sumFiles() error {
+	return filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -502,16 +508,24 @@ func (w *genWriter) finish() (*Manifest, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if sum, ok := w.files[rel]; ok {
-			w.man.Files[rel] = sum // a linked, immutable file: its sum is known
-			return nil
+		if w.base != nil {
+			if sum, ok := w.base.Manifest.Files[rel]; ok && sameFile(path, filepath.Join(w.base.Dir, filepath.FromSlash(rel))) {
+				w.man.Files[rel] = sum
+				return nil
+			}
 		}
 		return sumTree(w.dir, path, w.man.Files)
 	})
+}
+
+// sameFile reports whether a and b are the same file on disk (hard links of one inode).
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
 	if err != nil {
-		return nil, fmt.Errorf("checksumming: %w", err)
+		return false
 	}
-	return &w.man, nil
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // abort releases the writer's files after a failure.
@@ -522,16 +536,18 @@ func (w *genWriter) abort() {
 	w.closeFiles()
 }
 
-// closeFiles closes the store segment and the bleve index unless finish or an earlier abort
-// has. Closing bleve twice panics ("close of closed channel"), which used to replace the
-// error that made a checkpoint fail.
+// closeFiles releases the store segment and the engines' writers unless finish or an earlier
+// abort has.
 func (w *genWriter) closeFiles() {
 	if w.closed {
 		return
 	}
 	w.closed = true
-	w.seg.f.Close()
-	w.idx.Close()
+	w.seg.Abort()
+	w.lex.Abort()
+	if w.vec != nil {
+		w.vec.Abort()
+	}
 }
 
 // positionIDCollision refuses to merge two documents of different inputs that share an id

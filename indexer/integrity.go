@@ -6,25 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 )
 
 // ErrDamaged is wrapped by every error that reports a damaged index file: a file whose size or
-// sha256 differs from the manifest, or one bleve could not read (it panicked).
-var ErrDamaged = errors.New("index damaged")
+// sha256 differs from the manifest, or one an engine could not read (bleve panicked).
+var ErrDamaged = backend.ErrDamaged
 
 // DamagedError names one damaged file of a generation and what is wrong with it.
-type DamagedError struct {
-	Path string // the damaged file (or the bleve directory when the file is not known)
-	What string
-}
-
-func (e *DamagedError) Error() string { return "index damaged: " + e.Path + ": " + e.What }
-
-// Is makes errors.Is(err, ErrDamaged) true.
-func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+type DamagedError = backend.DamagedError
 
 // CheckLevel says how thoroughly a generation's files are checked against its manifest before
 // any of them is parsed.
@@ -108,34 +102,6 @@ func errWithoutPath(err error) string {
 	return err.Error()
 }
 
-// recoverDamaged turns a panic inside a parser of index files (bleve, zap, bolt) into a
-// *DamagedError stored in *errp. Bleve trusts its files and indexes slices with offsets read
-// from them, so a damaged file panics rather than failing; the panic stays inside the
-// boundary, and the stack goes to the error only as its first frame inside the parser.
-func recoverDamaged(path string, errp *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	*errp = &DamagedError{Path: path, What: fmt.Sprintf("unreadable (%v at %s)", r, panicSite(debug.Stack()))}
-}
-
-// panicSite returns the function that panicked, from a debug.Stack trace: the first frame
-// after the runtime's panic machinery.
-func panicSite(stack []byte) string {
-	lines := strings.Split(string(stack), "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "panic(") && i+2 < len(lines) {
-			site := lines[i+2]
-			if j := strings.LastIndex(site, "("); j > 0 {
-				site = site[:j]
-			}
-			return site
-		}
-	}
-	return "unknown site"
-}
-
 // damagedBM25File names the bleve file to blame when bleve panicked on gen: the first bleve
 // file that fails a full check against the manifest, or the bleve directory when all match
 // (the damage then predates the manifest, or the manifest has no sums).
@@ -145,7 +111,7 @@ func damagedBM25File(gen string, man *Manifest, cause *DamagedError) error {
 	}
 	sub := &Manifest{Files: map[string]FileSum{}}
 	for name, sum := range man.Files {
-		if strings.HasPrefix(name, bm25Name+"/") {
+		if strings.HasPrefix(name, blevebm25.Name+"/") {
 			sub.Files[name] = sum
 		}
 	}

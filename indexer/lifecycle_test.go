@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"hash/fnv"
 	"math"
 	"os"
@@ -136,8 +138,8 @@ func livePassages(t testing.TB, dir string) map[string]string {
 func bm25Top(t testing.TB, g *Generation, q string) []string {
 	t.Helper()
 	mq := bleve.NewMatchQuery(q)
-	mq.SetField(FieldText)
-	res, err := g.BM25.SearchInContext(g.Manifest.BM25.Context(context.Background()), bleve.NewSearchRequestOptions(mq, 10, 0, false))
+	mq.SetField(blevebm25.FieldText)
+	res, err := bleveIdx(g).SearchInContext(statsCtx(g), bleve.NewSearchRequestOptions(mq, 10, 0, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +261,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	}
 	// Dense: no tombstoned key is ever returned, and every live passage finds itself.
 	q, _ := enc.EncodePassages(ctx, []string{"colorectal cancer patients metastases"})
-	res, err := gu.Dense.SearchExact(q[0], 50)
+	res, err := graphOf(gu).SearchExact(q[0], 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +270,8 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 			t.Errorf("dense hit %d is tombstoned", r.Key)
 		}
 	}
-	if gu.Dense.Live() != len(want) {
-		t.Errorf("graph has %d live vectors, want %d", gu.Dense.Live(), len(want))
+	if graphOf(gu).Live() != len(want) {
+		t.Errorf("graph has %d live vectors, want %d", graphOf(gu).Live(), len(want))
 	}
 
 	// A second update with the same input changes nothing and embeds nothing.
@@ -331,8 +333,8 @@ func TestDeleteDocuments(t *testing.T) {
 	for doc, p := range victims {
 		// Search by the exact document id and by the passage text: nothing of it comes back.
 		tq := query.NewTermQuery(doc)
-		tq.SetField(FieldDoc)
-		res, err := g.BM25.Search(bleve.NewSearchRequest(tq))
+		tq.SetField(blevebm25.FieldDoc)
+		res, err := bleveIdx(g).Search(bleve.NewSearchRequest(tq))
 		if err != nil || res.Total != 0 {
 			t.Errorf("doc %s: %d BM25 hits after delete (%v)", doc, res.Total, err)
 		}
@@ -356,7 +358,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	}
 	gen, _ := Current(dir)
 	verifyOK(t, gen)
-	path := filepath.Join(gen, tombName)
+	path := filepath.Join(gen, kpst.TombstonesName)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +388,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 func denseTop(t testing.TB, g *Generation, enc PassageEncoder, q string) []string {
 	t.Helper()
 	v, _ := enc.EncodePassages(context.Background(), []string{q})
-	res, err := g.Dense.SearchExact(v[0], 10)
+	res, err := graphOf(g).SearchExact(v[0], 10)
 	if err != nil {
 		t.Fatal(err)
 	}

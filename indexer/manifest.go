@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
@@ -59,11 +60,7 @@ type Manifest struct {
 }
 
 // Segment is one passage store file of a generation, holding keys Base..Base+Count-1.
-type Segment struct {
-	Name  string `json:"name"`
-	Base  uint32 `json:"base"`
-	Count int    `json:"count"`
-}
+type Segment = kpst.Segment
 
 // segments returns the store segments of m, translating a version 1 manifest.
 func (m *Manifest) segments() []Segment {

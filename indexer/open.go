@@ -6,18 +6,31 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/blevesearch/bleve/v2"
-
-	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 )
 
 // Generation is one committed generation of an index, opened for reading.
 type Generation struct {
 	Dir      string
 	Manifest *Manifest
-	Store    *Store      // live passages: Store.Each and Store.Dead skip tombstoned keys
-	BM25     bleve.Index // holds exactly the live passages
-	Dense    *hnsw.Graph // nil when the index has no embeddings; tombstoned keys deleted
+	Store    *kpst.Store           // live passages: Store.Each and Store.Dead skip tombstoned keys
+	Lexical  backend.LexicalReader // holds exactly the live passages
+	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
+}
+
+// OpenOptions say how a generation is opened.
+type OpenOptions struct {
+	// Level is how thoroughly the files are checked against the manifest first.
+	Level CheckLevel
+	// BM25 are the parameters the lexical part scores with; zero leaves the engine's.
+	BM25 backend.BM25Params
+	// Engines read the lexical and vector parts (zero: the local engines).
+	Engines Engines
+	// SkipVectors leaves the vector part closed (a writer that does not need it).
+	SkipVectors bool
 }
 
 // Open opens the live generation of the index at dir for reading, after the cheap check of
@@ -30,49 +43,63 @@ func Open(dir string) (*Generation, error) {
 // OpenChecked opens the live generation of the index at dir after checking its files at
 // level; CheckFull hashes every file (serve --verify).
 func OpenChecked(ctx context.Context, dir string, level CheckLevel) (*Generation, error) {
+	return OpenWith(ctx, dir, OpenOptions{Level: level})
+}
+
+// OpenWith opens the live generation of the index at dir as o says.
+func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Generation, error) {
 	gen, err := Current(dir)
 	if err != nil {
 		return nil, err
 	}
-	return openGen(ctx, gen, level, true)
+	return openGen(ctx, gen, o)
 }
 
 // OpenGeneration opens one generation directory (live, older or a checkpoint) for reading.
 func OpenGeneration(genDir string) (*Generation, error) {
-	return openGen(context.Background(), genDir, CheckCheap, true)
+	return openGen(context.Background(), genDir, OpenOptions{})
 }
 
-// openGen checks the files of gen against its manifest at level before any parser reads
-// them, then opens the store, bleve and the graph. Every failure to read a file that the
-// checks passed is reported as damage of that file too: the manifest promised it readable.
-func openGen(ctx context.Context, gen string, level CheckLevel, loadDense bool) (*Generation, error) {
+// openGen checks the files of gen against its manifest before any parser reads them, then
+// opens the store and the engines' parts. Every failure to read a file that the checks passed
+// is reported as damage of that file too: the manifest promised it readable.
+func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error) {
 	man, err := ReadManifest(gen)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFiles(ctx, gen, man, level); err != nil {
+	if err := checkFiles(ctx, gen, man, o.Level); err != nil {
 		return nil, err
 	}
 	store, err := openGenStore(gen, man)
 	if err != nil {
 		return nil, asDamaged(gen, err)
 	}
-	idx, err := OpenBM25(gen)
+	eng := o.Engines.withDefaults(HNSWParams{})
+	g := backend.Gen{Name: genName(man.Generation), Dir: gen}
+	var stats backend.CollectionStats
+	if st := man.BM25; st != nil {
+		stats = st.collection()
+	}
+	lex, err := eng.Lexical.Open(ctx, g, backend.Scoring{Params: o.BM25, Stats: stats})
 	if err != nil {
+		if errors.Is(err, backend.ErrScoring) {
+			return nil, err // a parameter conflict, not damage
+		}
 		var de *DamagedError
 		if !errors.As(err, &de) {
-			de = &DamagedError{Path: bm25Path(gen), What: "opening: " + err.Error()}
+			de = &DamagedError{Path: blevebm25.Dir(gen), What: "opening: " + err.Error()}
 		}
 		return nil, damagedBM25File(gen, man, de)
 	}
-	var dense *hnsw.Graph
-	if loadDense {
-		if dense, err = openHNSW(gen, man); err != nil {
-			idx.Close()
-			return nil, &DamagedError{Path: hnswPath(gen), What: err.Error()}
+	var vecs backend.VectorReader
+	if !o.SkipVectors && man.Dense != nil {
+		if vecs, err = openVectors(ctx, eng.Vectors, g, man, store); err != nil {
+			lex.Close()
+			return nil, &DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
 		}
 	}
-	return &Generation{Dir: gen, Manifest: man, Store: store, BM25: idx, Dense: dense}, nil
+	return &Generation{Dir: gen, Manifest: man, Store: store, Lexical: lex, Vectors: vecs}, nil
 }
 
 // asDamaged marks err, an error reading the files of gen, as damage unless it already is.
@@ -85,15 +112,15 @@ func asDamaged(gen string, err error) error {
 
 // openGenStore opens a generation's store segments and tombstones and checks them against the
 // manifest.
-func openGenStore(gen string, man *Manifest) (*Store, error) {
-	dead, err := readTombstones(filepath.Join(gen, tombName))
+func openGenStore(gen string, man *Manifest) (*kpst.Store, error) {
+	dead, err := kpst.ReadTombstones(filepath.Join(gen, kpst.TombstonesName))
 	if err != nil {
 		return nil, err
 	}
 	if dead.Len() != man.Tombstones {
 		return nil, fmt.Errorf("%s: %d tombstones, manifest says %d", gen, dead.Len(), man.Tombstones)
 	}
-	store, err := openStoreSegments(gen, man.segments(), dead)
+	store, err := kpst.OpenSegments(gen, man.segments(), dead)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", gen, err)
 	}
@@ -105,5 +132,9 @@ func openGenStore(gen string, man *Manifest) (*Store, error) {
 
 // Close releases the generation's files.
 func (g *Generation) Close() error {
-	return errors.Join(g.BM25.Close())
+	var vecErr error
+	if g.Vectors != nil {
+		vecErr = g.Vectors.Close()
+	}
+	return errors.Join(g.Lexical.Close(), vecErr)
 }

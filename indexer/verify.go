@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 )
 
 // Problem is one defect found by Verify.
@@ -81,7 +81,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		}
 		// bleve trusts its files: opening a damaged one may panic or mislead, so it is
 		// not opened at all (the damaged file is reported above).
-		bleveDamaged = bleveDamaged || strings.HasPrefix(name, bm25Name+"/")
+		bleveDamaged = bleveDamaged || strings.HasPrefix(name, blevebm25.Name+"/")
 	}
 	onDisk := map[string]FileSum{}
 	entries, err := os.ReadDir(gen)
@@ -110,14 +110,17 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	if man.FormatVersion >= 2 {
 		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, docTableName), f, a...) })
 	}
+	eng := Engines{}.withDefaults(HNSWParams{})
+	g := backend.Gen{Name: genName(man.Generation), Dir: gen}
 	if man.Dense != nil {
-		g, err := openHNSW(gen, man)
+		v, err := openVectors(ctx, eng.Vectors, g, man, store)
 		if err != nil {
 			bad(hnswPath(gen), "%v", err)
 		} else {
+			defer v.Close()
 			missing, extra := 0, 0
 			for k := 0; k < store.Len(); k++ {
-				in := g.Contains(uint64(k))
+				in := v.Has(uint32(k))
 				switch dead := store.Dead(uint32(k)); {
 				case !dead && !in:
 					missing++
@@ -125,9 +128,9 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 					extra++
 				}
 			}
-			if missing > 0 || extra > 0 || g.Live() != store.Live() {
+			if missing > 0 || extra > 0 || v.Live() != store.Live() {
 				bad(hnswPath(gen), "%d live vectors for %d live passages: %d passages have none, %d tombstoned passages still have one",
-					g.Live(), store.Live(), missing, extra)
+					v.Live(), store.Live(), missing, extra)
 			}
 		}
 	}
@@ -135,7 +138,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		bad(bm25Path(gen), "not opened: its files do not match the manifest")
 		return rep, nil
 	}
-	idx, err := OpenBM25(gen)
+	idx, err := eng.Lexical.Open(ctx, g, backend.Scoring{})
 	if err != nil {
 		var de *DamagedError
 		if errors.As(err, &de) {
@@ -153,7 +156,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 }
 
 // checkDocTable checks that the document table lists exactly the live keys, each once.
-func checkDocTable(gen string, store *Store, bad func(string, ...any)) {
+func checkDocTable(gen string, store *kpst.Store, bad func(string, ...any)) {
 	docs, err := readDocTable(filepath.Join(gen, docTableName))
 	if err != nil {
 		bad("%v", err)
@@ -183,9 +186,9 @@ func checkDocTable(gen string, store *Store, bad func(string, ...any)) {
 	}
 }
 
-// checkBM25Keys checks that bleve holds the live keys of the store and nothing else.
-func checkBM25Keys(ctx context.Context, idx bleve.Index, store *Store, bad func(string, ...any)) error {
-	count, err := idx.DocCount()
+// checkBM25Keys checks that the lexical part holds the live keys of the store and nothing else.
+func checkBM25Keys(ctx context.Context, idx backend.LexicalReader, store *kpst.Store, bad func(string, ...any)) error {
+	count, err := idx.Docs(ctx)
 	if err != nil {
 		bad("doc count: %v", err)
 		return nil
@@ -198,21 +201,16 @@ func checkBM25Keys(ctx context.Context, idx bleve.Index, store *Store, bad func(
 	n := store.Len()
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		ids := make([]string, 0, hi-lo)
+		keys := make([]uint32, 0, hi-lo)
 		for k := lo; k < hi; k++ {
-			ids = append(ids, strconv.Itoa(k))
+			keys = append(keys, uint32(k))
 		}
-		req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
-		res, err := idx.SearchInContext(ctx, req)
+		found, err := idx.Has(ctx, keys)
 		if err != nil {
 			return err
 		}
-		found := make(map[string]bool, len(res.Hits))
-		for _, h := range res.Hits {
-			found[h.ID] = true
-		}
 		for k := lo; k < hi; k++ {
-			in := found[strconv.Itoa(k)]
+			in := found[k-lo]
 			switch dead := store.Dead(uint32(k)); {
 			case !dead && !in:
 				missing++

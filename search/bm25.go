@@ -2,16 +2,9 @@ package search
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strconv"
-	"sync"
 
-	"github.com/blevesearch/bleve/v2"
-	bsearch "github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
-
-	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Default BM25 parameters (Options.K1, Options.B), chosen on training data (README, "BM25").
@@ -19,30 +12,6 @@ const (
 	BM25K1 = 1.2
 	BM25B  = 0.4
 )
-
-// bm25Params records the k1 and b this process scores with. bleve keeps them in package
-// variables read at query time, so they cannot differ between indexes of one process: the
-// first Open installs its values, and an Open asking for others fails rather than silently
-// changing the scores of the indexes already open.
-var bm25Params struct {
-	sync.Mutex
-	k1, b float64
-	set   bool
-}
-
-func setBM25Params(k1, b float64) error {
-	bm25Params.Lock()
-	defer bm25Params.Unlock()
-	if bm25Params.set {
-		if bm25Params.k1 != k1 || bm25Params.b != b {
-			return fmt.Errorf("search options: BM25 k1 %v b %v, but this process already scores with k1 %v b %v (bleve keeps them per process)", k1, b, bm25Params.k1, bm25Params.b)
-		}
-		return nil
-	}
-	bsearch.BM25_k1, bsearch.BM25_b = k1, b
-	bm25Params.k1, bm25Params.b, bm25Params.set = k1, b, true
-	return nil
-}
 
 // terms analyses text as the index did, keeping each distinct term once.
 func (ix *Index) terms(text string) []string {
@@ -60,42 +29,9 @@ func (ix *Index) terms(text string) []string {
 	return out
 }
 
-// bm25Query builds the scoring query: a disjunction of the query's terms over the text field.
-func (ix *Index) bm25Query(text string) (query.Query, bool) {
-	terms := ix.terms(text)
-	if len(terms) == 0 {
-		return nil, false
-	}
-	clauses := make([]query.Query, len(terms))
-	for i, t := range terms {
-		q := query.NewTermQuery(t)
-		q.SetField(indexer.FieldText)
-		clauses[i] = q
-	}
-	return query.NewDisjunctionQuery(clauses), true
-}
-
-// filterQuery returns the filters as queries that restrict but do not score (boost 0).
-func filterQuery(f Filters) []query.Query {
-	var out []query.Query
-	if !f.DateFrom.IsZero() || !f.DateTo.IsZero() {
-		t := true
-		q := query.NewDateRangeInclusiveQuery(f.DateFrom, f.DateTo, &t, &t)
-		q.SetField(indexer.FieldDate)
-		q.SetBoost(0)
-		out = append(out, q)
-	}
-	if len(f.Sources) > 0 {
-		any := make([]query.Query, len(f.Sources))
-		for i, s := range f.Sources {
-			q := query.NewTermQuery(s)
-			q.SetField(indexer.FieldSource)
-			q.SetBoost(0)
-			any[i] = q
-		}
-		out = append(out, query.NewDisjunctionQuery(any))
-	}
-	return out
+// filter converts the request's filters for the engines.
+func (f Filters) filter() backend.Filter {
+	return backend.Filter{DateFrom: f.DateFrom, DateTo: f.DateTo, Sources: f.Sources}
 }
 
 func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
@@ -116,30 +52,17 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 
 // bm25Candidates returns the n best passages by BM25, with document evidence applied.
 func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]candidate, error) {
-	q, ok := ix.bm25Query(req.Text)
-	if !ok {
+	terms := ix.terms(req.Text)
+	if len(terms) == 0 {
 		return nil, nil // nothing searchable (only stop words or punctuation)
 	}
-	if fq := filterQuery(req.Filters); len(fq) > 0 {
-		q = query.NewConjunctionQuery(append([]query.Query{q}, fq...))
-	}
-	sr := bleve.NewSearchRequestOptions(q, n, 0, false)
-	sr.SortBy(bm25Sort)
-	if st := ix.gen.Manifest.BM25; st != nil {
-		// Score with the manifest's statistics, not bleve's segment-dependent ones.
-		ctx = st.Context(ctx)
-	}
-	res, err := ix.gen.BM25.SearchInContext(ctx, sr)
+	hits, err := ix.gen.Lexical.Search(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: req.Filters.filter()})
 	if err != nil {
-		return nil, fmt.Errorf("bm25 search: %w", err)
+		return nil, err
 	}
-	cands := make([]candidate, len(res.Hits))
-	for i, h := range res.Hits {
-		key, err := strconv.ParseUint(h.ID, 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("bm25 hit %q: not a passage key", h.ID)
-		}
-		cands[i] = candidate{key: uint32(key), bm25: h.Score, hasBM25: true, score: h.Score}
+	cands := make([]candidate, len(hits))
+	for i, h := range hits {
+		cands[i] = candidate{key: h.Key, bm25: h.Score, hasBM25: true, score: h.Score}
 	}
 	if ix.opts.DocEvidence > 0 {
 		if err := ix.addDocEvidence(cands); err != nil {
@@ -150,7 +73,7 @@ func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]cand
 }
 
 // capPerDoc keeps at most perDoc candidates of each document, in order.
-func capPerDoc(cands []candidate, perDoc int, store *indexer.Store) []candidate {
+func capPerDoc(cands []candidate, perDoc int, store backend.Passages) []candidate {
 	if perDoc <= 0 {
 		return cands
 	}

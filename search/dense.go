@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // QueryEncoder embeds queries for dense and hybrid search. search declares it so that it needs
@@ -34,7 +35,7 @@ const (
 )
 
 func (ix *Index) checkDense() error {
-	if ix.gen.Dense == nil {
+	if ix.gen.Vectors == nil {
 		return fmt.Errorf("this index has no dense vectors (build it with --model)")
 	}
 	if ix.opts.Encoder == nil {
@@ -43,66 +44,24 @@ func (ix *Index) checkDense() error {
 	return nil
 }
 
-// denseCandidates returns the n nearest passages to the query vector.
+// denseCandidates returns the n nearest passages to the query vector that pass the filters:
+// the vector engine applies them while it searches.
 func (ix *Index) denseCandidates(ctx context.Context, req Request, n int) ([]candidate, error) {
 	q, err := ix.opts.Encoder.EncodeQuery(ctx, req.Text)
 	if err != nil {
 		return nil, fmt.Errorf("encoding query: %w", err)
 	}
-	g := ix.gen.Dense
-	if !req.Filters.empty() {
-		// Filters apply after retrieval; fetch more so that K survive the common cases.
-		n = max(n*10, 1000)
-	}
-	res, err := g.Search(q, n, max(ix.opts.EfSearch, n))
-	if req.Exact {
-		res, err = g.SearchExact(q, n)
-	}
+	hits, err := ix.gen.Vectors.Search(ctx, backend.VectorQuery{
+		Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: req.Filters.filter(),
+	})
 	if err != nil {
-		return nil, fmt.Errorf("dense search: %w", err)
+		return nil, err
 	}
-	cands := make([]candidate, 0, len(res))
-	for _, r := range res {
-		c := candidate{key: uint32(r.Key), dense: float64(r.Score), hasDense: true, score: float64(r.Score)}
-		if !req.Filters.empty() {
-			ok, err := ix.passes(c.key, req.Filters)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-		}
-		cands = append(cands, c)
+	cands := make([]candidate, len(hits))
+	for i, h := range hits {
+		cands[i] = candidate{key: h.Key, dense: h.Score, hasDense: true, score: h.Score}
 	}
 	return cands, nil
-}
-
-func (f Filters) empty() bool {
-	return f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0
-}
-
-// passes applies the filters to a stored passage (dense results are not filtered by bleve).
-func (ix *Index) passes(key uint32, f Filters) (bool, error) {
-	p, err := ix.gen.Store.Get(key)
-	if err != nil {
-		return false, err
-	}
-	if !f.DateFrom.IsZero() && (p.Date.IsZero() || p.Date.Before(f.DateFrom)) {
-		return false, nil
-	}
-	if !f.DateTo.IsZero() && (p.Date.IsZero() || p.Date.After(f.DateTo)) {
-		return false, nil
-	}
-	if len(f.Sources) > 0 {
-		for _, s := range f.Sources {
-			if s == p.Source {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	return true, nil
 }
 
 func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Options tune retrieval. The zero value gives the defaults.
@@ -109,7 +110,9 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.VerifyFiles {
 		level = indexer.CheckFull
 	}
-	gen, err := indexer.OpenChecked(context.Background(), dir, level)
+	gen, err := indexer.OpenWith(context.Background(), dir, indexer.OpenOptions{
+		Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B},
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +134,6 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err != nil {
 		gen.Close()
 		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	if err := setBM25Params(opts.K1, opts.B); err != nil {
-		gen.Close()
-		return nil, err
 	}
 	return &Index{gen: gen, opts: opts, analyzer: an}, nil
 }
@@ -177,7 +176,7 @@ func (ix *Index) Stats() Stats {
 		model = d.Model.Name
 	}
 	return Stats{
-		Dense: ix.gen.Dense != nil, Model: model,
+		Dense: ix.gen.Vectors != nil, Model: model,
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
 		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer,

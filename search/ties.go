@@ -11,9 +11,6 @@ import (
 // the key by its _id string, so Kairos compares keys the same way everywhere: as decimal
 // strings ("10" before "9"). What matters is that one order is used at the cut and after it.
 
-// bm25Sort is the bleve sort of a BM25 search: best score first, then passage key.
-var bm25Sort = []string{"-_score", "_id"}
-
 // keyLess reports whether passage key a sorts before b among equal scores.
 func keyLess(a, b uint32) bool {
 	return strings.Compare(strconv.FormatUint(uint64(a), 10), strconv.FormatUint(uint64(b), 10)) < 0

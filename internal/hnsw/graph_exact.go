@@ -6,6 +6,11 @@ import "fmt"
 // graph: the reference HNSW results are measured against, without a second copy of the
 // vectors. Same ordering as Exact.Search (ties by ascending key).
 func (g *Graph) SearchExact(q []float32, k int) ([]Result, error) {
+	return g.SearchExactFiltered(q, k, nil)
+}
+
+// SearchExactFiltered is SearchExact over the keys keep accepts (nil: all).
+func (g *Graph) SearchExactFiltered(q []float32, k int, keep func(key uint64) bool) ([]Result, error) {
 	if len(q) != g.dim {
 		return nil, fmt.Errorf("%w: query has %d, index has %d", ErrDim, len(q), g.dim)
 	}
@@ -21,7 +26,7 @@ func (g *Graph) SearchExact(q []float32, k int) ([]Result, error) {
 	defer g.mu.RUnlock()
 	top := make([]Result, 0, k+1)
 	for i, key := range g.keys {
-		if g.isDeleted(uint32(i)) {
+		if g.isDeleted(uint32(i)) || keep != nil && !keep(key) {
 			continue
 		}
 		r := Result{key, dot(q, g.vec(uint32(i)))}

@@ -38,6 +38,15 @@ func (g *Graph) getScratch(n int) *searchScratch {
 // Search returns up to k live keys nearest to q, best first. ef is the candidate-list size; ef <= 0
 // uses Options.EfSearch, and ef below k is raised to k. Larger ef trades speed for recall.
 func (g *Graph) Search(q []float32, k, ef int) ([]Result, error) {
+	return g.SearchFiltered(q, k, ef, nil)
+}
+
+// SearchFiltered is Search restricted to the keys keep accepts (nil: all). The filter is
+// applied inside the graph walk: nodes that fail it are expanded, so the graph stays
+// connected, but never enter the results, and the walk goes on until it holds ef that pass.
+// A selective filter therefore costs more nodes visited, never fewer results; a filter that
+// passes almost nothing is best served by SearchExactFiltered.
+func (g *Graph) SearchFiltered(q []float32, k, ef int, keep func(key uint64) bool) ([]Result, error) {
 	if len(q) != g.dim {
 		return nil, fmt.Errorf("%w: query has %d, index has %d", ErrDim, len(q), g.dim)
 	}
@@ -67,7 +76,7 @@ func (g *Graph) Search(q []float32, k, ef int) ([]Result, error) {
 	for l := g.maxLevel; l > 0; l-- {
 		cur, curS = g.greedy(q, cur, curS, l)
 	}
-	g.searchLevel0(s, q, cur, curS, ef)
+	g.searchLevel0(s, q, cur, curS, ef, keep)
 
 	// Drain the min-heap worst first, then keep the best k.
 	res := s.res
@@ -100,12 +109,12 @@ func (g *Graph) greedy(q []float32, cur uint32, curS float32, l int) (uint32, fl
 
 // searchLevel0 is the paper's SEARCH-LAYER on level 0 at query time: deleted nodes are expanded
 // (they keep the graph connected) but never enter the result heap s.res.
-func (g *Graph) searchLevel0(s *searchScratch, q []float32, ep uint32, epS float32, ef int) {
+func (g *Graph) searchLevel0(s *searchScratch, q []float32, ep uint32, epS float32, ef int, keep func(uint64) bool) {
 	vis, gen := s.visited, s.gen
 	cand, res := s.cand[:0], s.res[:0]
 	vis[ep] = gen
 	cand.push(item{epS, ep})
-	if !g.isDeleted(ep) {
+	if g.admits(ep, keep) {
 		res.push(item{epS, ep})
 	}
 	for len(cand) > 0 {
@@ -134,7 +143,7 @@ func (g *Graph) searchLevel0(s *searchScratch, q []float32, ep uint32, epS float
 				cand.push(item{sc, nb})
 				// Its list will likely be expanded soon; start loading it now.
 				prefetch(unsafe.Pointer(&g.level0[int(nb)*g.stride]), 2)
-				if !g.isDeleted(nb) {
+				if g.admits(nb, keep) {
 					res.push(item{sc, nb})
 					if len(res) > ef {
 						res.pop()
@@ -144,6 +153,11 @@ func (g *Graph) searchLevel0(s *searchScratch, q []float32, ep uint32, epS float
 		}
 	}
 	s.cand, s.res = cand[:0], res
+}
+
+// admits reports whether node id may enter the results: live, and accepted by keep.
+func (g *Graph) admits(id uint32, keep func(uint64) bool) bool {
+	return !g.isDeleted(id) && (keep == nil || keep(g.keys[id]))
 }
 
 // sortResults orders by score descending, then key ascending, so equal scores sort stably.

@@ -1,4 +1,4 @@
-package indexer
+package kpst
 
 import (
 	"encoding/binary"
@@ -23,7 +23,7 @@ type Tombstones struct {
 	max  uint32
 }
 
-const tombName = "tombstones.ktmb"
+const TombstonesName = "tombstones.ktmb"
 
 var tombFormat = framing.Format{Name: "tombstone file", Magic: "KTMB", Version: 1}
 
@@ -72,7 +72,7 @@ func (t *Tombstones) Clone() *Tombstones {
 	return &Tombstones{bits: slices.Clone(t.bits), n: t.n, max: t.max}
 }
 
-func (t *Tombstones) encode() []byte {
+func (t *Tombstones) Encode() []byte {
 	keys := t.Keys()
 	b := binary.LittleEndian.AppendUint64(tombFormat.Begin(), uint64(len(keys)))
 	for _, k := range keys {
@@ -107,8 +107,8 @@ func parseTombstones(b []byte) (*Tombstones, error) {
 	return t, nil
 }
 
-// readTombstones reads a generation's tombstone file; a generation without one has none.
-func readTombstones(path string) (*Tombstones, error) {
+// ReadTombstones reads a generation's tombstone file; a generation without one has none.
+func ReadTombstones(path string) (*Tombstones, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Tombstones{}, nil
@@ -123,13 +123,13 @@ func readTombstones(path string) (*Tombstones, error) {
 	return t, nil
 }
 
-// writeTombstones writes t to path and syncs it.
-func writeTombstones(path string, t *Tombstones) error {
+// WriteTombstones writes t to path and syncs it.
+func WriteTombstones(path string, t *Tombstones) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(t.encode()); err != nil {
+	if _, err := f.Write(t.Encode()); err != nil {
 		f.Close()
 		return err
 	}

@@ -1,4 +1,4 @@
-package indexer
+package kpst
 
 import (
 	"bufio"
@@ -14,10 +14,11 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// The passage store is one file: the passage records one after another, an offset table and
+// A store segment is one file: the passage records one after another, an offset table and
 // a trailer, in the envelope of internal/framing (magic "KPST"). Records are binary (uvarint
 // lengths) rather than JSON because a search decodes ten of them per query and JSON decoding
 // would dominate BM25's own latency. Offsets are positions in the file, envelope included.
@@ -33,8 +34,8 @@ const storeTrailer = 8 + 8
 
 var storeFormat = framing.Format{Name: "passage store", Magic: "KPST", Version: 2}
 
-// storeWriter appends passages to a new store file. Not safe for concurrent use.
-type storeWriter struct {
+// Writer appends passages to a new store file. Not safe for concurrent use.
+type Writer struct {
 	base    uint32 // key of the first record
 	f       *os.File
 	w       *bufio.Writer
@@ -43,15 +44,13 @@ type storeWriter struct {
 	buf     []byte
 }
 
-func createStore(path string) (*storeWriter, error) { return createSegment(path, 0) }
-
-// createSegment starts a store file whose first record gets key base.
-func createSegment(path string, base uint32) (*storeWriter, error) {
+// Create starts a store file whose first record gets key base.
+func Create(path string, base uint32) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	sw := &storeWriter{base: base, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	sw := &Writer{base: base, f: f, w: bufio.NewWriterSize(f, 1<<20)}
 	if sw.fw, err = framing.NewWriter(sw.w, storeFormat); err != nil {
 		f.Close()
 		return nil, err
@@ -60,7 +59,7 @@ func createSegment(path string, base uint32) (*storeWriter, error) {
 }
 
 // Add appends p and returns its key (base, base+1, ...).
-func (sw *storeWriter) Add(p *corpus.Passage) (uint32, error) {
+func (sw *Writer) Add(p *corpus.Passage) (uint32, error) {
 	if uint64(sw.base)+uint64(len(sw.offsets)) >= math.MaxUint32 {
 		return 0, errors.New("passage store full (2^32 passage keys)")
 	}
@@ -71,11 +70,17 @@ func (sw *storeWriter) Add(p *corpus.Passage) (uint32, error) {
 	return key, err
 }
 
+// Base is the key of the writer's first record.
+func (sw *Writer) Base() uint32 { return sw.base }
+
+// Abort closes the file after a failure, without finishing it.
+func (sw *Writer) Abort() { sw.f.Close() }
+
 // Count is the number of records added so far.
-func (sw *storeWriter) Count() int { return len(sw.offsets) }
+func (sw *Writer) Count() int { return len(sw.offsets) }
 
 // Close writes the offset table and trailer and syncs the file.
-func (sw *storeWriter) Close() error {
+func (sw *Writer) Close() error {
 	defer sw.f.Close()
 	offsetsPos := sw.fw.Offset()
 	tbl := make([]byte, 0, 8*(len(sw.offsets)+1)+storeTrailer)
@@ -97,20 +102,15 @@ func (sw *storeWriter) Close() error {
 	return sw.f.Sync()
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
 // appendRecord encodes one passage. Field order is part of the format (storeFormat.Version).
 func appendRecord(b []byte, p *corpus.Passage) []byte {
-	b = appendString(b, p.ID)
-	b = appendString(b, p.DocID)
-	b = appendString(b, p.Title)
-	b = appendString(b, p.Section)
-	b = appendString(b, p.Text)
-	b = appendString(b, p.URL)
-	b = appendString(b, p.Source)
+	b = framing.AppendString(b, p.ID)
+	b = framing.AppendString(b, p.DocID)
+	b = framing.AppendString(b, p.Title)
+	b = framing.AppendString(b, p.Section)
+	b = framing.AppendString(b, p.Text)
+	b = framing.AppendString(b, p.URL)
+	b = framing.AppendString(b, p.Source)
 	var unix int64 = math.MinInt64 // zero time
 	if !p.Date.IsZero() {
 		unix = p.Date.Unix()
@@ -126,75 +126,29 @@ func appendRecord(b []byte, p *corpus.Passage) []byte {
 	return b
 }
 
-// recordDecoder reads fields from one record, remembering the first error.
-type recordDecoder struct {
-	b   []byte
-	err error
-}
-
-func (d *recordDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errors.New("bad uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *recordDecoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errors.New("bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *recordDecoder) string() string {
-	n := d.uvarint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errors.New("string overruns record")
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
 func decodeRecord(b []byte) (corpus.Passage, error) {
-	d := recordDecoder{b: b}
+	d := framing.Decoder{B: b}
 	p := corpus.Passage{
-		ID: d.string(), DocID: d.string(), Title: d.string(), Section: d.string(),
-		Text: d.string(), URL: d.string(), Source: d.string(),
+		ID: d.ReadString(), DocID: d.ReadString(), Title: d.ReadString(), Section: d.ReadString(),
+		Text: d.ReadString(), URL: d.ReadString(), Source: d.ReadString(),
 	}
-	if unix := d.varint(); unix != math.MinInt64 && d.err == nil {
+	if unix := d.ReadVarint(); unix != math.MinInt64 && d.Err == nil {
 		p.Date = time.Unix(unix, 0).UTC()
 	}
-	p.Ordinal = int(d.uvarint())
-	if n := d.uvarint(); n > 0 && d.err == nil {
-		if n > uint64(len(d.b)) {
+	p.Ordinal = int(d.ReadUvarint())
+	if n := d.ReadUvarint(); n > 0 && d.Err == nil {
+		if n > uint64(len(d.B)) {
 			return p, errors.New("year count overruns record")
 		}
 		p.Years = make([]timex.Mention, n)
 		for i := range p.Years {
-			p.Years[i] = timex.Mention{From: int(d.varint()), To: int(d.varint()), Pos: int(d.uvarint())}
+			p.Years[i] = timex.Mention{From: int(d.ReadVarint()), To: int(d.ReadVarint()), Pos: int(d.ReadUvarint())}
 		}
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.err = fmt.Errorf("%d trailing bytes", len(d.b))
+	if d.Err == nil && len(d.B) != 0 {
+		d.Err = fmt.Errorf("%d trailing bytes", len(d.B))
 	}
-	return p, d.err
+	return p, d.Err
 }
 
 // segment is one read-only passage store file held in memory: keys base..base+count-1.
@@ -269,9 +223,9 @@ func OpenStore(path string) (*Store, error) {
 	return &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}, nil
 }
 
-// openStoreSegments opens the segments listed in a manifest, in order, and checks that their
+// OpenSegments opens the segments listed in a manifest, in order, and checks that their
 // key ranges are contiguous from 0.
-func openStoreSegments(genDir string, segs []Segment, dead *Tombstones) (*Store, error) {
+func OpenSegments(genDir string, segs []Segment, dead *Tombstones) (*Store, error) {
 	st := &Store{dead: dead}
 	for _, sg := range segs {
 		s, err := openSegment(filepath.Join(genDir, sg.Name))
@@ -293,6 +247,21 @@ func openStoreSegments(genDir string, segs []Segment, dead *Tombstones) (*Store,
 		return nil, fmt.Errorf("tombstone for key %d beyond the store's %d keys", max, st.n)
 	}
 	return st, nil
+}
+
+// Segment is one store file of a generation, as its manifest lists it: keys Base to
+// Base+Count-1.
+type Segment struct {
+	Name  string `json:"name"`
+	Base  uint32 `json:"base"`
+	Count int    `json:"count"`
+}
+
+// Meta returns the date and source of the passage with the given key (backend.Meta: the
+// local vector engine filters with it).
+func (s *Store) Meta(key uint32) (time.Time, string, error) {
+	p, err := s.Get(key)
+	return p.Date, p.Source, err
 }
 
 // Len is the number of keys, including tombstoned ones; the next new key is Len().
@@ -345,10 +314,10 @@ func (s *Store) DocID(key uint32) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("passage key %d: %w", key, err)
 	}
-	d := recordDecoder{b: rec}
-	d.string()
-	id := d.string()
-	return id, d.err
+	d := framing.Decoder{B: rec}
+	d.ReadString()
+	id := d.ReadString()
+	return id, d.Err
 }
 
 // Each calls fn for every live passage in key order, stopping at the first error.
@@ -368,4 +337,9 @@ func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
 	return nil
 }
 
-var _ io.Closer = (*storeWriter)(nil)
+var _ io.Closer = (*Writer)(nil)
+
+var (
+	_ backend.Meta     = (*Store)(nil)
+	_ backend.Passages = (*Store)(nil)
+)

@@ -1,4 +1,4 @@
-package indexer
+package kpst
 
 import (
 	"encoding/binary"
@@ -125,3 +125,5 @@ func TestStoreVersion1Refused(t *testing.T) {
 		t.Fatalf("OpenStore(v1) = %v, want a version error naming the file and asking for a rebuild", err)
 	}
 }
+
+func createStore(path string) (*Writer, error) { return Create(path, 0) }

@@ -1,0 +1,223 @@
+// Package backend declares the engines one generation of a Kairos index is made of: a
+// lexical index (BM25), a vector index (dense) and the passage store. Each is a small
+// interface, generation-aware (begin a generation from scratch or from a base, write to it,
+// commit it, open it, drop it), so that another engine (a different lexical index, a remote
+// vector database) replaces one part without touching the indexer or the searches.
+//
+// Filters are passed down: an engine applies dates and sources while it searches, so a
+// filtered search returns the best passages that pass, not the passing few of the best.
+//
+// The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
+// collection statistics), hnswvec (internal/hnsw) and kpst (the passage store).
+package backend
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// Gen names one generation for an engine. Local engines keep their files under Dir; a remote
+// engine keys its collection by Name.
+type Gen struct {
+	Name string // "g-000003"
+	Dir  string // the generation's directory (its *.tmp name while it is being written)
+}
+
+// Filter restricts a search. Zero values do not filter.
+type Filter struct {
+	DateFrom time.Time // passages dated on or after (an undated passage fails)
+	DateTo   time.Time // passages dated on or before (an undated passage fails)
+	Sources  []string  // passages whose source is one of these
+}
+
+// Empty reports whether f lets every passage through.
+func (f Filter) Empty() bool {
+	return f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0
+}
+
+// Match applies f to a passage's date and source: the one definition every engine that
+// filters by hand follows.
+func (f Filter) Match(date time.Time, source string) bool {
+	if !f.DateFrom.IsZero() && (date.IsZero() || date.Before(f.DateFrom)) {
+		return false
+	}
+	if !f.DateTo.IsZero() && (date.IsZero() || date.After(f.DateTo)) {
+		return false
+	}
+	if len(f.Sources) == 0 {
+		return true
+	}
+	for _, s := range f.Sources {
+		if s == source {
+			return true
+		}
+	}
+	return false
+}
+
+// Hit is a passage key with its score, as an engine ranks it. Engines order hits best first,
+// ties by passage key compared as decimal strings (search's tie rule).
+type Hit struct {
+	Key   uint32
+	Score float64
+}
+
+// CollectionStats are the statistics BM25 scores with, taken from the manifest so that a
+// score depends only on the live passages, never on how an engine split them into segments.
+type CollectionStats struct {
+	Docs   int   // live passages
+	Tokens int64 // analysed tokens of the text field over the live passages
+	// Terms is the vocabulary size a format 2 manifest recorded instead of Tokens; it scores
+	// as those indexes always did, until an update records Tokens.
+	Terms int
+}
+
+// BM25Params are BM25's term-frequency saturation (K1) and length normalisation (B).
+type BM25Params struct{ K1, B float64 }
+
+// Scoring is how a lexical reader scores: BM25's parameters and the collection statistics.
+// It is fixed when the reader opens (an engine may have baked it into its index).
+type Scoring struct {
+	Params BM25Params
+	Stats  CollectionStats
+}
+
+// LexicalQuery is one BM25 search: the query's analysed, distinct terms (search analyses the
+// text in the index's language), how many hits, and the filter.
+type LexicalQuery struct {
+	Terms  []string
+	N      int
+	Filter Filter
+}
+
+// Lexical is a lexical engine.
+type Lexical interface {
+	// Begin starts the lexical part of gen, empty or (base non-nil) as a copy of base's that
+	// leaves base unchanged. analyzer names the text analyzer (internal/langanalysis).
+	Begin(ctx context.Context, gen Gen, base *Gen, analyzer string) (LexicalWriter, error)
+	// Open opens the committed lexical part of gen for searching with sc.
+	Open(ctx context.Context, gen Gen, sc Scoring) (LexicalReader, error)
+	// Drop deletes the lexical part of gen.
+	Drop(ctx context.Context, gen Gen) error
+}
+
+// LexicalWriter writes the lexical part of one generation. Batches are built by one
+// goroutine; Apply may run on two batches at once.
+type LexicalWriter interface {
+	NewBatch() LexicalBatch
+	Apply(ctx context.Context, b LexicalBatch) error
+	// Commit makes everything applied durable and closes the writer. It reports how many
+	// passages the part holds and how many tokens of text the passages added had.
+	Commit(ctx context.Context) (LexicalCounts, error)
+	// Abort releases the writer after a failure; the generation is dropped by the caller.
+	Abort()
+}
+
+// LexicalCounts is what a committed lexical part holds.
+type LexicalCounts struct {
+	Docs        int   // live passages indexed
+	TokensAdded int64 // analysed tokens of the passages added by this writer
+}
+
+// LexicalBatch collects additions and deletions for one Apply.
+type LexicalBatch interface {
+	Add(key uint32, p *corpus.Passage) error
+	Delete(key uint32)
+	Len() int
+}
+
+// LexicalReader searches one committed generation. It is safe for concurrent use.
+type LexicalReader interface {
+	Search(ctx context.Context, q LexicalQuery) ([]Hit, error)
+	// Docs is the number of passages the part holds (a check against the manifest).
+	Docs(ctx context.Context) (int, error)
+	// Has reports, for each key, whether the part holds it (verify).
+	Has(ctx context.Context, keys []uint32) ([]bool, error)
+	Close() error
+}
+
+// VectorQuery is one nearest-neighbour search.
+type VectorQuery struct {
+	Vector []float32
+	K      int
+	Ef     int  // candidate list size (0: the index's default)
+	Exact  bool // brute force: the reference approximate searches are measured against
+	Filter Filter
+}
+
+// Vectors is a vector engine.
+type Vectors interface {
+	// Begin starts the vector part of gen: empty for vectors of dim, or (base non-nil) as a
+	// copy of base's. A base opened by the same engine may be taken over: the caller does not
+	// use it afterwards.
+	Begin(ctx context.Context, gen Gen, dim int, base VectorReader) (VectorWriter, error)
+	// Open opens the committed vector part of gen; meta answers filters on passage keys for
+	// engines that keep no metadata of their own.
+	Open(ctx context.Context, gen Gen, meta Meta) (VectorReader, error)
+	Drop(ctx context.Context, gen Gen) error
+}
+
+// Meta tells an engine the date and source of a passage, for filtering.
+type Meta interface {
+	Meta(key uint32) (date time.Time, source string, err error)
+}
+
+// VectorWriter writes the vector part of one generation. Add is called by one goroutine.
+type VectorWriter interface {
+	Add(ctx context.Context, keys []uint32, vecs [][]float32) error
+	Delete(key uint32)
+	Len() int // vectors held, deleted ones included
+	// Commit makes the part durable and reports its parameters for the manifest.
+	Commit(ctx context.Context) error
+	Abort()
+}
+
+// VectorReader searches one committed vector part. It is safe for concurrent use.
+type VectorReader interface {
+	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
+	// Vector returns the stored vector of key (compaction reuses vectors).
+	Vector(key uint32) ([]float32, bool)
+	Dim() int  // dimension of the vectors
+	Len() int  // vectors held, deleted ones included
+	Live() int // vectors not deleted
+	// Has reports whether key has a live vector (verify).
+	Has(key uint32) bool
+	Close() error
+}
+
+// ErrScoring is wrapped by the error of an engine that cannot score with the parameters it
+// is opened with (bleve keeps one k1 and b per process): a conflict, not damage.
+var ErrScoring = errors.New("scoring parameters refused")
+
+// ErrDamaged is wrapped by every error that reports a damaged index file: a file whose size or
+// sha256 differs from the manifest, or one an engine could not read.
+var ErrDamaged = errors.New("index damaged")
+
+// DamagedError names one damaged file of a generation and what is wrong with it.
+type DamagedError struct {
+	Path string // the damaged file (or the engine's directory when the file is not known)
+	What string
+}
+
+func (e *DamagedError) Error() string { return "index damaged: " + e.Path + ": " + e.What }
+
+// Is makes errors.Is(err, ErrDamaged) true.
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// Passages reads the passages of one committed generation by key. It is safe for concurrent
+// use. The local store (kpst) implements it; a remote engine may keep passages in the
+// payload of its points.
+type Passages interface {
+	Meta
+	Get(key uint32) (corpus.Passage, error)
+	// DocID returns the document id of key without decoding the whole passage.
+	DocID(key uint32) (string, error)
+	// Each calls fn for every live passage in key order, stopping at the first error.
+	Each(fn func(key uint32, p corpus.Passage) error) error
+	Len() int  // keys, tombstoned ones included
+	Live() int // passages not tombstoned
+	Dead(key uint32) bool
+}

@@ -1,0 +1,180 @@
+// Package hnswvec is Kairos's local vector engine: one HNSW graph (internal/hnsw) per
+// generation, saved as one checksummed file, loaded whole for searching. Filters are applied
+// inside the graph walk (hnsw.Graph.SearchFiltered), with the dates and sources of passages
+// from the passage store.
+package hnswvec
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/internal/hnsw"
+)
+
+// Name is the file of a generation that holds its graph.
+const Name = "dense.hnsw"
+
+// Path returns the graph file of the generation at genDir.
+func Path(genDir string) string { return filepath.Join(genDir, Name) }
+
+// Engine is the HNSW vector engine; Params are the graph parameters of new generations (a
+// derived generation keeps its base's).
+type Engine struct {
+	Params hnsw.Options
+}
+
+var _ backend.Vectors = Engine{}
+
+// Begin starts gen's graph: new for vectors of dim, or the graph of base, a *Reader of this
+// engine, which Begin takes over (base must not be searched afterwards).
+func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
+	if base != nil {
+		r, ok := base.(*Reader)
+		if !ok || r.g == nil {
+			return nil, fmt.Errorf("hnswvec: cannot derive from %T", base)
+		}
+		g := r.g
+		r.g = nil
+		return &Writer{g: g, path: Path(gen.Dir)}, nil
+	}
+	g, err := hnsw.New(dim, e.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{g: g, path: Path(gen.Dir)}, nil
+}
+
+// Open loads gen's graph.
+func (e Engine) Open(ctx context.Context, gen backend.Gen, meta backend.Meta) (backend.VectorReader, error) {
+	return Open(gen.Dir, meta)
+}
+
+// Open is Engine.Open with its concrete result.
+func Open(genDir string, meta backend.Meta) (*Reader, error) {
+	g, err := hnsw.Load(Path(genDir))
+	if err != nil {
+		return nil, fmt.Errorf("%s: loading HNSW graph: %w", genDir, err)
+	}
+	return &Reader{g: g, meta: meta}, nil
+}
+
+// Drop removes gen's graph file.
+func (Engine) Drop(ctx context.Context, gen backend.Gen) error {
+	if err := os.Remove(Path(gen.Dir)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// Writer adds vectors to one generation's graph.
+type Writer struct {
+	g    *hnsw.Graph
+	path string
+}
+
+var _ backend.VectorWriter = (*Writer)(nil)
+
+// Add inserts vectors under keys (on all cores).
+func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error {
+	k := make([]uint64, len(keys))
+	for i, key := range keys {
+		k[i] = uint64(key)
+	}
+	return w.g.Add(ctx, k, vecs)
+}
+
+// Delete removes key from the results (its node stays, keeping the graph connected).
+func (w *Writer) Delete(key uint32) { w.g.Delete(uint64(key)) }
+
+// Len is the number of vectors, deleted ones included.
+func (w *Writer) Len() int { return w.g.Len() }
+
+// Options are the graph's parameters, for the manifest.
+func (w *Writer) Options() hnsw.Options { return w.g.Options() }
+
+// Commit saves the graph.
+func (w *Writer) Commit(ctx context.Context) error {
+	if err := w.g.Save(w.path); err != nil {
+		return fmt.Errorf("saving HNSW graph: %w", err)
+	}
+	return nil
+}
+
+// Reopen returns a reader of the graph just committed, without loading it again: a build
+// that checkpoints goes on from it.
+func (w *Writer) Reopen(meta backend.Meta) backend.VectorReader { return &Reader{g: w.g, meta: meta} }
+
+// Abort drops the graph from memory; its file, if any, goes with the generation.
+func (w *Writer) Abort() { w.g = nil }
+
+// Reader searches one generation's graph. It is safe for concurrent use.
+type Reader struct {
+	g    *hnsw.Graph
+	meta backend.Meta
+}
+
+var _ backend.VectorReader = (*Reader)(nil)
+
+// Graph returns the graph, for tests and tools that inspect it.
+func (r *Reader) Graph() *hnsw.Graph { return r.g }
+
+// Dim is the dimension of the vectors.
+func (r *Reader) Dim() int { return r.g.Dim() }
+
+// Len is the number of vectors, deleted ones included.
+func (r *Reader) Len() int { return r.g.Len() }
+
+// Live is the number of vectors not deleted.
+func (r *Reader) Live() int { return r.g.Live() }
+
+// Has reports whether key has a live vector.
+func (r *Reader) Has(key uint32) bool { return r.g.Contains(uint64(key)) }
+
+// Vector returns the stored vector of key.
+func (r *Reader) Vector(key uint32) ([]float32, bool) { return r.g.Vector(uint64(key)) }
+
+// Close releases the graph.
+func (r *Reader) Close() error { return nil }
+
+// Search returns the q.K nearest live passages that pass q.Filter.
+func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.Hit, error) {
+	var keep func(uint64) bool
+	var metaErr error
+	if !q.Filter.Empty() {
+		if r.meta == nil {
+			return nil, fmt.Errorf("hnswvec: a filtered search needs passage metadata")
+		}
+		keep = func(key uint64) bool {
+			if metaErr != nil {
+				return false
+			}
+			date, source, err := r.meta.Meta(uint32(key))
+			if err != nil {
+				metaErr = err
+				return false
+			}
+			return q.Filter.Match(date, source)
+		}
+	}
+	var res []hnsw.Result
+	var err error
+	if q.Exact {
+		res, err = r.g.SearchExactFiltered(q.Vector, q.K, keep)
+	} else {
+		res, err = r.g.SearchFiltered(q.Vector, q.K, q.Ef, keep)
+	}
+	if err == nil {
+		err = metaErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dense search: %w", err)
+	}
+	hits := make([]backend.Hit, len(res))
+	for i, h := range res {
+		hits[i] = backend.Hit{Key: uint32(h.Key), Score: float64(h.Score)}
+	}
+	return hits, nil
+}

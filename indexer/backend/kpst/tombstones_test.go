@@ -1,0 +1,41 @@
+package kpst
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestTombstonesRoundTrip(t *testing.T) {
+	ts := &Tombstones{}
+	for _, k := range []uint32{5, 64, 0, 1000, 5} {
+		ts.Add(k)
+	}
+	got, err := parseTombstones(ts.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Keys(), []uint32{0, 5, 64, 1000}) || got.Len() != 4 || !got.Has(64) || got.Has(63) {
+		t.Fatalf("keys %v len %d", got.Keys(), got.Len())
+	}
+	if m, ok := got.Max(); !ok || m != 1000 {
+		t.Fatalf("max %d %v", m, ok)
+	}
+}
+
+// FuzzParseTombstones: a damaged tombstone file is an error, never a panic.
+func FuzzParseTombstones(f *testing.F) {
+	ts := &Tombstones{}
+	ts.Add(1)
+	ts.Add(70)
+	f.Add(ts.Encode())
+	f.Add((&Tombstones{}).Encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ts, err := parseTombstones(b)
+		if err != nil {
+			return
+		}
+		if again, err := parseTombstones(ts.Encode()); err != nil || !reflect.DeepEqual(again.Keys(), ts.Keys()) {
+			t.Fatalf("re-encoding changed the set: %v", err)
+		}
+	})
+}
