@@ -2,11 +2,15 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
@@ -201,5 +205,76 @@ func TestDenseErrors(t *testing.T) {
 	}
 	if _, err := Open(testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
 		t.Errorf("encoder on a BM25-only index: %v", err)
+	}
+}
+
+// TestDenseFiltersInsideTheEngine: dense and hybrid searches apply date filters inside the
+// vector engine, so a filter that passes 2% of the passages still fills K with passing
+// passages: the same ones as an exact search under the filter.
+func TestDenseFiltersInsideTheEngine(t *testing.T) {
+	// 1,000 documents of words drawn from a small vocabulary, dated over 50 days: each day
+	// holds 20 of them.
+	words := strings.Fields("virus spread mask hand wash fever cough test vaccine school travel home " +
+		"work child symptom contact distance air surface hospital care risk age health")
+	var b strings.Builder
+	base := time.Date(2020, 3, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 1000 {
+		var text []string
+		for j := range 12 {
+			text = append(text, words[(i*7+j*j*3+i/13)%len(words)])
+		}
+		fmt.Fprintf(&b, "{\"id\":\"d%d\",\"title\":\"Doc %d\",\"text\":%q,\"date\":%q}\n",
+			i, i, strings.Join(text, " "), base.AddDate(0, 0, i%50).Format("2006-01-02"))
+	}
+	in := filepath.Join(t.TempDir(), "dated.jsonl")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: in}}, Encoder: bow}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, Options{Encoder: bow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	day := base.AddDate(0, 0, 17)
+	f := Filters{DateFrom: day, DateTo: day}
+	const k, query = 10, "fever cough vaccine"
+	for _, mode := range []Mode{ModeDense, ModeHybrid} {
+		got, err := ix.Search(context.Background(), Request{Text: query, K: k, Mode: mode, Filters: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != k {
+			t.Fatalf("%s: %d hits under a filter passing 20 passages, want %d", mode, len(got), k)
+		}
+		for _, h := range got {
+			if !h.Date.Equal(day) {
+				t.Errorf("%s: hit %s dated %s violates the filter on %s", mode, h.ID, h.Date, day)
+			}
+		}
+	}
+	approx, err := ix.Search(context.Background(), Request{Text: query, K: k, Mode: ModeDense, Filters: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := ix.Search(context.Background(), Request{Text: query, K: k, Mode: ModeDense, Filters: f, Exact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	in10 := map[string]bool{}
+	for _, h := range exact {
+		in10[h.ID] = true
+	}
+	for _, h := range approx {
+		if in10[h.ID] {
+			same++
+		}
+	}
+	if same < k-1 {
+		t.Errorf("HNSW under the filter found %d of the exact top %d", same, k)
 	}
 }
