@@ -58,6 +58,9 @@ func TestLayering(t *testing.T) {
 		}
 		checked++
 		for _, imp := range pkg.Imports {
+			if msg := engineRule(filepath.ToSlash(rel), imp); msg != "" {
+				t.Error(msg)
+			}
 			target, ok := strings.CutPrefix(imp, module)
 			if !ok {
 				continue
@@ -86,5 +89,45 @@ func TestLayeringSeesTheRepository(t *testing.T) {
 	b, err := os.ReadFile("../../go.mod")
 	if err != nil || !strings.Contains(string(b), "module "+strings.TrimSuffix(module, "/")) {
 		t.Fatalf("../../go.mod is not this module's: %v", err)
+	}
+}
+
+// engineRule enforces the backend seam (DEVELOPERS.md): bleve's index and search API is used
+// only by the bleve engine, and the local engines are named only inside indexer, which wires
+// them; everything above reads a generation through indexer/backend's interfaces. bleve's
+// analysis packages stay free to use: text analysis is not an engine's business.
+func engineRule(rel, imp string) string {
+	const bleveEngine = "indexer/backend/blevebm25"
+	bleveCore := imp == "github.com/blevesearch/bleve/v2" || strings.HasPrefix(imp, "github.com/blevesearch/bleve/v2/search") ||
+		strings.HasPrefix(imp, "github.com/blevesearch/bleve/v2/mapping") || strings.HasPrefix(imp, "github.com/blevesearch/bleve/v2/document") ||
+		strings.HasPrefix(imp, "github.com/blevesearch/bleve_index_api")
+	if bleveCore && rel != bleveEngine {
+		return rel + " imports " + imp + ": only " + bleveEngine + " uses bleve's index and search API"
+	}
+	if target, ok := strings.CutPrefix(imp, module+"indexer/backend/"); ok &&
+		!strings.HasPrefix(rel, "indexer") && !strings.HasPrefix(rel, "cmd") {
+		return rel + " imports the engine indexer/backend/" + target + ": read generations through indexer/backend's interfaces"
+	}
+	return ""
+}
+
+func TestEngineRule(t *testing.T) {
+	tests := []struct {
+		rel, imp string
+		bad      bool
+	}{
+		{"indexer/backend/blevebm25", "github.com/blevesearch/bleve/v2", false},
+		{"indexer", "github.com/blevesearch/bleve/v2", true},
+		{"search", "github.com/blevesearch/bleve/v2/search/query", true},
+		{"search", "github.com/blevesearch/bleve/v2/analysis", false},
+		{"search", module + "indexer/backend/kpst", true},
+		{"server", module + "indexer/backend/hnswvec", true},
+		{"indexer", module + "indexer/backend/hnswvec", false},
+		{"cmd/cli", module + "indexer/backend/hnswvec", false},
+	}
+	for _, tc := range tests {
+		if got := engineRule(tc.rel, tc.imp) != ""; got != tc.bad {
+			t.Errorf("%s importing %s: flagged %v, want %v", tc.rel, tc.imp, got, tc.bad)
+		}
 	}
 }
