@@ -1,0 +1,292 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
+)
+
+// driver owns the writer side of drive.
+type driver struct {
+	dir         string
+	opts        *Options
+	spec        runSpec
+	prog        *progress
+	prev        int
+	inputs      func() ([]Input, error)
+	tmp         string // directory being written
+	w           *genWriter
+	upd         UpdateCounts
+	notFound    []string
+	checkpoints int
+	compacted   bool
+	compactErr  string
+}
+
+func (d *driver) update() *UpdateCounts {
+	if d.spec.mode != modeUpdate {
+		return nil
+	}
+	return &d.upd
+}
+
+// open starts a new generation derived from base (nil: from scratch).
+func (d *driver) open(ctx context.Context, base *Generation) error {
+	gen, err := nextGen(d.dir)
+	if err != nil {
+		return err
+	}
+	d.tmp = filepath.Join(d.dir, genName(gen)+tmpSuffix)
+	if err := os.RemoveAll(d.tmp); err != nil {
+		return err
+	}
+	if err := os.Mkdir(d.tmp, 0o755); err != nil {
+		return err
+	}
+	if d.w, err = newGenWriter(d.tmp, gen, d.opts, d.spec.mode, base, d.prog); err != nil {
+		return err
+	}
+	if d.spec.mode == modeUpdate {
+		// An update's manifest describes its own inputs and reader counts.
+		d.w.man.Inputs = nil
+		d.w.man.Counts.Skipped, d.w.man.Counts.Bad, d.w.man.Counts.Repaired = map[string]int{}, 0, 0
+	}
+	d.w.start(ctx)
+	return nil
+}
+
+func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest, error) {
+	if err := d.open(ctx, d.spec.base); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			d.w.abort()
+		}
+	}()
+	sinceCheckpoint := 0
+	for b := range batches {
+		if err := d.w.apply(b); err != nil {
+			return nil, err
+		}
+		if err := d.opts.at("batch-applied"); err != nil {
+			return nil, err
+		}
+		pos := position{Input: b.input, Docs: b.docsIn}
+		if b.done != nil {
+			pos = position{Input: b.input + 1}
+		}
+		for _, dp := range b.docs {
+			sinceCheckpoint += len(dp.passages)
+		}
+		if n := d.checkpointInterval(); n > 0 && sinceCheckpoint >= n {
+			if err := d.checkpoint(ctx, pos); err != nil {
+				return nil, err
+			}
+			sinceCheckpoint = 0
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if d.spec.mode == modeUpdate && d.spec.deleteMissing && len(d.w.seen) == 0 && !d.opts.AllowEmpty {
+		return nil, fmt.Errorf("%w: the inputs yielded no document (%s), so --delete-missing would delete all %d documents of the index; nothing was changed (AllowEmpty/--allow-empty does it)",
+			ErrEmptyInput, countsText(d.w.man.Counts), len(d.w.docs))
+	}
+	if d.spec.mode == modeUpdate && d.spec.deleteMissing {
+		var missing []string
+		for id := range d.w.docs {
+			if !d.w.seen[id] {
+				missing = append(missing, id)
+			}
+		}
+		sort.Strings(missing)
+		if _, err := d.w.deleteDocs(missing); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.spec.deleteIDs) > 0 {
+		nf, err := d.w.deleteDocs(d.spec.deleteIDs)
+		if err != nil {
+			return nil, err
+		}
+		d.notFound = nf
+	}
+	if err := d.w.wait(); err != nil {
+		return nil, err
+	}
+	d.upd = d.w.upd
+	if d.spec.mode == modeUpdate && d.upd.PassagesAdded == 0 && d.upd.PassagesDeleted == 0 {
+		// Nothing changed: the live generation stays, and no graph or bleve files are rewritten.
+		d.w.abort()
+		ok = true
+		os.RemoveAll(d.tmp)
+		d.tmp = ""
+		return d.spec.base.Manifest, nil
+	}
+	if d.spec.mode == modeAppend && d.w.man.Counts.Passages == 0 && !d.opts.AllowEmpty {
+		what := "to commit an empty index"
+		if d.prev > 0 {
+			what = fmt.Sprintf("to replace the live generation %d with an empty one; it stays live", d.prev)
+		}
+		return nil, fmt.Errorf("%w: no passages from the inputs (%s): refusing %s (AllowEmpty/--allow-empty commits it)",
+			ErrEmptyInput, countsText(d.w.man.Counts), what)
+	}
+	man, err := d.w.finish()
+	ok = true
+	if err != nil {
+		return nil, err
+	}
+	if err := d.opts.at("finished"); err != nil {
+		return nil, err
+	}
+	gen := d.w.gen
+	if err := d.seal(man, gen); err != nil {
+		return nil, err
+	}
+	if err := commitGen(d.dir, d.tmp, gen, d.opts.at); err != nil {
+		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
+	}
+	d.tmp = ""
+	if d.spec.mode == modeAppend { // a build's own checkpoint; an update leaves a pending build's alone
+		if err := removeCheckpoint(d.dir); err != nil {
+			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
+		}
+		if err := d.opts.at("checkpoint-removed"); err != nil {
+			return nil, err
+		}
+	}
+	if err := cleanOld(d.dir, gen, d.prev); err != nil {
+		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
+	}
+	if err := d.opts.at("old-removed"); err != nil {
+		return nil, err
+	}
+	if d.spec.compact && d.spec.compactRatio > 0 && man.Tombstones > 0 &&
+		float64(man.Tombstones) > d.spec.compactRatio*float64(man.Tombstones+man.Counts.Passages) {
+		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, genName(gen)), d.prev)
+		if err != nil {
+			// The update is committed and live: report that, and the compaction's failure
+			// beside it, rather than an error that reads as if nothing had happened.
+			d.compactErr = fmt.Sprintf("compacting generation %d: %v", gen, err)
+			d.opts.Logger.Warn("update committed, compaction failed", "generation", gen, "err", err)
+			return man, nil
+		}
+		d.compacted = true
+		return cman, nil
+	}
+	return man, nil
+}
+
+// checkpointInterval is CheckpointEvery, raised to a tenth of the passages written so far when
+// the index has a graph: each checkpoint rewrites the whole graph file, and growing intervals
+// bound the total written to about ten graphs' worth instead of growing with the square of
+// the corpus. Store segments and bleve files are shared by link and cost nothing to carry.
+func (d *driver) checkpointInterval() int {
+	n := d.opts.CheckpointEvery
+	if n > 0 && d.w.vec != nil {
+		n = max(n, d.w.man.Counts.Passages/10)
+	}
+	return n
+}
+
+// seal completes a written generation: inputs with their sums, generation number, time,
+// fsync of every file, and the manifest written last.
+func (d *driver) seal(man *Manifest, gen int) error {
+	ins, err := d.inputs()
+	if err != nil {
+		return err
+	}
+	for i := range ins {
+		if i < len(man.Inputs) {
+			ins[i].Format, ins[i].Source = man.Inputs[i].Format, man.Inputs[i].Source
+		}
+	}
+	man.Inputs = ins
+	man.Generation = gen
+	man.Created = time.Now().UTC()
+	if err := syncTree(d.tmp); err != nil {
+		return fmt.Errorf("syncing new generation: %w", err)
+	}
+	if err := d.opts.at("synced"); err != nil {
+		return err
+	}
+	if err := writeManifest(d.tmp, man); err != nil {
+		return fmt.Errorf("writing manifest: %w", err)
+	}
+	return d.opts.at("manifest-written")
+}
+
+// checkpoint commits what is written so far as a checkpoint generation and continues in a new
+// generation derived from it. The graph stays in memory; everything else is reopened.
+func (d *driver) checkpoint(ctx context.Context, pos position) error {
+	if err := d.w.wait(); err != nil {
+		return err
+	}
+	vec := d.w.vec
+	man, err := d.w.finish()
+	if err != nil {
+		return err
+	}
+	if err := d.opts.at("checkpoint-finished"); err != nil {
+		return err
+	}
+	gen := d.w.gen
+	if err := d.seal(man, gen); err != nil {
+		return err
+	}
+	final := filepath.Join(d.dir, genName(gen))
+	if err := os.Rename(d.tmp, final); err != nil {
+		return err
+	}
+	d.tmp = ""
+	if err := atomicfile.SyncDir(d.dir); err != nil {
+		return err
+	}
+	if err := d.opts.at("checkpoint-renamed"); err != nil {
+		return err
+	}
+	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
+	if d.opts.Encoder != nil {
+		id := d.opts.Encoder.Identity()
+		cp.Model = &id
+		cp.HNSW = &man.Dense.HNSW
+	}
+	if err := writeCheckpoint(d.dir, &cp); err != nil {
+		return fmt.Errorf("writing checkpoint: %w", err)
+	}
+	d.checkpoints++
+	if err := d.opts.at("checkpoint-recorded"); err != nil {
+		return err
+	}
+	if err := cleanOld(d.dir, d.prev, d.prev); err != nil { // drops the previous checkpoint
+		d.opts.Logger.Warn("removing old checkpoints", "dir", d.dir, "err", err)
+	}
+	if err := d.opts.at("checkpoint-cleaned"); err != nil {
+		return err
+	}
+	base, err := openGen(ctx, final, OpenOptions{SkipVectors: true})
+	if err != nil {
+		return fmt.Errorf("reopening checkpoint: %w", err)
+	}
+	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
+	if vec != nil {
+		// The graph just committed goes on in memory rather than being loaded again.
+		r, ok := vec.(interface {
+			Reopen(backend.Meta) backend.VectorReader
+		})
+		if ok {
+			base.Vectors = r.Reopen(base.Store)
+		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: genName(gen), Dir: final}, man, base.Store); err != nil {
+			return fmt.Errorf("reopening checkpoint: %w", err)
+		}
+	}
+	return d.open(ctx, base)
+}

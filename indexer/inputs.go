@@ -1,0 +1,119 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// reader streams documents of the inputs into batches.
+type reader struct {
+	opts  *Options
+	split *corpus.Splitter
+	prog  *progress
+	bad   []string
+	known map[string]DocHash // update: content hashes of the base generation (read only)
+}
+
+func (r *reader) readAll(ctx context.Context, from position, out chan<- docBatch) error {
+	for i, in := range r.opts.Inputs {
+		if i < from.Input {
+			continue
+		}
+		skip := 0
+		if i == from.Input {
+			skip = from.Docs
+		}
+		if err := r.readInput(ctx, i, in, skip, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readInput streams one input into batches of documents, skipping its first skip documents
+// (consumed before a checkpoint).
+func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, out chan<- docBatch) error {
+	cr, err := corpus.Open(ctx, in.Path, in.Options)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", in.Path, err)
+	}
+	defer cr.Close()
+	send := func(b docBatch) error {
+		select {
+		case out <- b:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	b := docBatch{input: i}
+	passages, consumed := 0, 0
+	var readBefore int64
+	source := ""
+	for {
+		doc, err := cr.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !corpus.IsRecordError(err) || !r.opts.SkipBad {
+				return err
+			}
+			if len(r.bad) < r.opts.MaxBadListed {
+				r.bad = append(r.bad, err.Error())
+			}
+			continue
+		}
+		consumed++
+		st := cr.Stats()
+		if err := r.opts.checkLanguage(in.Path, st.Languages); err != nil {
+			return err
+		}
+		r.prog.read(st.BytesRead-readBefore, 1)
+		readBefore = st.BytesRead
+		source = doc.Source
+		if consumed <= skip {
+			continue
+		}
+		h := contentHash(&doc)
+		var ps []corpus.Passage
+		if known, ok := r.known[doc.ID]; !ok || known != h {
+			ps = r.split.Split(doc) // unchanged documents are not split: the writer skips them
+			r.prog.passagesSplit(len(ps))
+		}
+		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps, idFromPosition: doc.IDFromPosition})
+		passages += len(ps)
+		if passages >= r.opts.Build.BatchSize || len(b.docs) >= 10*r.opts.Build.BatchSize {
+			b.docsIn = consumed
+			if err := send(b); err != nil {
+				return err
+			}
+			b, passages = docBatch{input: i}, 0
+		}
+	}
+	if source == "" {
+		source = in.Options.Source
+	}
+	b.docsIn = consumed
+	st := cr.Stats()
+	format := st.Format // detected by the reader, or forced
+	if format == "" {
+		format = in.Options.Format
+	}
+	b.done = &inputDone{stats: st, format: format, source: source}
+	return send(b)
+}
+
+// Passage is corpus.Passage, named here for brevity.
+type Passage = corpus.Passage
+
+// recoverTo turns a panic in a pipeline goroutine into an error carrying the stack.
+func recoverTo(err *error, stage string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: panic: %v\n%s", stage, r, debug.Stack())
+	}
+}

@@ -1,0 +1,166 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/hnsw"
+)
+
+// BuildOptions are the settings of a build that shape the index; they are recorded in the
+// manifest.
+type BuildOptions struct {
+	// MaxWords is the passage size limit, title prefix included. Default 120.
+	MaxWords int `json:"max_words"`
+	// BatchSize is the number of passages per bleve batch. Default 5000: bleve analyses a
+	// batch in parallel, and larger batches make fewer, larger segments.
+	BatchSize int `json:"batch_size"`
+	// Language is the language the passages are analysed as (language.go): set, it is
+	// forced; empty, the build detects it from its inputs.
+	Language string `json:"language,omitempty"`
+	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
+	Analyzer string `json:"analyzer"`
+}
+
+func (o *BuildOptions) setDefaults() {
+	if o.MaxWords == 0 {
+		o.MaxWords = DefaultMaxWords
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	o.Analyzer = Analyzer
+}
+
+// InputSpec is one corpus input of a build.
+type InputSpec struct {
+	Path    string
+	Options corpus.Options // format, source, FAQ columns
+}
+
+// Options configure Build.
+type Options struct {
+	Dir    string      // index directory; created when missing
+	Inputs []InputSpec // read in order
+	Build  BuildOptions
+	// Encoder, when set, embeds every passage; the vectors go into an HNSW graph beside the
+	// BM25 index, and the model's identity into the manifest.
+	Encoder PassageEncoder
+	// HNSW configures the graph (zero: hnsw defaults, seed 1).
+	HNSW hnsw.Options
+	// Engines hold the lexical and vector parts (zero: the local engines, bleve and HNSW).
+	Engines Engines
+	// SkipBad skips malformed records (counted and listed in the Summary) instead of failing.
+	SkipBad bool
+	// MaxBadListed bounds Summary.BadRecords. Default 100.
+	MaxBadListed int
+	// CheckpointEvery, when positive, commits a checkpoint generation (named by DIR/CHECKPOINT,
+	// not live) after about this many passages, so that Resume can continue a build that
+	// died. With an encoder the interval grows to a tenth of the passages written, since each
+	// checkpoint rewrites the HNSW graph file.
+	CheckpointEvery int
+	// Progress receives a status line about once a second; nil for none.
+	Progress io.Writer
+	Logger   *slog.Logger // nil: silent
+	Version  string       // of the program, recorded in the manifest
+	// AllowEmpty lets a build commit an index without passages, or an update whose inputs
+	// yielded no document delete every document (DeleteMissing). Without it an empty or
+	// all-bad input is refused and the live generation stays.
+	AllowEmpty bool
+
+	lang LanguageChoice // settled before writing (language.go)
+
+	// faultAt, set only by the fault-injection tests of this package, is called at each named
+	// commit point of a writer; an error it returns is handled as an I/O error at that point.
+	faultAt func(point string) error
+}
+
+// at marks the commit point named point (see faultAt).
+func (o *Options) at(point string) error {
+	if o.faultAt == nil {
+		return nil
+	}
+	return o.faultAt(point)
+}
+
+func (o *Options) validate() error {
+	if o.Dir == "" {
+		return errors.New("no index directory")
+	}
+	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 {
+		return errors.New("negative size in build options")
+	}
+	o.Build.setDefaults()
+	if o.MaxBadListed == 0 {
+		o.MaxBadListed = 100
+	}
+	if o.Encoder != nil {
+		if o.HNSW.Seed == 0 {
+			o.HNSW.Seed = DefaultHNSWSeed
+		}
+		if err := o.HNSW.Validate(); err != nil {
+			return fmt.Errorf("hnsw: %w", err)
+		}
+		if o.Encoder.Identity().Dim <= 0 {
+			return errors.New("encoder reports no dimension")
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.Engines = o.Engines.withDefaults(o.HNSW)
+	return nil
+}
+
+// Summary reports what a build did. Counts add up: Documents + skipped + Bad = records read.
+type Summary struct {
+	Dir        string
+	Generation int
+	Counts     Counts
+	BadRecords []string   // first MaxBadListed malformed records, with file and position
+	Dense      *DenseInfo // nil without an encoder
+	Elapsed    time.Duration
+	// Update says what was added, replaced, kept and deleted (updates and deletes only).
+	Update *UpdateCounts
+	// NotFound lists document ids Delete was asked for that the index does not hold.
+	NotFound []string
+	// Tombstones is the number of dead keys in the new generation; Compacted says whether
+	// it was compacted (written without them).
+	Tombstones int
+	Compacted  bool
+	// CompactionError is set when the update or delete committed (Generation is live) but
+	// the compaction that should have followed failed; the index is usable, with its
+	// tombstones, and `kairos compact` can be run again.
+	CompactionError string
+	// Checkpoints counts checkpoint generations committed; Resumed says where a resumed
+	// build started (documents skipped).
+	Checkpoints int
+	Resumed     int
+	// Language is the language the passages were analysed as, and why.
+	Language LanguageChoice
+}
+
+// ErrEmptyInput is returned when the inputs yield nothing and committing would replace an
+// index by an empty one (Options.AllowEmpty allows it).
+var ErrEmptyInput = errors.New("empty input")
+
+// countsText describes what a reader found, for errors about empty inputs.
+func countsText(c Counts) string {
+	skipped := 0
+	for _, n := range c.Skipped {
+		skipped += n
+	}
+	return fmt.Sprintf("%d documents read, %d bad, %d skipped", c.Documents, c.Bad, skipped)
+}
+
+// PassagesPerSecond is the build's overall rate.
+func (s *Summary) PassagesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Counts.Passages) / s.Elapsed.Seconds()
+}
