@@ -25,6 +25,7 @@ type driver struct {
 	upd         UpdateCounts
 	notFound    []string
 	checkpoints int
+	cpBase      *Generation // the checkpoint the writer continues from, opened here
 	compacted   bool
 	compactErr  string
 }
@@ -70,6 +71,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		if !ok {
 			d.w.abort()
 		}
+		d.releaseCheckpointBase()
 	}()
 	sinceCheckpoint := 0
 	for b := range batches {
@@ -288,5 +290,17 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 			return fmt.Errorf("reopening checkpoint: %w", err)
 		}
 	}
+	d.releaseCheckpointBase()
+	d.cpBase = base
 	return d.open(ctx, base)
+}
+
+// releaseCheckpointBase closes what is left open of the checkpoint the writer continued from:
+// its passage store (its lexical part was closed at once, its vectors taken over by the
+// writer). The store's mapping would otherwise keep the files, and their file system, busy.
+func (d *driver) releaseCheckpointBase() {
+	if d.cpBase != nil {
+		d.cpBase.Store.Close()
+		d.cpBase = nil
+	}
 }

@@ -83,6 +83,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	}
 	lex, err := eng.Lexical.Open(ctx, g, backend.Scoring{Params: o.BM25, Stats: stats})
 	if err != nil {
+		store.Close()
 		if errors.Is(err, backend.ErrScoring) {
 			return nil, err // a parameter conflict, not damage
 		}
@@ -96,6 +97,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	if !o.SkipVectors && man.Dense != nil {
 		if vecs, err = openVectors(ctx, eng.Vectors, g, man, store); err != nil {
 			lex.Close()
+			store.Close()
 			return nil, &DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
 		}
 	}
@@ -125,6 +127,7 @@ func openGenStore(gen string, man *Manifest) (*kpst.Store, error) {
 		return nil, fmt.Errorf("%s: %w", gen, err)
 	}
 	if store.Live() != man.Counts.Passages {
+		store.Close()
 		return nil, fmt.Errorf("%s: passage store has %d live passages, manifest %d", gen, store.Live(), man.Counts.Passages)
 	}
 	return store, nil
@@ -136,5 +139,5 @@ func (g *Generation) Close() error {
 	if g.Vectors != nil {
 		vecErr = g.Vectors.Close()
 	}
-	return errors.Join(g.Lexical.Close(), vecErr)
+	return errors.Join(g.Lexical.Close(), vecErr, g.Store.Close())
 }

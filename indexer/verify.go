@@ -106,6 +106,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		bad(gen, "passage store: %v", err)
 		return rep, nil
 	}
+	defer store.Close()
 	rep.Passages = store.Live()
 	if man.FormatVersion >= 2 {
 		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, docTableName), f, a...) })

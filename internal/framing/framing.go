@@ -63,6 +63,18 @@ func (f Format) Seal(b []byte) []byte {
 
 // Open checks the envelope of a whole file and returns its payload, a view into b.
 func (f Format) Open(b []byte) ([]byte, error) {
+	payload, err := f.OpenUnverified(b)
+	if err != nil {
+		return nil, err
+	}
+	return payload, f.Verify(b)
+}
+
+// OpenUnverified checks the envelope's magic and version at both ends, but not the checksum,
+// and returns the payload, a view into b. It is for files too large to read whole at open (a
+// memory-mapped passage store of millions of passages): their readers must bound every access
+// by what they parse, and Verify, or a sum of the whole file, checks them in full.
+func (f Format) OpenUnverified(b []byte) ([]byte, error) {
 	f.mustValid()
 	if len(b) < HeaderSize+FooterSize || string(b[:4]) != f.Magic {
 		return nil, fmt.Errorf("not a %s (bad magic or shorter than %d bytes): %w", f.Name, HeaderSize+FooterSize, ErrFormat)
@@ -73,11 +85,16 @@ func (f Format) Open(b []byte) ([]byte, error) {
 	if string(b[len(b)-4:]) != f.Magic {
 		return nil, fmt.Errorf("truncated %s (no closing magic): %w", f.Name, ErrFormat)
 	}
+	return b[HeaderSize : len(b)-FooterSize], nil
+}
+
+// Verify checks the checksum of a whole file whose envelope OpenUnverified accepted.
+func (f Format) Verify(b []byte) error {
 	body := b[:len(b)-FooterSize]
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(body):]); got != want {
-		return nil, fmt.Errorf("%s checksum mismatch: stored %08x, computed %08x: %w", f.Name, want, got, ErrFormat)
+		return fmt.Errorf("%s checksum mismatch: stored %08x, computed %08x: %w", f.Name, want, got, ErrFormat)
 	}
-	return body[HeaderSize:], nil
+	return nil
 }
 
 func (f Format) mustValid() {

@@ -158,22 +158,35 @@ type segment struct {
 	data    []byte // whole file
 	offsets []byte // (count+1) x uint64 little endian, a view into data
 	count   int
+	unmap   func() error
 }
 
+// VerifyBudget is the size up to which a segment's checksum is verified when it is opened.
+// Larger segments are memory-mapped and opened without reading them whole, which is what lets
+// a store of millions of passages open in a moment and live in the page cache instead of the
+// heap; every record read from them is bounds-checked, and the manifest's sha256 of the file
+// (indexer's full check: kairos verify, serve --verify) covers their bytes.
+const VerifyBudget = 64 << 20
+
 func openSegment(path string) (*segment, error) {
-	data, err := os.ReadFile(path)
+	data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseStore(data)
+	s, err := parseStore(data, len(data) <= VerifyBudget)
 	if err != nil {
+		unmap()
 		return nil, fmt.Errorf("passage store %s: %w", path, err)
 	}
+	s.unmap = unmap
 	return s, nil
 }
 
-func parseStore(data []byte) (*segment, error) {
-	payload, err := storeFormat.Open(data)
+func parseStore(data []byte, verify bool) (*segment, error) {
+	payload, err := storeFormat.OpenUnverified(data)
+	if err == nil && verify {
+		err = storeFormat.Verify(data)
+	}
 	var ve *framing.VersionError
 	if errors.As(err, &ve) && ve.Got < storeFormat.Version {
 		return nil, fmt.Errorf("%w: written by an older kairos; rebuild the index", err)
@@ -198,7 +211,7 @@ func parseStore(data []byte) (*segment, error) {
 func (s *segment) record(i uint32) ([]byte, error) {
 	lo := binary.LittleEndian.Uint64(s.offsets[8*i:])
 	hi := binary.LittleEndian.Uint64(s.offsets[8*i+8:])
-	if lo > hi || hi > uint64(len(s.data)) {
+	if lo < framing.HeaderSize || lo > hi || hi > uint64(len(s.data)) {
 		return nil, errors.New("bad offsets")
 	}
 	return s.data[lo:hi], nil
@@ -230,9 +243,12 @@ func OpenSegments(genDir string, segs []Segment, dead *Tombstones) (*Store, erro
 	for _, sg := range segs {
 		s, err := openSegment(filepath.Join(genDir, sg.Name))
 		if err != nil {
+			st.Close()
 			return nil, err
 		}
 		if sg.Base != uint32(st.n) || s.count != sg.Count {
+			s.unmap()
+			st.Close()
 			return nil, fmt.Errorf("passage store %s: %d passages from key %d, manifest says %d from %d (expected base %d)",
 				sg.Name, s.count, sg.Base, sg.Count, sg.Base, st.n)
 		}
@@ -244,6 +260,7 @@ func OpenSegments(genDir string, segs []Segment, dead *Tombstones) (*Store, erro
 		st.dead = &Tombstones{}
 	}
 	if max, ok := st.dead.Max(); ok && int(max) >= st.n {
+		st.Close()
 		return nil, fmt.Errorf("tombstone for key %d beyond the store's %d keys", max, st.n)
 	}
 	return st, nil
@@ -262,6 +279,19 @@ type Segment struct {
 func (s *Store) Meta(key uint32) (time.Time, string, error) {
 	p, err := s.Get(key)
 	return p.Date, p.Source, err
+}
+
+// Close releases the segments' mappings. Nothing read from the store may be used after it
+// except what Get and Each returned (decoded passages are copies).
+func (s *Store) Close() error {
+	var errs []error
+	for _, seg := range s.segs {
+		if seg.unmap != nil {
+			errs = append(errs, seg.unmap())
+			seg.unmap = nil
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Len is the number of keys, including tombstoned ones; the next new key is Len().

@@ -62,7 +62,7 @@ func FuzzParseStore(f *testing.F) {
 	s, _ := OpenStore(path)
 	f.Add(s.segs[0].data)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		seg, err := parseStore(b)
+		seg, err := parseStore(b, true)
 		if err != nil {
 			return
 		}
