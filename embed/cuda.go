@@ -90,6 +90,10 @@ func checkProviderLib(lib string) error {
 // open ("libcudart.so.13: cannot open shared object file").
 var missingCUDALib = regexp.MustCompile(`(lib(?:cudart|cublasLt|cublas|curand|cufft|cudnn[a-z_]*|nvrtc|nvJitLink|cuda)\.so[.0-9]*): cannot open shared object file`)
 
+// notSharedLib matches the dynamic loader's refusals of a file that is not a shared library for
+// this machine (a truncated download, an HTML error page saved as .so, another architecture).
+var notSharedLib = regexp.MustCompile(`invalid ELF header|file too short|wrong ELF class|ELF file's phentsize|ELF load command|only ET_DYN and ET_EXEC`)
+
 // registerCUDA registers the provider library with the loaded environment once per process
 // (ortEnv.mu held). A failure is one sentence naming what is missing and how to get it.
 func registerCUDA(lib, core string) error {
@@ -112,6 +116,9 @@ func explainRegisterError(lib, core, coreVersion string, err error) error {
 		return fmt.Errorf("--device cuda: the CUDA provider %s needs the NVIDIA driver's %s, which the dynamic loader cannot find: this machine has no NVIDIA driver (install it for your GPU; nvidia-smi must list the GPU) (ONNX Runtime said: %v)", lib, m[1], err)
 	} else if m != nil {
 		return fmt.Errorf("--device cuda: the CUDA provider %s needs %s, which the dynamic loader cannot find: install CUDA 13 and cuDNN 9 (NVIDIA's packages) and put their lib directories on LD_LIBRARY_PATH (ONNX Runtime said: %v)", lib, m[1], err)
+	}
+	if notSharedLib.MatchString(err.Error()) {
+		return fmt.Errorf("--device cuda: %s is not a loadable shared library: it must be libonnxruntime_providers_cuda.so of ONNX Runtime %s for linux-x64; %s (ONNX Runtime said: %v)", lib, ORTGPUVersion, ortGPUHint, err)
 	}
 	if coreVersion != ORTGPUVersion {
 		return fmt.Errorf("--device cuda: ONNX Runtime %s (%s) could not load the CUDA provider %s, which must be libonnxruntime_providers_cuda.so of the same ONNX Runtime version as the core library (`make ort-gpu` fetches both, %s; pass its libonnxruntime.so with --ort-lib): %v", coreVersion, core, lib, ORTGPUVersion, err)
