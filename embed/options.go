@@ -6,6 +6,11 @@
 //     at run time (the copy shipped in npm's onnxruntime-node@1.27.0; `make ort` fetches it).
 //   - "go": hugot's pure-Go GoMLX backend (no native code, much slower).
 //
+// The ort backend runs on the CPU or, with Options.Device cuda, on an NVIDIA GPU through ONNX
+// Runtime's CUDA plugin execution provider (RegisterExecutionProviderLibrary, GetEpDevices,
+// AppendExecutionProviderV2; the libraries of ONNX Runtime 1.29.0 that `make ort-gpu` fetches).
+// A GPU that cannot be used is an error naming what is missing, never a silent CPU run.
+//
 // Both backends share one pure-Go tokenizer (the model folder's tokenizer.json, read by
 // github.com/gomlx/go-huggingface), one batching scheme and one pooling implementation, so the
 // only difference between them is the arithmetic of the ONNX graph: vectors agree to a cosine of
