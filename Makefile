@@ -16,7 +16,7 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup apt ort build test bench run lint fmt clean loadtest
+.PHONY: all setup apt ort ort-gpu build test bench run lint fmt clean loadtest
 
 all: build
 
@@ -40,6 +40,32 @@ $(ORT_LIB):
 	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $(ORT_LIB).part
 	rm -rf $(ORT_DIR)/pack
 	mv $(ORT_LIB).part $(ORT_LIB)
+
+## ort-gpu: ONNX Runtime 1.29.0's core library and CUDA provider for `--device cuda`, from npm's
+## repackaging of the official builds (com.github.asus4.onnxruntime*, MIT), pinned by version and
+## sha256. Not part of setup or test: the provider is 230 MB and runs only with CUDA 13 and cuDNN 9.
+## The provider checks that the core library is its own version, so both come from here.
+ORT_GPU_PKG     := 0.4.9
+ORT_GPU_VERSION := 1.29.0
+ORT_GPU_DIR     := $(CACHE)/onnxruntime-gpu-$(ORT_GPU_VERSION)
+ORT_GPU_LIB     := $(ORT_GPU_DIR)/libonnxruntime_providers_cuda.so
+ORT_GPU_SUMS    := $(CURDIR)/embed/ort-gpu.sha256
+ort-gpu: $(ORT_GPU_LIB)
+$(ORT_GPU_LIB):
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	rm -rf $(ORT_GPU_DIR)/pack && mkdir -p $(ORT_GPU_DIR)/pack
+	cd $(ORT_GPU_DIR)/pack && npm pack --silent com.github.asus4.onnxruntime@$(ORT_GPU_PKG) \
+		com.github.asus4.onnxruntime.linux-x64-gpu@$(ORT_GPU_PKG) >/dev/null
+	tar -xzf $(ORT_GPU_DIR)/pack/com.github.asus4.onnxruntime-$(ORT_GPU_PKG).tgz -C $(ORT_GPU_DIR)/pack \
+		package/Plugins/Linux/x64/libonnxruntime.so package/Plugins/Linux/x64/libonnxruntime_providers_shared.so
+	tar -xzf $(ORT_GPU_DIR)/pack/com.github.asus4.onnxruntime.linux-x64-gpu-$(ORT_GPU_PKG).tgz -C $(ORT_GPU_DIR)/pack \
+		package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so
+	cd $(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64 && sha256sum --quiet -c $(ORT_GPU_SUMS)
+	mv $(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime.so \
+		$(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_shared.so $(ORT_GPU_DIR)/
+	mv $(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so $(ORT_GPU_LIB).part
+	rm -rf $(ORT_GPU_DIR)/pack
+	mv $(ORT_GPU_LIB).part $(ORT_GPU_LIB)
 
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos

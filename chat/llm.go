@@ -97,13 +97,13 @@ type ClientOptions struct {
 
 func (o *ClientOptions) setDefaults() {
 	if o.MaxTokens == 0 {
-		o.MaxTokens = 512
+		o.MaxTokens = DefaultMaxTokens
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 60 * time.Second
+		o.Timeout = DefaultLLMTimeout
 	}
 	if o.MaxRetries == 0 {
-		o.MaxRetries = 4
+		o.MaxRetries = DefaultMaxRetries
 	} else if o.MaxRetries < 0 {
 		o.MaxRetries = 0
 	}
@@ -117,7 +117,7 @@ func (o *ClientOptions) setDefaults() {
 		o.MaxRetryAfter = 60 * time.Second
 	}
 	if o.Concurrency == 0 {
-		o.Concurrency = 4
+		o.Concurrency = DefaultConcurrency
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}

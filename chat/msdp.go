@@ -41,7 +41,7 @@ func (o *MSDPOptions) setDefaults() {
 		o.OverlapMin, o.OverlapMax = 0.6, 0.9
 	}
 	if o.Knowledge == "" {
-		o.Knowledge = "generate"
+		o.Knowledge = MSDPGenerate
 	}
 	if o.HistoryTurns == 0 {
 		o.HistoryTurns = 2
@@ -55,7 +55,7 @@ func (o *MSDPOptions) validate() error {
 	if o.OverlapMin < 0 || o.OverlapMax > 1 || o.OverlapMin > o.OverlapMax {
 		return fmt.Errorf("msdp: overlap range [%v, %v] is not within [0, 1]", o.OverlapMin, o.OverlapMax)
 	}
-	if o.Knowledge != "generate" && o.Knowledge != "retrieve" {
+	if o.Knowledge != MSDPGenerate && o.Knowledge != MSDPRetrieve {
 		return fmt.Errorf("msdp: knowledge %q (want generate or retrieve)", o.Knowledge)
 	}
 	return nil
@@ -80,7 +80,7 @@ func NewMSDP(d Deps, opts MSDPOptions) (*MSDP, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	if err := d.check("msdp", opts.Knowledge == "retrieve", true, true); err != nil {
+	if err := d.check("msdp", opts.Knowledge == MSDPRetrieve, true, true); err != nil {
 		return nil, err
 	}
 	m := &MSDP{d: d, opts: opts}
@@ -157,7 +157,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 		Topic: sel.Topic, LastTurn: message, SystemTurn: lastBotTurn(conv)}
 
 	var knowledge string
-	if m.opts.Knowledge == "retrieve" {
+	if m.opts.Knowledge == MSDPRetrieve {
 		rec := tr.stage(StageRetrieve)
 		q := strings.TrimSpace(sel.Topic + " " + message)
 		res, err := m.d.Retriever.Retrieve(ctx, rerank.Query{Request: search.Request{Text: q, K: 1}})
@@ -185,7 +185,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 	rec = tr.stage(StageMSDPResp)
 	d := base
 	d.Knowledge = knowledge
-	d.KnowledgeRetrieved = m.opts.Knowledge == "retrieve"
+	d.KnowledgeRetrieved = m.opts.Knowledge == MSDPRetrieve
 	d.Examples = m.examples(sel.ResponseExamples)
 	resp, err := finalReply(ctx, &m.d, rec, PromptMSDPResp, d)
 	rec.end(resp)

@@ -63,10 +63,10 @@ const DefaultNotSure = "Sorry, I'm not sure about that."
 
 func (o *WikiChatOptions) setDefaults() {
 	if o.PassagesPerQuery == 0 {
-		o.PassagesPerQuery = 3
+		o.PassagesPerQuery = DefaultPassagesPerQuery
 	}
 	if o.EvidencePerClaim == 0 {
-		o.EvidencePerClaim = 2
+		o.EvidencePerClaim = DefaultEvidencePerClaim
 	}
 	if o.QueryGen == "" {
 		o.QueryGen = "wikichat"

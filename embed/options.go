@@ -6,6 +6,11 @@
 //     at run time (the copy shipped in npm's onnxruntime-node@1.27.0; `make ort` fetches it).
 //   - "go": hugot's pure-Go GoMLX backend (no native code, much slower).
 //
+// The ort backend runs on the CPU or, with Options.Device cuda, on an NVIDIA GPU through ONNX
+// Runtime's CUDA plugin execution provider (RegisterExecutionProviderLibrary, GetEpDevices,
+// AppendExecutionProviderV2; the libraries of ONNX Runtime 1.29.0 that `make ort-gpu` fetches).
+// A GPU that cannot be used is an error naming what is missing, never a silent CPU run.
+//
 // Both backends share one pure-Go tokenizer (the model folder's tokenizer.json, read by
 // github.com/gomlx/go-huggingface), one batching scheme and one pooling implementation, so the
 // only difference between them is the arithmetic of the ONNX graph: vectors agree to a cosine of
@@ -58,6 +63,14 @@ type Options struct {
 	// ORTLib is the path of libonnxruntime.so. Empty: $KAIROS_ORT_LIB, then
 	// $HOME/.cache/kairos/onnxruntime-node-1.27.0/libonnxruntime.so.1 (where `make ort` puts it).
 	ORTLib string
+	// Device is where the model runs: the CPU (zero value) or a CUDA GPU through ONNX
+	// Runtime's CUDA plugin provider (backend ort; auto means ort). A GPU that cannot be used
+	// is an error naming what is missing, never a silent run on the CPU.
+	Device Device
+	// ORTProviderLib is the path of libonnxruntime_providers_cuda.so, used with a CUDA Device.
+	// Empty: $KAIROS_ORT_CUDA_LIB, then DefaultORTProviderLib (where `make ort-gpu` puts it).
+	// With a CUDA Device and no ORTLib, the core library is the libonnxruntime.so beside it.
+	ORTProviderLib string
 	// BatchSize is the number of texts per model call (default 32). Texts are sorted by token
 	// length first, so a batch holds texts of similar length and pads little.
 	BatchSize int
@@ -98,6 +111,12 @@ func (o Options) Validate() error {
 	case "", BackendAuto, BackendORT, BackendGo:
 	default:
 		return fmt.Errorf("embed options: unknown backend %q (want auto, ort or go)", o.Backend)
+	}
+	if o.Device.ID < 0 || o.Device.ID > maxDeviceID || (!o.Device.CUDA && o.Device.ID != 0) {
+		return fmt.Errorf("embed options: device ordinal %d is not a CUDA device from 0 to %d", o.Device.ID, maxDeviceID)
+	}
+	if o.Device.CUDA && o.Backend == BackendGo {
+		return fmt.Errorf("embed options: device %s needs backend ort (or auto); the go backend runs on the CPU only", o.Device)
 	}
 	if o.BatchSize < 0 {
 		return fmt.Errorf("embed options: BatchSize %d < 0", o.BatchSize)

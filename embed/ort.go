@@ -19,8 +19,9 @@ import (
 // a corrected path. The environment is never destroyed: sessions may outlive any one encoder,
 // and the process exit releases it.
 var ortEnv struct {
-	mu  sync.Mutex
-	lib string // path loaded; "" until loaded
+	mu   sync.Mutex
+	lib  string // path loaded; "" until loaded
+	cuda string // CUDA provider library registered; "" until registered
 }
 
 // DefaultORTLib is where `make ort` puts the library: $HOME/.cache/kairos/onnxruntime-node-1.27.0.
@@ -64,6 +65,26 @@ func initORT(lib string) error {
 	return nil
 }
 
+// initCUDA loads the core library the CUDA provider needs, registers the provider and returns
+// the device o.Device names. Every failure is one sentence that names what is missing and how
+// to get it; there is no fallback to the CPU.
+func initCUDA(o Options) (ort.EpDevice, error) {
+	provider := ResolveORTProviderLib(o.ORTProviderLib)
+	if err := checkProviderLib(provider); err != nil {
+		return ort.EpDevice{}, err
+	}
+	core := resolveCUDACoreLib(o.ORTLib, provider)
+	if err := initORT(core); err != nil {
+		return ort.EpDevice{}, fmt.Errorf("--device cuda: %w", err)
+	}
+	ortEnv.mu.Lock()
+	defer ortEnv.mu.Unlock()
+	if err := registerCUDA(provider, ortEnv.lib); err != nil {
+		return ort.EpDevice{}, err
+	}
+	return cudaDevice(o.Device.ID, provider)
+}
+
 // ortRunner runs a model through one ONNX Runtime session. ORT sessions are safe for concurrent
 // Run calls, so one session serves every goroutine; intra-op threads parallelise each call.
 type ortRunner struct {
@@ -72,7 +93,14 @@ type ortRunner struct {
 }
 
 func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
-	if err := initORT(ResolveORTLib(o.ORTLib)); err != nil {
+	var gpu *ort.EpDevice
+	if o.Device.CUDA {
+		d, err := initCUDA(o)
+		if err != nil {
+			return nil, ioInfo{}, err
+		}
+		gpu = &d
+	} else if err := initORT(ResolveORTLib(o.ORTLib)); err != nil {
 		return nil, ioInfo{}, err
 	}
 	ins, outs, err := ort.GetInputOutputInfo(onnxPath)
@@ -114,6 +142,13 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	if o.NoSpin {
 		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 			return nil, ioInfo{}, err
+		}
+	}
+	if gpu != nil {
+		// The plugin API: the legacy AppendExecutionProviderCUDA answers "CUDA execution
+		// provider is not enabled in this build" with these libraries.
+		if err := so.AppendExecutionProviderV2([]ort.EpDevice{*gpu}, nil); err != nil {
+			return nil, ioInfo{}, fmt.Errorf("--device %s: adding the CUDA provider to the session of %s: %w", o.Device, onnxPath, err)
 		}
 	}
 	sess, err := ort.NewDynamicAdvancedSession(onnxPath, info.inputs, []string{info.output}, so)

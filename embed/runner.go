@@ -61,8 +61,13 @@ func chooseOutput(names []string, want string, preferred ...string) (int, error)
 	return 0, nil
 }
 
-// openRunner opens the ONNX file with the requested backend; auto tries ort, then go.
+// openRunner opens the ONNX file with the requested backend; auto tries ort, then go (on the
+// CPU only: --device cuda runs ort or fails).
 func openRunner(ctx context.Context, o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
+	if o.Device.CUDA {
+		// auto included: a GPU that cannot be used is an error, never a slow CPU run.
+		return openORT(o, onnxPath, wantOutput, preferred)
+	}
 	switch o.Backend {
 	case BackendORT:
 		return openORT(o, onnxPath, wantOutput, preferred)

@@ -28,13 +28,15 @@ func bankBuild(ctx context.Context, args []string, stdio IO) error {
 	input := fs.String("input", "", "examples as JSON lines: {id, topic, history[], knowledge, response} (required)")
 	out := fs.String("out", "", "bank `file` to write (required)")
 	batch := fs.Int("batch", 64, "texts per encoder call")
+	var rt embed.Options // how a model folder given as --encoder runs: --device, --backend, ...
+	rt.Flags(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *input == "" || *out == "" {
 		return usageErr(fs, "need --input and --out")
 	}
-	enc, err := openBankEncoder(ctx, *encName)
+	enc, err := openBankEncoder(ctx, *encName, rt)
 	if err != nil {
 		return err
 	}
@@ -122,8 +124,8 @@ func bankInfo(args []string, stdio IO) error {
 }
 
 // openBankEncoder returns the named sentence encoder: "hash" and "hash-DIM" need no model;
-// anything else is a model folder run through embed (default backend).
-func openBankEncoder(ctx context.Context, name string) (chat.Encoder, error) {
+// anything else is a model folder run through embed as rt says (backend, device, libraries).
+func openBankEncoder(ctx context.Context, name string, rt embed.Options) (chat.Encoder, error) {
 	if name == "hash" {
 		return chat.HashEncoder{}, nil
 	}
@@ -137,7 +139,8 @@ func openBankEncoder(ctx context.Context, name string) (chat.Encoder, error) {
 	if st, err := os.Stat(name); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("encoder %q: not hash, hash-DIM or a model folder: %w", name, ErrUsage)
 	}
-	enc, err := embed.OpenEncoder(ctx, embed.Options{ModelDir: name})
+	rt.ModelDir = name
+	enc, err := embed.OpenEncoder(ctx, rt)
 	if err != nil {
 		return nil, fmt.Errorf("encoder %q (a model folder, or hash / hash-DIM): %w", name, err)
 	}

@@ -11,9 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -30,11 +30,14 @@ type chatCLIOptions struct {
 	Bank       string
 	Encoder    string
 	Logger     *slog.Logger // nil: silent
-	Client     chat.ClientOptions
-	WikiChat   chat.WikiChatOptions
-	SICL       chat.SICLOptions
-	MSDP       chat.MSDPOptions
-	MPC        chat.MPCOptions
+	// Runtime says how model folders named by Encoder or a bank run (--device, --backend,
+	// ...): the same as --model's, so that a GPU asked for is used by every model.
+	Runtime  embed.Options
+	Client   chat.ClientOptions
+	WikiChat chat.WikiChatOptions
+	SICL     chat.SICLOptions
+	MSDP     chat.MSDPOptions
+	MPC      chat.MPCOptions
 }
 
 // chatPipelines are the names --pipeline accepts.
@@ -45,15 +48,9 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("chat", "--index DIR --llm-url URL --llm-model M [--pipeline NAME] [--message TEXT] [flags]\n\n"+
 		"Chat through an OpenAI-compatible LLM, grounded in an index. Without --message: a REPL on stdin.", stdio.Stderr)
 	fs.StringVar(&o.Index, "index", "", "index `directory` to retrieve from (wikichat, commonsense; msdp with --msdp-knowledge retrieve)")
-	fs.StringVar(&o.Client.BaseURL, "llm-url", "", "OpenAI-compatible base `URL`, e.g. http://localhost:8000/v1 (required)")
-	fs.StringVar(&o.Client.Model, "llm-model", "", "model `name` (required)")
-	fs.StringVar(&o.Client.APIKeyEnv, "llm-key-env", "OPENAI_API_KEY", "environment `variable` holding the API key")
-	fs.StringVar(&o.Client.APIKeyFile, "llm-key-file", "", "`file` holding the API key (used when the variable is empty)")
-	fs.Float64Var(&o.Client.Temperature, "temperature", 0, "sampling temperature")
-	fs.IntVar(&o.Client.MaxTokens, "max-tokens", 512, "max tokens per LLM call")
-	fs.DurationVar(&o.Client.Timeout, "llm-timeout", 60*time.Second, "per-call timeout")
-	fs.IntVar(&o.Client.MaxRetries, "llm-retries", 4, "retries on 429/5xx/connection errors (-1: none)")
-	fs.IntVar(&o.Client.Concurrency, "llm-concurrency", 4, "LLM calls in flight")
+	o.Client.Flags(fs) // --llm-url, --llm-model, key, limits, retries
+	fs.Lookup("llm-url").Usage += " (required)"
+	fs.Lookup("llm-model").Usage += " (required)"
 	fs.StringVar(&o.Pipeline, "pipeline", "wikichat", "pipeline: "+strings.Join(chatPipelines, ", "))
 	fs.StringVar(&o.Message, "message", "", "send this one `message` and exit")
 	fs.StringVar(&o.Transcript, "transcript", "", "append every turn to this JSONL `file`")
@@ -65,13 +62,12 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: a model folder or hash (default: the bank's, then --model's, then hash)")
 	var models modelFlags
 	models.register(fs, false)
-	fs.IntVar(&o.WikiChat.PassagesPerQuery, "passages", 3, "wikichat: passages per query")
-	fs.IntVar(&o.WikiChat.EvidencePerClaim, "evidence", 2, "wikichat: evidence passages per claim")
+	o.WikiChat.Flags(fs) // --passages, --evidence
 	var skip stringList
 	fs.Var(&skip, "skip", "wikichat: stage to skip: retrieve, generate or refine (repeatable)")
 	mode := fs.String("mode", "", "retrieval mode: bm25, dense or hybrid (default: the index's)")
-	fs.StringVar(&o.SICL.Approach, "sicl-approach", chat.SICLTop3, "sicl: search (the most similar sample's answer, no LLM call), none, fixed, top1 or top3")
-	fs.StringVar(&o.MSDP.Knowledge, "msdp-knowledge", "generate", "msdp: generate or retrieve")
+	o.SICL.Flags(fs) // --sicl-approach
+	o.MSDP.Flags(fs) // --msdp-knowledge
 	personaFile := fs.String("persona", "", "mpc: `file` with the bot's persona, one fact per line")
 	var lf logFlags
 	lf.register(fs, "warn")
@@ -92,7 +88,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	o.Logger = log
+	o.Logger, o.Runtime = log, models.options("", log)
 	o.WikiChat.Skip = skip
 	if o.WikiChat.Mode, err = search.ParseMode(*mode, ""); err != nil {
 		return usageErr(fs, "--mode: %v", err)
@@ -156,7 +152,7 @@ func chatEncoder(ctx context.Context, o chatCLIOptions, indexEnc chat.Encoder) (
 	if name == "" {
 		name = "hash"
 	}
-	return openBankEncoder(ctx, name)
+	return openBankEncoder(ctx, name, o.Runtime)
 }
 
 // runChat builds the client, prompts, bank and pipeline from o and runs one message or a REPL.

@@ -32,14 +32,14 @@ type embedOutput struct {
 const embedChunk = 2048
 
 func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("embed", "--model DIR [--backend auto|ort|go] [--input FILE|-] [--output FILE] [--batch N]", stdio.Stderr)
-	model := fs.String("model", "", "model `folder` (tokenizer.json, config, ONNX file)")
-	backend := fs.String("backend", embed.BackendAuto, "inference backend: auto, ort or go")
-	ortLib := fs.String("ort-lib", "", "libonnxruntime.so `path` (default $"+embed.EnvORTLib+", then the `make ort` cache)")
+	fs := newFlags("embed", "--model DIR [--backend auto|ort|go] [--device cpu|cuda[:N]] [--input FILE|-] [--output FILE] [--batch N]", stdio.Stderr)
+	var opts embed.Options
+	fs.StringVar(&opts.ModelDir, "model", "", "model `folder` (tokenizer.json, config, ONNX file)")
+	opts.Flags(fs)
 	input := fs.String("input", "-", "JSONL `file` of {\"id\",\"text\"} records; - is stdin")
 	output := fs.String("output", "-", "JSONL `file` for {\"id\",\"vector\"}; - is stdout (a file is written atomically)")
-	batch := fs.Int("batch", embed.DefaultBatchSize, "texts per model call")
-	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: GOMAXPROCS)")
+	opts.BatchFlag(fs, "batch")
+	opts.ThreadsFlag(fs)
 	kind := fs.String("kind", "passage", "text kind, selects the model's prefix: passage or query")
 	verbose := fs.Bool("v", false, "log the backend choice (--log-level info)")
 	var lf logFlags
@@ -48,7 +48,7 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	if *model == "" || len(pos) > 0 {
+	if opts.ModelDir == "" || len(pos) > 0 {
 		return usageErr(fs, "need --model and no positional arguments")
 	}
 	k := embed.Passage
@@ -66,7 +66,7 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	opts := embed.Options{ModelDir: *model, Backend: *backend, ORTLib: *ortLib, BatchSize: *batch, Threads: *threads, Logger: logger}
+	opts.Logger = logger
 	if err := opts.Validate(); err != nil {
 		return usageErr(fs, "%v", err)
 	}
@@ -97,7 +97,7 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 		}
 		secs := st.elapsed.Seconds()
 		fmt.Fprintf(stdio.Stderr, "embedded %d texts (%d tokens) in %.2fs: %.1f texts/s, %.0f tokens/s (backend %s, batch %d)\n",
-			st.texts, st.tokens, secs, float64(st.texts)/secs, float64(st.tokens)/secs, info.Backend, *batch)
+			st.texts, st.tokens, secs, float64(st.texts)/secs, float64(st.tokens)/secs, info.Backend, opts.BatchSize)
 		if st.skipped > 0 {
 			fmt.Fprintf(stdio.Stderr, "skipped %d records with empty or whitespace text (first at %s:%d)\n", st.skipped, inName, st.firstSkipped)
 		}

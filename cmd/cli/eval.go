@@ -18,16 +18,15 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	dir := fs.String("index", "", "index `directory`")
 	qpath := fs.String("queries", "", "queries `file` (JSONL; BEIR queries.jsonl, or a QA file with gold_doc_ids / gold_passage_ids)")
 	qrelsPath := fs.String("qrels", "", "BEIR qrels `file` (TSV with header: query-id, corpus-id, score)")
-	k := fs.Int("k", 10, "cut-off of nDCG and MRR")
+	var acc search.Metrics
+	acc.Flags(fs) // -k
 	depth := fs.Int("depth", 300, "passages retrieved per query before grouping them by document")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runPath := fs.String("run", "", "also write the ranking of every query to this `file` (- for stdout), for trec_eval or ir_measures")
 	runFormat := fs.String("run-format", "trec", "format of --run: trec (qid Q0 docid rank score tag) or jsonl ({qid, hits: [{id, rank, score}]})")
-	k1 := fs.Float64("k1", 0, "tuning: BM25 k1 (0: the default, search.BM25K1)")
-	b := fs.Float64("b", 0, "tuning: BM25 b (0: the default, search.BM25B)")
-	docEv := fs.Float64("doc-evidence", 0, "tuning: document evidence weight (0: the default; negative: off)")
 	var qf queryFlags
 	qf.register(fs)
+	qf.search.TuningFlags(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -42,7 +41,6 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	ropts.Search.K1, ropts.Search.B, ropts.Search.DocEvidence = *k1, *b, *docEv
 	queries, err := readQueries(*qpath, tmpl)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -57,7 +55,6 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	}
 	defer r.Close()
 
-	acc := search.Metrics{K: *k}
 	var run runWriter
 	for _, q := range queries {
 		rel, ok := judged[q.qid()]
@@ -98,8 +95,8 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	}
 	w := stdio.Stdout
 	fmt.Fprintf(w, "queries      %d judged (of %d)\n", res.MetricsResult.Queries, len(queries))
-	fmt.Fprintf(w, "nDCG@%d      %.4f\n", *k, res.NDCG)
-	fmt.Fprintf(w, "MRR@%d       %.4f\n", *k, res.MRR)
+	fmt.Fprintf(w, "nDCG@%d      %.4f\n", acc.K, res.NDCG)
+	fmt.Fprintf(w, "MRR@%d       %.4f\n", acc.K, res.MRR)
 	fmt.Fprintf(w, "R@1          %.4f\n", res.R1)
 	fmt.Fprintf(w, "R@5          %.4f\n", res.R5)
 	fmt.Fprintf(w, "R@20         %.4f\n", res.R20)

@@ -17,11 +17,19 @@ func (s *stringList) Set(v string) error {
 	return nil
 }
 
+// flagSetObserver is implemented by an output writer that wants to see the FlagSet a command
+// builds: the test that every flag's default is the library's (flagdefaults_test.go). No
+// writer outside tests implements it.
+type flagSetObserver interface{ observeFlagSet(*flag.FlagSet) }
+
 // newFlags returns a FlagSet that reports errors instead of exiting. Its Usage prints the
 // synopsis, the flags and the command's examples (help.go) to w; parseFlags calls it only for
 // -h, so a mistake costs one line, not the whole flag list.
 func newFlags(name, synopsis string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if o, ok := w.(flagSetObserver); ok {
+		o.observeFlagSet(fs)
+	}
 	fs.SetOutput(w)
 	fs.Usage = func() {
 		fmt.Fprintf(w, "usage: kairos %s %s\n\n", name, synopsis)

@@ -91,12 +91,14 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	t.Setenv("KAIROS_ORT_LIB", t.TempDir()+"/missing.so")
+	t.Setenv("KAIROS_ORT_CUDA_LIB", t.TempDir()+"/missing-cuda.so")
 	for _, arg := range []string{"--version", "version"} {
 		out, _, err := runCLI(t, arg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"kairos ", "\ncommit ", "\ngo1.", "onnxruntime: not found at ", "missing.so"} {
+		for _, want := range []string{"kairos ", "\ncommit ", "\ngo1.", "onnxruntime: not found at ", "missing.so",
+			"onnxruntime cuda provider: not found at ", "missing-cuda.so", "make ort-gpu"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: output lacks %q:\n%s", arg, want, out)
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
-	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // Version is the program version recorded in manifests.
@@ -22,27 +21,17 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	dir := fs.String("index", "", "index `directory` (created; an existing index stays live until the new one is complete)")
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
-	skipBad := fs.Bool("skip-bad", false, "skip malformed records (counted and listed) instead of failing")
-	allowEmpty := fs.Bool("allow-empty", false, "commit even when the inputs yield no passage (replacing the live index by an empty one), or let --delete-missing delete everything")
-	maxWords := fs.Int("max-words", indexer.DefaultMaxWords, "passage size limit in words, title prefix included")
-	batch := fs.Int("batch", indexer.DefaultBatchSize, "passages per index batch")
-	language := fs.String("language", "", "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var lf logFlags
 	lf.register(fs, "warn")
 	update := fs.Bool("update", false, "update the index at --index from newer inputs: add new documents, replace changed ones, keep unchanged ones (not re-embedded)")
-	deleteMissing := fs.Bool("delete-missing", false, "with --update: delete documents absent from the inputs")
 	resume := fs.Bool("resume", false, "continue an interrupted build from its checkpoint (same inputs and options)")
 	force := fs.Bool("force", false, "replace the index already at --index with a new build (the old one stays live until the new one commits)")
-	checkpointEvery := fs.Int("checkpoint-every", 50000, "commit a resumable checkpoint every this many passages (0: never)")
-	compactRatio := fs.Float64("compact-ratio", indexer.DefaultCompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
+	// The library's options register their own flags, with the defaults it applies.
+	var uo indexer.UpdateOptions
+	uo.Flags(fs)
 	models := modelFlags{indexing: true}
 	models.register(fs, false)
-	var hopts hnsw.Options
-	fs.IntVar(&hopts.M, "hnsw-m", hnsw.DefaultM, "HNSW: neighbours per node (M)")
-	fs.IntVar(&hopts.EfConstruction, "hnsw-ef-construction", hnsw.DefaultEfConstruction, "HNSW: candidate list size while building")
-	fs.IntVar(&hopts.EfSearch, "hnsw-ef-search", hnsw.DefaultEfSearch, "HNSW: default candidate list size of searches")
-	fs.Int64Var(&hopts.Seed, "hnsw-seed", indexer.DefaultHNSWSeed, "HNSW: random seed (level draws)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -54,7 +43,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if *update && *resume {
 		return usageErr(fs, "--update and --resume exclude each other")
 	}
-	if *deleteMissing && !*update {
+	if uo.DeleteMissing && !*update {
 		return usageErr(fs, "--delete-missing needs --update")
 	}
 	log, err := lf.logger(fs, stdio.Stderr)
@@ -66,15 +55,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			return err
 		}
 	}
-	opts := indexer.Options{
-		Dir:     *dir,
-		Build:   indexer.BuildOptions{MaxWords: *maxWords, BatchSize: *batch, Language: *language},
-		SkipBad: *skipBad, AllowEmpty: *allowEmpty,
-		Version: Version,
-		Logger:  log,
-		// Checkpoints cost a graph save each; the build's first one is not worth it.
-		CheckpointEvery: *checkpointEvery,
-	}
+	opts := uo.Options
+	opts.Dir, opts.Version, opts.Logger = *dir, Version, log
 	for _, in := range inputs {
 		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: in, Options: corpus.Options{Format: *format, Source: *source}})
 	}
@@ -87,15 +69,16 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			return fmt.Errorf("index: %w", err)
 		}
 		defer enc.Close()
-		opts.Encoder, opts.HNSW = enc, hopts
+		opts.Encoder = enc
 		if !*quiet {
-			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, enc.Identity().Dim)
+			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend%s, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, models.onDevice(), enc.Identity().Dim)
 		}
 	}
 	var sum *indexer.Summary
 	switch {
 	case *update:
-		sum, err = indexer.Update(ctx, indexer.UpdateOptions{Options: opts, DeleteMissing: *deleteMissing, CompactRatio: *compactRatio})
+		uo.Options = opts
+		sum, err = indexer.Update(ctx, uo)
 	case *resume:
 		sum, err = indexer.Resume(ctx, opts)
 	default:

@@ -12,11 +12,12 @@ import (
 	"github.com/kairos-rag/kairos/search"
 )
 
-// modelFlags are the flags of every command that runs a model.
+// modelFlags are the flags of every command that runs a model: the model folders, and how
+// they run (embed.Options.Flags: backend, device, libraries) in rt.
 type modelFlags struct {
-	model, crossModel, backend, ortLib string
-	batch                              int
-	indexing                           bool // the model embeds batches back to back
+	model, crossModel string
+	rt                embed.Options // ModelDir, Logger and NoSpin are set per model by options
+	indexing          bool          // the model embeds batches back to back
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet, cross bool) {
@@ -24,15 +25,25 @@ func (m *modelFlags) register(fs *flag.FlagSet, cross bool) {
 	if cross {
 		fs.StringVar(&m.crossModel, "cross-model", "", "cross-encoder `folder` (the cross rerank stage)")
 	}
-	fs.StringVar(&m.backend, "backend", embed.BackendAuto, "inference backend: auto, ort or go")
-	fs.StringVar(&m.ortLib, "ort-lib", "", "libonnxruntime.so `path` (default $"+embed.EnvORTLib+", then the `make ort` cache)")
-	fs.IntVar(&m.batch, "embed-batch", embed.DefaultBatchSize, "texts per model call")
+	m.rt.Flags(fs)
+	m.rt.BatchFlag(fs, "embed-batch")
 }
 
 // options returns the embed options for the model in dir. Query-time models (search, serve,
 // chat) do not spin between calls: see embed.Options.NoSpin.
 func (m *modelFlags) options(dir string, log *slog.Logger) embed.Options {
-	return embed.Options{ModelDir: dir, Backend: m.backend, ORTLib: m.ortLib, BatchSize: m.batch, Logger: log, NoSpin: !m.indexing}
+	o := m.rt
+	o.ModelDir, o.Logger, o.NoSpin = dir, log, !m.indexing
+	return o
+}
+
+// onDevice names a GPU the models run on (", on cuda:1"); "" on the CPU, whose messages stay
+// as they were before --device existed.
+func (m *modelFlags) onDevice() string {
+	if !m.rt.Device.CUDA {
+		return ""
+	}
+	return ", on " + m.rt.Device.String()
 }
 
 // encoder adapts embed's sentence encoder to the indexer's and search's interfaces.

@@ -27,8 +27,8 @@ type queryFlags struct {
 	q       request.Query
 	rerank  string
 	sources stringList
-	ef      int
-	kFlag   string // the flag that sets K: -k for search, --depth for eval
+	search  search.Options // --ef
+	kFlag   string         // the flag that sets K: -k for search, --depth for eval
 	log     logFlags
 }
 
@@ -44,7 +44,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.q.Fusion, "fusion", "", fmt.Sprintf("hybrid fusion: rrf or convex (default %s)", search.FusionRRF))
 	fs.Float64Var(&q.q.Alpha, "alpha", 0, fmt.Sprintf("convex fusion: weight of the dense score (0: %v)", search.DefaultAlpha))
 	fs.IntVar(&q.q.RRFK, "rrf-k", 0, fmt.Sprintf("rrf fusion: k (0: %d)", search.DefaultRRFK))
-	fs.IntVar(&q.ef, "ef", 0, "HNSW search list size (0: the index's)")
+	q.search.Flags(fs)
 	fs.StringVar(&q.q.Now, "now", "", "ask as of this date (YYYY-MM-DD or RFC 3339): anchors recent, \"last year\", \"since 2010\" (default: today)")
 	fs.Float64Var(&q.q.RecentHalfLifeYears, "recent-half-life", 0, fmt.Sprintf("time need recent: age in years at which a passage earns half the credit of a current one (0: %v)", rerank.DefaultOptions().RecentHalfLifeYears))
 	fs.Var(&q.sources, "source", "only passages from this source (repeatable)")
@@ -75,7 +75,7 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, dir string, stderr io.Writer) (re
 	if _, err := request.Parse(check, request.Limits{}); err != nil {
 		return retrievalOptions{}, tmpl, q.requestErr(fs, err)
 	}
-	o := retrievalOptions{Index: dir, Models: q.models, Search: search.Options{EfSearch: q.ef},
+	o := retrievalOptions{Index: dir, Models: q.models, Search: q.search,
 		Logger: log, Notes: stderr, ModeDefaulted: defaulted}
 	return o, tmpl, nil
 }

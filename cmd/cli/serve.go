@@ -22,16 +22,21 @@ import (
 	"github.com/kairos-rag/kairos/server"
 )
 
+// Defaults of serve's own flags (the library's register theirs: server.Options.Flags, ...).
+const (
+	defaultAddr            = "127.0.0.1:8080"
+	defaultShutdownTimeout = 30 * time.Second
+)
+
 // serveFlags are the flags of `kairos serve`.
 type serveFlags struct {
-	index, addr, apiKeyFile, cors string
-	models                        modelFlags
-	log                           logFlags
-	timeout, shutdown             time.Duration
-	halfLife                      float64
-	verify                        bool
-	maxTotalHits, maxInFlightHits int
-	maxResponseBytes              int64
+	index, addr, apiKeyFile string
+	models                  modelFlags
+	log                     logFlags
+	shutdown                time.Duration
+	server                  server.Options // limits and CORS
+	search                  search.Options // --verify
+	time                    rerank.Options // --recent-half-life
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -40,20 +45,15 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	var f serveFlags
 	fs := newFlags("serve", "--index DIR [flags]\n\nServe retrieval over HTTP (API: GET /openapi.json). SIGHUP reloads the index.", stdio.Stderr)
 	fs.StringVar(&f.index, "index", "", "index `directory` to serve (required)")
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
+	fs.StringVar(&f.addr, "addr", defaultAddr, "`address` to listen on")
 	f.models.register(fs, true)
 	var co chatCLIOptions
 	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
-	fs.BoolVar(&f.verify, "verify", false, "hash every index file against the manifest before serving it, at start and on each reload (default: sizes, and hashes of the first 64 MiB)")
-	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "per-request timeout")
-	fs.Float64Var(&f.halfLife, "recent-half-life", rerank.DefaultOptions().RecentHalfLifeYears,
-		"default of the time need recent: age in `years` at which a passage earns half the credit of a current one (news: 0.1-0.5, encyclopedia: 3); a query's recent_half_life_years overrides it")
-	fs.IntVar(&f.maxTotalHits, "max-total-hits", server.DefaultMaxTotalHits, "most `hits` one search request may ask for (the sum of its queries' k); more get a 400")
-	fs.IntVar(&f.maxInFlightHits, "max-in-flight-hits", 0, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 503 (default 4 x --max-total-hits)")
-	fs.Int64Var(&f.maxResponseBytes, "max-response-bytes", server.DefaultMaxResponseBytes, "largest search response body in `bytes`; larger get a 400")
-	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)")
-	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
+	f.search.VerifyFlag(fs)
+	f.server.Flags(fs)
+	f.time.Flags(fs)
+	fs.DurationVar(&f.shutdown, "shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for in-flight requests")
 	f.log.register(fs, "info") // info: one access log line per request
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -65,7 +65,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if len(pos) > 0 {
 		return usageErr(fs, "unexpected arguments %q", pos)
 	}
-	if err := rerank.CheckHalfLife(f.halfLife); err != nil {
+	if err := rerank.CheckHalfLife(f.time.RecentHalfLifeYears); err != nil {
 		return usageErr(fs, "--recent-half-life %v", err)
 	}
 	log, err := f.log.logger(fs, stdio.Stderr)
@@ -77,8 +77,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	// Models are opened once; a reload reopens only the index directory.
-	eo := retrievalOptions{Index: f.index, Logger: log, RecentHalfLife: f.halfLife}
-	eo.Search.VerifyFiles = f.verify
+	eo := retrievalOptions{Index: f.index, Logger: log, Search: f.search, RecentHalfLife: f.time.RecentHalfLifeYears}
 	var indexEnc chat.Encoder
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)
@@ -96,19 +95,11 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		defer ce.Close()
 		eo.Scorer = ce
 	}
-	opts := server.Options{
-		Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
-			return openEngine(ctx, eo)
-		},
-		Logger:      log,
-		APIKey:      key,
-		CORSOrigins: splitList(f.cors),
-		Timeout:     f.timeout,
-
-		MaxTotalHits:     f.maxTotalHits,
-		MaxInFlightHits:  f.maxInFlightHits,
-		MaxResponseBytes: f.maxResponseBytes,
+	opts := f.server
+	opts.Loader = func(ctx context.Context) (server.Engine, io.Closer, error) {
+		return openEngine(ctx, eo)
 	}
+	opts.Logger, opts.APIKey = log, key
 	if f.models.crossModel == "" {
 		// WikiChat's "rerank": true asks for its LLM reranker; without a cross-encoder the
 		// nearest Kairos equivalent is unavailable, so such requests are served unreranked
@@ -119,6 +110,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	// POST /v1/chat retrieves through the live server, which exists only once serve has
 	// created it; requests arrive after that.
 	var live *server.Server
+	co.Runtime = f.models.options("", log) // a bank's model folder runs where --model does
 	if opts.Chat, err = newServeChat(ctx, co, serverRetriever(&live), indexEnc, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -255,14 +247,4 @@ func readAPIKey(path string, log *slog.Logger) (string, error) {
 		log.Warn("API key file is readable by other users", "file", path, "mode", fi.Mode().Perm().String())
 	}
 	return key, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

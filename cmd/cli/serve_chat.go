@@ -18,10 +18,9 @@ import (
 // registerServeChat adds the flags of POST /v1/chat to serve. Without --llm-url the endpoint
 // answers 501.
 func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
-	fs.StringVar(&o.Client.BaseURL, "llm-url", "", "OpenAI-compatible base `URL` for POST /v1/chat (default: chat off)")
-	fs.StringVar(&o.Client.Model, "llm-model", "", "LLM model `name` for POST /v1/chat")
-	fs.StringVar(&o.Client.APIKeyEnv, "llm-key-env", "OPENAI_API_KEY", "environment `variable` holding the LLM API key")
-	fs.StringVar(&o.Client.APIKeyFile, "llm-key-file", "", "`file` holding the LLM API key (used when the variable is empty)")
+	o.Client.ConnectionFlags(fs) // --llm-url, --llm-model, --llm-key-env, --llm-key-file
+	fs.Lookup("llm-url").Usage += ", for POST /v1/chat (default: chat off)"
+	fs.Lookup("llm-model").Usage += " for POST /v1/chat"
 	fs.StringVar(&o.StateDir, "chat-state", "", "`directory` keeping conversations (and MPC memory); default: in memory")
 	fs.StringVar(&o.Prompts, "prompts", "", "`directory` of .tmpl files overriding the embedded prompts")
 	fs.StringVar(&o.Bank, "bank", "", "example bank `file`: enables the msdp and sicl pipelines")

@@ -50,5 +50,12 @@ func cmdVersion(_ context.Context, args []string, stdio IO) error {
 	} else {
 		fmt.Fprintf(stdio.Stdout, "onnxruntime: not found at %s (run `make ort`, or set $%s or --ort-lib); BM25 works without it\n", lib, embed.EnvORTLib)
 	}
+	// Only where the file is: loading the provider needs CUDA, which --device cuda checks.
+	cuda := embed.ResolveORTProviderLib("")
+	if st, err := os.Stat(cuda); err == nil && st.Mode().IsRegular() {
+		fmt.Fprintf(stdio.Stdout, "onnxruntime cuda provider: %s (for --device cuda)\n", cuda)
+	} else {
+		fmt.Fprintf(stdio.Stdout, "onnxruntime cuda provider: not found at %s (for --device cuda: run `make ort-gpu`, or set $%s or --ort-provider-lib)\n", cuda, embed.EnvORTCUDALib)
+	}
 	return nil
 }

@@ -1,0 +1,90 @@
+package chat
+
+import (
+	"flag"
+	"time"
+)
+
+// Defaults of ClientOptions, WikiChatOptions and MSDPOptions that command lines show, written
+// once here and applied by the options' setDefaults.
+const (
+	DefaultMaxTokens   = 512              // ClientOptions.MaxTokens
+	DefaultLLMTimeout  = 60 * time.Second // ClientOptions.Timeout, per attempt
+	DefaultMaxRetries  = 4                // ClientOptions.MaxRetries
+	DefaultConcurrency = 4                // ClientOptions.Concurrency
+	// DefaultAPIKeyEnv is the variable command lines read the LLM API key from unless told
+	// another (ClientOptions.APIKeyEnv; the library reads none by default).
+	DefaultAPIKeyEnv        = "OPENAI_API_KEY"
+	DefaultPassagesPerQuery = 3 // WikiChatOptions.PassagesPerQuery
+	DefaultEvidencePerClaim = 2 // WikiChatOptions.EvidencePerClaim
+)
+
+// MSDP knowledge sources (MSDPOptions.Knowledge).
+const (
+	MSDPGenerate = "generate" // the knowledge prompt (default)
+	MSDPRetrieve = "retrieve" // the top retrieved passage
+)
+
+// ConnectionFlags registers where the LLM is and how to authenticate: --llm-url, --llm-model,
+// --llm-key-env (default DefaultAPIKeyEnv) and --llm-key-file. The key itself is never a flag:
+// a command line is visible to every user of the machine.
+func (o *ClientOptions) ConnectionFlags(fs *flag.FlagSet) {
+	if o.APIKeyEnv == "" {
+		o.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	fs.StringVar(&o.BaseURL, "llm-url", o.BaseURL, "OpenAI-compatible base `URL`, e.g. http://localhost:8000/v1")
+	fs.StringVar(&o.Model, "llm-model", o.Model, "LLM model `name`")
+	fs.StringVar(&o.APIKeyEnv, "llm-key-env", o.APIKeyEnv, "environment `variable` holding the LLM API key")
+	fs.StringVar(&o.APIKeyFile, "llm-key-file", o.APIKeyFile, "`file` holding the LLM API key (used when the variable is empty)")
+}
+
+// Flags registers ConnectionFlags and the call settings, with their defaults: --temperature,
+// --max-tokens, --llm-timeout, --llm-retries and --llm-concurrency.
+func (o *ClientOptions) Flags(fs *flag.FlagSet) {
+	o.ConnectionFlags(fs)
+	if o.MaxTokens == 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultLLMTimeout
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	fs.Float64Var(&o.Temperature, "temperature", o.Temperature, "sampling temperature")
+	fs.IntVar(&o.MaxTokens, "max-tokens", o.MaxTokens, "max tokens per LLM call")
+	fs.DurationVar(&o.Timeout, "llm-timeout", o.Timeout, "per-call timeout")
+	fs.IntVar(&o.MaxRetries, "llm-retries", o.MaxRetries, "retries on 429/5xx/connection errors (-1: none)")
+	fs.IntVar(&o.Concurrency, "llm-concurrency", o.Concurrency, "LLM calls in flight")
+}
+
+// Flags registers --passages and --evidence with their defaults.
+func (o *WikiChatOptions) Flags(fs *flag.FlagSet) {
+	if o.PassagesPerQuery == 0 {
+		o.PassagesPerQuery = DefaultPassagesPerQuery
+	}
+	if o.EvidencePerClaim == 0 {
+		o.EvidencePerClaim = DefaultEvidencePerClaim
+	}
+	fs.IntVar(&o.PassagesPerQuery, "passages", o.PassagesPerQuery, "wikichat: passages per query")
+	fs.IntVar(&o.EvidencePerClaim, "evidence", o.EvidencePerClaim, "wikichat: evidence passages per claim")
+}
+
+// Flags registers --sicl-approach (default SICLTop3).
+func (o *SICLOptions) Flags(fs *flag.FlagSet) {
+	if o.Approach == "" {
+		o.Approach = SICLTop3
+	}
+	fs.StringVar(&o.Approach, "sicl-approach", o.Approach, "sicl: search (the most similar sample's answer, no LLM call), none, fixed, top1 or top3")
+}
+
+// Flags registers --msdp-knowledge (default MSDPGenerate).
+func (o *MSDPOptions) Flags(fs *flag.FlagSet) {
+	if o.Knowledge == "" {
+		o.Knowledge = MSDPGenerate
+	}
+	fs.StringVar(&o.Knowledge, "msdp-knowledge", o.Knowledge, "msdp: generate or retrieve")
+}

@@ -1,0 +1,30 @@
+package embed
+
+import "flag"
+
+// Flags registers the options every command that runs a model shares, with the library's
+// defaults: --backend, --ort-lib, --device and --ort-provider-lib. The model folder, batch size
+// and thread count are named differently by different commands, so BatchFlag and ThreadsFlag
+// register those under the caller's name.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	if o.Backend == "" {
+		o.Backend = BackendAuto
+	}
+	fs.StringVar(&o.Backend, "backend", o.Backend, "inference backend: auto, ort or go")
+	fs.StringVar(&o.ORTLib, "ort-lib", o.ORTLib, "libonnxruntime.so `path` (default $"+EnvORTLib+", then the `make ort` cache; with --device cuda, the libonnxruntime.so beside the provider library)")
+	fs.Var(&o.Device, "device", "where models run: `cpu|cuda|cuda:N` (default cpu; cuda:N is the N-th GPU, through ONNX Runtime's CUDA provider and backend ort; a GPU that cannot be used fails the command, never falls back to the CPU)")
+	fs.StringVar(&o.ORTProviderLib, "ort-provider-lib", o.ORTProviderLib, "with --device cuda: libonnxruntime_providers_cuda.so `path` (default $"+EnvORTCUDALib+", then the `make ort-gpu` cache)")
+}
+
+// BatchFlag registers BatchSize under name ("batch", "embed-batch"), default DefaultBatchSize.
+func (o *Options) BatchFlag(fs *flag.FlagSet, name string) {
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	fs.IntVar(&o.BatchSize, name, o.BatchSize, "texts per model call")
+}
+
+// ThreadsFlag registers Threads as --threads; 0, the default, is GOMAXPROCS.
+func (o *Options) ThreadsFlag(fs *flag.FlagSet) {
+	fs.IntVar(&o.Threads, "threads", o.Threads, "ONNX Runtime intra-op threads (0: GOMAXPROCS)")
+}

@@ -1,0 +1,72 @@
+package indexer
+
+import (
+	"flag"
+
+	"github.com/kairos-rag/kairos/internal/hnsw"
+)
+
+// DefaultCheckpointEvery is the checkpoint interval, in passages, that command lines offer by
+// default (Options.CheckpointEvery's own zero value means no checkpoints): frequent enough that
+// a crash costs minutes, not hours, rare enough that the checkpoints' graph saves stay cheap.
+const DefaultCheckpointEvery = 50000
+
+// Flags registers the build options with their defaults: --max-words, --batch and --language.
+func (o *BuildOptions) Flags(fs *flag.FlagSet) {
+	if o.MaxWords == 0 {
+		o.MaxWords = DefaultMaxWords
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	fs.IntVar(&o.MaxWords, "max-words", o.MaxWords, "passage size limit in words, title prefix included")
+	fs.IntVar(&o.BatchSize, "batch", o.BatchSize, "passages per index batch")
+	fs.StringVar(&o.Language, "language", o.Language, "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en")
+}
+
+// Flags registers the options of a build a command line sets, with their defaults: the build
+// options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery) and
+// the HNSW parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed).
+// Inputs, the encoder and the outputs are the caller's.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	o.Build.Flags(fs)
+	if o.CheckpointEvery == 0 {
+		o.CheckpointEvery = DefaultCheckpointEvery
+	}
+	fs.BoolVar(&o.SkipBad, "skip-bad", o.SkipBad, "skip malformed records (counted and listed) instead of failing")
+	fs.BoolVar(&o.AllowEmpty, "allow-empty", o.AllowEmpty, "commit even when the inputs yield no passage (replacing the live index by an empty one), or let --delete-missing delete everything")
+	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never)")
+	HNSWFlags(fs, &o.HNSW)
+}
+
+// HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a
+// build applies (hnsw's, and DefaultHNSWSeed).
+func HNSWFlags(fs *flag.FlagSet, h *hnsw.Options) {
+	if h.M == 0 {
+		h.M = hnsw.DefaultM
+	}
+	if h.EfConstruction == 0 {
+		h.EfConstruction = hnsw.DefaultEfConstruction
+	}
+	if h.EfSearch == 0 {
+		h.EfSearch = hnsw.DefaultEfSearch
+	}
+	if h.Seed == 0 {
+		h.Seed = DefaultHNSWSeed
+	}
+	fs.IntVar(&h.M, "hnsw-m", h.M, "HNSW: neighbours per node (M)")
+	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", h.EfConstruction, "HNSW: candidate list size while building")
+	fs.IntVar(&h.EfSearch, "hnsw-ef-search", h.EfSearch, "HNSW: default candidate list size of searches")
+	fs.Int64Var(&h.Seed, "hnsw-seed", h.Seed, "HNSW: random seed (level draws)")
+}
+
+// Flags registers the build's flags (Options.Flags) and the update's: --delete-missing and
+// --compact-ratio (default DefaultCompactRatio).
+func (o *UpdateOptions) Flags(fs *flag.FlagSet) {
+	o.Options.Flags(fs)
+	if o.CompactRatio == 0 {
+		o.CompactRatio = DefaultCompactRatio
+	}
+	fs.BoolVar(&o.DeleteMissing, "delete-missing", o.DeleteMissing, "with --update: delete documents absent from the inputs")
+	fs.Float64Var(&o.CompactRatio, "compact-ratio", o.CompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
+}

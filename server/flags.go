@@ -1,0 +1,42 @@
+package server
+
+import (
+	"flag"
+	"strings"
+)
+
+// Flags registers the request limits and browser access a deployment sets, with the defaults
+// withDefaults applies: --timeout, --max-total-hits, --max-in-flight-hits (0: 4 x
+// --max-total-hits), --max-response-bytes and --cors-origins. The loader, the chat service,
+// the API key (a secret, read from a file by the caller) and the listening address are the
+// caller's.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxTotalHits == 0 {
+		o.MaxTotalHits = DefaultMaxTotalHits
+	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "per-request timeout")
+	fs.IntVar(&o.MaxTotalHits, "max-total-hits", o.MaxTotalHits, "most `hits` one search request may ask for (the sum of its queries' k); more get a 400")
+	fs.IntVar(&o.MaxInFlightHits, "max-in-flight-hits", o.MaxInFlightHits, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 503 (default 4 x --max-total-hits)")
+	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "largest search response body in `bytes`; larger get a 400")
+	fs.Func("cors-origins", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)", func(s string) error {
+		o.CORSOrigins = splitOrigins(s)
+		return nil
+	})
+}
+
+// splitOrigins splits a comma-separated list, dropping blanks.
+func splitOrigins(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
