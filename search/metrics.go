@@ -9,7 +9,7 @@ import (
 // Metrics accumulates retrieval quality over queries: nDCG@K and MRR@K at the cut-off K, and
 // recall at 1, 5, 20 and 100. Gains follow the usual trec_eval nDCG (2^g - 1).
 type Metrics struct {
-	K         int // cut-off of nDCG and MRR; 0 means 10
+	K         int // cut-off of nDCG and MRR; 0 means DefaultCutoff
 	n         int
 	ndcg, mrr float64
 	r1, r5    float64
@@ -21,7 +21,7 @@ type Metrics struct {
 // gain of each relevant id, and the query's latency.
 func (m *Metrics) Add(ranked []string, gain map[string]float64, latency time.Duration) {
 	if m.K == 0 {
-		m.K = 10
+		m.K = DefaultCutoff
 	}
 	m.n++
 	m.latencies = append(m.latencies, latency)
