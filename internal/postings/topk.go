@@ -40,7 +40,7 @@ func (t *topK) Pop() any {
 	return x
 }
 
-func (t *topK) full() bool  { return len(t.h) >= t.k }
+func (t *topK) full() bool { return len(t.h) >= t.k }
 func (t *topK) worst() Hit { return t.h[0] }
 
 // offer adds h if it ranks among the k best so far, and reports whether it did.
