@@ -143,7 +143,14 @@ func (b *Builder) Add(key uint32, terms []string) error {
 	for _, t := range terms {
 		b.scratch[t]++
 	}
-	for t, tf := range b.scratch {
+	distinct := 0
+	for _, t := range terms { // in token order, so that term ids and the file are deterministic
+		tf := b.scratch[t]
+		if tf == 0 {
+			continue // already added
+		}
+		b.scratch[t] = 0
+		distinct++
 		id, ok := b.vocab[t]
 		if !ok {
 			id = uint32(len(b.terms))
@@ -154,7 +161,7 @@ func (b *Builder) Add(key uint32, terms []string) error {
 		b.df[id]++
 		b.buf = append(b.buf, posting{term: id, ord: ord, tf: tf, len: uint32(len(terms))})
 	}
-	b.postings += int64(len(b.scratch))
+	b.postings += int64(distinct)
 	if len(b.buf) >= b.opts.MaxBufferedPostings {
 		if err := b.spill(); err != nil {
 			return b.fail(err)

@@ -2,7 +2,6 @@ package postings
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -140,7 +139,7 @@ type termInfo struct {
 }
 
 // errCorrupt wraps every error about the inside of a segment.
-var errCorrupt = errors.New("corrupt postings segment")
+var errCorrupt = fmt.Errorf("corrupt postings segment: %w", framing.ErrFormat)
 
 func (s *Segment) corrupt(format string, args ...any) error {
 	return fmt.Errorf("postings segment %s: %s: %w", s.path, fmt.Sprintf(format, args...), errCorrupt)
