@@ -14,7 +14,11 @@ type cursor struct {
 	decoded bool   // whether blk's postings are in ords/tfs
 	n, i    int
 	cur     uint32 // current ordinal, valid when decoded
+	last    uint32 // last ordinal of the decoded block
 	err     error
+	// the bound of block ubBlk-1's postings, cached by searchSegment (0: none yet)
+	ubBlk uint64
+	ub    float64
 	ords    [BlockSize]uint32
 	tfs     [BlockSize]uint32
 }
@@ -131,7 +135,7 @@ func (c *cursor) decode() {
 		c.fail("block %d: ends at ordinal %d after %d of %d bytes, its entry says ordinal %d", b, c.ords[n-1], p, len(buf), e.last)
 		return
 	}
-	c.n, c.i, c.decoded, c.cur = n, 0, true, c.ords[0]
+	c.n, c.i, c.decoded, c.cur, c.last = n, 0, true, c.ords[0], e.last
 }
 
 func (c *cursor) fail(format string, args ...any) {

@@ -111,14 +111,34 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 		if d == exhausted {
 			break
 		}
-		key := seg.key(d)
-		if (q.Allow != nil && !q.Allow(key)) || (q.Deleted != nil && q.Deleted.Has(key)) {
-			for _, tc := range tcs[firstEssential:] {
-				if tc.c.cur == d {
-					tc.c.next()
+		if top.full() {
+			// Block-max skip: up to the end of the first essential block to end, no passage
+			// can score more than the essential blocks' bounds plus the non-essential terms'.
+			upto, bound := uint32(exhausted), prefix[firstEssential]
+			for i := firstEssential; i < m; i++ {
+				if c := tcs[i].c; c.cur != exhausted {
+					upto = min(upto, c.last)
+					bound += tcs[i].blockUB(sc)
 				}
 			}
-			continue
+			if bound*coordBound(m)*(1+pruneSlack) < theta {
+				for _, tc := range tcs[firstEssential:] {
+					tc.c.advance(upto + 1)
+				}
+				continue
+			}
+		}
+		var key uint32
+		if q.Allow != nil || q.Deleted != nil {
+			key = seg.key(d)
+			if (q.Allow != nil && !q.Allow(key)) || (q.Deleted != nil && q.Deleted.Has(key)) {
+				for _, tc := range tcs[firstEssential:] {
+					if tc.c.cur == d {
+						tc.c.next()
+					}
+				}
+				continue
+			}
 		}
 		length := seg.length(d)
 		partial, count := 0.0, 0
@@ -139,11 +159,10 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 				break
 			}
 			c := tcs[i].c
-			e, ok := c.shallow(d)
-			if !ok {
+			if _, ok := c.shallow(d); !ok {
 				continue
 			}
-			blockUB := sc.contribution(tcs[i].ti, e.maxTF, max(e.minLen, 1))
+			blockUB := tcs[i].blockUB(sc)
 			if (partial+blockUB+prefix[i])*coordBound(count+i+1)*(1+pruneSlack) < theta {
 				pruned = true // not even this block's best with every remaining term's best
 				break
@@ -155,6 +174,9 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 				partial += v
 				count++
 			}
+		}
+		if !pruned && q.Allow == nil && q.Deleted == nil {
+			key = seg.key(d)
 		}
 		if !pruned && top.offer(Hit{Key: key, Score: p.total(contrib, matched, count)}) && top.full() {
 			theta = top.worst().Score
@@ -170,6 +192,17 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 		}
 	}
 	return top.sorted(), nil
+}
+
+// blockUB is the largest contribution of the term in the block its cursor is in (decoded
+// or reached by shallow), computed once per block.
+func (tc *termCursor) blockUB(sc *scorer) float64 {
+	c := tc.c
+	if c.ubBlk != c.blk+1 {
+		e := c.s.blockAt(c.ti.firstBlock + c.blk)
+		c.ub, c.ubBlk = sc.contribution(tc.ti, e.maxTF, max(e.minLen, 1)), c.blk+1
+	}
+	return c.ub
 }
 
 // checkQuery validates q.
