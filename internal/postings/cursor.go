@@ -19,8 +19,8 @@ type cursor struct {
 	// the bound of block ubBlk-1's postings, cached by searchSegment (0: none yet)
 	ubBlk uint64
 	ub    float64
-	ords    [BlockSize]uint32
-	tfs     [BlockSize]uint32
+	ords  [BlockSize]uint32
+	tfs   [BlockSize]uint32
 }
 
 func newCursor(s *Segment, ti termInfo) *cursor {
