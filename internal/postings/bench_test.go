@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/postings"
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"github.com/kairos-rag/kairos/search"
@@ -100,7 +103,7 @@ func (u *unigrams) sample(r *rand.Rand) string {
 }
 
 // sciFactUnigrams counts the analysed tokens of SciFact's passages.
-func sciFactUnigrams(b *testing.B, tw *twin) *unigrams {
+func sciFactUnigrams(b *testing.B, an analysis.Analyzer) *unigrams {
 	f, err := os.Open(sharedtest.Path(b, "data/beir-scifact/corpus.jsonl"))
 	if err != nil {
 		b.Fatal(err)
@@ -114,7 +117,7 @@ func sciFactUnigrams(b *testing.B, tw *twin) *unigrams {
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			b.Fatal(err)
 		}
-		for _, t := range tw.analyzer.Analyze([]byte(d.Title + " " + d.Text)) {
+		for _, t := range an.Analyze([]byte(d.Title + " " + d.Text)) {
 			counts[string(t.Term)]++
 		}
 	}
@@ -155,7 +158,7 @@ func synthPassage(u *unigrams, seed int64, i int) []string {
 func BenchmarkSearchSynthetic(b *testing.B) {
 	n := envInt(b, "KAIROS_BENCH_PASSAGES", 300000)
 	sci := buildTwin(b, []indexer.InputSpec{{Path: sharedtest.Path(b, "data/beir-scifact/corpus.jsonl")}})
-	u := sciFactUnigrams(b, sci)
+	u := sciFactUnigrams(b, sci.analyzer)
 	queries := sciFactQueries(b)
 	var tw *twin
 	if os.Getenv("KAIROS_BENCH_BLEVE") == "1" {
@@ -177,6 +180,9 @@ func BenchmarkSearchSynthetic(b *testing.B) {
 		tw = buildTwin(b, []indexer.InputSpec{{Path: path}})
 		b.Logf("bleve and postings built from %d passages in %v", n, time.Since(start))
 	} else {
+		if dir := os.Getenv("KAIROS_BENCH_DUMP"); dir != "" {
+			dumpSynthetic(b, dir, u, n, sci, queries)
+		}
 		st, seg := buildSynthetic(b, u, n, postings.BuilderOptions{})
 		x, err := postings.NewSearcher([]*postings.Segment{seg}, postings.SearcherOptions{Workers: 1})
 		if err != nil {
@@ -186,6 +192,36 @@ func BenchmarkSearchSynthetic(b *testing.B) {
 			scoring: postings.Scoring{K1: search.BM25K1, B: search.BM25B, Docs: int64(st.Docs), Tokens: st.Tokens}}
 	}
 	tw.benchmarks(b, queries)
+}
+
+// dumpSynthetic writes the analysed passages and queries for testdata/xapian_anchor.py.
+func dumpSynthetic(b *testing.B, dir string, u *unigrams, n int, sci *twin, queries []string) {
+	write := func(name string, lines func(w *bufio.Writer)) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		lines(w)
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write("passages.txt", func(w *bufio.Writer) {
+		for i := 0; i < n; i++ {
+			w.WriteString(strings.Join(synthPassage(u, 1, i), " ") + "\n")
+		}
+	})
+	write("queries.txt", func(w *bufio.Writer) {
+		for _, q := range queries {
+			if t := sci.terms(q); len(t) > 0 {
+				w.WriteString(strings.Join(t, " ") + "\n")
+			}
+		}
+	})
 }
 
 // buildSynthetic builds a segment of n synthetic passages and reports the build's rate and
@@ -236,8 +272,11 @@ func buildSynthetic(b *testing.B, u *unigrams, n int, opts postings.BuilderOptio
 // KAIROS_BENCH_PASSAGES passages (default 300,000).
 func BenchmarkBuild(b *testing.B) {
 	n := envInt(b, "KAIROS_BENCH_PASSAGES", 300000)
-	sci := buildTwin(b, []indexer.InputSpec{{Path: sharedtest.Path(b, "data/beir-scifact/corpus.jsonl")}})
-	u := sciFactUnigrams(b, sci)
+	an, err := langanalysis.New(indexer.Analyzer) // no bleve index: the process's peak RSS is the build's
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := sciFactUnigrams(b, an)
 	for i := 0; i < b.N; i++ {
 		buildSynthetic(b, u, n, postings.BuilderOptions{})
 	}

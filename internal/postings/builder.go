@@ -18,14 +18,14 @@ type BuilderOptions struct {
 	// a crash leaves nothing behind.
 	TempDir string
 	// MaxBufferedPostings is how many postings (16 bytes each) are held in memory before they
-	// are sorted and written out as a run. Default DefaultMaxBufferedPostings (64 MiB).
+	// are sorted and written out as a run. Default DefaultMaxBufferedPostings (32 MiB).
 	MaxBufferedPostings int
 	// Logger receives one line per run written and one at the end; nil: silent.
 	Logger *slog.Logger
 }
 
 // DefaultMaxBufferedPostings is the default BuilderOptions.MaxBufferedPostings.
-const DefaultMaxBufferedPostings = 1 << 22
+const DefaultMaxBufferedPostings = 1 << 21
 
 func (o *BuilderOptions) setDefaults(path string) error {
 	if o.MaxBufferedPostings == 0 {
@@ -59,9 +59,15 @@ type BuildStats struct {
 type posting struct{ term, ord, tf, len uint32 }
 
 // Builder writes one segment. Feed it passages in increasing key order with Add, then call
-// Finish; Abort releases its temporary files without writing a segment. Memory: the posting
-// buffer (16 bytes x MaxBufferedPostings) plus the vocabulary (each distinct term's bytes and
-// about 60 bytes of map entry and counters); nothing per passage.
+// Finish; Abort releases its temporary files without writing a segment.
+//
+// Memory: two posting buffers of MaxBufferedPostings (16 bytes each: 64 MiB at the default)
+// plus the vocabulary: each distinct term's bytes and about 100 bytes of map entry, counters
+// and, at Finish, its dictionary entry and Pareto frontier. Nothing is kept per passage: the
+// key and length of each go to a temporary file, and the length also travels with the
+// postings through the runs, so memory does not grow with the number of passages (only with
+// the vocabulary, which grows far slower: Heaps' law). Temporary disk: the runs, about the
+// size of the segment.
 type Builder struct {
 	path string
 	opts BuilderOptions
@@ -71,6 +77,7 @@ type Builder struct {
 	df    []uint32          // id -> passages containing it
 
 	buf     []posting
+	sorted  []posting // spill's output, kept between spills: no garbage per run
 	runs    []*os.File
 	docs    *os.File // key u32, length u32 per ordinal
 	docsW   *bufio.Writer
@@ -96,7 +103,7 @@ func NewBuilder(path string, opts BuilderOptions) (*Builder, error) {
 	return &Builder{
 		path: path, opts: opts,
 		vocab: map[string]uint32{}, scratch: map[string]uint32{},
-		buf:  make([]posting, 0, min(opts.MaxBufferedPostings, 1<<16)),
+		buf:  make([]posting, 0, opts.MaxBufferedPostings+1<<16), // a passage may overshoot
 		docs: docs, docsW: bufio.NewWriterSize(docs, 1<<16),
 	}, nil
 }
@@ -192,7 +199,10 @@ func (b *Builder) spill() error {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	sorted := make([]posting, len(b.buf))
+	if cap(b.sorted) < len(b.buf) {
+		b.sorted = make([]posting, len(b.buf), cap(b.buf))
+	}
+	sorted := b.sorted[:len(b.buf)]
 	next := start[:len(b.terms)]
 	for _, p := range b.buf {
 		sorted[next[p.term]] = p
