@@ -1,0 +1,256 @@
+package postings
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// BuilderOptions configure a Builder. The zero value is ready to use.
+type BuilderOptions struct {
+	// TempDir holds the sorted runs and the passage table while building. Default: the
+	// directory of the segment file. The files are unlinked as soon as they are created, so
+	// a crash leaves nothing behind.
+	TempDir string
+	// MaxBufferedPostings is how many postings (16 bytes each) are held in memory before they
+	// are sorted and written out as a run. Default DefaultMaxBufferedPostings (32 MiB).
+	MaxBufferedPostings int
+	// Logger receives one line per run written and one at the end; nil: silent.
+	Logger *slog.Logger
+}
+
+// DefaultMaxBufferedPostings is the default BuilderOptions.MaxBufferedPostings.
+const DefaultMaxBufferedPostings = 1 << 21
+
+func (o *BuilderOptions) setDefaults(path string) error {
+	if o.MaxBufferedPostings == 0 {
+		o.MaxBufferedPostings = DefaultMaxBufferedPostings
+	}
+	if o.MaxBufferedPostings < 1 {
+		return fmt.Errorf("postings builder: MaxBufferedPostings %d must be positive", o.MaxBufferedPostings)
+	}
+	if o.TempDir == "" {
+		o.TempDir = filepath.Dir(path)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// BuildStats describe a written segment.
+type BuildStats struct {
+	Docs     int   // passages added
+	Terms    int   // distinct terms
+	Postings int64 // (term, passage) pairs
+	Tokens   int64 // total passage length, the sum of len(terms) over Add calls
+	Runs     int   // sorted runs spilled to disk
+	Bytes    int64 // size of the segment file
+}
+
+// posting is one (term, passage) pair while building. The passage length travels with it so
+// that the merge can compute block minima and term frontiers without a table of lengths in
+// memory.
+type posting struct{ term, ord, tf, len uint32 }
+
+// Builder writes one segment. Feed it passages in increasing key order with Add, then call
+// Finish; Abort releases its temporary files without writing a segment.
+//
+// Memory: two posting buffers of MaxBufferedPostings (16 bytes each: 64 MiB at the default)
+// plus the vocabulary: each distinct term's bytes and about 100 bytes of map entry, counters
+// and, at Finish, its dictionary entry and Pareto frontier. Nothing is kept per passage: the
+// key and length of each go to a temporary file, and the length also travels with the
+// postings through the runs, so memory does not grow with the number of passages (only with
+// the vocabulary, which grows far slower: Heaps' law). Temporary disk: the runs, about the
+// size of the segment.
+type Builder struct {
+	path string
+	opts BuilderOptions
+
+	vocab map[string]uint32 // term -> id, ids in order of first sight
+	terms []string          // id -> term
+	df    []uint32          // id -> passages containing it
+
+	buf     []posting
+	sorted  []posting // spill's output, kept between spills: no garbage per run
+	runs    []*os.File
+	docs    *os.File // key u32, length u32 per ordinal
+	docsW   *bufio.Writer
+	scratch map[string]uint32 // term frequencies of the passage being added
+
+	n        uint32 // passages added
+	lastKey  uint32
+	tokens   int64
+	postings int64
+	err      error // sticky: the first failure ends the build
+	done     bool
+}
+
+// NewBuilder starts a segment that Finish writes to path.
+func NewBuilder(path string, opts BuilderOptions) (*Builder, error) {
+	if err := opts.setDefaults(path); err != nil {
+		return nil, err
+	}
+	docs, err := tempFile(opts.TempDir, "passages")
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{
+		path: path, opts: opts,
+		vocab: map[string]uint32{}, scratch: map[string]uint32{},
+		buf:  make([]posting, 0, opts.MaxBufferedPostings+1<<16), // a passage may overshoot
+		docs: docs, docsW: bufio.NewWriterSize(docs, 1<<16),
+	}, nil
+}
+
+// tempFile creates a file in dir and unlinks it at once: it lives as long as its descriptor.
+func tempFile(dir, what string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ".kairos-postings-"+what+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("postings builder: temporary %s file: %w", what, err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("postings builder: unlinking %s: %w", f.Name(), err)
+	}
+	return f, nil
+}
+
+// Add adds the passage key with its analysed tokens, repeats included: its length is
+// len(terms). Keys must increase strictly from one call to the next.
+func (b *Builder) Add(key uint32, terms []string) error {
+	if b.err != nil {
+		return b.err
+	}
+	if b.done {
+		return errors.New("postings builder: Add after Finish or Abort")
+	}
+	if b.n > 0 && key <= b.lastKey {
+		return fmt.Errorf("postings builder: key %d after key %d: keys must increase", key, b.lastKey)
+	}
+	if b.n == math.MaxUint32 || len(terms) > math.MaxUint32 {
+		return fmt.Errorf("postings builder: passage %d: too many passages or tokens", key)
+	}
+	ord := b.n
+	b.n++
+	b.lastKey = key
+	b.tokens += int64(len(terms))
+	var rec [8]byte
+	binary.LittleEndian.PutUint32(rec[:4], key)
+	binary.LittleEndian.PutUint32(rec[4:], uint32(len(terms)))
+	if _, err := b.docsW.Write(rec[:]); err != nil {
+		return b.fail(fmt.Errorf("postings builder: passage table: %w", err))
+	}
+	clear(b.scratch)
+	for _, t := range terms {
+		b.scratch[t]++
+	}
+	distinct := 0
+	for _, t := range terms { // in token order, so that term ids and the file are deterministic
+		tf := b.scratch[t]
+		if tf == 0 {
+			continue // already added
+		}
+		b.scratch[t] = 0
+		distinct++
+		id, ok := b.vocab[t]
+		if !ok {
+			id = uint32(len(b.terms))
+			b.vocab[t] = id
+			b.terms = append(b.terms, t)
+			b.df = append(b.df, 0)
+		}
+		b.df[id]++
+		b.buf = append(b.buf, posting{term: id, ord: ord, tf: tf, len: uint32(len(terms))})
+	}
+	b.postings += int64(distinct)
+	if len(b.buf) >= b.opts.MaxBufferedPostings {
+		if err := b.spill(); err != nil {
+			return b.fail(err)
+		}
+	}
+	return nil
+}
+
+func (b *Builder) fail(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return b.err
+}
+
+// spill sorts the buffer by term (counting sort: stable, so ordinals stay increasing within
+// a term) and writes it as a run: per term, uvarint term id, uvarint count, then per posting
+// uvarint ordinal gap (from the previous ordinal of the run's term, the first absolute),
+// term frequency and passage length.
+func (b *Builder) spill() error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	start := make([]uint32, len(b.terms)+1)
+	for _, p := range b.buf {
+		start[p.term+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	if cap(b.sorted) < len(b.buf) {
+		b.sorted = make([]posting, len(b.buf), cap(b.buf))
+	}
+	sorted := b.sorted[:len(b.buf)]
+	next := start[:len(b.terms)]
+	for _, p := range b.buf {
+		sorted[next[p.term]] = p
+		next[p.term]++
+	}
+	f, err := tempFile(b.opts.TempDir, "run")
+	if err != nil {
+		return err
+	}
+	b.runs = append(b.runs, f)
+	w := bufio.NewWriterSize(f, 1<<16)
+	var tmp []byte
+	for i := 0; i < len(sorted); {
+		j := i
+		for j < len(sorted) && sorted[j].term == sorted[i].term {
+			j++
+		}
+		tmp = binary.AppendUvarint(tmp[:0], uint64(sorted[i].term))
+		tmp = binary.AppendUvarint(tmp, uint64(j-i))
+		prev := uint32(0)
+		for _, p := range sorted[i:j] {
+			tmp = binary.AppendUvarint(tmp, uint64(p.ord-prev))
+			tmp = binary.AppendUvarint(tmp, uint64(p.tf))
+			tmp = binary.AppendUvarint(tmp, uint64(p.len))
+			prev = p.ord
+		}
+		if _, err := w.Write(tmp); err != nil {
+			return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
+		}
+		i = j
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
+	}
+	b.opts.Logger.Debug("postings run written", "run", len(b.runs), "postings", len(b.buf), "terms", len(b.terms))
+	b.buf = b.buf[:0]
+	return nil
+}
+
+// Abort releases the temporary files; no segment is written.
+func (b *Builder) Abort() {
+	b.done = true
+	for _, f := range b.runs {
+		f.Close()
+	}
+	b.runs = nil
+	if b.docs != nil {
+		b.docs.Close()
+		b.docs = nil
+	}
+}

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package postings_test
+
+import "time"
+
+var cpuStart = time.Now()
+
+// threadCPU falls back to wall time where the thread clock is not read.
+func threadCPU() time.Duration { return time.Since(cpuStart) }

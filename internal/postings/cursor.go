@@ -1,0 +1,162 @@
+package postings
+
+import "math"
+
+// exhausted is the ordinal of a cursor past its last posting; Builder keeps ordinals below it.
+const exhausted = math.MaxUint32
+
+// cursor walks the postings of one term of one segment in ordinal order, decoding one block
+// at a time. A decoding error leaves the cursor exhausted with err set.
+type cursor struct {
+	s       *Segment
+	ti      termInfo
+	blk     uint64 // block of the term the cursor is in
+	decoded bool   // whether blk's postings are in ords/tfs
+	n, i    int
+	cur     uint32 // current ordinal, valid when decoded
+	last    uint32 // last ordinal of the decoded block
+	err     error
+	// the bound of block ubBlk-1's postings, cached by searchSegment (0: none yet)
+	ubBlk uint64
+	ub    float64
+	ords  [BlockSize]uint32
+	tfs   [BlockSize]uint32
+}
+
+func newCursor(s *Segment, ti termInfo) *cursor {
+	c := &cursor{s: s, ti: ti}
+	c.decode()
+	return c
+}
+
+// tf is the term frequency at the current posting.
+func (c *cursor) tf() uint32 { return c.tfs[c.i] }
+
+func (c *cursor) finish() { c.cur, c.decoded, c.blk = exhausted, true, c.ti.nblocks }
+
+// next moves to the following posting.
+func (c *cursor) next() {
+	if c.cur == exhausted {
+		return
+	}
+	c.i++
+	if c.i < c.n {
+		c.cur = c.ords[c.i]
+		return
+	}
+	c.blk++
+	c.decode()
+}
+
+// shallow moves to the block that may hold target without decoding it, and returns that
+// block's entry; ok is false when no block of the term reaches target.
+func (c *cursor) shallow(target uint32) (e blockEntry, ok bool) {
+	if c.cur == exhausted {
+		return e, false
+	}
+	for c.blk < c.ti.nblocks {
+		e = c.s.blockAt(c.ti.firstBlock + c.blk)
+		if e.last >= target {
+			return e, true
+		}
+		c.blk++
+		c.decoded = false
+	}
+	c.finish()
+	return e, false
+}
+
+// advance moves to the first posting at or after target.
+func (c *cursor) advance(target uint32) {
+	if c.decoded && c.cur >= target {
+		return
+	}
+	if _, ok := c.shallow(target); !ok {
+		return
+	}
+	if !c.decoded {
+		c.decode()
+		if c.cur == exhausted {
+			return
+		}
+	}
+	for c.ords[c.i] < target {
+		c.i++ // the block's last ordinal is >= target, so this stops inside it
+	}
+	c.cur = c.ords[c.i]
+}
+
+// decode decodes block c.blk and positions the cursor at its first posting.
+func (c *cursor) decode() {
+	if c.blk >= c.ti.nblocks {
+		c.finish()
+		return
+	}
+	s := c.s
+	b := c.ti.firstBlock + c.blk
+	e := s.blockAt(b)
+	end := s.blockEnd(b)
+	if e.off > end || end > uint64(len(s.postings)) {
+		c.fail("block %d: bytes [%d, %d) outside the %d-byte postings section", b, e.off, end, len(s.postings))
+		return
+	}
+	n := BlockSize
+	if c.blk == c.ti.nblocks-1 {
+		n = int(uint64(c.ti.df) - c.blk*BlockSize)
+	}
+	next := uint64(0)
+	if c.blk > 0 {
+		next = uint64(s.blockAt(b-1).last) + 1
+	}
+	buf := s.postings[e.off:end]
+	p := 0
+	for j := 0; j < n; j++ {
+		gap, k := uvarint32(buf[p:])
+		if k <= 0 {
+			c.fail("block %d: posting %d: bad varint", b, j)
+			return
+		}
+		p += k
+		tf, k := uvarint32(buf[p:])
+		if k <= 0 || tf == 0 {
+			c.fail("block %d: posting %d: bad term frequency", b, j)
+			return
+		}
+		p += k
+		ord := next + uint64(gap)
+		if ord >= s.tr.docs {
+			c.fail("block %d: posting %d: ordinal %d of %d passages", b, j, ord, s.tr.docs)
+			return
+		}
+		c.ords[j], c.tfs[j] = uint32(ord), tf
+		next = ord + 1
+	}
+	if c.ords[n-1] != e.last || p != len(buf) {
+		c.fail("block %d: ends at ordinal %d after %d of %d bytes, its entry says ordinal %d", b, c.ords[n-1], p, len(buf), e.last)
+		return
+	}
+	c.n, c.i, c.decoded, c.cur, c.last = n, 0, true, c.ords[0], e.last
+}
+
+func (c *cursor) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = c.s.corrupt(format, args...)
+	}
+	c.finish()
+}
+
+// uvarint32 decodes a uvarint of at most 32 bits; k <= 0 on a short or overlong input.
+func uvarint32(b []byte) (v uint32, k int) {
+	var x uint64
+	for i := 0; i < len(b) && i < 5; i++ {
+		c := b[i]
+		x |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			if x > math.MaxUint32 {
+				return 0, -1
+			}
+			return uint32(x), i + 1
+		}
+	}
+	return 0, -1
+}

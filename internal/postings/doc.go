@@ -1,0 +1,22 @@
+// Package postings is Kairos's own inverted index for BM25: segments of postings over uint32
+// passage keys, written by the indexer and searched by search with dynamic pruning
+// (block-max MaxScore), so that a query does not score every posting of every query term as
+// bleve does.
+//
+// A segment is one file (format.go): per term, the passages that contain it as ordinal deltas
+// and term frequencies in varint blocks of BlockSize postings, with each block's largest term
+// frequency and smallest passage length; per term, the Pareto frontier of (term frequency,
+// passage length) pairs, from which the exact largest BM25 contribution of the term follows
+// for any k1, b and collection statistics; per passage, its key and its length in tokens. It
+// is memory-mapped, so opening reads only the trailer (and, unless told not to, streams the
+// file once through the checksum).
+//
+// Scores are bleve 2.5.7's BM25 as Kairos runs it (score.go): the same idf, the same float32
+// field norm, the same query norm and coordination factor, summed in the same order, so that
+// a search here returns the scores and the ranking of search.Index in mode bm25.
+//
+// Building (Builder) holds one buffer of at most BuilderOptions.MaxBufferedPostings postings
+// and the vocabulary in memory, spilling sorted runs to temporary files and merging them at
+// Finish: memory does not grow with the number of passages, only with the number of
+// distinct terms.
+package postings

@@ -1,0 +1,360 @@
+package postings
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/internal/framing"
+)
+
+// Finish merges the runs into the segment file, written atomically, and releases the
+// temporary files.
+func (b *Builder) Finish(ctx context.Context) (*BuildStats, error) {
+	if b.err != nil {
+		b.Abort()
+		return nil, b.err
+	}
+	if b.done {
+		return nil, errors.New("postings builder: Finish after Finish or Abort")
+	}
+	defer b.Abort()
+	if err := b.spill(); err != nil {
+		return nil, err
+	}
+	b.buf = nil
+	if err := b.docsW.Flush(); err != nil {
+		return nil, fmt.Errorf("postings builder: passage table: %w", err)
+	}
+	var size int64
+	err := atomicfile.Write(b.path, atomicfile.Options{}, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
+		if err := b.write(ctx, cw); err != nil {
+			return err
+		}
+		size = cw.n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing postings segment %s: %w", b.path, err)
+	}
+	st := &BuildStats{Docs: int(b.n), Terms: len(b.terms), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs), Bytes: size}
+	b.opts.Logger.Info("postings segment written", "path", b.path, "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "runs", st.Runs, "bytes", st.Bytes)
+	return st, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// runReader streams the groups of one run.
+type runReader struct {
+	r    *bufio.Reader
+	head uint32 // term id of the next group
+	left uint64 // postings left in the current group
+	prev uint32 // previous ordinal of the current group
+	eof  bool
+}
+
+func (r *runReader) nextGroup() error {
+	t, err := binary.ReadUvarint(r.r)
+	if err == io.EOF {
+		r.eof = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return err
+	}
+	r.head, r.left, r.prev = uint32(t), n, 0
+	return nil
+}
+
+func (r *runReader) next() (posting, error) {
+	var v [3]uint64
+	for i := range v {
+		x, err := binary.ReadUvarint(r.r)
+		if err != nil {
+			return posting{}, err
+		}
+		v[i] = x
+	}
+	r.prev += uint32(v[0])
+	r.left--
+	return posting{term: r.head, ord: r.prev, tf: uint32(v[1]), len: uint32(v[2])}, nil
+}
+
+// termMeta is what the dictionary records of a term once its postings are written.
+type termMeta struct {
+	firstBlock uint64
+	frontStart uint32
+	frontN     uint32
+}
+
+// write streams the segment into w: the postings merged from the runs, then the tables.
+func (b *Builder) write(ctx context.Context, w io.Writer) error {
+	fw, err := framing.NewWriter(w, segmentFormat)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(fw, 1<<16)
+	payloadOff := func() uint64 { return fw.Offset() + uint64(bw.Buffered()) - framing.HeaderSize }
+
+	readers := make([]*runReader, len(b.runs))
+	for i, f := range b.runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		readers[i] = &runReader{r: bufio.NewReaderSize(f, 1<<16)}
+		if err := readers[i].nextGroup(); err != nil {
+			return fmt.Errorf("reading run %d: %w", i, err)
+		}
+	}
+	blocksF, err := tempFile(b.opts.TempDir, "blocks")
+	if err != nil {
+		return err
+	}
+	defer blocksF.Close()
+	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff}
+	metas := make([]termMeta, len(b.terms))
+	for t := range b.terms {
+		if t%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		tw.begin()
+		metas[t].firstBlock = tw.nblocks
+		for i, r := range readers {
+			if r.eof || r.head != uint32(t) {
+				continue
+			}
+			for r.left > 0 {
+				p, err := r.next()
+				if err != nil {
+					return fmt.Errorf("reading run %d: %w", i, err)
+				}
+				if err := tw.add(p); err != nil {
+					return err
+				}
+			}
+			if err := r.nextGroup(); err != nil {
+				return fmt.Errorf("reading run %d: %w", i, err)
+			}
+		}
+		if tw.count != int64(b.df[t]) {
+			return fmt.Errorf("term %q: merged %d postings, counted %d", b.terms[t], tw.count, b.df[t])
+		}
+		if err := tw.end(); err != nil {
+			return err
+		}
+		metas[t].frontStart, metas[t].frontN = tw.frontStart, tw.frontN
+	}
+	var tr trailer
+	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(len(b.terms)), tw.nblocks, uint64(b.tokens)
+	tr.frontier = uint64(len(tw.frontier) / frontierEntrySize)
+
+	// blocks
+	if err := tw.blocks.Flush(); err != nil {
+		return err
+	}
+	tr.blocksOff = payloadOff()
+	if _, err := blocksF.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(bw, blocksF); err != nil {
+		return fmt.Errorf("copying block table: %w", err)
+	}
+	// frontier
+	tr.frontierOff = payloadOff()
+	if _, err := bw.Write(tw.frontier); err != nil {
+		return err
+	}
+	// dict, in byte order of the terms
+	order := make([]uint32, len(b.terms))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	sort.Slice(order, func(i, j int) bool { return b.terms[order[i]] < b.terms[order[j]] })
+	tr.dictOff = payloadOff()
+	var e [dictEntrySize]byte
+	var strOff uint64
+	for _, id := range order {
+		m := metas[id]
+		binary.LittleEndian.PutUint64(e[0:], strOff)
+		binary.LittleEndian.PutUint32(e[8:], uint32(len(b.terms[id])))
+		binary.LittleEndian.PutUint32(e[12:], b.df[id])
+		binary.LittleEndian.PutUint64(e[16:], m.firstBlock)
+		binary.LittleEndian.PutUint32(e[24:], m.frontStart)
+		binary.LittleEndian.PutUint32(e[28:], m.frontN)
+		if _, err := bw.Write(e[:]); err != nil {
+			return err
+		}
+		strOff += uint64(len(b.terms[id]))
+	}
+	tr.stringsOff = payloadOff()
+	for _, id := range order {
+		if _, err := bw.WriteString(b.terms[id]); err != nil {
+			return err
+		}
+	}
+	// keys, then lengths, from the passage table
+	for i, sec := range []*uint64{&tr.keysOff, &tr.lensOff} {
+		*sec = payloadOff()
+		if err := copyColumn(bw, b.docs, i); err != nil {
+			return fmt.Errorf("copying passage table: %w", err)
+		}
+	}
+	if _, err := bw.Write(tr.append(nil)); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return fw.Close()
+}
+
+// copyColumn copies column col (0: key, 1: length) of the 8-byte records of f to w.
+func copyColumn(w io.Writer, f *os.File, col int) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	var rec [8]byte
+	for {
+		if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if _, err := w.Write(rec[4*col : 4*col+4]); err != nil {
+			return err
+		}
+	}
+}
+
+// termWriter encodes the postings of one term at a time into blocks.
+type termWriter struct {
+	out    io.Writer
+	blocks *bufio.Writer
+	off    func() uint64 // payload offset of the next byte of out
+
+	nblocks  uint64
+	frontier []byte // all terms' frontier pairs
+
+	// the current term
+	count      int64
+	last       uint32 // previous ordinal of the term
+	next       uint32 // one past the last ordinal of the previous block
+	ords, tfs  []uint32
+	maxTF      uint32
+	minLen     uint32
+	minLenByTF map[uint32]uint32
+	frontStart uint32
+	frontN     uint32
+	enc        []byte
+}
+
+func (tw *termWriter) begin() {
+	tw.count, tw.next = 0, 0
+	tw.ords, tw.tfs = tw.ords[:0], tw.tfs[:0]
+	if len(tw.minLenByTF) > 64 || tw.minLenByTF == nil {
+		tw.minLenByTF = map[uint32]uint32{} // clear would walk all the buckets a big term grew
+	}
+	clear(tw.minLenByTF)
+	tw.resetBlock()
+}
+
+func (tw *termWriter) resetBlock() {
+	tw.ords, tw.tfs = tw.ords[:0], tw.tfs[:0]
+	tw.maxTF, tw.minLen = 0, ^uint32(0)
+}
+
+func (tw *termWriter) add(p posting) error {
+	if p.tf == 0 || (tw.count > 0 && p.ord <= tw.last) {
+		return fmt.Errorf("run posting out of order or empty (term %d, ordinal %d)", p.term, p.ord)
+	}
+	tw.count++
+	tw.last = p.ord
+	tw.ords = append(tw.ords, p.ord)
+	tw.tfs = append(tw.tfs, p.tf)
+	tw.maxTF = max(tw.maxTF, p.tf)
+	tw.minLen = min(tw.minLen, p.len)
+	if l, ok := tw.minLenByTF[p.tf]; !ok || p.len < l {
+		tw.minLenByTF[p.tf] = p.len
+	}
+	if len(tw.ords) == BlockSize {
+		return tw.flushBlock()
+	}
+	return nil
+}
+
+func (tw *termWriter) flushBlock() error {
+	if len(tw.ords) == 0 {
+		return nil
+	}
+	var e [blockEntrySize]byte
+	binary.LittleEndian.PutUint32(e[0:], tw.ords[len(tw.ords)-1])
+	binary.LittleEndian.PutUint64(e[4:], tw.off())
+	binary.LittleEndian.PutUint32(e[12:], tw.maxTF)
+	binary.LittleEndian.PutUint32(e[16:], tw.minLen)
+	if _, err := tw.blocks.Write(e[:]); err != nil {
+		return err
+	}
+	tw.enc = tw.enc[:0]
+	for i, o := range tw.ords {
+		tw.enc = binary.AppendUvarint(tw.enc, uint64(o-tw.next))
+		tw.enc = binary.AppendUvarint(tw.enc, uint64(tw.tfs[i]))
+		tw.next = o + 1
+	}
+	if _, err := tw.out.Write(tw.enc); err != nil {
+		return err
+	}
+	tw.nblocks++
+	tw.resetBlock()
+	return nil
+}
+
+// end writes the term's last block and its frontier: the (tf, length) pairs not dominated by
+// another with a tf at least as large and a length at most as small. BM25 grows with tf and
+// falls with length, so the largest contribution of the term is at one of these pairs.
+func (tw *termWriter) end() error {
+	if err := tw.flushBlock(); err != nil {
+		return err
+	}
+	tfs := make([]uint32, 0, len(tw.minLenByTF))
+	for tf := range tw.minLenByTF {
+		tfs = append(tfs, tf)
+	}
+	slices.Sort(tfs)
+	tw.frontStart = uint32(len(tw.frontier) / frontierEntrySize)
+	tw.frontN = 0
+	best := ^uint32(0)
+	for i := len(tfs) - 1; i >= 0; i-- {
+		l := tw.minLenByTF[tfs[i]]
+		if l < best {
+			best = l
+			tw.frontier = binary.LittleEndian.AppendUint32(tw.frontier, tfs[i])
+			tw.frontier = binary.LittleEndian.AppendUint32(tw.frontier, l)
+			tw.frontN++
+		}
+	}
+	return nil
+}
