@@ -68,6 +68,9 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	}
 	o := *opts
 	o.Encoder, o.Build = nil, bm.Options
+	if err := o.adoptLexical(bm); err != nil {
+		return nil, err
+	}
 	o.HNSW = hnsw.Options{}
 	if d := bm.Dense; d != nil {
 		o.HNSW = d.HNSW

@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 )
 
 // ErrDamaged is wrapped by every error that reports a damaged index file: a file whose size or
@@ -111,7 +109,7 @@ func damagedBM25File(gen string, man *Manifest, cause *DamagedError) error {
 	}
 	sub := &Manifest{Files: map[string]FileSum{}}
 	for name, sum := range man.Files {
-		if strings.HasPrefix(name, blevebm25.Name+"/") {
+		if inLexicalDir(gen, man, name) {
 			sub.Files[name] = sum
 		}
 	}

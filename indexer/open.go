@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 )
@@ -75,13 +74,16 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	if err != nil {
 		return nil, asDamaged(gen, err)
 	}
-	eng := o.Engines.withDefaults(HNSWParams{})
+	eng, err := o.Engines.withDefaults(man.Options.Lexical, HNSWParams{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", gen, err)
+	}
 	g := backend.Gen{Name: genName(man.Generation), Dir: gen}
 	var stats backend.CollectionStats
 	if st := man.BM25; st != nil {
 		stats = st.collection()
 	}
-	lex, err := eng.Lexical.Open(ctx, g, backend.Scoring{Params: o.BM25, Stats: stats})
+	lex, err := eng.Lexical.Open(ctx, g, backend.Scoring{Params: o.BM25, Stats: stats}, store)
 	if err != nil {
 		store.Close()
 		if errors.Is(err, backend.ErrScoring) {
@@ -89,7 +91,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 		}
 		var de *DamagedError
 		if !errors.As(err, &de) {
-			de = &DamagedError{Path: blevebm25.Dir(gen), What: "opening: " + err.Error()}
+			de = &DamagedError{Path: lexicalDir(gen, man.Options.Lexical), What: "opening: " + err.Error()}
 		}
 		return nil, damagedBM25File(gen, man, de)
 	}

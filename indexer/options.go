@@ -24,6 +24,10 @@ type BuildOptions struct {
 	Language string `json:"language,omitempty"`
 	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
 	Analyzer string `json:"analyzer"`
+	// Lexical names the lexical engine: LexicalBleve (default; "" reads as it) or
+	// LexicalPostings. An update or compaction keeps the engine of the generation it derives
+	// from.
+	Lexical string `json:"lexical,omitempty"`
 }
 
 func (o *BuildOptions) setDefaults() {
@@ -112,7 +116,10 @@ func (o *Options) validate() error {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.Engines = o.Engines.withDefaults(o.HNSW)
+	var err error
+	if o.Engines, err = o.Engines.withDefaults(o.Build.Lexical, o.HNSW); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -83,6 +83,9 @@ func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) 
 	if err := opts.adoptLanguage(base.Manifest); err != nil {
 		return nil, err
 	}
+	if err := opts.adoptLexical(base.Manifest); err != nil {
+		return nil, err
+	}
 	spec.base = base
 	return drive(ctx, opts, spec)
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 )
 
@@ -81,7 +79,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		}
 		// bleve trusts its files: opening a damaged one may panic or mislead, so it is
 		// not opened at all (the damaged file is reported above).
-		bleveDamaged = bleveDamaged || strings.HasPrefix(name, blevebm25.Name+"/")
+		bleveDamaged = bleveDamaged || inLexicalDir(gen, man, name)
 	}
 	onDisk := map[string]FileSum{}
 	entries, err := os.ReadDir(gen)
@@ -111,7 +109,11 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	if man.FormatVersion >= 2 {
 		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, docTableName), f, a...) })
 	}
-	eng := Engines{}.withDefaults(HNSWParams{})
+	eng, err := Engines{}.withDefaults(man.Options.Lexical, HNSWParams{})
+	if err != nil {
+		bad(gen, "%v", err)
+		return rep, nil
+	}
 	g := backend.Gen{Name: genName(man.Generation), Dir: gen}
 	if man.Dense != nil {
 		v, err := openVectors(ctx, eng.Vectors, g, man, store)
@@ -136,21 +138,21 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		}
 	}
 	if bleveDamaged {
-		bad(bm25Path(gen), "not opened: its files do not match the manifest")
+		bad(lexicalDir(gen, man.Options.Lexical), "not opened: its files do not match the manifest")
 		return rep, nil
 	}
-	idx, err := eng.Lexical.Open(ctx, g, backend.Scoring{})
+	idx, err := eng.Lexical.Open(ctx, g, backend.Scoring{}, store)
 	if err != nil {
 		var de *DamagedError
 		if errors.As(err, &de) {
 			bad(de.Path, "%s", de.What)
 		} else {
-			bad(bm25Path(gen), "opening: %v", err)
+			bad(lexicalDir(gen, man.Options.Lexical), "opening: %v", err)
 		}
 		return rep, nil
 	}
 	defer idx.Close()
-	if err := checkBM25Keys(ctx, idx, store, func(f string, a ...any) { bad(bm25Path(gen), f, a...) }); err != nil {
+	if err := checkBM25Keys(ctx, idx, store, func(f string, a ...any) { bad(lexicalDir(gen, man.Options.Lexical), f, a...) }); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -98,8 +98,9 @@ type Lexical interface {
 	// Begin starts the lexical part of gen, empty or (base non-nil) as a copy of base's that
 	// leaves base unchanged. analyzer names the text analyzer (internal/langanalysis).
 	Begin(ctx context.Context, gen Gen, base *Gen, analyzer string) (LexicalWriter, error)
-	// Open opens the committed lexical part of gen for searching with sc.
-	Open(ctx context.Context, gen Gen, sc Scoring) (LexicalReader, error)
+	// Open opens the committed lexical part of gen for searching with sc; meta answers
+	// filters for engines that keep no metadata of their own.
+	Open(ctx context.Context, gen Gen, sc Scoring, meta Meta) (LexicalReader, error)
 	// Drop deletes the lexical part of gen.
 	Drop(ctx context.Context, gen Gen) error
 }

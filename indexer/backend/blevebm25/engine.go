@@ -54,10 +54,11 @@ func (Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, ana
 	return &Writer{idx: idx, docs: docs}, nil
 }
 
-// Open opens gen's bleve index read-only, to score with sc. A panic of bleve on damaged
+// Open opens gen's bleve index read-only, to score with sc (bleve filters on the date and
+// source fields it indexed, without meta). A panic of bleve on damaged
 // files, while opening or in a later search, comes back as a *backend.DamagedError. It does
 // not check the files against the manifest: the indexer does that first.
-func (Engine) Open(ctx context.Context, gen backend.Gen, sc backend.Scoring) (backend.LexicalReader, error) {
+func (Engine) Open(ctx context.Context, gen backend.Gen, sc backend.Scoring, _ backend.Meta) (backend.LexicalReader, error) {
 	return Open(gen.Dir, sc)
 }
 

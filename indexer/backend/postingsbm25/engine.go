@@ -1,0 +1,129 @@
+// Package postingsbm25 is Kairos's own lexical engine: BM25 over internal/postings segments,
+// searched with block-max MaxScore, so that a query reads a small part of the postings of
+// its terms instead of scoring all of them as bleve does, and a build holds a bounded buffer
+// instead of bleve's in-memory segments. Scores and rankings are bleve's as Kairos runs them
+// (internal/postings proves it on SciFact), so an index can move from one engine to the other
+// without a change in its results.
+//
+// A generation's lexical part is the directory "lexical": one segment file per generation
+// that added passages (a derived generation hard-links its base's and adds its own) and the
+// set of keys deleted since they were written ("deleted.ktmb", in kpst's tombstone format).
+// Deleted passages are left out of every search; like bleve's, their postings keep counting in
+// document frequencies until a compaction rewrites the index, which is the one way the two
+// engines can differ (an updated generation scores as bleve's did before its merge).
+package postingsbm25
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/internal/postings"
+)
+
+// Name is the directory of a generation that holds its lexical part, and the engine's name
+// in manifests.
+const Name = "lexical"
+
+const (
+	segSuffix   = ".kpo"
+	deletedName = "deleted.ktmb"
+)
+
+// Dir returns the lexical directory of the generation at genDir.
+func Dir(genDir string) string { return filepath.Join(genDir, Name) }
+
+// Engine is the postings lexical engine. The zero value is ready to use.
+type Engine struct {
+	// MaxBufferedPostings bounds a build's posting buffer (postings.BuilderOptions); 0: the
+	// package default.
+	MaxBufferedPostings int
+}
+
+var _ backend.Lexical = Engine{}
+
+// Begin starts gen's lexical part, empty or (base non-nil) with base's segments hard-linked
+// and its deleted set carried over.
+func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
+	dir := Dir(gen.Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	deleted := &kpst.Tombstones{}
+	if base != nil {
+		segs, err := segmentFiles(Dir(base.Dir))
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range segs {
+			if err := atomicfile.LinkOrCopy(s, filepath.Join(dir, filepath.Base(s))); err != nil {
+				return nil, fmt.Errorf("linking lexical segment: %w", err)
+			}
+		}
+		if deleted, err = kpst.ReadTombstones(filepath.Join(Dir(base.Dir), deletedName)); err != nil {
+			return nil, err
+		}
+	}
+	return newWriter(dir, gen.Name, analyzer, deleted, e.MaxBufferedPostings)
+}
+
+// Open opens gen's lexical part for searching with sc. Segments up to kpst.VerifyBudget bytes
+// are checksummed at open; larger ones are mapped without reading them whole (the manifest's
+// sha256 covers them).
+func (Engine) Open(ctx context.Context, gen backend.Gen, sc backend.Scoring, meta backend.Meta) (backend.LexicalReader, error) {
+	return Open(gen.Dir, sc, meta)
+}
+
+// Drop removes gen's lexical part.
+func (Engine) Drop(ctx context.Context, gen backend.Gen) error { return os.RemoveAll(Dir(gen.Dir)) }
+
+// segmentFiles lists the segment files of a lexical directory, in name order.
+func segmentFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), segSuffix) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// openSegments opens every segment of dir.
+func openSegments(dir string) ([]*postings.Segment, error) {
+	files, err := segmentFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var segs []*postings.Segment
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			closeAll(segs)
+			return nil, err
+		}
+		s, err := postings.Open(f, postings.OpenOptions{SkipChecksum: fi.Size() > kpst.VerifyBudget})
+		if err != nil {
+			closeAll(segs)
+			return nil, &backend.DamagedError{Path: f, What: err.Error()}
+		}
+		segs = append(segs, s)
+	}
+	return segs, nil
+}
+
+func closeAll(segs []*postings.Segment) {
+	for _, s := range segs {
+		s.Close()
+	}
+}

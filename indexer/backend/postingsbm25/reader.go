@@ -1,0 +1,128 @@
+package postingsbm25
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/postings"
+)
+
+// Reader searches one generation's lexical part. It is safe for concurrent use.
+type Reader struct {
+	segs    []*postings.Segment
+	x       *postings.Searcher
+	deleted *kpst.Tombstones
+	sc      postings.Scoring
+	meta    backend.Meta
+	docs    int
+}
+
+var _ backend.LexicalReader = (*Reader)(nil)
+
+// Open opens the lexical part of the generation at genDir; meta answers filters (nil: a
+// filtered search fails).
+func Open(genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error) {
+	if sc.Stats.Tokens == 0 && sc.Stats.Terms > 0 {
+		return nil, fmt.Errorf("%w: postingsbm25 scores with token counts; this manifest predates them (update or compact the index)", backend.ErrScoring)
+	}
+	dir := Dir(genDir)
+	deleted, err := kpst.ReadTombstones(filepath.Join(dir, deletedName))
+	if err != nil {
+		return nil, &backend.DamagedError{Path: filepath.Join(dir, deletedName), What: err.Error()}
+	}
+	segs, err := openSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	x, err := postings.NewSearcher(segs, postings.SearcherOptions{})
+	if err != nil {
+		closeAll(segs)
+		return nil, err
+	}
+	docs := 0
+	for _, s := range segs {
+		docs += s.Len()
+	}
+	r := &Reader{segs: segs, x: x, deleted: deleted, docs: docs - deleted.Len(), meta: meta,
+		sc: postings.Scoring{K1: sc.Params.K1, B: sc.Params.B, Docs: int64(sc.Stats.Docs), Tokens: sc.Stats.Tokens}}
+	return r, nil
+}
+
+// Search returns the q.N best passages for the terms that pass q.Filter, applied inside the
+// search: the N best that pass, not the passing few of the N best.
+func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.Hit, error) {
+	if len(q.Terms) == 0 || q.N <= 0 || r.sc.Docs == 0 {
+		return nil, nil
+	}
+	if r.sc.K1 == 0 && r.sc.B == 0 {
+		return nil, errors.New("postingsbm25: opened without BM25 parameters")
+	}
+	pq := postings.Query{Terms: q.Terms, K: q.N, Deleted: r.deleted}
+	var (
+		mu      sync.Mutex // segments are searched in parallel
+		metaErr error
+	)
+	if !q.Filter.Empty() {
+		if r.meta == nil {
+			return nil, errors.New("postingsbm25: a filtered search needs passage metadata")
+		}
+		pq.Allow = func(key uint32) bool {
+			date, source, err := r.meta.Meta(key)
+			if err != nil {
+				mu.Lock()
+				metaErr = errors.Join(metaErr, err)
+				mu.Unlock()
+				return false
+			}
+			return q.Filter.Match(date, source)
+		}
+	}
+	hits, err := r.x.Search(ctx, pq, r.sc)
+	if err == nil {
+		mu.Lock()
+		err = metaErr
+		mu.Unlock()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bm25 search: %w", err)
+	}
+	out := make([]backend.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = backend.Hit{Key: h.Key, Score: h.Score}
+	}
+	return out, nil
+}
+
+// Docs is the number of live passages indexed.
+func (r *Reader) Docs(ctx context.Context) (int, error) { return r.docs, nil }
+
+// Has reports which keys the part holds, deleted ones excluded.
+func (r *Reader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		if r.deleted.Has(k) {
+			continue
+		}
+		for _, s := range r.segs {
+			if _, ok := s.Length(k); ok {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Close unmaps the segments.
+func (r *Reader) Close() error {
+	var errs []error
+	for _, s := range r.segs {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,191 @@
+package postingsbm25
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
+	"github.com/kairos-rag/kairos/internal/postings"
+)
+
+// Writer writes one generation's lexical part: a new segment for the passages added, and the
+// deleted set.
+type Writer struct {
+	dir     string
+	text    analysis.Analyzer
+	deleted *kpst.Tombstones
+	b       *postings.Builder
+	segPath string
+
+	// Batches are applied in the order NewBatch made them (the builder takes keys in
+	// increasing order), though two may be analysed at once.
+	mu      sync.Mutex
+	turn    *sync.Cond
+	next    int // sequence number of the next batch to apply
+	made    int // batches made
+	added   int
+	tokens  int64
+	failed  error
+	settled bool
+}
+
+var _ backend.LexicalWriter = (*Writer)(nil)
+
+func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, maxBuffered int) (*Writer, error) {
+	text, err := langanalysis.New(analyzer)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{dir: dir, text: text, deleted: deleted, segPath: filepath.Join(dir, "seg-"+genName+segSuffix)}
+	w.turn = sync.NewCond(&w.mu)
+	if w.b, err = postings.NewBuilder(w.segPath, postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: maxBuffered}); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Batch holds passages to add and keys to delete.
+type Batch struct {
+	seq  int
+	keys []uint32
+	docs []*corpus.Passage
+	dels []uint32
+}
+
+var _ backend.LexicalBatch = (*Batch)(nil)
+
+// NewBatch starts a batch; batches are applied in the order they were made.
+func (w *Writer) NewBatch() backend.LexicalBatch {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.made++
+	return &Batch{seq: w.made - 1}
+}
+
+// Add adds passage p under key.
+func (b *Batch) Add(key uint32, p *corpus.Passage) error {
+	b.keys = append(b.keys, key)
+	b.docs = append(b.docs, p)
+	return nil
+}
+
+// Delete deletes key.
+func (b *Batch) Delete(key uint32) { b.dels = append(b.dels, key) }
+
+// Len is the number of operations in the batch.
+func (b *Batch) Len() int { return len(b.keys) + len(b.dels) }
+
+// Apply analyses the batch's passages on all cores, then, in batch order, adds them to the
+// segment and records its deletions.
+func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
+	b, ok := lb.(*Batch)
+	if !ok {
+		return fmt.Errorf("postingsbm25: batch of another engine (%T)", lb)
+	}
+	terms := make([][]string, len(b.docs))
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, p := range b.docs {
+		g.Go(func() error {
+			toks := w.text.Analyze([]byte(p.Text))
+			t := make([]string, len(toks))
+			for j, tok := range toks {
+				t[j] = string(tok.Term)
+			}
+			terms[i] = t
+			return nil
+		})
+	}
+	g.Wait()
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.next != b.seq && w.failed == nil {
+		w.turn.Wait()
+	}
+	if w.failed != nil {
+		return w.failed
+	}
+	defer func() {
+		w.next++
+		w.turn.Broadcast()
+	}()
+	if err := ctx.Err(); err != nil {
+		w.failed = err
+		return err
+	}
+	for i, key := range b.keys {
+		if err := w.b.Add(key, terms[i]); err != nil {
+			w.failed = fmt.Errorf("passage %s: %w", b.docs[i].ID, err)
+			return w.failed
+		}
+		w.tokens += int64(len(terms[i]))
+	}
+	w.added += len(b.keys)
+	for _, k := range b.dels {
+		w.deleted.Add(k)
+	}
+	return nil
+}
+
+// Commit writes the segment (unless nothing was added) and the deleted set.
+func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed != nil {
+		w.abortLocked()
+		return backend.LexicalCounts{}, w.failed
+	}
+	w.settled = true
+	if w.added > 0 {
+		if _, err := w.b.Finish(ctx); err != nil {
+			return backend.LexicalCounts{}, fmt.Errorf("writing lexical segment: %w", err)
+		}
+	} else {
+		w.b.Abort()
+	}
+	if err := kpst.WriteTombstones(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
+		return backend.LexicalCounts{}, fmt.Errorf("writing deleted keys: %w", err)
+	}
+	segs, err := openSegments(w.dir)
+	if err != nil {
+		return backend.LexicalCounts{}, err
+	}
+	defer closeAll(segs)
+	docs := 0
+	for _, s := range segs {
+		docs += s.Len()
+	}
+	return backend.LexicalCounts{Docs: docs - w.deleted.Len(), TokensAdded: w.tokens}, nil
+}
+
+// Abort releases the builder's temporary files; the generation is dropped by the caller.
+func (w *Writer) Abort() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.abortLocked()
+}
+
+func (w *Writer) abortLocked() {
+	if w.settled {
+		return
+	}
+	w.settled = true
+	if w.failed == nil {
+		w.failed = errors.New("postingsbm25: writer aborted")
+	}
+	w.turn.Broadcast()
+	w.b.Abort()
+	os.Remove(w.segPath)
+}
