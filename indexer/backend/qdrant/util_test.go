@@ -1,0 +1,11 @@
+package qdrant
+
+import "time"
+
+func day(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
