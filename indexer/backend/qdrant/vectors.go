@@ -207,4 +207,3 @@ func (r *VecReader) Has(key uint32) bool {
 }
 
 func (r *VecReader) Close() error { return nil }
-
