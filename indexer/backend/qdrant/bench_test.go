@@ -54,4 +54,3 @@ func BenchmarkSciFactBM25(b *testing.B) {
 		}
 	}
 }
-

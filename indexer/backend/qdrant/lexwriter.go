@@ -2,7 +2,6 @@ package qdrant
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -26,19 +25,14 @@ func (e *Engine) Lexical() Lexical { return Lexical{e} }
 // Drop deletes gen's collection: all its parts at once.
 func (l Lexical) Drop(ctx context.Context, gen backend.Gen) error { return l.e.Drop(ctx, gen) }
 
-// ErrDerive is returned by Begin with a base generation: deriving a generation on Qdrant
-// (copying the base collection's points and recomputing every BM25 weight for the new
-// average length) is not implemented yet.
-var ErrDerive = errors.New("qdrant: deriving a generation from a base is not implemented")
-
 // Begin creates gen's collection (or checks an existing one) and starts its lexical part.
 // Passages are upserted with their payload at Apply; the BM25 vectors follow at Commit,
-// when the collection's average length is known.
+// when the collection's average length is known. With a base, every point of the base's
+// collection (payload and dense vector) is copied first and the base is left unchanged:
+// BM25 weights depend on the average length, so the whole generation is reweighted at
+// Commit anyway.
 func (l Lexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
 	e := l.e
-	if base != nil {
-		return nil, ErrDerive
-	}
 	an, err := langanalysis.New(analyzer)
 	if err != nil {
 		return nil, err
@@ -51,7 +45,14 @@ func (l Lexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, 
 	if err != nil {
 		return nil, err
 	}
-	return &lexWriter{e: e, coll: coll, gen: gen.Name, an: an, spill: sp, deleted: map[uint32]bool{}}, nil
+	w := &lexWriter{e: e, coll: coll, gen: gen.Name, an: an, spill: sp, deleted: map[uint32]uint64{}}
+	if base != nil {
+		if err := w.copyBase(ctx, e.Collection(base.Name)); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 type lexWriter struct {
@@ -61,8 +62,11 @@ type lexWriter struct {
 	an    analysis.Analyzer
 	mu    sync.Mutex // guards what follows
 	spill *spill
-	// deleted are keys deleted by this writer; a key is added at most once per writer.
-	deleted     map[uint32]bool
+	// seq numbers the spilled additions and the deletions in the order they were applied
+	// (base passages are 0); deleted maps a key to its last deletion, so an addition is live
+	// when it came after it.
+	seq         uint64
+	deleted     map[uint32]uint64
 	tokensAdded int64
 	done        bool
 }
@@ -94,14 +98,27 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 		return fmt.Errorf("qdrant: batch of another engine (%T)", lb)
 	}
 	points := make([]*qdrant.PointStruct, len(b.adds))
-	recs := make([][]byte, len(b.adds))
+	type termsOf struct {
+		terms []string
+		freqs []int
+		n     int
+	}
+	recs := make([]termsOf, len(b.adds))
 	var tokens int64
 	for i := range b.adds {
 		a := &b.adds[i]
 		toks := w.an.Analyze([]byte(a.p.Text))
 		tf := make(map[string]int, len(toks))
+		var terms []string
 		for _, t := range toks {
+			if tf[string(t.Term)] == 0 {
+				terms = append(terms, string(t.Term))
+			}
 			tf[string(t.Term)]++
+		}
+		freqs := make([]int, len(terms))
+		for j, t := range terms {
+			freqs[j] = tf[t]
 		}
 		tokens += int64(len(toks))
 		pl, err := passagePayload(a.key, &a.p, len(toks), w.gen)
@@ -110,7 +127,7 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 		}
 		points[i] = &qdrant.PointStruct{Id: qdrant.NewIDNum(uint64(a.key)), Payload: pl,
 			Vectors: qdrant.NewVectorsMap(map[string]*qdrant.Vector{})}
-		recs[i] = termsRecord(a.key, len(toks), tf)
+		recs[i] = termsOf{terms, freqs, len(toks)}
 	}
 	if err := w.e.upsert(ctx, w.coll, points); err != nil {
 		return err
@@ -126,13 +143,15 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, r := range recs {
-		if err := w.spill.write(r); err != nil {
+	for i, r := range recs {
+		w.seq++
+		if err := w.spill.write(termsRecord(w.seq, b.adds[i].key, r.n, r.terms, r.freqs)); err != nil {
 			return fmt.Errorf("qdrant spill: %w", err)
 		}
 	}
 	for _, k := range b.dels {
-		w.deleted[k] = true
+		w.seq++
+		w.deleted[k] = w.seq
 	}
 	w.tokensAdded += tokens
 	return nil
@@ -148,11 +167,11 @@ func (w *lexWriter) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 	df := map[string]int{}
 	docs, tokens := 0, int64(0)
 	err := w.spill.each(func(rec []byte) error {
-		key, length, err := decodeTerms(rec, func(t []byte, f int) {})
-		if err != nil || w.deleted[key] {
+		seq, key, length, err := decodeTerms(rec, func(t []byte, f int) {})
+		if err != nil || !w.live(seq, key) {
 			return err
 		}
-		_, _, err = decodeTerms(rec, func(t []byte, f int) { df[string(t)]++ })
+		_, _, _, err = decodeTerms(rec, func(t []byte, f int) { df[string(t)]++ })
 		docs++
 		tokens += int64(length)
 		return err
@@ -180,13 +199,11 @@ func (w *lexWriter) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 	err = w.spill.each(func(rec []byte) error {
 		var idx []uint32
 		var bm, tf []float32
-		var length int
-		key, length, err := decodeTerms(rec, func(t []byte, f int) {
+		seq, key, length, err := decodeTerms(rec, func(t []byte, f int) {
 			idx = append(idx, ids[string(t)])
 			tf = append(tf, float32(f))
-			_ = length
 		})
-		if err != nil || w.deleted[key] {
+		if err != nil || !w.live(seq, key) {
 			return err
 		}
 		for _, f := range tf {
@@ -219,6 +236,12 @@ func (w *lexWriter) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 		return backend.LexicalCounts{}, fmt.Errorf("qdrant collection %s: %d passages after commit, %d written", w.coll, n, docs)
 	}
 	return backend.LexicalCounts{Docs: docs, TokensAdded: w.tokensAdded}, nil
+}
+
+// live reports whether the addition numbered seq of key survives the deletions.
+func (w *lexWriter) live(seq uint64, key uint32) bool {
+	d, ok := w.deleted[key]
+	return !ok || seq > d
 }
 
 func (w *lexWriter) close() {

@@ -71,22 +71,26 @@ func (s *spill) close() {
 	os.Remove(s.f.Name())
 }
 
-// termsRecord encodes a passage's key, length and term frequencies.
-func termsRecord(key uint32, length int, tf map[string]int) []byte {
-	b := binary.AppendUvarint(nil, uint64(key))
+// termsRecord encodes a passage's write sequence number, key, length and term frequencies.
+func termsRecord(seq uint64, key uint32, length int, terms []string, freqs []int) []byte {
+	b := binary.AppendUvarint(nil, seq)
+	b = binary.AppendUvarint(b, uint64(key))
 	b = binary.AppendUvarint(b, uint64(length))
-	b = binary.AppendUvarint(b, uint64(len(tf)))
-	for t, f := range tf {
+	b = binary.AppendUvarint(b, uint64(len(terms)))
+	for i, t := range terms {
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
-		b = binary.AppendUvarint(b, uint64(f))
+		b = binary.AppendUvarint(b, uint64(freqs[i]))
 	}
 	return b
 }
 
+// errDamagedRecord reports a spill record that does not decode.
+var errDamagedRecord = errors.New("qdrant spill: damaged record")
+
 // decodeTerms decodes a termsRecord, calling fn for each term (t is valid only during the call).
-func decodeTerms(rec []byte, fn func(t []byte, f int)) (key uint32, length int, err error) {
-	bad := errors.New("qdrant spill: damaged record")
+func decodeTerms(rec []byte, fn func(t []byte, f int)) (seq uint64, key uint32, length int, err error) {
+	bad := errDamagedRecord
 	next := func() uint64 {
 		v, n := binary.Uvarint(rec)
 		if n <= 0 {
@@ -96,18 +100,24 @@ func decodeTerms(rec []byte, fn func(t []byte, f int)) (key uint32, length int, 
 		rec = rec[n:]
 		return v
 	}
+	seq = next()
 	key = uint32(next())
 	length = int(next())
-	nt := int(next())
-	for i := 0; i < nt && err == nil; i++ {
-		l := int(next())
-		if err != nil || l > len(rec) {
-			return 0, 0, bad
+	nt := next()
+	for i := uint64(0); i < nt && err == nil; i++ {
+		l := next()
+		if err != nil || l > uint64(len(rec)) {
+			return 0, 0, 0, bad
 		}
 		t := rec[:l]
 		rec = rec[l:]
 		f := int(next())
-		fn(t, f)
+		if err == nil {
+			fn(t, f)
+		}
 	}
-	return key, length, err
+	if err == nil && len(rec) != 0 {
+		err = bad
+	}
+	return seq, key, length, err
 }

@@ -26,10 +26,15 @@ func (e *Engine) Vectors() Vectors { return Vectors{e} }
 func (v Vectors) Drop(ctx context.Context, gen backend.Gen) error { return v.e.Drop(ctx, gen) }
 
 // Begin starts gen's vector part. Vectors are spilled to a temporary file and set on the
-// passage points at Commit.
+// passage points at Commit. A base's vectors were copied with its points by the lexical
+// part's Begin, so only its count is taken here.
 func (v Vectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
+	n := 0
 	if base != nil {
-		return nil, ErrDerive
+		if _, ok := base.(*VecReader); !ok {
+			return nil, fmt.Errorf("qdrant: base vectors of another engine (%T)", base)
+		}
+		n = base.Len()
 	}
 	coll := v.e.Collection(gen.Name)
 	if dim != v.e.opts.Dim {
@@ -42,7 +47,7 @@ func (v Vectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backe
 	if err != nil {
 		return nil, err
 	}
-	return &vecWriter{e: v.e, coll: coll, dim: dim, spill: sp, deleted: map[uint32]bool{}}, nil
+	return &vecWriter{e: v.e, coll: coll, dim: dim, spill: sp, deleted: map[uint32]bool{}, n: n}, nil
 }
 
 type vecWriter struct {
