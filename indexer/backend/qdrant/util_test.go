@@ -9,3 +9,5 @@ func day(s string) time.Time {
 	}
 	return t
 }
+
+func unixUTC(s int64) time.Time { return time.Unix(s, 0).UTC() }
