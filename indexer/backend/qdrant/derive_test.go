@@ -40,15 +40,19 @@ func derive(t *testing.T, lex backend.Lexical, gen, base backend.Gen, add []corp
 	return c
 }
 
-// TestDerivedGeneration: a generation derived from a base (every 7th passage deleted, 1000
-// added) ranks as the local engine's derived generation does, reweighted for its new average
+// TestDerivedGeneration: a generation derived from a base (3000 SciFact passages, every 7th
+// deleted, 1000 added; fewer under the race detector) ranks as the local engine's derived generation does, reweighted for its new average
 // length, and leaves the base unchanged.
 func TestDerivedGeneration(t *testing.T) {
 	ctx := context.Background()
 	all := sciFact(t)
-	base, add := all[:3000], all[3000:4000]
+	nb, na := 3000, 1000
+	if raceEnabled {
+		nb, na = 1000, 300
+	}
+	base, add := all[:nb], all[nb:nb+na]
 	var del []uint32
-	for k := uint32(0); k < 3000; k += 7 {
+	for k := uint32(0); k < uint32(nb); k += 7 {
 		del = append(del, k)
 	}
 	// The live passages' total length, as the indexer's manifest records it.
@@ -58,8 +62,8 @@ func TestDerivedGeneration(t *testing.T) {
 	}
 	var tokens int64
 	live := 0
-	for i, p := range all[:4000] {
-		if i < 3000 && i%7 == 0 {
+	for i, p := range all[:nb+na] {
+		if i < nb && i%7 == 0 {
 			continue
 		}
 		tokens += int64(len(an.Analyze([]byte(p.Text))))
@@ -69,7 +73,7 @@ func TestDerivedGeneration(t *testing.T) {
 	dir1, dir2 := t.TempDir(), t.TempDir()
 	g1, g2 := backend.Gen{Name: "g-000001", Dir: dir1}, backend.Gen{Name: "g-000002", Dir: dir2}
 	writeLexical(t, blevebm25.Engine{}, g1, base)
-	lc := derive(t, blevebm25.Engine{}, g2, g1, add, 3000, del)
+	lc := derive(t, blevebm25.Engine{}, g2, g1, add, uint32(nb), del)
 	sc := backend.Scoring{Params: testParams, Stats: backend.CollectionStats{Docs: live, Tokens: tokens}}
 	if lc.Docs != live {
 		t.Fatalf("local derived: %d docs, want %d", lc.Docs, live)
@@ -83,7 +87,7 @@ func TestDerivedGeneration(t *testing.T) {
 	c := qdranttest.Start(t, 1)
 	e := newEngine(t, c, "derive", Options{})
 	baseCounts := writeLexical(t, e.Lexical(), g1, base)
-	qc := derive(t, e.Lexical(), g2, g1, add, 3000, del)
+	qc := derive(t, e.Lexical(), g2, g1, add, uint32(nb), del)
 	if qc.Docs != live || qc.TokensAdded != lc.TokensAdded {
 		t.Fatalf("qdrant derived counts %+v, local %+v (live %d)", qc, lc, live)
 	}
@@ -115,8 +119,8 @@ func TestDerivedGeneration(t *testing.T) {
 	if _, err := e.Lexical().Open(ctx, g1, backend.Scoring{Params: testParams, Stats: backend.CollectionStats{Docs: baseCounts.Docs, Tokens: baseCounts.TokensAdded}}); err != nil {
 		t.Fatalf("base after the derive: %v", err)
 	}
-	has, err := r.Has(ctx, []uint32{0, 1, 3000})
+	has, err := r.Has(ctx, []uint32{0, 1, uint32(nb)})
 	if err != nil || has[0] || !has[1] || !has[2] {
-		t.Fatalf("derived Has(0, 1, 3000) = %v %v", has, err)
+		t.Fatalf("derived Has(0, 1, %d) = %v %v", nb, has, err)
 	}
 }

@@ -30,13 +30,17 @@ func newEngine(t testing.TB, c *qdranttest.Cluster, index string, o Options) *En
 func TestBM25MatchesBleve(t *testing.T) {
 	ps := sciFact(t)
 	queries := sciFactQueries(t)
+	stride := 1
+	if raceEnabled {
+		ps, stride = ps[:3000], 5
+	}
 	local, sc := localBM25(t, ps)
 	filters := []backend.Filter{{}, {Sources: []string{"wiki"}}, {DateFrom: day("2005-01-01"), DateTo: day("2012-06-30"), Sources: []string{"pubmed", "news"}}}
 	for _, tc := range []struct {
 		name   string
 		peers  int
 		stride int
-	}{{"1 peer", 1, 1}, {"3 peers", 3, 3}} {
+	}{{"1 peer", 1, stride}, {"3 peers", 3, 3 * stride}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			c := qdranttest.Start(t, tc.peers)
