@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +93,22 @@ func TestCluster(t *testing.T) {
 	genA, genB := backend.Gen{Name: "g-000001"}, backend.Gen{Name: "g-000002"}
 	writeGen(t, e, genA, ps, vecs)
 	writeGen(t, e, genB, ps[:1000], vecs[:1000])
+
+	t.Run("verify", func(t *testing.T) {
+		c, err := e.Verify(ctx, genA)
+		if err != nil || c != (Counts{Passages: len(ps), Dense: len(ps), BM25: len(ps)}) {
+			t.Fatalf("Verify = %+v %v", c, err)
+		}
+		// A generation whose vector part never committed fails verification.
+		genC := backend.Gen{Name: "g-000003"}
+		writeLexical(t, e.Lexical(), genC, ps[:100])
+		if _, err := e.Verify(ctx, genC); err == nil || !strings.Contains(err.Error(), "lack a dense vector") {
+			t.Fatalf("Verify without vectors: %v", err)
+		}
+		if err := e.Drop(ctx, genC); err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	t.Run("dense against brute force, with filters", func(t *testing.T) {
 		r, err := e.Vectors().Open(ctx, genA, nil)
@@ -235,6 +252,31 @@ func TestCluster(t *testing.T) {
 		t.Logf("alias swaps: queries per generation %v", seen)
 	})
 
+	t.Run("peer killed during a write", func(t *testing.T) {
+		genD := backend.Gen{Name: "g-000004"}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(300 * time.Millisecond)
+			c.Kill(2)
+		}()
+		start := time.Now()
+		writeGen(t, e, genD, ps, vecs)
+		<-done
+		t.Logf("write of %d passages with peer 2 killed 300ms in: %v", len(ps), time.Since(start).Round(time.Millisecond))
+		got, err := e.Verify(ctx, genD)
+		if err != nil || got.Passages != len(ps) {
+			t.Fatalf("Verify after a write with a peer killed: %+v %v", got, err)
+		}
+		start = time.Now()
+		c.Restart(2)
+		waitActive(t, e, c, 2, genD)
+		t.Logf("peer 2 restarted, replicas active after %v", time.Since(start).Round(time.Millisecond))
+		if err := e.Drop(ctx, genD); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("peer killed during queries", func(t *testing.T) {
 		r, err := e.Lexical().Open(ctx, genA, backend.Scoring{})
 		if err != nil {
@@ -268,25 +310,32 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("%d failed queries with a peer down", failed)
 		}
 		c.Restart(1)
-		// The restarted peer's replicas become active again by themselves.
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			info, err := e.clients[1].GetCollectionClusterInfo(ctx, e.Collection(genA.Name))
-			active := err == nil && len(info.GetLocalShards()) > 0
-			for _, s := range info.GetLocalShards() {
-				if s.GetState() != qdrant.ReplicaState_Active {
-					active = false
-				}
-			}
-			if active {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("restarted peer's shards not active after 60s: %v %v", info, err)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		waitActive(t, e, c, 1, genA)
 	})
+}
+
+// waitActive waits until every replica peer i holds of gen's collection is active again: a
+// restarted peer catches up by itself.
+func waitActive(t *testing.T, e *Engine, c *qdranttest.Cluster, i int, gen backend.Gen) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		info, err := e.clients[i].GetCollectionClusterInfo(ctx, e.Collection(gen.Name))
+		active := err == nil && len(info.GetLocalShards()) > 0
+		for _, s := range info.GetLocalShards() {
+			if s.GetState() != qdrant.ReplicaState_Active {
+				active = false
+			}
+		}
+		if active {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("peer %d's replicas not active 60s after its restart: %v %v", i, info, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 type mixError struct{ gens map[string]bool }

@@ -69,9 +69,11 @@ func Start(t testing.TB, n int) *Cluster {
 	if !ok {
 		t.Skip("qdrant server binary absent: run `make qdrant` (or set KAIROS_QDRANT_BIN)")
 	}
+	// The directory first: cleanups run last-in first-out, so the peers stop before their
+	// storage is removed.
+	root := t.TempDir()
 	c := &Cluster{t: t, bin: bin}
 	t.Cleanup(c.stopAll)
-	root := t.TempDir()
 	for i := 0; i < n; i++ {
 		ports, err := freePorts(3)
 		if err != nil {
