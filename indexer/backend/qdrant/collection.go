@@ -1,0 +1,155 @@
+package qdrant
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+)
+
+// Names of the vectors and payload fields of a collection.
+const (
+	vecDense = "dense"
+	vecBM25  = "bm25" // BM25 document-side weights, indexed by term id
+	vecTF    = "tf"   // raw term frequencies, for the exact rescoring and derived generations
+
+	fieldKey    = "key"
+	fieldLen    = "len" // analysed tokens of the text
+	fieldGen    = "gen"
+	fieldDate   = "date"
+	fieldSource = "source"
+)
+
+// ensureCollection creates collection coll with Kairos's layout, or checks an existing one.
+func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
+	dist := qdrant.Distance_Cosine
+	if e.opts.Distance == Dot {
+		dist = qdrant.Distance_Dot
+	}
+	req := &qdrant.CreateCollection{
+		CollectionName: coll,
+		VectorsConfig: qdrant.NewVectorsConfigMap(map[string]*qdrant.VectorParams{
+			vecDense: {Size: uint64(e.opts.Dim), Distance: dist},
+		}),
+		SparseVectorsConfig: qdrant.NewSparseVectorsConfig(map[string]*qdrant.SparseVectorParams{
+			vecBM25: {}, vecTF: {},
+		}),
+		ShardNumber:       qdrant.PtrOf(e.opts.Shards),
+		ReplicationFactor: qdrant.PtrOf(e.opts.Replication),
+	}
+	err := e.do(ctx, "create collection", coll, func(ctx context.Context, c *qdrant.Client) error {
+		err := c.CreateCollection(ctx, req)
+		if status.Code(err) == codes.AlreadyExists || (err != nil && alreadyExists(err)) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.checkCollection(ctx, coll); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		typ  qdrant.FieldType
+	}{{fieldDate, qdrant.FieldType_FieldTypeDatetime}, {fieldSource, qdrant.FieldType_FieldTypeKeyword}, {fieldKey, qdrant.FieldType_FieldTypeInteger}} {
+		err := e.do(ctx, "create payload index "+f.name, coll, func(ctx context.Context, c *qdrant.Client) error {
+			_, err := c.CreateFieldIndex(ctx, &qdrant.CreateFieldIndexCollection{
+				CollectionName: coll, FieldName: f.name, FieldType: qdrant.PtrOf(f.typ), Wait: qdrant.PtrOf(true),
+			})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func alreadyExists(err error) bool {
+	s := status.Convert(err).Message()
+	return containsFold(s, "already exists")
+}
+
+// checkCollection verifies that coll has the dense vector of the engine's dimension and both
+// sparse vectors: a collection made by something else fails here with what differs.
+func (e *Engine) checkCollection(ctx context.Context, coll string) error {
+	var info *qdrant.CollectionInfo
+	err := e.do(ctx, "collection info", coll, func(ctx context.Context, c *qdrant.Client) error {
+		var err error
+		info, err = c.GetCollectionInfo(ctx, coll)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	where := fmt.Sprintf("qdrant grpc://%s collection %s", e.opts.Hosts[0], coll)
+	params := info.GetConfig().GetParams()
+	dense, ok := params.GetVectorsConfig().GetParamsMap().GetMap()[vecDense]
+	if !ok {
+		return fmt.Errorf("%s: misconfigured: no dense vector %q", where, vecDense)
+	}
+	if dense.GetSize() != uint64(e.opts.Dim) {
+		return fmt.Errorf("%s: misconfigured: dense vector size %d, the model's is %d", where, dense.GetSize(), e.opts.Dim)
+	}
+	for _, name := range []string{vecBM25, vecTF} {
+		if _, ok := params.GetSparseVectorsConfig().GetMap()[name]; !ok {
+			return fmt.Errorf("%s: misconfigured: no sparse vector %q", where, name)
+		}
+	}
+	return nil
+}
+
+// Drop deletes generation gen's collection (its lexical, vector and passage parts at once).
+func (e *Engine) Drop(ctx context.Context, gen backend.Gen) error {
+	coll := e.Collection(gen.Name)
+	return e.do(ctx, "delete collection", coll, func(ctx context.Context, c *qdrant.Client) error {
+		err := c.DeleteCollection(ctx, coll)
+		if status.Code(err) == codes.NotFound {
+			return nil
+		}
+		return err
+	})
+}
+
+// Promote makes gen the live generation: the alias moves to its collection in one request,
+// which Qdrant applies atomically, so a query through the alias sees one generation or the
+// other, never a mix.
+func (e *Engine) Promote(ctx context.Context, gen backend.Gen) error {
+	coll := e.Collection(gen.Name)
+	alias := e.Alias()
+	return e.do(ctx, "move alias "+alias, coll, func(ctx context.Context, c *qdrant.Client) error {
+		aliases, err := c.ListAliases(ctx)
+		if err != nil {
+			return err
+		}
+		var ops []*qdrant.AliasOperations
+		for _, a := range aliases {
+			if a.GetAliasName() == alias {
+				ops = append(ops, qdrant.NewAliasDelete(alias))
+			}
+		}
+		ops = append(ops, qdrant.NewAliasCreate(alias, coll))
+		return c.UpdateAliases(ctx, ops)
+	})
+}
+
+// Live returns the collection the alias names, "" when there is none.
+func (e *Engine) Live(ctx context.Context) (string, error) {
+	var coll string
+	err := e.do(ctx, "list aliases", "", func(ctx context.Context, c *qdrant.Client) error {
+		aliases, err := c.ListAliases(ctx)
+		for _, a := range aliases {
+			if a.GetAliasName() == e.Alias() {
+				coll = a.GetCollectionName()
+			}
+		}
+		return err
+	})
+	return coll, err
+}

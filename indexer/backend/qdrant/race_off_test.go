@@ -1,0 +1,5 @@
+//go:build !race
+
+package qdrant
+
+const raceEnabled = false
