@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/kairos-rag/kairos/corpus/mediawiki"
 )
 
 // Input formats. Open detects them; Options.Format forces one.
@@ -114,7 +116,7 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 	if opts.Source == "" {
 		opts.Source = trimKnownExts(filepath.Base(path))
 	}
-	counter := &countingReader{r: f}
+	counter := &countingReader{R: f}
 	or := &openedReader{counter: counter, closers: []io.Closer{f}}
 	data, err := decompress(counter, path)
 	if err != nil {
@@ -154,9 +156,7 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 	max := opts.maxRecordBytes()
 	switch format {
 	case FormatMediaWiki:
-		mr := NewMediaWikiReader(r, file, opts.Source)
-		mr.maxPage = max
-		return mr, format, nil
+		return mediawiki.New(r, mediawiki.Options{File: file, Source: opts.Source, MaxPageBytes: max}), format, nil
 	case FormatEnterprise:
 		return newJSONReader(r, file, opts.Source, convertEnterprise).capRecords(max), format, nil
 	case FormatWikiExtractor:
@@ -356,7 +356,7 @@ func (o *openedReader) Stats() ReadStats {
 	if o.inner != nil {
 		s = o.inner.Stats()
 	}
-	s.BytesRead = o.counter.n
+	s.BytesRead = o.counter.N
 	s.Format = o.format
 	return s
 }
@@ -436,7 +436,7 @@ func (t *tarReader) finishEntry() {
 }
 
 func (t *tarReader) Stats() ReadStats {
-	s := cloneStats(t.done)
+	s := t.done.Clone()
 	if t.cur != nil {
 		addStats(&s, t.cur.Stats())
 	}
