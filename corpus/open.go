@@ -1,9 +1,9 @@
 package corpus
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
@@ -13,11 +13,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf16"
 
 	"github.com/kairos-rag/kairos/corpus/mediawiki"
+	"github.com/kairos-rag/kairos/corpus/multistream"
 )
 
 // Input formats. Open detects them; Options.Format forces one.
@@ -51,6 +53,16 @@ type Options struct {
 	// is an error naming the file, the record's position and the cap. 0 means
 	// DefaultMaxRecordBytes (64 MiB).
 	MaxRecordBytes int64
+	// Workers sizes the goroutine pools that decompress a multistream bzip2 input and decode
+	// and clean MediaWiki pages (see package multistream and mediawiki.Options.Workers).
+	// 0 means GOMAXPROCS; 1 reads on the caller's goroutine alone. The documents, their
+	// order and the stats are the same either way.
+	Workers int
+	// MultistreamIndex is the index file of a multistream .bz2 dump ("offset:pageid:title"
+	// lines, bzip2 or plain), which locates its streams. "" uses the index Wikipedia
+	// publishes beside such a dump when it is there (multistream.IndexPath), and otherwise
+	// finds the streams by scanning the dump.
+	MultistreamIndex string
 }
 
 // Validate reports an unknown format or inconsistent FAQ columns.
@@ -60,6 +72,9 @@ func (o Options) Validate() error {
 	}
 	if o.MaxRecordBytes < 0 {
 		return fmt.Errorf("MaxRecordBytes is negative (%d)", o.MaxRecordBytes)
+	}
+	if o.Workers < 0 {
+		return fmt.Errorf("Workers is negative (%d)", o.Workers)
 	}
 	return o.FAQ.withDefaults().validate()
 }
@@ -118,7 +133,7 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 	}
 	counter := &countingReader{R: f}
 	or := &openedReader{counter: counter, closers: []io.Closer{f}}
-	data, err := decompress(counter, path)
+	data, err := decompress(ctx, counter, path, opts)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -156,7 +171,7 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 	max := opts.maxRecordBytes()
 	switch format {
 	case FormatMediaWiki:
-		return mediawiki.New(r, mediawiki.Options{File: file, Source: opts.Source, MaxPageBytes: max}), format, nil
+		return mediawiki.New(r, mediawiki.Options{File: file, Source: opts.Source, MaxPageBytes: max, Workers: opts.workers()}), format, nil
 	case FormatEnterprise:
 		return newJSONReader(r, file, opts.Source, convertEnterprise).capRecords(max), format, nil
 	case FormatWikiExtractor:
@@ -172,7 +187,9 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 }
 
 // decompress returns the decompressed stream of r, trusting the magic bytes over the name.
-func decompress(r io.Reader, path string) (io.Reader, error) {
+// bzip2 is decompressed on opts.Workers goroutines when the input is multistream (package
+// multistream); a single-stream bzip2 file is decompressed sequentially, beside the parsing.
+func decompress(ctx context.Context, r io.Reader, path string, opts Options) (io.Reader, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, _ := br.Peek(6)
 	ext := strings.ToLower(filepath.Ext(path))
@@ -184,7 +201,18 @@ func decompress(r io.Reader, path string) (io.Reader, error) {
 		}
 		return zr, nil
 	case bytes.HasPrefix(magic, []byte("BZh")):
-		return bzip2.NewReader(br), nil
+		if opts.workers() == 1 {
+			return bzip2.NewReader(br), nil
+		}
+		mo := multistream.Options{File: path, Workers: opts.workers()}
+		if index := cmp.Or(opts.MultistreamIndex, existing(multistream.IndexPath(path))); index != "" {
+			offsets, err := multistream.ReadIndex(ctx, index)
+			if err != nil {
+				return nil, fmt.Errorf("%s: reading its multistream index: %w", path, err)
+			}
+			mo.Offsets = offsets
+		}
+		return multistream.NewReader(ctx, br, mo)
 	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
 		return nil, fmt.Errorf("%s: xz compression is not supported; decompress it first", path)
 	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
@@ -344,10 +372,7 @@ type openedReader struct {
 	closers []io.Closer
 }
 
-var (
-	_ Reader = (*openedReader)(nil)
-	_ Reader = (*tarReader)(nil)
-)
+var _ Reader = (*openedReader)(nil)
 
 func (o *openedReader) Next(ctx context.Context) (Document, error) { return o.inner.Next(ctx) }
 
@@ -356,7 +381,7 @@ func (o *openedReader) Stats() ReadStats {
 	if o.inner != nil {
 		s = o.inner.Stats()
 	}
-	s.BytesRead = o.counter.N
+	s.BytesRead = o.counter.Count()
 	s.Format = o.format
 	return s
 }
@@ -372,96 +397,21 @@ func (o *openedReader) Close() error {
 	return errors.Join(errs...)
 }
 
-// isTar reports whether head starts with a POSIX/GNU tar header.
-func isTar(head []byte) bool {
-	return len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar"))
-}
-
-// tarReader reads the regular files of a tar archive one after another, each with its own
-// format reader. Its Stats add up the entries'.
-type tarReader struct {
-	tr      *tar.Reader
-	archive string
-	opts    Options
-	cur     Reader
-	done    ReadStats // stats of finished entries
-	fatal   error
-}
-
-func newTarReader(r io.Reader, archive string, opts Options) *tarReader {
-	return &tarReader{tr: tar.NewReader(r), archive: archive, opts: opts, done: ReadStats{Skipped: map[string]int{}}}
-}
-
-func (t *tarReader) Next(ctx context.Context) (Document, error) {
-	for {
-		if t.fatal != nil {
-			return Document{}, t.fatal
-		}
-		if t.cur != nil {
-			doc, err := t.cur.Next(ctx)
-			if err != io.EOF {
-				return doc, err
-			}
-			t.finishEntry()
-		}
-		hdr, err := t.tr.Next()
-		if err == io.EOF {
-			return Document{}, io.EOF
-		}
-		if err != nil {
-			t.fatal = fmt.Errorf("%s: tar: %w", t.archive, err)
-			return Document{}, t.fatal
-		}
-		if hdr.Typeflag != tar.TypeReg || hdr.Size == 0 {
-			continue
-		}
-		name := t.archive + ":" + hdr.Name
-		br := bufio.NewReaderSize(t.tr, headSize)
-		head, err := br.Peek(headSize)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			t.fatal = fmt.Errorf("%s: %w", name, err)
-			return Document{}, t.fatal
-		}
-		if t.cur, _, err = newFormatReader(br, head, name, t.opts); err != nil {
-			t.fatal = err
-			return Document{}, err
-		}
+// workers returns o.Workers or its default, GOMAXPROCS.
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
 	}
+	return runtime.GOMAXPROCS(0)
 }
 
-func (t *tarReader) finishEntry() {
-	addStats(&t.done, t.cur.Stats())
-	t.cur.Close()
-	t.cur = nil
-}
-
-func (t *tarReader) Stats() ReadStats {
-	s := t.done.Clone()
-	if t.cur != nil {
-		addStats(&s, t.cur.Stats())
+// existing returns path when it names a file, else "".
+func existing(path string) string {
+	if path == "" {
+		return ""
 	}
-	return s
-}
-
-func (t *tarReader) Close() error {
-	if t.cur != nil {
-		return t.cur.Close()
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return ""
 	}
-	return nil
-}
-
-// addStats adds the counts of b to a (BytesRead excepted: the archive owns it).
-func addStats(a *ReadStats, b ReadStats) {
-	a.Documents += b.Documents
-	a.Bad += b.Bad
-	a.Repaired += b.Repaired
-	for k, v := range b.Skipped {
-		a.Skipped[k] += v
-	}
-	for k, v := range b.Languages {
-		if a.Languages == nil {
-			a.Languages = map[string]int{}
-		}
-		a.Languages[k] += v
-	}
+	return path
 }

@@ -3,6 +3,7 @@ package document
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 // DefaultMaxRecordBytes is the default cap on one record (corpus.Options.MaxRecordBytes). The
@@ -19,14 +20,18 @@ func (e RecordTooLargeError) Error() string {
 }
 
 // CountingReader counts the bytes read through it: the raw (possibly compressed) input, so that
-// progress can be reported against the file size, and a reader's byte position.
+// progress can be reported against the file size, and a reader's byte position. Count may be
+// called from any goroutine while another reads: parallel readers read ahead of the caller.
 type CountingReader struct {
 	R io.Reader
-	N int64
+	n atomic.Int64
 }
 
 func (c *CountingReader) Read(p []byte) (int, error) {
 	n, err := c.R.Read(p)
-	c.N += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
+
+// Count returns the bytes read so far.
+func (c *CountingReader) Count() int64 { return c.n.Load() }

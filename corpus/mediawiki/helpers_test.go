@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"testing"
@@ -81,3 +82,11 @@ func readAll(t testing.TB, r document.Reader) ([]document.Document, []*document.
 var forbiddenMarkup = []string{"{{", "}}", "{|", "|}", "<ref", "</ref", "[[", "]]", "<!--", "-->",
 	"&amp;", "&nbsp;", "&lt;", "&quot;", "&ndash;", "''", "__TOC__", "__NOTOC__", "[http",
 	"<br", "<math", "<gallery", "thumb|", "Category:", "File:", "Image:", "Категория:", "Файл:"}
+
+// fmtDoc prints every field of a document, for comparing readers.
+func fmtDoc(d document.Document) string { return fmt.Sprintf("%#v", d) }
+
+// fmtStats prints the counts of a reader's stats.
+func fmtStats(docs, bad, repaired int, bytesRead int64, skipped, languages map[string]int) string {
+	return fmt.Sprintf("docs %d bad %d repaired %d bytes %d skipped %v languages %v", docs, bad, repaired, bytesRead, skipped, languages)
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/kairos-rag/kairos/corpus/document"
+	"github.com/kairos-rag/kairos/internal/ordered"
 )
 
 const (
@@ -24,12 +25,21 @@ type Options struct {
 	// MaxPageBytes caps one <page>: a bigger one is a bad record (a *document.RecordError),
 	// read past without being buffered. 0 means document.DefaultMaxRecordBytes.
 	MaxPageBytes int64
+	// Workers is how many pages are decoded and cleaned at once, on goroutines of their own,
+	// while one more scans the input for the next pages. 0 or 1 does everything on the
+	// caller's goroutine, in Next. Either way Next returns the same documents and errors in
+	// the same order, and Stats counts only what Next returned (with workers, Stats's
+	// BytesRead runs ahead of Next: the scan reads ahead).
+	Workers int
 }
 
 // Validate reports a negative cap.
 func (o Options) Validate() error {
 	if o.MaxPageBytes < 0 {
 		return fmt.Errorf("MaxPageBytes is negative (%d)", o.MaxPageBytes)
+	}
+	if o.Workers < 0 {
+		return fmt.Errorf("Workers is negative (%d)", o.Workers)
 	}
 	return nil
 }
@@ -43,10 +53,13 @@ func (o Options) maxPageBytes() int64 {
 
 // Reader streams main-namespace articles from a MediaWiki pages-articles XML dump.
 type Reader struct {
-	scan  scanner
-	raw   *document.CountingReader
-	stats document.ReadStats
-	err   error // sticky: I/O error or closed
+	scan    scanner
+	raw     *document.CountingReader
+	stats   document.ReadStats
+	err     error // sticky: I/O error or closed
+	workers int
+	pipe    *ordered.Pipeline[chunk, scanned] // with workers, started by the first Next
+	stop    context.CancelFunc
 }
 
 var _ document.Reader = (*Reader)(nil)
@@ -61,25 +74,31 @@ func NewReader(r io.Reader, file, source string) *Reader {
 // Pages outside namespace 0, redirects and pages with no text left after cleaning are skipped
 // and counted in Stats. Invalid UTF-8 (and characters XML forbids) are replaced with U+FFFD and
 // the page counted in Stats().Repaired. BytesRead counts the bytes read from r. Close does not
-// close r: the caller owns it. A negative opts.MaxPageBytes is taken as the default.
+// close r: the caller owns it. Negative options are taken as their defaults.
 func New(r io.Reader, opts Options) *Reader {
 	raw := &document.CountingReader{R: r}
 	return &Reader{
-		scan:  newScanner(decodeBOM(raw), opts),
-		raw:   raw,
-		stats: document.ReadStats{Skipped: map[string]int{}},
+		scan:    newScanner(decodeBOM(raw), opts),
+		raw:     raw,
+		stats:   document.ReadStats{Skipped: map[string]int{}},
+		workers: opts.Workers,
 	}
 }
 
 // Stats counts what the reader has seen so far.
 func (r *Reader) Stats() document.ReadStats {
 	s := r.stats.Clone()
-	s.BytesRead = r.raw.N
+	s.BytesRead = r.raw.Count()
 	return s
 }
 
-// Close releases the reader; later calls to Next fail.
+// Close releases the reader and stops its workers; later calls to Next fail. A scan in
+// progress on the worker side ends when its read of the input returns.
 func (r *Reader) Close() error {
+	if r.pipe != nil {
+		r.stop()
+		r.pipe.Close()
+	}
 	if r.err == nil {
 		r.err = errors.New("mediawiki reader closed")
 	}
@@ -95,6 +114,9 @@ func (r *Reader) Next(ctx context.Context) (document.Document, error) {
 		}
 		if err := ctx.Err(); err != nil {
 			return document.Document{}, err
+		}
+		if r.workers > 1 {
+			return r.nextParallel(ctx)
 		}
 		c, err := r.scan.nextChunk()
 		if err != nil {

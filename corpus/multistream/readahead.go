@@ -41,7 +41,7 @@ func startReadAhead(ctx context.Context, file string, seg segment) *readAhead {
 				return
 			}
 			if err != nil {
-				ra.err = fmt.Errorf("%s: bzip2 data before byte %d: %w", file, seg.off+raw.N, err)
+				ra.err = fmt.Errorf("%s: bzip2 data before byte %d: %w", file, seg.off+raw.Count(), err)
 				return
 			}
 		}

@@ -21,7 +21,8 @@ var ErrClosed = errors.New("ordered: pipeline closed")
 type Pipeline[In, Out any] struct {
 	order  chan chan result[Out] // one slot per item, in input order; its capacity bounds work in flight
 	cancel context.CancelFunc
-	done   bool // Next returned a terminal error
+	slot   chan result[Out] // taken from order, its result not yet returned (Next's context ended)
+	done   bool             // Next returned a terminal error
 	err    error
 	wg     sync.WaitGroup // the workers
 }
@@ -92,28 +93,31 @@ func (p *Pipeline[In, Out]) produce(ctx context.Context, next func() (In, error)
 }
 
 // Next returns the result of the next item, or the error that ended the pipeline once the
-// results before it are all returned. It returns that error again on every later call.
+// results before it are all returned. It returns that error again on every later call. When
+// ctx ends first, Next returns ctx's error and a later call returns the same result.
 func (p *Pipeline[In, Out]) Next(ctx context.Context) (Out, error) {
 	var zero Out
 	if p.done {
 		return zero, p.err
 	}
-	var slot chan result[Out]
-	var ok bool
-	select {
-	case slot, ok = <-p.order:
-	case <-ctx.Done():
-		return zero, ctx.Err()
-	}
-	if !ok { // closed: only after Close cancelled the producer
-		p.done, p.err = true, ErrClosed
-		return zero, p.err
+	if p.slot == nil {
+		select {
+		case slot, ok := <-p.order:
+			if !ok { // closed: only after Close cancelled the producer
+				p.done, p.err = true, ErrClosed
+				return zero, p.err
+			}
+			p.slot = slot
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		}
 	}
 	var r result[Out]
 	select {
-	case r = <-slot:
+	case r = <-p.slot:
+		p.slot = nil
 	case <-ctx.Done():
-		return zero, ctx.Err() // the slot is lost: the caller is giving up on the pipeline
+		return zero, ctx.Err() // the slot is kept: the next call waits on it again
 	}
 	if r.err != nil {
 		p.done, p.err = true, r.err

@@ -116,4 +116,8 @@ func TestPipelineContext(t *testing.T) {
 	if _, err := p.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Next with an expired context: %v", err)
 	}
+	block <- struct{}{} // item 0 completes; the next call returns it, not item 1
+	if out, err := p.Next(context.Background()); err != nil || out != 0 {
+		t.Fatalf("Next after a timed-out call: %d, %v; want item 0", out, err)
+	}
 }
