@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
@@ -28,6 +27,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	batch := fs.Int("batch", indexer.DefaultBatchSize, "passages per index batch")
 	language := fs.String("language", "", "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	var in inputFlags
+	in.register(fs)
 	var lf logFlags
 	lf.register(fs, "warn")
 	update := fs.Bool("update", false, "update the index at --index from newer inputs: add new documents, replace changed ones, keep unchanged ones (not re-embedded)")
@@ -75,8 +76,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		// Checkpoints cost a graph save each; the build's first one is not worth it.
 		CheckpointEvery: *checkpointEvery,
 	}
-	for _, in := range inputs {
-		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: in, Options: corpus.Options{Format: *format, Source: *source}})
+	for _, path := range inputs {
+		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: path, Options: in.options(*format, *source)})
 	}
 	if !*quiet {
 		opts.Progress = stdio.Stderr
