@@ -91,8 +91,10 @@ func (p *PassageReader) Next(ctx context.Context) (Document, []Passage, error) {
 // Stats returns the Reader's stats as of the last document or error Next returned.
 func (p *PassageReader) Stats() ReadStats { return p.stats.Clone() }
 
-// Close stops the workers. It does not close the Reader: close it after.
+// Close stops the workers and waits for the Reader's Next in progress, so that the caller
+// may close the Reader after it. It does not close the Reader.
 func (p *PassageReader) Close() error {
 	p.pipe.Close()
+	<-p.pipe.Ended()
 	return nil
 }

@@ -22,6 +22,7 @@ type Pipeline[In, Out any] struct {
 	order  chan chan result[Out] // one slot per item, in input order; its capacity bounds work in flight
 	cancel context.CancelFunc
 	slot   chan result[Out] // taken from order, its result not yet returned (Next's context ended)
+	ended  chan struct{}    // closed when the producer returns
 	done   bool             // Next returned a terminal error
 	err    error
 	wg     sync.WaitGroup // the workers
@@ -50,7 +51,7 @@ func Start[In, Out any](ctx context.Context, workers int, next func() (In, error
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	p := &Pipeline[In, Out]{order: make(chan chan result[Out], 2*workers), cancel: cancel}
+	p := &Pipeline[In, Out]{order: make(chan chan result[Out], 2*workers), cancel: cancel, ended: make(chan struct{})}
 	jobs := make(chan job[In, Out], workers)
 	p.wg.Add(workers)
 	for range workers {
@@ -68,6 +69,7 @@ func Start[In, Out any](ctx context.Context, workers int, next func() (In, error
 // produce calls next until it fails, handing each item to the workers and its result slot to
 // Next, in the same order.
 func (p *Pipeline[In, Out]) produce(ctx context.Context, next func() (In, error), jobs chan<- job[In, Out]) {
+	defer close(p.ended)
 	defer close(jobs)
 	defer close(p.order)
 	for {
@@ -140,6 +142,10 @@ func (p *Pipeline[In, Out]) Close() {
 	}()
 	p.wg.Wait()
 }
+
+// Ended is closed once the goroutine that calls next has returned: after Close, a caller
+// that must not touch next's source while next runs waits for it.
+func (p *Pipeline[In, Out]) Ended() <-chan struct{} { return p.ended }
 
 func run[In, Out any](work func(In) (Out, error), in In) (r result[Out]) {
 	defer func() {

@@ -95,6 +95,7 @@ func TestPipelineCloseEarly(t *testing.T) {
 		}
 	}
 	p.Close()
+	<-p.Ended()
 	if _, err := p.Next(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Next after Close: %v", err)
 	}
