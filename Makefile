@@ -117,7 +117,9 @@ run: build
 
 ## bench: speed figures (see README, "Measured"). Run it on a quiet machine.
 bench: build setup
-	$(GO) test -run '^$$' -bench 'OpenSplit|SplitSciFact|MediaWikiReader' -benchtime 3x ./corpus/
+	$(GO) test -run '^$$' -bench 'OpenSplit|SplitSciFact' -benchtime 3x ./corpus/
+	$(GO) test -run '^$$' -bench 'MediaWikiReader|Clean' -benchtime 3x ./corpus/mediawiki/ ./corpus/wikitext/
+	GOMAXPROCS=2 $(GO) test -run '^$$' -bench IngestMediaWiki -benchtime 3x -cpu 2 -timeout 30m ./corpus/
 	$(GO) test -run '^$$' -bench 'BuildSciFact|UpdateSciFact' -benchtime 3x ./indexer/
 	$(GO) test -run '^$$' -bench BM25Query -benchtime 3000x ./search/
 	$(GO) test -run '^$$' -bench TimeRerank50 ./rerank/

@@ -6,6 +6,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.5.7
 	github.com/blevesearch/bleve_index_api v1.2.11
 	github.com/chromedp/chromedp v0.23.0
+	github.com/dsnet/compress v0.0.2-0.20230904184137-39efe44ab707
 	github.com/gomlx/go-huggingface v0.3.5
 	github.com/gomlx/gomlx v0.27.3
 	github.com/knights-analytics/hugot v0.7.5

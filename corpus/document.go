@@ -1,86 +1,53 @@
-// Package corpus turns dumps (MediaWiki XML, Wikimedia Enterprise NDJSON, JSON lines, FAQ files)
-// into documents, and documents into title-prefixed passages of at most 120 words.
-//
-// Readers stream: they hold one record at a time, so a 100 GB dump costs the memory of its
-// largest page. Every record a reader does not turn into a Document is counted in its Stats
-// under a reason, so the counts a caller reports always add up.
 package corpus
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"time"
+	"io"
+
+	"github.com/kairos-rag/kairos/corpus/document"
+	"github.com/kairos-rag/kairos/corpus/mediawiki"
+	"github.com/kairos-rag/kairos/corpus/wikitext"
 )
 
-// Document is one article, FAQ entry or abstract, as text split into sections.
-type Document struct {
-	ID string // stable id from the dump (page id, _id, row number)
-	// IDFromPosition says ID is the record's number in its file, given because the record had
-	// no id: it is unique within the file only, so another input may use the same one.
-	IDFromPosition bool
-	Title          string    // article title, FAQ question, abstract title
-	URL            string    // canonical URL when known
-	Date           time.Time // revision timestamp, date_modified, FAQ last_update; zero when unknown
-	Source         string    // name of the input the document came from (see Options.Source)
-	// Sections in reading order. The lead section has an empty Name.
-	Sections []Section
-	// Meta holds extra string fields kept from the input (FAQ category, language, ...).
-	Meta map[string]string
-}
-
-// Section is a titled run of clean text (no markup). Paragraphs are separated by "\n\n".
-type Section struct {
-	Name string
-	Text string
-}
-
-// Reader streams documents from one input.
-type Reader interface {
-	// Next returns the next document, or io.EOF after the last one. A malformed record yields a
-	// *RecordError; the reader stays usable and the caller may call Next again to skip it.
-	Next(ctx context.Context) (Document, error)
-	// Stats counts what the reader has seen so far, including what it skipped and why.
-	Stats() ReadStats
-	Close() error
-}
-
-// ReadStats counts records by outcome. Documents + sum(Skipped) + Bad = records seen.
-type ReadStats struct {
-	Documents int            // records returned as documents
-	Skipped   map[string]int // records deliberately not returned, by reason: SkipRedirect, ...
-	Bad       int            // records returned as *RecordError
-	Repaired  int            // records whose invalid UTF-8 was replaced with U+FFFD
-	BytesRead int64          // bytes consumed from the (compressed) input, for progress
-	Format    string         // the input's format, detected or forced (set by Open's readers)
-	// Columns says which input column fills each role (FAQ CSV: "question" -> "Question", ...).
-	Columns map[string]string
-	// Languages counts the documents returned per language the reader detected: a MediaWiki
-	// dump's <siteinfo> (dbname, else base URL) for all its pages, an Enterprise record's
-	// in_language. Readers that cannot tell leave it empty.
-	Languages map[string]int
-}
+// The document model lives in corpus/document, below the format packages that produce it;
+// these aliases keep corpus's API.
+type (
+	// Document is one article, FAQ entry or abstract, as text split into sections.
+	Document = document.Document
+	// Section is a titled run of clean text (no markup). Paragraphs are separated by "\n\n".
+	Section = document.Section
+	// Reader streams documents from one input.
+	Reader = document.Reader
+	// ReadStats counts records by outcome. Documents + sum(Skipped) + Bad = records seen.
+	ReadStats = document.ReadStats
+	// RecordError is a malformed record, located precisely enough to find it in the file.
+	RecordError = document.RecordError
+	// MediaWikiReader streams main-namespace articles from a MediaWiki XML dump.
+	MediaWikiReader = mediawiki.Reader
+)
 
 // Reasons a reader skips a well-formed record.
 const (
-	SkipRedirect  = "redirect"
-	SkipNamespace = "namespace" // MediaWiki page outside the main namespace
-	SkipEmpty     = "empty"     // no text left after cleaning
+	SkipRedirect  = document.SkipRedirect
+	SkipNamespace = document.SkipNamespace // MediaWiki page outside the main namespace
+	SkipEmpty     = document.SkipEmpty     // no text left after cleaning
 )
 
-// RecordError is a malformed record, located precisely enough to find it in the file.
-type RecordError struct {
-	File string
-	// Pos locates the record: "line 17", "byte 123456", "row 8", "page 42 (line 1180)".
-	Pos string
-	Err error
-}
-
-func (e *RecordError) Error() string { return fmt.Sprintf("%s: %s: %v", e.File, e.Pos, e.Err) }
-func (e *RecordError) Unwrap() error { return e.Err }
-
 // IsRecordError reports whether err is a skippable malformed-record error.
-func IsRecordError(err error) bool {
-	var re *RecordError
-	return errors.As(err, &re)
+func IsRecordError(err error) bool { return document.IsRecordError(err) }
+
+// CleanWikitext turns one page's wikitext into clean sections: see wikitext.Clean.
+func CleanWikitext(title, text string) []Section { return wikitext.Clean(title, text) }
+
+// NewMediaWikiReader reads an already-decompressed MediaWiki XML dump: see mediawiki.NewReader.
+func NewMediaWikiReader(r io.Reader, file, source string) *MediaWikiReader {
+	return mediawiki.NewReader(r, file, source)
 }
+
+// WikiLanguage returns the language code of a Wikimedia wiki: see mediawiki.Language.
+func WikiLanguage(dbname, base string) string { return mediawiki.Language(dbname, base) }
+
+// sectionPath and countingReader are shared with the format packages.
+type (
+	sectionPath    = document.SectionPath
+	countingReader = document.CountingReader
+)

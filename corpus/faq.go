@@ -347,7 +347,7 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 		if err == nil && fr.cr.InputOffset()-start > fr.cap.max {
 			line, _ := fr.cr.FieldPos(0)
 			fr.stats.Bad++
-			return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (line %d)", fr.row, line), Err: errRecordTooLarge{fr.cap.max}}
+			return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (line %d)", fr.row, line), Err: errRecordTooLarge{Max: fr.cap.max}}
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -382,11 +382,11 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 			return rec[i], true
 		}
 		doc, skip, err := fr.use.faqRow(get, fr.row)
-		if doc, ok, err := fr.stats.admit(doc, skip, err, fr.file, pos, fr.source); ok || err != nil {
+		if doc, ok, err := admit(&fr.stats, doc, skip, err, fr.file, pos, fr.source); ok || err != nil {
 			return doc, err
 		}
 	}
 }
 
-func (fr *faqCSVReader) Stats() ReadStats { return cloneStats(fr.stats) }
+func (fr *faqCSVReader) Stats() ReadStats { return fr.stats.Clone() }
 func (fr *faqCSVReader) Close() error     { return nil }

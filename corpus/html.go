@@ -85,7 +85,7 @@ func findBody(n *html.Node) *html.Node {
 func (e *htmlExtractor) walk(n *html.Node) {
 	switch n.Type {
 	case html.TextNode:
-		if e.dropAt == 0 {
+		if !e.Dropping() {
 			e.cur.WriteString(n.Data)
 		}
 		return
@@ -95,7 +95,7 @@ func (e *htmlExtractor) walk(n *html.Node) {
 		}
 		if level := headingLevel(n.DataAtom); level > 0 {
 			e.endSection()
-			e.enter(level, strings.Join(strings.Fields(textOf(n)), " "))
+			e.Enter(level, strings.Join(strings.Fields(textOf(n)), " "))
 			return
 		}
 	case html.DocumentNode:
@@ -124,8 +124,8 @@ func (e *htmlExtractor) endParagraph() {
 
 func (e *htmlExtractor) endSection() {
 	e.endParagraph()
-	if len(e.paras) > 0 && e.dropAt == 0 {
-		e.sections = append(e.sections, Section{Name: e.name, Text: strings.Join(e.paras, "\n\n")})
+	if len(e.paras) > 0 && !e.Dropping() {
+		e.sections = append(e.sections, Section{Name: e.Name, Text: strings.Join(e.paras, "\n\n")})
 	}
 	e.paras = e.paras[:0]
 }

@@ -165,7 +165,7 @@ func (j *jsonRecords) next() (rawRecord, error) {
 	j.n++
 	start := j.dec.InputOffset() - int64(len(raw)) // where the record itself starts
 	if int64(len(raw)) > j.max {
-		return rawRecord{n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), err: errRecordTooLarge{j.max}}, nil
+		return rawRecord{n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), err: errRecordTooLarge{Max: j.max}}, nil
 	}
 	data, repaired := repairUTF8(raw)
 	return rawRecord{data: data, n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), repaired: repaired}, nil
@@ -220,7 +220,7 @@ func (jr *jsonReader) Next(ctx context.Context) (Document, error) {
 			return Document{}, &RecordError{File: jr.file, Pos: rec.pos, Err: rec.err}
 		}
 		doc, skip, err := jr.convert(rec)
-		if doc, ok, err := jr.stats.admit(doc, skip, err, jr.file, rec.pos, jr.source); ok || err != nil {
+		if doc, ok, err := admit(&jr.stats, doc, skip, err, jr.file, rec.pos, jr.source); ok || err != nil {
 			return doc, err
 		}
 	}
@@ -240,14 +240,14 @@ func (jr *jsonReader) capRecords(max int64) *jsonReader {
 	return jr
 }
 
-func (jr *jsonReader) Stats() ReadStats { return cloneStats(jr.stats) }
+func (jr *jsonReader) Stats() ReadStats { return jr.stats.Clone() }
 func (jr *jsonReader) Close() error     { return nil }
 
 // admit does the bookkeeping every record reader shares for one converted record: a conversion
 // error is counted as bad and returned as a *RecordError at pos; a skip reason (or a document
 // left empty) is counted, and ok is false so the reader moves on; otherwise the document gets
 // its source, is counted, and ok is true.
-func (s *ReadStats) admit(doc Document, skip string, err error, file, pos, source string) (Document, bool, error) {
+func admit(s *ReadStats, doc Document, skip string, err error, file, pos, source string) (Document, bool, error) {
 	if err != nil {
 		s.Bad++
 		return Document{}, false, &RecordError{File: file, Pos: pos, Err: err}
@@ -268,36 +268,6 @@ func (s *ReadStats) admit(doc Document, skip string, err error, file, pos, sourc
 		s.Languages[l]++
 	}
 	return doc, true, nil
-}
-
-// cloneStats copies s so that a caller cannot change a reader's counts through the map.
-func cloneStats(s ReadStats) ReadStats {
-	m := make(map[string]int, len(s.Skipped))
-	for k, v := range s.Skipped {
-		m[k] = v
-	}
-	s.Skipped = m
-	s.Languages = cloneCounts(s.Languages)
-	if s.Columns != nil {
-		c := make(map[string]string, len(s.Columns))
-		for k, v := range s.Columns {
-			c[k] = v
-		}
-		s.Columns = c
-	}
-	return s
-}
-
-// cloneCounts copies m (nil stays nil).
-func cloneCounts(m map[string]int) map[string]int {
-	if m == nil {
-		return nil
-	}
-	c := make(map[string]int, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // isEmpty reports whether doc has no text in any section.

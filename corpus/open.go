@@ -1,11 +1,8 @@
 package corpus
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/kairos-rag/kairos/corpus/mediawiki"
 )
 
 // Input formats. Open detects them; Options.Format forces one.
@@ -49,6 +48,16 @@ type Options struct {
 	// is an error naming the file, the record's position and the cap. 0 means
 	// DefaultMaxRecordBytes (64 MiB).
 	MaxRecordBytes int64
+	// Workers sizes the goroutine pools that decompress a multistream bzip2 input and decode
+	// and clean MediaWiki pages (see package multistream and mediawiki.Options.Workers).
+	// 0 means GOMAXPROCS; 1 reads on the caller's goroutine alone. The documents, their
+	// order and the stats are the same either way.
+	Workers int
+	// MultistreamIndex is the index file of a multistream .bz2 dump ("offset:pageid:title"
+	// lines, bzip2 or plain), which locates its streams. "" uses the index Wikipedia
+	// publishes beside such a dump when it is there (multistream.IndexPath), and otherwise
+	// finds the streams by scanning the dump.
+	MultistreamIndex string
 }
 
 // Validate reports an unknown format or inconsistent FAQ columns.
@@ -58,6 +67,9 @@ func (o Options) Validate() error {
 	}
 	if o.MaxRecordBytes < 0 {
 		return fmt.Errorf("MaxRecordBytes is negative (%d)", o.MaxRecordBytes)
+	}
+	if o.Workers < 0 {
+		return fmt.Errorf("Workers is negative (%d)", o.Workers)
 	}
 	return o.FAQ.withDefaults().validate()
 }
@@ -114,9 +126,9 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 	if opts.Source == "" {
 		opts.Source = trimKnownExts(filepath.Base(path))
 	}
-	counter := &countingReader{r: f}
+	counter := &countingReader{R: f}
 	or := &openedReader{counter: counter, closers: []io.Closer{f}}
-	data, err := decompress(counter, path)
+	data, err := decompress(ctx, counter, path, opts)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -154,9 +166,7 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 	max := opts.maxRecordBytes()
 	switch format {
 	case FormatMediaWiki:
-		mr := NewMediaWikiReader(r, file, opts.Source)
-		mr.maxPage = max
-		return mr, format, nil
+		return mediawiki.New(r, mediawiki.Options{File: file, Source: opts.Source, MaxPageBytes: max, Workers: opts.workers()}), format, nil
 	case FormatEnterprise:
 		return newJSONReader(r, file, opts.Source, convertEnterprise).capRecords(max), format, nil
 	case FormatWikiExtractor:
@@ -169,32 +179,6 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 		return newFAQCSVReader(r, file, opts.Source, opts.FAQ).capRecords(max), format, nil
 	}
 	return nil, "", fmt.Errorf("unknown format %q", format)
-}
-
-// decompress returns the decompressed stream of r, trusting the magic bytes over the name.
-func decompress(r io.Reader, path string) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	magic, _ := br.Peek(6)
-	ext := strings.ToLower(filepath.Ext(path))
-	switch {
-	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
-		}
-		return zr, nil
-	case bytes.HasPrefix(magic, []byte("BZh")):
-		return bzip2.NewReader(br), nil
-	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
-		return nil, fmt.Errorf("%s: xz compression is not supported; decompress it first", path)
-	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		return nil, fmt.Errorf("%s: zstd compression is not supported; decompress it first", path)
-	case ext == ".gz" || ext == ".tgz":
-		return nil, fmt.Errorf("%s: named %s but not gzip data", path, ext)
-	case ext == ".bz2":
-		return nil, fmt.Errorf("%s: named .bz2 but not bzip2 data", path)
-	}
-	return br, nil
 }
 
 // DetectFormat names the format of an input from its path and the first bytes of its
@@ -344,10 +328,7 @@ type openedReader struct {
 	closers []io.Closer
 }
 
-var (
-	_ Reader = (*openedReader)(nil)
-	_ Reader = (*tarReader)(nil)
-)
+var _ Reader = (*openedReader)(nil)
 
 func (o *openedReader) Next(ctx context.Context) (Document, error) { return o.inner.Next(ctx) }
 
@@ -356,7 +337,7 @@ func (o *openedReader) Stats() ReadStats {
 	if o.inner != nil {
 		s = o.inner.Stats()
 	}
-	s.BytesRead = o.counter.n
+	s.BytesRead = o.counter.Count()
 	s.Format = o.format
 	return s
 }
@@ -370,98 +351,4 @@ func (o *openedReader) Close() error {
 		errs = append(errs, o.closers[i].Close())
 	}
 	return errors.Join(errs...)
-}
-
-// isTar reports whether head starts with a POSIX/GNU tar header.
-func isTar(head []byte) bool {
-	return len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar"))
-}
-
-// tarReader reads the regular files of a tar archive one after another, each with its own
-// format reader. Its Stats add up the entries'.
-type tarReader struct {
-	tr      *tar.Reader
-	archive string
-	opts    Options
-	cur     Reader
-	done    ReadStats // stats of finished entries
-	fatal   error
-}
-
-func newTarReader(r io.Reader, archive string, opts Options) *tarReader {
-	return &tarReader{tr: tar.NewReader(r), archive: archive, opts: opts, done: ReadStats{Skipped: map[string]int{}}}
-}
-
-func (t *tarReader) Next(ctx context.Context) (Document, error) {
-	for {
-		if t.fatal != nil {
-			return Document{}, t.fatal
-		}
-		if t.cur != nil {
-			doc, err := t.cur.Next(ctx)
-			if err != io.EOF {
-				return doc, err
-			}
-			t.finishEntry()
-		}
-		hdr, err := t.tr.Next()
-		if err == io.EOF {
-			return Document{}, io.EOF
-		}
-		if err != nil {
-			t.fatal = fmt.Errorf("%s: tar: %w", t.archive, err)
-			return Document{}, t.fatal
-		}
-		if hdr.Typeflag != tar.TypeReg || hdr.Size == 0 {
-			continue
-		}
-		name := t.archive + ":" + hdr.Name
-		br := bufio.NewReaderSize(t.tr, headSize)
-		head, err := br.Peek(headSize)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			t.fatal = fmt.Errorf("%s: %w", name, err)
-			return Document{}, t.fatal
-		}
-		if t.cur, _, err = newFormatReader(br, head, name, t.opts); err != nil {
-			t.fatal = err
-			return Document{}, err
-		}
-	}
-}
-
-func (t *tarReader) finishEntry() {
-	addStats(&t.done, t.cur.Stats())
-	t.cur.Close()
-	t.cur = nil
-}
-
-func (t *tarReader) Stats() ReadStats {
-	s := cloneStats(t.done)
-	if t.cur != nil {
-		addStats(&s, t.cur.Stats())
-	}
-	return s
-}
-
-func (t *tarReader) Close() error {
-	if t.cur != nil {
-		return t.cur.Close()
-	}
-	return nil
-}
-
-// addStats adds the counts of b to a (BytesRead excepted: the archive owns it).
-func addStats(a *ReadStats, b ReadStats) {
-	a.Documents += b.Documents
-	a.Bad += b.Bad
-	a.Repaired += b.Repaired
-	for k, v := range b.Skipped {
-		a.Skipped[k] += v
-	}
-	for k, v := range b.Languages {
-		if a.Languages == nil {
-			a.Languages = map[string]int{}
-		}
-		a.Languages[k] += v
-	}
 }

@@ -1,22 +1,19 @@
 package corpus
 
 import (
-	"fmt"
 	"io"
+
+	"github.com/kairos-rag/kairos/corpus/document"
 )
 
 // DefaultMaxRecordBytes is the default of Options.MaxRecordBytes. The largest English
 // Wikipedia pages are a few MB of wikitext; a record far beyond that is a broken or hostile
 // input, and a reader would otherwise buffer it whole (a 50 MB JSON line cost 1.4 GB).
-const DefaultMaxRecordBytes = 64 << 20
+const DefaultMaxRecordBytes = document.DefaultMaxRecordBytes
 
 // errRecordTooLarge is the error of a record over the cap; readers wrap it with the file
 // and the record's position.
-type errRecordTooLarge struct{ max int64 }
-
-func (e errRecordTooLarge) Error() string {
-	return fmt.Sprintf("record larger than the cap of %d bytes (MaxRecordBytes)", e.max)
-}
+type errRecordTooLarge = document.RecordTooLargeError
 
 // capReader bounds what a streaming decoder (encoding/json, encoding/csv) may buffer for
 // one record. The decoder reads ahead, so the stream is only cut at twice the cap (plus a
@@ -31,7 +28,7 @@ type capReader struct {
 
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.n-c.start > 2*c.max+64<<10 {
-		return 0, errRecordTooLarge{c.max}
+		return 0, errRecordTooLarge{Max: c.max}
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"context"
 	"errors"
 	"io"
@@ -10,13 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 // TestMediaWikiTruncated cuts a real dump inside a page and reads it as a plain XML file
 // through Open: the reader must stop with a fatal error (not a *RecordError that --skip-bad
 // would skip) naming the file, the page and its line, after the complete pages before it.
 func TestMediaWikiTruncated(t *testing.T) {
-	full := mwReadDump(t, "testcorpus.xml.bz2")
+	full := readGensimDump(t, "testcorpus.xml.bz2")
 	pages := bytes.Count(full, []byte("<page>"))
 	if pages < 3 {
 		t.Fatalf("fixture has %d pages", pages)
@@ -81,4 +84,19 @@ func sumSkipped(s ReadStats) int {
 		n += v
 	}
 	return n
+}
+
+// readGensimDump decompresses one of the shared gensim MediaWiki dumps.
+func readGensimDump(t testing.TB, name string) []byte {
+	t.Helper()
+	f, err := os.Open(sharedtest.Path(t, "data/mediawiki-xml-gensim/"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(bzip2.NewReader(f))
+	if err != nil {
+		t.Fatalf("decompressing %s: %v", name, err)
+	}
+	return data
 }

@@ -54,7 +54,7 @@ func (l *lineReader) next() ([]byte, error) {
 			if err == io.EOF {
 				l.err = io.EOF
 			}
-			return nil, errRecordTooLarge{l.max}
+			return nil, errRecordTooLarge{Max: l.max}
 		}
 		b = long
 	}
@@ -63,7 +63,7 @@ func (l *lineReader) next() ([]byte, error) {
 		if err == io.EOF {
 			l.err = io.EOF
 		}
-		return nil, errRecordTooLarge{l.max}
+		return nil, errRecordTooLarge{Max: l.max}
 	}
 	if err != nil {
 		if err != io.EOF {

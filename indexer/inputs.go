@@ -42,6 +42,19 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		return fmt.Errorf("opening %s: %w", in.Path, err)
 	}
 	defer cr.Close()
+	// Documents are split on workers, in input order; the ones a checkpoint already holds and
+	// (on update) the unchanged ones are not split: the writer skips them.
+	pr := corpus.NewPassageReader(ctx, cr, r.split, corpus.PassageReaderOptions{
+		Workers: in.Options.Workers,
+		Want: func(n int, doc *corpus.Document) bool {
+			if n <= skip {
+				return false
+			}
+			known, ok := r.known[doc.ID]
+			return !ok || known != contentHash(doc)
+		},
+	})
+	defer pr.Close() // before cr.Close: it stops the goroutine that reads cr
 	send := func(b docBatch) error {
 		select {
 		case out <- b:
@@ -55,7 +68,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	var readBefore int64
 	source := ""
 	for {
-		doc, err := cr.Next(ctx)
+		doc, split, err := pr.Next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -69,7 +82,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 			continue
 		}
 		consumed++
-		st := cr.Stats()
+		st := pr.Stats()
 		if err := r.opts.checkLanguage(in.Path, st.Languages); err != nil {
 			return err
 		}
@@ -82,7 +95,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		h := contentHash(&doc)
 		var ps []corpus.Passage
 		if known, ok := r.known[doc.ID]; !ok || known != h {
-			ps = r.split.Split(doc) // unchanged documents are not split: the writer skips them
+			ps = split // unchanged documents are not split: the writer skips them
 			r.prog.passagesSplit(len(ps))
 		}
 		b.docs = append(b.docs, docPassages{id: doc.ID, hash: h, passages: ps, idFromPosition: doc.IDFromPosition})
@@ -99,7 +112,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		source = in.Options.Source
 	}
 	b.docsIn = consumed
-	st := cr.Stats()
+	st := pr.Stats()
 	format := st.Format // detected by the reader, or forced
 	if format == "" {
 		format = in.Options.Format

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
 )
 
@@ -22,6 +21,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	var in inputFlags
+	in.register(fs)
 	var lf logFlags
 	lf.register(fs, "warn")
 	update := fs.Bool("update", false, "update the index at --index from newer inputs: add new documents, replace changed ones, keep unchanged ones (not re-embedded)")
@@ -57,8 +58,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	}
 	opts := uo.Options
 	opts.Dir, opts.Version, opts.Logger = *dir, Version, log
-	for _, in := range inputs {
-		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: in, Options: corpus.Options{Format: *format, Source: *source}})
+	for _, path := range inputs {
+		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: path, Options: in.options(*format, *source)})
 	}
 	if !*quiet {
 		opts.Progress = stdio.Stderr

@@ -18,6 +18,8 @@ func cmdPassages(ctx context.Context, args []string, stdio IO) error {
 	source := fs.String("source", "", "source name (default: input file name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed records (reported on stderr) instead of failing")
 	maxWords := fs.Int("max-words", corpus.DefaultMaxWords, "passage size limit in words, title prefix included")
+	var inf inputFlags
+	inf.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -34,7 +36,7 @@ func cmdPassages(ctx context.Context, args []string, stdio IO) error {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for _, in := range inputs {
-		if err := writePassages(ctx, in, corpus.Options{Format: *format, Source: *source}, *skipBad, split, enc, stdio.Stderr); err != nil {
+		if err := writePassages(ctx, in, inf.options(*format, *source), *skipBad, split, enc, stdio.Stderr); err != nil {
 			out.Flush()
 			return fmt.Errorf("passages: %w", err)
 		}
@@ -48,9 +50,11 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 		return err
 	}
 	defer r.Close()
+	pr := corpus.NewPassageReader(ctx, r, split, corpus.PassageReaderOptions{Workers: opts.Workers})
+	defer pr.Close() // before r.Close: it stops the goroutine that reads r
 	n := 0
 	for {
-		doc, err := r.Next(ctx)
+		_, ps, err := pr.Next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -61,14 +65,14 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 			}
 			return err
 		}
-		for _, p := range split.Split(doc) {
+		for _, p := range ps {
 			if err := enc.Encode(&p); err != nil {
 				return err
 			}
 			n++
 		}
 	}
-	st := r.Stats()
+	st := pr.Stats()
 	fmt.Fprintf(stderr, "%s: %d documents, %d passages, skipped %v, bad %d, repaired %d\n",
 		path, st.Documents, n, st.Skipped, st.Bad, st.Repaired)
 	if len(st.Columns) > 0 {

@@ -1,4 +1,4 @@
-package corpus
+package mediawiki
 
 import (
 	"net/url"
@@ -16,11 +16,11 @@ var wikiNotLanguages = map[string]bool{
 	"test": true, "test2": true, "beta": true,
 }
 
-// WikiLanguage returns the language code of a Wikimedia wiki from its database name
+// Language returns the language code of a Wikimedia wiki from its database name
 // (<siteinfo><dbname>, "bgwiki" -> "bg", "zh_yuewiki" -> "zh-yue") or, when that names no
 // language, from its base URL (<siteinfo><base>, "https://bg.wikipedia.org/wiki/..." -> "bg").
 // The Simple English Wikipedia is English. It returns "" when neither names a language.
-func WikiLanguage(dbname, base string) string {
+func Language(dbname, base string) string {
 	if l := dbLanguage(dbname); l != "" {
 		return l
 	}

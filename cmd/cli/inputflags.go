@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"flag"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// inputFlags are the reading options that index and passages share.
+type inputFlags struct {
+	workers          int
+	multistreamIndex string
+}
+
+func (f *inputFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.workers, "workers", 0, "goroutines that decompress multistream .bz2 input, decode MediaWiki pages and split passages, each stage (0: GOMAXPROCS; 1: sequential). The output is the same either way; a single-stream .bz2 is decompressed sequentially")
+	fs.StringVar(&f.multistreamIndex, "multistream-index", "", "index `file` of a multistream .bz2 dump (offset:pageid:title lines); default: the -index.txt.bz2 beside the dump if there, else the streams are found by scanning")
+}
+
+// options returns the corpus options of one input.
+func (f *inputFlags) options(format, source string) corpus.Options {
+	return corpus.Options{Format: format, Source: source, Workers: f.workers, MultistreamIndex: f.multistreamIndex}
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/corpus/multistream"
+)
+
+// TestPassagesWorkersAgree: `kairos passages` writes the same passages, in the same order,
+// with one worker and with several, from a multistream dump found by scanning, from the same
+// dump with its index, and from the single-stream sample.
+func TestPassagesWorkersAgree(t *testing.T) {
+	sample := coreShared(t, "data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+	f, err := os.Open(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "sample-multistream.xml.bz2")
+	index := filepath.Join(dir, "index.txt")
+	var out, idx bytes.Buffer
+	if err := multistream.Write(context.Background(), &out, &idx, bzip2.NewReader(f), multistream.WriteOptions{PagesPerStream: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if os.WriteFile(dump, out.Bytes(), 0o644) != nil || os.WriteFile(index, idx.Bytes(), 0o644) != nil {
+		t.Fatal("writing the multistream dump")
+	}
+	var want string
+	for _, args := range [][]string{
+		{sample, "--workers", "1"},
+		{sample},
+		{dump, "--workers", "1"},
+		{dump, "--workers", "3"},
+		{dump, "--workers", "2", "--multistream-index", index},
+	} {
+		stdout, stderr, err := runCLI(t, append([]string{"passages", "--source", "s"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+		if n := strings.Count(stdout, "\n"); n < 5000 {
+			t.Fatalf("%v: %d passages", args, n)
+		}
+		if want == "" {
+			want = stdout
+		} else if stdout != want {
+			t.Errorf("%v: passages differ from the first run's", args)
+		}
+	}
+	_, _, err = runCLI(t, "passages", dump, "--workers", "-1")
+	if err == nil || !strings.Contains(err.Error(), "Workers is negative") {
+		t.Errorf("negative --workers: %v", err)
+	}
+}
