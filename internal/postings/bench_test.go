@@ -33,7 +33,12 @@ import (
 //
 // The synthetic collection draws its words from the unigram distribution of SciFact's
 // analysed text and is queried with SciFact's real queries. bleve is built for it only with
-// KAIROS_BENCH_BLEVE=1 (minutes at 300k passages).
+// KAIROS_BENCH_BLEVE=1 (minutes at 300k passages). Xapian is the anchor of issue 10: with
+// KAIROS_BENCH_DUMP=DIR the benchmark writes the analysed passages and queries, and
+//
+//	/usr/bin/python3 testdata/xapian_anchor.py DIR
+//
+// indexes and queries the same passages with BM25Weight (k1 1.2, b 0.4), top 10.
 
 // latencies records one duration per query and reports percentiles.
 type latencies []time.Duration
