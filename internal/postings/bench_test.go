@@ -33,7 +33,12 @@ import (
 //
 // The synthetic collection draws its words from the unigram distribution of SciFact's
 // analysed text and is queried with SciFact's real queries. bleve is built for it only with
-// KAIROS_BENCH_BLEVE=1 (minutes at 300k passages).
+// KAIROS_BENCH_BLEVE=1 (minutes at 300k passages). Xapian is the anchor of issue 10: with
+// KAIROS_BENCH_DUMP=DIR the benchmark writes the analysed passages and queries, and
+//
+//	/usr/bin/python3 testdata/xapian_anchor.py DIR
+//
+// indexes and queries the same passages with BM25Weight (k1 1.2, b 0.4), top 10.
 
 // latencies records one duration per query and reports percentiles.
 type latencies []time.Duration
@@ -254,10 +259,12 @@ func buildSynthetic(b *testing.B, u *unigrams, n int, opts postings.BuilderOptio
 		b.Fatal(err)
 	}
 	sample()
+	rss := peakRSS() // before Open: checking the file's CRC maps its pages into the RSS
 	took := time.Since(start)
 	b.ReportMetric(float64(n)/took.Seconds(), "build-passages/s")
 	b.ReportMetric(float64(peak-base)/(1<<20), "build-heap-MB")
 	b.ReportMetric(float64(st.Bytes)/(1<<20), "segment-MB")
+	b.ReportMetric(float64(rss)/(1<<20), "process-peak-rss-MB")
 	b.Logf("built %d passages (%d terms, %d postings, %d runs, %d bytes) in %v; peak heap in use %.1f MB above the start",
 		st.Docs, st.Terms, st.Postings, st.Runs, st.Bytes, took, float64(peak-base)/(1<<20))
 	seg, err := postings.Open(path, postings.OpenOptions{})
