@@ -72,7 +72,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
-		}, zero("string", "input", "index", "format", "source", "language"),
+		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out"), zero("int", "k", "per-doc"), zero("bool", "json")),
 		"eval": query.with(defaults{
