@@ -161,3 +161,33 @@ func FuzzSummaryPassages(f *testing.F) {
 		}
 	})
 }
+
+// TestBenchScaleRealInput measures a real dump (--input) and checks that the index holds the
+// passages kairos passages cuts from it.
+func TestBenchScaleRealInput(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kairos")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kairos-rag/kairos/cmd/kairos").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	input := sharedtest.Join("data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+	out, err := exec.Command(bin, "passages", "--input", input).Output()
+	if err != nil {
+		t.Fatalf("kairos passages: %v", err)
+	}
+	want := bytes.Count(out, []byte("\n"))
+	var stdout, stderr bytes.Buffer
+	err = cmdBenchScale(context.Background(), []string{
+		"--input", input, "--queries", "50", "--warmup", "5", "--json", "--xapian", "off",
+		"--kairos", bin, "--shared", sharedtest.Dir(), "--work", t.TempDir(),
+	}, IO{Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("bench scale: %v\n%s", err, stderr.String())
+	}
+	var r scaleRow
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("output %q: %v", stdout.String(), err)
+	}
+	if r.Passages != want || r.Corpus != input || r.GenerateS != 0 || r.BM25.Queries != 50 || r.XapianNotRun != "--xapian off" || r.Xapian != nil {
+		t.Errorf("row %+v; want %d passages of %s, 50 queries, no generation, no anchor", r, want, input)
+	}
+}
