@@ -126,6 +126,16 @@ bench: build setup
 	KAIROS=$(BIN) ./internal/hnsw/bench/compare.sh
 	KAIROS=$(BIN) ./embed/bench/run.sh
 
+## bench-scale: build rate, build peak RSS, index size and single-thread query latency of
+## synthetic collections (real term statistics, seeded) at the sizes in SCALE, with Xapian's BM25
+## (Debian's python3-xapian, installed here) on the same passages as the anchor. MODEL=DIR adds
+## dense and hybrid (embedding runs at about 60 passages/s here: keep SCALE small with a model).
+.PHONY: bench-scale
+SCALE ?= 100000,300000
+bench-scale: build
+	@dpkg -s python3-xapian >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-xapian; }
+	$(BIN) bench scale --passages $(SCALE) $(if $(MODEL),--model $(MODEL))
+
 ## loadtest: wrk against `kairos serve` on the SciFact index, loopback only, bounded in time.
 loadtest: build
 	./server/loadtest/run.sh

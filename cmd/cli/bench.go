@@ -8,5 +8,6 @@ import (
 func cmdBench(ctx context.Context, args []string, stdio IO) error {
 	return runGroup(ctx, "bench", []subcommand{
 		{"ann", "HNSW recall@10 against exact search and single-thread QPS", cmdBenchANN},
+		{"scale", "build rate, build peak RSS, index size and query latency as the collection grows", cmdBenchScale},
 	}, args, stdio)
 }

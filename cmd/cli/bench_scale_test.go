@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/internal/sharedtest"
+)
+
+// TestBenchScaleEndToEnd generates 2,000 passages, builds them with a real kairos binary (the
+// build is a child process) and checks every reported field against what it must be.
+func TestBenchScaleEndToEnd(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kairos")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kairos-rag/kairos/cmd/kairos").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var stdout, stderr bytes.Buffer
+	err := cmdBenchScale(context.Background(), []string{
+		"--passages", "2000", "--queries", "200", "--warmup", "20", "--json",
+		"--kairos", bin, "--shared", sharedtest.Dir(), "--work", t.TempDir(),
+	}, IO{Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("bench scale: %v\n%s", err, stderr.String())
+	}
+	var r scaleRow
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("output %q: %v", stdout.String(), err)
+	}
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"passages 2000", r.Passages == 2000},
+		{"corpus bytes: about 120 words of 6 bytes a passage at most", r.CorpusBytes > 2000*50 && r.CorpusBytes < 2000*2000},
+		{"build time positive", r.BuildS > 0},
+		{"rate is passages / build time", r.BuildPerS > 0 && math.Abs(r.BuildPerS*r.BuildS-2000) < 1},
+		{"peak RSS of a Go process with an index open: 20 MB to 4 GB", r.BuildPeakRSS > 20e6 && r.BuildPeakRSS < 4e9},
+		{"index holds at least the passage text", r.IndexBytes > r.CorpusBytes/2},
+		{"200 bm25 queries timed", r.BM25.Queries == 200},
+		{"p50 positive, p99 >= p50, mean between", r.BM25.P50MS > 0 && r.BM25.P99MS >= r.BM25.P50MS && r.BM25.MeanMS > 0},
+		{"real queries match synthetic passages", r.BM25.Empty < 20},
+		{"no dense without --model", !r.Dense && r.DenseLatency == nil && r.HybridLatency == nil},
+		{"k 10", r.K == 10},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("%s: no; row %+v", c.name, r)
+		}
+	}
+	// The anchor runs where python3-xapian is installed, and says why not elsewhere.
+	if note := xapianAvailable(context.Background(), "/usr/bin/python3"); note == "" {
+		if x := r.Xapian; x == nil || x.Passages != 2000 || x.Queries != 200 || x.P50MS <= 0 || x.P99MS < x.P50MS || x.BuildS <= 0 {
+			t.Errorf("xapian anchor: %+v (not run: %q)", r.Xapian, r.XapianNotRun)
+		}
+	} else if r.Xapian != nil || !strings.Contains(r.XapianNotRun, "xapian") {
+		t.Errorf("xapian unavailable (%s), but the row says %+v / %q", note, r.Xapian, r.XapianNotRun)
+	}
+	if !strings.Contains(stderr.String(), "generating: 2000/2000 passages") || !strings.Contains(stderr.String(), "querying bm25: 200/200") {
+		t.Errorf("progress lines lack the true final counts:\n%s", stderr.String())
+	}
+}
+
+func TestBenchScaleUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"nothing to measure", nil},
+		{"both sources", []string{"--passages", "10", "--input", "x.jsonl"}},
+		{"zero size", []string{"--passages", "0"}},
+		{"bad size", []string{"--passages", "10,ten"}},
+		{"no queries", []string{"--passages", "10", "--queries", "0"}},
+		{"bad xapian", []string{"--passages", "10", "--xapian", "maybe"}},
+		{"stray argument", []string{"--passages", "10", "extra"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := cmdBenchScale(context.Background(), tc.args, IO{Stdout: &out, Stderr: &errOut})
+			if !errors.Is(err, ErrUsage) {
+				t.Errorf("err %v, want a usage error", err)
+			}
+		})
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+	}{
+		{"100000", []int{100000}},
+		{"100000,300000", []int{100000, 300000}},
+		{"100k, 300K,1m", []int{100000, 300000, 1000000}},
+		{"", nil},
+		{"0", nil},
+		{"-5", nil},
+		{"1x", nil},
+		{"10,,20", nil},
+		{"k", nil},
+	}
+	for _, tc := range tests {
+		got, err := parseSizes(tc.in)
+		if (err != nil) != (tc.want == nil) || !reflect.DeepEqual(got, tc.want) && tc.want != nil {
+			t.Errorf("parseSizes(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseSizes(f *testing.F) {
+	for _, s := range []string{"100000,300000", "1m", "5k,", "9999999999999m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sizes, err := parseSizes(s)
+		if err != nil {
+			return
+		}
+		for _, n := range sizes {
+			if n < 1 {
+				t.Fatalf("parseSizes(%q) accepted %d", s, n)
+			}
+		}
+	})
+}
+
+func TestSummaryPassages(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"index       x (generation 1)\ndocuments   5\npassages    12\n", 12, true},
+		{"passages 0\n", 0, true},
+		{"documents 5\n", 0, false},
+		{"passages    twelve\n", 0, false},
+		{"passages    -3\n", 0, false},
+	}
+	for _, tc := range tests {
+		got, err := summaryPassages(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("summaryPassages(%q) = %d, %v; want %d ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzSummaryPassages(f *testing.F) {
+	f.Add("passages    12\n")
+	f.Add("documents 1\npassages 99999999999999999999\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, err := summaryPassages(s); err == nil && n < 0 {
+			t.Fatalf("summaryPassages(%q) = %d", s, n)
+		}
+	})
+}
+
+// TestBenchScaleRealInput measures a real dump (--input) and checks that the index holds the
+// passages kairos passages cuts from it.
+func TestBenchScaleRealInput(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kairos")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kairos-rag/kairos/cmd/kairos").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	input := sharedtest.Join("data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+	out, err := exec.Command(bin, "passages", "--input", input).Output()
+	if err != nil {
+		t.Fatalf("kairos passages: %v", err)
+	}
+	want := bytes.Count(out, []byte("\n"))
+	var stdout, stderr bytes.Buffer
+	err = cmdBenchScale(context.Background(), []string{
+		"--input", input, "--queries", "50", "--warmup", "5", "--json", "--xapian", "off",
+		"--kairos", bin, "--shared", sharedtest.Dir(), "--work", t.TempDir(),
+	}, IO{Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("bench scale: %v\n%s", err, stderr.String())
+	}
+	var r scaleRow
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("output %q: %v", stdout.String(), err)
+	}
+	if r.Passages != want || r.Corpus != input || r.GenerateS != 0 || r.BM25.Queries != 50 || r.XapianNotRun != "--xapian off" || r.Xapian != nil {
+		t.Errorf("row %+v; want %d passages of %s, 50 queries, no generation, no anchor", r, want, input)
+	}
+}

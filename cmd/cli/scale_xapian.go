@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"github.com/kairos-rag/kairos/search"
+)
+
+// xapianScript is the Xapian anchor (see its doc string); it is written next to the passages
+// and run with the configured python.
+//
+//go:embed scale_xapian.py
+var xapianScript []byte
+
+// xapianResult is the anchor's output for one collection.
+type xapianResult struct {
+	Passages int     `json:"passages"`
+	BuildS   float64 `json:"build_s"`
+	P50MS    float64 `json:"p50_ms"`
+	P99MS    float64 `json:"p99_ms"`
+	MeanMS   float64 `json:"mean_ms"`
+	Queries  int     `json:"queries"`
+	Empty    int     `json:"empty"`
+}
+
+// xapianAvailable says why the anchor cannot run, or "" when it can.
+func xapianAvailable(ctx context.Context, python string) string {
+	out, err := exec.CommandContext(ctx, python, "-c", "import xapian; print(xapian.version_string())").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("%s cannot import xapian (%v): install Debian's python3-xapian, or pass --python", python, bytes.TrimSpace(out))
+	}
+	return ""
+}
+
+// runXapian indexes passages (a JSON lines file) with Xapian and times the queries, with
+// Kairos's BM25 k1 and b.
+func runXapian(ctx context.Context, python, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*xapianResult, error) {
+	script := filepath.Join(dir, "scale_xapian.py")
+	if err := os.WriteFile(script, xapianScript, 0o644); err != nil {
+		return nil, err
+	}
+	db := filepath.Join(dir, "xapian.db")
+	defer os.RemoveAll(db)
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, python, script, "--passages", passages, "--queries", queriesFile, "--db", db,
+		"--k", strconv.Itoa(k), "--warmup", strconv.Itoa(warmup),
+		"--k1", strconv.FormatFloat(search.BM25K1, 'g', -1, 64), "--b", strconv.FormatFloat(search.BM25B, 'g', -1, 64))
+	cmd.Stdout, cmd.Stderr = &out, progress
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("xapian anchor: %w", err)
+	}
+	var r xapianResult
+	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil {
+		return nil, fmt.Errorf("xapian anchor output %q: %w", out.String(), err)
+	}
+	return &r, nil
+}
+
+// writeQueries writes the queries as JSON strings, one a line, for the anchor.
+func writeQueries(path string, queries []string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, q := range queries {
+		if err := enc.Encode(q); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}

@@ -1,0 +1,193 @@
+package synthcorpus
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// Options say what to generate. Passages is required; the rest have defaults.
+type Options struct {
+	// Passages is the number of records (passages) to write; at least 1.
+	Passages int
+	// Seed makes the output reproducible: the same Model, Seed and options give the same bytes.
+	Seed uint64
+	// MaxWords bounds a passage's words, "Title |" prefix included, as the indexer's splitter
+	// does (0: DefaultMaxWords). Longer learned lengths are cut to it.
+	MaxWords int
+	// Progress, if set, is called with the passages written so far every ProgressEvery
+	// passages and once at the end.
+	Progress func(passages int)
+	// ProgressEvery is the Progress interval in passages (0: 10,000).
+	ProgressEvery int
+}
+
+// DefaultMaxWords is Kairos's passage size (corpus.DefaultMaxWords).
+const DefaultMaxWords = 120
+
+func (o Options) withDefaults() Options {
+	if o.MaxWords == 0 {
+		o.MaxWords = DefaultMaxWords
+	}
+	if o.ProgressEvery == 0 {
+		o.ProgressEvery = 10000
+	}
+	return o
+}
+
+// Validate reports options that cannot be generated.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	switch {
+	case o.Passages < 1:
+		return fmt.Errorf("synthcorpus: %d passages: need at least 1", o.Passages)
+	case o.MaxWords < 4:
+		return fmt.Errorf("synthcorpus: MaxWords %d: need at least 4 (title, \"|\", body)", o.MaxWords)
+	case o.ProgressEvery < 0:
+		return fmt.Errorf("synthcorpus: ProgressEvery %d is negative", o.ProgressEvery)
+	}
+	return nil
+}
+
+// Stats describe a generated corpus.
+type Stats struct {
+	Passages  int   `json:"passages"`
+	Documents int   `json:"documents"`
+	Words     int64 `json:"words"`      // words written, title prefixes included
+	TailWords int64 `json:"tail_words"` // words drawn from the synthetic tail
+}
+
+// Record is one line of the output: a passage as `kairos index` reads JSON lines.
+type Record struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+	Text  string `json:"text"`
+
+	words, tail int // as counted in Stats
+}
+
+// Generate writes opts.Passages records to w, one JSON object a line, and returns what it
+// wrote. The records of one synthetic document share its title and are numbered
+// "s<doc>-<passage>".
+func Generate(ctx context.Context, w io.Writer, m *Model, opts Options) (Stats, error) {
+	if m == nil {
+		return Stats{}, errors.New("synthcorpus: nil model")
+	}
+	if err := m.Validate(); err != nil {
+		return Stats{}, err
+	}
+	if err := opts.Validate(); err != nil {
+		return Stats{}, err
+	}
+	opts = opts.withDefaults()
+	g := newGenerator(m, opts)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	var st Stats
+	for st.Passages < opts.Passages {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		doc := g.document()
+		st.Documents++
+		for i, rec := range doc {
+			if st.Passages == opts.Passages {
+				break
+			}
+			rec.ID = "s" + strconv.Itoa(st.Documents) + "-" + strconv.Itoa(i)
+			if err := enc.Encode(rec); err != nil {
+				return st, fmt.Errorf("synthcorpus: writing passage %d: %w", st.Passages+1, err)
+			}
+			st.Passages++
+			st.Words += int64(rec.words)
+			st.TailWords += int64(rec.tail)
+			if opts.Progress != nil && st.Passages%opts.ProgressEvery == 0 {
+				opts.Progress(st.Passages)
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("synthcorpus: writing: %w", err)
+	}
+	if opts.Progress != nil && st.Passages%opts.ProgressEvery != 0 {
+		opts.Progress(st.Passages)
+	}
+	return st, nil
+}
+
+// generator holds the samplers of one Generate call.
+type generator struct {
+	m                         *Model
+	rng                       *rand.Rand
+	vocab                     *alias
+	tail                      zipfTail
+	passageLen, titleLen, per *alias
+	maxWords, maxTitle        int
+	buf                       []string
+}
+
+func newGenerator(m *Model, o Options) *generator {
+	return &generator{
+		m: m,
+		// The second PCG word is a constant so that seed 0 is as good a seed as any.
+		rng:        rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
+		vocab:      newAlias(m.Counts),
+		tail:       newZipfTail(m.ZipfS),
+		passageLen: newAlias(m.PassageWords),
+		titleLen:   newAlias(m.TitleWords),
+		per:        newAlias(m.DocPassages),
+		maxWords:   o.MaxWords,
+		// The splitter shortens prefixes over half the budget; keep titles below that.
+		maxTitle: o.MaxWords/2 - 1,
+	}
+}
+
+// word draws one word and says whether it came from the synthetic tail.
+func (g *generator) word() (string, bool) {
+	if g.rng.Float64() < g.m.TailMass {
+		return tailWord(g.tail.draw(g.rng)), true
+	}
+	return g.m.Words[g.vocab.draw(g.rng)], false
+}
+
+// phrase draws n words and returns them joined by spaces, with how many came from the tail.
+func (g *generator) phrase(n int) (string, int) {
+	g.buf = g.buf[:0]
+	tail := 0
+	for range n {
+		w, t := g.word()
+		g.buf = append(g.buf, w)
+		if t {
+			tail++
+		}
+	}
+	return strings.Join(g.buf, " "), tail
+}
+
+// document draws one document's passages: a title, a passage count, and for each passage a
+// total length from which the prefix ("Title |") is taken before the body is drawn. A
+// record's word counts are what the passage holds as indexed: a title counts in each passage.
+func (g *generator) document() []Record {
+	t := min(g.titleLen.draw(g.rng), g.maxTitle)
+	title, titleTail := g.phrase(t)
+	prefix := 0
+	if t > 0 {
+		prefix = t + 1 // the "|" the indexer writes counts as a word
+	}
+	n := max(g.per.draw(g.rng), 1)
+	out := make([]Record, n)
+	for i := range out {
+		total := min(g.passageLen.draw(g.rng), g.maxWords)
+		body := max(total-prefix, 1)
+		text, tail := g.phrase(body)
+		out[i] = Record{Title: title, Text: text, words: prefix + body, tail: titleTail + tail}
+	}
+	return out
+}
