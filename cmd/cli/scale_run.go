@@ -108,9 +108,13 @@ func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n 
 		args = append(args, "--format", format)
 	}
 	if m := cfg.Models; m.model != "" {
-		args = append(args, "--model", m.model, "--backend", m.backend, "--embed-batch", strconv.Itoa(m.batch))
-		if m.ortLib != "" {
-			args = append(args, "--ort-lib", m.ortLib)
+		args = append(args, "--model", m.model, "--backend", m.rt.Backend, "--embed-batch", strconv.Itoa(m.rt.BatchSize),
+			"--device", m.rt.Device.String())
+		if m.rt.ORTLib != "" {
+			args = append(args, "--ort-lib", m.rt.ORTLib)
+		}
+		if m.rt.ORTProviderLib != "" {
+			args = append(args, "--ort-provider-lib", m.rt.ORTProviderLib)
 		}
 	}
 	fmt.Fprintf(stderr, "bench scale: building %s (load %.2f)\n", input, row.Load1)
