@@ -274,7 +274,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := d.opts.at("checkpoint-cleaned"); err != nil {
 		return err
 	}
-	base, err := openGen(ctx, final, OpenOptions{SkipVectors: true})
+	base, err := openGen(ctx, final, OpenOptions{SkipVectors: true, Trusted: true})
 	if err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)
 	}

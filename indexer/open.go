@@ -30,6 +30,9 @@ type OpenOptions struct {
 	Engines Engines
 	// SkipVectors leaves the vector part closed (a writer that does not need it).
 	SkipVectors bool
+	// Trusted skips the checksums of the passage store: the generation was just written and
+	// synced by this process (a checkpoint the build goes on from).
+	Trusted bool
 }
 
 // Open opens the live generation of the index at dir for reading, after the cheap check of
@@ -70,7 +73,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	if err := checkFiles(ctx, gen, man, o.Level); err != nil {
 		return nil, err
 	}
-	store, err := openGenStore(gen, man)
+	store, err := openGenStore(gen, man, o.Trusted)
 	if err != nil {
 		return nil, asDamaged(gen, err)
 	}
@@ -116,7 +119,7 @@ func asDamaged(gen string, err error) error {
 
 // openGenStore opens a generation's store segments and tombstones and checks them against the
 // manifest.
-func openGenStore(gen string, man *Manifest) (*kpst.Store, error) {
+func openGenStore(gen string, man *Manifest, trusted bool) (*kpst.Store, error) {
 	dead, err := kpst.ReadTombstones(filepath.Join(gen, kpst.TombstonesName))
 	if err != nil {
 		return nil, err
@@ -124,7 +127,7 @@ func openGenStore(gen string, man *Manifest) (*kpst.Store, error) {
 	if dead.Len() != man.Tombstones {
 		return nil, fmt.Errorf("%s: %d tombstones, manifest says %d", gen, dead.Len(), man.Tombstones)
 	}
-	store, err := kpst.OpenSegments(gen, man.segments(), dead)
+	store, err := kpst.OpenSegments(gen, man.segments(), dead, trusted)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", gen, err)
 	}

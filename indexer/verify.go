@@ -99,7 +99,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 			bad(filepath.Join(gen, name), "file not in the manifest")
 		}
 	}
-	store, err := openGenStore(gen, man)
+	store, err := openGenStore(gen, man, false)
 	if err != nil {
 		bad(gen, "passage store: %v", err)
 		return rep, nil

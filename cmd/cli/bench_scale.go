@@ -25,6 +25,7 @@ type scaleConfig struct {
 	Xapian   string // auto (run when python3-xapian is importable), off
 	Python   string
 	Models   modelFlags
+	Lexical  string // the lexical engine of the indexes built (indexer.LexicalBleve or LexicalPostings)
 }
 
 func (c *scaleConfig) validate() error {
@@ -69,6 +70,7 @@ func cmdBenchScale(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&cfg.Xapian, "xapian", "auto", "Xapian anchor: auto (run when python3-xapian is importable) or off")
 	fs.StringVar(&cfg.Python, "python", "/usr/bin/python3", "python with Debian's python3-xapian (a pyenv python lacks it)")
 	fs.BoolVar(&asJSON, "json", false, "one JSON object per size instead of the table")
+	fs.StringVar(&cfg.Lexical, "lexical", "", "lexical engine of the indexes built: bleve (default) or postings (kairos index --lexical)")
 	cfg.Models.register(fs, false)
 	pos, err := parseFlags(fs, args)
 	if err != nil {

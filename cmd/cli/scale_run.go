@@ -107,6 +107,9 @@ func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n 
 	if format != "" {
 		args = append(args, "--format", format)
 	}
+	if cfg.Lexical != "" {
+		args = append(args, "--lexical", cfg.Lexical)
+	}
 	if m := cfg.Models; m.model != "" {
 		args = append(args, "--model", m.model, "--backend", m.rt.Backend, "--embed-batch", strconv.Itoa(m.rt.BatchSize),
 			"--device", m.rt.Device.String())
