@@ -28,6 +28,9 @@ type Config struct {
 	Workers         int    // build goroutines (0: GOMAXPROCS); search is always single-threaded
 	Repeat          int    // timed passes over the queries per ef, best QPS kept (0: 1)
 	Dump            string // if set, directory for the hnswlib input files (see Dump)
+	Save            string // if set, the built graph is saved here (for RunLoaded)
+	Mapped          bool   // also measure the graph saved and loaded mapped (rows with Mode "mapped")
+	Rescore         int    // hnsw.LoadOptions.Rescore of the mapped rows
 }
 
 // Validate checks the sizes.
@@ -59,6 +62,13 @@ type Row struct {
 	BuildSeconds float64 `json:"build_seconds"`
 	N            int     `json:"n"`
 	Dim          int     `json:"dim"`
+	// Mode is "memory" or "mapped" (hnsw.LoadOptions.Mapped); empty for the graph as built.
+	Mode string `json:"mode,omitempty"`
+	// Load time and resident memory (MB): after loading, and VmRSS/VmHWM after this row's queries.
+	LoadSeconds float64 `json:"load_seconds,omitempty"`
+	RSSLoadMB   float64 `json:"rss_after_load_mb,omitempty"`
+	RSSMB       float64 `json:"rss_mb,omitempty"`
+	HWMMB       float64 `json:"hwm_mb,omitempty"`
 }
 
 // Run generates the data, computes exact ground truth, optionally dumps everything for hnswlib,
@@ -101,6 +111,41 @@ func Run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 			recall, qps = r, max(qps, q)
 		}
 		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim})
+	}
+	save := cfg.Save
+	if save == "" && cfg.Mapped {
+		dir, err := os.MkdirTemp("", "annbench")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		save = filepath.Join(dir, "graph.hnsw")
+	}
+	if save != "" {
+		t0 = time.Now()
+		if err := g.Save(save); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "saved %s in %.2fs\n", save, time.Since(t0).Seconds())
+	}
+	if !cfg.Mapped {
+		return rows, nil
+	}
+	m, err := hnsw.LoadWith(save, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	for _, ef := range cfg.Efs {
+		var recall, qps float64
+		for range max(cfg.Repeat, 1) {
+			r, q, err := Measure(m, ds.Queries, gt, ef)
+			if err != nil {
+				return nil, err
+			}
+			recall, qps = r, max(qps, q)
+		}
+		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: "mapped"})
 	}
 	return rows, nil
 }
