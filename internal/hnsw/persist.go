@@ -15,7 +15,9 @@ import (
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
-// On-disk format, version 1, all integers little-endian:
+// On-disk format, all integers little-endian. Save writes version 2 (persist_v2.go: the same
+// header, then page-aligned sections with one-byte codes, so the file can be mapped); Read and
+// Load still read version 1:
 //
 //	header (80 bytes): magic "KAIHNSW\x00", version u32, dim u32, M u32, EfConstruction u32,
 //	  EfSearch u32, metric u32, seed i64, nodes u64, upper-list length u64, entry u32,
