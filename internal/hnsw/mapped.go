@@ -22,7 +22,9 @@ type LoadOptions struct {
 	// on the mapped form. Version-1 files, empty graphs and hosts without mmap load in memory.
 	Mapped bool
 	// Rescore is how many of the best candidates (by code score) a mapped search rescores with
-	// the float vectors; 0 rescores all ef candidates. At least k are always rescored.
+	// the float vectors, at least k and at most ef. Default (0): 2*k. On 500,000 x 384 clustered
+	// vectors, recall@10 was the same with 20 as with all ef candidates at ef 128..256 (the
+	// codes misorder only near-ties), and every rescored candidate costs a read of its vector.
 	Rescore int
 }
 

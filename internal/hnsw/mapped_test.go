@@ -31,7 +31,7 @@ func TestMappedMatchesMemory(t *testing.T) {
 		name    string
 		rescore int
 		minRec  float64
-	}{{"rescore all", 0, 0.95}, {"rescore 20", 20, 0.95}} {
+	}{{"rescore default", 0, 0.95}, {"rescore k", 10, 0.93}, {"rescore all", 1000, 0.95}} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true, Rescore: tc.rescore})
 			if err != nil {

@@ -28,9 +28,11 @@ func (g *Graph) searchCoded(s *searchScratch, q []float32, k, ef int, keep func(
 		cands[i] = res.pop().id
 	}
 	s.res, s.ids = res[:0], cands[:0]
+	r := 2 * k
 	if g.rescore > 0 {
-		cands = cands[:min(len(cands), max(g.rescore, k))]
+		r = max(g.rescore, k)
 	}
+	cands = cands[:min(len(cands), r)]
 	s.vec = slices.Grow(s.vec[:0], g.dim)[:g.dim]
 	out := make([]Result, len(cands))
 	for i, id := range cands {

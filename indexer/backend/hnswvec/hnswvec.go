@@ -29,7 +29,7 @@ type Engine struct {
 	// InMemory opens generations read whole into memory (float search, as before the mapped
 	// form) instead of memory-mapped (hnsw.LoadOptions.Mapped, the default).
 	InMemory bool
-	// Rescore is hnsw.LoadOptions.Rescore for mapped generations (0: all ef candidates).
+	// Rescore is hnsw.LoadOptions.Rescore for mapped generations (0: its default, 2*k).
 	Rescore int
 }
 
