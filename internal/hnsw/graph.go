@@ -108,7 +108,8 @@ func (g *Graph) Contains(key uint64) bool {
 }
 
 // Vector returns a copy of the vector stored under a live key (normalised under Cosine), so a
-// graph can be rebuilt without the encoder (index compaction).
+// graph can be rebuilt without the encoder (index compaction). A mapped graph reads it from its
+// file; a failed read reports the key as absent.
 func (g *Graph) Vector(key uint64) ([]float32, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
