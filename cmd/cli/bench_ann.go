@@ -19,11 +19,12 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
 	// seeded), prints the build time, and for each ef the recall@10 against exact search and
 	// single-thread queries/s.
-	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR]", stdio.Stderr)
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--rescore R] | --load FILE --data DIR [--mapped]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
 		asJSON bool
+		lcfg   annbench.LoadedConfig
 	)
 	fs.IntVar(&cfg.N, "n", 50000, "base vectors")
 	fs.IntVar(&cfg.Dim, "dim", 384, "dimension")
@@ -34,8 +35,13 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed for data and graph")
 	fs.IntVar(&cfg.Workers, "workers", 0, "build goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")
-	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","build_seconds","n","dim"}`)
+	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","qps_cpu","build_seconds","n","dim",...}`)
 	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for internal/hnsw/bench/hnswlib_bench.py")
+	fs.StringVar(&cfg.Save, "save", "", "save the built graph to FILE (for --load)")
+	fs.BoolVar(&cfg.Mapped, "mapped", false, "also measure the graph saved and loaded memory-mapped (int8 codes, float rescoring); with --load: load it mapped")
+	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")
+	fs.StringVar(&lcfg.Index, "load", "", "measure the graph FILE saved by --save instead of building: load time, VmRSS/VmHWM, recall, QPS")
+	fs.StringVar(&lcfg.Data, "data", "", "with --load: the --dump directory of the run that saved it (queries and ground truth)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -48,6 +54,17 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "--ef: %v", err)
 	}
 	cfg.Efs = efs
+	if lcfg.Index != "" {
+		if lcfg.Data == "" {
+			return usageErr(fs, "--load needs --data")
+		}
+		lcfg.Mapped, lcfg.Rescore, lcfg.Efs, lcfg.Repeat = cfg.Mapped, cfg.Rescore, efs, cfg.Repeat
+		rows, err := annbench.RunLoaded(ctx, lcfg, stdio.Stderr)
+		if err != nil {
+			return fmt.Errorf("bench ann: %w", err)
+		}
+		return writeANNRows(stdio.Stdout, rows, asJSON)
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr(fs, "%v", err)
 	}
@@ -71,9 +88,14 @@ func writeANNRows(w io.Writer, rows []annbench.Row, asJSON bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "n %d, dim %d, build %.2f s\n%6s %12s %10s\n", rows[0].N, rows[0].Dim, rows[0].BuildSeconds, "ef", "recall@10", "QPS")
+	fmt.Fprintf(w, "n %d, dim %d, build %.2f s\n%6s %12s %10s %10s %8s %8s %8s %8s\n", rows[0].N, rows[0].Dim, rows[0].BuildSeconds,
+		"ef", "recall@10", "QPS", "QPS/CPU-s", "mode", "load s", "RSS MB", "HWM MB")
 	for _, r := range rows {
-		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f\n", r.Ef, r.Recall, r.QPS); err != nil {
+		mode := r.Mode
+		if mode == "" {
+			mode = "built"
+		}
+		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f %10.0f %8s %8.2f %8.0f %8.0f\n", r.Ef, r.Recall, r.QPS, r.CPUQPS, mode, r.LoadSeconds, r.RSSMB, r.HWMMB); err != nil {
 			return err
 		}
 	}

@@ -20,6 +20,13 @@ type annRow struct {
 	BuildSeconds *float64 `json:"build_seconds"`
 	N            *int     `json:"n"`
 	Dim          *int     `json:"dim"`
+	// Optional: queries per CPU-second (Linux), and the fields of mapped and loaded runs.
+	CPUQPS      *float64 `json:"qps_cpu"`
+	Mode        *string  `json:"mode"`
+	LoadSeconds *float64 `json:"load_seconds"`
+	RSSLoadMB   *float64 `json:"rss_after_load_mb"`
+	RSSMB       *float64 `json:"rss_mb"`
+	HWMMB       *float64 `json:"hwm_mb"`
 }
 
 // parseANNRows decodes `--json` output and checks every line has every field.
@@ -86,6 +93,41 @@ func TestBenchANNJSONAndDump(t *testing.T) {
 	ref := parseANNRows(t, out)
 	if len(ref) != 1 || *ref[0].N != 3000 || *ref[0].Dim != 32 || *ref[0].Recall < 0.95 {
 		t.Errorf("hnswlib on the dump: %s", out)
+	}
+}
+
+// TestBenchANNSaveLoadMapped: --save then --load/--data, in memory and mapped, measure the saved
+// graph with the dumped queries: same recall as the built graph, load time and memory reported.
+func TestBenchANNSaveLoadMapped(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "g.hnsw")
+	base := []string{"--ef", "64", "--repeat", "1", "--json"}
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"--n", "2000", "--dim", "16", "--queries", "50", "--efc", "100", "--dump", dir, "--save", graph, "--mapped"}, base...)
+	if err := cmdBenchANN(context.Background(), args, IO{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	built := parseANNRows(t, stdout.Bytes())
+	if len(built) != 2 || built[1].Mode == nil || *built[1].Mode != "mapped" || *built[1].Recall < 0.95 {
+		t.Fatalf("want a built and a mapped row at ef 64, got %s", stdout.String())
+	}
+	for _, tc := range []struct {
+		flags []string
+		mode  string
+	}{{nil, "memory"}, {[]string{"--mapped"}, "mapped"}} {
+		stdout.Reset()
+		args := append(append([]string{"--load", graph, "--data", dir}, tc.flags...), base...)
+		if err := cmdBenchANN(context.Background(), args, IO{Stdout: &stdout, Stderr: &stderr}); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		rows := parseANNRows(t, stdout.Bytes())
+		if len(rows) != 1 || rows[0].Mode == nil || *rows[0].Mode != tc.mode || *rows[0].Recall < *built[1].Recall-0.02 ||
+			rows[0].LoadSeconds == nil || rows[0].RSSMB == nil || *rows[0].RSSMB <= 0 {
+			t.Errorf("--load %v: %s", tc.flags, stdout.String())
+		}
+	}
+	if err := cmdBenchANN(context.Background(), []string{"--load", graph}, IO{Stdout: &stdout, Stderr: &stderr}); !errors.Is(err, ErrUsage) {
+		t.Errorf("--load without --data: %v, want a usage error", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/kairos-rag/kairos/internal/hnsw"
@@ -20,6 +21,27 @@ func BenchmarkSearch(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		f.graph.Search(f.ds.Queries[i%len(f.ds.Queries)], 10, 32)
+		i++
+	}
+}
+
+// BenchmarkSearchMapped is BenchmarkSearch on the same graph saved and loaded mapped (int8
+// codes, float rescoring of the ef candidates read from the file).
+func BenchmarkSearchMapped(b *testing.B) {
+	f := newFixture(b, 20000, 1000, 128, hnsw.Options{Seed: 1, Metric: hnsw.Dot})
+	path := filepath.Join(b.TempDir(), "g.hnsw")
+	if err := f.graph.Save(path); err != nil {
+		b.Fatal(err)
+	}
+	m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		m.Search(f.ds.Queries[i%len(f.ds.Queries)], 10, 32)
 		i++
 	}
 }

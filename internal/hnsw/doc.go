@@ -16,6 +16,13 @@
 // insertion never routes through a half-linked node, and after every Add a repair pass re-links
 // any node that pruning left unreachable from the entry point or unfindable by its own vector.
 //
+// Mapped form: Save also stores every vector as one byte per dimension (per-dimension ranges, see
+// quant.go), in a page-aligned file. LoadWith(LoadOptions{Mapped: true}) maps the level-0 lists
+// and the codes instead of reading the file into memory: searches walk the graph over the codes
+// and rescore the best candidates with float vectors read from the file, so scores are exact
+// and resident memory is about a third of the file. Add turns a mapped graph back into the
+// in-memory form first.
+//
 // Concurrency: Search and Exact.Search are safe for concurrent use with each other and with Add and
 // Delete; Add and Delete take an exclusive lock, so searches wait while a batch is inserted. Within
 // one Add call, insertion runs on Options.Workers goroutines with a lock per node.

@@ -25,6 +25,25 @@ func dot(a, b []float32) float32 {
 	return dotGeneric(a, b)
 }
 
+// dotU8AVX2 is in dot_amd64.s: float-by-byte inner product over a multiple of 8 elements.
+//
+//go:noescape
+func dotU8AVX2(q *float32, c *uint8, n int) float32
+
+// dotU8 returns the inner product of the scaled query q with the codes c (len(c) >= len(q)).
+func dotU8(q []float32, c []uint8) float32 {
+	n := len(q) &^ 7
+	if !useAVX2 || n == 0 {
+		return dotU8Generic(q, c)
+	}
+	_ = c[len(q)-1] // the assembly does no bounds checks
+	s := dotU8AVX2(&q[0], &c[0], n)
+	for i := n; i < len(q); i++ {
+		s += q[i] * float32(c[i])
+	}
+	return s
+}
+
 // prefetch is in dot_amd64.s: PREFETCHT0 on lines consecutive cache lines from p.
 //
 //go:noescape

@@ -79,3 +79,58 @@ ploop:
 
 pdone:
 	RET
+
+// func dotU8AVX2(q *float32, c *uint8, n int) float32
+// n must be a multiple of 8. Each group of 8 code bytes is widened to 8 int32 lanes
+// (VPMOVZXBD), converted to float and multiplied into the accumulators with the scaled query.
+TEXT ·dotU8AVX2(SB), NOSPLIT, $0-28
+	MOVQ q+0(FP), SI
+	MOVQ c+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+u32:
+	CMPQ CX, $32
+	JL   u8
+	VPMOVZXBD (DI), Y4
+	VPMOVZXBD 8(DI), Y5
+	VPMOVZXBD 16(DI), Y6
+	VPMOVZXBD 24(DI), Y7
+	VCVTDQ2PS Y4, Y4
+	VCVTDQ2PS Y5, Y5
+	VCVTDQ2PS Y6, Y6
+	VCVTDQ2PS Y7, Y7
+	VFMADD231PS (SI), Y4, Y0
+	VFMADD231PS 32(SI), Y5, Y1
+	VFMADD231PS 64(SI), Y6, Y2
+	VFMADD231PS 96(SI), Y7, Y3
+	ADDQ $128, SI
+	ADDQ $32, DI
+	SUBQ $32, CX
+	JMP  u32
+
+u8:
+	CMPQ CX, $8
+	JL   ureduce
+	VPMOVZXBD (DI), Y4
+	VCVTDQ2PS Y4, Y4
+	VFMADD231PS (SI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $8, DI
+	SUBQ $8, CX
+	JMP  u8
+
+ureduce:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET

@@ -47,6 +47,14 @@ type Graph struct {
 	maxLevel int    // level of the entry point; -1 when empty
 
 	scratch sync.Pool // *searchScratch
+
+	// A mapped graph (LoadWith, LoadOptions.Mapped) has no vecs: level0 and codes are views of
+	// the mapped file, and the float vectors are read from it on demand.
+	codes   []uint8   // node i's codes are codes[i*dim : (i+1)*dim]
+	quant   quantizer // the codes' per-dimension ranges
+	mapped  *mapping  // nil in memory
+	rescore int       // LoadOptions.Rescore
+	closed  bool      // set by Close
 }
 
 // New returns an empty graph for vectors of dimension dim.
@@ -100,13 +108,21 @@ func (g *Graph) Contains(key uint64) bool {
 }
 
 // Vector returns a copy of the vector stored under a live key (normalised under Cosine), so a
-// graph can be rebuilt without the encoder (index compaction).
+// graph can be rebuilt without the encoder (index compaction). A mapped graph reads it from its
+// file; a failed read reports the key as absent.
 func (g *Graph) Vector(key uint64) ([]float32, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	id, ok := g.byKey[key]
-	if !ok {
+	if !ok || g.closed {
 		return nil, false
+	}
+	if g.mapped != nil {
+		v := make([]float32, g.dim)
+		if g.mapped.vector(id, v) != nil {
+			return nil, false
+		}
+		return v, true
 	}
 	return append([]float32(nil), g.vec(id)...), true
 }
@@ -128,6 +144,12 @@ func (g *Graph) Delete(key uint64) bool {
 
 func (g *Graph) isDeleted(id uint32) bool {
 	return g.deleted[id/64]&(1<<(id%64)) != 0
+}
+
+// code returns node id's one-byte codes (mapped graphs).
+func (g *Graph) code(id uint32) []uint8 {
+	o := int(id) * g.dim
+	return g.codes[o : o+g.dim : o+g.dim]
 }
 
 func (g *Graph) vec(id uint32) []float32 {

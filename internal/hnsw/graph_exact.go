@@ -24,19 +24,38 @@ func (g *Graph) SearchExactFiltered(q []float32, k int, keep func(key uint64) bo
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
+	if g.closed {
+		return nil, ErrClosed
+	}
 	top := make([]Result, 0, k+1)
-	for i, key := range g.keys {
-		if g.isDeleted(uint32(i)) || keep != nil && !keep(key) {
-			continue
+	scan := func(first int, block []float32) error {
+		for j := 0; j*g.dim < len(block); j++ {
+			i := first + j
+			key := g.keys[i]
+			if g.isDeleted(uint32(i)) || keep != nil && !keep(key) {
+				continue
+			}
+			r := Result{key, dot(q, block[j*g.dim:(j+1)*g.dim])}
+			if len(top) == k && !better(r, top[0]) {
+				continue
+			}
+			top = pushResult(top, r)
+			if len(top) > k {
+				top = popResult(top)
+			}
 		}
-		r := Result{key, dot(q, g.vec(uint32(i)))}
-		if len(top) == k && !better(r, top[0]) {
-			continue
-		}
-		top = pushResult(top, r)
-		if len(top) > k {
-			top = popResult(top)
-		}
+		return nil
+	}
+	// A mapped graph streams its vectors from the file in blocks: exact search reads them all,
+	// and mapping them would leave all of them resident.
+	var err error
+	if g.mapped != nil {
+		err = g.mapped.eachVectors(len(g.keys), g.dim, scan)
+	} else {
+		err = scan(0, g.vecs[:len(g.keys)*g.dim])
+	}
+	if err != nil {
+		return nil, err
 	}
 	sortResults(top)
 	return top, nil

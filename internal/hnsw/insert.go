@@ -36,6 +36,12 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 		}
 		seen[keys[i]] = i
 	}
+	if g.closed {
+		return ErrClosed
+	}
+	if err := g.thaw(); err != nil {
+		return fmt.Errorf("hnsw: add: reading the mapped graph into memory: %w", err)
+	}
 	if len(g.keys)+len(keys) > maxNodes {
 		return fmt.Errorf("hnsw: add: %d nodes would exceed the limit of %d", len(g.keys)+len(keys), maxNodes)
 	}

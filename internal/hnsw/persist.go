@@ -15,7 +15,9 @@ import (
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
-// On-disk format, version 1, all integers little-endian:
+// On-disk format, all integers little-endian. Save writes version 2 (persist_v2.go: the same
+// header, then page-aligned sections with one-byte codes, so the file can be mapped); Read and
+// Load still read version 1:
 //
 //	header (80 bytes): magic "KAIHNSW\x00", version u32, dim u32, M u32, EfConstruction u32,
 //	  EfSearch u32, metric u32, seed i64, nodes u64, upper-list length u64, entry u32,
@@ -27,7 +29,7 @@ import (
 // The header has its own checksum so that a corrupt size field is caught before anything is
 // allocated from it. Each body section is read straight into its final typed slice.
 const (
-	formatVersion = 1
+	formatVersion = 2 // written; version 1 is still read
 	headerSize    = 80
 	maxDim        = 1 << 16
 	maxNodes      = 1<<31 - 1
@@ -59,6 +61,9 @@ type header struct {
 func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
+	if g.closed {
+		return 0, ErrClosed
+	}
 	n := len(g.keys)
 	h := header{
 		Magic: magic, Version: formatVersion, Dim: uint32(g.dim), M: uint32(g.opts.M),
@@ -75,17 +80,8 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("hnsw: writing header: %w", err)
 	}
 	cw.n = headerSize
-	sections := []struct {
-		name string
-		data any
-	}{
-		{"vectors", g.vecs}, {"keys", g.keys}, {"levels", g.levels}, {"upper offsets", g.upperOff},
-		{"level-0 lists", g.level0}, {"upper lists", g.upper}, {"tombstones", g.deleted[:words(n)]},
-	}
-	for _, s := range sections {
-		if err := writeSection(cw, s.data); err != nil {
-			return cw.n, fmt.Errorf("hnsw: writing %s at byte %d: %w", s.name, cw.n, err)
-		}
+	if err := g.writeBodyV2(cw); err != nil {
+		return cw.n, err
 	}
 	sum := binary.LittleEndian.AppendUint32(nil, cw.h.Sum32())
 	if _, err := w.Write(sum); err != nil {
@@ -152,85 +148,133 @@ func (s *sizedReader) Len() int { return int(s.left) }
 // size (Len() int, like *bytes.Reader), a size mismatch is reported before any allocation.
 // The graph's Workers option is reset to its default.
 func Read(r io.Reader) (*Graph, error) {
-	hb := make([]byte, headerSize)
-	if _, err := io.ReadFull(r, hb); err != nil {
-		return nil, fmt.Errorf("hnsw: reading header: %w", truncated(err))
-	}
-	var h header
-	if _, err := binary.Decode(hb, binary.LittleEndian, &h); err != nil {
-		return nil, fmt.Errorf("hnsw: decoding header: %w", err)
-	}
-	if h.Magic != magic {
-		return nil, fmt.Errorf("hnsw: not a Kairos HNSW file (magic %q)", h.Magic[:])
-	}
-	if h.Version != formatVersion {
-		return nil, fmt.Errorf("hnsw: unsupported format version %d (this build reads %d)", h.Version, formatVersion)
-	}
-	if got := crc32.Checksum(hb[:headerSize-4], crcTable); got != h.CRC {
-		return nil, fmt.Errorf("%w: header checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, h.CRC, got)
-	}
-	g, err := graphFromHeader(&h)
+	g, h, err := readHeader(r)
 	if err != nil {
 		return nil, err
 	}
+	if err := g.readBody(r, h, false); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// readHeader reads and checks the header and returns an empty graph with its options.
+func readHeader(r io.Reader) (*Graph, *header, error) {
+	hb := make([]byte, headerSize)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return nil, nil, fmt.Errorf("hnsw: reading header: %w", truncated(err))
+	}
+	var h header
+	if _, err := binary.Decode(hb, binary.LittleEndian, &h); err != nil {
+		return nil, nil, fmt.Errorf("hnsw: decoding header: %w", err)
+	}
+	if h.Magic != magic {
+		return nil, nil, fmt.Errorf("hnsw: not a Kairos HNSW file (magic %q)", h.Magic[:])
+	}
+	if h.Version != 1 && h.Version != formatVersion {
+		return nil, nil, fmt.Errorf("hnsw: unsupported format version %d (this build reads 1 and %d)", h.Version, formatVersion)
+	}
+	if got := crc32.Checksum(hb[:headerSize-4], crcTable); got != h.CRC {
+		return nil, nil, fmt.Errorf("%w: header checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, h.CRC, got)
+	}
+	g, err := graphFromHeader(&h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, &h, nil
+}
+
+// readBody reads the body and trailer after the header. Mapped (version 2 only), the level-0
+// lists, codes and vectors are checksummed but not kept, and the structure is left for the
+// caller to check once they are mapped.
+func (g *Graph) readBody(r io.Reader, h *header, mapped bool) error {
+	cr := &crcReader{r: r, h: crc32.New(crcTable), n: headerSize}
+	var err error
+	if h.Version == 1 {
+		err = g.readBodyV1(cr, h)
+	} else {
+		err = g.readBodyV2(cr, h, mapped)
+	}
+	if err != nil {
+		return err
+	}
+	if err := readTrailer(cr); err != nil {
+		return err
+	}
+	if mapped {
+		return nil
+	}
+	return g.checkStructure(h.Deleted)
+}
+
+// readTrailer reads the body checksum and compares it with what cr has seen.
+func readTrailer(cr *crcReader) error {
+	want := cr.h.Sum32()
+	var tb [4]byte
+	if _, err := io.ReadFull(cr.r, tb[:]); err != nil {
+		return fmt.Errorf("hnsw: reading checksum at byte %d: %w", cr.n, truncated(err))
+	}
+	if got := binary.LittleEndian.Uint32(tb[:]); got != want {
+		return fmt.Errorf("%w: body checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, got, want)
+	}
+	return nil
+}
+
+// readBodyV1 reads the body of a version-1 file: every section into memory.
+func (g *Graph) readBodyV1(cr *crcReader, h *header) error {
 	n := int(h.Nodes)
 	bodySize := uint64(n)*uint64(g.dim)*4 + uint64(n)*(8+1+4) + uint64(n)*uint64(g.stride)*4 +
 		h.UpperLen*4 + uint64(words(n))*8
-	if l, ok := r.(interface{ Len() int }); ok && uint64(l.Len()) != bodySize+4 {
-		return nil, fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", bodySize+4, l.Len())
+	if l, ok := cr.r.(interface{ Len() int }); ok && uint64(l.Len()) != bodySize+4 {
+		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", bodySize+4, l.Len())
 	}
-
 	g.vecs = make([]float32, n*g.dim)
 	g.keys = make([]uint64, n)
 	g.levels = make([]uint8, n)
 	g.upperOff = make([]uint32, n)
 	g.level0 = make([]uint32, n*g.stride)
 	g.deleted = make([]uint64, words(n))
-	cr := &crcReader{r: r, h: crc32.New(crcTable), n: headerSize}
 	sections := []struct {
 		name string
 		data any
 	}{{"vectors", g.vecs}, {"keys", g.keys}, {"levels", g.levels}, {"upper offsets", g.upperOff}}
 	for _, s := range sections {
 		if err := readSection(cr, s.data); err != nil {
-			return nil, fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
+			return fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
 		}
 	}
-	// Check the level structure before trusting UpperLen for an allocation.
-	var upperLen uint64
-	for i, l := range g.levels {
-		if int(l) > g.maxLevel || l >= maxLevels {
-			return nil, fmt.Errorf("%w: node %d has level %d above the top level %d", ErrCorrupt, i, l, g.maxLevel)
-		}
-		if l > 0 && uint64(g.upperOff[i]) != upperLen {
-			return nil, fmt.Errorf("%w: node %d upper offset %d, expected %d", ErrCorrupt, i, g.upperOff[i], upperLen)
-		}
-		upperLen += uint64(l) * uint64(g.m+1)
+	if err := g.checkLevels(h.UpperLen); err != nil {
+		return err
 	}
-	if upperLen != h.UpperLen {
-		return nil, fmt.Errorf("%w: upper lists hold %d entries, header says %d", ErrCorrupt, upperLen, h.UpperLen)
-	}
-	g.upper = make([]uint32, upperLen)
+	g.upper = make([]uint32, h.UpperLen)
 	for _, s := range []struct {
 		name string
 		data any
 	}{{"level-0 lists", g.level0}, {"upper lists", g.upper}, {"tombstones", g.deleted}} {
 		if err := readSection(cr, s.data); err != nil {
-			return nil, fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
+			return fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
 		}
 	}
-	want := cr.h.Sum32()
-	var tb [4]byte
-	if _, err := io.ReadFull(r, tb[:]); err != nil {
-		return nil, fmt.Errorf("hnsw: reading checksum at byte %d: %w", cr.n, truncated(err))
+	return nil
+}
+
+// checkLevels checks the level structure (levels within the top level, upper offsets
+// consecutive) before UpperLen is trusted for an allocation.
+func (g *Graph) checkLevels(want uint64) error {
+	var upperLen uint64
+	for i, l := range g.levels {
+		if int(l) > g.maxLevel || l >= maxLevels {
+			return fmt.Errorf("%w: node %d has level %d above the top level %d", ErrCorrupt, i, l, g.maxLevel)
+		}
+		if l > 0 && uint64(g.upperOff[i]) != upperLen {
+			return fmt.Errorf("%w: node %d upper offset %d, expected %d", ErrCorrupt, i, g.upperOff[i], upperLen)
+		}
+		upperLen += uint64(l) * uint64(g.m+1)
 	}
-	if got := binary.LittleEndian.Uint32(tb[:]); got != want {
-		return nil, fmt.Errorf("%w: body checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, got, want)
+	if upperLen != want {
+		return fmt.Errorf("%w: upper lists hold %d entries, header says %d", ErrCorrupt, upperLen, want)
 	}
-	if err := g.checkStructure(h.Deleted); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return nil
 }
 
 // graphFromHeader validates the header fields and returns a graph with options and sizes set.

@@ -13,6 +13,8 @@ type searchScratch struct {
 	cand     maxHeap
 	res      minHeap
 	q        []float32         // normalised query copy
+	qs       []float32         // query scaled for the codes (mapped graphs)
+	vec      []float32         // a float vector read for rescoring (mapped graphs)
 	ids      []uint32          // neighbour list copy (build path), unvisited neighbours (search path)
 	todo     []uint32          // unvisited neighbours (build path)
 	levelSel [maxLevels][]item // selected neighbours per level (build path)
@@ -60,6 +62,9 @@ func (g *Graph) SearchFiltered(q []float32, k, ef int, keep func(key uint64) boo
 
 	g.mu.RLock()
 	defer g.mu.RUnlock()
+	if g.closed {
+		return nil, ErrClosed
+	}
 	if g.maxLevel < 0 || g.nDeleted == len(g.keys) {
 		return nil, nil
 	}
@@ -69,6 +74,9 @@ func (g *Graph) SearchFiltered(q []float32, k, ef int, keep func(key uint64) boo
 		s.q = slices.Grow(s.q[:0], g.dim)[:g.dim]
 		normalizeInto(s.q, q)
 		q = s.q
+	}
+	if g.mapped != nil {
+		return g.searchCoded(s, q, k, ef, keep)
 	}
 
 	cur := g.entry

@@ -1,5 +1,7 @@
 // Package hnswvec is Kairos's local vector engine: one HNSW graph (internal/hnsw) per
-// generation, saved as one checksummed file, loaded whole for searching. Filters are applied
+// generation, saved as one checksummed file and, by default, opened memory-mapped for searching
+// (the graph walks one-byte codes and rescores with the float vectors read from the file, so
+// opening is quick and resident memory stays a fraction of the file). Filters are applied
 // inside the graph walk (hnsw.Graph.SearchFiltered), with the dates and sources of passages
 // from the passage store.
 package hnswvec
@@ -24,6 +26,11 @@ func Path(genDir string) string { return filepath.Join(genDir, Name) }
 // derived generation keeps its base's).
 type Engine struct {
 	Params hnsw.Options
+	// InMemory opens generations read whole into memory (float search, as before the mapped
+	// form) instead of memory-mapped (hnsw.LoadOptions.Mapped, the default).
+	InMemory bool
+	// Rescore is hnsw.LoadOptions.Rescore for mapped generations (0: its default, 2*k).
+	Rescore int
 }
 
 var _ backend.Vectors = Engine{}
@@ -37,7 +44,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 			return nil, fmt.Errorf("hnswvec: cannot derive from %T", base)
 		}
 		g := r.g
-		r.g = nil
+		r.g, r.owned = nil, false
 		return &Writer{g: g, path: Path(gen.Dir)}, nil
 	}
 	g, err := hnsw.New(dim, e.Params)
@@ -49,16 +56,21 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 
 // Open loads gen's graph.
 func (e Engine) Open(ctx context.Context, gen backend.Gen, meta backend.Meta) (backend.VectorReader, error) {
-	return Open(gen.Dir, meta)
+	return OpenWith(gen.Dir, meta, hnsw.LoadOptions{Mapped: !e.InMemory, Rescore: e.Rescore})
 }
 
-// Open is Engine.Open with its concrete result.
+// Open is Engine.Open with its concrete result, for the default engine (mapped).
 func Open(genDir string, meta backend.Meta) (*Reader, error) {
-	g, err := hnsw.Load(Path(genDir))
+	return OpenWith(genDir, meta, hnsw.LoadOptions{Mapped: true})
+}
+
+// OpenWith opens gen's graph as o says.
+func OpenWith(genDir string, meta backend.Meta, o hnsw.LoadOptions) (*Reader, error) {
+	g, err := hnsw.LoadWith(Path(genDir), o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: loading HNSW graph: %w", genDir, err)
 	}
-	return &Reader{g: g, meta: meta}, nil
+	return &Reader{g: g, meta: meta, owned: true}, nil
 }
 
 // Drop removes gen's graph file.
@@ -112,8 +124,9 @@ func (w *Writer) Abort() { w.g = nil }
 
 // Reader searches one generation's graph. It is safe for concurrent use.
 type Reader struct {
-	g    *hnsw.Graph
-	meta backend.Meta
+	g     *hnsw.Graph
+	meta  backend.Meta
+	owned bool // opened from its file (a Writer's Reopen shares the writer's graph)
 }
 
 var _ backend.VectorReader = (*Reader)(nil)
@@ -136,8 +149,13 @@ func (r *Reader) Has(key uint32) bool { return r.g.Contains(uint64(key)) }
 // Vector returns the stored vector of key.
 func (r *Reader) Vector(key uint32) ([]float32, bool) { return r.g.Vector(uint64(key)) }
 
-// Close releases the graph.
-func (r *Reader) Close() error { return nil }
+// Close releases the graph's file, if this reader opened it: a mapped graph unmaps it.
+func (r *Reader) Close() error {
+	if r.g == nil || !r.owned {
+		return nil
+	}
+	return r.g.Close()
+}
 
 // Search returns the q.K nearest live passages that pass q.Filter.
 func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.Hit, error) {

@@ -57,11 +57,25 @@ func TestFilteredSearchInsideTheGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := meta{pct: 2}
-	r, err := Engine{}.Open(ctx, backend.Gen{Dir: dir}, m)
+	for _, eng := range []Engine{{}, {InMemory: true}} {
+		t.Run(fmt.Sprintf("in memory %v", eng.InMemory), func(t *testing.T) {
+			filteredSearch(t, eng, dir, m, rng)
+		})
+	}
+}
+
+// filteredSearch is the body of TestFilteredSearchInsideTheGraph for one engine.
+func filteredSearch(t *testing.T, eng Engine, dir string, m meta, rng *rand.Rand) {
+	const dim, k = 32, 10
+	ctx := context.Background()
+	r, err := eng.Open(ctx, backend.Gen{Dir: dir}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if mapped := r.(*Reader).Graph().Mapped(); mapped == eng.InMemory {
+		t.Fatalf("graph mapped %v with InMemory %v", mapped, eng.InMemory)
+	}
 	rare := backend.Filter{Sources: []string{"rare"}}
 	var recall, postFiltered float64
 	const queries = 50
@@ -109,6 +123,67 @@ func TestFilteredSearchInsideTheGraph(t *testing.T) {
 	if postFiltered > 2 {
 		t.Errorf("post-filtering kept %.2f hits a query: the filter is not selective enough to test anything", postFiltered)
 	}
+}
+
+// TestDeriveFromMapped: a generation derived from a mapped one takes its graph over, grows it
+// (reading it into memory) and saves it; the new generation has both old and new vectors.
+func TestDeriveFromMapped(t *testing.T) {
+	ctx := context.Background()
+	base, next := backend.Gen{Dir: t.TempDir()}, backend.Gen{Dir: t.TempDir()}
+	rng := rand.New(rand.NewPCG(3, 4))
+	eng := Engine{Params: hnsw.Options{M: 8, EfConstruction: 40, Seed: 1}}
+	w, err := eng.Begin(ctx, base, 16, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs := randVecs(rng, 300, 16)
+	if err := w.Add(ctx, seq(0, 200), vecs[:200]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := eng.Open(ctx, base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.(*Reader).Graph().Mapped() {
+		t.Fatal("default engine did not map the graph")
+	}
+	w2, err := eng.Begin(ctx, next, 16, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // taken over: must not close the writer's graph
+	w2.Delete(5)
+	if err := w2.Add(ctx, seq(200, 300), vecs[200:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := eng.Open(ctx, next, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if r2.Len() != 300 || r2.Live() != 299 || r2.Has(5) || !r2.Has(250) {
+		t.Fatalf("derived generation: Len %d Live %d Has(5) %v Has(250) %v", r2.Len(), r2.Live(), r2.Has(5), r2.Has(250))
+	}
+	for _, key := range []uint32{10, 250} {
+		hits, err := r2.Search(ctx, backend.VectorQuery{Vector: vecs[key], K: 1, Ef: 32})
+		if err != nil || len(hits) != 1 || hits[0].Key != key {
+			t.Errorf("searching vector %d: %v, %v", key, hits, err)
+		}
+	}
+}
+
+func seq(from, to uint32) []uint32 {
+	out := make([]uint32, 0, to-from)
+	for k := from; k < to; k++ {
+		out = append(out, k)
+	}
+	return out
 }
 
 // TestMetaErrorFailsTheSearch: an unreadable passage fails the search rather than being

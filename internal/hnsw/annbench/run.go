@@ -28,6 +28,9 @@ type Config struct {
 	Workers         int    // build goroutines (0: GOMAXPROCS); search is always single-threaded
 	Repeat          int    // timed passes over the queries per ef, best QPS kept (0: 1)
 	Dump            string // if set, directory for the hnswlib input files (see Dump)
+	Save            string // if set, the built graph is saved here (for RunLoaded)
+	Mapped          bool   // also measure the graph saved and loaded mapped (rows with Mode "mapped")
+	Rescore         int    // hnsw.LoadOptions.Rescore of the mapped rows
 }
 
 // Validate checks the sizes.
@@ -53,12 +56,22 @@ func (c Config) Validate() error {
 // Row is the result for one ef; its JSON form is the line `kairos bench ann --json` prints and the
 // hnswlib script prints too.
 type Row struct {
-	Ef           int     `json:"ef"`
-	Recall       float64 `json:"recall_at_10"`
-	QPS          float64 `json:"qps"`
+	Ef     int     `json:"ef"`
+	Recall float64 `json:"recall_at_10"`
+	QPS    float64 `json:"qps"`
+	// CPUQPS is queries per CPU-second of the searching thread: on a shared machine, the
+	// single-core speed that wall-clock QPS understates.
+	CPUQPS       float64 `json:"qps_cpu,omitempty"`
 	BuildSeconds float64 `json:"build_seconds"`
 	N            int     `json:"n"`
 	Dim          int     `json:"dim"`
+	// Mode is "memory" or "mapped" (hnsw.LoadOptions.Mapped); empty for the graph as built.
+	Mode string `json:"mode,omitempty"`
+	// Load time and resident memory (MB): after loading, and VmRSS/VmHWM after this row's queries.
+	LoadSeconds float64 `json:"load_seconds,omitempty"`
+	RSSLoadMB   float64 `json:"rss_after_load_mb,omitempty"`
+	RSSMB       float64 `json:"rss_mb,omitempty"`
+	HWMMB       float64 `json:"hwm_mb,omitempty"`
 }
 
 // Run generates the data, computes exact ground truth, optionally dumps everything for hnswlib,
@@ -92,15 +105,50 @@ func Run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 	for _, ef := range cfg.Efs {
 		// Best of Repeat passes: on a shared machine the fastest pass is the one least disturbed
 		// by other processes. Recall is the same in every pass (search is deterministic).
-		var recall, qps float64
+		var recall, qps, cpuQPS float64
 		for range max(cfg.Repeat, 1) {
-			r, q, err := Measure(g, ds.Queries, gt, ef)
+			r, q, c, err := MeasureCPU(g, ds.Queries, gt, ef)
 			if err != nil {
 				return nil, err
 			}
-			recall, qps = r, max(qps, q)
+			recall, qps, cpuQPS = r, max(qps, q), max(cpuQPS, c)
 		}
-		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim})
+		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim})
+	}
+	save := cfg.Save
+	if save == "" && cfg.Mapped {
+		dir, err := os.MkdirTemp("", "annbench")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		save = filepath.Join(dir, "graph.hnsw")
+	}
+	if save != "" {
+		t0 = time.Now()
+		if err := g.Save(save); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "saved %s in %.2fs\n", save, time.Since(t0).Seconds())
+	}
+	if !cfg.Mapped {
+		return rows, nil
+	}
+	m, err := hnsw.LoadWith(save, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	for _, ef := range cfg.Efs {
+		var recall, qps, cpuQPS float64
+		for range max(cfg.Repeat, 1) {
+			r, q, c, err := MeasureCPU(m, ds.Queries, gt, ef)
+			if err != nil {
+				return nil, err
+			}
+			recall, qps, cpuQPS = r, max(qps, q), max(cpuQPS, c)
+		}
+		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: "mapped"})
 	}
 	return rows, nil
 }
@@ -175,15 +223,28 @@ func Build(ctx context.Context, ds Dataset, cfg Config, log io.Writer) (*hnsw.Gr
 // Measure runs every query at ef on the calling goroutine and returns mean recall@K against gt and
 // queries per second.
 func Measure(g *hnsw.Graph, queries [][]float32, gt [][]uint64, ef int) (recall, qps float64, err error) {
+	recall, qps, _, err = MeasureCPU(g, queries, gt, ef)
+	return recall, qps, err
+}
+
+// MeasureCPU is Measure that also returns queries per CPU-second of the searching thread (0
+// where not measured).
+func MeasureCPU(g *hnsw.Graph, queries [][]float32, gt [][]uint64, ef int) (recall, qps, cpuQPS float64, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	found := 0
+	c0 := threadCPU()
 	t0 := time.Now()
 	res := make([][]hnsw.Result, len(queries))
 	for i, q := range queries {
 		if res[i], err = g.Search(q, K, ef); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	el := time.Since(t0).Seconds()
+	if cpu := (threadCPU() - c0).Seconds(); cpu > 0 {
+		cpuQPS = float64(len(queries)) / cpu
+	}
 	total := 0
 	for i, r := range res {
 		truth := make(map[uint64]bool, len(gt[i]))
@@ -197,7 +258,7 @@ func Measure(g *hnsw.Graph, queries [][]float32, gt [][]uint64, ef int) (recall,
 		}
 		total += len(gt[i])
 	}
-	return float64(found) / float64(total), float64(len(queries)) / el, nil
+	return float64(found) / float64(total), float64(len(queries)) / el, cpuQPS, nil
 }
 
 func seqKeys(n int) []uint64 {

@@ -1,0 +1,210 @@
+package hnsw
+
+import (
+	"fmt"
+	"io"
+)
+
+// Format version 2 has the header of version 1 (version field 2) and a body of page-aligned
+// sections, so that LoadMapped can map the large ones straight from the file:
+//
+//	keys u64[n] | levels u8[n] | upper offsets u32[n] | level-0 lists u32[n*(2M+1)] |
+//	upper lists u32[upper length] | tombstones u64[ceil(n/64)] | quantiser f32[dim] lo, f32[dim] step |
+//	codes u8[n*dim] | vectors f32[n*dim] | CRC-32C u32
+//
+// Every section starts at a multiple of pageSize from the start of the file; the gaps are zero
+// bytes. The CRC covers everything after the header, gaps included. The float vectors come last:
+// a mapped graph reads them only to rescore a handful of candidates per query.
+const pageSize = 4096
+
+// Section indices of the version-2 layout.
+const (
+	secKeys = iota
+	secLevels
+	secUpperOff
+	secLevel0
+	secUpper
+	secTombstones
+	secQuant
+	secCodes
+	secVectors
+	numSections
+)
+
+var sectionNames = [numSections]string{"keys", "levels", "upper offsets", "level-0 lists",
+	"upper lists", "tombstones", "quantiser", "codes", "vectors"}
+
+// span is one section of a file: its offset from the start of the file and its size in bytes.
+type span struct{ off, size int64 }
+
+// layoutV2 returns the sections of a version-2 file and the file's total size.
+func layoutV2(n, dim, stride int, upperLen uint64) ([numSections]span, int64) {
+	n64, d64 := int64(n), int64(dim)
+	sizes := [numSections]int64{
+		secKeys: 8 * n64, secLevels: n64, secUpperOff: 4 * n64, secLevel0: 4 * n64 * int64(stride),
+		secUpper: 4 * int64(upperLen), secTombstones: 8 * int64(words(n)), secQuant: 8 * d64,
+		secCodes: n64 * d64, secVectors: 4 * n64 * d64,
+	}
+	var out [numSections]span
+	at := int64(headerSize)
+	for i, sz := range sizes {
+		at = alignPage(at)
+		out[i] = span{at, sz}
+		at += sz
+	}
+	return out, at + 4
+}
+
+func alignPage(x int64) int64 { return (x + pageSize - 1) / pageSize * pageSize }
+
+// writeBodyV2 writes the sections after the header. The codes are computed here from the float
+// vectors unless the graph already holds them (a mapped graph).
+func (g *Graph) writeBodyV2(cw *crcWriter) error {
+	n := len(g.keys)
+	secs, _ := layoutV2(n, g.dim, g.stride, uint64(len(g.upper)))
+	quant := g.quant
+	if g.codes == nil {
+		quant = fitQuantizer(g.dim, n, func(i int) []float32 { return g.vec(uint32(i)) })
+	}
+	zeros := make([]byte, pageSize)
+	for i, sec := range secs {
+		if pad := sec.off - cw.n; pad > 0 {
+			if _, err := cw.Write(zeros[:pad]); err != nil {
+				return fmt.Errorf("hnsw: writing padding at byte %d: %w", cw.n, err)
+			}
+		}
+		var err error
+		switch i {
+		case secKeys:
+			err = writeSection(cw, g.keys)
+		case secLevels:
+			err = writeSection(cw, g.levels)
+		case secUpperOff:
+			err = writeSection(cw, g.upperOff)
+		case secLevel0:
+			err = writeSection(cw, g.level0[:n*g.stride])
+		case secUpper:
+			err = writeSection(cw, g.upper)
+		case secTombstones:
+			err = writeSection(cw, g.deleted[:words(n)])
+		case secQuant:
+			if err = writeSection(cw, quant.lo); err == nil {
+				err = writeSection(cw, quant.step)
+			}
+		case secCodes:
+			err = g.writeCodes(cw, quant)
+		case secVectors:
+			err = g.writeVectors(cw)
+		}
+		if err != nil {
+			return fmt.Errorf("hnsw: writing %s at byte %d: %w", sectionNames[i], cw.n, err)
+		}
+	}
+	return nil
+}
+
+// writeCodes writes the codes of every node, encoding them in chunks when they are not held.
+func (g *Graph) writeCodes(w io.Writer, quant quantizer) error {
+	n := len(g.keys)
+	if g.codes != nil {
+		_, err := w.Write(g.codes[:n*g.dim])
+		return err
+	}
+	const chunk = 4096
+	buf := make([]byte, chunk*g.dim)
+	for first := 0; first < n; first += chunk {
+		last := min(first+chunk, n)
+		for id := first; id < last; id++ {
+			o := (id - first) * g.dim
+			quant.encode(buf[o:o+g.dim], g.vec(uint32(id)))
+		}
+		if _, err := w.Write(buf[:(last-first)*g.dim]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeVectors writes the float vectors, from memory or, for a mapped graph, from its file.
+func (g *Graph) writeVectors(w io.Writer) error {
+	if g.mapped == nil {
+		return writeSection(w, g.vecs[:len(g.keys)*g.dim])
+	}
+	return g.mapped.eachVectors(len(g.keys), g.dim, func(first int, block []float32) error {
+		return writeSection(w, block)
+	})
+}
+
+// readBodyV2 reads the sections after the header. In memory (mapped false) it loads everything
+// but the codes; mapped, it loads the small sections and only checksums the level-0 lists, the
+// codes and the vectors, which LoadMapped then maps from the file.
+func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
+	n := int(h.Nodes)
+	secs, total := layoutV2(n, g.dim, g.stride, h.UpperLen)
+	if l, ok := cr.r.(interface{ Len() int }); ok && int64(l.Len()) != total-headerSize {
+		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", total-headerSize, l.Len())
+	}
+	g.keys = make([]uint64, n)
+	g.levels = make([]uint8, n)
+	g.upperOff = make([]uint32, n)
+	g.deleted = make([]uint64, words(n))
+	g.quant = quantizer{lo: make([]float32, g.dim), step: make([]float32, g.dim)}
+	buf := make([]byte, 256<<10)
+	for i, sec := range secs {
+		if err := discard(cr, sec.off-cr.n, buf); err != nil {
+			return fmt.Errorf("hnsw: reading padding before %s at byte %d: %w", sectionNames[i], cr.n, err)
+		}
+		var err error
+		switch i {
+		case secKeys:
+			err = readSection(cr, g.keys)
+		case secLevels:
+			err = readSection(cr, g.levels)
+		case secUpperOff:
+			if err = readSection(cr, g.upperOff); err == nil {
+				err = g.checkLevels(h.UpperLen)
+			}
+		case secLevel0:
+			if mapped {
+				err = discard(cr, sec.size, buf)
+			} else {
+				g.level0 = make([]uint32, n*g.stride)
+				err = readSection(cr, g.level0)
+			}
+		case secUpper:
+			g.upper = make([]uint32, h.UpperLen)
+			err = readSection(cr, g.upper)
+		case secTombstones:
+			err = readSection(cr, g.deleted)
+		case secQuant:
+			if err = readSection(cr, g.quant.lo); err == nil {
+				err = readSection(cr, g.quant.step)
+			}
+		case secCodes:
+			err = discard(cr, sec.size, buf)
+		case secVectors:
+			if mapped {
+				err = discard(cr, sec.size, buf)
+			} else {
+				g.vecs = make([]float32, n*g.dim)
+				err = readSection(cr, g.vecs)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("hnsw: reading %s at byte %d: %w", sectionNames[i], cr.n, err)
+		}
+	}
+	return nil
+}
+
+// discard reads and drops n bytes of r (so a crcReader still checksums them).
+func discard(r io.Reader, n int64, buf []byte) error {
+	for n > 0 {
+		m, err := io.ReadFull(r, buf[:min(n, int64(len(buf)))])
+		n -= int64(m)
+		if err != nil {
+			return truncated(err)
+		}
+	}
+	return nil
+}
