@@ -68,7 +68,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	}
 	ok := false
 	defer func() {
-		if !ok {
+		if !ok && d.w != nil { // nil: a checkpoint's next writer failed to start
 			d.w.abort()
 		}
 		d.releaseCheckpointBase()
