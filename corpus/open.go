@@ -69,7 +69,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("MaxRecordBytes is negative (%d)", o.MaxRecordBytes)
 	}
 	if o.Workers < 0 {
-		return fmt.Errorf("Workers is negative (%d)", o.Workers)
+		return fmt.Errorf("options: Workers is negative (%d)", o.Workers)
 	}
 	return o.FAQ.withDefaults().validate()
 }

@@ -137,11 +137,3 @@ func sameRanking(a, b []Hit) (bool, int) {
 	}
 	return true, swapped
 }
-
-func ids(hits []Hit) []string {
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.ID
-	}
-	return out
-}

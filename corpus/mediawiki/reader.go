@@ -39,7 +39,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("MaxPageBytes is negative (%d)", o.MaxPageBytes)
 	}
 	if o.Workers < 0 {
-		return fmt.Errorf("Workers is negative (%d)", o.Workers)
+		return fmt.Errorf("options: Workers is negative (%d)", o.Workers)
 	}
 	return nil
 }

@@ -39,15 +39,15 @@ type Options struct {
 func (o Options) Validate() error {
 	switch {
 	case o.Workers < 0:
-		return fmt.Errorf("Workers is negative (%d)", o.Workers)
+		return fmt.Errorf("options: Workers is negative (%d)", o.Workers)
 	case o.MaxStreamBytes < 0:
-		return fmt.Errorf("MaxStreamBytes is negative (%d)", o.MaxStreamBytes)
+		return fmt.Errorf("options: MaxStreamBytes is negative (%d)", o.MaxStreamBytes)
 	case o.MaxDecodedBytes < 0:
-		return fmt.Errorf("MaxDecodedBytes is negative (%d)", o.MaxDecodedBytes)
+		return fmt.Errorf("options: MaxDecodedBytes is negative (%d)", o.MaxDecodedBytes)
 	}
 	for i := 1; i < len(o.Offsets); i++ {
 		if o.Offsets[i] < o.Offsets[i-1] {
-			return fmt.Errorf("Offsets are not ascending (%d after %d)", o.Offsets[i], o.Offsets[i-1])
+			return fmt.Errorf("options: Offsets are not ascending (%d after %d)", o.Offsets[i], o.Offsets[i-1])
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package postings
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"sort"
 
@@ -51,8 +50,6 @@ func Open(path string, opts OpenOptions) (*Segment, error) {
 	}
 	return s, nil
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (s *Segment) parse(opts OpenOptions) error {
 	b := s.data

@@ -43,7 +43,8 @@ func (w *lexWriter) copyBase(ctx context.Context, baseColl string) error {
 			if d := named[vecDense]; d != nil {
 				data := d.GetDense().GetData()
 				if data == nil {
-					data = d.GetData() //nolint:staticcheck // the 1.16 server's format
+					//lint:ignore SA1019 the 1.16 server's format
+					data = d.GetData()
 				}
 				vs[vecDense] = qdrant.NewVectorDense(data)
 			}

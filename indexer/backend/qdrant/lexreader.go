@@ -203,5 +203,6 @@ func sparseOf(v *qdrant.VectorOutput) ([]uint32, []float32) {
 	if sv := v.GetSparse(); sv != nil {
 		return sv.GetIndices(), sv.GetValues()
 	}
-	return v.GetIndices().GetData(), v.GetData() //nolint:staticcheck // the 1.16 server's format
+	//lint:ignore SA1019 the 1.16 server's format
+	return v.GetIndices().GetData(), v.GetData()
 }

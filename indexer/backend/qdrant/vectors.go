@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/qdrant/go-client/qdrant"
 
@@ -146,7 +145,6 @@ type VecReader struct {
 	e    *Engine
 	coll string
 	n    int
-	mu   sync.Mutex
 }
 
 var _ backend.VectorReader = (*VecReader)(nil)
@@ -195,7 +193,8 @@ func (r *VecReader) Vector(key uint32) ([]float32, bool) {
 	if d := v.GetDense(); d != nil {
 		return d.GetData(), true
 	}
-	if data := v.GetData(); len(data) > 0 { //nolint:staticcheck // the 1.16 server's format
+	//lint:ignore SA1019 the 1.16 server's format
+	if data := v.GetData(); len(data) > 0 {
 		return data, true
 	}
 	return nil, false

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,7 +54,6 @@ type Cluster struct {
 	t     testing.TB
 	bin   string
 	Peers []*Peer
-	mu    sync.Mutex
 }
 
 // StartupTimeout bounds how long Start waits for the cluster to form.
