@@ -47,6 +47,19 @@ func (d *Decoder) ReadVarint() int64 {
 	return v
 }
 
+// SkipString passes over a string written by AppendString without copying it.
+func (d *Decoder) SkipString() {
+	n := d.ReadUvarint()
+	if d.Err != nil {
+		return
+	}
+	if n > uint64(len(d.B)) {
+		d.Err = errors.New("string overruns record")
+		return
+	}
+	d.B = d.B[n:]
+}
+
 // ReadString reads a string written by AppendString.
 func (d *Decoder) ReadString() string {
 	n := d.ReadUvarint()

@@ -280,9 +280,31 @@ type Segment struct {
 
 // Meta returns the date and source of the passage with the given key (backend.Meta: the
 // local vector engine filters with it).
+//
+// It decodes only those two fields: a filtered search asks it for every candidate it meets,
+// and copying the text of each would cost more than the search.
 func (s *Store) Meta(key uint32) (time.Time, string, error) {
-	p, err := s.Get(key)
-	return p.Date, p.Source, err
+	seg, i, err := s.locate(key)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	rec, err := seg.record(i)
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("passage key %d: %w", key, err)
+	}
+	d := framing.Decoder{B: rec}
+	for range 6 { // id, document id, title, section, text, url (appendRecord's order)
+		d.SkipString()
+	}
+	source := d.ReadString()
+	var date time.Time
+	if unix := d.ReadVarint(); unix != math.MinInt64 && d.Err == nil {
+		date = time.Unix(unix, 0).UTC()
+	}
+	if d.Err != nil {
+		return time.Time{}, "", fmt.Errorf("passage key %d: %w", key, d.Err)
+	}
+	return date, source, nil
 }
 
 // Close releases the segments' mappings. Nothing read from the store may be used after it

@@ -127,3 +127,45 @@ func TestStoreVersion1Refused(t *testing.T) {
 }
 
 func createStore(path string) (*Writer, error) { return Create(path, 0) }
+
+// TestMetaMatchesGet: Meta, which decodes only the date and the source, agrees with Get for
+// dated and undated passages, with and without a source, and fails on a damaged record.
+func TestMetaMatchesGet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2005, 6, 1, 0, 0, 0, 0, time.UTC)
+	ps := []corpus.Passage{
+		{ID: "a#0", DocID: "a", Title: "A", Section: "S", Text: "text | more", URL: "u", Source: "wiki", Date: day},
+		{ID: "b#0", DocID: "b", Text: "no date, no source"},
+		{ID: "c#0", DocID: "c", Text: "old", Source: "news", Date: time.Date(1850, 1, 2, 0, 0, 0, 0, time.UTC)},
+	}
+	for i := range ps {
+		if _, err := w.Add(&ps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for k := range ps {
+		p, err := s.Get(uint32(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		date, source, err := s.Meta(uint32(k))
+		if err != nil || !date.Equal(p.Date) || source != p.Source {
+			t.Errorf("key %d: Meta = %v %q %v, Get has %v %q", k, date, source, err, p.Date, p.Source)
+		}
+	}
+	if _, _, err := s.Meta(uint32(len(ps))); err == nil {
+		t.Error("Meta of a key beyond the store succeeded")
+	}
+}
