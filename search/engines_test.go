@@ -43,7 +43,7 @@ func TestPostingsEqualsBleve(t *testing.T) {
 	}
 	compare := func(name string, a, b *Index, reqs []Request) {
 		t.Helper()
-		diffs, hits, swaps := 0, 0, 0
+		diffs, hits, swapsTop, swaps := 0, 0, 0, 0
 		for _, req := range reqs {
 			ha, err := a.Search(ctx, req)
 			if err != nil {
@@ -54,8 +54,9 @@ func TestPostingsEqualsBleve(t *testing.T) {
 				t.Fatal(err)
 			}
 			hits += len(ha)
-			same, swapped := sameRanking(ha, hb)
-			swaps += swapped
+			same, top, below := sameRanking(ha, hb)
+			swapsTop += top
+			swaps += below
 			if !same {
 				if diffs++; diffs <= 3 {
 					for i := range min(len(ha), len(hb)) {
@@ -70,7 +71,12 @@ func TestPostingsEqualsBleve(t *testing.T) {
 		if diffs > 0 {
 			t.Errorf("%s: %d of %d requests differ", name, diffs, len(reqs))
 		}
-		t.Logf("%s: %d requests, %d hits, %d near-tie neighbours swapped below rank 10", name, len(reqs), hits, swaps)
+		// Near ties may trade places in the top 10 too, but rarely: bleve's last bit follows
+		// its segment layout, which varies between builds (see internal/postings).
+		if swapsTop > len(reqs)/100 {
+			t.Errorf("%s: %d near ties trade places in the top 10 (at most %d expected)", name, swapsTop, len(reqs)/100)
+		}
+		t.Logf("%s: %d requests, %d hits, near ties that traded places: %d in the top 10, %d below", name, len(reqs), hits, swapsTop, swaps)
 		if hits == 0 {
 			t.Fatalf("%s: no hits at all", name)
 		}
@@ -101,18 +107,17 @@ func TestPostingsEqualsBleve(t *testing.T) {
 }
 
 // sameRanking reports whether a and b hold the same scores (to 1e-9 relative) at every rank,
-// the same passages in the same order in the top 10, and below it the same passages within
-// each run of scores that agree to 1e-9 (near ties whose order the last bit decides). It
-// returns how many ranks below 10 hold another passage.
-func sameRanking(a, b []Hit) (bool, int) {
+// and the same passages within each run of scores that agree to 1e-9: near ties, whose order
+// the last bit decides. It returns how many ranks hold another passage, in the top 10 and
+// below it.
+func sameRanking(a, b []Hit) (ok bool, top, below int) {
 	if len(a) != len(b) {
-		return false, 0
+		return false, 0, 0
 	}
 	close := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Abs(x) }
-	swapped := 0
 	for i := range a {
-		if !close(a[i].Score, b[i].Score) || i < 10 && a[i].ID != b[i].ID {
-			return false, swapped
+		if !close(a[i].Score, b[i].Score) {
+			return false, 0, 0
 		}
 	}
 	for lo := 0; lo < len(a); {
@@ -124,16 +129,20 @@ func sameRanking(a, b []Hit) (bool, int) {
 		for i := lo; i < hi; i++ {
 			group[a[i].ID]++
 			group[b[i].ID]--
-			if a[i].ID != b[i].ID {
-				swapped++
+			switch {
+			case a[i].ID == b[i].ID:
+			case i < 10:
+				top++
+			default:
+				below++
 			}
 		}
 		for _, n := range group {
 			if n != 0 {
-				return false, swapped
+				return false, top, below
 			}
 		}
 		lo = hi
 	}
-	return true, swapped
+	return true, top, below
 }
