@@ -48,8 +48,7 @@ func lexicalDir(genDir, name string) string {
 	return blevebm25.Dir(genDir)
 }
 
-// bm25Path and hnswPath name the local engines' files of a generation in messages.
-func bm25Path(genDir string) string { return blevebm25.Dir(genDir) }
+// hnswPath names the local vector engine's file of a generation in messages.
 func hnswPath(genDir string) string { return hnswvec.Path(genDir) }
 
 // adoptLexical makes an update continue in the lexical engine of the generation it derives

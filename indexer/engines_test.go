@@ -18,4 +18,7 @@ func statsCtx(g *Generation) context.Context {
 	return g.Lexical.(*blevebm25.Reader).Context(context.Background())
 }
 
+// bm25Path is the bleve directory of the generation at genDir.
+func bm25Path(genDir string) string { return blevebm25.Dir(genDir) }
+
 func graphOf(g *Generation) *hnsw.Graph { return g.Vectors.(*hnswvec.Reader).Graph() }

@@ -1,5 +1,6 @@
-// Package search retrieves passages from a Kairos index: BM25 through bleve, dense through
-// the HNSW graph in internal/hnsw, and hybrid fusion of both.
+// Package search retrieves passages from a Kairos index: BM25 through the generation's
+// lexical engine, dense through its vector engine (indexer/backend), and hybrid fusion of
+// both, with document evidence, per-document caps and ties broken by passage key.
 package search
 
 import (

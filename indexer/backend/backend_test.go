@@ -1,6 +1,10 @@
 package backend
 
 import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,5 +38,44 @@ func TestFilterMatch(t *testing.T) {
 		if tc.f.Empty() != (tc.f.DateFrom.IsZero() && tc.f.DateTo.IsZero() && len(tc.f.Sources) == 0) {
 			t.Errorf("%s: Empty = %v", tc.name, tc.f.Empty())
 		}
+	}
+}
+
+type mapMeta map[uint32]string // key -> source; a missing key is unreadable
+
+func (m mapMeta) Meta(key uint32) (time.Time, string, error) {
+	s, ok := m[key]
+	if !ok {
+		return time.Time{}, "", fmt.Errorf("passage key %d: bad offsets", key)
+	}
+	return time.Time{}, s, nil
+}
+
+// TestKeeper: a Keeper passes what the filter passes, fails an unreadable key and keeps its
+// error, is safe for concurrent use, and refuses to be built without metadata.
+func TestKeeper(t *testing.T) {
+	meta := mapMeta{1: "wiki", 2: "news", 3: "wiki"}
+	k, err := NewKeeper(meta, Filter{Sources: []string{"wiki"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]bool, 4)
+	for key := range uint32(4) {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[key] = k.Keep(key) }()
+	}
+	wg.Wait()
+	if want := []bool{false, true, false, true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Keep = %v, want %v", got, want)
+	}
+	if err := k.Err(); err == nil || !strings.Contains(err.Error(), "passage key 0") {
+		t.Errorf("Err = %v, want the error of key 0", err)
+	}
+	if ok, _ := NewKeeper(meta, Filter{Sources: []string{"wiki"}}); ok.Keep(1) && ok.Err() != nil {
+		t.Error("a readable key left an error")
+	}
+	if _, err := NewKeeper(nil, Filter{Sources: []string{"x"}}); err == nil {
+		t.Error("NewKeeper without metadata succeeded")
 	}
 }

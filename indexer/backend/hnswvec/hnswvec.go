@@ -160,22 +160,13 @@ func (r *Reader) Close() error {
 // Search returns the q.K nearest live passages that pass q.Filter.
 func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.Hit, error) {
 	var keep func(uint64) bool
-	var metaErr error
+	var keeper *backend.Keeper
 	if !q.Filter.Empty() {
-		if r.meta == nil {
-			return nil, fmt.Errorf("hnswvec: a filtered search needs passage metadata")
+		var err error
+		if keeper, err = backend.NewKeeper(r.meta, q.Filter); err != nil {
+			return nil, fmt.Errorf("hnswvec: %w", err)
 		}
-		keep = func(key uint64) bool {
-			if metaErr != nil {
-				return false
-			}
-			date, source, err := r.meta.Meta(uint32(key))
-			if err != nil {
-				metaErr = err
-				return false
-			}
-			return q.Filter.Match(date, source)
-		}
+		keep = func(key uint64) bool { return keeper.Keep(uint32(key)) }
 	}
 	var res []hnsw.Result
 	var err error
@@ -184,8 +175,8 @@ func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.H
 	} else {
 		res, err = r.g.SearchFiltered(q.Vector, q.K, q.Ef, keep)
 	}
-	if err == nil {
-		err = metaErr
+	if err == nil && keeper != nil {
+		err = keeper.Err()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dense search: %w", err)

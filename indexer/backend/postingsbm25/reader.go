@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
@@ -63,30 +62,17 @@ func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.
 		return nil, errors.New("postingsbm25: opened without BM25 parameters")
 	}
 	pq := postings.Query{Terms: q.Terms, K: q.N, Deleted: r.deleted}
-	var (
-		mu      sync.Mutex // segments are searched in parallel
-		metaErr error
-	)
+	var keeper *backend.Keeper
 	if !q.Filter.Empty() {
-		if r.meta == nil {
-			return nil, errors.New("postingsbm25: a filtered search needs passage metadata")
+		var err error
+		if keeper, err = backend.NewKeeper(r.meta, q.Filter); err != nil {
+			return nil, fmt.Errorf("postingsbm25: %w", err)
 		}
-		pq.Allow = func(key uint32) bool {
-			date, source, err := r.meta.Meta(key)
-			if err != nil {
-				mu.Lock()
-				metaErr = errors.Join(metaErr, err)
-				mu.Unlock()
-				return false
-			}
-			return q.Filter.Match(date, source)
-		}
+		pq.Allow = keeper.Keep // safe for the segments searched in parallel
 	}
 	hits, err := r.x.Search(ctx, pq, r.sc)
-	if err == nil {
-		mu.Lock()
-		err = metaErr
-		mu.Unlock()
+	if err == nil && keeper != nil {
+		err = keeper.Err()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bm25 search: %w", err)
