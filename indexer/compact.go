@@ -81,7 +81,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	}
 	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
-	if err := d.open(ctx, nil); err != nil {
+	if err := d.open(ctx, nil, nil); err != nil {
 		return nil, err
 	}
 	w := d.w

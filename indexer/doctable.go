@@ -1,10 +1,12 @@
 package indexer
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -35,7 +37,7 @@ type docEntry struct {
 
 	// Not stored: where this run of a build first saw the id, so that a record number used as
 	// an id (idFromPosition) is never merged with another input's document of the same id.
-	input          int
+	input          int32
 	idFromPosition bool
 }
 
@@ -77,13 +79,21 @@ func (a DocHash) combine(b DocHash) DocHash {
 	return sha256.Sum256(append(a[:], b[:]...))
 }
 
-func encodeDocTable(t map[string]*docEntry) []byte {
+// writeDocTableTo streams t to w in the table's format, sorted by id. It streams because the
+// table grows with the collection (tens of megabytes at a million documents) and a build
+// writes it at every checkpoint: an encoded copy beside the map would double its memory.
+func writeDocTableTo(w io.Writer, t map[string]*docEntry) error {
 	ids := make([]string, 0, len(t))
 	for id := range t {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	b := binary.LittleEndian.AppendUint64(docTableFormat.Begin(), uint64(len(ids)))
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fw, err := framing.NewWriter(bw, docTableFormat)
+	if err != nil {
+		return err
+	}
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 1<<12), uint64(len(ids)))
 	for _, id := range ids {
 		e := t[id]
 		b = framing.AppendString(b, id)
@@ -94,8 +104,20 @@ func encodeDocTable(t map[string]*docEntry) []byte {
 			b = binary.AppendUvarint(b, uint64(k-prev))
 			prev = k
 		}
+		if len(b) >= 1<<12 {
+			if _, err := fw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
 	}
-	return docTableFormat.Seal(b)
+	if _, err := fw.Write(b); err != nil {
+		return err
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func parseDocTable(b []byte) (map[string]*docEntry, error) {
@@ -164,7 +186,7 @@ func writeDocTable(path string, t map[string]*docEntry) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(encodeDocTable(t)); err != nil {
+	if err := writeDocTableTo(f, t); err != nil {
 		f.Close()
 		return err
 	}

@@ -37,8 +37,9 @@ func (d *driver) update() *UpdateCounts {
 	return &d.upd
 }
 
-// open starts a new generation derived from base (nil: from scratch).
-func (d *driver) open(ctx context.Context, base *Generation) error {
+// open starts a new generation derived from base (nil: from scratch). docs is base's document
+// table when it is already in memory (see newGenWriter), else nil.
+func (d *driver) open(ctx context.Context, base *Generation, docs map[string]*docEntry) error {
 	gen, err := nextGen(d.dir)
 	if err != nil {
 		return err
@@ -50,7 +51,7 @@ func (d *driver) open(ctx context.Context, base *Generation) error {
 	if err := os.Mkdir(d.tmp, 0o755); err != nil {
 		return err
 	}
-	if d.w, err = newGenWriter(d.tmp, gen, d.opts, d.spec.mode, base, d.prog); err != nil {
+	if d.w, err = newGenWriter(d.tmp, gen, d.opts, d.spec.mode, base, docs, d.prog); err != nil {
 		return err
 	}
 	if d.spec.mode == modeUpdate {
@@ -63,7 +64,7 @@ func (d *driver) open(ctx context.Context, base *Generation) error {
 }
 
 func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest, error) {
-	if err := d.open(ctx, d.spec.base); err != nil {
+	if err := d.open(ctx, d.spec.base, nil); err != nil {
 		return nil, err
 	}
 	ok := false
@@ -73,7 +74,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		}
 		d.releaseCheckpointBase()
 	}()
-	sinceCheckpoint := 0
+	sinceCheckpoint, lastCheckpoint := 0, time.Now()
 	for b := range batches {
 		if err := d.w.apply(b); err != nil {
 			return nil, err
@@ -88,11 +89,11 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		for _, dp := range b.docs {
 			sinceCheckpoint += len(dp.passages)
 		}
-		if n := d.checkpointInterval(); n > 0 && sinceCheckpoint >= n {
+		if n := d.checkpointInterval(); n > 0 && sinceCheckpoint >= n && time.Since(lastCheckpoint) >= d.opts.CheckpointAfter {
 			if err := d.checkpoint(ctx, pos); err != nil {
 				return nil, err
 			}
-			sinceCheckpoint = 0
+			sinceCheckpoint, lastCheckpoint = 0, time.Now()
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -233,6 +234,9 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	vec := d.w.vec
+	// The table just written goes on in memory: reading it back would hold a second copy
+	// while the first is collected, and it grows with the collection.
+	docs := d.w.docs
 	man, err := d.w.finish()
 	if err != nil {
 		return err
@@ -292,7 +296,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	}
 	d.releaseCheckpointBase()
 	d.cpBase = base
-	return d.open(ctx, base)
+	return d.open(ctx, base, docs)
 }
 
 // releaseCheckpointBase closes what is left open of the checkpoint the writer continued from:

@@ -1,8 +1,10 @@
 package indexer
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -116,5 +118,40 @@ func TestDenseInfoJSON(t *testing.T) {
 		`"hnsw":{"m":16,"ef_construction":200,"ef_search":64,"seed":1},"vectors":7}`
 	if string(b) != want {
 		t.Errorf("DenseInfo JSON\n got %s\nwant %s", b, want)
+	}
+}
+
+// encodeDocTable is the document table t as writeDocTableTo writes it.
+func encodeDocTable(t map[string]*docEntry) []byte {
+	var b bytes.Buffer
+	if err := writeDocTableTo(&b, t); err != nil {
+		panic(err) // a bytes.Buffer does not fail
+	}
+	return b.Bytes()
+}
+
+// TestDocTableStreamedInChunks round-trips a table larger than the writer's 4 KiB chunks
+// and its 64 KiB buffer, so that every flush path writes what the parser reads back.
+func TestDocTableStreamedInChunks(t *testing.T) {
+	tbl := map[string]*docEntry{}
+	for i := range 5000 {
+		id := fmt.Sprintf("doc-%05d", i)
+		tbl[id] = &docEntry{Hash: contentHash(&corpus.Document{ID: id, Title: id}), Keys: []uint32{uint32(3 * i), uint32(3*i + 1)}}
+	}
+	b := encodeDocTable(tbl)
+	if len(b) < 1<<17 {
+		t.Fatalf("table of %d bytes does not cross the 64 KiB buffer twice", len(b))
+	}
+	got, err := parseDocTable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(tbl) {
+		t.Fatalf("%d documents back, want %d", len(got), len(tbl))
+	}
+	for id, e := range tbl {
+		if g := got[id]; g == nil || g.Hash != e.Hash || !reflect.DeepEqual(g.Keys, e.Keys) {
+			t.Fatalf("%s: %+v, want %+v", id, g, e)
+		}
 	}
 }

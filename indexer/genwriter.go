@@ -102,8 +102,10 @@ type genWriter struct {
 
 // newGenWriter prepares dir (already created, empty) as generation gen. With base, the new
 // generation starts as a copy of base; graph is the base's HNSW graph to extend (owned by the
-// writer from now on).
-func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, prog *progress) (*genWriter, error) {
+// writer from now on). docs, when not nil, is base's document table, already in memory and
+// owned by the writer from now on (a build continuing from its own checkpoint); nil reads it
+// from base's file.
+func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, docs map[string]*docEntry, prog *progress) (*genWriter, error) {
 	w := &genWriter{
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
 		dead: &kpst.Tombstones{}, docs: map[string]*docEntry{}, seen: map[string]bool{},
@@ -130,7 +132,7 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 				return nil, err
 			}
 		}
-	} else if err := w.inherit(ctx, g); err != nil {
+	} else if err := w.inherit(ctx, g, docs); err != nil {
 		if w.lex != nil {
 			w.lex.Abort()
 		}
@@ -153,16 +155,19 @@ func (w *genWriter) nextKey() int {
 }
 
 // inherit links the base generation's store segments into w.dir and begins the engines'
-// parts as copies of the base's.
-func (w *genWriter) inherit(ctx context.Context, g backend.Gen) error {
+// parts as copies of the base's. docs is the base's document table when the caller has it
+// (see newGenWriter).
+func (w *genWriter) inherit(ctx context.Context, g backend.Gen, docs map[string]*docEntry) error {
 	b := w.base
 	bm := b.Manifest
 	if bm.FormatVersion == 1 {
 		return fmt.Errorf("%s: index format 1 has no document table; rebuild it to enable updates", b.Dir)
 	}
 	var err error
-	if w.docs, err = readDocTable(filepath.Join(b.Dir, docTableName)); err != nil {
-		return err
+	if w.docs = docs; w.docs == nil {
+		if w.docs, err = readDocTable(filepath.Join(b.Dir, docTableName)); err != nil {
+			return err
+		}
 	}
 	w.dead = b.Store.Tombstones().Clone()
 	w.segs = append([]Segment(nil), bm.segments()...)
@@ -277,10 +282,10 @@ func (w *genWriter) apply(b docBatch) error {
 			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
 		}
 		if e == nil {
-			e = &docEntry{Hash: d.hash, input: b.input + 1, idFromPosition: d.idFromPosition}
+			e = &docEntry{Hash: d.hash, input: int32(b.input + 1), idFromPosition: d.idFromPosition}
 			w.docs[d.id] = e
 		} else { // append mode, repeated id
-			if e.input != 0 && e.input != b.input+1 && (e.idFromPosition || d.idFromPosition) {
+			if e.input != 0 && int(e.input) != b.input+1 && (e.idFromPosition || d.idFromPosition) {
 				return w.positionIDCollision(d.id, e, b.input, d.idFromPosition)
 			}
 			e.Hash = e.Hash.combine(d.hash)
@@ -562,5 +567,5 @@ func (w *genWriter) positionIDCollision(id string, first *docEntry, input int, f
 		return fmt.Sprintf("%s (%s)", w.opts.Inputs[i].Path, what)
 	}
 	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid) "+
-		"or index the files separately", id, name(first.input-1, first.idFromPosition), name(input, fromPosition))
+		"or index the files separately", id, name(int(first.input)-1, first.idFromPosition), name(input, fromPosition))
 }

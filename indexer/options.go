@@ -67,6 +67,12 @@ type Options struct {
 	// died. With an encoder the interval grows to a tenth of the passages written, since each
 	// checkpoint rewrites the HNSW graph file.
 	CheckpointEvery int
+	// CheckpointAfter, when positive, also makes each checkpoint wait until this long has
+	// passed since the build started or last checkpointed. A checkpoint costs a lexical
+	// segment that searches then visit, and a rewrite of the document table (and graph), so
+	// at tens of thousands of passages a second a count alone would checkpoint every few
+	// seconds; the time bounds what a crash loses instead.
+	CheckpointAfter time.Duration
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
@@ -95,7 +101,7 @@ func (o *Options) validate() error {
 	if o.Dir == "" {
 		return errors.New("no index directory")
 	}
-	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 {
+	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 || o.CheckpointAfter < 0 {
 		return errors.New("negative size in build options")
 	}
 	o.Build.setDefaults()

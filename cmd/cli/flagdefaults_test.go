@@ -13,6 +13,7 @@ import (
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
@@ -69,7 +70,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	tests := map[string]defaults{
 		"index": models.with(logs("warn"), defaults{
 			"max-words": str(indexer.DefaultMaxWords), "batch": str(indexer.DefaultBatchSize),
-			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "compact-ratio": str(indexer.DefaultCompactRatio),
+			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "checkpoint-after": indexer.DefaultCheckpointAfter.String(), "heap-floor": str(memlimit.DefaultFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultHeadroom), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
@@ -151,6 +152,7 @@ func TestParsedDefaultsAreTheLibrarys(t *testing.T) {
 		{"HNSW", uo.HNSW, hnsw.Options{M: hnsw.DefaultM, EfConstruction: hnsw.DefaultEfConstruction, EfSearch: hnsw.DefaultEfSearch, Seed: indexer.DefaultHNSWSeed}},
 		{"CompactRatio", uo.CompactRatio, indexer.DefaultCompactRatio},
 		{"CheckpointEvery", uo.CheckpointEvery, indexer.DefaultCheckpointEvery},
+		{"CheckpointAfter", uo.CheckpointAfter, indexer.DefaultCheckpointAfter},
 		{"Timeout", srv.Timeout, server.DefaultTimeout},
 		{"MaxTotalHits", srv.MaxTotalHits, server.DefaultMaxTotalHits},
 		{"MaxResponseBytes", srv.MaxResponseBytes, int64(server.DefaultMaxResponseBytes)},

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/memlimit"
 )
 
 // Version is the program version recorded in manifests.
@@ -33,6 +35,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	uo.Flags(fs)
 	models := modelFlags{indexing: true}
 	models.register(fs, false)
+	var heap memlimit.Options
+	heap.Flags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -40,6 +44,9 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	inputs = append(inputs, pos...)
 	if len(inputs) == 0 || *dir == "" {
 		return usageErr(fs, "need --input and --index")
+	}
+	if err := heap.Validate(); err != nil {
+		return usageErr(fs, "--heap-headroom must not be negative")
 	}
 	if *update && *resume {
 		return usageErr(fs, "--update and --resume exclude each other")
@@ -75,6 +82,8 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend%s, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, models.onDevice(), enc.Identity().Dim)
 		}
 	}
+	stopHeap := keepHeap(ctx, heap, log)
+	defer stopHeap()
 	var sum *indexer.Summary
 	switch {
 	case *update:
@@ -169,4 +178,19 @@ func refuseExisting(dir string) error {
 	}
 	return fmt.Errorf("index: %s already holds an index (generation %d, %d passages): add --update to update it from these inputs, or --force to replace it",
 		dir, m.Generation, m.Counts.Passages)
+}
+
+// keepHeap holds the heap of a build near its live size (memlimit) until the returned
+// function is called: a build's tables grow with the collection, and Go's default lets the
+// heap reach twice them.
+func keepHeap(ctx context.Context, o memlimit.Options, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := memlimit.Keep(ctx, o); err != nil {
+			log.Warn("heap limit not kept", "err", err)
+		}
+	}()
+	return func() { cancel(); <-done }
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/memlimit"
 )
 
 func cmdDelete(ctx context.Context, args []string, stdio IO) error {
@@ -40,16 +41,23 @@ func cmdCompact(ctx context.Context, args []string, stdio IO) error {
 	dir := fs.String("index", "", "index `directory`")
 	var lf logFlags
 	lf.register(fs, "warn")
+	var heap memlimit.Options
+	heap.Flags(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return usageErr(fs, "need --index")
 	}
+	if err := heap.Validate(); err != nil {
+		return usageErr(fs, "--heap-headroom must not be negative")
+	}
 	log, err := lf.logger(fs, stdio.Stderr)
 	if err != nil {
 		return err
 	}
+	stopHeap := keepHeap(ctx, heap, log)
+	defer stopHeap()
 	sum, err := indexer.Compact(ctx, *dir, log)
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)

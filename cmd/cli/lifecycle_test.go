@@ -68,7 +68,7 @@ func TestResumeCLI(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	faq := coreShared(t, "data/faq-covid-deepset/faq_covidbert.csv")
 	// Nothing to resume: a clean build, checkpointing as it goes (none are left afterwards).
-	out, _, err := runCLI(t, "index", "--quiet", "--resume", "--checkpoint-every", "50", "--batch", "20", "--input", faq, "--index", dir)
+	out, _, err := runCLI(t, "index", "--quiet", "--resume", "--checkpoint-every", "50", "--checkpoint-after", "0", "--batch", "20", "--input", faq, "--index", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func Open(genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error)
 	if err != nil {
 		return nil, &backend.DamagedError{Path: filepath.Join(dir, deletedName), What: err.Error()}
 	}
-	segs, err := openSegments(dir)
+	segs, err := openSegments(dir, false)
 	if err != nil {
 		return nil, err
 	}

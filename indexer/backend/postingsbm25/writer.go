@@ -158,7 +158,7 @@ func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 	if err := kpst.WriteTombstones(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
 		return backend.LexicalCounts{}, fmt.Errorf("writing deleted keys: %w", err)
 	}
-	segs, err := openSegments(w.dir)
+	segs, err := openSegments(w.dir, true)
 	if err != nil {
 		return backend.LexicalCounts{}, err
 	}

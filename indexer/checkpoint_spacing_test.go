@@ -1,0 +1,47 @@
+package indexer
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestCheckpointSpacing: a checkpoint needs both CheckpointEvery passages and CheckpointAfter
+// of time since the last one, and the index is the same either way.
+func TestCheckpointSpacing(t *testing.T) {
+	input := scifactHead(t, 300)
+	tests := []struct {
+		name      string
+		every     int
+		after     time.Duration
+		wantAtMin int // checkpoints, at least
+		wantAtMax int // and at most
+	}{
+		{"count only", 200, 0, 3, 1 << 30},
+		{"time not reached", 200, time.Hour, 0, 0},
+		{"never", 0, 0, 0, 0},
+	}
+	var passages int
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Dir: filepath.Join(t.TempDir(), "idx"), Inputs: []InputSpec{{Path: input}},
+				Build: BuildOptions{BatchSize: 50}, CheckpointEvery: tc.every, CheckpointAfter: tc.after}
+			sum, err := Build(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Checkpoints < tc.wantAtMin || sum.Checkpoints > tc.wantAtMax {
+				t.Errorf("%d checkpoints, want %d to %d", sum.Checkpoints, tc.wantAtMin, tc.wantAtMax)
+			}
+			if passages == 0 {
+				passages = sum.Counts.Passages
+			} else if sum.Counts.Passages != passages {
+				t.Errorf("%d passages, want %d as in the first build", sum.Counts.Passages, passages)
+			}
+		})
+	}
+	if passages < 600 {
+		t.Fatalf("%d passages: too few for the count-only case to checkpoint 3 times", passages)
+	}
+}
