@@ -102,9 +102,9 @@ test: setup
 	@echo "test: go vet"; $(GO) vet ./...
 	@$(GO) build -o bin/testprogress ./internal/testprogress
 	@echo "test: go test ./... (compiling first: the first package starts after a minute or two)"
-	@set -o pipefail; $(GO) test -count=1 -json ./... | bin/testprogress
+	@set -o pipefail; $(GO) test -count=1 -timeout 20m -json ./... | bin/testprogress
 	@echo "test: go test -race $(RACE_PKGS)"
-	@set -o pipefail; $(GO) test -count=1 -race -json $(RACE_PKGS) | bin/testprogress
+	@set -o pipefail; $(GO) test -count=1 -timeout 20m -race -json $(RACE_PKGS) | bin/testprogress
 
 ## run: index the sample dump and query it.
 run: build

@@ -59,7 +59,7 @@ func TestBadInputsKeepLiveIndex(t *testing.T) {
 			copyTree(t, starts["older"], dir)
 			live := mustCurrent(t, dir)
 			want := livePassages(t, dir)
-			o := faultOptions(dir, "", nil)
+			o := fx.options(dir, "", nil)
 			o.Inputs, o.SkipBad = []InputSpec{tt.input}, true
 			sum, err := Build(context.Background(), o)
 			if tt.wantErr != "" {

@@ -58,12 +58,22 @@ var damages = []damage{
 	{"removed", os.Remove},
 }
 
-// fileKinds names one file of each kind in a generation: a function from the generation
+// fileKind names one file of a kind in a generation: a function from the generation
 // directory to the file.
-var fileKinds = []struct {
+type fileKind struct {
 	kind string
 	file func(t testing.TB, gen string) string
-}{
+}
+
+// postingsFileKinds are the files of the postings engine, damaged in an index built with it
+// (the other kinds are the same in both engines and damaged once, under bleve).
+var postingsFileKinds = []fileKind{
+	{"postings segment (.kpo)", func(t testing.TB, gen string) string { return firstMatch(t, gen, "lexical/*.kpo") }},
+	{"postings deleted set", func(t testing.TB, gen string) string { return filepath.Join(gen, "lexical/deleted.ktmb") }},
+}
+
+// fileKinds are the files of an index built with the default engine, bleve.
+var fileKinds = []fileKind{
 	{"bleve segment (.zap)", func(t testing.TB, gen string) string { return firstMatch(t, gen, "bm25/store/*.zap") }},
 	{"bleve root.bolt", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/store/root.bolt") }},
 	{"bleve index_meta.json", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/index_meta.json") }},
@@ -85,12 +95,13 @@ func firstMatch(t testing.TB, gen, pattern string) string {
 }
 
 // damageFixture builds a small dense index of SciFact abstracts with one document deleted, so
-// that every file kind exists and the tombstones are not empty.
-func damageFixture(t testing.TB) string {
+// that every file kind exists and the tombstones are not empty, in the lexical engine named
+// ("": the default).
+func damageFixture(t testing.TB, lexical string) string {
 	t.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "idx")
-	opts := Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 150)}}, Build: BuildOptions{BatchSize: 50},
+	opts := Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 150)}}, Build: BuildOptions{BatchSize: 50, Lexical: lexical},
 		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW}
 	if _, err := Build(ctx, opts); err != nil {
 		t.Fatal(err)
@@ -135,50 +146,60 @@ func copyTree(t testing.TB, src, dst string) {
 // panics, and that a refused write leaves the live generation as it was.
 func TestDamagedFiles(t *testing.T) {
 	ctx := context.Background()
-	clean := damageFixture(t)
-	for _, fk := range fileKinds {
-		for _, dm := range damages {
-			t.Run(fk.kind+"/"+dm.name, func(t *testing.T) {
-				dir := filepath.Join(t.TempDir(), "idx")
-				copyTree(t, clean, dir)
-				gen := mustCurrent(t, dir)
-				path := fk.file(t, gen)
-				if err := dm.apply(path); err != nil {
-					t.Fatal(err)
-				}
-				for _, level := range []CheckLevel{CheckCheap, CheckFull} {
-					g, err := OpenChecked(ctx, dir, level)
-					if err == nil {
-						g.Close()
-						t.Fatalf("open (level %d) of a damaged index succeeded", level)
-					}
-					if !errors.Is(err, ErrDamaged) || !strings.HasPrefix(err.Error(), "index damaged: "+path+": ") {
-						t.Errorf("open (level %d): %v\nwant index damaged: %s: ...", level, err, path)
-					}
-				}
-				rep, err := Verify(ctx, dir)
-				if err != nil {
-					t.Fatalf("verify: %v", err)
-				}
-				named := false
-				for _, p := range rep.Problems {
-					named = named || p.Path == path
-				}
-				if !named {
-					t.Errorf("verify does not name %s: %v", path, rep.Problems)
-				}
-				_, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1"})
-				if !errors.Is(err, ErrDamaged) {
-					t.Errorf("delete: %v, want index damaged", err)
-				}
-				if _, err := Compact(ctx, dir, nil); !errors.Is(err, ErrDamaged) {
-					t.Errorf("compact: %v, want index damaged", err)
-				}
-				if got := mustCurrent(t, dir); got != gen {
-					t.Errorf("a refused write moved CURRENT from %s to %s", gen, got)
-				}
-			})
+	for _, engine := range []struct {
+		lexical string
+		kinds   []fileKind
+	}{{"", fileKinds}, {LexicalPostings, postingsFileKinds}} {
+		clean := damageFixture(t, engine.lexical)
+		for _, fk := range engine.kinds {
+			damageKind(ctx, t, clean, fk)
 		}
+	}
+}
+
+// damageKind applies every damage to the file of kind fk in a copy of the index clean.
+func damageKind(ctx context.Context, t *testing.T, clean string, fk fileKind) {
+	for _, dm := range damages {
+		t.Run(fk.kind+"/"+dm.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "idx")
+			copyTree(t, clean, dir)
+			gen := mustCurrent(t, dir)
+			path := fk.file(t, gen)
+			if err := dm.apply(path); err != nil {
+				t.Fatal(err)
+			}
+			for _, level := range []CheckLevel{CheckCheap, CheckFull} {
+				g, err := OpenChecked(ctx, dir, level)
+				if err == nil {
+					g.Close()
+					t.Fatalf("open (level %d) of a damaged index succeeded", level)
+				}
+				if !errors.Is(err, ErrDamaged) || !strings.HasPrefix(err.Error(), "index damaged: "+path+": ") {
+					t.Errorf("open (level %d): %v\nwant index damaged: %s: ...", level, err, path)
+				}
+			}
+			rep, err := Verify(ctx, dir)
+			if err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			named := false
+			for _, p := range rep.Problems {
+				named = named || p.Path == path
+			}
+			if !named {
+				t.Errorf("verify does not name %s: %v", path, rep.Problems)
+			}
+			_, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1"})
+			if !errors.Is(err, ErrDamaged) {
+				t.Errorf("delete: %v, want index damaged", err)
+			}
+			if _, err := Compact(ctx, dir, nil); !errors.Is(err, ErrDamaged) {
+				t.Errorf("compact: %v, want index damaged", err)
+			}
+			if got := mustCurrent(t, dir); got != gen {
+				t.Errorf("a refused write moved CURRENT from %s to %s", gen, got)
+			}
+		})
 	}
 }
 
@@ -186,7 +207,7 @@ func TestDamagedFiles(t *testing.T) {
 // manifest checks, as a segment beyond CheapHashBudget would be: bleve panics inside (this is
 // the issue's reproduction), and blevebm25.Open must turn that into an error naming the directory.
 func TestOpenBM25RecoversPanics(t *testing.T) {
-	dir := damageFixture(t)
+	dir := damageFixture(t, "")
 	gen := mustCurrent(t, dir)
 	if idx, err := blevebm25.Open(gen, backend.Scoring{}); err != nil {
 		t.Fatalf("undamaged: %v", err)

@@ -39,12 +39,13 @@ type faultChild struct {
 type faultData struct {
 	Older, Newer string   // two revisions of 120 SciFact abstracts
 	Deleted      []string // document ids the delete operation removes
+	Lexical      string   // the lexical engine of every index ("": the default)
 }
 
-// faultOptions are the writer options of every operation: small batches and checkpoints so
+// options are the writer options of every operation: small batches and checkpoints so
 // that each operation passes many commit points.
-func faultOptions(dir, input string, hook func(string) error) Options {
-	o := Options{Dir: dir, Build: BuildOptions{BatchSize: 30}, CheckpointEvery: 50,
+func (fx faultData) options(dir, input string, hook func(string) error) Options {
+	o := Options{Dir: dir, Build: BuildOptions{BatchSize: 30, Lexical: fx.Lexical}, CheckpointEvery: 50,
 		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW, faultAt: hook}
 	if input != "" {
 		o.Inputs = []InputSpec{{Path: input}}
@@ -58,30 +59,30 @@ var faultOps = []struct {
 	run         func(ctx context.Context, dir string, fx faultData, hook func(string) error) error
 }{
 	{"index", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Build(ctx, faultOptions(dir, fx.Newer, hook))
+		_, err := Build(ctx, fx.options(dir, fx.Newer, hook))
 		return err
 	}},
 	{"resume", "checkpointed", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Resume(ctx, faultOptions(dir, fx.Newer, hook))
+		_, err := Resume(ctx, fx.options(dir, fx.Newer, hook))
 		return err
 	}},
 	{"update", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Update(ctx, UpdateOptions{Options: faultOptions(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: -1})
+		_, err := Update(ctx, UpdateOptions{Options: fx.options(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: -1})
 		return err
 	}},
 	{"update+compact", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		s, err := Update(ctx, UpdateOptions{Options: faultOptions(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: 0.01})
+		s, err := Update(ctx, UpdateOptions{Options: fx.options(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: 0.01})
 		if err == nil && s.CompactionError != "" {
 			err = errors.New(s.CompactionError)
 		}
 		return err
 	}},
 	{"delete", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Delete(ctx, UpdateOptions{Options: faultOptions(dir, "", hook), CompactRatio: -1}, fx.Deleted)
+		_, err := Delete(ctx, UpdateOptions{Options: fx.options(dir, "", hook), CompactRatio: -1}, fx.Deleted)
 		return err
 	}},
 	{"compact", "deleted", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		o := faultOptions(dir, "", hook)
+		o := fx.options(dir, "", hook)
 		_, err := compactDir(ctx, &o)
 		return err
 	}},
@@ -96,10 +97,10 @@ func recoverOp(ctx context.Context, op, dir string, fx faultData) error {
 		}
 		if op == "index" || op == "resume" {
 			if cp, _ := CheckpointGeneration(dir); cp != "" {
-				_, err := Resume(ctx, faultOptions(dir, fx.Newer, nil))
+				_, err := Resume(ctx, fx.options(dir, fx.Newer, nil))
 				return err
 			}
-			_, err := Build(ctx, faultOptions(dir, fx.Newer, nil))
+			_, err := Build(ctx, fx.options(dir, fx.Newer, nil))
 			return err
 		}
 		return o.run(ctx, dir, fx, nil)
@@ -159,13 +160,13 @@ func faultStarts(t testing.TB, fx faultData) map[string]string {
 	root := t.TempDir()
 	st := map[string]string{}
 	older := filepath.Join(root, "older")
-	if _, err := Build(ctx, faultOptions(older, fx.Older, nil)); err != nil {
+	if _, err := Build(ctx, fx.options(older, fx.Older, nil)); err != nil {
 		t.Fatal(err)
 	}
 	st["older"] = older
 	del := filepath.Join(root, "deleted")
 	copyTree(t, older, del)
-	if _, err := Delete(ctx, UpdateOptions{Options: faultOptions(del, "", nil), CompactRatio: -1}, fx.Deleted); err != nil {
+	if _, err := Delete(ctx, UpdateOptions{Options: fx.options(del, "", nil), CompactRatio: -1}, fx.Deleted); err != nil {
 		t.Fatal(err)
 	}
 	st["deleted"] = del
@@ -173,7 +174,7 @@ func faultStarts(t testing.TB, fx faultData) map[string]string {
 	copyTree(t, older, cp)
 	n := 0
 	stop := errors.New("stop after the second checkpoint")
-	_, err := Build(ctx, faultOptions(cp, fx.Newer, func(p string) error {
+	_, err := Build(ctx, fx.options(cp, fx.Newer, func(p string) error {
 		if p == "checkpoint-cleaned" {
 			if n++; n == 2 {
 				return stop
@@ -273,10 +274,27 @@ func TestFaultInjection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault injection suite: not with -short")
 	}
+	// Every operation under bleve. Under postings, the operations whose commit points differ
+	// by engine: a build with checkpoints (its segments, the count at commit), a derived
+	// generation that compacts, and a compaction; resume, update and delete go through the
+	// same engine calls, and the suite would take twice as long.
+	t.Run(LexicalBleve, func(t *testing.T) { faultSuite(t, LexicalBleve, nil) })
+	t.Run(LexicalPostings, func(t *testing.T) {
+		faultSuite(t, LexicalPostings, map[string]bool{"index": true, "update+compact": true, "compact": true})
+	})
+}
+
+// faultSuite runs the operations named in ops (nil: all) and their faults on indexes of the
+// lexical engine named.
+func faultSuite(t *testing.T, lexical string, ops map[string]bool) {
 	fx := faultFixture(t)
+	fx.Lexical = lexical
 	starts := faultStarts(t, fx)
 	var c faultCounts
 	for _, op := range faultOps {
+		if ops != nil && !ops[op.name] {
+			continue
+		}
 		t.Run(op.name, func(t *testing.T) {
 			ctx := context.Background()
 			before := livePassages(t, starts[op.start])
@@ -406,7 +424,7 @@ func TestCheckpointIOError(t *testing.T) {
 	for _, at := range []string{"checkpoint-finished", "synced", "manifest-written", "checkpoint-renamed", "checkpoint-recorded"} {
 		t.Run(at, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "idx")
-			_, err := Build(context.Background(), faultOptions(dir, fx.Older, func(p string) error {
+			_, err := Build(context.Background(), fx.options(dir, fx.Older, func(p string) error {
 				if p == at {
 					return &os.PathError{Op: "write", Path: "injected", Err: syscall.EIO}
 				}
@@ -523,19 +541,19 @@ func TestEmptyInputKeepsLiveIndex(t *testing.T) {
 		empty bool // with AllowEmpty the live index ends up empty
 	}{
 		{"build from an empty file", func(dir string, allow bool) error {
-			o := faultOptions(dir, empty, nil)
+			o := fx.options(dir, empty, nil)
 			o.AllowEmpty = allow
 			_, err := Build(ctx, o)
 			return err
 		}, true},
 		{"build from all-bad records, skipped", func(dir string, allow bool) error {
-			o := faultOptions(dir, allBad, nil)
+			o := fx.options(dir, allBad, nil)
 			o.SkipBad, o.AllowEmpty = true, allow
 			_, err := Build(ctx, o)
 			return err
 		}, true},
 		{"update --delete-missing from an empty file", func(dir string, allow bool) error {
-			o := faultOptions(dir, empty, nil)
+			o := fx.options(dir, empty, nil)
 			o.AllowEmpty = allow
 			_, err := Update(ctx, UpdateOptions{Options: o, DeleteMissing: true, CompactRatio: -1})
 			return err
