@@ -1,0 +1,414 @@
+package qdrant
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qdrant/go-client/qdrant"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
+)
+
+// robustDim, robustPoints: enough 64-d vectors that, with the indexing threshold lowered,
+// every shard's segments get an HNSW graph (20,000 x 256 bytes over 6 shards is 850 KB a
+// shard, above robustHNSW's 100 KB and below Qdrant's default 10,000 KB).
+const (
+	robustDim    = 64
+	robustPoints = 20000
+	robustEf     = 128
+)
+
+var robustHNSW = HNSW{M: 16, EfConstruct: 100, IndexingThresholdKB: 100, FullScanThresholdKB: 10}
+
+// clustered returns n vectors around centers Gaussian centres (the shape of sentence
+// embeddings: topics, and passages near their topic), seeded.
+func clustered(n, dim, centers int, seed uint64) [][]float32 {
+	r := rand.New(rand.NewPCG(seed, 7))
+	cs := make([][]float32, centers)
+	for i := range cs {
+		cs[i] = make([]float32, dim)
+		for j := range cs[i] {
+			cs[i][j] = float32(r.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := cs[r.IntN(centers)]
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = c[j] + 0.5*float32(r.NormFloat64())
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// robustPassages repeats SciFact's passages up to n keys (texts repeat; the BM25 statistics
+// are those of the repeated collection, which the tests compare with itself).
+func robustPassages(t testing.TB, n int) []corpus.Passage {
+	all := sciFact(t)
+	out := make([]corpus.Passage, n)
+	for i := range out {
+		out[i] = all[i%len(all)]
+	}
+	return out
+}
+
+// writeVectors commits a generation's vector part: keys with their vectors, on base's.
+func writeVectors(t testing.TB, e *Engine, gen backend.Gen, base backend.VectorReader, keys []uint32, vecs [][]float32) error {
+	t.Helper()
+	ctx := context.Background()
+	w, err := e.Vectors().Begin(ctx, gen, e.opts.Dim, base)
+	if err != nil {
+		return err
+	}
+	if err := w.Add(ctx, keys, vecs); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Commit(ctx)
+}
+
+func seq(lo, hi int) []uint32 {
+	out := make([]uint32, 0, hi-lo)
+	for k := lo; k < hi; k++ {
+		out = append(out, uint32(k))
+	}
+	return out
+}
+
+// TestClusterHNSWAndFaults runs on one 3-peer cluster (6 shards, replication 2) holding
+// 20,000 passages with clustered 64-d vectors, indexed by Qdrant's HNSW: the graph's recall
+// against exact search, hybrid queries against the two separate searches, a peer killed with
+// SIGKILL during a query loop and another during an update.
+func TestClusterHNSWAndFaults(t *testing.T) {
+	ctx := context.Background()
+	ps := robustPassages(t, robustPoints)
+	vecs := clustered(robustPoints, robustDim, 100, 11)
+	c := qdranttest.Start(t, 3)
+	e := newEngine(t, c, "kr", Options{Dim: robustDim, HNSW: robustHNSW})
+	genA := backend.Gen{Name: "g-000001"}
+	start := time.Now()
+	writeLexical(t, e.Lexical(), genA, ps)
+	if err := writeVectors(t, e, genA, nil, seq(0, robustPoints), vecs); err != nil {
+		t.Fatal(err)
+	}
+	written := time.Since(start)
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	st, err := e.WaitIndexed(wctx, genA, 250*time.Millisecond)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every passage holds a dense, a bm25 and a tf vector, and all of them are indexed.
+	if st.Vectors != 3*robustPoints || st.Indexed < st.Vectors {
+		t.Fatalf("index state %+v: want %d vectors, all indexed", st, 3*robustPoints)
+	}
+	t.Logf("%d passages written in %v, indexed %v later: %+v", robustPoints, written.Round(time.Millisecond), (time.Since(start) - written).Round(time.Millisecond), st)
+
+	lr, err := e.OpenLexical(ctx, e.Collection(genA.Name), backend.Scoring{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vr, err := e.OpenVectors(ctx, e.Collection(genA.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queryVecs := clustered(200, robustDim, 100, 11^0xabc)
+	lexQueries := sciFactQueries(t)
+
+	t.Run("HNSW recall against exact", func(t *testing.T) {
+		exactOf := make([][]backend.Hit, len(queryVecs))
+		for i, q := range queryVecs {
+			if exactOf[i], err = vr.Search(ctx, backend.VectorQuery{Vector: q, K: 10, Exact: true}); err != nil {
+				t.Fatal(err)
+			}
+			// Qdrant's exact search is the brute force (checked on a few, to keep it cheap).
+			if i < 20 {
+				if want := exact(ps, vecs, q, 10, backend.Filter{}); !reflect.DeepEqual(hitKeys(exactOf[i]), hitKeys(want)) {
+					t.Fatalf("query %d: exact %v, brute force %v", i, hitKeys(exactOf[i]), hitKeys(want))
+				}
+			}
+		}
+		recallAt := func(ef int) float64 {
+			found := 0
+			for i, q := range queryVecs {
+				got, err := vr.Search(ctx, backend.VectorQuery{Vector: q, K: 10, Ef: ef})
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := map[uint32]bool{}
+				for _, h := range exactOf[i] {
+					in[h.Key] = true
+				}
+				for _, h := range got {
+					if in[h.Key] {
+						found++
+					}
+				}
+			}
+			return float64(found) / float64(10*len(queryVecs))
+		}
+		recall := map[int]float64{}
+		for _, ef := range []int{10, 32, 64, 128, 256} {
+			recall[ef] = recallAt(ef)
+		}
+		t.Logf("recall@10 against exact over %d queries, by ef: %v", len(queryVecs), recall)
+		if recall[robustEf] < 0.99 {
+			t.Errorf("recall@10 at ef %d: %.4f, want >= 0.99 (within 0.01 of exact)", robustEf, recall[robustEf])
+		}
+		// A scan is exact at any ef: a lower recall at ef 10 shows the graph answered.
+		if recall[10] >= 0.99 {
+			t.Errorf("recall@10 at ef 10: %.4f: as good as exact, so the queries scanned instead of walking the graph", recall[10])
+		}
+	})
+
+	t.Run("hybrid equals the two searches", func(t *testing.T) {
+		filters := []backend.Filter{{}, {Sources: []string{"wiki"}}, {DateFrom: day("2005-01-01"), DateTo: day("2012-06-30")}}
+		oneTrip := 0
+		for i := 0; i < 60; i++ {
+			lq := backend.LexicalQuery{Terms: lexQueries[i], N: 10, Filter: filters[i%len(filters)]}
+			vq := backend.VectorQuery{Vector: queryVecs[i], K: 10, Exact: true, Filter: filters[i%len(filters)]}
+			wantLex, err := lr.Search(ctx, lq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantDense, err := vr.Search(ctx, vq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := lr.Hybrid(ctx, lq, vq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Lexical, wantLex) || !reflect.DeepEqual(got.Dense, wantDense) {
+				t.Errorf("query %d: hybrid %v / %v, separate %v / %v", i, got.Lexical, got.Dense, wantLex, wantDense)
+			}
+			if len(wantLex) == 0 || len(wantDense) == 0 {
+				t.Errorf("query %d: an empty list (%d lexical, %d dense) compares nothing", i, len(wantLex), len(wantDense))
+			}
+			if got.Requests == 1 {
+				oneTrip++
+			}
+		}
+		t.Logf("hybrid: %d of 60 queries in one round trip", oneTrip)
+		if oneTrip == 0 {
+			t.Errorf("no hybrid query took one round trip")
+		}
+	})
+
+	t.Run("peer killed during a query loop", func(t *testing.T) {
+		const n = 40
+		wantLex, wantDense := make([][]backend.Hit, n), make([][]backend.Hit, n)
+		for i := range n {
+			// Dense rankings compared across replicas must be exact: each replica builds its
+			// own graph, so two replicas' HNSW answers may differ by design.
+			got, err := lr.Hybrid(ctx, backend.LexicalQuery{Terms: lexQueries[i], N: 10}, backend.VectorQuery{Vector: queryVecs[i], K: 10, Exact: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLex[i], wantDense[i] = got.Lexical, got.Dense
+		}
+		var (
+			mu                        sync.Mutex
+			failed, changed           []string
+			done, afterKill, inFlight atomic.Int64
+			killed                    atomic.Bool
+			wg                        sync.WaitGroup
+		)
+		stop := make(chan struct{})
+		for g := 0; g < 2; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					j := i % n
+					inFlight.Add(1)
+					got, err := lr.Hybrid(ctx, backend.LexicalQuery{Terms: lexQueries[j], N: 10}, backend.VectorQuery{Vector: queryVecs[j], K: 10, Exact: true})
+					inFlight.Add(-1)
+					done.Add(1)
+					if killed.Load() {
+						afterKill.Add(1)
+					}
+					mu.Lock()
+					switch {
+					case err != nil:
+						failed = append(failed, err.Error())
+					case !reflect.DeepEqual(got.Lexical, wantLex[j]) || !reflect.DeepEqual(got.Dense, wantDense[j]):
+						changed = append(changed, fmt.Sprintf("query %d: %v / %v, before %v / %v", j, hitKeys(got.Lexical), hitKeys(got.Dense), hitKeys(wantLex[j]), hitKeys(wantDense[j])))
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(time.Second)
+		killed.Store(true)
+		flying := inFlight.Load()
+		c.Kill(2)
+		time.Sleep(3 * time.Second)
+		c.Restart(2) // the loop runs on while the peer rejoins
+		time.Sleep(time.Second)
+		close(stop)
+		wg.Wait()
+		t.Logf("%d hybrid queries, %d after peer 2 was killed (%d in flight at the kill), %d failed, %d changed", done.Load(), afterKill.Load(), flying, len(failed), len(changed))
+		if len(failed) > 0 {
+			t.Errorf("%d failed queries, first: %s", len(failed), failed[0])
+		}
+		if len(changed) > 0 {
+			t.Errorf("%d queries ranked differently from before the kill, first: %s", len(changed), changed[0])
+		}
+		if afterKill.Load() == 0 {
+			t.Fatalf("no query ran after the kill: the fault was not exercised")
+		}
+		waitCaughtUp(t, e, genA)
+	})
+
+	t.Run("peer killed during an update", func(t *testing.T) {
+		genB := backend.Gen{Name: "g-000002"}
+		added := 1500
+		update := func(kill bool) error {
+			w, err := e.Lexical().Begin(ctx, genB, &genA, "en")
+			if err != nil {
+				return err
+			}
+			for b := 0; b < 4; b++ {
+				batch := w.NewBatch()
+				if b == 0 {
+					for k := 0; k < 100; k++ {
+						batch.Delete(uint32(k))
+					}
+				} else {
+					for k := robustPoints + (b-1)*500; k < robustPoints+b*500; k++ {
+						if err := batch.Add(uint32(k), &ps[k%len(ps)]); err != nil {
+							return err
+						}
+					}
+				}
+				var killed chan struct{}
+				if kill && b == 2 { // SIGKILL while this batch's upserts are in flight
+					killed = make(chan struct{})
+					go func() { defer close(killed); time.Sleep(20 * time.Millisecond); c.Kill(1) }()
+				}
+				t0 := time.Now()
+				err := w.Apply(ctx, batch)
+				if killed != nil {
+					<-killed
+					t.Logf("batch %d: peer 1 killed 20ms into an Apply of %v (%v)", b, time.Since(t0).Round(time.Millisecond), err)
+				}
+				if err != nil {
+					w.Abort()
+					return err
+				}
+			}
+			if _, err := w.Commit(ctx); err != nil {
+				return err
+			}
+			return writeVectors(t, e, genB, vr, seq(robustPoints, robustPoints+added), clustered(added, robustDim, 100, 99))
+		}
+		start := time.Now()
+		err := update(true)
+		t.Logf("update with peer 1 killed during it: %v after %v", err, time.Since(start).Round(time.Millisecond))
+		if err != nil {
+			// A failed update must say where and what, and leave the live generation alone.
+			if !strings.Contains(err.Error(), "qdrant grpc://") || !strings.Contains(err.Error(), e.Collection(genB.Name)) {
+				t.Fatalf("update failed without naming the host and collection: %v", err)
+			}
+			c.Restart(1)
+			waitCaughtUp(t, e, genA)
+			if err := e.Drop(ctx, genB); err != nil {
+				t.Fatal(err)
+			}
+			if err := update(false); err != nil {
+				t.Fatalf("rerun of the update: %v", err)
+			}
+		} else {
+			start = time.Now()
+			c.Restart(1)
+		}
+		waitCaughtUp(t, e, genB)
+		t.Logf("peer 1 restarted: every replica of the update active, with its shard's points, %v after the restart", time.Since(start).Round(time.Millisecond))
+		want := robustPoints - 100 + added
+		got, err := e.Verify(ctx, genB)
+		if err != nil || got != (Counts{Passages: want, Dense: want, BM25: want}) {
+			t.Fatalf("Verify after the update = %+v %v, want %d passages with both vectors", got, err, want)
+		}
+		has, err := lr.Has(ctx, []uint32{0, 99, 100, robustPoints})
+		if err != nil || !reflect.DeepEqual(has, []bool{true, true, true, false}) {
+			t.Fatalf("the base generation changed: Has = %v %v", has, err)
+		}
+		lrB, err := e.OpenLexical(ctx, e.Collection(genB.Name), backend.Scoring{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		has, err = lrB.Has(ctx, []uint32{0, 99, 100, robustPoints, uint32(robustPoints + added - 1), uint32(robustPoints + added)})
+		if err != nil || !reflect.DeepEqual(has, []bool{false, false, true, true, true, false}) {
+			t.Fatalf("the update's passages: Has = %v %v", has, err)
+		}
+	})
+}
+
+// waitCaughtUp waits until every shard of gen's collection has all its replicas active and
+// holding the same number of points, asking each peer for its local shards: a restarted peer
+// has caught up by itself.
+func waitCaughtUp(t *testing.T, e *Engine, gen backend.Gen) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var why string
+		type replica struct {
+			peer   int
+			points uint64
+		}
+		shards := map[uint32][]replica{}
+		for i, cl := range e.clients {
+			info, err := cl.GetCollectionClusterInfo(ctx, e.Collection(gen.Name))
+			if err != nil {
+				why = fmt.Sprintf("peer %d: %v", i, err)
+				break
+			}
+			for _, s := range info.GetLocalShards() {
+				if s.GetState() != qdrant.ReplicaState_Active {
+					why = fmt.Sprintf("peer %d shard %d: %v", i, s.GetShardId(), s.GetState())
+				}
+				shards[s.GetShardId()] = append(shards[s.GetShardId()], replica{i, s.GetPointsCount()})
+			}
+		}
+		if why == "" {
+			if len(shards) != int(e.opts.Shards) {
+				why = fmt.Sprintf("%d shards, want %d", len(shards), e.opts.Shards)
+			}
+			for id, rs := range shards {
+				if len(rs) != int(e.opts.Replication) {
+					why = fmt.Sprintf("shard %d: %d replicas, want %d", id, len(rs), e.opts.Replication)
+				}
+				for _, r := range rs[1:] {
+					if r.points != rs[0].points {
+						why = fmt.Sprintf("shard %d: %d points on peer %d, %d on peer %d", id, r.points, r.peer, rs[0].points, rs[0].peer)
+					}
+				}
+			}
+		}
+		if why == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("collection %s not caught up 90s after the restart: %s", e.Collection(gen.Name), why)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
