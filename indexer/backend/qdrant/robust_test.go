@@ -115,6 +115,39 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 	}
 	t.Logf("%d passages written in %v, indexed %v later: %+v", robustPoints, written.Round(time.Millisecond), (time.Since(start) - written).Round(time.Millisecond), st)
 
+	t.Run("collection config", func(t *testing.T) {
+		// The options reach the collection; zero options leave Qdrant's defaults, which the
+		// HNSW doc comment states for this server version.
+		e0 := newEngine(t, c, "kr0", Options{Dim: robustDim})
+		if err := e0.ensureCollection(ctx, e0.Collection("g-000001")); err != nil {
+			t.Fatal(err)
+		}
+		defer e0.Drop(ctx, backend.Gen{Name: "g-000001"})
+		for _, tc := range []struct {
+			name string
+			e    *Engine
+			want [4]uint64 // m, ef_construct, full_scan_threshold, indexing_threshold
+		}{
+			{"options", e, [4]uint64{16, 100, 10, 100}},
+			{"Qdrant " + qdranttest.Version + " defaults", e0, [4]uint64{16, 100, 10000, 10000}},
+		} {
+			var info *qdrant.CollectionInfo
+			err := tc.e.do(ctx, "info", "", func(ctx context.Context, cl *qdrant.Client) error {
+				var err error
+				info, err = cl.GetCollectionInfo(ctx, tc.e.Collection("g-000001"))
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, o := info.GetConfig().GetHnswConfig(), info.GetConfig().GetOptimizerConfig()
+			got := [4]uint64{h.GetM(), h.GetEfConstruct(), h.GetFullScanThreshold(), o.GetIndexingThreshold()}
+			if got != tc.want {
+				t.Errorf("%s: m, ef_construct, full_scan_threshold, indexing_threshold = %v, want %v", tc.name, got, tc.want)
+			}
+		}
+	})
+
 	lr, err := e.OpenLexical(ctx, e.Collection(genA.Name), backend.Scoring{})
 	if err != nil {
 		t.Fatal(err)
