@@ -30,8 +30,9 @@ type benchTarget struct {
 	indexed func() error
 	openLex func(sc backend.Scoring) (backend.LexicalReader, error)
 	openVec func() (backend.VectorReader, error)
-	// hybrid runs one BM25 and one dense query for Kairos's fusion.
-	hybrid func(lr backend.LexicalReader, vr backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) error
+	// hybrid runs one BM25 and one dense query for Kairos's fusion, and says how many
+	// requests it took.
+	hybrid func(lr backend.LexicalReader, vr backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) (int, error)
 }
 
 // BenchmarkSciFact measures, in one run, for the local engines (bleve BM25 + Kairos's HNSW),
@@ -96,12 +97,21 @@ func BenchmarkSciFact(b *testing.B) {
 		vq := func(i int) backend.VectorQuery { return backend.VectorQuery{Vector: qvecs[i], K: 10, Ef: benchEf} }
 		bm25 := latency(func(i int) error { _, err := lr.Search(ctx, lq(i)); return err })
 		dense := latency(func(i int) error { _, err := vr.Search(ctx, vq(i)); return err })
-		hybrid := latency(func(i int) error { return t.hybrid(lr, vr, lq(i), vq(i)) })
+		requests, single := 0, 0
+		hybrid := latency(func(i int) error {
+			n, err := t.hybrid(lr, vr, lq(i), vq(i))
+			requests += n
+			if n == 1 {
+				single++
+			}
+			return err
+		})
 		total := lexTime + denseTime + indexTime
 		n := float64(len(ps))
 		b.Logf("%-7s ingest %d passages: lexical %v (%.0f/s), dense %v (%.0f/s), HNSW indexed %v later; all %.0f passages/s", t.name, len(ps),
 			lexTime.Round(time.Millisecond), n/lexTime.Seconds(), denseTime.Round(time.Millisecond), n/denseTime.Seconds(), indexTime.Round(time.Millisecond), n/total.Seconds())
-		b.Logf("%-7s query BM25 %s; dense %s; hybrid %s", t.name, bm25, dense, hybrid)
+		b.Logf("%-7s query BM25 %s; dense %s; hybrid %s (%.2f requests a query, %d of %d in one)", t.name, bm25, dense, hybrid,
+			float64(requests)/float64(len(queries)), single, len(queries))
 	}
 	for i := 0; i < b.N; i++ {
 		gen := backend.Gen{Name: "g-000001", Dir: b.TempDir()}
@@ -112,12 +122,12 @@ func BenchmarkSciFact(b *testing.B) {
 				return blevebm25.Engine{}.Open(ctx, gen, sc, nil)
 			},
 			openVec: func() (backend.VectorReader, error) { return hnswvec.Engine{}.Open(ctx, gen, nil) },
-			hybrid: func(lr backend.LexicalReader, vr backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) error {
+			hybrid: func(lr backend.LexicalReader, vr backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) (int, error) {
 				if _, err := lr.Search(ctx, lq); err != nil {
-					return err
+					return 1, err
 				}
 				_, err := vr.Search(ctx, vq)
-				return err
+				return 2, err
 			},
 		}, gen)
 		for _, peers := range []int{1, 3} {
@@ -134,9 +144,9 @@ func BenchmarkSciFact(b *testing.B) {
 				},
 				openLex: func(sc backend.Scoring) (backend.LexicalReader, error) { return e.Lexical().Open(ctx, gen, sc, nil) },
 				openVec: func() (backend.VectorReader, error) { return e.Vectors().Open(ctx, gen, nil) },
-				hybrid: func(lr backend.LexicalReader, _ backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) error {
-					_, err := lr.(*LexReader).Hybrid(ctx, lq, vq)
-					return err
+				hybrid: func(lr backend.LexicalReader, _ backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) (int, error) {
+					res, err := lr.(*LexReader).Hybrid(ctx, lq, vq)
+					return res.Requests, err
 				},
 			}, gen)
 		}
