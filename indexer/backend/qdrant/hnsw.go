@@ -84,6 +84,8 @@ type IndexState struct {
 }
 
 // Done reports whether every stored vector is in an indexed segment and nothing is pending.
+// Both are needed: while a segment is rebuilt Qdrant counts its vectors twice, so Indexed
+// may exceed Vectors with the status still yellow.
 func (s IndexState) Done() bool {
 	return s.Status == qdrant.CollectionStatus_Green && s.Indexed >= s.Vectors
 }
