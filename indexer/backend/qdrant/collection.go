@@ -40,6 +40,8 @@ func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
 		}),
 		ShardNumber:       qdrant.PtrOf(e.opts.Shards),
 		ReplicationFactor: qdrant.PtrOf(e.opts.Replication),
+		HnswConfig:        e.opts.HNSW.hnswConfig(),
+		OptimizersConfig:  e.opts.HNSW.optimizersConfig(),
 	}
 	err := e.do(ctx, "create collection", coll, func(ctx context.Context, c *qdrant.Client) error {
 		err := c.CreateCollection(ctx, req)

@@ -27,4 +27,10 @@
 // the hash of "term\x00n" (the first free n), and the reader learns every term's index from
 // the stored vocabulary, so collisions never merge two terms, and a query term outside the
 // vocabulary matches nothing.
+//
+// Dense search and hybrid. Qdrant searches a segment with its HNSW graph only once the
+// segment outgrows the indexing threshold, and indexes in the background after the writes
+// return: Options.HNSW sets the graph's parameters and thresholds, and WaitIndexed waits
+// until every vector is indexed. LexReader.Hybrid returns the BM25 and the dense ranking of
+// one query for Kairos's own fusion, their first pages in one QueryBatch request.
 package qdrant

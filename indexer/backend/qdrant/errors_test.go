@@ -28,6 +28,12 @@ func TestOptionsValidate(t *testing.T) {
 		{"no dimension", func(o *Options) { o.Dim = 0 }, "dimension"},
 		{"b above 1", func(o *Options) { o.BM25 = backend.BM25Params{K1: 1.2, B: 1.5} }, "BM25"},
 		{"negative retries", func(o *Options) { o.Retries = -1 }, "retries"},
+		{"HNSW options", func(o *Options) {
+			o.HNSW = HNSW{M: 32, EfConstruct: 200, Ef: 128, IndexingThresholdKB: 100, FullScanThresholdKB: 10}
+		}, ""},
+		{"negative HNSW ef", func(o *Options) { o.HNSW.Ef = -1 }, "HNSW ef -1"},
+		{"negative indexing threshold", func(o *Options) { o.HNSW.IndexingThresholdKB = -5 }, "indexing threshold"},
+		{"HNSW m 1", func(o *Options) { o.HNSW.M = 1 }, "HNSW m 1"},
 	}
 	for _, tc := range tests {
 		o := ok

@@ -70,80 +70,25 @@ func (r *LexReader) Search(ctx context.Context, q backend.LexicalQuery) ([]backe
 	if len(q.Terms) == 0 || q.N <= 0 {
 		return nil, nil
 	}
-	plan := newQueryPlan(q.Terms, r.m.Docs, func(t string) int { return r.vocab[t].df })
-	var idx []uint32
-	var val []float32
-	pos := map[uint32]int{} // term id -> query position
-	for i, t := range q.Terms {
-		v, ok := r.vocab[t]
-		if !ok || v.df == 0 {
-			continue
-		}
-		if _, dup := pos[v.id]; dup {
-			continue
-		}
-		pos[v.id] = i
-		idx = append(idx, v.id)
-		val = append(val, float32(plan.idf[i]*plan.weight[i]*(1+boundSlack)))
-	}
-	if len(idx) == 0 {
+	lq, ok := r.newLexQuery(q)
+	if !ok {
 		return []backend.Hit{}, nil
 	}
-	filter := qdrantFilter(q.Filter)
-	var hits []backend.Hit
-	seen := map[uint32]bool{}
-	// The first page is generous: bleve's coord factor lowers passages that match few of a
-	// long query's terms, so the exact top n often lies below the top n by dot product;
-	// on SciFact, 2n candidates needed 2.4 more pages per query on average, 10n 1.1.
-	limit, offset := max(10*q.N, 100), 0
 	for {
 		var pts []*qdrant.ScoredPoint
+		req := lq.request()
 		err := r.e.do(ctx, "bm25 query", r.coll, func(ctx context.Context, c *qdrant.Client) error {
 			var err error
-			pts, err = c.Query(ctx, &qdrant.QueryPoints{
-				CollectionName: r.coll, Query: qdrant.NewQuerySparse(idx, val), Using: qdrant.PtrOf(vecBM25),
-				Filter: filter, Limit: qdrant.PtrOf(uint64(limit)), Offset: qdrant.PtrOf(uint64(offset)),
-				WithPayload: qdrant.NewWithPayloadInclude(fieldLen), WithVectors: qdrant.NewWithVectorsInclude(vecTF),
-			})
+			pts, err = c.Query(ctx, req)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range pts {
-			key := uint32(p.GetId().GetNum())
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			ids, vals := sparseOf(p.GetVectors().GetVectors().GetVectors()[vecTF])
-			tf := make([]int, len(q.Terms))
-			for j, id := range ids {
-				if i, ok := pos[id]; ok {
-					tf[i] = int(vals[j])
-				}
-			}
-			length := int(p.GetPayload()[fieldLen].GetIntegerValue())
-			s := plan.score(func(i int) int { return tf[i] }, length, r.m.K1, r.m.B, r.avg)
-			hits = append(hits, backend.Hit{Key: key, Score: s})
+		if lq.add(pts) {
+			return lq.result(), nil
 		}
-		sortHits(hits)
-		exhausted := len(pts) < limit
-		if exhausted {
-			break
-		}
-		// Every unseen passage scores at most the last candidate's bound.
-		bound := float64(pts[len(pts)-1].GetScore()) * (1 + boundSlack)
-		if len(hits) >= q.N && hits[q.N-1].Score > bound {
-			break
-		}
-		offset += limit
-		limit *= 2
 	}
-	if len(hits) > q.N {
-		hits = hits[:q.N]
-	}
-	return hits, nil
 }
 
 // sortHits orders hits best first, ties by key compared as decimal strings (search's rule).

@@ -30,6 +30,8 @@ type Options struct {
 	// Dim is the dense vector dimension (the embedding model's). Required.
 	Dim      int
 	Distance Distance
+	// HNSW configures Qdrant's graph index of the dense vectors (see HNSW). Default: Qdrant's.
+	HNSW HNSW
 	// BM25 are the k1 and b baked into the sparse vectors at build; a reader opened with
 	// others is refused with backend.ErrScoring. Default k1 1.2, b 0.75 (bleve's).
 	BM25 backend.BM25Params
@@ -75,6 +77,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Distance != Cosine && o.Distance != Dot {
 		return o, fmt.Errorf("qdrant: unknown distance %d", o.Distance)
+	}
+	if err := o.HNSW.validate(); err != nil {
+		return o, err
 	}
 	if o.BM25 == (backend.BM25Params{}) {
 		o.BM25 = backend.BM25Params{K1: 1.2, B: 0.75}

@@ -154,26 +154,17 @@ func (r *VecReader) Search(ctx context.Context, q backend.VectorQuery) ([]backen
 	if q.K <= 0 {
 		return nil, nil
 	}
-	params := &qdrant.SearchParams{Exact: qdrant.PtrOf(q.Exact)}
-	if q.Ef > 0 {
-		params.HnswEf = qdrant.PtrOf(uint64(q.Ef))
-	}
+	req := r.e.denseRequest(r.coll, q)
 	var pts []*qdrant.ScoredPoint
 	err := r.e.do(ctx, "dense query", r.coll, func(ctx context.Context, c *qdrant.Client) error {
 		var err error
-		pts, err = c.Query(ctx, &qdrant.QueryPoints{CollectionName: r.coll, Query: qdrant.NewQueryDense(q.Vector),
-			Using: qdrant.PtrOf(vecDense), Filter: qdrantFilter(q.Filter), Limit: qdrant.PtrOf(uint64(q.K)), Params: params})
+		pts, err = c.Query(ctx, req)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]backend.Hit, len(pts))
-	for i, p := range pts {
-		hits[i] = backend.Hit{Key: uint32(p.GetId().GetNum()), Score: float64(p.GetScore())}
-	}
-	sortHits(hits)
-	return hits, nil
+	return denseHits(pts), nil
 }
 
 // Vector returns key's stored vector (normalised under Cosine, as Qdrant stores it).
