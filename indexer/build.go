@@ -24,8 +24,15 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
+	loc, err := ParseLocation(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err
+	}
+	if loc.Qdrant != nil {
+		return buildQdrant(ctx, &opts, loc)
 	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {
@@ -65,7 +72,11 @@ type runSpec struct {
 // as the live generation.
 func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err error) {
 	start := time.Now()
-	prev := liveGen(opts.Dir)
+	gens := opts.gens()
+	prev, err := gens.live(ctx)
+	if err != nil {
+		return nil, err
+	}
 	split, err := corpus.NewSplitter(corpus.SplitOptions{MaxWords: opts.Build.MaxWords})
 	if err != nil {
 		return nil, err
@@ -132,7 +143,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		prog.inputsRead()
 		return nil
 	})
-	d := &driver{dir: opts.Dir, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
+	d := &driver{dir: opts.Dir, gens: gens, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
 	var man *Manifest
 	g.Go(func() (err error) {
 		defer recoverTo(&err, "indexing")
@@ -143,7 +154,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	err = g.Wait()
 	stop()
 	if d.tmp != "" && err != nil {
-		os.RemoveAll(d.tmp)
+		d.gens.discard(d.gen, d.tmp)
 	}
 	if err != nil {
 		return nil, err

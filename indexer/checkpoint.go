@@ -90,6 +90,9 @@ func syncDirIfExists(dir string) error {
 // CheckpointGeneration returns the path of the checkpoint generation of the index at dir, or
 // "" when no resumable build is pending.
 func CheckpointGeneration(dir string) (string, error) {
+	if IsQdrant(dir) {
+		return "", nil // an index on Qdrant keeps no checkpoint
+	}
 	c, err := readCheckpoint(dir)
 	if err != nil || c == nil {
 		return "", err
@@ -106,6 +109,9 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
+	}
+	if IsQdrant(opts.Dir) {
+		return nil, errQdrantUnsupported(opts.Dir, "resuming a build")
 	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err

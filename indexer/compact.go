@@ -27,6 +27,9 @@ func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, er
 // compactDir is Compact with every option (the fault tests set faultAt).
 func compactDir(ctx context.Context, opts *Options) (*Summary, error) {
 	start, dir := time.Now(), opts.Dir
+	if IsQdrant(dir) {
+		return nil, errQdrantUnsupported(dir, "compacting")
+	}
 	if _, err := Current(dir); err != nil {
 		return nil, err
 	}
@@ -79,7 +82,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	if _, local := o.Engines.Vectors.(hnswvec.Engine); local || o.Engines.Vectors == nil {
 		o.Engines.Vectors = hnswvec.Engine{Params: o.HNSW} // the compacted graph keeps the base's parameters
 	}
-	d := &driver{dir: opts.Dir, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
+	d := &driver{dir: opts.Dir, gens: o.gens(), opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
 	if err := d.open(ctx, nil); err != nil {
 		return nil, err

@@ -27,7 +27,8 @@ func (o *BuildOptions) Flags(fs *flag.FlagSet) {
 
 // Flags registers the options of a build a command line sets, with their defaults: the build
 // options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery) and
-// the HNSW parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed).
+// the HNSW parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed) and
+// the collections' of a qdrant:// index (--qdrant-shards, --qdrant-replication).
 // Inputs, the encoder and the outputs are the caller's.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	o.Build.Flags(fs)
@@ -38,6 +39,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.AllowEmpty, "allow-empty", o.AllowEmpty, "commit even when the inputs yield no passage (replacing the live index by an empty one), or let --delete-missing delete everything")
 	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never)")
 	HNSWFlags(fs, &o.HNSW)
+	o.Qdrant.Flags(fs)
 }
 
 // HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a

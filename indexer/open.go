@@ -15,9 +15,12 @@ import (
 type Generation struct {
 	Dir      string
 	Manifest *Manifest
-	Store    *kpst.Store           // live passages: Store.Each and Store.Dead skip tombstoned keys
+	Store    *kpst.Store           // live passages: Store.Each and Store.Dead skip tombstoned keys; nil on Qdrant
+	Passages backend.Passages      // the passages, wherever they are kept (Store for a local index)
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
+
+	release func() error // closes a remote generation's connection
 }
 
 // OpenOptions say how a generation is opened.
@@ -48,8 +51,16 @@ func OpenChecked(ctx context.Context, dir string, level CheckLevel) (*Generation
 	return OpenWith(ctx, dir, OpenOptions{Level: level})
 }
 
-// OpenWith opens the live generation of the index at dir as o says.
+// OpenWith opens the live generation of the index at dir as o says. dir may also name an
+// index on a Qdrant cluster (ParseLocation); o.Level, Engines and Trusted then do not apply.
 func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Generation, error) {
+	if IsQdrant(dir) {
+		loc, err := ParseLocation(dir)
+		if err != nil {
+			return nil, err
+		}
+		return openQdrant(ctx, loc, o)
+	}
 	gen, err := Current(dir)
 	if err != nil {
 		return nil, err
@@ -106,7 +117,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 			return nil, &DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
 		}
 	}
-	return &Generation{Dir: gen, Manifest: man, Store: store, Lexical: lex, Vectors: vecs}, nil
+	return &Generation{Dir: gen, Manifest: man, Store: store, Passages: store, Lexical: lex, Vectors: vecs}, nil
 }
 
 // asDamaged marks err, an error reading the files of gen, as damage unless it already is.
@@ -144,5 +155,12 @@ func (g *Generation) Close() error {
 	if g.Vectors != nil {
 		vecErr = g.Vectors.Close()
 	}
-	return errors.Join(g.Lexical.Close(), vecErr, g.Store.Close())
+	var storeErr, releaseErr error
+	if g.Store != nil {
+		storeErr = g.Store.Close()
+	}
+	if g.release != nil {
+		releaseErr = g.release()
+	}
+	return errors.Join(g.Lexical.Close(), vecErr, storeErr, releaseErr)
 }

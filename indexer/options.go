@@ -76,7 +76,12 @@ type Options struct {
 	// all-bad input is refused and the live generation stays.
 	AllowEmpty bool
 
+	// Qdrant are the options of an index on a Qdrant cluster (Dir qdrant://...).
+	Qdrant QdrantOptions
+
 	lang LanguageChoice // settled before writing (language.go)
+	// remote keeps the generations of an index that is not a local directory (nil: Dir).
+	remote generations
 
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.

@@ -4,13 +4,15 @@ import (
 	"context"
 	"sort"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Default BM25 parameters (Options.K1, Options.B), chosen on training data (README, "BM25").
+// They are the indexer's: an index on Qdrant bakes them into its weights at build.
 const (
-	BM25K1 = 1.2
-	BM25B  = 0.4
+	BM25K1 = indexer.BM25K1
+	BM25B  = indexer.BM25B
 )
 
 // terms analyses text as the index did, keeping each distinct term once.
@@ -46,7 +48,7 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
 	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
 }
 
@@ -107,7 +109,7 @@ type candidate struct {
 func (ix *Index) addDocEvidence(cands []candidate) error {
 	sums := make(map[string]float64, len(cands))
 	for i := range cands {
-		doc, err := ix.gen.Store.DocID(cands[i].key)
+		doc, err := ix.gen.Passages.DocID(cands[i].key)
 		if err != nil {
 			return err
 		}
@@ -127,7 +129,7 @@ func (ix *Index) addDocEvidence(cands []candidate) error {
 func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
 	hits := make([]Hit, len(cands))
 	for i, c := range cands {
-		p, err := ix.gen.Store.Get(c.key)
+		p, err := ix.gen.Passages.Get(c.key)
 		if err != nil {
 			return nil, err
 		}

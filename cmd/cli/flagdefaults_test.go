@@ -12,6 +12,7 @@ import (
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
@@ -72,6 +73,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
+			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out"), zero("int", "k", "per-doc"), zero("bool", "json")),
@@ -151,6 +153,8 @@ func TestParsedDefaultsAreTheLibrarys(t *testing.T) {
 		{"HNSW", uo.HNSW, hnsw.Options{M: hnsw.DefaultM, EfConstruction: hnsw.DefaultEfConstruction, EfSearch: hnsw.DefaultEfSearch, Seed: indexer.DefaultHNSWSeed}},
 		{"CompactRatio", uo.CompactRatio, indexer.DefaultCompactRatio},
 		{"CheckpointEvery", uo.CheckpointEvery, indexer.DefaultCheckpointEvery},
+		{"QdrantShards", uo.Qdrant.Shards, uint32(qdrant.DefaultShards)},
+		{"QdrantReplication", uo.Qdrant.Replication, uint32(0)},
 		{"Timeout", srv.Timeout, server.DefaultTimeout},
 		{"MaxTotalHits", srv.MaxTotalHits, server.DefaultMaxTotalHits},
 		{"MaxResponseBytes", srv.MaxResponseBytes, int64(server.DefaultMaxResponseBytes)},

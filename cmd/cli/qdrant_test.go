@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
+)
+
+// The same SciFact subset indexed locally and on a 1-peer Qdrant cluster, both through the
+// commands: the BM25 top 10 of every judged query is the same passages in the same order with
+// the same scores, eval's nDCG@10 agrees to 3 decimals, stats and verify agree, and a plain
+// rebuild is refused without --force. One cluster serves every subtest (each start costs
+// seconds of the machine's two cores).
+func TestQdrantIndexMatchesLocal(t *testing.T) {
+	cluster := qdranttest.Start(t, 1)
+	host := cluster.Peers[0].GRPCAddr()
+	tmp := t.TempDir()
+	corpusFile := filepath.Join(tmp, "sf800.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), corpusFile, 800)
+	queries, qrels := judgedSubset(t, corpusFile, tmp)
+	local := filepath.Join(tmp, "idx")
+	remote := "qdrant://" + host + "/scifact?shards=3"
+	for _, dir := range []string{local, remote} {
+		if _, _, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", dir); err != nil {
+			t.Fatalf("index %s: %v", dir, err)
+		}
+	}
+
+	t.Run("search top 10", func(t *testing.T) {
+		runs := map[string]map[string][]qrunHit{}
+		for _, dir := range []string{local, remote} {
+			out := filepath.Join(tmp, strings.NewReplacer("/", "_", ":", "_", "?", "_").Replace(filepath.Base(dir))+".jsonl")
+			if _, _, err := runCLI(t, "search", "--index", dir, "--batch", queries, "-k", "10", "--out", out); err != nil {
+				t.Fatalf("search %s: %v", dir, err)
+			}
+			runs[dir] = readRun(t, out)
+		}
+		want, got := runs[local], runs[remote]
+		if len(want) == 0 || len(got) != len(want) {
+			t.Fatalf("local run has %d queries, qdrant's %d", len(want), len(got))
+		}
+		hits := 0
+		for qid, w := range want {
+			g := got[qid]
+			if len(g) != len(w) {
+				t.Errorf("query %s: %d hits on qdrant, %d locally", qid, len(g), len(w))
+				continue
+			}
+			for i := range w {
+				hits++
+				if g[i].PassageID != w[i].PassageID || math.Abs(g[i].Score-w[i].Score) > 1e-5 {
+					t.Errorf("query %s rank %d: qdrant %s %.7f, local %s %.7f", qid, i+1, g[i].PassageID, g[i].Score, w[i].PassageID, w[i].Score)
+				}
+			}
+		}
+		if hits < 10*len(want)/2 {
+			t.Errorf("only %d hits over %d queries: the comparison is too thin to mean anything", hits, len(want))
+		}
+	})
+
+	t.Run("eval nDCG@10", func(t *testing.T) {
+		ndcg := map[string]float64{}
+		for _, dir := range []string{local, remote} {
+			out, _, err := runCLI(t, "eval", "--index", dir, "--queries", queries, "--qrels", qrels, "--json")
+			if err != nil {
+				t.Fatalf("eval %s: %v", dir, err)
+			}
+			var ev struct {
+				NDCG   float64 `json:"ndcg_at_10"`
+				Judged int     `json:"judged_queries"`
+			}
+			if err := json.Unmarshal([]byte(out), &ev); err != nil || ev.Judged < 50 {
+				t.Fatalf("eval %s: %s: %v", dir, out, err)
+			}
+			ndcg[dir] = ev.NDCG
+		}
+		if math.Round(ndcg[local]*1000) != math.Round(ndcg[remote]*1000) || ndcg[local] == 0 {
+			t.Errorf("nDCG@10: local %.4f, qdrant %.4f", ndcg[local], ndcg[remote])
+		}
+	})
+
+	t.Run("stats and verify", func(t *testing.T) {
+		passages := map[string]string{}
+		for _, dir := range []string{local, remote} {
+			out, _, err := runCLI(t, "stats", "--index", dir)
+			if err != nil {
+				t.Fatalf("stats %s: %v", dir, err)
+			}
+			passages[dir] = strings.SplitN(out[strings.Index(out, "passages"):], "\n", 2)[0]
+			if out, _, err := runCLI(t, "verify", "--index", dir); err != nil || !strings.HasSuffix(out, "ok\n") {
+				t.Errorf("verify %s: %v\n%s", dir, err, out)
+			}
+		}
+		if passages[local] != passages[remote] || passages[local] == "" {
+			t.Errorf("stats: local %q, qdrant %q", passages[local], passages[remote])
+		}
+	})
+
+	t.Run("existing index refused without --force", func(t *testing.T) {
+		_, _, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", remote)
+		if err == nil || !strings.Contains(err.Error(), "already holds an index (generation 1") {
+			t.Fatalf("plain rebuild: %v", err)
+		}
+	})
+}
+
+// A cluster that does not answer is one clear error naming it, from every command.
+func TestQdrantUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	loc := "qdrant://" + addr + "/wiki"
+	for _, args := range [][]string{
+		{"stats", "--index", loc},
+		{"search", "--index", loc, "vitamin"},
+		{"verify", "--index", loc},
+	} {
+		_, _, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "grpc://"+addr) || !strings.Contains(err.Error(), "cluster unreachable") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", args[0], err)
+		}
+	}
+}
+
+type qrunHit struct {
+	PassageID string  `json:"passage_id"`
+	Score     float64 `json:"score"`
+}
+
+// readRun reads a `search --batch` run: one {"qid", "hits"} line per query.
+func readRun(t *testing.T, path string) map[string][]qrunHit {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][]qrunHit{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var line struct {
+			QID  string   `json:"qid"`
+			Hits []qrunHit `json:"hits"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out[line.QID] = line.Hits
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// judgedSubset writes the SciFact train queries and qrels whose judged documents are all in
+// corpusFile, so the comparison runs on queries that mean something for the subset.
+func judgedSubset(t *testing.T, corpusFile, dir string) (queries, qrels string) {
+	t.Helper()
+	docs := map[string]bool{}
+	b, err := os.ReadFile(corpusFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var d struct {
+			ID string `json:"_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		docs[d.ID] = true
+	}
+	all := readQrels(t, coreShared(t, "data/beir-scifact/qrels/train.tsv"))
+	keep := map[string]bool{}
+	var qrelLines []string
+	for qid, judged := range all {
+		ok := true
+		for d := range judged {
+			ok = ok && docs[d]
+		}
+		if ok {
+			keep[qid] = true
+			for d, g := range judged {
+				qrelLines = append(qrelLines, qid+"\t"+d+"\t"+strconv.FormatFloat(g, 'f', -1, 64))
+			}
+		}
+	}
+	var qLines []string
+	qb, err := os.ReadFile(coreShared(t, "data/beir-scifact/queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(qb)), "\n") {
+		var q struct {
+			ID string `json:"_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			t.Fatal(err)
+		}
+		if keep[q.ID] {
+			qLines = append(qLines, line)
+		}
+	}
+	if len(qLines) < 50 {
+		t.Fatalf("only %d judged queries in the subset", len(qLines))
+	}
+	queries, qrels = filepath.Join(dir, "queries.jsonl"), filepath.Join(dir, "qrels.tsv")
+	if err := os.WriteFile(queries, []byte(strings.Join(qLines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(qrels, []byte("query-id\tcorpus-id\tscore\n"+strings.Join(qrelLines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return queries, qrels
+}
