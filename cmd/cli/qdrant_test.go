@@ -151,7 +151,7 @@ func readRun(t *testing.T, path string) map[string][]qrunHit {
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var line struct {
-			QID  string   `json:"qid"`
+			QID  string    `json:"qid"`
 			Hits []qrunHit `json:"hits"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
