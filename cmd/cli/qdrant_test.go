@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"math"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
 )
 
 // The same SciFact subset indexed locally and on a 1-peer Qdrant cluster, both through the
@@ -69,7 +72,7 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 	t.Run("eval nDCG@10", func(t *testing.T) {
 		ndcg := map[string]float64{}
 		for _, dir := range []string{local, remote} {
-			out, _, err := runCLI(t, "eval", "--index", dir, "--queries", queries, "--qrels", qrels, "--json")
+			out, _, err := runCLI(t, "eval", "--index", dir, "--queries", queries, "--qrels", qrels, "--json", "--depth", "100")
 			if err != nil {
 				t.Fatalf("eval %s: %v", dir, err)
 			}
@@ -81,6 +84,7 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 				t.Fatalf("eval %s: %s: %v", dir, out, err)
 			}
 			ndcg[dir] = ev.NDCG
+			t.Logf("%s: nDCG@10 %.4f over %d judged queries", dir, ev.NDCG, ev.Judged)
 		}
 		if math.Round(ndcg[local]*1000) != math.Round(ndcg[remote]*1000) || ndcg[local] == 0 {
 			t.Errorf("nDCG@10: local %.4f, qdrant %.4f", ndcg[local], ndcg[remote])
@@ -104,6 +108,73 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 		}
 	})
 
+	t.Run("serve's engine", func(t *testing.T) {
+		ctx := context.Background()
+		q := rerank.Query{Request: search.Request{Text: "cerebral white matter diffusion tensor newborn", K: 5, Mode: search.ModeBM25}}
+		var got [2]rerank.Result
+		var stats [2]search.Stats
+		for i, dir := range []string{local, remote} {
+			e, c, err := openEngine(ctx, retrievalOptions{Index: dir})
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			defer c.Close()
+			if got[i], err = e.Search(ctx, q); err != nil || len(got[i].Hits) != 5 {
+				t.Fatalf("%s: search: %v, %d hits", dir, err, len(got[i].Hits))
+			}
+			p, err := e.Passage(ctx, got[i].Hits[0].ID)
+			if err != nil || p.ID != got[i].Hits[0].ID || p.Text == "" {
+				t.Errorf("%s: passage %s: %+v, %v", dir, got[i].Hits[0].ID, p, err)
+			}
+			if stats[i], err = e.Stats(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for r := range got[0].Hits {
+			if a, b := got[0].Hits[r], got[1].Hits[r]; a.ID != b.ID || a.Text != b.Text || math.Abs(a.Score-b.Score) > 1e-5 {
+				t.Errorf("rank %d: local %s %.6f, qdrant %s %.6f", r+1, a.ID, a.Score, b.ID, b.Score)
+			}
+		}
+		if stats[0].Documents != stats[1].Documents || stats[0].Passages != stats[1].Passages || stats[1].Dense {
+			t.Errorf("stats: local %+v, qdrant %+v", stats[0], stats[1])
+		}
+	})
+
+	t.Run("dense", func(t *testing.T) {
+		requireORTLib(t)
+		model := coreShared(t, "models/synthetic/tiny-encoder")
+		small := filepath.Join(tmp, "sf100.jsonl")
+		writeHead(t, corpusFile, small, 100)
+		denseLocal, denseRemote := filepath.Join(tmp, "dense"), "qdrant://"+host+"/dense"
+		top := map[string][]string{}
+		for _, dir := range []string{denseLocal, denseRemote} {
+			if _, _, err := runCLI(t, "index", "--quiet", "--input", small, "--index", dir, "--model", model, "--backend", "ort"); err != nil {
+				t.Fatalf("index %s: %v", dir, err)
+			}
+			if out, _, err := runCLI(t, "verify", "--index", dir); err != nil || !strings.HasSuffix(out, "ok\n") {
+				t.Errorf("verify %s: %v\n%s", dir, err, out)
+			}
+			out, _, err := runCLI(t, "search", "--index", dir, "--model", model, "--backend", "ort", "--mode", "dense", "--exact", "-k", "10", "--json", "vitamin D deficiency and bone density")
+			if err != nil {
+				t.Fatalf("dense search %s: %v", dir, err)
+			}
+			var res struct {
+				Hits []struct {
+					ID string `json:"id"`
+				} `json:"hits"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Hits) != 10 {
+				t.Fatalf("dense search %s: %v\n%s", dir, err, out)
+			}
+			for _, h := range res.Hits {
+				top[dir] = append(top[dir], h.ID)
+			}
+		}
+		if strings.Join(top[denseLocal], " ") != strings.Join(top[denseRemote], " ") {
+			t.Errorf("exact dense top 10:\nlocal  %v\nqdrant %v", top[denseLocal], top[denseRemote])
+		}
+	})
+
 	t.Run("existing index refused without --force", func(t *testing.T) {
 		_, _, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", remote)
 		if err == nil || !strings.Contains(err.Error(), "already holds an index (generation 1") {
@@ -122,7 +193,6 @@ func TestQdrantUnreachable(t *testing.T) {
 	l.Close() // nothing listens there now
 	loc := "qdrant://" + addr + "/wiki"
 	for _, args := range [][]string{
-		{"stats", "--index", loc},
 		{"search", "--index", loc, "vitamin"},
 		{"verify", "--index", loc},
 	} {
