@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -91,7 +90,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	r := &reader{opts: opts, split: split, prog: prog}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.
-		docs, err := readDocTable(filepath.Join(spec.base.Dir, docTableName))
+		docs, err := spec.base.docTable(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 )
 
 // Generation is one committed generation of an index, opened for reading.
@@ -21,6 +22,33 @@ type Generation struct {
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
 
 	release func() error // closes a remote generation's connection
+	remote  *remoteGen   // where a generation on Qdrant lives; nil for a local one
+}
+
+// remoteGen is a generation on a Qdrant cluster: the engine connected to it and its collection.
+type remoteGen struct {
+	e    *qdrant.Engine
+	coll string
+}
+
+// docTable reads the generation's document table: its file, or its record on the cluster,
+// checked against the manifest's sum.
+func (g *Generation) docTable(ctx context.Context) (map[string]*docEntry, error) {
+	if g.remote == nil {
+		return readDocTable(filepath.Join(g.Dir, docTableName))
+	}
+	b, err := g.remote.e.ReadRecord(ctx, g.remote.coll, recordDocTable)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := sumOf(b), g.Manifest.Files[docTableName]; got != want {
+		return nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
+	}
+	t, err := parseDocTable(b)
+	if err != nil {
+		return nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
+	}
+	return t, nil
 }
 
 // OpenOptions say how a generation is opened.

@@ -28,6 +28,18 @@ type BuildOptions struct {
 	// LexicalPostings. An update or compaction keeps the engine of the generation it derives
 	// from.
 	Lexical string `json:"lexical,omitempty"`
+	// Qdrant records the collection settings of an index on Qdrant (nil for a local one), so
+	// that updates make their collections alike.
+	Qdrant *QdrantBuild `json:"qdrant,omitempty"`
+}
+
+// QdrantBuild are the settings of the collections of an index on Qdrant: shards and
+// replication as asked (0: the engine's default) and the BM25 parameters baked into them.
+type QdrantBuild struct {
+	Shards      uint32  `json:"shards,omitempty"`
+	Replication uint32  `json:"replication,omitempty"`
+	K1          float64 `json:"k1"`
+	B           float64 `json:"b"`
 }
 
 func (o *BuildOptions) setDefaults() {

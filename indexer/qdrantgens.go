@@ -83,11 +83,19 @@ const placeholderDim = 1
 
 // connectQdrant connects to the cluster of q for vectors of dim.
 func connectQdrant(ctx context.Context, q *QdrantLocation, o QdrantOptions, dim int, log *slog.Logger) (*qdrant.Engine, error) {
+	b := o.build(q)
+	return qdrant.New(ctx, qdrant.Options{Hosts: q.Hosts, Index: q.Name, Dim: dim, Shards: b.Shards, Replication: b.Replication,
+		BM25: backend.BM25Params{K1: b.K1, B: b.B}, Logger: log})
+}
+
+// build settles the collection settings for q: the location's shards and replication, else
+// the options', and the BM25 parameters (default BM25K1, BM25B).
+func (o QdrantOptions) build(q *QdrantLocation) QdrantBuild {
 	shards, repl := o.merge(q)
 	if o.BM25 == (backend.BM25Params{}) {
 		o.BM25 = backend.BM25Params{K1: BM25K1, B: BM25B}
 	}
-	return qdrant.New(ctx, qdrant.Options{Hosts: q.Hosts, Index: q.Name, Dim: dim, Shards: shards, Replication: repl, BM25: o.BM25, Logger: log})
+	return QdrantBuild{Shards: shards, Replication: repl, K1: o.BM25.K1, B: o.BM25.B}
 }
 
 // qdrantGens keeps generations on a Qdrant cluster: generation g is the collection
@@ -141,8 +149,13 @@ func (g *qdrantGens) publish(ctx context.Context, gen int, dir string, man *Mani
 		return fmt.Errorf("storing the document table: %w", err)
 	}
 	// The scratch directory's files are gone once published: the manifest lists the
-	// records, with the sums verify checks them against.
+	// records, with the sums verify checks them against. A deleted passage's point is
+	// removed, not tombstoned, so every vector left belongs to a live passage.
 	man.Files = map[string]FileSum{docTableName: sumOf(docs)}
+	man.Tombstones = 0
+	if man.Dense != nil {
+		man.Dense.Vectors = man.Counts.Passages
+	}
 	sum, err := man.checksum()
 	if err != nil {
 		return err
@@ -207,6 +220,8 @@ func buildQdrant(ctx context.Context, opts *Options, loc Location) (*Summary, er
 	defer e.Close()
 	opts.Engines = Engines{Lexical: e.Lexical(), Vectors: e.Vectors()}
 	opts.Build.Lexical = LexicalQdrant
+	qb := opts.Qdrant.build(loc.Qdrant)
+	opts.Build.Qdrant = &qb
 	opts.remote = &qdrantGens{e: e, loc: loc, log: opts.Logger}
 	return drive(ctx, opts, runSpec{mode: modeAppend})
 }
@@ -262,7 +277,8 @@ func openQdrant(ctx context.Context, loc Location, o OpenOptions) (*Generation, 
 			return fail(&DamagedError{Path: where, What: fmt.Sprintf("%d dense vectors, the manifest says %d", vecs.Len(), man.Dense.Vectors)})
 		}
 	}
-	return &Generation{Dir: where, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, release: e.Close}, nil
+	return &Generation{Dir: where, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, release: e.Close,
+		remote: &remoteGen{e: e, coll: coll}}, nil
 }
 
 // liveQdrant connects to the cluster of loc and reads the manifest of the live generation,
@@ -414,4 +430,48 @@ func LiveManifest(ctx context.Context, loc string) (*Manifest, error) {
 	defer e.Close()
 	_, man, err := readLiveManifest(ctx, e, l)
 	return man, err
+}
+
+// deriveQdrant runs spec (an update or a delete) on top of the live generation of the index
+// on the cluster of opts.Dir: the new collection starts as a copy of the live one's points.
+func deriveQdrant(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
+	loc, err := ParseLocation(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	base, err := openQdrant(ctx, loc, OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+	if base.Manifest.Options.MaxWords != opts.Build.MaxWords {
+		return nil, fmt.Errorf("%s was built with max words %d, not %d", opts.Dir, base.Manifest.Options.MaxWords, opts.Build.MaxWords)
+	}
+	if err := opts.adoptLanguage(base.Manifest); err != nil {
+		return nil, err
+	}
+	// The new collection is made like the live one: its shards, replication and BM25
+	// parameters, unless the location asks for other shards or replication.
+	qo := opts.Qdrant
+	if qb := base.Manifest.Options.Qdrant; qb != nil {
+		qo = QdrantOptions{Shards: qb.Shards, Replication: qb.Replication, BM25: backend.BM25Params{K1: qb.K1, B: qb.B}}
+	}
+	dim := placeholderDim
+	if d := base.Manifest.Dense; d != nil {
+		dim = d.Model.Dim
+	}
+	e, err := connectQdrant(ctx, loc.Qdrant, qo, dim, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	qb := qo.build(loc.Qdrant)
+	opts.Build.Qdrant = &qb
+	opts.Engines = Engines{Lexical: e.Lexical(), Vectors: e.Vectors()}
+	if err := opts.adoptLexical(base.Manifest); err != nil {
+		return nil, err
+	}
+	opts.remote = &qdrantGens{e: e, loc: loc, log: opts.Logger}
+	spec.base = base
+	return drive(ctx, opts, spec)
 }

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -179,6 +181,74 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 		_, _, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", remote)
 		if err == nil || !strings.Contains(err.Error(), "already holds an index (generation 1") {
 			t.Fatalf("plain rebuild: %v", err)
+		}
+	})
+
+	// An update with --delete-missing (50 documents gone, 50 new, one changed), then a
+	// delete, then compact: each side ends with the same passages and the same rankings, and
+	// the cluster keeps only the live collection and the one before it.
+	t.Run("update, delete, compact", func(t *testing.T) {
+		b, err := os.ReadFile(coreShared(t, "data/beir-scifact/corpus.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(b), "\n")[50:850]
+		lines[10] = strings.Replace(lines[10], `"text": "`, `"text": "Vitamin D supplementation changed this abstract. `, 1)
+		updated := filepath.Join(tmp, "updated.jsonl")
+		if err := os.WriteFile(updated, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var gone struct {
+			ID string `json:"_id"`
+		}
+		if err := json.Unmarshal([]byte(lines[20]), &gone); err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range []string{local, remote} {
+			out, _, err := runCLI(t, "index", "--quiet", "--update", "--delete-missing", "--compact-ratio", "-1", "--input", updated, "--index", dir)
+			if err != nil || !strings.Contains(out, "added       50 documents\nchanged     1 documents\nunchanged   749 documents\ndeleted     50 documents") {
+				t.Fatalf("update %s: %v\n%s", dir, err, out)
+			}
+			if out, _, err := runCLI(t, "delete", "--index", dir, gone.ID); err != nil || !strings.Contains(out, "deleted     1 documents") {
+				t.Fatalf("delete %s: %v\n%s", dir, err, out)
+			}
+			if out, _, err := runCLI(t, "verify", "--index", dir); err != nil || !strings.HasSuffix(out, "ok\n") {
+				t.Errorf("verify %s: %v\n%s", dir, err, out)
+			}
+		}
+		if out, _, err := runCLI(t, "compact", "--index", remote); err != nil || !strings.Contains(out, "(generation 3)") {
+			t.Errorf("compact on qdrant: %v\n%s", err, out)
+		}
+		runs := map[string]map[string][]qrunHit{}
+		for _, dir := range []string{local, remote} {
+			out := filepath.Join(tmp, "after-update-"+strconv.Itoa(len(runs))+".jsonl")
+			if _, _, err := runCLI(t, "search", "--index", dir, "--batch", queries, "-k", "10", "--out", out); err != nil {
+				t.Fatalf("search %s: %v", dir, err)
+			}
+			runs[dir] = readRun(t, out)
+		}
+		for qid, w := range runs[local] {
+			g := runs[remote][qid]
+			if len(g) != len(w) {
+				t.Errorf("query %s: %d hits on qdrant, %d locally", qid, len(g), len(w))
+				continue
+			}
+			for i := range w {
+				if g[i].PassageID != w[i].PassageID || math.Abs(g[i].Score-w[i].Score) > 1e-5 {
+					t.Errorf("query %s rank %d: qdrant %s %.7f, local %s %.7f", qid, i+1, g[i].PassageID, g[i].Score, w[i].PassageID, w[i].Score)
+				}
+			}
+		}
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(cluster.Peers[0].HTTP) + "/collections")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for gen, want := range map[string]bool{"scifact-g-000001": false, "scifact-g-000002": true, "scifact-g-000003": true} {
+			if strings.Contains(string(body), `"`+gen+`"`) != want {
+				t.Errorf("collection %s present = %v, want %v: %s", gen, !want, want, body)
+			}
 		}
 	})
 }
