@@ -110,11 +110,15 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
-	if IsQdrant(opts.Dir) {
-		return nil, errQdrantUnsupported(opts.Dir, "resuming a build")
+	loc, err := ParseLocation(opts.Dir)
+	if err != nil {
+		return nil, err
 	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err
+	}
+	if loc.Qdrant != nil {
+		return resumeQdrant(ctx, &opts, loc)
 	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {

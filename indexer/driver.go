@@ -154,7 +154,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	}
 	d.tmp = ""
 	if d.spec.mode == modeAppend && d.gens.checkpoints() { // a build's own checkpoint; an update leaves a pending build's alone
-		if err := removeCheckpoint(d.dir); err != nil {
+		if err := d.gens.dropCheckpoint(); err != nil {
 			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
 		}
 		if err := d.opts.at("checkpoint-removed"); err != nil {
@@ -192,7 +192,8 @@ func (d *driver) checkpointInterval() int {
 	if !d.gens.checkpoints() {
 		return 0
 	}
-	if n > 0 && d.w.vec != nil {
+	// A checkpoint on Qdrant copies every point into the next collection: it grows too.
+	if n > 0 && (d.w.vec != nil || d.opts.remote != nil) {
 		n = max(n, d.w.man.Counts.Passages/10)
 	}
 	return n
@@ -242,6 +243,9 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	gen := d.w.gen
 	if err := d.seal(man, gen); err != nil {
 		return err
+	}
+	if r, ok := d.gens.(*qdrantGens); ok {
+		return d.checkpointQdrant(ctx, r, gen, man, pos)
 	}
 	final := filepath.Join(d.dir, genName(gen))
 	if err := os.Rename(d.tmp, final); err != nil {
@@ -299,7 +303,11 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 // writer). The store's mapping would otherwise keep the files, and their file system, busy.
 func (d *driver) releaseCheckpointBase() {
 	if d.cpBase != nil {
-		d.cpBase.Store.Close()
+		if d.cpBase.remote != nil {
+			d.cpBase.Close() // its connection; the writer copied its points
+		} else {
+			d.cpBase.Store.Close()
+		}
 		d.cpBase = nil
 	}
 }

@@ -24,6 +24,9 @@ type generations interface {
 	discard(gen int, dir string)
 	// checkpoints reports whether checkpoint generations are kept (CheckpointEvery, Resume).
 	checkpoints() bool
+	// dropCheckpoint forgets the build's checkpoint once the build is committed; the next
+	// clean removes its generation.
+	dropCheckpoint() error
 }
 
 // dirGens keeps generations in the index directory (generation.go describes the layout).
@@ -60,6 +63,8 @@ func (g dirGens) clean(_ context.Context, live, prev int) error { return cleanOl
 func (g dirGens) discard(_ int, dir string) { os.RemoveAll(dir) }
 
 func (g dirGens) checkpoints() bool { return true }
+
+func (g dirGens) dropCheckpoint() error { return removeCheckpoint(g.dir) }
 
 // gens returns where o's index keeps its generations: the local directory unless a remote
 // store was chosen (buildQdrant).
