@@ -21,11 +21,11 @@ type Generation struct {
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
 
-	release func() error // closes a remote generation's connection
-	remote  *remoteGen   // where a generation on Qdrant lives; nil for a local one
+	remote *remoteGen // where a generation on Qdrant lives; nil for a local one
 }
 
-// remoteGen is a generation on a Qdrant cluster: the engine connected to it and its collection.
+// remoteGen is a generation on a Qdrant cluster: the engine connected to it (owned by the
+// Generation, closed with it) and its collection.
 type remoteGen struct {
 	e    *qdrant.Engine
 	coll string
@@ -187,8 +187,8 @@ func (g *Generation) Close() error {
 	if g.Store != nil {
 		storeErr = g.Store.Close()
 	}
-	if g.release != nil {
-		releaseErr = g.release()
+	if g.remote != nil {
+		releaseErr = g.remote.e.Close()
 	}
 	return errors.Join(g.Lexical.Close(), vecErr, storeErr, releaseErr)
 }

@@ -67,8 +67,7 @@ func openQdrantParts(ctx context.Context, e *qdrant.Engine, loc Location, coll s
 			return fail(&DamagedError{Path: where, What: fmt.Sprintf("%d dense vectors, the manifest says %d", vecs.Len(), man.Dense.Vectors)})
 		}
 	}
-	return &Generation{Dir: where, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, release: e.Close,
-		remote: &remoteGen{e: e, coll: coll}}, nil
+	return &Generation{Dir: where, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, remote: &remoteGen{e: e, coll: coll}}, nil
 }
 
 // liveQdrant connects to the cluster of loc and reads the manifest of the live generation,
