@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
 )
 
@@ -121,6 +122,21 @@ func TestQdrantCommitAndResume(t *testing.T) {
 	}
 	if n := strings.Count(cs, `"t-g-`); n != 2 {
 		t.Errorf("%d collections after the resumed commit, want the live one and the previous: %s", n, cs)
+	}
+
+	// A record of several chunks (a large document table) comes back whole.
+	l, _ := ParseLocation(loc)
+	e, err := connectQdrant(ctx, l.Qdrant, QdrantOptions{}, 32, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	big := []byte(strings.Repeat("document table bytes ", 60000)) // 1.26 MB: three chunks
+	if err := e.WriteRecord(ctx, backend.Gen{Name: genName(sum.Generation)}, 9, big); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.ReadRecord(ctx, e.Collection(genName(sum.Generation)), 9); err != nil || string(got) != string(big) {
+		t.Errorf("record of %d bytes read back as %d bytes, %v", len(big), len(got), err)
 	}
 }
 

@@ -91,29 +91,57 @@ func (e *Engine) ReadRecord(ctx context.Context, coll string, slot int) ([]byte,
 	if !ok || head["kind"].GetStringValue() != "kairos-record" {
 		return nil, fmt.Errorf("qdrant collection %s: record %d: %w", coll, slot, ErrNoRecord)
 	}
-	size, chunks := head["size"].GetIntegerValue(), head["chunks"].GetIntegerValue()
-	if size < 0 || chunks < 0 || chunks >= 1<<recordSlotBits-1 || size > chunks*recordChunk {
-		return nil, fmt.Errorf("qdrant collection %s: record %d: damaged header (%d bytes in %d chunks)", coll, slot, size, chunks)
+	size, chunks, want := head["size"].GetIntegerValue(), head["chunks"].GetIntegerValue(), head["sha256"].GetStringValue()
+	if err := checkRecordHeader(size, chunks); err != nil {
+		return nil, fmt.Errorf("qdrant collection %s: record %d: %w", coll, slot, err)
 	}
-	data := make([]byte, 0, size)
-	for c := 1; c <= int(chunks); c++ {
-		pl, ok, err := get(recordPoint(slot, c))
+	parts := make([]string, chunks)
+	for c := range parts {
+		pl, ok, err := get(recordPoint(slot, c+1))
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("qdrant collection %s: record %d: chunk %d of %d missing", coll, slot, c, chunks)
+			return nil, fmt.Errorf("qdrant collection %s: record %d: chunk %d of %d missing", coll, slot, c+1, chunks)
 		}
-		b, err := base64.StdEncoding.DecodeString(pl["data"].GetStringValue())
+		parts[c] = pl["data"].GetStringValue()
+	}
+	data, err := assembleRecord(size, want, parts)
+	if err != nil {
+		return nil, fmt.Errorf("qdrant collection %s: record %d: %w", coll, slot, err)
+	}
+	return data, nil
+}
+
+// checkRecordHeader refuses a record header whose size and chunk count cannot belong
+// together, before any chunk is read.
+func checkRecordHeader(size, chunks int64) error {
+	if size < 0 || chunks < 0 || chunks >= 1<<recordSlotBits-1 || size > chunks*recordChunk || size <= (chunks-1)*recordChunk {
+		return fmt.Errorf("damaged header (%d bytes in %d chunks)", size, chunks)
+	}
+	return nil
+}
+
+// assembleRecord decodes the base64 chunks of a record and checks them against the header's
+// size and sha256 (hex). It fails closed: a bad chunk, a short or long record, or another sum.
+func assembleRecord(size int64, sha string, parts []string) ([]byte, error) {
+	if err := checkRecordHeader(size, int64(len(parts))); err != nil {
+		return nil, err
+	}
+	data := make([]byte, 0, size)
+	for c, part := range parts {
+		b, err := base64.StdEncoding.DecodeString(part)
 		if err != nil {
-			return nil, fmt.Errorf("qdrant collection %s: record %d: chunk %d: %v", coll, slot, c, err)
+			return nil, fmt.Errorf("chunk %d: %v", c+1, err)
+		}
+		if len(b) > recordChunk || int64(len(data)+len(b)) > size {
+			return nil, fmt.Errorf("chunk %d: %d bytes, more than the header allows", c+1, len(b))
 		}
 		data = append(data, b...)
 	}
 	sum := sha256.Sum256(data)
-	if int64(len(data)) != size || hex.EncodeToString(sum[:]) != head["sha256"].GetStringValue() {
-		return nil, fmt.Errorf("qdrant collection %s: record %d: %d bytes, sha256 %x; the header says %d bytes, sha256 %s",
-			coll, slot, len(data), sum, size, head["sha256"].GetStringValue())
+	if int64(len(data)) != size || hex.EncodeToString(sum[:]) != sha {
+		return nil, fmt.Errorf("%d bytes, sha256 %x; the header says %d bytes, sha256 %s", len(data), sum, size, sha)
 	}
 	return data, nil
 }
