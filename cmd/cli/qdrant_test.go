@@ -251,6 +251,61 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 			}
 		}
 	})
+
+	// A rebuild moves the alias while an opened index is being queried: every query of the
+	// loop succeeds and answers from the generation it opened, never a mix; an index opened
+	// afterwards answers from the new one.
+	t.Run("alias swap under queries", func(t *testing.T) {
+		ctx := context.Background()
+		q := rerank.Query{Request: search.Request{Text: "cerebral white matter diffusion tensor newborn", K: 10, Mode: search.ModeBM25}}
+		e, c, err := openEngine(ctx, retrievalOptions{Index: remote})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		before, err := e.Search(ctx, q)
+		if err != nil || len(before.Hits) == 0 {
+			t.Fatalf("search before the swap: %v", err)
+		}
+		small := filepath.Join(tmp, "sf60.jsonl")
+		writeHead(t, corpusFile, small, 60)
+		stop := make(chan struct{})
+		type outcome struct{ queries, errs, mixed int }
+		done := make(chan outcome)
+		go func() {
+			var o outcome
+			for {
+				select {
+				case <-stop:
+					done <- o
+					return
+				default:
+				}
+				res, err := e.Search(ctx, q)
+				o.queries++
+				switch {
+				case err != nil:
+					o.errs++
+				case !sameRerankHits(res.Hits, before.Hits):
+					o.mixed++
+				}
+			}
+		}()
+		_, _, err = runCLI(t, "index", "--quiet", "--force", "--input", small, "--index", remote)
+		close(stop)
+		o := <-done
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.errs != 0 || o.mixed != 0 || o.queries < 2 {
+			t.Errorf("%d queries during the rebuild: %d errors, %d answered otherwise than before", o.queries, o.errs, o.mixed)
+		}
+		t.Logf("%d queries during the rebuild, all answered from the opened generation", o.queries)
+		out, _, err := runCLI(t, "stats", "--index", remote)
+		if err != nil || !strings.Contains(out, "documents   60\n") {
+			t.Errorf("stats after the swap: %v\n%s", err, out)
+		}
+	})
 }
 
 // A cluster that does not answer is one clear error naming it, from every command.
@@ -271,6 +326,19 @@ func TestQdrantUnreachable(t *testing.T) {
 			t.Errorf("%s: %v", args[0], err)
 		}
 	}
+}
+
+// sameRerankHits reports whether a and b are the same passages with the same scores, in order.
+func sameRerankHits(a, b []rerank.Hit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Score != b[i].Score {
+			return false
+		}
+	}
+	return true
 }
 
 type qrunHit struct {
