@@ -8,3 +8,11 @@ import "github.com/blevesearch/bleve/v2/analysis/lang/en"
 // Snowball English stemmer is a separate filter this analyzer does not use). Other languages
 // get theirs from internal/langanalysis (BuildOptions.Language).
 const Analyzer = en.AnalyzerName
+
+// Default BM25 parameters of searches (search.BM25K1, BM25B), chosen on training data (README,
+// "BM25"). A local index takes them at query time; an index on Qdrant has them baked into its
+// weights at build (QdrantOptions.BM25), and searches with others are refused.
+const (
+	BM25K1 = 1.2
+	BM25B  = 0.4
+)

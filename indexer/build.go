@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -24,8 +23,15 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
+	loc, err := ParseLocation(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err
+	}
+	if loc.Qdrant != nil {
+		return buildQdrant(ctx, &opts, loc)
 	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {
@@ -65,7 +71,11 @@ type runSpec struct {
 // as the live generation.
 func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err error) {
 	start := time.Now()
-	prev := liveGen(opts.Dir)
+	gens := opts.gens()
+	prev, err := gens.live(ctx)
+	if err != nil {
+		return nil, err
+	}
 	split, err := corpus.NewSplitter(corpus.SplitOptions{MaxWords: opts.Build.MaxWords})
 	if err != nil {
 		return nil, err
@@ -80,7 +90,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	r := &reader{opts: opts, split: split, prog: prog}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.
-		docs, err := readDocTable(filepath.Join(spec.base.Dir, docTableName))
+		docs, err := spec.base.docTable(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +142,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		prog.inputsRead()
 		return nil
 	})
-	d := &driver{dir: opts.Dir, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
+	d := &driver{dir: opts.Dir, gens: gens, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
 	var man *Manifest
 	g.Go(func() (err error) {
 		defer recoverTo(&err, "indexing")
@@ -143,7 +153,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	err = g.Wait()
 	stop()
 	if d.tmp != "" && err != nil {
-		os.RemoveAll(d.tmp)
+		d.gens.discard(d.gen, d.tmp)
 	}
 	if err != nil {
 		return nil, err

@@ -90,6 +90,9 @@ func syncDirIfExists(dir string) error {
 // CheckpointGeneration returns the path of the checkpoint generation of the index at dir, or
 // "" when no resumable build is pending.
 func CheckpointGeneration(dir string) (string, error) {
+	if IsQdrant(dir) {
+		return "", nil // an index on Qdrant keeps no checkpoint
+	}
 	c, err := readCheckpoint(dir)
 	if err != nil || c == nil {
 		return "", err
@@ -107,8 +110,15 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
+	loc, err := ParseLocation(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err
+	}
+	if loc.Qdrant != nil {
+		return resumeQdrant(ctx, &opts, loc)
 	}
 	unlock, err := lockDir(opts.Dir)
 	if err != nil {

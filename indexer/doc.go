@@ -9,4 +9,9 @@
 //
 // Long builds write checkpoint generations that Resume continues from. Verify re-reads every
 // file of a generation against the checksums in its manifest.
+//
+// An index may also live on a Qdrant cluster (ParseLocation: qdrant://HOST:PORT/NAME): the same
+// lifecycle goes through the generations interface (gens.go), whose second implementation
+// keeps each generation as a collection with its manifest and document table on metadata
+// points and moves an alias to commit (qdrantgens.go).
 package indexer

@@ -20,7 +20,9 @@ type driver struct {
 	prog        *progress
 	prev        int
 	inputs      func() ([]Input, error)
+	gens        generations
 	tmp         string // directory being written
+	gen         int    // the generation being written in tmp
 	w           *genWriter
 	upd         UpdateCounts
 	notFound    []string
@@ -40,17 +42,11 @@ func (d *driver) update() *UpdateCounts {
 // open starts a new generation derived from base (nil: from scratch). docs is base's document
 // table when it is already in memory (see newGenWriter), else nil.
 func (d *driver) open(ctx context.Context, base *Generation, docs map[string]*docEntry) error {
-	gen, err := nextGen(d.dir)
+	gen, tmp, err := d.gens.create(ctx)
 	if err != nil {
 		return err
 	}
-	d.tmp = filepath.Join(d.dir, genName(gen)+tmpSuffix)
-	if err := os.RemoveAll(d.tmp); err != nil {
-		return err
-	}
-	if err := os.Mkdir(d.tmp, 0o755); err != nil {
-		return err
-	}
+	d.tmp, d.gen = tmp, gen
 	if d.w, err = newGenWriter(d.tmp, gen, d.opts, d.spec.mode, base, docs, d.prog); err != nil {
 		return err
 	}
@@ -130,7 +126,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		// Nothing changed: the live generation stays, and no graph or bleve files are rewritten.
 		d.w.abort()
 		ok = true
-		os.RemoveAll(d.tmp)
+		d.gens.discard(d.gen, d.tmp)
 		d.tmp = ""
 		return d.spec.base.Manifest, nil
 	}
@@ -154,19 +150,19 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	if err := d.seal(man, gen); err != nil {
 		return nil, err
 	}
-	if err := commitGen(d.dir, d.tmp, gen, d.opts.at); err != nil {
+	if err := d.gens.publish(ctx, gen, d.tmp, man); err != nil {
 		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
 	}
 	d.tmp = ""
-	if d.spec.mode == modeAppend { // a build's own checkpoint; an update leaves a pending build's alone
-		if err := removeCheckpoint(d.dir); err != nil {
+	if d.spec.mode == modeAppend && d.gens.checkpoints() { // a build's own checkpoint; an update leaves a pending build's alone
+		if err := d.gens.dropCheckpoint(); err != nil {
 			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
 		}
 		if err := d.opts.at("checkpoint-removed"); err != nil {
 			return nil, err
 		}
 	}
-	if err := cleanOld(d.dir, gen, d.prev); err != nil {
+	if err := d.gens.clean(ctx, gen, d.prev); err != nil {
 		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
 	}
 	if err := d.opts.at("old-removed"); err != nil {
@@ -194,7 +190,11 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 // the corpus. Store segments and bleve files are shared by link and cost nothing to carry.
 func (d *driver) checkpointInterval() int {
 	n := d.opts.CheckpointEvery
-	if n > 0 && d.w.vec != nil {
+	if !d.gens.checkpoints() {
+		return 0
+	}
+	// A checkpoint on Qdrant copies every point into the next collection: it grows too.
+	if n > 0 && (d.w.vec != nil || d.opts.remote != nil) {
 		n = max(n, d.w.man.Counts.Passages/10)
 	}
 	return n
@@ -247,6 +247,9 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	gen := d.w.gen
 	if err := d.seal(man, gen); err != nil {
 		return err
+	}
+	if r, ok := d.gens.(*qdrantGens); ok {
+		return d.checkpointQdrant(ctx, r, gen, man, docs, pos)
 	}
 	final := filepath.Join(d.dir, genName(gen))
 	if err := os.Rename(d.tmp, final); err != nil {
@@ -304,7 +307,11 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 // writer). The store's mapping would otherwise keep the files, and their file system, busy.
 func (d *driver) releaseCheckpointBase() {
 	if d.cpBase != nil {
-		d.cpBase.Store.Close()
+		if d.cpBase.remote != nil {
+			d.cpBase.Close() // its connection; the writer copied its points
+		} else {
+			d.cpBase.Store.Close()
+		}
 		d.cpBase = nil
 	}
 }

@@ -33,8 +33,9 @@ func (o *BuildOptions) Flags(fs *flag.FlagSet) {
 
 // Flags registers the options of a build a command line sets, with their defaults: the build
 // options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery),
-// --checkpoint-after (default DefaultCheckpointAfter) and
-// the HNSW parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed).
+// --checkpoint-after (default DefaultCheckpointAfter), the HNSW parameters (--hnsw-m,
+// --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed) and the collections' of a qdrant://
+// index (--qdrant-shards, --qdrant-replication).
 // Inputs, the encoder and the outputs are the caller's.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	o.Build.Flags(fs)
@@ -49,6 +50,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never), once --checkpoint-after has passed")
 	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only)")
 	HNSWFlags(fs, &o.HNSW)
+	o.Qdrant.Flags(fs)
 }
 
 // HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a

@@ -165,17 +165,20 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, docs map[string]
 	}
 	var err error
 	if w.docs = docs; w.docs == nil {
-		if w.docs, err = readDocTable(filepath.Join(b.Dir, docTableName)); err != nil {
+		if w.docs, err = b.docTable(ctx); err != nil {
 			return err
 		}
 	}
-	w.dead = b.Store.Tombstones().Clone()
 	w.segs = append([]Segment(nil), bm.segments()...)
-	for _, s := range w.segs {
-		if err := atomicfile.LinkOrCopy(filepath.Join(b.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
-			return fmt.Errorf("linking store segment: %w", err)
+	if b.remote == nil {
+		w.dead = b.Store.Tombstones().Clone()
+		for _, s := range w.segs {
+			if err := atomicfile.LinkOrCopy(filepath.Join(b.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
+				return fmt.Errorf("linking store segment: %w", err)
+			}
 		}
-	}
+	} // else the base's passages are points, copied by the lexical engine's Begin, and its
+	// segments only say which keys are taken: the writer's segment numbers on after them.
 	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: genName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
 		return err
 	}
@@ -357,7 +360,7 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 		if !w.dead.Add(k) {
 			continue
 		}
-		p, err := w.base.Store.Get(k)
+		p, err := w.base.Passages.Get(k)
 		if err != nil {
 			return fmt.Errorf("reading replaced passage: %w", err)
 		}

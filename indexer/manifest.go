@@ -128,6 +128,12 @@ func ReadManifest(genDir string) (*Manifest, error) {
 	if err != nil {
 		return nil, &DamagedError{Path: path, What: "cannot be read: " + errWithoutPath(err)}
 	}
+	return parseManifest(b, path)
+}
+
+// parseManifest decodes and checks a manifest read from path (a file, or a record of a
+// remote generation).
+func parseManifest(b []byte, path string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, &DamagedError{Path: path, What: "not a manifest: " + err.Error()}

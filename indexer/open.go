@@ -9,15 +9,46 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 )
 
 // Generation is one committed generation of an index, opened for reading.
 type Generation struct {
 	Dir      string
 	Manifest *Manifest
-	Store    *kpst.Store           // live passages: Store.Each and Store.Dead skip tombstoned keys
+	Store    *kpst.Store           // live passages: Store.Each and Store.Dead skip tombstoned keys; nil on Qdrant
+	Passages backend.Passages      // the passages, wherever they are kept (Store for a local index)
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
+
+	remote *remoteGen // where a generation on Qdrant lives; nil for a local one
+}
+
+// remoteGen is a generation on a Qdrant cluster: the engine connected to it (owned by the
+// Generation, closed with it) and its collection.
+type remoteGen struct {
+	e    *qdrant.Engine
+	coll string
+}
+
+// docTable reads the generation's document table: its file, or its record on the cluster,
+// checked against the manifest's sum.
+func (g *Generation) docTable(ctx context.Context) (map[string]*docEntry, error) {
+	if g.remote == nil {
+		return readDocTable(filepath.Join(g.Dir, docTableName))
+	}
+	b, err := g.remote.e.ReadRecord(ctx, g.remote.coll, recordDocTable)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := sumOf(b), g.Manifest.Files[docTableName]; got != want {
+		return nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
+	}
+	t, err := parseDocTable(b)
+	if err != nil {
+		return nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
+	}
+	return t, nil
 }
 
 // OpenOptions say how a generation is opened.
@@ -48,8 +79,16 @@ func OpenChecked(ctx context.Context, dir string, level CheckLevel) (*Generation
 	return OpenWith(ctx, dir, OpenOptions{Level: level})
 }
 
-// OpenWith opens the live generation of the index at dir as o says.
+// OpenWith opens the live generation of the index at dir as o says. dir may also name an
+// index on a Qdrant cluster (ParseLocation); o.Level, Engines and Trusted then do not apply.
 func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Generation, error) {
+	if IsQdrant(dir) {
+		loc, err := ParseLocation(dir)
+		if err != nil {
+			return nil, err
+		}
+		return openQdrant(ctx, loc, o)
+	}
 	gen, err := Current(dir)
 	if err != nil {
 		return nil, err
@@ -106,7 +145,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 			return nil, &DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
 		}
 	}
-	return &Generation{Dir: gen, Manifest: man, Store: store, Lexical: lex, Vectors: vecs}, nil
+	return &Generation{Dir: gen, Manifest: man, Store: store, Passages: store, Lexical: lex, Vectors: vecs}, nil
 }
 
 // asDamaged marks err, an error reading the files of gen, as damage unless it already is.
@@ -144,5 +183,12 @@ func (g *Generation) Close() error {
 	if g.Vectors != nil {
 		vecErr = g.Vectors.Close()
 	}
-	return errors.Join(g.Lexical.Close(), vecErr, g.Store.Close())
+	var storeErr, releaseErr error
+	if g.Store != nil {
+		storeErr = g.Store.Close()
+	}
+	if g.remote != nil {
+		releaseErr = g.remote.e.Close()
+	}
+	return errors.Join(g.Lexical.Close(), vecErr, storeErr, releaseErr)
 }

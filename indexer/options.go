@@ -28,6 +28,18 @@ type BuildOptions struct {
 	// LexicalPostings. An update or compaction keeps the engine of the generation it derives
 	// from.
 	Lexical string `json:"lexical,omitempty"`
+	// Qdrant records the collection settings of an index on Qdrant (nil for a local one), so
+	// that updates make their collections alike.
+	Qdrant *QdrantBuild `json:"qdrant,omitempty"`
+}
+
+// QdrantBuild are the settings of the collections of an index on Qdrant: shards and
+// replication as asked (0: the engine's default) and the BM25 parameters baked into them.
+type QdrantBuild struct {
+	Shards      uint32  `json:"shards,omitempty"`
+	Replication uint32  `json:"replication,omitempty"`
+	K1          float64 `json:"k1"`
+	B           float64 `json:"b"`
 }
 
 func (o *BuildOptions) setDefaults() {
@@ -82,7 +94,12 @@ type Options struct {
 	// all-bad input is refused and the live generation stays.
 	AllowEmpty bool
 
+	// Qdrant are the options of an index on a Qdrant cluster (Dir qdrant://...).
+	Qdrant QdrantOptions
+
 	lang LanguageChoice // settled before writing (language.go)
+	// remote keeps the generations of an index that is not a local directory (nil: Dir).
+	remote generations
 
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.

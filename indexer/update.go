@@ -64,6 +64,9 @@ func ratio(r float64) float64 {
 // derive runs spec on top of the live generation.
 func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
 	opts.CheckpointEvery = 0
+	if IsQdrant(opts.Dir) {
+		return deriveQdrant(ctx, opts, spec)
+	}
 	if _, err := Current(opts.Dir); err != nil {
 		return nil, err // before lockDir, which would create a missing directory
 	}

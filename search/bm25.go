@@ -4,13 +4,16 @@ import (
 	"context"
 	"sort"
 
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Default BM25 parameters (Options.K1, Options.B), chosen on training data (README, "BM25").
+// They are the indexer's: an index on Qdrant bakes them into its weights at build.
 const (
-	BM25K1 = 1.2
-	BM25B  = 0.4
+	BM25K1 = indexer.BM25K1
+	BM25B  = indexer.BM25B
 )
 
 // terms analyses text as the index did, keeping each distinct term once.
@@ -46,7 +49,7 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
 	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
 }
 
@@ -106,10 +109,22 @@ type candidate struct {
 // document to each candidate, then re-sorts (ties by passage key).
 func (ix *Index) addDocEvidence(cands []candidate) error {
 	sums := make(map[string]float64, len(cands))
-	for i := range cands {
-		doc, err := ix.gen.Store.DocID(cands[i].key)
-		if err != nil {
+	var docs []string
+	if bp, ok := ix.gen.Passages.(batchPassages); ok {
+		var err error
+		if docs, err = bp.DocIDs(candidateKeys(cands)); err != nil {
 			return err
+		}
+	}
+	for i := range cands {
+		var doc string
+		if docs != nil {
+			doc = docs[i]
+		} else {
+			var err error
+			if doc, err = ix.gen.Passages.DocID(cands[i].key); err != nil {
+				return err
+			}
 		}
 		cands[i].doc = doc
 		sums[doc] += cands[i].bm25
@@ -126,10 +141,22 @@ func (ix *Index) addDocEvidence(cands []candidate) error {
 // fused or adjusted score.
 func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
 	hits := make([]Hit, len(cands))
-	for i, c := range cands {
-		p, err := ix.gen.Store.Get(c.key)
-		if err != nil {
+	var ps []corpus.Passage
+	if bp, ok := ix.gen.Passages.(batchPassages); ok && len(cands) > 0 {
+		var err error
+		if ps, err = bp.GetMany(candidateKeys(cands)); err != nil {
 			return nil, err
+		}
+	}
+	for i, c := range cands {
+		var p corpus.Passage
+		if ps != nil {
+			p = ps[i]
+		} else {
+			var err error
+			if p, err = ix.gen.Passages.Get(c.key); err != nil {
+				return nil, err
+			}
 		}
 		hits[i] = Hit{Passage: p, Score: c.score, Rank: i + 1}
 		if single == "bm25" && c.score == c.bm25 {
@@ -146,4 +173,20 @@ func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
 		}
 	}
 	return hits, nil
+}
+
+// batchPassages is offered by a passage store whose reads are requests (Qdrant): one request
+// for all the candidates instead of one per candidate. The local store answers from memory
+// and does not need it.
+type batchPassages interface {
+	DocIDs(keys []uint32) ([]string, error)
+	GetMany(keys []uint32) ([]corpus.Passage, error)
+}
+
+func candidateKeys(cands []candidate) []uint32 {
+	keys := make([]uint32, len(cands))
+	for i, c := range cands {
+		keys[i] = c.key
+	}
+	return keys
 }

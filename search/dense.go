@@ -72,7 +72,7 @@ func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
 	return ix.hits(cands[:min(len(cands), req.K)], "")
 }
 
@@ -90,7 +90,7 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 		return nil, err
 	}
 	cands := fuse(lex, den, ix.fusionOptions(req))
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Store)
+	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
 	return ix.hits(cands[:min(len(cands), req.K)], "")
 }
 

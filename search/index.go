@@ -147,8 +147,8 @@ func (ix *Index) Manifest() *indexer.Manifest { return ix.gen.Manifest }
 // Passage returns the passage with the given id (e.g. "12#0"), or an error wrapping ErrNotFound.
 func (ix *Index) Passage(ctx context.Context, id string) (corpus.Passage, error) {
 	ix.idsOnce.Do(func() {
-		ids := make(map[string]uint32, ix.gen.Store.Len())
-		ix.idsErr = ix.gen.Store.Each(func(key uint32, p corpus.Passage) error {
+		ids := make(map[string]uint32, ix.gen.Passages.Len())
+		ix.idsErr = ix.gen.Passages.Each(func(key uint32, p corpus.Passage) error {
 			ids[p.ID] = key
 			return nil
 		})
@@ -161,7 +161,7 @@ func (ix *Index) Passage(ctx context.Context, id string) (corpus.Passage, error)
 	if !ok {
 		return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, ErrNotFound)
 	}
-	return ix.gen.Store.Get(key)
+	return ix.gen.Passages.Get(key)
 }
 
 // Stats describes the opened index.

@@ -12,6 +12,7 @@ import (
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/rerank"
@@ -73,6 +74,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "checkpoint-after": indexer.DefaultCheckpointAfter.String(), "heap-floor": str(memlimit.DefaultFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultHeadroom), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
+			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out"), zero("int", "k", "per-doc"), zero("bool", "json")),
@@ -153,6 +155,8 @@ func TestParsedDefaultsAreTheLibrarys(t *testing.T) {
 		{"CompactRatio", uo.CompactRatio, indexer.DefaultCompactRatio},
 		{"CheckpointEvery", uo.CheckpointEvery, indexer.DefaultCheckpointEvery},
 		{"CheckpointAfter", uo.CheckpointAfter, indexer.DefaultCheckpointAfter},
+		{"QdrantShards", uo.Qdrant.Shards, uint32(qdrant.DefaultShards)},
+		{"QdrantReplication", uo.Qdrant.Replication, uint32(0)},
 		{"Timeout", srv.Timeout, server.DefaultTimeout},
 		{"MaxTotalHits", srv.MaxTotalHits, server.DefaultMaxTotalHits},
 		{"MaxResponseBytes", srv.MaxResponseBytes, int64(server.DefaultMaxResponseBytes)},

@@ -19,7 +19,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("index", "--input PATH... --index DIR [flags]", stdio.Stderr)
 	var inputs stringList
 	fs.Var(&inputs, "input", "corpus `file` (repeatable; also positional)")
-	dir := fs.String("index", "", "index `directory` (created; an existing index stays live until the new one is complete)")
+	dir := fs.String("index", "", "index `directory` (created; an existing index stays live until the new one is complete), or qdrant://HOST:PORT[,HOST:PORT...]/NAME[?shards=N&replication=N] for an index on a Qdrant cluster")
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
 	quiet := fs.Bool("quiet", false, "no progress line")
@@ -59,7 +59,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	if !*update && !*resume && !*force {
-		if err := refuseExisting(*dir); err != nil {
+		if err := refuseExisting(ctx, *dir); err != nil {
 			return err
 		}
 	}
@@ -164,15 +164,27 @@ func printSummary(stdio IO, s *indexer.Summary) {
 
 // refuseExisting stops a plain build from replacing an existing index without being asked: a
 // user who meant --update would lose every document not in this run's inputs.
-func refuseExisting(dir string) error {
-	gen, err := indexer.Current(dir)
-	if errors.Is(err, indexer.ErrNoIndex) {
-		return nil
+func refuseExisting(ctx context.Context, dir string) error {
+	var m *indexer.Manifest
+	var err error
+	if indexer.IsQdrant(dir) {
+		m, err = indexer.LiveManifest(ctx, dir)
+		if errors.Is(err, indexer.ErrNoIndex) {
+			return nil
+		}
+		if err != nil && !errors.Is(err, indexer.ErrDamaged) {
+			return fmt.Errorf("index: %w", err) // the cluster could not be asked
+		}
+	} else {
+		gen, cerr := indexer.Current(dir)
+		if errors.Is(cerr, indexer.ErrNoIndex) {
+			return nil
+		}
+		if cerr != nil {
+			return fmt.Errorf("index: %s: %w", dir, cerr)
+		}
+		m, err = indexer.ReadManifest(gen)
 	}
-	if err != nil {
-		return fmt.Errorf("index: %s: %w", dir, err)
-	}
-	m, err := indexer.ReadManifest(gen)
 	if err != nil {
 		return fmt.Errorf("index: %s holds an index that cannot be read (%v): add --force to replace it", dir, err)
 	}

@@ -58,6 +58,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// DefaultShards is Options.Shards' default (see there).
+const DefaultShards = 6
+
 var indexName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 
 func (o Options) withDefaults() (Options, error) {
@@ -88,7 +91,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("qdrant: BM25 k1 %v must be > 0 and b %v in [0,1]", o.BM25.K1, o.BM25.B)
 	}
 	if o.Shards == 0 {
-		o.Shards = 6
+		o.Shards = DefaultShards
 	}
 	if o.Replication == 0 {
 		o.Replication = 1
