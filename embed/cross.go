@@ -23,7 +23,7 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 		return nil, err
 	}
 	o := opts.withDefaults()
-	cfg, err := LoadFolderConfig(o.ModelDir)
+	cfg, err := LoadFolderConfigFor(o.ModelDir, o.Precision, o.Device)
 	if err != nil {
 		return nil, fmt.Errorf("opening cross-encoder: %w", err)
 	}
@@ -49,6 +49,8 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 			Identity: modelid.Identity{
 				Name:       filepath.Base(filepath.Clean(o.ModelDir)),
 				ONNXSHA256: sum,
+				ONNXFile:   onnxFile(o.ModelDir, cfg.ONNXPath),
+				Precision:  PrecisionOfFile(cfg.ONNXPath),
 				Pooling:    "none",
 				MaxSeqLen:  cfg.MaxSeqLen,
 			},

@@ -26,7 +26,7 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		return nil, err
 	}
 	o := opts.withDefaults()
-	cfg, err := LoadFolderConfig(o.ModelDir)
+	cfg, err := LoadFolderConfigFor(o.ModelDir, o.Precision, o.Device)
 	if err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
 	}
@@ -71,6 +71,8 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
 				ONNXSHA256:    sum,
+				ONNXFile:      onnxFile(o.ModelDir, cfg.ONNXPath),
+				Precision:     PrecisionOfFile(cfg.ONNXPath),
 				Dim:           dim,
 				Pooling:       pooling,
 				Normalize:     cfg.Normalize,

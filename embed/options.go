@@ -71,6 +71,15 @@ type Options struct {
 	// Empty: $KAIROS_ORT_CUDA_LIB, then DefaultORTProviderLib (where `make ort-gpu` puts it).
 	// With a CUDA Device and no ORTLib, the core library is the libonnxruntime.so beside it.
 	ORTProviderLib string
+	// Precision picks the model folder's ONNX file: auto (default), fp32 (model.onnx), fp16
+	// (model_fp16.onnx) or int8 (model_int8.onnx, model_quantized.onnx, model_qint8_*.onnx),
+	// each at the folder's top or under onnx/. Auto takes the fp16 file on a CUDA device when the
+	// folder has one, and otherwise what the folder names (kairos.json "onnx", model.onnx,
+	// onnx/model.onnx, or its only ONNX file). An explicit precision whose file is missing is an
+	// error naming the folder and the files it has. The encoder's Identity records the file and
+	// its precision, so an index refuses query vectors of another precision with a message
+	// that names both.
+	Precision string
 	// BatchSize is the number of texts per model call (default 32). Texts are sorted by token
 	// length first, so a batch holds texts of similar length and pads little.
 	BatchSize int
@@ -89,6 +98,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Backend == "" {
 		o.Backend = BackendAuto
+	}
+	if o.Precision == "" {
+		o.Precision = PrecisionAuto
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
@@ -111,6 +123,9 @@ func (o Options) Validate() error {
 	case "", BackendAuto, BackendORT, BackendGo:
 	default:
 		return fmt.Errorf("embed options: unknown backend %q (want auto, ort or go)", o.Backend)
+	}
+	if !validPrecision(o.Precision) {
+		return fmt.Errorf("embed options: unknown precision %q (want auto, fp32, fp16 or int8)", o.Precision)
 	}
 	if o.Device.ID < 0 || o.Device.ID > maxDeviceID || (!o.Device.CUDA && o.Device.ID != 0) {
 		return fmt.Errorf("embed options: device ordinal %d is not a CUDA device from 0 to %d", o.Device.ID, maxDeviceID)

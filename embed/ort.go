@@ -90,6 +90,7 @@ func initCUDA(o Options) (ort.EpDevice, error) {
 type ortRunner struct {
 	sess   *ort.DynamicAdvancedSession
 	inputs []string
+	half   *halfOutput // non-nil when the output is float16
 }
 
 func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
@@ -103,7 +104,7 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	} else if err := initORT(ResolveORTLib(o.ORTLib)); err != nil {
 		return nil, ioInfo{}, err
 	}
-	ins, outs, err := ort.GetInputOutputInfo(onnxPath)
+	ins, outs, err := ioInfoOf(onnxPath)
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("reading %s: %w", onnxPath, err)
 	}
@@ -124,6 +125,16 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	}
 	info.output = outs[k].Name
 	dims := outs[k].Dimensions
+	var half *halfOutput
+	switch outs[k].DataType {
+	case ort.TensorElementDataTypeFloat:
+	case ort.TensorElementDataTypeFloat16:
+		if half, err = newHalfOutput(onnxPath, info.output, dims); err != nil {
+			return nil, ioInfo{}, err
+		}
+	default:
+		return nil, ioInfo{}, fmt.Errorf("%s: output %s is %v, want float32 or float16", onnxPath, info.output, outs[k].DataType)
+	}
 	info.rank = len(dims)
 	if info.rank > 0 && dims[info.rank-1] > 0 {
 		info.lastDim = int(dims[info.rank-1])
@@ -138,6 +149,15 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		return nil, ioInfo{}, err
+	}
+	if !o.Device.CUDA && PrecisionOfFile(onnxPath) == PrecisionFP16 {
+		// ONNX Runtime's CPU provider has few float16 kernels and wraps the others in Casts;
+		// its extended fusions then fail on those Casts (1.27: SimplifiedLayerNormFusion,
+		// "Attempting to get index by a name which does not exist: InsertedPrecisionFreeCast_").
+		// Basic optimizations (constant folding, redundant node removal) are safe.
+		if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableBasic); err != nil {
+			return nil, ioInfo{}, err
+		}
 	}
 	if o.NoSpin {
 		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
@@ -155,7 +175,22 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("opening %s with ONNX Runtime: %w", onnxPath, err)
 	}
-	return &ortRunner{sess: sess, inputs: info.inputs}, info, nil
+	return &ortRunner{sess: sess, inputs: info.inputs, half: half}, info, nil
+}
+
+// ioInfoOf reads the model's inputs and outputs through a session that optimizes nothing: the
+// default one would run every graph fusion just to list names (and fails where a fusion does,
+// see the float16 note in openORT).
+func ioInfoOf(onnxPath string) ([]ort.InputOutputInfo, []ort.InputOutputInfo, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer so.Destroy()
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
+		return nil, nil, err
+	}
+	return ort.GetInputOutputInfoWithOptions(onnxPath, so)
 }
 
 func (r *ortRunner) backend() string { return BackendORT }
@@ -191,11 +226,22 @@ func (r *ortRunner) run(ctx context.Context, in *batchInput) (batchOutput, error
 	stop := context.AfterFunc(ctx, func() { _ = ro.Terminate() })
 	defer stop()
 	outs := []ort.Value{nil}
+	if r.half != nil {
+		t, err := r.half.tensor(in.n, in.seq)
+		if err != nil {
+			return batchOutput{}, err
+		}
+		defer t.Destroy()
+		outs[0] = t
+	}
 	if err := r.sess.RunWithOptions(vals, outs, ro); err != nil {
 		if ctx.Err() != nil {
 			return batchOutput{}, ctx.Err()
 		}
 		return batchOutput{}, err
+	}
+	if r.half != nil {
+		return r.half.decode(outs[0].(*ort.CustomDataTensor)), nil
 	}
 	defer outs[0].Destroy()
 	t, ok := outs[0].(*ort.Tensor[float32])

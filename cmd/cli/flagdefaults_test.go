@@ -56,6 +56,7 @@ func str(v any) string { return fmt.Sprint(v) }
 func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	runtime := defaults{ // embed.Options.Flags
 		"backend": embed.BackendAuto, "device": embed.DeviceCPU, "ort-lib": "", "ort-provider-lib": "",
+		"precision": embed.PrecisionAuto,
 	}
 	models := runtime.with(defaults{"model": "", "embed-batch": str(embed.DefaultBatchSize)})
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }
