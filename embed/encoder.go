@@ -66,7 +66,7 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		dim = out.shape[len(out.shape)-1]
 	}
 	e := &Encoder{
-		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize},
+		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: pipelineDepth},
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
