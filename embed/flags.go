@@ -1,6 +1,9 @@
 package embed
 
-import "flag"
+import (
+	"flag"
+	"fmt"
+)
 
 // Flags registers the options every command that runs a model shares, with the library's
 // defaults: --backend, --ort-lib, --device, --ort-provider-lib and --precision. The model folder, batch size
@@ -20,12 +23,10 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ORTProviderLib, "ort-provider-lib", o.ORTProviderLib, "with --device cuda: libonnxruntime_providers_cuda.so `path` (default $"+EnvORTCUDALib+", then the `make ort-gpu` cache)")
 }
 
-// BatchFlag registers BatchSize under name ("batch", "embed-batch"), default DefaultBatchSize.
+// BatchFlag registers BatchSize under name ("batch", "embed-batch"); its default, 0, is the
+// library's: DefaultBatchSize on the CPU, DefaultCUDABatchSize on a CUDA device.
 func (o *Options) BatchFlag(fs *flag.FlagSet, name string) {
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	fs.IntVar(&o.BatchSize, name, o.BatchSize, "texts per model call")
+	fs.IntVar(&o.BatchSize, name, o.BatchSize, fmt.Sprintf("texts per model call (0: %d on the CPU, %d on cuda)", DefaultBatchSize, DefaultCUDABatchSize))
 }
 
 // ThreadsFlag registers Threads as --threads; 0, the default, is GOMAXPROCS.

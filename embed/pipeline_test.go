@@ -164,3 +164,88 @@ func TestPipelineCancel(t *testing.T) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
+
+// EncodeChunks gives each chunk the vectors Encode gives it (byte-identical), in chunk order;
+// an empty text names its chunk, and an error from each stops the run.
+func TestEncodeChunksMatchesEncode(t *testing.T) {
+	e := openEnc(t, synthetic("tiny-encoder"), BackendORT)
+	ctx := context.Background()
+	all := append(testTexts(), scifactTexts(t, 40)...)
+	chunks := [][]string{all[:20], all[20:21], all[21:]}
+	var got [][][]float32
+	err := e.EncodeChunks(ctx, Passage, chunks, func(i int, v [][]float32) error {
+		if i != len(got) {
+			t.Errorf("chunk %d handed over at position %d", i, len(got))
+		}
+		got = append(got, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range chunks {
+		want, err := e.Encode(ctx, Passage, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got[i]) != len(want) {
+			t.Fatalf("chunk %d: %d vectors, want %d", i, len(got[i]), len(want))
+		}
+		for j := range want {
+			if !slices.Equal(got[i][j], want[j]) {
+				t.Fatalf("chunk %d text %d differs from Encode", i, j)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		chunks  [][]string
+		failAt  int
+		wantErr string
+		wantN   int // chunks handed over before the error
+	}{
+		{"empty text", [][]string{{"a b"}, {"ok", " "}, {"never"}}, -1, "chunk 1: text 1: " + ErrEmptyText.Error(), 1},
+		{"each fails", [][]string{{"a"}, {"b"}, {"c"}}, 1, "stop at 1", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			err := e.EncodeChunks(ctx, Passage, tc.chunks, func(i int, _ [][]float32) error {
+				n++
+				if i == tc.failAt {
+					return errors.New("stop at 1")
+				}
+				return nil
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || n != tc.wantN {
+				t.Errorf("error %v after %d chunks, want %q after %d", err, n, tc.wantErr, tc.wantN)
+			}
+		})
+	}
+}
+
+// The batch and the sort window follow the device: the CPU keeps 32 and 256 (the vectors of
+// earlier releases), a GPU gets 256 and eight batches.
+func TestDeviceBatchDefaults(t *testing.T) {
+	tests := []struct {
+		name       string
+		opts       Options
+		wantBatch  int
+		wantWindow int
+	}{
+		{"cpu", Options{}, DefaultBatchSize, DefaultSortWindow},
+		{"cpu, batch 64", Options{BatchSize: 64}, 64, DefaultSortWindow},
+		{"cuda", Options{Device: Device{CUDA: true}}, DefaultCUDABatchSize, 8 * DefaultCUDABatchSize},
+		{"cuda, batch 16", Options{Device: Device{CUDA: true, ID: 1}, BatchSize: 16}, 16, DefaultSortWindow},
+		{"cuda, batch 1024", Options{Device: Device{CUDA: true}, BatchSize: 1024}, 1024, 8192},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.opts.withDefaults()
+			e := &Encoder{core: core{batchSize: o.BatchSize}, cuda: o.Device.CUDA}
+			if e.BatchSize() != tc.wantBatch || e.SortWindow() != tc.wantWindow {
+				t.Errorf("batch %d window %d, want %d %d", e.BatchSize(), e.SortWindow(), tc.wantBatch, tc.wantWindow)
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+)
+
+// EncodeChunks encodes chunks of texts in order and hands each chunk's vectors to each. While
+// the model runs chunk i, chunk i+1 is tokenized on other goroutines (Tokenize spreads a chunk
+// over up to GOMAXPROCS workers), so a fast device does not wait for the tokenizer between
+// chunks. Each chunk is length-sorted and batched on its own, exactly as Encode does it, so the
+// vectors are byte-identical to calling Encode chunk by chunk. The first error (an empty text,
+// the model, ctx, or each) stops the work and is returned.
+func (e *Encoder) EncodeChunks(ctx context.Context, kind Kind, chunks [][]string, each func(i int, vecs [][]float32) error) error {
+	if _, err := e.prefix(kind); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type tokenized struct {
+		encs []Encoding
+		err  error
+	}
+	ahead := make(chan tokenized, 1) // one chunk tokenized ahead of the model
+	go func() {
+		defer close(ahead)
+		for _, texts := range chunks {
+			t := tokenizeChunk(e, kind, texts)
+			select {
+			case ahead <- t:
+			case <-ctx.Done():
+				return
+			}
+			if t.err != nil {
+				return
+			}
+		}
+	}()
+	i := 0
+	for t := range ahead {
+		if t.err != nil {
+			return fmt.Errorf("chunk %d: %w", i, t.err)
+		}
+		vecs, err := e.EncodeTokens(ctx, t.encs)
+		if err != nil {
+			return fmt.Errorf("chunk %d: %w", i, err)
+		}
+		if err := each(i, vecs); err != nil {
+			return err
+		}
+		i++
+	}
+	return ctx.Err()
+}
+
+// tokenizeChunk tokenizes one chunk, turning a tokenizer panic into the chunk's error.
+func tokenizeChunk(e *Encoder, kind Kind, texts []string) (t struct {
+	encs []Encoding
+	err  error
+}) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.err = fmt.Errorf("tokenizing: panic: %v", r)
+		}
+	}()
+	t.encs, t.err = e.Tokenize(kind, texts)
+	return t
+}
