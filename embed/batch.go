@@ -53,6 +53,19 @@ func lengthOrder(encs []Encoding) []int {
 // than a few batch outputs in memory.
 const pipelineDepth = 2
 
+// depthFor is the pipeline depth on a device. A GPU computes while the CPU pads, pools and
+// tokenizes, so the stages overlap there. On the CPU, ONNX Runtime's intra-op threads already
+// take every core for the model, which is nearly all of the time: overlapping the rest can
+// gain little, and a goroutine that preempts one of those threads stalls its parallel loop.
+// BenchmarkEncodeSciFact on the shared 2-core machine (load 9 to 12) showed no difference
+// beyond its run-to-run spread, so the CPU keeps the sequential loop.
+func depthFor(d Device) int {
+	if d.CUDA {
+		return pipelineDepth
+	}
+	return 0
+}
+
 // paddedBatch is the padded input of the texts order[start:end].
 type paddedBatch struct {
 	start, end int

@@ -5,15 +5,27 @@ import (
 	"fmt"
 )
 
-// EncodeChunks encodes chunks of texts in order and hands each chunk's vectors to each. While
-// the model runs chunk i, chunk i+1 is tokenized on other goroutines (Tokenize spreads a chunk
-// over up to GOMAXPROCS workers), so a fast device does not wait for the tokenizer between
-// chunks. Each chunk is length-sorted and batched on its own, exactly as Encode does it, so the
+// EncodeChunks encodes chunks of texts in order and hands each chunk's vectors to each. On a
+// pipelined device (CUDA, see depthFor), chunk i+1 is tokenized on other goroutines (Tokenize
+// spreads a chunk over up to GOMAXPROCS workers) while the model runs chunk i, so the GPU does
+// not wait for the tokenizer between chunks; on the CPU the chunks run one after another. Each chunk is length-sorted and batched on its own, exactly as Encode does it, so the
 // vectors are byte-identical to calling Encode chunk by chunk. The first error (an empty text,
 // the model, ctx, or each) stops the work and is returned.
 func (e *Encoder) EncodeChunks(ctx context.Context, kind Kind, chunks [][]string, each func(i int, vecs [][]float32) error) error {
 	if _, err := e.prefix(kind); err != nil {
 		return err
+	}
+	if e.depth <= 0 {
+		for i, texts := range chunks {
+			vecs, err := e.Encode(ctx, kind, texts)
+			if err != nil {
+				return fmt.Errorf("chunk %d: %w", i, err)
+			}
+			if err := each(i, vecs); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -44,7 +44,7 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 		return nil, fmt.Errorf("opening cross-encoder: output %s must be [batch, 1] logits (rank %d, last dim %d)", gi.output, gi.rank, gi.lastDim)
 	}
 	return &CrossEncoder{
-		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: pipelineDepth},
+		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:       filepath.Base(filepath.Clean(o.ModelDir)),

@@ -68,7 +68,7 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 	}
 	e := &Encoder{
 		cuda: o.Device.CUDA,
-		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: pipelineDepth},
+		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -165,10 +166,19 @@ func TestPipelineCancel(t *testing.T) {
 	}
 }
 
-// EncodeChunks gives each chunk the vectors Encode gives it (byte-identical), in chunk order;
+// EncodeChunks, sequential (the CPU) or tokenizing ahead (CUDA), gives each chunk the vectors Encode gives it (byte-identical), in chunk order;
 // an empty text names its chunk, and an error from each stops the run.
 func TestEncodeChunksMatchesEncode(t *testing.T) {
 	e := openEnc(t, synthetic("tiny-encoder"), BackendORT)
+	for _, depth := range []int{0, pipelineDepth} {
+		t.Run(fmt.Sprintf("depth %d", depth), func(t *testing.T) {
+			e.depth = depth
+			testEncodeChunks(t, e)
+		})
+	}
+}
+
+func testEncodeChunks(t *testing.T, e *Encoder) {
 	ctx := context.Background()
 	all := append(testTexts(), scifactTexts(t, 40)...)
 	chunks := [][]string{all[:20], all[20:21], all[21:]}

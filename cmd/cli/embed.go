@@ -87,8 +87,8 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 	}
 	defer enc.Close()
 	info := enc.Info()
-	fmt.Fprintf(stdio.Stderr, "model %s (dim %d, %s pooling, max %d tokens) on backend %s, loaded in %.2fs\n",
-		info.Name, info.Dim, info.Pooling, info.MaxSeqLen, info.Backend, time.Since(loadStart).Seconds())
+	fmt.Fprintf(stdio.Stderr, "model %s (%s, %s; dim %d, %s pooling, max %d tokens) on backend %s, loaded in %.2fs\n",
+		info.Name, info.ONNXFile, info.Precision, info.Dim, info.Pooling, info.MaxSeqLen, info.Backend, time.Since(loadStart).Seconds())
 
 	return writeOutput(*output, stdio.Stdout, func(w io.Writer) error {
 		st, err := embedStream(ctx, enc, k, in, inName, w)
