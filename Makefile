@@ -10,9 +10,11 @@ WORK       ?= build
 DUMP       ?= $(SHARED)/data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2
 INDEX      ?= $(WORK)/enwiki.idx
 
-ORT_VERSION := 1.27.0
-ORT_DIR     := $(CACHE)/onnxruntime-node-$(ORT_VERSION)
-ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
+ORT_VERSION := 1.29.0
+ORT_PKG     := 0.4.9
+ORT_DIR     := $(CACHE)/onnxruntime-$(ORT_VERSION)
+ORT_LIB     := $(ORT_DIR)/libonnxruntime.so
+ORT_SUMS    := $(CURDIR)/embed/ort-gpu.sha256
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
@@ -29,15 +31,20 @@ APT_PKGS := python3-hnswlib python3-numpy python3-onnx chromium
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 
-## ort: fetch libonnxruntime.so.1 from npm's onnxruntime-node (no other source is reachable).
+## ort: ONNX Runtime 1.29.0's core library, the version `--device cuda` runs too, from npm's
+## repackaging of the official build (com.github.asus4.onnxruntime, MIT; no other source is
+## reachable), checked against its sha256 in embed/ort-gpu.sha256. It replaced onnxruntime-node
+## 1.27.0's library (issue 13): byte-identical vectors on the CPU, and no speed difference beyond
+## the spread of runs on the 2-core machine.
 ort: $(ORT_LIB)
 $(ORT_LIB):
 	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
-	mkdir -p $(ORT_DIR)/pack
-	cd $(ORT_DIR)/pack && npm pack --silent onnxruntime-node@$(ORT_VERSION) >/dev/null
-	tar -xzf $(ORT_DIR)/pack/onnxruntime-node-$(ORT_VERSION).tgz -C $(ORT_DIR)/pack \
-		package/bin/napi-v6/linux/x64/libonnxruntime.so.1
-	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $(ORT_LIB).part
+	rm -rf $(ORT_DIR)/pack && mkdir -p $(ORT_DIR)/pack
+	cd $(ORT_DIR)/pack && npm pack --silent com.github.asus4.onnxruntime@$(ORT_PKG) >/dev/null
+	tar -xzf $(ORT_DIR)/pack/com.github.asus4.onnxruntime-$(ORT_PKG).tgz -C $(ORT_DIR)/pack \
+		package/Plugins/Linux/x64/libonnxruntime.so
+	cd $(ORT_DIR)/pack/package/Plugins/Linux/x64 && grep ' libonnxruntime.so$$' $(ORT_SUMS) | sha256sum --quiet -c
+	mv $(ORT_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime.so $(ORT_LIB).part
 	rm -rf $(ORT_DIR)/pack
 	mv $(ORT_LIB).part $(ORT_LIB)
 
@@ -45,11 +52,11 @@ $(ORT_LIB):
 ## repackaging of the official builds (com.github.asus4.onnxruntime*, MIT), pinned by version and
 ## sha256. Not part of setup or test: the provider is 230 MB and runs only with CUDA 13 and cuDNN 9.
 ## The provider checks that the core library is its own version, so both come from here.
-ORT_GPU_PKG     := 0.4.9
-ORT_GPU_VERSION := 1.29.0
+ORT_GPU_PKG     := $(ORT_PKG)
+ORT_GPU_VERSION := $(ORT_VERSION)
 ORT_GPU_DIR     := $(CACHE)/onnxruntime-gpu-$(ORT_GPU_VERSION)
 ORT_GPU_LIB     := $(ORT_GPU_DIR)/libonnxruntime_providers_cuda.so
-ORT_GPU_SUMS    := $(CURDIR)/embed/ort-gpu.sha256
+ORT_GPU_SUMS    := $(ORT_SUMS)
 ort-gpu: $(ORT_GPU_LIB)
 $(ORT_GPU_LIB):
 	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }

@@ -8,7 +8,8 @@ import (
 // EncodeChunks encodes chunks of texts in order and hands each chunk's vectors to each. On a
 // pipelined device (CUDA, see depthFor), chunk i+1 is tokenized on other goroutines (Tokenize
 // spreads a chunk over up to GOMAXPROCS workers) while the model runs chunk i, so the GPU does
-// not wait for the tokenizer between chunks; on the CPU the chunks run one after another. Each chunk is length-sorted and batched on its own, exactly as Encode does it, so the
+// not wait for the tokenizer between chunks; on the CPU the chunks run one after another.
+// Each chunk is length-sorted and batched on its own, exactly as Encode does it, so the
 // vectors are byte-identical to calling Encode chunk by chunk. The first error (an empty text,
 // the model, ctx, or each) stops the work and is returned.
 func (e *Encoder) EncodeChunks(ctx context.Context, kind Kind, chunks [][]string, each func(i int, vecs [][]float32) error) error {
@@ -29,11 +30,7 @@ func (e *Encoder) EncodeChunks(ctx context.Context, kind Kind, chunks [][]string
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type tokenized struct {
-		encs []Encoding
-		err  error
-	}
-	ahead := make(chan tokenized, 1) // one chunk tokenized ahead of the model
+	ahead := make(chan tokenizedChunk, 1) // one chunk tokenized ahead of the model
 	go func() {
 		defer close(ahead)
 		for _, texts := range chunks {
@@ -65,11 +62,14 @@ func (e *Encoder) EncodeChunks(ctx context.Context, kind Kind, chunks [][]string
 	return ctx.Err()
 }
 
-// tokenizeChunk tokenizes one chunk, turning a tokenizer panic into the chunk's error.
-func tokenizeChunk(e *Encoder, kind Kind, texts []string) (t struct {
+// tokenizedChunk is one chunk's model inputs, or why it has none.
+type tokenizedChunk struct {
 	encs []Encoding
 	err  error
-}) {
+}
+
+// tokenizeChunk tokenizes one chunk, turning a tokenizer panic into the chunk's error.
+func tokenizeChunk(e *Encoder, kind Kind, texts []string) (t tokenizedChunk) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.err = fmt.Errorf("tokenizing: panic: %v", r)

@@ -3,7 +3,8 @@
 // It is the only Kairos package with cgo. Two backends run the same model:
 //
 //   - "ort": ONNX Runtime through github.com/yalue/onnxruntime_go, which loads libonnxruntime.so
-//     at run time (the copy shipped in npm's onnxruntime-node@1.27.0; `make ort` fetches it).
+//     at run time (ONNX Runtime 1.29.0's core library, from npm's com.github.asus4.onnxruntime;
+//     `make ort` fetches it).
 //   - "go": hugot's pure-Go GoMLX backend (no native code, much slower).
 //
 // The ort backend runs on the CPU or, with Options.Device cuda, on an NVIDIA GPU through ONNX
@@ -70,7 +71,7 @@ type Options struct {
 	// Backend is auto (default), ort or go.
 	Backend string
 	// ORTLib is the path of libonnxruntime.so. Empty: $KAIROS_ORT_LIB, then
-	// $HOME/.cache/kairos/onnxruntime-node-1.27.0/libonnxruntime.so.1 (where `make ort` puts it).
+	// $HOME/.cache/kairos/onnxruntime-1.29.0/libonnxruntime.so (where `make ort` puts it).
 	ORTLib string
 	// Device is where the model runs: the CPU (zero value) or a CUDA GPU through ONNX
 	// Runtime's CUDA plugin provider (backend ort; auto means ort). A GPU that cannot be used

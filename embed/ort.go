@@ -24,13 +24,15 @@ var ortEnv struct {
 	cuda string // CUDA provider library registered; "" until registered
 }
 
-// DefaultORTLib is where `make ort` puts the library: $HOME/.cache/kairos/onnxruntime-node-1.27.0.
+// DefaultORTLib is where `make ort` puts the library: ONNX Runtime 1.29.0's core library in
+// $HOME/.cache/kairos/onnxruntime-1.29.0 (the version the CUDA provider needs, so the CPU and
+// the GPU run one version).
 func DefaultORTLib() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".cache", "kairos", "onnxruntime-node-1.27.0", "libonnxruntime.so.1")
+	return filepath.Join(home, ".cache", "kairos", "onnxruntime-1.29.0", "libonnxruntime.so")
 }
 
 // ResolveORTLib returns the library path: explicit, then $KAIROS_ORT_LIB, then DefaultORTLib.
@@ -152,9 +154,11 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	}
 	if !o.Device.CUDA && PrecisionOfFile(onnxPath) == PrecisionFP16 {
 		// ONNX Runtime's CPU provider has few float16 kernels and wraps the others in Casts;
-		// its extended fusions then fail on those Casts (1.27: SimplifiedLayerNormFusion,
+		// 1.27's extended fusions then fail on those Casts (SimplifiedLayerNormFusion,
 		// "Attempting to get index by a name which does not exist: InsertedPrecisionFreeCast_").
-		// Basic optimizations (constant folding, redundant node removal) are safe.
+		// 1.29, which `make ort` fetches, loads the fp16 fixture at full optimization, but
+		// --ort-lib may name an older library. Basic optimizations (constant folding,
+		// redundant node removal) are safe in both.
 		if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableBasic); err != nil {
 			return nil, ioInfo{}, err
 		}
