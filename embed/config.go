@@ -55,8 +55,14 @@ type stPooling struct {
 
 // LoadFolderConfig reads the model folder's configuration. Missing sentence-transformers files
 // mean a plain transformer: mean pooling, no normalisation, max length from the tokenizer config
-// or the model's position embeddings.
+// or the model's position embeddings. The ONNX file is the one precision auto picks on the CPU.
 func LoadFolderConfig(dir string) (FolderConfig, error) {
+	return LoadFolderConfigFor(dir, PrecisionAuto, Device{})
+}
+
+// LoadFolderConfigFor is LoadFolderConfig with the ONNX file chosen for a precision (auto,
+// fp32, fp16, int8) on a device: see Options.Precision.
+func LoadFolderConfigFor(dir, precision string, dev Device) (FolderConfig, error) {
 	c := FolderConfig{Pooling: "mean"}
 	var hf struct {
 		Hidden int `json:"hidden_size"`
@@ -122,7 +128,7 @@ func LoadFolderConfig(dir string) (FolderConfig, error) {
 	if hf.MaxPos > 0 && c.MaxSeqLen > hf.MaxPos {
 		return c, fmt.Errorf("%s: max sequence length %d exceeds the model's %d positions", dir, c.MaxSeqLen, hf.MaxPos)
 	}
-	p, err := findONNX(dir, onnxRel)
+	p, err := selectONNX(dir, onnxRel, precision, dev.CUDA)
 	if err != nil {
 		return c, err
 	}

@@ -23,7 +23,7 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 		return nil, err
 	}
 	o := opts.withDefaults()
-	cfg, err := LoadFolderConfig(o.ModelDir)
+	cfg, err := LoadFolderConfigFor(o.ModelDir, o.Precision, o.Device)
 	if err != nil {
 		return nil, fmt.Errorf("opening cross-encoder: %w", err)
 	}
@@ -44,11 +44,13 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 		return nil, fmt.Errorf("opening cross-encoder: output %s must be [batch, 1] logits (rank %d, last dim %d)", gi.output, gi.rank, gi.lastDim)
 	}
 	return &CrossEncoder{
-		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize},
+		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:       filepath.Base(filepath.Clean(o.ModelDir)),
 				ONNXSHA256: sum,
+				ONNXFile:   onnxFile(o.ModelDir, cfg.ONNXPath),
+				Precision:  PrecisionOfFile(cfg.ONNXPath),
 				Pooling:    "none",
 				MaxSeqLen:  cfg.MaxSeqLen,
 			},

@@ -18,6 +18,7 @@ import (
 type Encoder struct {
 	core
 	info ModelInfo
+	cuda bool // runs on a CUDA device
 }
 
 // OpenEncoder loads the model folder opts.ModelDir with the requested backend.
@@ -26,7 +27,7 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		return nil, err
 	}
 	o := opts.withDefaults()
-	cfg, err := LoadFolderConfig(o.ModelDir)
+	cfg, err := LoadFolderConfigFor(o.ModelDir, o.Precision, o.Device)
 	if err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
 	}
@@ -66,11 +67,14 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		dim = out.shape[len(out.shape)-1]
 	}
 	e := &Encoder{
-		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize},
+		cuda: o.Device.CUDA,
+		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
 				ONNXSHA256:    sum,
+				ONNXFile:      onnxFile(o.ModelDir, cfg.ONNXPath),
+				Precision:     PrecisionOfFile(cfg.ONNXPath),
 				Dim:           dim,
 				Pooling:       pooling,
 				Normalize:     cfg.Normalize,
@@ -84,6 +88,21 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 	}
 	return e, nil
 }
+
+// SortWindow is how many texts a caller should hand Encode (or each chunk of EncodeChunks) at
+// a time: the texts of one call are length-sorted together, so the window bounds both the
+// memory held and how well batches group by length. On the CPU it is DefaultSortWindow
+// whatever the batch, which keeps the vectors byte-identical to earlier releases; on a CUDA
+// device it is eight batches, so the GPU gets full, evenly padded batches back to back.
+func (e *Encoder) SortWindow() int {
+	if !e.cuda {
+		return DefaultSortWindow
+	}
+	return max(DefaultSortWindow, 8*e.batchSize)
+}
+
+// BatchSize is the number of texts per model call (Options.BatchSize with its default applied).
+func (e *Encoder) BatchSize() int { return e.batchSize }
 
 // Info describes the model and the backend in use.
 func (e *Encoder) Info() ModelInfo { return e.info }

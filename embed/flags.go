@@ -1,9 +1,12 @@
 package embed
 
-import "flag"
+import (
+	"flag"
+	"fmt"
+)
 
 // Flags registers the options every command that runs a model shares, with the library's
-// defaults: --backend, --ort-lib, --device and --ort-provider-lib. The model folder, batch size
+// defaults: --backend, --ort-lib, --device, --ort-provider-lib and --precision. The model folder, batch size
 // and thread count are named differently by different commands, so BatchFlag and ThreadsFlag
 // register those under the caller's name.
 func (o *Options) Flags(fs *flag.FlagSet) {
@@ -11,17 +14,19 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 		o.Backend = BackendAuto
 	}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "inference backend: auto, ort or go")
+	if o.Precision == "" {
+		o.Precision = PrecisionAuto
+	}
+	fs.StringVar(&o.Precision, "precision", o.Precision, "model file precision: `auto|fp32|fp16|int8` (model.onnx, model_fp16.onnx, model_int8.onnx or model_quantized.onnx, also under onnx/; auto: fp16 on cuda when the folder has it, else the folder's model.onnx)")
 	fs.StringVar(&o.ORTLib, "ort-lib", o.ORTLib, "libonnxruntime.so `path` (default $"+EnvORTLib+", then the `make ort` cache; with --device cuda, the libonnxruntime.so beside the provider library)")
 	fs.Var(&o.Device, "device", "where models run: `cpu|cuda|cuda:N` (default cpu; cuda:N is the N-th GPU, through ONNX Runtime's CUDA provider and backend ort; a GPU that cannot be used fails the command, never falls back to the CPU)")
 	fs.StringVar(&o.ORTProviderLib, "ort-provider-lib", o.ORTProviderLib, "with --device cuda: libonnxruntime_providers_cuda.so `path` (default $"+EnvORTCUDALib+", then the `make ort-gpu` cache)")
 }
 
-// BatchFlag registers BatchSize under name ("batch", "embed-batch"), default DefaultBatchSize.
+// BatchFlag registers BatchSize under name ("batch", "embed-batch"); its default, 0, is the
+// library's: DefaultBatchSize on the CPU, DefaultCUDABatchSize on a CUDA device.
 func (o *Options) BatchFlag(fs *flag.FlagSet, name string) {
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	fs.IntVar(&o.BatchSize, name, o.BatchSize, "texts per model call")
+	fs.IntVar(&o.BatchSize, name, o.BatchSize, fmt.Sprintf("texts per model call (0: %d on the CPU, %d on cuda)", DefaultBatchSize, DefaultCUDABatchSize))
 }
 
 // ThreadsFlag registers Threads as --threads; 0, the default, is GOMAXPROCS.

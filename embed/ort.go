@@ -24,13 +24,15 @@ var ortEnv struct {
 	cuda string // CUDA provider library registered; "" until registered
 }
 
-// DefaultORTLib is where `make ort` puts the library: $HOME/.cache/kairos/onnxruntime-node-1.27.0.
+// DefaultORTLib is where `make ort` puts the library: ONNX Runtime 1.29.0's core library in
+// $HOME/.cache/kairos/onnxruntime-1.29.0 (the version the CUDA provider needs, so the CPU and
+// the GPU run one version).
 func DefaultORTLib() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".cache", "kairos", "onnxruntime-node-1.27.0", "libonnxruntime.so.1")
+	return filepath.Join(home, ".cache", "kairos", "onnxruntime-1.29.0", "libonnxruntime.so")
 }
 
 // ResolveORTLib returns the library path: explicit, then $KAIROS_ORT_LIB, then DefaultORTLib.
@@ -90,6 +92,7 @@ func initCUDA(o Options) (ort.EpDevice, error) {
 type ortRunner struct {
 	sess   *ort.DynamicAdvancedSession
 	inputs []string
+	half   *halfOutput // non-nil when the output is float16
 }
 
 func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
@@ -103,7 +106,7 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	} else if err := initORT(ResolveORTLib(o.ORTLib)); err != nil {
 		return nil, ioInfo{}, err
 	}
-	ins, outs, err := ort.GetInputOutputInfo(onnxPath)
+	ins, outs, err := ioInfoOf(onnxPath)
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("reading %s: %w", onnxPath, err)
 	}
@@ -124,6 +127,16 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	}
 	info.output = outs[k].Name
 	dims := outs[k].Dimensions
+	var half *halfOutput
+	switch outs[k].DataType {
+	case ort.TensorElementDataTypeFloat:
+	case ort.TensorElementDataTypeFloat16:
+		if half, err = newHalfOutput(onnxPath, info.output, dims); err != nil {
+			return nil, ioInfo{}, err
+		}
+	default:
+		return nil, ioInfo{}, fmt.Errorf("%s: output %s is %v, want float32 or float16", onnxPath, info.output, outs[k].DataType)
+	}
 	info.rank = len(dims)
 	if info.rank > 0 && dims[info.rank-1] > 0 {
 		info.lastDim = int(dims[info.rank-1])
@@ -138,6 +151,17 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		return nil, ioInfo{}, err
+	}
+	if !o.Device.CUDA && PrecisionOfFile(onnxPath) == PrecisionFP16 {
+		// ONNX Runtime's CPU provider has few float16 kernels and wraps the others in Casts;
+		// 1.27's extended fusions then fail on those Casts (SimplifiedLayerNormFusion,
+		// "Attempting to get index by a name which does not exist: InsertedPrecisionFreeCast_").
+		// 1.29, which `make ort` fetches, loads the fp16 fixture at full optimization, but
+		// --ort-lib may name an older library. Basic optimizations (constant folding,
+		// redundant node removal) are safe in both.
+		if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableBasic); err != nil {
+			return nil, ioInfo{}, err
+		}
 	}
 	if o.NoSpin {
 		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
@@ -155,7 +179,22 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("opening %s with ONNX Runtime: %w", onnxPath, err)
 	}
-	return &ortRunner{sess: sess, inputs: info.inputs}, info, nil
+	return &ortRunner{sess: sess, inputs: info.inputs, half: half}, info, nil
+}
+
+// ioInfoOf reads the model's inputs and outputs through a session that optimizes nothing: the
+// default one would run every graph fusion just to list names (and fails where a fusion does,
+// see the float16 note in openORT).
+func ioInfoOf(onnxPath string) ([]ort.InputOutputInfo, []ort.InputOutputInfo, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer so.Destroy()
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
+		return nil, nil, err
+	}
+	return ort.GetInputOutputInfoWithOptions(onnxPath, so)
 }
 
 func (r *ortRunner) backend() string { return BackendORT }
@@ -191,11 +230,22 @@ func (r *ortRunner) run(ctx context.Context, in *batchInput) (batchOutput, error
 	stop := context.AfterFunc(ctx, func() { _ = ro.Terminate() })
 	defer stop()
 	outs := []ort.Value{nil}
+	if r.half != nil {
+		t, err := r.half.tensor(in.n, in.seq)
+		if err != nil {
+			return batchOutput{}, err
+		}
+		defer t.Destroy()
+		outs[0] = t
+	}
 	if err := r.sess.RunWithOptions(vals, outs, ro); err != nil {
 		if ctx.Err() != nil {
 			return batchOutput{}, ctx.Err()
 		}
 		return batchOutput{}, err
+	}
+	if r.half != nil {
+		return r.half.decode(outs[0].(*ort.CustomDataTensor)), nil
 	}
 	defer outs[0].Destroy()
 	t, ok := outs[0].(*ort.Tensor[float32])

@@ -21,6 +21,18 @@ type PassageEncoder interface {
 	EncodePassages(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// ChunkPassageEncoder is a PassageEncoder that pipelines a run of chunks: it prepares chunk
+// i+1 (tokenizing it) while its model runs chunk i, so a fast device is not left waiting
+// between chunks. each receives chunk i's vectors, in order; they must equal what
+// EncodePassages returns for that chunk. The indexer uses it when its encoder has it.
+type ChunkPassageEncoder interface {
+	PassageEncoder
+	EncodePassageChunks(ctx context.Context, chunks [][]string, each func(i int, vecs [][]float32) error) error
+	// ChunkSize is how many passages a chunk should hold (0: the indexer's default,
+	// encodeChunk). A GPU wants more than a CPU: see embed.Encoder.SortWindow.
+	ChunkSize() int
+}
+
 // DenseInfo describes the dense part of a generation.
 type DenseInfo struct {
 	Model   ModelIdentity `json:"model"`
@@ -61,6 +73,28 @@ const encodeChunk = 256
 // encode embeds texts chunk by chunk, counting each chunk in the progress as it is done.
 func (w *genWriter) encode(ctx context.Context, texts []string) ([][]float32, error) {
 	vecs := make([][]float32, 0, len(texts))
+	if ce, ok := w.opts.Encoder.(ChunkPassageEncoder); ok {
+		size := ce.ChunkSize()
+		if size <= 0 {
+			size = encodeChunk
+		}
+		var chunks [][]string
+		for start := 0; start < len(texts); start += size {
+			chunks = append(chunks, texts[start:min(start+size, len(texts))])
+		}
+		err := ce.EncodePassageChunks(ctx, chunks, func(i int, v [][]float32) error {
+			if len(v) != len(chunks[i]) {
+				return fmt.Errorf("encoder returned %d vectors for a chunk of %d passages", len(v), len(chunks[i]))
+			}
+			vecs = append(vecs, v...)
+			w.prog.passagesEmbedded(len(v))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return vecs, nil
+	}
 	for start := 0; start < len(texts); start += encodeChunk {
 		chunk := texts[start:min(start+encodeChunk, len(texts))]
 		v, err := w.opts.Encoder.EncodePassages(ctx, chunk)

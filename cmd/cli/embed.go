@@ -87,8 +87,8 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 	}
 	defer enc.Close()
 	info := enc.Info()
-	fmt.Fprintf(stdio.Stderr, "model %s (dim %d, %s pooling, max %d tokens) on backend %s, loaded in %.2fs\n",
-		info.Name, info.Dim, info.Pooling, info.MaxSeqLen, info.Backend, time.Since(loadStart).Seconds())
+	fmt.Fprintf(stdio.Stderr, "model %s (%s, %s; dim %d, %s pooling, max %d tokens) on backend %s, loaded in %.2fs\n",
+		info.Name, info.ONNXFile, info.Precision, info.Dim, info.Pooling, info.MaxSeqLen, info.Backend, time.Since(loadStart).Seconds())
 
 	return writeOutput(*output, stdio.Stdout, func(w io.Writer) error {
 		st, err := embedStream(ctx, enc, k, in, inName, w)
@@ -97,7 +97,7 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 		}
 		secs := st.elapsed.Seconds()
 		fmt.Fprintf(stdio.Stderr, "embedded %d texts (%d tokens) in %.2fs: %.1f texts/s, %.0f tokens/s (backend %s, batch %d)\n",
-			st.texts, st.tokens, secs, float64(st.texts)/secs, float64(st.tokens)/secs, info.Backend, opts.BatchSize)
+			st.texts, st.tokens, secs, float64(st.texts)/secs, float64(st.tokens)/secs, info.Backend, enc.BatchSize())
 		if st.skipped > 0 {
 			fmt.Fprintf(stdio.Stderr, "skipped %d records with empty or whitespace text (first at %s:%d)\n", st.skipped, inName, st.firstSkipped)
 		}

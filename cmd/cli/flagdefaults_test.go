@@ -58,8 +58,9 @@ func str(v any) string { return fmt.Sprint(v) }
 func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	runtime := defaults{ // embed.Options.Flags
 		"backend": embed.BackendAuto, "device": embed.DeviceCPU, "ort-lib": "", "ort-provider-lib": "",
+		"precision": embed.PrecisionAuto,
 	}
-	models := runtime.with(defaults{"model": "", "embed-batch": str(embed.DefaultBatchSize)})
+	models := runtime.with(defaults{"model": "", "embed-batch": "0"}) // 0: embed.DefaultBatchSize, DefaultCUDABatchSize on cuda
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }
 	query := models.with(logs("warn"), defaults{ // queryFlags: request fields, zero = request default
 		"cross-model": "", "rerank": "none", "ef": "0",
@@ -97,7 +98,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		}, zero("string", "index", "message", "transcript", "conversation", "state", "prompts", "bank", "encoder",
 			"skip", "mode", "persona"), zero("bool", "trace")),
 		"embed": runtime.with(logs("warn"), defaults{
-			"model": "", "batch": str(embed.DefaultBatchSize), "threads": "0", // 0: GOMAXPROCS
+			"model": "", "batch": "0", "threads": "0", // 0: embed.DefaultBatchSize (CUDA: DefaultCUDABatchSize), GOMAXPROCS
 			"input": "-", "output": "-", "kind": "passage", "v": "false",
 		}),
 		"bank build": runtime.with(defaults{"encoder": "hash", "input": "", "out": "", "batch": "64"}),

@@ -50,9 +50,10 @@ func (m *modelFlags) onDevice() string {
 type encoder struct{ enc *embed.Encoder }
 
 var (
-	_ indexer.PassageEncoder = encoder{}
-	_ search.QueryEncoder    = encoder{}
-	_ rerank.PairScorer      = (*embed.CrossEncoder)(nil)
+	_ indexer.PassageEncoder      = encoder{}
+	_ indexer.ChunkPassageEncoder = encoder{}
+	_ search.QueryEncoder         = encoder{}
+	_ rerank.PairScorer           = (*embed.CrossEncoder)(nil)
 )
 
 func openEncoder(ctx context.Context, m *modelFlags, log *slog.Logger) (encoder, error) {
@@ -70,6 +71,14 @@ func (e encoder) Identity() indexer.ModelIdentity {
 func (e encoder) EncodePassages(ctx context.Context, texts []string) ([][]float32, error) {
 	return e.enc.Encode(ctx, embed.Passage, texts)
 }
+
+// EncodePassageChunks tokenizes chunk i+1 while chunk i runs (embed.Encoder.EncodeChunks).
+func (e encoder) EncodePassageChunks(ctx context.Context, chunks [][]string, each func(i int, vecs [][]float32) error) error {
+	return e.enc.EncodeChunks(ctx, embed.Passage, chunks, each)
+}
+
+// ChunkSize is the encoder's sort window: today's 256 on the CPU, eight batches on a GPU.
+func (e encoder) ChunkSize() int { return e.enc.SortWindow() }
 
 func (e encoder) EncodeQuery(ctx context.Context, text string) ([]float32, error) {
 	v, err := e.enc.Encode(ctx, embed.Query, []string{text})

@@ -25,7 +25,7 @@ BATCH="${BATCH:-32}"
 REPEAT="${REPEAT:-2}"
 WORK="${BENCH_DIR:-$(mktemp -d /tmp/kairos-embed-bench.XXXXXX)}"
 NODE_DIR="$HOME/.cache/kairos/node-bench"
-ORT_LIB="${KAIROS_ORT_LIB:-$HOME/.cache/kairos/onnxruntime-node-1.27.0/libonnxruntime.so.1}"
+ORT_LIB="${KAIROS_ORT_LIB:-$HOME/.cache/kairos/onnxruntime-1.29.0/libonnxruntime.so}"
 mkdir -p "$WORK"
 
 [ -f "$ORT_LIB" ] || { echo "bench: ONNX Runtime library $ORT_LIB missing: run make ort" >&2; exit 1; }

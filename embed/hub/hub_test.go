@@ -205,6 +205,74 @@ func TestBuiltinPinsMatchREADME(t *testing.T) {
 	if n < 7 {
 		t.Errorf("parsed only %d pins from the README", n)
 	}
+	// Pins beyond the README's table: hash only (size unknown), so each must say so.
+	for repo, files := range builtin {
+		for file, pin := range files {
+			if _, ok := readme.lookup(repo, file); !ok && pin.Size != 0 {
+				t.Errorf("%s %s: pinned with size %d but not in the README's table", repo, file, pin.Size)
+			}
+		}
+	}
+}
+
+// The fp16 variant is pulled by its file name and verified against a pin: the built-in
+// hash-only pin of Xenova's model_fp16.onnx refuses other bytes, and a hash-only pin accepts
+// the right bytes whatever their size.
+func TestPullFP16Variant(t *testing.T) {
+	const fp16 = "onnx/model_fp16.onnx"
+	body := []byte("stand-in for an fp16 ONNX file")
+	tests := []struct {
+		name, repo string
+		pins       Pins // nil: BuiltinPins
+		wantErr    string
+	}{
+		{"builtin pin refuses other bytes", "Xenova/all-MiniLM-L6-v2", nil, "PIN MISMATCH: got sha256 " + sum(body)},
+		{"hash-only pin accepts", "kairos-test/tiny-encoder", Pins{"kairos-test/tiny-encoder": {fp16: {0, sum(body)}}}, ""},
+		{"hash-only pin refuses", "kairos-test/tiny-encoder", Pins{"kairos-test/tiny-encoder": {fp16: {0, strings.Repeat("0", 64)}}}, "PIN MISMATCH"},
+		{"sized pin checks the size", "kairos-test/tiny-encoder", Pins{"kairos-test/tiny-encoder": {fp16: {int64(len(body)) + 1, sum(body)}}}, "PIN MISMATCH"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string][]byte{}
+			for k, v := range modelFiles(t, tc.repo) {
+				if !strings.HasSuffix(k, "/onnx/model.onnx") {
+					files[k] = v
+				}
+			}
+			files[tc.repo+"/resolve/main/"+fp16] = body
+			srv := httptest.NewServer(&fakeHub{files: files})
+			defer srv.Close()
+			root := t.TempDir()
+			m, err := Pull(context.Background(), tc.repo, PullOptions{Endpoint: srv.URL, Root: root, ONNXFile: fp16, Pins: tc.pins})
+			dst := filepath.Join(root, filepath.FromSlash(tc.repo), filepath.FromSlash(fp16))
+			_, statErr := os.Stat(dst)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Pull: %v, want %q", err, tc.wantErr)
+				}
+				if statErr == nil {
+					t.Errorf("%s kept after a pin mismatch", dst)
+				}
+				assertNoPartials(t, root)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pinned := 0
+			for _, f := range m.Files {
+				if f.Pinned {
+					pinned++
+					if f.Path != fp16 {
+						t.Errorf("%s pinned", f.Path)
+					}
+				}
+			}
+			if pinned != 1 || statErr != nil {
+				t.Errorf("%d files pinned, %s: %v", pinned, dst, statErr)
+			}
+		})
+	}
 }
 
 func assertNoPartials(t *testing.T, root string) {

@@ -1,6 +1,7 @@
 package hub
 
-// Pin is the known size and sha256 of one upstream file.
+// Pin is the known size and sha256 of one upstream file. Size 0 means the size is not known
+// (the pin was taken from published hashes, not from a download): the sha256 alone is checked.
 type Pin struct {
 	Size   int64
 	SHA256 string
@@ -21,6 +22,11 @@ func BuiltinPins() Pins {
 		"Xenova/all-MiniLM-L6-v2": {
 			"onnx/model.onnx":           {90387606, "759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e"},
 			"onnx/model_quantized.onnx": {22972370, "afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1"},
+			// The fp16 export (float32 I/O) that --precision fp16 and --device cuda run: the
+			// sha256 several public projects pin for this file, whose model.onnx pin they
+			// give agrees with ours. Kairos has not downloaded it (no hub is reachable from its
+			// build machines), so its size is unknown and only the hash is checked.
+			"onnx/model_fp16.onnx": {0, "2cdb5e58291813b6d6e248ed69010100246821a367fa17b1b81ae9483744533d"},
 		},
 		"Xenova/gte-small": {
 			"onnx/model.onnx": {133093491, "b9c15a9afac5d465bda995eca8010fac61efc79c827bc980085810e37d271795"},

@@ -196,7 +196,7 @@ func (o PullOptions) fetch(ctx context.Context, repo, file, dir string) (FileRec
 		}
 		rec = FileRecord{Path: file, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
 		if pin, ok := o.Pins.lookup(repo, file); ok {
-			if pin.SHA256 != rec.SHA256 || pin.Size != n {
+			if pin.SHA256 != rec.SHA256 || (pin.Size != 0 && pin.Size != n) {
 				return fmt.Errorf("%s: PIN MISMATCH: got sha256 %s (%d bytes), want %s (%d bytes); file discarded",
 					file, rec.SHA256, n, pin.SHA256, pin.Size)
 			}

@@ -20,13 +20,25 @@ type Identity struct {
 	MaxSeqLen     int    `json:"max_seq_len"`
 	QueryPrefix   string `json:"query_prefix,omitempty"`
 	PassagePrefix string `json:"passage_prefix,omitempty"`
+	// ONNXFile is the model file inside the folder (model.onnx, onnx/model_fp16.onnx) and
+	// Precision what its name says it holds (fp32, fp16, int8). They explain a sha256
+	// mismatch between precisions of one model; manifests written before them lack both.
+	ONNXFile  string `json:"onnx_file,omitempty"`
+	Precision string `json:"precision,omitempty"`
 }
 
 // Compatible reports why vectors of model o cannot be searched against vectors of m, or nil.
 // The name is not compared: the same weights under another folder name are the same model.
 func (m Identity) Compatible(o Identity) error {
 	var diffs []error
-	if m.ONNXSHA256 != o.ONNXSHA256 {
+	switch {
+	case m.ONNXSHA256 == o.ONNXSHA256:
+	case m.Precision != "" && o.Precision != "" && m.Precision != o.Precision:
+		// The same model at another precision: vectors are close but not the index's, and
+		// the fix is a flag, so say which.
+		diffs = append(diffs, fmt.Errorf("precision %s (%s), index built with %s (%s): pass --precision %s",
+			o.Precision, o.ONNXFile, m.Precision, m.ONNXFile, m.Precision))
+	default:
 		diffs = append(diffs, fmt.Errorf("ONNX sha256 %.12s, index built with %.12s", o.ONNXSHA256, m.ONNXSHA256))
 	}
 	if m.Dim != o.Dim {
