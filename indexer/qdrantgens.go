@@ -137,16 +137,26 @@ func (g *qdrantGens) dropCheckpoint() error {
 	return nil
 }
 
-// buildQdrant builds opts (validated) into the cluster of loc.
-func buildQdrant(ctx context.Context, opts *Options, loc Location) (*Summary, error) {
+// connectBuild connects to the cluster of loc for a build (or resumed build) of opts, whose
+// collections take the encoder's dimension.
+func connectBuild(ctx context.Context, opts *Options, loc Location) (*qdrant.Engine, error) {
 	if opts.Build.Lexical != "" {
 		return nil, fmt.Errorf("--lexical %s: an index on Qdrant keeps its BM25 in the cluster", opts.Build.Lexical)
 	}
-	dim := placeholderDim
+	return connectQdrant(ctx, loc.Qdrant, opts.Qdrant, buildDim(opts), opts.Logger)
+}
+
+// buildDim is the dense dimension of the collections a build of opts writes.
+func buildDim(opts *Options) int {
 	if opts.Encoder != nil {
-		dim = opts.Encoder.Identity().Dim
+		return opts.Encoder.Identity().Dim
 	}
-	e, err := connectQdrant(ctx, loc.Qdrant, opts.Qdrant, dim, opts.Logger)
+	return placeholderDim
+}
+
+// buildQdrant builds opts (validated) into the cluster of loc.
+func buildQdrant(ctx context.Context, opts *Options, loc Location) (*Summary, error) {
+	e, err := connectBuild(ctx, opts, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +202,7 @@ func deriveQdrant(ctx context.Context, opts *Options, spec runSpec) (*Summary, e
 		return nil, err
 	}
 	defer base.Close()
-	if base.Manifest.Options.MaxWords != opts.Build.MaxWords {
-		return nil, fmt.Errorf("%s was built with max words %d, not %d", opts.Dir, base.Manifest.Options.MaxWords, opts.Build.MaxWords)
-	}
-	if err := opts.adoptLanguage(base.Manifest); err != nil {
+	if err := opts.adoptBase(base.Manifest); err != nil {
 		return nil, err
 	}
 	// The new collection is made like the live one: its shards, replication and BM25

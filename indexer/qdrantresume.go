@@ -113,14 +113,7 @@ func denseDim(man *Manifest) int {
 // resumeQdrant continues the build whose checkpoint is on the cluster of loc, or builds
 // from scratch when there is none. opts are validated.
 func resumeQdrant(ctx context.Context, opts *Options, loc Location) (*Summary, error) {
-	if opts.Build.Lexical != "" {
-		return nil, fmt.Errorf("--lexical %s: an index on Qdrant keeps its BM25 in the cluster", opts.Build.Lexical)
-	}
-	dim := placeholderDim
-	if opts.Encoder != nil {
-		dim = opts.Encoder.Identity().Dim
-	}
-	e, err := connectQdrant(ctx, loc.Qdrant, opts.Qdrant, dim, opts.Logger)
+	e, err := connectBuild(ctx, opts, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +131,7 @@ func resumeQdrant(ctx context.Context, opts *Options, loc Location) (*Summary, e
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", loc, err)
 	}
 	n, _ := parseGen(cp.Generation)
-	base, err := openQdrantGen(ctx, loc, n, dim, OpenOptions{})
+	base, err := openQdrantGen(ctx, loc, n, buildDim(opts), OpenOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
 	}

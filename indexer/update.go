@@ -80,10 +80,7 @@ func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) 
 		return nil, err
 	}
 	defer base.Close()
-	if base.Manifest.Options.MaxWords != opts.Build.MaxWords {
-		return nil, fmt.Errorf("%s was built with max words %d, not %d", opts.Dir, base.Manifest.Options.MaxWords, opts.Build.MaxWords)
-	}
-	if err := opts.adoptLanguage(base.Manifest); err != nil {
+	if err := opts.adoptBase(base.Manifest); err != nil {
 		return nil, err
 	}
 	if err := opts.adoptLexical(base.Manifest); err != nil {
@@ -91,4 +88,13 @@ func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) 
 	}
 	spec.base = base
 	return drive(ctx, opts, spec)
+}
+
+// adoptBase makes a derived generation split and analyse as its base did: the same passage
+// size, and the base's language (see adoptLanguage).
+func (o *Options) adoptBase(base *Manifest) error {
+	if base.Options.MaxWords != o.Build.MaxWords {
+		return fmt.Errorf("%s was built with max words %d, not %d", o.Dir, base.Options.MaxWords, o.Build.MaxWords)
+	}
+	return o.adoptLanguage(base)
 }

@@ -32,25 +32,11 @@ func (e *Engine) OpenPassages(ctx context.Context, gen backend.Gen) (*PassageRea
 }
 
 func (r *PassageReader) get(key uint32, fields ...string) (map[string]*qdrant.Value, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.e.opts.Timeout)
-	defer cancel()
-	sel := qdrant.NewWithPayload(true)
-	if len(fields) > 0 {
-		sel = qdrant.NewWithPayloadInclude(fields...)
-	}
-	var pts []*qdrant.RetrievedPoint
-	err := r.e.do(ctx, "get passage", r.coll, func(ctx context.Context, c *qdrant.Client) error {
-		var err error
-		pts, err = c.Get(ctx, &qdrant.GetPoints{CollectionName: r.coll, Ids: keyIDs([]uint32{key}), WithPayload: sel})
-		return err
-	})
+	pls, err := r.getMany([]uint32{key}, fields...)
 	if err != nil {
 		return nil, err
 	}
-	if len(pts) != 1 {
-		return nil, fmt.Errorf("qdrant collection %s: no passage %d", r.coll, key)
-	}
-	return pts[0].GetPayload(), nil
+	return pls[0], nil
 }
 
 // Get returns the passage of key.
