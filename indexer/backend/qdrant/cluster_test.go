@@ -193,6 +193,10 @@ func TestCluster(t *testing.T) {
 		if err := e.Promote(ctx, genA); err != nil {
 			t.Fatal(err)
 		}
+		// Promote settles first: every active replica of every shard holds the same points.
+		if why, err := e.unsettled(ctx, e.Collection(genA.Name)); err != nil || why != "" {
+			t.Fatalf("promoted with replicas disagreeing: %q %v", why, err)
+		}
 		stop := make(chan struct{})
 		var mu sync.Mutex
 		seen := map[string]int{}

@@ -122,8 +122,14 @@ func (e *Engine) Drop(ctx context.Context, gen backend.Gen) error {
 // Promote makes gen the live generation: the alias moves to its collection in one request,
 // which Qdrant applies atomically, so a query through the alias sees one generation or the
 // other, never a mix.
+//
+// It first waits for the collection's replicas to agree (settle), so that no reader routed to
+// a lagging replica sees part of the new generation.
 func (e *Engine) Promote(ctx context.Context, gen backend.Gen) error {
 	coll := e.Collection(gen.Name)
+	if err := e.settle(ctx, coll); err != nil {
+		return err
+	}
 	alias := e.Alias()
 	return e.do(ctx, "move alias "+alias, coll, func(ctx context.Context, c *qdrant.Client) error {
 		aliases, err := c.ListAliases(ctx)
