@@ -81,12 +81,7 @@ func alreadyExists(err error) bool {
 // checkCollection verifies that coll has the dense vector of the engine's dimension and both
 // sparse vectors: a collection made by something else fails here with what differs.
 func (e *Engine) checkCollection(ctx context.Context, coll string) error {
-	var info *qdrant.CollectionInfo
-	err := e.do(ctx, "collection info", coll, func(ctx context.Context, c *qdrant.Client) error {
-		var err error
-		info, err = c.GetCollectionInfo(ctx, coll)
-		return err
-	})
+	info, err := e.collectionInfo(ctx, coll)
 	if err != nil {
 		return err
 	}
@@ -160,4 +155,15 @@ func (e *Engine) Live(ctx context.Context) (string, error) {
 		return err
 	})
 	return coll, err
+}
+
+// collectionInfo fetches coll's configuration and state, with the engine's retries.
+func (e *Engine) collectionInfo(ctx context.Context, coll string) (*qdrant.CollectionInfo, error) {
+	var info *qdrant.CollectionInfo
+	err := e.do(ctx, "collection info", coll, func(ctx context.Context, c *qdrant.Client) error {
+		var err error
+		info, err = c.GetCollectionInfo(ctx, coll)
+		return err
+	})
+	return info, err
 }

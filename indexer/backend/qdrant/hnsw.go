@@ -95,12 +95,7 @@ func (s IndexState) Done() bool {
 // Indexed reaching Vectors means the dense vectors of every passage are in a graph.
 func (e *Engine) IndexState(ctx context.Context, gen backend.Gen) (IndexState, error) {
 	coll := e.Collection(gen.Name)
-	var info *qdrant.CollectionInfo
-	err := e.do(ctx, "collection info", coll, func(ctx context.Context, c *qdrant.Client) error {
-		var err error
-		info, err = c.GetCollectionInfo(ctx, coll)
-		return err
-	})
+	info, err := e.collectionInfo(ctx, coll)
 	if err != nil {
 		return IndexState{}, err
 	}
