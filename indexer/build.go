@@ -132,9 +132,14 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		return out, nil
 	}
 
+	// The reader's outcome is recorded before batches is closed, so the writer, seeing the
+	// channel end, can tell a failed read from the end of the input: errgroup cancels gctx only
+	// after the reader has returned, which the writer may not yet see, and a writer that took
+	// a failed read for a clean end reported "empty input" instead of the read's error.
 	batches := make(chan docBatch, 4)
+	var readErr error
 	g.Go(func() (err error) {
-		defer close(batches)
+		defer func() { readErr = err; close(batches) }()
 		defer recoverTo(&err, "reading inputs")
 		if err := r.readAll(gctx, spec.from, batches); err != nil {
 			return err
@@ -142,7 +147,8 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		prog.inputsRead()
 		return nil
 	})
-	d := &driver{dir: opts.Dir, gens: gens, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs}
+	d := &driver{dir: opts.Dir, gens: gens, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs,
+		readErr: func() error { return readErr }}
 	var man *Manifest
 	g.Go(func() (err error) {
 		defer recoverTo(&err, "indexing")

@@ -20,6 +20,7 @@ type driver struct {
 	prog        *progress
 	prev        int
 	inputs      func() ([]Input, error)
+	readErr     func() error // why the reader stopped, once batches is closed (nil: end of input)
 	gens        generations
 	tmp         string // directory being written
 	gen         int    // the generation being written in tmp
@@ -90,6 +91,11 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 				return nil, err
 			}
 			sinceCheckpoint, lastCheckpoint = 0, time.Now()
+		}
+	}
+	if d.readErr != nil { // the input ended by failing, not at its end
+		if err := d.readErr(); err != nil {
+			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -426,34 +426,66 @@ func (w *genWriter) noteInput(i int, d *inputDone) {
 	w.man.Inputs[i].Columns = d.stats.Columns
 }
 
-// embedder consumes embed jobs: it encodes each batch and adds it to the graph.
+// embedder consumes embed jobs in two stages that overlap: one encodes job i+1 while the
+// other adds job i's vectors to the graph, so a fast encoder (a GPU) is not left idle while
+// the graph grows, nor the graph's workers while the encoder runs. The graph receives the jobs
+// in order, so what is built is the same as with one stage after the other.
 func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err error) {
-	defer recoverTo(&err, "embedding")
-	for job := range jobs {
-		var vecs [][]float32
-		var err error
-		if w.vectors != nil {
-			vecs, err = w.vectors(job.src)
-		} else {
-			vecs, err = w.encode(ctx, job.texts)
-		}
-		if err != nil {
-			return fmt.Errorf("embedding passages %d..%d: %w", job.keys[0], job.keys[len(job.keys)-1], err)
-		}
-		if len(vecs) != len(job.keys) {
-			return fmt.Errorf("encoder returned %d vectors for %d passages", len(vecs), len(job.keys))
-		}
-		if err := w.vec.Add(ctx, job.keys, vecs); err != nil {
-			return fmt.Errorf("adding vectors: %w", err)
-		}
-		if w.vectors == nil {
-			w.upd.Embedded += len(job.keys) // only this goroutine writes it until wait returns
-		}
-		if w.vectors != nil {
-			w.prog.passagesEmbedded(len(job.keys)) // the encoder counts its own as it goes
-		}
+	type encoded struct {
+		job  embedJob
+		vecs [][]float32
 	}
-	return nil
+	ready := make(chan encoded, 1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		defer close(ready) // after an error, the adder's nil never hides it: Wait returns the first error
+		defer recoverTo(&err, "embedding")
+		for {
+			var job embedJob
+			var ok bool
+			select {
+			case job, ok = <-jobs:
+				if !ok {
+					return nil
+				}
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			var vecs [][]float32
+			var err error
+			if w.vectors != nil {
+				vecs, err = w.vectors(job.src)
+			} else {
+				vecs, err = w.encode(gctx, job.texts)
+			}
+			if err != nil {
+				return fmt.Errorf("embedding passages %d..%d: %w", job.keys[0], job.keys[len(job.keys)-1], err)
+			}
+			if len(vecs) != len(job.keys) {
+				return fmt.Errorf("encoder returned %d vectors for %d passages", len(vecs), len(job.keys))
+			}
+			select {
+			case ready <- encoded{job, vecs}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+	})
+	g.Go(func() (err error) {
+		defer recoverTo(&err, "adding vectors")
+		for e := range ready {
+			if err := w.vec.Add(gctx, e.job.keys, e.vecs); err != nil {
+				return fmt.Errorf("adding vectors: %w", err)
+			}
+			if w.vectors == nil {
+				w.upd.Embedded += len(e.job.keys) // only this goroutine writes it until wait returns
+			} else {
+				w.prog.passagesEmbedded(len(e.job.keys)) // the encoder counts its own as it goes
+			}
+		}
+		return nil
+	})
+	return g.Wait()
 }
 
 // finish commits every part, writes the tombstones and the document table and fills the
