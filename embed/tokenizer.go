@@ -28,6 +28,12 @@ type Tokenizer struct {
 	// the text length, and a long text only needs its first maxLen pieces, so Kairos then
 	// tokenizes chunks of about chunkBytes and stops once it has enough.
 	chunked bool
+	// wp is the fast path of BERT's WordPiece (see bertWordPiece); nil for other tokenizers,
+	// which go through go-huggingface.
+	wp *bertWordPiece
+	// static: no special tokens and unknown words dropped, as static models tokenize.
+	static bool
+	unk    int // unknown token id, -1 if none
 }
 
 // chunkBytes is the chunk size of the chunked path: short enough that the quadratic step is
@@ -50,6 +56,17 @@ type Encoding struct {
 
 // LoadTokenizer reads path (a tokenizer.json) and truncates to maxLen tokens.
 func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
+	return loadTokenizer(path, maxLen, false)
+}
+
+// loadStaticTokenizer is LoadTokenizer for a static model: no special tokens (the
+// post_processor is ignored) and unknown words dropped, as Model2Vec and sentence-transformers'
+// StaticEmbedding tokenize; truncation at maxLen applies to what remains.
+func loadStaticTokenizer(path string, maxLen int) (*Tokenizer, error) {
+	return loadTokenizer(path, maxLen, true)
+}
+
+func loadTokenizer(path string, maxLen int, static bool) (*Tokenizer, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading tokenizer: %w", err)
@@ -83,7 +100,16 @@ func LoadTokenizer(path string, maxLen int) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: post_processor: %w", path, err)
 	}
-	t := &Tokenizer{tk: tk, single: single, pair: pair, maxLen: maxLen}
+	if static {
+		single, pair, _ = parsePostProcessor(nil)
+	}
+	t := &Tokenizer{tk: tk, single: single, pair: pair, maxLen: maxLen, static: static, unk: -1}
+	if id, err := tk.SpecialTokenID(api.TokUnknown); err == nil {
+		t.unk = id
+	}
+	if t.wp, err = newBertWordPiece(b); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	}
 	t.chunked = doc.Normalizer != nil && doc.Normalizer.Type == "BertNormalizer" &&
 		doc.PreTokenizer != nil && doc.PreTokenizer.Type == "BertPreTokenizer"
 	for _, at := range doc.AddedTokens {
@@ -117,6 +143,31 @@ func (t *Tokenizer) Encode(text string) Encoding {
 // characters with spaces) and BertPreTokenizer splits at every whitespace character, so
 // tokenizing the pieces of a text cut at whitespace gives exactly the ids of the whole text.
 func (t *Tokenizer) pieces(text string, limit int) []int {
+	if t.wp != nil {
+		return t.wp.encode(nil, text, limit, t.static)
+	}
+	if t.static {
+		return t.dropUnknown(t.slowPieces(text, -1)) // limit counts what remains
+	}
+	return t.slowPieces(text, limit)
+}
+
+// dropUnknown removes the unknown token id from ids, in place.
+func (t *Tokenizer) dropUnknown(ids []int) []int {
+	if t.unk < 0 {
+		return ids
+	}
+	out := ids[:0]
+	for _, id := range ids {
+		if id != t.unk {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// slowPieces is pieces through go-huggingface (chunked when that is exact).
+func (t *Tokenizer) slowPieces(text string, limit int) []int {
 	if !t.chunked || len(text) <= chunkBytes {
 		return t.tk.Encode(text)
 	}

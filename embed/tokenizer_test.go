@@ -146,6 +146,9 @@ func TestChunkedTokenizationIsExact(t *testing.T) {
 	}
 	for i, s := range texts {
 		whole := tk.tk.Encode(s)
+		if got := tk.slowPieces(s, -1); !reflect.DeepEqual(got, whole) {
+			t.Fatalf("text %d: chunked ids differ from whole-text ids\n%v\n%v", i, got, whole)
+		}
 		if got := tk.pieces(s, -1); !reflect.DeepEqual(got, whole) {
 			t.Fatalf("text %d: chunked ids differ from whole-text ids\n%v\n%v", i, got, whole)
 		}
@@ -166,8 +169,13 @@ func FuzzTokenizer(f *testing.F) {
 	f.Add("\x00\xff[CLS][SEP]", "")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		long := strings.Repeat(a+" ", 1+2*chunkBytes/(len(a)+1))
-		if got, want := tk.pieces(long, -1), tk.tk.Encode(long); !reflect.DeepEqual(got, want) {
+		if got, want := tk.slowPieces(long, -1), tk.tk.Encode(long); !reflect.DeepEqual(got, want) {
 			t.Fatalf("chunked %v != whole %v", got, want)
+		}
+		for _, s := range []string{a, b, long} {
+			if got, want := tk.pieces(s, -1), tk.tk.Encode(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("fast path %v != go-huggingface %v on %q", got, want, s)
+			}
 		}
 		for _, e := range []Encoding{tk.Encode(a), tk.EncodePair(a, b)} {
 			if len(e.IDs) > 32 || len(e.IDs) < 2 || len(e.IDs) != len(e.TypeIDs) {
