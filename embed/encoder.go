@@ -17,8 +17,10 @@ import (
 // Encoder turns texts into sentence embeddings. It is safe for concurrent use.
 type Encoder struct {
 	core
-	info ModelInfo
-	cuda bool // runs on a CUDA device
+	info     ModelInfo
+	cuda     bool         // runs on a CUDA device
+	static   *staticModel // a static model: no runner, vectors are table means (static.go)
+	modelDim int          // the ONNX model's output dimension (info.Dim is less with Options.Dim)
 }
 
 // OpenEncoder loads the model folder opts.ModelDir with the requested backend.
@@ -27,6 +29,16 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		return nil, err
 	}
 	o := opts.withDefaults()
+	if sf, ok, err := detectStatic(o.ModelDir); err != nil {
+		return nil, fmt.Errorf("opening encoder: %w", err)
+	} else if ok {
+		e, err := openStatic(o, sf)
+		if err != nil {
+			return nil, fmt.Errorf("opening encoder: %w", err)
+		}
+		o.Logger.Info("embed backend", "backend", KindStatic, "model", o.ModelDir, "dim", e.info.Dim)
+		return e, nil
+	}
 	cfg, err := LoadFolderConfigFor(o.ModelDir, o.Precision, o.Device)
 	if err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
@@ -66,16 +78,26 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		}
 		dim = out.shape[len(out.shape)-1]
 	}
+	outDim := dim
+	if o.Dim > 0 {
+		if o.Dim > dim {
+			_ = r.close()
+			return nil, fmt.Errorf("opening encoder: --dim %d exceeds the model's %d dimensions", o.Dim, dim)
+		}
+		outDim = o.Dim
+	}
 	e := &Encoder{
-		cuda: o.Device.CUDA,
-		core: core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
+		modelDim: dim,
+		cuda:     o.Device.CUDA,
+		core:     core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
 				ONNXSHA256:    sum,
 				ONNXFile:      onnxFile(o.ModelDir, cfg.ONNXPath),
 				Precision:     PrecisionOfFile(cfg.ONNXPath),
-				Dim:           dim,
+				Dim:           outDim,
+				FullDim:       fullDimIfTruncated(outDim, dim),
 				Pooling:       pooling,
 				Normalize:     cfg.Normalize,
 				MaxSeqLen:     cfg.MaxSeqLen,
@@ -108,7 +130,12 @@ func (e *Encoder) BatchSize() int { return e.batchSize }
 func (e *Encoder) Info() ModelInfo { return e.info }
 
 // Close releases the model session.
-func (e *Encoder) Close() error { return e.run.close() }
+func (e *Encoder) Close() error {
+	if e.static != nil {
+		return nil
+	}
+	return e.run.close()
+}
 
 // Tokenize returns the model inputs Encode would build for texts (prefix added, truncated).
 func (e *Encoder) Tokenize(kind Kind, texts []string) ([]Encoding, error) {
@@ -126,6 +153,19 @@ func (e *Encoder) Tokenize(kind Kind, texts []string) ([]Encoding, error) {
 // so. Texts are truncated at the model's max_seq_length. An empty or whitespace-only text fails
 // the call with ErrEmptyText (see the package comment).
 func (e *Encoder) Encode(ctx context.Context, kind Kind, texts []string) ([][]float32, error) {
+	if e.static != nil {
+		prefix, err := e.prefix(kind)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkTexts(texts); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("encoding: %w", err)
+		}
+		return e.staticEncode(prefix, texts), nil
+	}
 	encs, err := e.Tokenize(kind, texts)
 	if err != nil {
 		return nil, err
@@ -136,11 +176,29 @@ func (e *Encoder) Encode(ctx context.Context, kind Kind, texts []string) ([][]fl
 // EncodeTokens runs already tokenized inputs (from Tokenize) through the model.
 func (e *Encoder) EncodeTokens(ctx context.Context, encs []Encoding) ([][]float32, error) {
 	vecs := make([][]float32, len(encs))
+	if e.static != nil {
+		var ids []int
+		for i, enc := range encs {
+			ids = ids[:0]
+			for _, id := range enc.IDs {
+				if id < 0 || int(id) >= e.static.vocab() {
+					return nil, fmt.Errorf("encoding: text %d: token id %d outside the model's vocabulary", i, id)
+				}
+				ids = append(ids, int(id))
+			}
+			vecs[i] = make([]float32, e.static.dim)
+			e.static.vector(ids, vecs[i])
+		}
+		return vecs, nil
+	}
 	err := e.forEachBatch(ctx, encs, func(idx int, out *batchOutput, r, length int) error {
-		if d := out.shape[len(out.shape)-1]; d != e.info.Dim {
-			return fmt.Errorf("model output dimension %d, expected %d", d, e.info.Dim)
+		if d := out.shape[len(out.shape)-1]; d != e.modelDim {
+			return fmt.Errorf("model output dimension %d, expected %d", d, e.modelDim)
 		}
 		v := pool(out, r, length, e.info.Pooling)
+		if len(v) > e.info.Dim { // --dim: keep the leading (Matryoshka) dimensions
+			v = v[:e.info.Dim:e.info.Dim]
+		}
 		if e.info.Normalize {
 			normalize(v)
 		}

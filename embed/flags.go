@@ -6,7 +6,7 @@ import (
 )
 
 // Flags registers the options every command that runs a model shares, with the library's
-// defaults: --backend, --ort-lib, --device, --ort-provider-lib and --precision. The model folder, batch size
+// defaults: --backend, --ort-lib, --device, --ort-provider-lib, --precision and --dim. The model folder, batch size
 // and thread count are named differently by different commands, so BatchFlag and ThreadsFlag
 // register those under the caller's name.
 func (o *Options) Flags(fs *flag.FlagSet) {
@@ -20,6 +20,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Precision, "precision", o.Precision, "model file precision: `auto|fp32|fp16|int8` (model.onnx, model_fp16.onnx, model_int8.onnx or model_quantized.onnx, also under onnx/; auto: fp16 on cuda when the folder has it, else the folder's model.onnx)")
 	fs.StringVar(&o.ORTLib, "ort-lib", o.ORTLib, "libonnxruntime.so `path` (default $"+EnvORTLib+", then the `make ort` cache; with --device cuda, the libonnxruntime.so beside the provider library)")
 	fs.Var(&o.Device, "device", "where models run: `cpu|cuda|cuda:N` (default cpu; cuda:N is the N-th GPU, through ONNX Runtime's CUDA provider and backend ort; a GPU that cannot be used fails the command, never falls back to the CPU)")
+	fs.IntVar(&o.Dim, "dim", o.Dim, "keep the first `N` dimensions of each sentence vector (Matryoshka models; 0: all), renormalised when the model normalises; recorded in the index, so queries need the same --dim")
 	fs.StringVar(&o.ORTProviderLib, "ort-provider-lib", o.ORTProviderLib, "with --device cuda: libonnxruntime_providers_cuda.so `path` (default $"+EnvORTCUDALib+", then the `make ort-gpu` cache)")
 }
 

@@ -94,6 +94,11 @@ type Options struct {
 	// DefaultCUDABatchSize on a CUDA device). Texts are sorted by token
 	// length first, so a batch holds texts of similar length and pads little.
 	BatchSize int
+	// Dim truncates sentence vectors to their first Dim dimensions (a Matryoshka model, such
+	// as static-retrieval-mrl-en-v1, is trained for it), renormalised when the model
+	// normalises. 0 keeps the model's dimension; more than it is an error. The Identity
+	// records it (Dim, FullDim), so an index refuses queries of another Dim.
+	Dim int
 	// Threads is ONNX Runtime's intra-op thread count (default GOMAXPROCS).
 	Threads int
 	// NoSpin makes ONNX Runtime's worker threads sleep between calls instead of spinning.
@@ -149,6 +154,9 @@ func (o Options) Validate() error {
 	}
 	if o.BatchSize < 0 {
 		return fmt.Errorf("embed options: BatchSize %d < 0", o.BatchSize)
+	}
+	if o.Dim < 0 {
+		return fmt.Errorf("embed options: Dim %d < 0", o.Dim)
 	}
 	if o.Threads < 0 {
 		return fmt.Errorf("embed options: Threads %d < 0", o.Threads)

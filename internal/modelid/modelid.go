@@ -12,7 +12,10 @@ import (
 // comparable with an index's passage vectors. The encoder reports it, and an index manifest
 // records it.
 type Identity struct {
-	Name          string `json:"name"`
+	Name string `json:"name"`
+	// Kind is "static" for a static embedding model (a token table, mean pooled; ONNXSHA256
+	// and ONNXFile then name its safetensors file) and empty for an ONNX encoder.
+	Kind          string `json:"kind,omitempty"`
 	ONNXSHA256    string `json:"onnx_sha256"`
 	Dim           int    `json:"dim"`
 	Pooling       string `json:"pooling"`
@@ -25,6 +28,17 @@ type Identity struct {
 	// mismatch between precisions of one model; manifests written before them lack both.
 	ONNXFile  string `json:"onnx_file,omitempty"`
 	Precision string `json:"precision,omitempty"`
+	// FullDim is the model's own dimension when Dim keeps only its first Dim (Matryoshka
+	// truncation, --dim); 0 when the vectors are whole.
+	FullDim int `json:"full_dim,omitempty"`
+}
+
+// kindName names a Kind in messages.
+func kindName(k string) string {
+	if k == "" {
+		return "onnx"
+	}
+	return k
 }
 
 // Compatible reports why vectors of model o cannot be searched against vectors of m, or nil.
@@ -32,6 +46,8 @@ type Identity struct {
 func (m Identity) Compatible(o Identity) error {
 	var diffs []error
 	switch {
+	case m.Kind != o.Kind:
+		diffs = append(diffs, fmt.Errorf("a %s model, index built with a %s model", kindName(o.Kind), kindName(m.Kind)))
 	case m.ONNXSHA256 == o.ONNXSHA256:
 	case m.Precision != "" && o.Precision != "" && m.Precision != o.Precision:
 		// The same model at another precision: vectors are close but not the index's, and
@@ -41,7 +57,16 @@ func (m Identity) Compatible(o Identity) error {
 	default:
 		diffs = append(diffs, fmt.Errorf("ONNX sha256 %.12s, index built with %.12s", o.ONNXSHA256, m.ONNXSHA256))
 	}
-	if m.Dim != o.Dim {
+	switch {
+	case m.Dim == o.Dim:
+	case m.ONNXSHA256 == o.ONNXSHA256 && (m.FullDim != 0 || o.FullDim != 0):
+		// The same model truncated differently: the fix is a flag.
+		want := fmt.Sprint(m.Dim)
+		if m.FullDim == 0 {
+			want = "0 (all)"
+		}
+		diffs = append(diffs, fmt.Errorf("dimension %d, index has %d: pass --dim %s", o.Dim, m.Dim, want))
+	default:
 		diffs = append(diffs, fmt.Errorf("dimension %d, index has %d", o.Dim, m.Dim))
 	}
 	if m.Pooling != o.Pooling || m.Normalize != o.Normalize {
