@@ -83,3 +83,61 @@ func BenchmarkEncodeSciFact(b *testing.B) {
 		b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "passages/s")
 	})
 }
+
+// BenchmarkStaticSciFact: passages/s of 120-word SciFact passages (title included, as the
+// corpus package cuts them) on the static-model2vec fixture (256-d float16 with weights, the
+// shape of potion-base-8M) and static-st (128-d), through the indexer's path (EncodeChunks in
+// chunks of SortWindow) and kairos embed's (Tokenize, then EncodeTokens); minilm-l6 through
+// ONNX Runtime on 64 of the same passages is the anchor of the same run.
+// `GOMAXPROCS=2 go test -run '^$' -bench StaticSciFact -benchtime 3x ./embed/`.
+func BenchmarkStaticSciFact(b *testing.B) {
+	texts := scifactPassages(b, 4096, 120)
+	ctx := context.Background()
+	for _, model := range []string{"static-model2vec", "static-st"} {
+		e, err := OpenEncoder(ctx, Options{ModelDir: synthetic(model)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var chunks [][]string
+		for i := 0; i < len(texts); i += e.SortWindow() {
+			chunks = append(chunks, texts[i:min(len(texts), i+e.SortWindow())])
+		}
+		b.Run(model+"/index", func(b *testing.B) {
+			for b.Loop() {
+				if err := e.EncodeChunks(ctx, Passage, chunks, func(int, [][]float32) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "passages/s")
+		})
+		b.Run(model+"/tokenize+tokens", func(b *testing.B) {
+			for b.Loop() {
+				for _, c := range chunks {
+					encs, err := e.Tokenize(Passage, c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := e.EncodeTokens(ctx, encs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "passages/s")
+		})
+	}
+	b.Run("minilm-l6-ort", func(b *testing.B) {
+		requireORT(b)
+		requireModel(b, synthetic("minilm-l6"))
+		e, err := OpenEncoder(ctx, Options{ModelDir: synthetic("minilm-l6"), Backend: BackendORT})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		for b.Loop() {
+			if _, err := e.Encode(ctx, Passage, texts[:64]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(64*b.N)/b.Elapsed().Seconds(), "passages/s")
+	})
+}

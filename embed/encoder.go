@@ -177,19 +177,19 @@ func (e *Encoder) Encode(ctx context.Context, kind Kind, texts []string) ([][]fl
 func (e *Encoder) EncodeTokens(ctx context.Context, encs []Encoding) ([][]float32, error) {
 	vecs := make([][]float32, len(encs))
 	if e.static != nil {
-		var ids []int
 		for i, enc := range encs {
-			ids = ids[:0]
 			for _, id := range enc.IDs {
-				if id < 0 || int(id) >= e.static.vocab() {
+				if id < 0 || id >= int64(e.static.vocab()) {
 					return nil, fmt.Errorf("encoding: text %d: token id %d outside the model's vocabulary", i, id)
 				}
-				ids = append(ids, int(id))
 			}
-			vecs[i] = make([]float32, e.static.dim)
-			e.static.vector(ids, vecs[i])
 		}
-		return vecs, nil
+		return e.staticVectors(len(encs), func(i int, dst []int) []int {
+			for _, id := range encs[i].IDs {
+				dst = append(dst, int(id))
+			}
+			return dst
+		}), nil
 	}
 	err := e.forEachBatch(ctx, encs, func(idx int, out *batchOutput, r, length int) error {
 		if d := out.shape[len(out.shape)-1]; d != e.modelDim {

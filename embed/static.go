@@ -269,14 +269,9 @@ func (m *staticModel) vector(ids []int, out []float32) {
 		}
 		r := m.table[row*m.stride : row*m.stride+m.dim]
 		if m.weights != nil {
-			w := m.weights[id]
-			for k, x := range r {
-				out[k] += w * x
-			}
+			axpy(out, r, m.weights[id])
 		} else {
-			for k, x := range r {
-				out[k] += x
-			}
+			add(out, r)
 		}
 	}
 	inv := 1 / float32(len(ids))
@@ -288,23 +283,73 @@ func (m *staticModel) vector(ids []int, out []float32) {
 	}
 }
 
-// staticEncode embeds texts (prefix added) on up to GOMAXPROCS goroutines, each tokenizing
-// into its own scratch ids, so a passage costs one vector allocation.
+// axpy adds w*x to y (len(x) >= len(y)), eight lanes at a time on constant-length
+// subslices so the compiler drops the bounds checks: the loop the static encoder spends its
+// time in besides tokenizing.
+func axpy(y, x []float32, w float32) {
+	x = x[:len(y)]
+	for len(y) >= 8 {
+		yy, xx := y[:8:8], x[:8:8]
+		yy[0] += w * xx[0]
+		yy[1] += w * xx[1]
+		yy[2] += w * xx[2]
+		yy[3] += w * xx[3]
+		yy[4] += w * xx[4]
+		yy[5] += w * xx[5]
+		yy[6] += w * xx[6]
+		yy[7] += w * xx[7]
+		y, x = y[8:], x[8:]
+	}
+	for i := range y {
+		y[i] += w * x[i]
+	}
+}
+
+// add adds x to y (len(x) >= len(y)), as axpy.
+func add(y, x []float32) {
+	x = x[:len(y)]
+	for len(y) >= 8 {
+		yy, xx := y[:8:8], x[:8:8]
+		yy[0] += xx[0]
+		yy[1] += xx[1]
+		yy[2] += xx[2]
+		yy[3] += xx[3]
+		yy[4] += xx[4]
+		yy[5] += xx[5]
+		yy[6] += xx[6]
+		yy[7] += xx[7]
+		y, x = y[8:], x[8:]
+	}
+	for i := range y {
+		y[i] += x[i]
+	}
+}
+
+// staticEncode embeds texts (prefix added) in parallel (staticVectors).
 func (e *Encoder) staticEncode(prefix string, texts []string) [][]float32 {
-	m, tok := e.static, e.tok
-	vecs := make([][]float32, len(texts))
-	flat := make([]float32, len(texts)*m.dim)
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
+	return e.staticVectors(len(texts), func(i int, dst []int) []int {
+		return e.tok.staticIDs(dst, prefix, texts[i])
+	})
+}
+
+// staticVectors computes n vectors on up to GOMAXPROCS goroutines; ids appends the token ids
+// of input i to a scratch slice owned by its goroutine, so an input costs no allocation
+// beyond its share of one flat vector array.
+func (e *Encoder) staticVectors(n int, ids func(i int, dst []int) []int) [][]float32 {
+	m := e.static
+	vecs := make([][]float32, n)
+	flat := make([]float32, n*m.dim)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var ids []int
-			for i := w; i < len(texts); i += workers {
-				ids = tok.staticIDs(ids[:0], prefix, texts[i])
+			var scratch []int
+			for i := w; i < n; i += workers {
+				scratch = ids(i, scratch[:0])
 				v := flat[i*m.dim : (i+1)*m.dim : (i+1)*m.dim]
-				m.vector(ids, v)
+				m.vector(scratch, v)
 				vecs[i] = v
 			}
 		}()

@@ -220,15 +220,30 @@ func (w *bertWordPiece) segment(dst []int, bp *[]byte, seg string, base, limit i
 			return dst
 		}
 		c := buf[i]
-		var r rune
-		size := 1
-		if c < utf8.RuneSelf {
-			r = rune(c)
-		} else {
-			r, size = utf8.DecodeRune(buf[i:])
+		if c < utf8.RuneSelf { // after normalisation ASCII whitespace is ' '
+			switch asciiClass[c] {
+			case asciiSpace:
+				if start >= 0 {
+					dst = w.word(dst, buf[start:i], dropUnk)
+					start = -1
+				}
+			case asciiPunct:
+				if start >= 0 {
+					dst = w.word(dst, buf[start:i], dropUnk)
+					start = -1
+				}
+				dst = w.word(dst, buf[i:i+1], dropUnk)
+			default:
+				if start < 0 {
+					start = i
+				}
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRune(buf[i:])
 		switch {
-		case r == ' ' || isWhitespaceBert(r):
+		case isWhitespaceBert(r):
 			if start >= 0 {
 				dst = w.word(dst, buf[start:i], dropUnk)
 				start = -1
@@ -342,6 +357,25 @@ func (w *bertWordPiece) unknown(dst []int, dropUnk bool) []int {
 }
 
 // The character classes of hftokenizer's BERT normaliser and pre-tokenizer.
+
+const (
+	asciiWord = iota
+	asciiSpace
+	asciiPunct
+)
+
+// asciiClass is isWhitespaceBert and isPunctBert for ASCII, by table.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range rune(utf8.RuneSelf) {
+		switch {
+		case isWhitespaceBert(c):
+			t[c] = asciiSpace
+		case isPunctBert(c):
+			t[c] = asciiPunct
+		}
+	}
+	return t
+}()
 
 func isWhitespaceBert(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || unicode.Is(unicode.Zs, r)
