@@ -58,7 +58,7 @@ func str(v any) string { return fmt.Sprint(v) }
 func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	runtime := defaults{ // embed.Options.Flags
 		"backend": embed.BackendAuto, "device": embed.DeviceCPU, "ort-lib": "", "ort-provider-lib": "",
-		"precision": embed.PrecisionAuto,
+		"precision": embed.PrecisionAuto, "dim": "0", // 0: the model's dimension
 	}
 	models := runtime.with(defaults{"model": "", "embed-batch": "0"}) // 0: embed.DefaultBatchSize, DefaultCUDABatchSize on cuda
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }
