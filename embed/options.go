@@ -23,6 +23,14 @@
 // positions), config_sentence_transformers.json "prompts" (query/passage prefixes), and an
 // optional kairos.json that overrides all of them (see FolderConfig).
 //
+// Static embedding models are a third kind, in pure Go (static.go): a folder whose
+// modules.json starts with sentence_transformers.models.StaticEmbedding (at "." or in
+// 0_StaticEmbedding/), or whose config.json says "model_type": "model2vec", holds a token
+// table in model.safetensors ("embeddings" with optional "weights" and "mapping", or
+// "embedding.weight"); a vector is the mean of its tokens' rows, tokenized without special
+// tokens, unknown words dropped, at most 512 tokens, normalised as the folder says. OpenEncoder
+// detects such a folder and needs neither ONNX Runtime nor cgo for it.
+//
 // Empty input: a text that is empty or only whitespace is rejected with ErrEmptyText (wrapped with
 // its index). An embedding of "[CLS] [SEP]" is a valid vector that matches nothing in particular;
 // returning it silently would put meaningless points into an index, so callers decide what to do

@@ -297,3 +297,34 @@ func TestStaticIdentityRefusals(t *testing.T) {
 		t.Errorf("onnx query on static index: %v", err)
 	}
 }
+
+// TestDimTruncatesONNXEncoders: --dim keeps the leading dimensions of an ONNX encoder's
+// vectors too, renormalised, and the identity records both dimensions.
+func TestDimTruncatesONNXEncoders(t *testing.T) {
+	requireORT(t)
+	full := openEnc(t, synthetic("tiny-encoder"), BackendORT)
+	cut, err := OpenEncoder(context.Background(), Options{ModelDir: synthetic("tiny-encoder"), Backend: BackendORT, Dim: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cut.Close()
+	if id := cut.Info().Identity; id.Dim != 16 || id.FullDim != 64 || id.Kind != "" {
+		t.Fatalf("identity %+v", id)
+	}
+	texts := testTexts()
+	a, err := full.Encode(context.Background(), Passage, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cut.Encode(context.Background(), Passage, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		want := append([]float32(nil), a[i][:16]...)
+		normalize(want)
+		if len(b[i]) != 16 || cosine(b[i], want) < 0.99999 {
+			t.Errorf("text %d: truncated vector %v, want %v", i, b[i], want)
+		}
+	}
+}
