@@ -14,6 +14,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
+	"github.com/kairos-rag/kairos/internal/postings"
 )
 
 // sciFact reads the first n records of a BEIR SciFact file of the shared data.
@@ -208,7 +209,35 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 	if kept.Len() == 0 || !kept.Equal(counted) {
 		t.Fatalf("kept counts (%d terms) differ from the segments' (%d terms)", kept.Len(), counted.Len())
 	}
+	if err := writeTermCounts(filepath.Join(Dir(clean.Dir), deletedDFName), kept); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Open(context.Background(), clean.Dir, sc, nil); err != nil || r.CheckDeletedCounts(context.Background()) == nil {
+		t.Fatalf("counts of deletions beside a generation without any: open %v, check passed", err)
+	} else {
+		r.Close()
+	}
+	os.Remove(filepath.Join(Dir(clean.Dir), deletedDFName))
 	compare("deleted from, counts from the segments", search(g3))
+
+	// Counts that are not the segments' (a passage's text other than the one indexed) are
+	// reported by the check verify runs.
+	wrong := kept.Map()
+	for term := range wrong {
+		wrong[term]++
+		break
+	}
+	if err := writeTermCounts(filepath.Join(Dir(g3.Dir), deletedDFName), postings.NewTermCounts(wrong)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), g3.Dir, sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.CheckDeletedCounts(context.Background()); err == nil || !strings.Contains(err.Error(), deletedDFName) {
+		t.Fatalf("CheckDeletedCounts on altered counts: %v", err)
+	}
 }
 
 // TestDeleteNeedsThePassage: a deletion without the passage's text is refused (its terms'

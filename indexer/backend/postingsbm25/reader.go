@@ -114,6 +114,21 @@ func (r *Reader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
 	return out, nil
 }
 
+// CheckDeletedCounts reports an error when the deleted term counts the reader scores with
+// are not what its segments give for its deleted set (verify: counts made from a deleted
+// passage's text that is not the text indexed would skew every score of its terms).
+func (r *Reader) CheckDeletedCounts(ctx context.Context) error {
+	counted, err := countDeleted(ctx, r.segs, r.deleted)
+	if err != nil {
+		return err
+	}
+	if !counted.Equal(r.deletedDF) {
+		return fmt.Errorf("%s: %d terms counted, the segments' %d deleted passages hold %d (or other counts)",
+			deletedDFName, r.deletedDF.Len(), r.deleted.Len(), counted.Len())
+	}
+	return nil
+}
+
 // Close unmaps the segments.
 func (r *Reader) Close() error {
 	var errs []error
