@@ -370,7 +370,7 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
 		w.tokens -= int64(len(w.text.Analyze([]byte(p.Text))))
-		bb.Delete(k)
+		bb.Delete(k, &p)
 		if w.vec != nil {
 			w.vec.Delete(k)
 		}

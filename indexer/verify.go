@@ -163,6 +163,13 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	if err := checkBM25Keys(ctx, idx, store, func(f string, a ...any) { bad(lexicalDir(gen, man.Options.Lexical), f, a...) }); err != nil {
 		return nil, err
 	}
+	// An engine that keeps statistics of its deletions beside its index (postings) checks
+	// them against the index.
+	if c, ok := idx.(interface{ CheckDeletedCounts(context.Context) error }); ok {
+		if err := c.CheckDeletedCounts(ctx); err != nil {
+			bad(lexicalDir(gen, man.Options.Lexical), "%v", err)
+		}
+	}
 	return rep, nil
 }
 

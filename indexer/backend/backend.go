@@ -126,7 +126,10 @@ type LexicalCounts struct {
 // LexicalBatch collects additions and deletions for one Apply.
 type LexicalBatch interface {
 	Add(key uint32, p *corpus.Passage) error
-	Delete(key uint32)
+	// Delete deletes key, whose passage p was (as the store holds it): an engine that keeps
+	// the document frequencies of the live passages without rewriting its index (postings)
+	// takes the deleted passage's terms from it; others may ignore p.
+	Delete(key uint32, p *corpus.Passage)
 	Len() int
 }
 

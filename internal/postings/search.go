@@ -22,9 +22,15 @@ type Query struct {
 	// inside the search, before scoring, so K hits come back whenever K allowed passages
 	// match. It must be safe for concurrent use (segments are searched in parallel).
 	Allow func(key uint32) bool
-	// Deleted holds passages to leave out (tombstones). Their postings still count in the
-	// terms' document frequencies until the segment is rebuilt; bleve does not count them.
+	// Deleted holds passages to leave out (tombstones).
 	Deleted KeySet
+	// DeletedDocFreq, when set, returns how many of the Deleted passages contain a term; it is
+	// subtracted from the segments' document frequency, so that idf (and the order bleve sums
+	// in) counts the live passages only, as bleve's does and as a clean build of them would.
+	// Without it the deleted passages' postings still count. The pruning needs nothing more:
+	// its bounds are computed per query from the plan's idf, over postings that include the
+	// deleted ones, so they stay upper bounds of the live passages' scores.
+	DeletedDocFreq func(term string) int
 }
 
 // Hit is one retrieved passage.

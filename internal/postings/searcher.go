@@ -67,6 +67,13 @@ func (x *Searcher) Search(ctx context.Context, q Query, sc Scoring) ([]Hit, erro
 		if err != nil {
 			return nil, err
 		}
+		if q.DeletedDocFreq != nil {
+			d := q.DeletedDocFreq(t)
+			if d < 0 || d > n {
+				return nil, fmt.Errorf("postings search: term %q: %d deleted passages hold it, the segments only %d (deleted term counts of another index?)", t, d, n)
+			}
+			n -= d
+		}
 		df[i] = uint64(n)
 	}
 	p := newPlan(sc, q.Terms, df)

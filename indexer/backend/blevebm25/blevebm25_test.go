@@ -41,7 +41,7 @@ func build(t *testing.T, dir string, base *backend.Gen, add []corpus.Passage, fi
 		}
 	}
 	for _, k := range del {
-		b.Delete(k)
+		b.Delete(k, nil) // bleve needs no text to delete
 	}
 	if err := w.Apply(ctx, b); err != nil {
 		t.Fatal(err)

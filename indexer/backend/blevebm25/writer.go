@@ -43,8 +43,10 @@ func (b *Batch) Add(key uint32, p *corpus.Passage) error {
 	return nil
 }
 
-// Delete removes key.
-func (b *Batch) Delete(key uint32) { b.bb.Delete(strconv.FormatUint(uint64(key), 10)) }
+// Delete removes key (bleve's postings counts leave deleted documents out by themselves).
+func (b *Batch) Delete(key uint32, _ *corpus.Passage) {
+	b.bb.Delete(strconv.FormatUint(uint64(key), 10))
+}
 
 // Len is the number of operations in the batch.
 func (b *Batch) Len() int { return b.bb.Size() }

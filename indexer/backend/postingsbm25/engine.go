@@ -7,15 +7,22 @@
 //
 // A generation's lexical part is the directory "lexical": one segment file per generation
 // that added passages (a derived generation hard-links its base's and adds its own) and the
-// set of keys deleted since they were written ("deleted.ktmb", in kpst's tombstone format).
-// Deleted passages are left out of every search; like bleve's, their postings keep counting in
-// document frequencies until a compaction rewrites the index, which is the one way the two
-// engines can differ (an updated generation scores as bleve's did before its merge).
+// set of keys deleted since they were written ("deleted.ktmb", in kpst's tombstone format),
+// with, per term, how many of those deleted passages hold it ("deleted.kpdf",
+// postings.TermCounts). Deleted passages are left out of every search, and their terms are
+// taken out of the document frequencies, as bleve's posting counts leave deleted documents
+// out: a generation updated or deleted from without compaction scores exactly as a clean
+// build of its live passages. The counts are made when passages are deleted, from the
+// deleted passages' text (the indexer hands it over), so a search costs no more than on a
+// clean index; an index written before they existed has them counted from its segments when
+// it is opened or derived from.
 package postingsbm25
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,8 +39,9 @@ import (
 const Name = "lexical"
 
 const (
-	segSuffix   = ".kpo"
-	deletedName = "deleted.ktmb"
+	segSuffix     = ".kpo"
+	deletedName   = "deleted.ktmb"
+	deletedDFName = "deleted.kpdf"
 )
 
 // Dir returns the lexical directory of the generation at genDir.
@@ -56,6 +64,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 		return nil, err
 	}
 	deleted := &kpst.Tombstones{}
+	var deletedDF *postings.TermCounts
 	if base != nil {
 		segs, err := segmentFiles(Dir(base.Dir))
 		if err != nil {
@@ -69,15 +78,18 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 		if deleted, err = kpst.ReadTombstones(filepath.Join(Dir(base.Dir), deletedName)); err != nil {
 			return nil, err
 		}
+		if deletedDF, err = deletedTermCounts(ctx, Dir(base.Dir), deleted, nil); err != nil {
+			return nil, err
+		}
 	}
-	return newWriter(dir, gen.Name, analyzer, deleted, e.MaxBufferedPostings)
+	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e.MaxBufferedPostings)
 }
 
 // Open opens gen's lexical part for searching with sc. Segments up to kpst.VerifyBudget bytes
 // are checksummed at open; larger ones are mapped without reading them whole (the manifest's
 // sha256 covers them).
 func (Engine) Open(ctx context.Context, gen backend.Gen, sc backend.Scoring, meta backend.Meta) (backend.LexicalReader, error) {
-	return Open(gen.Dir, sc, meta)
+	return Open(ctx, gen.Dir, sc, meta)
 }
 
 // Drop removes gen's lexical part.
@@ -129,4 +141,59 @@ func closeAll(segs []*postings.Segment) {
 	for _, s := range segs {
 		s.Close()
 	}
+}
+
+// deletedTermCounts returns the deleted term counts of the lexical directory dir, whose
+// deleted set is deleted: its file, or, for an index written before it existed, the counts
+// taken from its segments (segs, or those of dir when nil).
+func deletedTermCounts(ctx context.Context, dir string, deleted *kpst.Tombstones, segs []*postings.Segment) (*postings.TermCounts, error) {
+	path := filepath.Join(dir, deletedDFName)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		c, err := postings.ParseTermCounts(b)
+		if err != nil {
+			return nil, &backend.DamagedError{Path: path, What: err.Error()}
+		}
+		return c, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case deleted.Len() == 0:
+		return nil, nil
+	}
+	if segs == nil {
+		if segs, err = openSegments(dir, true); err != nil {
+			return nil, err
+		}
+		defer closeAll(segs)
+	}
+	return countDeleted(ctx, segs, deleted)
+}
+
+// countDeleted counts the terms of the deleted passages from the segments.
+func countDeleted(ctx context.Context, segs []*postings.Segment, deleted *kpst.Tombstones) (*postings.TermCounts, error) {
+	m := map[string]int{}
+	for _, s := range segs {
+		if err := s.CountDeleted(ctx, deleted, m); err != nil {
+			return nil, &backend.DamagedError{Path: s.Path(), What: err.Error()}
+		}
+	}
+	return postings.NewTermCounts(m), nil
+}
+
+// writeTermCounts writes c to path (a new file) and syncs it.
+func writeTermCounts(path string, c *postings.TermCounts) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(c.Encode()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

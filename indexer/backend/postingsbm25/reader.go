@@ -16,16 +16,18 @@ type Reader struct {
 	segs    []*postings.Segment
 	x       *postings.Searcher
 	deleted *kpst.Tombstones
-	sc      postings.Scoring
-	meta    backend.Meta
-	docs    int
+	// deletedDF: per term, the deleted passages that hold it, taken from its document frequency
+	deletedDF *postings.TermCounts
+	sc        postings.Scoring
+	meta      backend.Meta
+	docs      int
 }
 
 var _ backend.LexicalReader = (*Reader)(nil)
 
 // Open opens the lexical part of the generation at genDir; meta answers filters (nil: a
 // filtered search fails).
-func Open(genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error) {
+func Open(ctx context.Context, genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error) {
 	if sc.Stats.Tokens == 0 && sc.Stats.Terms > 0 {
 		return nil, fmt.Errorf("%w: postingsbm25 scores with token counts; this manifest predates them (update or compact the index)", backend.ErrScoring)
 	}
@@ -38,6 +40,11 @@ func Open(genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error)
 	if err != nil {
 		return nil, err
 	}
+	deletedDF, err := deletedTermCounts(ctx, dir, deleted, segs)
+	if err != nil {
+		closeAll(segs)
+		return nil, err
+	}
 	x, err := postings.NewSearcher(segs, postings.SearcherOptions{})
 	if err != nil {
 		closeAll(segs)
@@ -47,7 +54,7 @@ func Open(genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error)
 	for _, s := range segs {
 		docs += s.Len()
 	}
-	r := &Reader{segs: segs, x: x, deleted: deleted, docs: docs - deleted.Len(), meta: meta,
+	r := &Reader{segs: segs, x: x, deleted: deleted, deletedDF: deletedDF, docs: docs - deleted.Len(), meta: meta,
 		sc: postings.Scoring{K1: sc.Params.K1, B: sc.Params.B, Docs: int64(sc.Stats.Docs), Tokens: sc.Stats.Tokens}}
 	return r, nil
 }
@@ -62,6 +69,9 @@ func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.
 		return nil, errors.New("postingsbm25: opened without BM25 parameters")
 	}
 	pq := postings.Query{Terms: q.Terms, K: q.N, Deleted: r.deleted}
+	if r.deletedDF.Len() > 0 {
+		pq.DeletedDocFreq = r.deletedDF.Get
+	}
 	var keeper *backend.Keeper
 	if !q.Filter.Empty() {
 		var err error
@@ -102,6 +112,21 @@ func (r *Reader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// CheckDeletedCounts reports an error when the deleted term counts the reader scores with
+// are not what its segments give for its deleted set (verify: counts made from a deleted
+// passage's text that is not the text indexed would skew every score of its terms).
+func (r *Reader) CheckDeletedCounts(ctx context.Context) error {
+	counted, err := countDeleted(ctx, r.segs, r.deleted)
+	if err != nil {
+		return err
+	}
+	if !counted.Equal(r.deletedDF) {
+		return fmt.Errorf("%s: %d terms counted, the segments' %d deleted passages hold %d (or other counts)",
+			deletedDFName, r.deletedDF.Len(), r.deleted.Len(), counted.Len())
+	}
+	return nil
 }
 
 // Close unmaps the segments.

@@ -25,8 +25,11 @@ type Writer struct {
 	dir     string
 	text    analysis.Analyzer
 	deleted *kpst.Tombstones
-	b       *postings.Builder
-	segPath string
+	// deletedDF counts, per term, the deleted passages that hold it (carried from the base,
+	// added to as passages are deleted), for the reader to take from document frequencies.
+	deletedDF map[string]int
+	b         *postings.Builder
+	segPath   string
 
 	// Batches are applied in the order NewBatch made them (the builder takes keys in
 	// increasing order), though two may be analysed at once.
@@ -42,12 +45,12 @@ type Writer struct {
 
 var _ backend.LexicalWriter = (*Writer)(nil)
 
-func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, maxBuffered int) (*Writer, error) {
+func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedDF *postings.TermCounts, maxBuffered int) (*Writer, error) {
 	text, err := langanalysis.New(analyzer)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, text: text, deleted: deleted, segPath: filepath.Join(dir, "seg-"+genName+segSuffix)}
+	w := &Writer{dir: dir, text: text, deleted: deleted, deletedDF: deletedDF.Map(), segPath: filepath.Join(dir, "seg-"+genName+segSuffix)}
 	w.turn = sync.NewCond(&w.mu)
 	if w.b, err = postings.NewBuilder(w.segPath, postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: maxBuffered}); err != nil {
 		return nil, err
@@ -57,10 +60,11 @@ func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, maxBuffe
 
 // Batch holds passages to add and keys to delete.
 type Batch struct {
-	seq  int
-	keys []uint32
-	docs []*corpus.Passage
-	dels []uint32
+	seq     int
+	keys    []uint32
+	docs    []*corpus.Passage
+	dels    []uint32
+	delDocs []*corpus.Passage
 }
 
 var _ backend.LexicalBatch = (*Batch)(nil)
@@ -80,8 +84,11 @@ func (b *Batch) Add(key uint32, p *corpus.Passage) error {
 	return nil
 }
 
-// Delete deletes key.
-func (b *Batch) Delete(key uint32) { b.dels = append(b.dels, key) }
+// Delete deletes key, whose terms (those of p) stop counting in document frequencies.
+func (b *Batch) Delete(key uint32, p *corpus.Passage) {
+	b.dels = append(b.dels, key)
+	b.delDocs = append(b.delDocs, p)
+}
 
 // Len is the number of operations in the batch.
 func (b *Batch) Len() int { return len(b.keys) + len(b.dels) }
@@ -93,11 +100,14 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	if !ok {
 		return fmt.Errorf("postingsbm25: batch of another engine (%T)", lb)
 	}
-	terms := make([][]string, len(b.docs))
+	terms := make([][]string, len(b.docs)+len(b.delDocs)) // the added passages', then the deleted ones'
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, p := range b.docs {
+	for i, p := range append(b.docs[:len(b.docs):len(b.docs)], b.delDocs...) {
 		g.Go(func() error {
+			if p == nil {
+				return nil // refused below, in the batch's turn
+			}
 			toks := w.text.Analyze([]byte(p.Text))
 			t := make([]string, len(toks))
 			for j, tok := range toks {
@@ -125,6 +135,12 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 		w.failed = err
 		return err
 	}
+	for i, p := range b.delDocs {
+		if p == nil {
+			w.failed = fmt.Errorf("postingsbm25: deleting key %d without its passage (its terms' document frequencies need it)", b.dels[i])
+			return w.failed
+		}
+	}
 	for i, key := range b.keys {
 		if err := w.b.Add(key, terms[i]); err != nil {
 			w.failed = fmt.Errorf("passage %s: %w", b.docs[i].ID, err)
@@ -133,8 +149,13 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 		w.tokens += int64(len(terms[i]))
 	}
 	w.added += len(b.keys)
-	for _, k := range b.dels {
-		w.deleted.Add(k)
+	for i, k := range b.dels {
+		if !w.deleted.Add(k) {
+			continue // deleted before: its terms are counted already
+		}
+		for _, t := range distinct(terms[len(b.docs)+i]) {
+			w.deletedDF[t]++
+		}
 	}
 	return nil
 }
@@ -157,6 +178,11 @@ func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 	}
 	if err := kpst.WriteTombstones(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
 		return backend.LexicalCounts{}, fmt.Errorf("writing deleted keys: %w", err)
+	}
+	if w.deleted.Len() > 0 {
+		if err := writeTermCounts(filepath.Join(w.dir, deletedDFName), postings.NewTermCounts(w.deletedDF)); err != nil {
+			return backend.LexicalCounts{}, fmt.Errorf("writing deleted term counts: %w", err)
+		}
 	}
 	segs, err := openSegments(w.dir, true)
 	if err != nil {
@@ -188,4 +214,17 @@ func (w *Writer) abortLocked() {
 	w.turn.Broadcast()
 	w.b.Abort()
 	os.Remove(w.segPath)
+}
+
+// distinct returns terms without repeats (a passage counts once in a document frequency).
+func distinct(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := terms[:0:0]
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -23,7 +23,7 @@ func derive(t *testing.T, lex backend.Lexical, gen, base backend.Gen, add []corp
 	}
 	b := w.NewBatch()
 	for _, k := range del {
-		b.Delete(k)
+		b.Delete(k, nil) // qdrant needs no text to delete
 	}
 	for i := range add {
 		if err := b.Add(first+uint32(i), &add[i]); err != nil {

@@ -87,8 +87,8 @@ func (b *lexBatch) Add(key uint32, p *corpus.Passage) error {
 	b.adds = append(b.adds, lexAdd{key, *p})
 	return nil
 }
-func (b *lexBatch) Delete(key uint32) { b.dels = append(b.dels, key) }
-func (b *lexBatch) Len() int          { return len(b.adds) + len(b.dels) }
+func (b *lexBatch) Delete(key uint32, _ *corpus.Passage) { b.dels = append(b.dels, key) }
+func (b *lexBatch) Len() int                             { return len(b.adds) + len(b.dels) }
 
 // Apply analyses the batch's passages, upserts them with their payload, deletes the batch's
 // deletions and spills the term frequencies for Commit.

@@ -387,7 +387,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 			batch := w.NewBatch()
 			if b == 0 {
 				for k := 0; k < 100; k++ {
-					batch.Delete(uint32(k))
+					batch.Delete(uint32(k), nil)
 				}
 			} else {
 				for k := nBase + (b-1)*500; k < nBase+b*500; k++ {
