@@ -106,8 +106,8 @@ func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 	if sf.FilterType != "eq" {
 		return badRequest("%s: filter_type %q is not supported on source (want eq)", name, sf.FilterType)
 	}
-	if f.Sources != nil && !hasString(f.Sources, s) {
-		f.Sources = []string{} // two different eq filters ANDed: nothing matches
+	if len(f.Sources) > 0 && !hasString(f.Sources, s) {
+		f.None = true // two different eq filters ANDed: nothing matches
 		return nil
 	}
 	f.Sources = []string{s}
@@ -128,7 +128,8 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		return badRequest("%s: filter_type %q is not supported on language (want eq or ne)", name, sf.FilterType)
 	}
 	if !match {
-		f.Sources = []string{} // an empty, non-nil source list matches nothing
+		// Every passage of an index is in its language: a filter for another passes none.
+		f.None = true
 	}
 	return nil
 }
