@@ -268,9 +268,9 @@ func wikiChat10(t *testing.T, ts *httptest.Server) {
 	}
 }
 
-// TestWikiChatOverloadAndTimeout: on a real index, a request out of time says it timed out
+// TestWikiChatTimeout: on a real index, a request out of time says it timed out
 // (not "server busy") with Retry-After, for every WikiChat shape.
-func TestWikiChatOverloadAndTimeout(t *testing.T) {
+func TestWikiChatTimeout(t *testing.T) {
 	ts := wikiChatServer(t, "bleve", func(o *server.Options) { o.Timeout = time.Nanosecond })
 	for _, tc := range []struct{ method, path, body string }{
 		{"POST", "/search", `{"query": "cells", "num_blocks": 3}`},
