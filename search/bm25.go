@@ -34,7 +34,7 @@ func (ix *Index) terms(text string) []string {
 
 // filter converts the request's filters for the engines.
 func (f Filters) filter() backend.Filter {
-	return backend.Filter{DateFrom: f.DateFrom, DateTo: f.DateTo, Sources: f.Sources}
+	return backend.Filter{DateFrom: f.DateFrom, DateTo: f.DateTo, Sources: f.Sources, None: f.None}
 }
 
 func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {

@@ -34,7 +34,10 @@ func ParseMode(s string, def Mode) (Mode, error) {
 type Filters struct {
 	DateFrom time.Time // passages dated on or after
 	DateTo   time.Time // passages dated on or before
-	Sources  []string  // passages whose Source is one of these
+	Sources  []string  // passages whose Source is one of these; nil or empty: any source
+	// None lets no passage through (backend.Filter.None): a filter known to match nothing,
+	// such as a language the index is not in.
+	None bool
 }
 
 // Request is one query.

@@ -40,7 +40,8 @@ func newHitBudget(o Options) *hitBudget {
 		freeHits: int64(o.FreeMemoryHits), freeEvery: o.FreeMemoryInterval, freeOS: debug.FreeOSMemory}
 }
 
-// errBusy is answered 503 with Retry-After.
+// busyError is answered 429 with Retry-After: the server is overloaded, and the client
+// should slow down and retry (503 would say the server itself is unavailable).
 type busyError struct{ capacity int64 }
 
 func (e *busyError) Error() string {
@@ -49,11 +50,15 @@ func (e *busyError) Error() string {
 }
 
 // acquire waits for hits of the budget until ctx is done. The release it returns must be
-// called once the response is written.
+// called once the response is written. Only a wait for a full budget is "busy": hits that are
+// free are taken even when ctx is already done (semaphore.Acquire would refuse them), so a
+// request out of time fails as timed out where it runs, not as an overload it never met.
 func (b *hitBudget) acquire(ctx context.Context, hits int) (release func(), err error) {
 	n := min(int64(hits), b.capacity)
-	if err := b.sem.Acquire(ctx, n); err != nil {
-		return nil, &busyError{capacity: b.capacity}
+	if !b.sem.TryAcquire(n) {
+		if err := b.sem.Acquire(ctx, n); err != nil {
+			return nil, &busyError{capacity: b.capacity}
+		}
 	}
 	large := b.freeHits > 0 && n >= b.freeHits
 	if large {

@@ -59,7 +59,7 @@ func TestRequestBounds(t *testing.T) {
 
 // TestInFlightHits holds one search and checks that others get in by their hits, not by
 // their count: one that fits in what is left runs, one that does not waits until its
-// deadline and gets 503 with Retry-After.
+// deadline and gets 429 with Retry-After.
 func TestInFlightHits(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -67,7 +67,7 @@ func TestInFlightHits(t *testing.T) {
 		code   int
 	}{
 		{"fits beside the held one", batchBody(1, 5), 200},
-		{"does not fit: 503 at its deadline", batchBody(1, 6), 503},
+		{"does not fit: 429 at its deadline", batchBody(1, 6), 429},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestInFlightHits(t *testing.T) {
 			if w.Code != tt.code {
 				t.Fatalf("second request: %d, want %d: %s", w.Code, tt.code, w.Body.String())
 			}
-			if tt.code == 503 {
+			if tt.code == 429 {
 				if w.Header().Get("Retry-After") != "1" {
 					t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
 				}

@@ -30,7 +30,7 @@ var wikiChatExamples = []struct{ name, body string }{
 // fields, so a block must carry exactly these.
 var wikiChatBlockTypes = map[string]string{
 	"document_title": "string", "section_title": "string", "content": "string",
-	"last_edit_date": "string|null", "url": "string", "block_metadata": "object",
+	"last_edit_date": "string|null", "url": "string|null", "block_metadata": "object",
 	"similarity_score": "number", "probability_score": "number",
 }
 

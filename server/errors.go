@@ -51,10 +51,21 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // writeErr maps an error to a status: apiError carries its own; a refused request
-// (*request.Error), ErrInvalid 400; ErrNotFound 404; deadline 504; anything else 500.
+// (*request.Error), ErrInvalid 400; ErrNotFound 404; overload 429; deadline 504; anything
+// else 500.
 func writeErr(w http.ResponseWriter, err error, timeout string) {
 	status, msg := classify(err, timeout)
+	retryAfter(w, status)
 	writeError(w, status, msg)
+}
+
+// retryAfter tells the client of an answer that may succeed later (overload, a timeout, no
+// index loaded yet) when to try again, as WikiChat's and other HTTP clients' retries read it.
+func retryAfter(w http.ResponseWriter, status int) {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		w.Header().Set("Retry-After", "1")
+	}
 }
 
 func classify(err error, timeout string) (int, string) {
@@ -63,7 +74,7 @@ func classify(err error, timeout string) (int, string) {
 	var be *busyError
 	switch {
 	case errors.As(err, &be):
-		return http.StatusServiceUnavailable, be.Error()
+		return http.StatusTooManyRequests, be.Error()
 	case errors.As(err, &ae):
 		return ae.status, ae.msg
 	case errors.As(err, &re):

@@ -154,7 +154,9 @@ func (e *fakeEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result,
 }
 
 func allowed(p corpus.Passage, f search.Filters) bool {
-	if f.Sources != nil && !hasString(f.Sources, p.Source) {
+	// As backend.Filter: None passes nothing, an empty source list any source (the fake
+	// once read an empty list as "none", and so hid the engines reading it as "any").
+	if f.None || len(f.Sources) > 0 && !hasString(f.Sources, p.Source) {
 		return false
 	}
 	if (!f.DateFrom.IsZero() || !f.DateTo.IsZero()) && p.Date.IsZero() {

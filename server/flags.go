@@ -22,7 +22,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	}
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "per-request timeout")
 	fs.IntVar(&o.MaxTotalHits, "max-total-hits", o.MaxTotalHits, "most `hits` one search request may ask for (the sum of its queries' k); more get a 400")
-	fs.IntVar(&o.MaxInFlightHits, "max-in-flight-hits", o.MaxInFlightHits, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 503 (default 4 x --max-total-hits)")
+	fs.IntVar(&o.MaxInFlightHits, "max-in-flight-hits", o.MaxInFlightHits, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 429 (default 4 x --max-total-hits)")
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "largest search response body in `bytes`; larger get a 400")
 	fs.Func("cors-origins", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)", func(s string) error {
 		o.CORSOrigins = splitOrigins(s)

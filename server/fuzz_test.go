@@ -62,10 +62,26 @@ func FuzzDecodeWikiChatRequest(f *testing.F) {
 	}
 	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		qs, v1, err := decodeWikiChatRequest(body, o)
-		checkDecoded(t, qs, err, o.limits())
-		if err == nil && v1 && len(qs) != 1 {
-			t.Fatalf("v1 request gave %d queries", len(qs))
+		req, err := decodeWikiChatRequest(body, o)
+		checkDecoded(t, req.qs, err, o.limits())
+		if err == nil && req.shape == shapeV1 && len(req.qs) != 1 {
+			t.Fatalf("v1 request gave %d queries", len(req.qs))
+		}
+	})
+}
+
+func FuzzDecodeWikiChatV20Request(f *testing.F) {
+	for _, s := range append(fuzzSeeds, `{"query":["a","b"],"num_blocks":3,"languages":["en","fr"]}`,
+		`{"query":["a"],"num_blocks":3,"languages":"fr"}`, `{"query":["a"],"num_blocks":3,"languages":[1]}`) {
+		f.Add([]byte(s))
+	}
+	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o.Language = "en"
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodeWikiChatV20(body, o)
+		checkDecoded(t, req.qs, err, o.limits())
+		if err == nil && req.shape != shapeV20 {
+			t.Fatalf("shape %d", req.shape)
 		}
 	})
 }

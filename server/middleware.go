@@ -28,6 +28,8 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/chat", true, s.handleChat},
 		{"POST", "/v1/admin/reload", true, s.handleReload},
 		{"POST", "/search", true, s.handleWikiChat},
+		{"GET", "/search", true, s.handleWikiChat}, // WikiChat 1.0 sends GET with a JSON body
+		{"POST", "/v2/search", true, s.handleWikiChatV2},
 		{"GET", "/healthz", false, s.handleHealthz},
 		{"GET", "/readyz", false, s.handleReadyz},
 		{"GET", "/metrics", false, s.handleMetrics},
@@ -119,7 +121,7 @@ func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.
 			if n := s.apiInFlight.Add(1); n > int64(s.opts.MaxInFlight) {
 				s.apiInFlight.Add(-1)
 				sw.Header().Set("Retry-After", "1")
-				writeError(sw, http.StatusServiceUnavailable, "server busy: "+strconv.Itoa(s.opts.MaxInFlight)+
+				writeError(sw, http.StatusTooManyRequests, "server busy: "+strconv.Itoa(s.opts.MaxInFlight)+
 					" requests in flight (max_in_flight); retry later")
 				return
 			}

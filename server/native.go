@@ -64,7 +64,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 // admit bounds a batch: its total hits against MaxTotalHits (400), then its share of
-// MaxInFlightHits, waited for until ctx is done (503 with Retry-After). The release it
+// MaxInFlightHits, waited for until ctx is done (429 with Retry-After). The release it
 // returns must run after the response is written, since the response is most of the memory.
 func (s *Server) admit(ctx context.Context, w http.ResponseWriter, qs []rerank.Query) (func(), error) {
 	hits, err := s.opts.limits().TotalHits(qs)
@@ -82,6 +82,11 @@ func (s *Server) admit(ctx context.Context, w http.ResponseWriter, qs []rerank.Q
 // runBatch runs the queries of one request on at most Options.Workers goroutines. The first
 // error cancels the rest, since the request fails as a whole.
 func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]rerank.Result, error) {
+	// A request whose time ran out while it waited fails as timed out here, even against an
+	// engine that would not look at ctx before it finishes.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := make([]rerank.Result, len(qs))
 	if len(qs) == 1 {
 		res, err := e.Search(ctx, qs[0])

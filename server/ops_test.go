@@ -102,9 +102,10 @@ func TestRoutingErrors(t *testing.T) {
 		status             int
 		msg, allow         string
 	}{
-		{"unknown path", "GET", "/v2/search", 404, "no such endpoint: /v2/search (see /openapi.json)", ""},
+		{"unknown path", "GET", "/v3/search", 404, "no such endpoint: /v3/search (see /openapi.json)", ""},
+		{"wrong method on wikichat 2.0", "GET", "/v2/search", 405, "method GET not allowed on /v2/search (allowed: POST)", "POST"},
 		{"wrong method", "GET", "/v1/search", 405, "method GET not allowed on /v1/search (allowed: POST)", "POST"},
-		{"wrong method on wikichat", "PUT", "/search", 405, "method PUT not allowed on /search (allowed: POST)", "POST"},
+		{"wrong method on wikichat", "PUT", "/search", 405, "method PUT not allowed on /search (allowed: POST, GET)", "POST, GET"},
 		{"wrong method on stats", "POST", "/v1/stats", 405, "method POST not allowed on /v1/stats (allowed: GET)", "GET"},
 	}
 	for _, tt := range tests {
@@ -284,8 +285,8 @@ func TestTimeout(t *testing.T) {
 	e := l.latest()
 	e.entered, e.hold = make(chan struct{}, 1), make(chan struct{})
 	w := do(s, "POST", "/v1/search", `{"text":"malaria"}`)
-	if w.Code != http.StatusGatewayTimeout {
-		t.Fatalf("status %d: %s", w.Code, w.Body)
+	if w.Code != http.StatusGatewayTimeout || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("status %d, Retry-After %q: %s", w.Code, w.Header().Get("Retry-After"), w.Body)
 	}
 	wantError(t, w.Body.Bytes(), "request timed out after 50ms (timeout)")
 }
@@ -322,7 +323,7 @@ func TestMaxInFlight(t *testing.T) {
 	go func() { first <- do(s, "POST", "/v1/search", `{"text":"malaria"}`).Code }()
 	<-e.entered
 	w := do(s, "POST", "/search", `{"query":"malaria","num_blocks":1}`)
-	if w.Code != 503 || w.Header().Get("Retry-After") != "1" {
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
 		t.Fatalf("second request: %d %q", w.Code, w.Header().Get("Retry-After"))
 	}
 	wantError(t, w.Body.Bytes(), "server busy: 1 requests in flight (max_in_flight); retry later")

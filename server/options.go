@@ -44,7 +44,7 @@ type Options struct {
 	MaxCandidates int
 	// Workers bounds how many queries of one batch run at once. Default 4.
 	Workers int
-	// MaxInFlight bounds the API requests served at once; more get a 503 with Retry-After
+	// MaxInFlight bounds the API requests served at once; more get a 429 with Retry-After
 	// rather than queueing without bound. Health, readiness and metrics are not counted.
 	// Default 1024.
 	MaxInFlight int
@@ -57,7 +57,7 @@ type Options struct {
 	MaxResponseBytes int64
 	// MaxInFlightHits bounds memory across requests: the searches running at once hold at
 	// most this many hits in all (each holds its total hits, as for MaxTotalHits). A request
-	// that cannot get its hits within Timeout gets a 503 with Retry-After. At least
+	// that cannot get its hits within Timeout gets a 429 with Retry-After. At least
 	// MaxTotalHits. Default 4 x MaxTotalHits.
 	MaxInFlightHits int
 	// FreeMemoryHits: when a request of at least this many hits finishes and no other such

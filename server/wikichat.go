@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/rerank/request"
+	"github.com/kairos-rag/kairos/search"
 )
 
 // WikiChat's retriever API (stanford-oval/WikiChat, retrieval/search_query.py and the older
@@ -42,13 +44,14 @@ type WikiChatQueryResult struct {
 }
 
 // WikiChatBlock is WikiChat's SearchResultBlock. It carries no extra field, because WikiChat's
-// model forbids extras: Kairos's own ids travel in BlockMetadata.
+// model forbids extras: Kairos's own ids travel in BlockMetadata. Nor does it carry a value
+// the model refuses: document_title is never empty, url is an http(s) URL or null.
 type WikiChatBlock struct {
 	DocumentTitle    string         `json:"document_title"`
 	SectionTitle     string         `json:"section_title"`
 	Content          string         `json:"content"`        // the passage body, title prefix removed
 	LastEditDate     *string        `json:"last_edit_date"` // RFC 3339, null when unknown
-	URL              string         `json:"url"`
+	URL              *string        `json:"url"`            // an http(s) URL, else null
 	BlockMetadata    map[string]any `json:"block_metadata"`
 	SimilarityScore  float64        `json:"similarity_score"`  // rounded to 3 digits, as WikiChat does
 	ProbabilityScore float64        `json:"probability_score"` // softmax over the query's scores
@@ -70,8 +73,38 @@ type WikiChatV1Response struct {
 	PassageProbs  []float64 `json:"passage_probs"`
 }
 
-// handleWikiChat serves POST /search.
+// wikiChatShape is which of WikiChat's clients a request came from, and so how to answer.
+type wikiChatShape int
+
+const (
+	shapeV21 wikiChatShape = iota // WikiChat 2.1+: a list of {"results": [blocks]}
+	shapeV1                       // the ColBERT server: parallel arrays for one query
+	shapeV20                      // WikiChat 2.0: per query, a dict of parallel arrays
+)
+
+// wikiChatParsed is a decoded WikiChat request.
+type wikiChatParsed struct {
+	qs    []rerank.Query
+	shape wikiChatShape
+	// unreranked: "rerank" was asked for, but the server has no reranker to run.
+	unreranked bool
+}
+
+// wikiChatDecoder parses one request body into queries, in the language of the index.
+type wikiChatDecoder func(body []byte, o Options) (wikiChatParsed, error)
+
+// handleWikiChat serves /search, by POST and by GET with a JSON body: WikiChat 1.0's client
+// sends GET, which its ColBERT server accepted as it did POST.
 func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
+	s.serveWikiChat(w, r, decodeWikiChatRequest)
+}
+
+// handleWikiChatV2 serves POST /v2/search, for WikiChat 2.0's client.
+func (s *Server) handleWikiChatV2(w http.ResponseWriter, r *http.Request) {
+	s.serveWikiChat(w, r, decodeWikiChatV20)
+}
+
+func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wikiChatDecoder) {
 	body, err := readBody(w, r, s.opts.MaxBodyBytes)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
@@ -83,7 +116,8 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 	}
 	o := s.opts
 	o.Language = s.language(g)
-	qs, v1, err := decodeWikiChatRequest(body, o)
+	req, err := decode(body, o)
+	qs := req.qs
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
@@ -100,7 +134,7 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	release, err := s.admit(ctx, w, qs)
 	if err != nil {
-		writeWikiChatErr(w, err, "")
+		writeWikiChatErr(w, err, s.opts.Timeout.String())
 		return
 	}
 	defer release()
@@ -109,13 +143,25 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 		writeWikiChatErr(w, err, s.opts.Timeout.String())
 		return
 	}
+	// WikiChat asks for reranking with a boolean; without a cross-encoder the server answers
+	// in retrieval order, and says so rather than let the client believe it reranked.
+	if req.unreranked {
+		w.Header().Set(rerankHeader, rerankSkipped)
+	}
 	var resp any
-	if v1 {
+	switch req.shape {
+	case shapeV1:
 		resp = wikiChatV1Response(results[0].Hits)
-	} else {
+	case shapeV20:
+		out := make([]WikiChatV20Result, len(results))
+		for i, res := range results {
+			out[i] = wikiChatV20Result(res.Hits, o.Language)
+		}
+		resp = out
+	default:
 		blocks := make([]WikiChatQueryResult, len(results))
 		for i, res := range results {
-			blocks[i] = WikiChatQueryResult{Results: wikiChatBlocks(res.Hits, o.Language)}
+			blocks[i] = WikiChatQueryResult{Results: wikiChatBlocks(res.Hits, o.Language, req.unreranked)}
 		}
 		resp = blocks
 	}
@@ -127,44 +173,60 @@ func (s *Server) handleWikiChat(w http.ResponseWriter, r *http.Request) {
 	writeEncoded(w, http.StatusOK, out)
 }
 
+// rerankHeader carries rerankSkipped on a WikiChat answer to "rerank": true that was not
+// reranked; WikiChat's models forbid extra fields, so 2.1 blocks say it in block_metadata.
+const (
+	rerankHeader  = "X-Kairos-Rerank"
+	rerankSkipped = "skipped: no cross-encoder is configured (kairos serve --cross-model); hits are in retrieval order"
+)
+
 func writeWikiChatErr(w http.ResponseWriter, err error, timeout string) {
 	status, msg := classify(err, timeout)
+	retryAfter(w, status)
 	writeJSON(w, status, ErrorResponse{Error: msg, Detail: msg})
 }
 
-// decodeWikiChatRequest parses either shape; v1 reports the older one.
-func decodeWikiChatRequest(body []byte, o Options) (qs []rerank.Query, v1 bool, err error) {
+// decodeWikiChatRequest parses either shape of /search; "evi_num" marks the v1 one.
+func decodeWikiChatRequest(body []byte, o Options) (wikiChatParsed, error) {
 	var keys map[string]json.RawMessage
 	if err := decodeStrict(body, &keys); err != nil {
-		return nil, false, err
+		return wikiChatParsed{}, err
 	}
-	l := o.limits()
 	if _, ok := keys["evi_num"]; ok {
-		q, err := decodeWikiChatV1(body, l)
-		return []rerank.Query{q}, true, err
+		q, err := decodeWikiChatV1(body, o.limits())
+		return wikiChatParsed{qs: []rerank.Query{q}, shape: shapeV1}, err
 	}
 	var req WikiChatRequest
 	if err := decodeStrict(body, &req); err != nil {
-		return nil, false, err
+		return wikiChatParsed{}, err
 	}
+	qs, err := wikiChatQueriesOf(req, search.Filters{}, o)
+	return wikiChatParsed{qs: qs, shape: shapeV21, unreranked: req.Rerank && len(o.WikiChatRerank) == 0}, err
+}
+
+// wikiChatQueriesOf validates a 2.x request and turns it into Kairos queries, with extra
+// filters (2.0's languages) ANDed to its search_filters.
+func wikiChatQueriesOf(req WikiChatRequest, extra search.Filters, o Options) ([]rerank.Query, error) {
+	l := o.limits()
 	texts, err := wikiChatQueries(req.Query, l)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if req.NumBlocks == nil {
-		return nil, false, badRequest(`missing "num_blocks"`)
+		return nil, badRequest(`missing "num_blocks"`)
 	}
 	if n := *req.NumBlocks; n < 1 || n > l.MaxK {
-		return nil, false, badRequest(`"num_blocks": %d is out of range 1..%d (max_k)`, n, l.MaxK)
+		return nil, badRequest(`"num_blocks": %d is out of range 1..%d (max_k)`, n, l.MaxK)
 	}
 	if n := req.NumBlocksToRerank; n < 0 || n > l.MaxCandidates {
-		return nil, false, badRequest(`"num_blocks_to_rerank": %d is out of range 0..%d (max_candidates)`, n, l.MaxCandidates)
+		return nil, badRequest(`"num_blocks_to_rerank": %d is out of range 0..%d (max_candidates)`, n, l.MaxCandidates)
 	}
 	f, err := wikiChatFilters(req.SearchFilters, o.Language)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	qs = make([]rerank.Query, len(texts))
+	f.None = f.None || extra.None
+	qs := make([]rerank.Query, len(texts))
 	for i, t := range texts {
 		// The WikiChat fields become Kairos's request, parsed and defaulted by the same
 		// request.Parse as POST /v1/search; only the filters, in WikiChat's own dialect, are
@@ -177,12 +239,12 @@ func decodeWikiChatRequest(body []byte, o Options) (qs []rerank.Query, v1 bool, 
 		}
 		q, err := request.Parse(qr, l.Limits)
 		if err != nil {
-			return nil, false, fmt.Errorf("query %d: %w", i, err)
+			return nil, fmt.Errorf("query %d: %w", i, err)
 		}
 		q.Filters = f
 		qs[i] = q
 	}
-	return qs, false, nil
+	return qs, nil
 }
 
 func decodeWikiChatV1(body []byte, l limits) (rerank.Query, error) {
@@ -254,17 +316,22 @@ func (s *Server) language(g *generation) string {
 	return DefaultLanguage
 }
 
-func wikiChatBlocks(hits []rerank.Hit, lang string) []WikiChatBlock {
+// wikiChatBlocks are one query's hits as 2.1 blocks. unreranked marks them as served in
+// retrieval order although "rerank" was asked for.
+func wikiChatBlocks(hits []rerank.Hit, lang string, unreranked bool) []WikiChatBlock {
 	probs := softmax(hits)
 	out := make([]WikiChatBlock, len(hits))
 	for i, h := range hits {
 		p := h.Passage
-		b := WikiChatBlock{DocumentTitle: p.Title, SectionTitle: p.Section, Content: body(p),
-			URL: p.URL, SimilarityScore: round3(h.Score), ProbabilityScore: round3(probs[i]),
+		b := WikiChatBlock{DocumentTitle: wikiChatTitle(p), SectionTitle: p.Section, Content: body(p),
+			URL: wikiChatURL(p.URL), SimilarityScore: round3(h.Score), ProbabilityScore: round3(probs[i]),
 			BlockMetadata: map[string]any{"passage_id": p.ID, "doc_id": p.DocID, "rank": h.Rank,
 				"language": lang}}
 		if p.Source != "" {
 			b.BlockMetadata["source"] = p.Source
+		}
+		if unreranked {
+			b.BlockMetadata["rerank"] = rerankSkipped
 		}
 		if d := formatTime(p.Date); d != "" {
 			b.LastEditDate = &d
@@ -272,6 +339,25 @@ func wikiChatBlocks(hits []rerank.Hit, lang string) []WikiChatBlock {
 		out[i] = b
 	}
 	return out
+}
+
+// wikiChatTitle is the passage's title, or its document id for a passage without one:
+// WikiChat requires a non-empty document title.
+func wikiChatTitle(p corpus.Passage) string {
+	if strings.TrimSpace(p.Title) != "" {
+		return p.Title
+	}
+	return p.DocID
+}
+
+// wikiChatURL is u when it is an absolute http(s) URL, else nil: WikiChat validates the
+// field as a URL, and a corpus may carry relative links or other schemes.
+func wikiChatURL(u string) *string {
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return nil
+	}
+	return &u
 }
 
 func wikiChatV1Response(hits []rerank.Hit) WikiChatV1Response {

@@ -10,7 +10,7 @@ import (
 )
 
 // wikiChatFilters maps WikiChat's filters onto Kairos's. Supported: last_edit_date with
-// eq/lt/lte/gt/gte (a date or datetime), source with eq (Kairos's input name), and language
+// eq/lt/lte/gt/gte (a datetime as Qdrant reads one, a date meaning its midnight), source with eq (Kairos's input name), and language
 // with eq/ne against the index language (a mismatch matches nothing). Anything else is a 400
 // naming the filter, rather than silently ignored.
 func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
@@ -40,6 +40,9 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 			return f, err
 		}
 	}
+	if !f.DateFrom.IsZero() && !f.DateTo.IsZero() && f.DateTo.Before(f.DateFrom) {
+		f.None = true // bounds that cross (eq a, gt a): no instant lies between them
+	}
 	return f, nil
 }
 
@@ -48,40 +51,27 @@ func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
 		return badRequest("%s: last_edit_date field_value: want a date string", name)
 	}
-	from, to, err := parseWikiChatDate(s)
+	t, err := parseWikiChatDate(s)
 	if err != nil {
-		return badRequest("%s: field_value %q is not a date (want YYYY-MM-DD or an ISO 8601 datetime)", name, s)
+		return badRequest("%s: field_value %q is not a datetime: %v (RFC 3339, seconds and zone optional; a date alone means its midnight UTC)", name, s, err)
 	}
-	// Filters bound inclusively; strict bounds move by a nanosecond past the value's span.
+	// Filters bound inclusively; a strict bound moves by a nanosecond, the resolution of
+	// passage dates in every engine.
 	switch sf.FilterType {
 	case "gte":
-		f.DateFrom = later(f.DateFrom, from)
+		f.DateFrom = later(f.DateFrom, t)
 	case "gt":
-		f.DateFrom = later(f.DateFrom, to.Add(time.Nanosecond))
+		f.DateFrom = later(f.DateFrom, t.Add(time.Nanosecond))
 	case "lte":
-		f.DateTo = earlier(f.DateTo, to)
+		f.DateTo = earlier(f.DateTo, t)
 	case "lt":
-		f.DateTo = earlier(f.DateTo, from.Add(-time.Nanosecond))
+		f.DateTo = earlier(f.DateTo, t.Add(-time.Nanosecond))
 	case "eq":
-		f.DateFrom, f.DateTo = later(f.DateFrom, from), earlier(f.DateTo, to)
+		f.DateFrom, f.DateTo = later(f.DateFrom, t), earlier(f.DateTo, t)
 	default:
 		return badRequest("%s: filter_type %q is not supported on last_edit_date (want eq, lt, lte, gt or gte)", name, sf.FilterType)
 	}
 	return nil
-}
-
-// parseWikiChatDate reads the dates WikiChat clients send: a day (spanning all of it), an
-// RFC 3339 datetime, or a naive ISO datetime as pydantic writes it, taken as UTC.
-func parseWikiChatDate(s string) (from, to time.Time, err error) {
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, t.Add(24*time.Hour - time.Nanosecond), nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), t.UTC(), nil
-		}
-	}
-	return time.Time{}, time.Time{}, fmt.Errorf("not a date: %q", s)
 }
 
 func later(a, b time.Time) time.Time {
@@ -106,8 +96,8 @@ func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 	if sf.FilterType != "eq" {
 		return badRequest("%s: filter_type %q is not supported on source (want eq)", name, sf.FilterType)
 	}
-	if f.Sources != nil && !hasString(f.Sources, s) {
-		f.Sources = []string{} // two different eq filters ANDed: nothing matches
+	if len(f.Sources) > 0 && !hasString(f.Sources, s) {
+		f.None = true // two different eq filters ANDed: nothing matches
 		return nil
 	}
 	f.Sources = []string{s}
@@ -128,7 +118,8 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		return badRequest("%s: filter_type %q is not supported on language (want eq or ne)", name, sf.FilterType)
 	}
 	if !match {
-		f.Sources = []string{} // an empty, non-nil source list matches nothing
+		// Every passage of an index is in its language: a filter for another passes none.
+		f.None = true
 	}
 	return nil
 }

@@ -147,7 +147,7 @@ func TestWikiChatInvalid(t *testing.T) {
 		{"filter extra key", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"source","filter_type":"eq","field_value":"x","op":1}]}`,
 			`unknown field "op"`},
 		{"filter bad date", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"last_edit_date","filter_type":"gt","field_value":"last week"}]}`,
-			`search_filters[0]: field_value "last week" is not a date (want YYYY-MM-DD or an ISO 8601 datetime)`},
+			`search_filters[0]: field_value "last week" is not a datetime: want a digit at byte 0 (RFC 3339, seconds and zone optional; a date alone means its midnight UTC)`},
 		{"filter ne date", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"last_edit_date","filter_type":"ne","field_value":"2020-01-01"}]}`,
 			`search_filters[0]: filter_type "ne" is not supported on last_edit_date (want eq, lt, lte, gt or gte)`},
 		{"v1 evi_num zero", `{"query":"a","evi_num":0}`, `"evi_num": 0 is out of range 1..300 (max_k)`},

@@ -30,17 +30,26 @@ type Gen struct {
 type Filter struct {
 	DateFrom time.Time // passages dated on or after (an undated passage fails)
 	DateTo   time.Time // passages dated on or before (an undated passage fails)
-	Sources  []string  // passages whose source is one of these
+	// Sources are the sources a passage may have; nil and empty alike mean any source.
+	Sources []string
+	// None lets no passage through: a filter the caller knows can match nothing (a language
+	// the index is not in, two different sources required at once). It is a flag of its own
+	// because an empty Sources list had come to mean both "any source" and "no source",
+	// and engines read it as the former.
+	None bool
 }
 
 // Empty reports whether f lets every passage through.
 func (f Filter) Empty() bool {
-	return f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0
+	return !f.None && f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0
 }
 
 // Match applies f to a passage's date and source: the one definition every engine that
 // filters by hand follows.
 func (f Filter) Match(date time.Time, source string) bool {
+	if f.None {
+		return false
+	}
 	if !f.DateFrom.IsZero() && (date.IsZero() || date.Before(f.DateFrom)) {
 		return false
 	}

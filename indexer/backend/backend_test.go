@@ -30,12 +30,15 @@ func TestFilterMatch(t *testing.T) {
 		{"source is case-sensitive", Filter{Sources: []string{"a"}}, time.Time{}, "A", false},
 		{"both, both pass", Filter{DateFrom: d("2000-01-01"), Sources: []string{"a"}}, d("2001-01-01"), "a", true},
 		{"both, date fails", Filter{DateFrom: d("2000-01-01"), Sources: []string{"a"}}, d("1999-01-01"), "a", false},
+		{"empty source list is no filter", Filter{Sources: []string{}}, time.Time{}, "c", true},
+		{"none passes nothing", Filter{None: true}, d("2001-01-01"), "a", false},
+		{"none beats a passing source", Filter{None: true, Sources: []string{"a"}}, time.Time{}, "a", false},
 	}
 	for _, tc := range tests {
 		if got := tc.f.Match(tc.date, tc.source); got != tc.want {
 			t.Errorf("%s: Match = %v, want %v", tc.name, got, tc.want)
 		}
-		if tc.f.Empty() != (tc.f.DateFrom.IsZero() && tc.f.DateTo.IsZero() && len(tc.f.Sources) == 0) {
+		if tc.f.Empty() != (!tc.f.None && tc.f.DateFrom.IsZero() && tc.f.DateTo.IsZero() && len(tc.f.Sources) == 0) {
 			t.Errorf("%s: Empty = %v", tc.name, tc.f.Empty())
 		}
 	}

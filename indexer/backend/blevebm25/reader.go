@@ -103,6 +103,9 @@ func (r *Reader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
 
 // filterQuery returns the filter as queries that restrict but do not score (boost 0).
 func filterQuery(f backend.Filter) []query.Query {
+	if f.None {
+		return []query.Query{query.NewMatchNoneQuery()}
+	}
 	var out []query.Query
 	if !f.DateFrom.IsZero() || !f.DateTo.IsZero() {
 		t := true

@@ -159,6 +159,10 @@ func (r *Reader) Close() error {
 
 // Search returns the q.K nearest live passages that pass q.Filter.
 func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.Hit, error) {
+	if q.Filter.None {
+		// A walk that keeps nothing would visit the whole graph to find it.
+		return nil, nil
+	}
 	var keep func(uint64) bool
 	var keeper *backend.Keeper
 	if !q.Filter.Empty() {

@@ -62,7 +62,8 @@ func Open(ctx context.Context, genDir string, sc backend.Scoring, meta backend.M
 // Search returns the q.N best passages for the terms that pass q.Filter, applied inside the
 // search: the N best that pass, not the passing few of the N best.
 func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.Hit, error) {
-	if len(q.Terms) == 0 || q.N <= 0 || r.sc.Docs == 0 {
+	// A filter that passes nothing answers at once: the Keeper would refuse every posting.
+	if len(q.Terms) == 0 || q.N <= 0 || r.sc.Docs == 0 || q.Filter.None {
 		return nil, nil
 	}
 	if r.sc.K1 == 0 && r.sc.B == 0 {

@@ -101,7 +101,7 @@ func sortHits(h []backend.Hit) {
 	})
 }
 
-// qdrantFilter is f as a payload filter on passage points; nil when f lets all through.
+// qdrantFilter is f as a payload filter on passage points.
 func qdrantFilter(f backend.Filter) *qdrant.Filter {
 	out := passagesFilter()
 	if !f.DateFrom.IsZero() || !f.DateTo.IsZero() {
@@ -116,6 +116,10 @@ func qdrantFilter(f backend.Filter) *qdrant.Filter {
 	}
 	if len(f.Sources) > 0 {
 		out.Must = append(out.Must, qdrant.NewMatchKeywords(fieldSource, f.Sources...))
+	}
+	if f.None {
+		// Every passage point has a key: requiring it to be absent matches nothing.
+		out.Must = append(out.Must, qdrant.NewIsEmpty(fieldKey))
 	}
 	return out
 }
