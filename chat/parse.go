@@ -255,7 +255,31 @@ func ParseVerdict(out string) (Verdict, string, error) {
 	if tail := clean[locs[len(locs)-1][1]:]; otherVerdictWord(tail, got) || negationRe.MatchString(tail) {
 		return NotEnoughInfo, reasoning, fmt.Errorf("%w: text after the verdict qualifies it: %q", ErrUnusable, truncate(tail, 100))
 	}
+	if got == Supports {
+		// The label is the model's last word, the reasoning its argument: a SUPPORTS whose
+		// reasoning says the evidence does not support the claim is not a clear verdict.
+		if m := reasoningAgainst(clean[:locs[0][0]]); m != "" {
+			return NotEnoughInfo, reasoning, fmt.Errorf("%w: SUPPORTS, but the reasoning says %q", ErrUnusable, m)
+		}
+	}
 	return got, reasoning, nil
+}
+
+var (
+	// againstRe finds reasoning that argues the evidence does not back the claim.
+	againstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were|can|could)\s*(?:not|n't)|cannot|fails?\s+to|never)\s+` +
+		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show)|` +
+		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated)\b|` +
+		`\bno\s+(?:evidence|mention|information|support|indication)\b|\b(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|` +
+		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b`)
+	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict"), which
+	// argue for the claim.
+	notAgainstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were)\s*(?:not|n't)|nothing|never)\s+(?:\w+\s+)?(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|\bno\s+contradiction\b`)
+)
+
+// reasoningAgainst returns the phrase of a verdict's reasoning that argues against the claim, or "".
+func reasoningAgainst(reasoning string) string {
+	return againstRe.FindString(notAgainstRe.ReplaceAllString(reasoning, " "))
 }
 
 // otherVerdictWord reports whether s has a verdict word other than one of got's family.
