@@ -2,6 +2,7 @@ package chat
 
 import (
 	"flag"
+	"strconv"
 	"time"
 )
 
@@ -57,7 +58,7 @@ func (o *ClientOptions) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.Temperature, "temperature", o.Temperature, "sampling temperature")
 	fs.IntVar(&o.MaxTokens, "max-tokens", o.MaxTokens, "max tokens per LLM call")
 	fs.DurationVar(&o.Timeout, "llm-timeout", o.Timeout, "per-call timeout")
-	fs.IntVar(&o.MaxRetries, "llm-retries", o.MaxRetries, "retries on 429/5xx/connection errors (-1: none)")
+	fs.Var((*retriesFlag)(&o.MaxRetries), "llm-retries", "retries on 429/5xx/connection errors (0: none)")
 	fs.IntVar(&o.Concurrency, "llm-concurrency", o.Concurrency, "LLM calls in flight")
 }
 
@@ -87,4 +88,30 @@ func (o *MSDPOptions) Flags(fs *flag.FlagSet) {
 		o.Knowledge = MSDPGenerate
 	}
 	fs.StringVar(&o.Knowledge, "msdp-knowledge", o.Knowledge, "msdp: generate or retrieve")
+}
+
+// retriesFlag is --llm-retries: the number a user types is the number of retries, 0 included.
+// ClientOptions.MaxRetries reads 0 as "default" and -1 as "none", so 0 is stored as -1.
+type retriesFlag int
+
+func (f *retriesFlag) String() string {
+	if f == nil || *f < 0 {
+		return "0"
+	}
+	return strconv.Itoa(int(*f))
+}
+
+func (f *retriesFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return err
+	}
+	if n < -1 {
+		return strconv.ErrRange
+	}
+	if n == 0 {
+		n = -1
+	}
+	*f = retriesFlag(n)
+	return nil
 }

@@ -82,8 +82,10 @@ type ClientOptions struct {
 	MaxTokens   int      // default 512
 	Stop        []string // default none
 
-	Timeout       time.Duration // per attempt; default 60s
-	MaxRetries    int           // retries after the first attempt on 429/5xx/connection errors; default 4; -1 disables
+	Timeout time.Duration // per attempt; default 60s
+	// MaxRetries is how many retries follow the first attempt on 429/5xx/connection errors;
+	// default 4 (zero value); -1 disables. The --llm-retries flag maps 0 to -1: none.
+	MaxRetries    int
 	BackoffBase   time.Duration // first backoff ceiling, doubled per retry; default 500ms
 	BackoffMax    time.Duration // backoff ceiling; default 20s
 	MaxRetryAfter time.Duration // longest Retry-After honoured; longer waits fail the call; default 60s
@@ -319,6 +321,17 @@ type retryableError struct{ err error }
 func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
+// TimeoutError is an LLM call attempt that ran past ClientOptions.Timeout (--llm-timeout).
+type TimeoutError struct {
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("LLM call timed out after %s (llm timeout): %v", e.Timeout, e.Err)
+}
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
 // StatusError is a non-2xx answer. Body is truncated and has the API key redacted.
 type StatusError struct {
 	Status int
@@ -378,7 +391,10 @@ func (c *Client) transportErr(ctx, actx context.Context, err error) error {
 		return err
 	}
 	if actx.Err() != nil {
-		return &retryableError{fmt.Errorf("timed out after %s: %w", c.opts.Timeout, err)}
+		// The attempt's own timeout, not the caller's deadline: the error names the LLM
+		// timeout and does not wrap context.DeadlineExceeded, so that a caller reporting "timed
+		// out after <its own timeout>" for a deadline error does not misstate which one fired.
+		return &retryableError{&TimeoutError{Timeout: c.opts.Timeout, Err: errors.New(strings.ReplaceAll(err.Error(), context.DeadlineExceeded.Error(), "deadline exceeded"))}}
 	}
 	return &retryableError{err}
 }
@@ -450,21 +466,31 @@ func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
-// parseRetryAfter reads delay-seconds or an HTTP date; 0 means absent or unusable.
+// maxRetryAfterHeader is the longest wait parseRetryAfter reports: longer asks are reported as
+// this, which no sane MaxRetryAfter reaches, so the call fails instead of waiting.
+const maxRetryAfterHeader = 365 * 24 * time.Hour
+
+// parseRetryAfter reads delay-seconds or an HTTP date, capped at maxRetryAfterHeader; 0 means
+// absent or unusable.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 {
+		if !(secs > 0) { // negative, zero or NaN
 			return 0
+		}
+		// A huge value ("1e12", "Inf") would overflow time.Duration into a negative wait, that
+		// is an immediate retry: it is capped, and the cap is beyond any MaxRetryAfter.
+		if secs >= maxRetryAfterHeader.Seconds() {
+			return maxRetryAfterHeader
 		}
 		return time.Duration(secs * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, maxRetryAfterHeader)
 		}
 	}
 	return 0

@@ -131,6 +131,9 @@ type replyFilter struct {
 	partial string // the first bytes of a character split across pieces
 	started bool
 	stopped bool
+	over    bool // the reply reached MaxReplyBytes and was cut there
+	// firstLine stops the reply at its first newline (MSDP keeps the text before it).
+	firstLine bool
 }
 
 const (
@@ -170,6 +173,13 @@ func (f *replyFilter) write(s string) {
 	}
 	if f.out.Len() == 0 {
 		f.pending = ltrim(f.pending) // the reply starts at its first visible character
+	}
+	if f.firstLine {
+		if i := strings.IndexByte(f.pending, '\n'); i >= 0 {
+			f.send(rtrim(f.pending[:i]))
+			f.pending, f.stopped = "", true
+			return
+		}
 	}
 	f.drain(false)
 }
@@ -216,6 +226,10 @@ func rtrim(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
 func (f *replyFilter) send(s string) {
 	if s == "" {
+		return
+	}
+	if f.out.Len()+len(s) > MaxReplyBytes {
+		f.over, f.stopped = true, true
 		return
 	}
 	f.out.WriteString(s)

@@ -89,6 +89,9 @@ func TestClientRetries(t *testing.T) {
 			}
 		}},
 		{name: "Retry-After beyond limit fails", statuses: []int{429, 0}, retryAfter: "3600", wantErr: true, wantCalls: 1},
+		// 1e12 s overflowed time.Duration into a negative wait: an immediate retry (issue 24).
+		{name: "Retry-After 1e12 fails, not retried at once", statuses: []int{429, 0}, retryAfter: "1e12", wantErr: true, wantCalls: 1},
+		{name: "Retry-After Inf fails", statuses: []int{503, 0}, retryAfter: "Inf", wantErr: true, wantCalls: 1},
 		{name: "400 is not retried", statuses: []int{400, 0}, wantErr: true, wantCalls: 1},
 		{name: "gives up after MaxRetries", statuses: []int{500, 500, 500, 500, 500, 500, 0}, wantErr: true, wantCalls: 5},
 	}
@@ -134,6 +137,9 @@ func TestParseRetryAfter(t *testing.T) {
 		{"", 0}, {"3", 3 * time.Second}, {"0.5", 500 * time.Millisecond}, {"-1", 0}, {"soon", 0},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"1e12", maxRetryAfterHeader}, {"1e300", maxRetryAfterHeader}, {"Inf", maxRetryAfterHeader}, {"NaN", 0},
+		{"9223372037", maxRetryAfterHeader}, // one second past the largest Duration
+		{"Fri, 31 Dec 9999 23:59:59 GMT", maxRetryAfterHeader},
 	}
 	for _, tt := range tests {
 		if got := parseRetryAfter(tt.in, now); got != tt.want {

@@ -22,11 +22,19 @@ func mpcScript(stage string, msgs []chat.Message) string {
 		}
 		return "Clarified: " + strings.TrimSpace(last)
 	case chat.StageMPCMemory:
-		_, mems, _ := strings.Cut(p, "Memories:\n- ")
-		first, _, _ := strings.Cut(mems, "\n")
+		// Memories come as untrusted blocks, after the few-shot examples' own.
+		_, live, _ := strings.Cut(p, "User turn:")
+		first := ""
+		if mems := untrustedBlocks(live); len(mems) > 0 {
+			first = mems[0]
+		}
 		return "Reasoning: the first memory is the relevant one.\nMemory: " + first
 	case chat.StageMPCRespond:
-		return "Bot: Based on what I remember: " + chattest.Field(p, "Relevant memory")
+		mem := ""
+		if b := untrustedBlocks(p); len(b) > 0 {
+			mem = b[0]
+		}
+		return "Bot: Based on what I remember: " + mem
 	case chat.StageMPCSummary:
 		if strings.Contains(p, "Lisbon") {
 			return "User: The user moved to Lisbon.\nUser: The user works at a bakery.\nBot: none"

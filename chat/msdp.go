@@ -187,6 +187,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 	d.Knowledge = knowledge
 	d.KnowledgeRetrieved = m.opts.Knowledge == MSDPRetrieve
 	d.Examples = m.examples(sel.ResponseExamples)
+	rec.firstLine = true // the paper keeps the generated text before the first newline
 	resp, err := finalReply(ctx, &m.d, rec, PromptMSDPResp, d)
 	rec.end(resp)
 	return resp, err

@@ -255,7 +255,31 @@ func ParseVerdict(out string) (Verdict, string, error) {
 	if tail := clean[locs[len(locs)-1][1]:]; otherVerdictWord(tail, got) || negationRe.MatchString(tail) {
 		return NotEnoughInfo, reasoning, fmt.Errorf("%w: text after the verdict qualifies it: %q", ErrUnusable, truncate(tail, 100))
 	}
+	if got == Supports {
+		// The label is the model's last word, the reasoning its argument: a SUPPORTS whose
+		// reasoning says the evidence does not support the claim is not a clear verdict.
+		if m := reasoningAgainst(clean[:locs[0][0]]); m != "" {
+			return NotEnoughInfo, reasoning, fmt.Errorf("%w: SUPPORTS, but the reasoning says %q", ErrUnusable, m)
+		}
+	}
 	return got, reasoning, nil
+}
+
+var (
+	// againstRe finds reasoning that argues the evidence does not back the claim.
+	againstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were|can|could)\s*(?:not|n't)|cannot|fails?\s+to|never)\s+` +
+		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show)|` +
+		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated)\b|` +
+		`\bno\s+(?:evidence|mention|information|support|indication)\b|\b(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|` +
+		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b`)
+	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict"), which
+	// argue for the claim.
+	notAgainstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were)\s*(?:not|n't)|nothing|never)\s+(?:\w+\s+)?(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|\bno\s+contradiction\b`)
+)
+
+// reasoningAgainst returns the phrase of a verdict's reasoning that argues against the claim, or "".
+func reasoningAgainst(reasoning string) string {
+	return againstRe.FindString(notAgainstRe.ReplaceAllString(reasoning, " "))
 }
 
 // otherVerdictWord reports whether s has a verdict word other than one of got's family.
@@ -295,7 +319,34 @@ var scoreRe = regexp.MustCompile(`(?i)^[\W_]*(relevan(?:ce|t)|natural(?:ness)?|n
 
 // revisedLineRe matches a "Revised response:" label at the start of a line (after markdown),
 // never a mention of the words inside feedback ("the revised response should ...").
-var revisedLineRe = regexp.MustCompile(`(?im)^[#>*_\s-]*(?:revised|improved|final)\s+(?:response|reply)\s*[*_]*\s*[:：][*_]*[ \t]*`)
+// The paper's own label (Table 23) is "Revised response after applying this feedback:".
+var revisedLineRe = regexp.MustCompile(`(?im)^[#>*_\s-]*(?:revised|improved|final)\s+(?:response|reply)(?:\s+after\s+applying\s+(?:this|the|that|all|these)\s+feedback)?\s*[*_]*\s*[:：][*_]*[ \t]*`)
+
+// stageFormatRe matches a line that belongs to a stage's output format, not to a reply: the
+// labels our prompts and the papers' prompts ask for, feedback score lines, role markers and
+// the untrusted-data delimiters. A reply that carries one is a stage's output leaking through
+// (a draft written as a refinement, a revision followed by its feedback) and is never shown.
+var stageFormatRe = regexp.MustCompile(`(?im)^[#>*_\s-]*(?:(?:search(?:\s+needed\??)?|query|reasoning|verdict|claims?|evidence|` +
+	`relevan(?:ce|t)|natural(?:ness)?|non[- ]?repetit(?:ion|ive)|temporal(?:ly)?\s*correct(?:ness)?|` +
+	`(?:revised|improved|final)\s+(?:response|reply)(?:\s+after\s+applying\s+\w+\s+feedback)?|` +
+	`verified\s+facts|memor(?:y|ies)|relevant\s+memory|clarified|knowledge|topic|directive|passage|` +
+	`draft|reply|response|conversation|user\s+turn)[*_]*\s*[:：]|time\s*[:：]\s*(?:none|recent|year\s*=)|` +
+	`let'?s\s+break\s+down\s+the\s+feedback|=+\s*(?:system|user|assistant)\s*=+)|<<<UNTRUSTED|END UNTRUSTED>>>`)
+
+// stageFormatLine returns the first line of s that carries a stage's format, if any.
+func stageFormatLine(s string) (string, bool) {
+	for _, l := range strings.Split(s, "\n") {
+		if c := cleanLine(l); stageFormatRe.MatchString(l) || scoreRe.MatchString(c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// errStageFormat is the unusable-output error of a reply that carries a stage's format line.
+func errStageFormat(line string) error {
+	return fmt.Errorf("%w: a stage's format line in the reply: %q", ErrUnusable, truncate(line, 120))
+}
 
 // ParseRefinement reads four scored feedback lines and "Revised response: ...". Scores are
 // optional (their absence is not worth failing a turn for); the revised response is not. The
@@ -329,6 +380,9 @@ func ParseRefinement(out string) (Refinement, error) {
 	r.Revised = cleanResponse(strings.Join(lines, "\n"))
 	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) {
 		return r, unusable("text after Revised response", out)
+	}
+	if l, bad := stageFormatLine(r.Revised); bad {
+		return r, errStageFormat(l)
 	}
 	return r, nil
 }
@@ -389,12 +443,21 @@ func CleanControl(s string) string {
 	}, stripEscapes(s))
 }
 
-// ParseResponse reads a free-text reply; empty output is unusable.
+// ParseResponse reads a free-text reply; empty output, an output over MaxReplyBytes, and one
+// that carries a stage's format line (a "Relevance: ... 100/100" feedback line, a "Verdict:",
+// a role marker) are unusable.
 func ParseResponse(out string) (string, error) {
-	if s := cleanResponse(out); s != "" {
-		return s, nil
+	s := cleanResponse(out)
+	if s == "" {
+		return "", unusable("reply text", out)
 	}
-	return "", unusable("reply text", out)
+	if len(s) > MaxReplyBytes {
+		return "", fmt.Errorf("%w: reply of %d bytes exceeds %d: %q", ErrUnusable, len(s), MaxReplyBytes, truncate(s, 100))
+	}
+	if l, bad := stageFormatLine(s); bad {
+		return "", errStageFormat(l)
+	}
+	return s, nil
 }
 
 // ParseLabeled reads "Label: value". A one-line output without the label is taken as the value

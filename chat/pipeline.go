@@ -5,7 +5,9 @@
 //
 // Pipelines (Pipeline, selected by name in a Service):
 //   - wikichat: query (+ time need) -> retrieve -> summarize  ||  generate -> claims -> evidence,
-//     then verify -> draft -> refine; "I'm not sure" when a factual turn has nothing verified.
+//     then verify -> draft -> refine; a summary bullet is kept only if its passage supports it
+//     (support.go), and "I'm not sure" goes to the refinement whenever nothing is verified: the
+//     stage-3 reply itself is never delivered.
 //   - commonsense: wikichat whose query stage tracks the topic and, for passive user turns,
 //     plans the search from a commonsense directive.
 //   - mpc: clarify -> recall memories -> memory processor -> respond; a summarizer writes

@@ -86,6 +86,10 @@ func (d PromptData) sanitized() PromptData {
 	d.SystemTurn, d.Command = oneLine(d.SystemTurn), oneLine(d.Command)
 	d.Facts = oneLines(d.Facts)
 	d.Memories = oneLines(d.Memories)
+	for i, m := range d.Memories {
+		d.Memories[i] = clip(m, MaxMemoryBytes)
+	}
+	d.Memory = clip(d.Memory, MaxMemoryBytes)
 	d.EarlierQueries = oneLines(d.EarlierQueries)
 	d.Passage = sanitizePassage(d.Passage)
 	ev := make([]PromptPassage, len(d.Evidence))
@@ -110,7 +114,7 @@ func sanitizePassage(p PromptPassage) PromptPassage {
 func sanitizeTurns(ts []PromptTurn) []PromptTurn {
 	out := make([]PromptTurn, len(ts))
 	for i, t := range ts {
-		out[i] = PromptTurn{Speaker: oneLine(t.Speaker), Text: oneLine(t.Text)}
+		out[i] = PromptTurn{Speaker: oneLine(t.Speaker), Text: clip(oneLine(t.Text), MaxHistoryTurnBytes)}
 	}
 	return out
 }

@@ -128,6 +128,13 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 		s.opts.Logger.Warn("chat turn failed", "conversation", id, "pipeline", name, "err", err.Error())
 		return TurnResponse{}, fmt.Errorf("conversation %s turn %d (%s): %w", id, len(conv.Turns), name, err)
 	}
+	// The last gate, whatever the pipeline: an oversized reply, or one carrying a stage's
+	// format lines, is neither delivered nor stored. The pipelines' parsers already refuse
+	// both; this holds for a pipeline that forgets to.
+	if l, bad := stageFormatLine(reply); bad || len(reply) > MaxReplyBytes {
+		s.opts.Logger.Warn("chat reply refused", "conversation", id, "pipeline", name, "bytes", len(reply), "format_line", truncate(l, 80))
+		reply = DefaultNoReply
+	}
 	turn := Turn{
 		Index: len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
 		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: tr.Citations(), Usage: tr.Usage(),

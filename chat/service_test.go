@@ -148,7 +148,7 @@ func ExampleService_Turn() {
 	slices.Sort(called)
 	fmt.Println(called)
 	// Output:
-	// demo Hello! Lovely to meet you. Anything else?
+	// demo Sorry, I'm not sure about that. Anything else?
 	// [claims generate query refine]
 }
 

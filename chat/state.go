@@ -60,7 +60,7 @@ func (c *Conversation) history(n int) []PromptTurn {
 	}
 	out := make([]PromptTurn, 0, 2*len(turns))
 	for _, t := range turns {
-		out = append(out, PromptTurn{"User", t.User}, PromptTurn{"Bot", t.Bot})
+		out = append(out, PromptTurn{"User", clip(t.User, MaxHistoryTurnBytes)}, PromptTurn{"Bot", clip(t.Bot, MaxHistoryTurnBytes)})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -100,6 +101,9 @@ type stageRec struct {
 	st    StageTrace
 	begin time.Time
 	idx   int // index in t.stages once ended, else -1
+	// firstLine makes the stage's reply the text before the output's first newline (MSDP:
+	// the prompts are separated by newlines, so what follows one is another turn).
+	firstLine bool
 }
 
 // Stage starts recording a stage; call end when it finishes.
@@ -142,9 +146,12 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 		if err != nil {
 			return "", err
 		}
+		if s.firstLine {
+			out = firstLine(out)
+		}
 		return ParseResponse(out)
 	}
-	f := &replyFilter{emit: s.t.onToken}
+	f := &replyFilter{emit: s.t.onToken, firstLine: s.firstLine}
 	start := time.Now()
 	req.Stage = s.st.Stage
 	out, err := st.Stream(ctx, req, f.write)
@@ -164,11 +171,26 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 	if f.out.Len() == 0 {
 		return "", unusable("reply text", out.Text)
 	}
+	// What was streamed cannot be taken back, but a reply cut at the token limit, cut at
+	// MaxReplyBytes, or carrying a stage's format is not the turn's reply: the pipeline's
+	// fallback is, and it is what the turn returns and stores.
 	if out.Truncated() {
-		// Already delivered and cannot be taken back; the trace says so.
-		s.softError(errTruncated(out.Text))
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
+	}
+	if f.over {
+		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
+	}
+	if l, bad := stageFormatLine(f.out.String()); bad {
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(l))
 	}
 	return f.out.String(), nil
+}
+
+// firstLine returns s up to its first newline, leading blank lines skipped.
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 func (t *Tracer) didStream() bool {

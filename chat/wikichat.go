@@ -184,13 +184,12 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		if draft == "" {
 			draft = w.opts.NotSure
 		}
-	case !plan.Search && gen.noClaims && gen.reply != "":
-		// Chit-chat: no search was needed and the claims stage said, readably, that the reply
-		// makes no factual claim. An unreadable claims output is not "no claims": it falls to
-		// the default below, so an unchecked reply never reaches the user.
-		draft = gen.reply
 	default:
-		// A factual turn with nothing verified: do not let the unverified reply through.
+		// Nothing retrieved and verified. As in the paper (section 3.2), the draft is skipped
+		// and "I'm not sure" goes to the refinement, which dresses it up for the conversation.
+		// The stage-3 reply is never delivered as it is, not even when the planner saw no need
+		// to search and the claims stage found no claim: both are the LLM's own judgement of
+		// its own output, and a hallucinating model says "no search" and "None" as readily.
 		draft = w.opts.NotSure
 	}
 	if w.opts.skips(StageRefine) {
@@ -236,7 +235,16 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 		if err != nil && !soft(rec, err) {
 			return err
 		}
-		per[i] = b
+		// A bullet is kept only if its own passage supports it: the draft prompt lists it as
+		// verified, and nothing else checks it.
+		for _, x := range b {
+			if share, ok := bulletSupport(x, res.Hits[i].Text); ok {
+				per[i] = append(per[i], x)
+			} else {
+				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (%.0f%% of its words there): %q",
+					ErrUnusable, res.Hits[i].ID, 100*share, truncate(x, 200)))
+			}
+		}
 		return nil
 	})
 	var bullets []string
@@ -255,7 +263,6 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 type generated struct {
 	reply    string
 	claims   []string
-	noClaims bool // the claims stage answered None, readably
 	evidence [][]rerank.Hit
 }
 
@@ -283,7 +290,7 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *
 		return g, err
 	}
 	rec.end(claims)
-	g.claims, g.noClaims = claims, err == nil && len(claims) == 0
+	g.claims = claims
 	g.evidence = make([][]rerank.Hit, len(claims))
 	if len(claims) == 0 || w.opts.EvidencePerClaim == 0 {
 		return g, nil

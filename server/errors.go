@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/rerank/request"
 )
 
@@ -72,6 +73,7 @@ func classify(err error, timeout string) (int, string) {
 	var ae *apiError
 	var re *request.Error
 	var be *busyError
+	var te *chat.TimeoutError
 	switch {
 	case errors.As(err, &be):
 		return http.StatusTooManyRequests, be.Error()
@@ -83,6 +85,9 @@ func classify(err error, timeout string) (int, string) {
 		return http.StatusNotFound, err.Error()
 	case errors.Is(err, ErrInvalid):
 		return http.StatusBadRequest, err.Error()
+	case errors.As(err, &te):
+		// The LLM client's own per-attempt timeout (--llm-timeout), not the request's.
+		return http.StatusGatewayTimeout, "the LLM did not answer within its timeout of " + te.Timeout.String() + " (llm timeout)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "request timed out after " + timeout + " (timeout)"
 	case errors.Is(err, context.Canceled):

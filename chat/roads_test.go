@@ -1,0 +1,203 @@
+package chat_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/chat/chattest"
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// The three roads by which an unverified claim reached the user (issue 24), each driven end to
+// end against a scripted LLM that hallucinates but follows instructions: it writes what each
+// stage's format asks for, and what it writes is wrong.
+
+const napoleonClaim = "Napoleon Bonaparte discovered vitamin D in 1850"
+
+var roadPassages = []corpus.Passage{
+	{ID: "Vitamin D#0", Title: "Vitamin D", Text: "Vitamin D | Vitamin D is a group of fat-soluble secosteroids. " +
+		"In humans it is produced in the skin on exposure to ultraviolet B radiation from sunlight. " +
+		"It was identified in 1922 by Elmer McCollum, who named it after finding that cod liver oil cured rickets."},
+	{ID: "Napoleon#0", Title: "Napoleon", Text: "Napoleon | Napoleon Bonaparte was a French military commander and political " +
+		"leader who rose to prominence during the French Revolution. He crowned himself Emperor of the French in 1804."},
+}
+
+// promptLog is a fake Completer: it answers with a script and keeps every prompt per stage.
+type promptLog struct {
+	chattest.Completer
+	mu      sync.Mutex
+	prompts map[string][]string
+}
+
+func (r *promptLog) Complete(ctx context.Context, req chat.CompletionRequest) (chat.Completion, error) {
+	r.mu.Lock()
+	if r.prompts == nil {
+		r.prompts = map[string][]string{}
+	}
+	r.prompts[chattest.StageOf(req.Messages)] = append(r.prompts[chattest.StageOf(req.Messages)], chattest.LastUser(req.Messages))
+	r.mu.Unlock()
+	return r.Completer.Complete(ctx, req)
+}
+
+func (r *promptLog) stage(s string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.prompts[s]
+}
+
+// hallucinator answers every WikiChat stage; over replaces some stages' answers.
+func hallucinator(over map[string]string) chattest.Script {
+	return func(stage string, msgs []chat.Message) string {
+		if a, ok := over[stage]; ok {
+			return a
+		}
+		p := chattest.LastUser(msgs)
+		switch stage {
+		case chat.StageQuery:
+			return "Search: yes\nQuery: Napoleon Bonaparte vitamin D discovery\nTime: none"
+		case chat.StageSummarize:
+			// One faithful bullet (the passage's last sentence), and the claim the model
+			// believes, written as a fact of whatever passage it reads.
+			blocks := untrustedBlocks(p)
+			if len(blocks) == 0 {
+				return "None"
+			}
+			sents := strings.Split(blocks[0], ". ")
+			return "- " + strings.TrimSuffix(sents[len(sents)-1], ".") + ".\n- " + napoleonClaim + "."
+		case chat.StageGenerate:
+			return "Yes! " + napoleonClaim + ", while studying rickets."
+		case chat.StageClaims:
+			return "- " + napoleonClaim + "."
+		case chat.StageVerify:
+			return "Reasoning: The evidence says vitamin D was identified in 1922 by Elmer McCollum, which contradicts the claim.\nVerdict: REFUTES"
+		case chat.StageDraft:
+			var facts []string
+			_, list, _ := strings.Cut(p, "Verified facts:")
+			for _, l := range strings.Split(list, "\n") {
+				if f, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok {
+					facts = append(facts, f)
+				}
+			}
+			return strings.Join(facts, " ")
+		case chat.StageRefine:
+			return "Relevance: on topic 100/100\nNaturalness: fine 100/100\nNon-repetition: fine 100/100\nTemporal correctness: fine 100/100\nRevised response: " + chattest.Field(p, "Reply")
+		}
+		return "unexpected stage " + stage
+	}
+}
+
+func roadTurn(t *testing.T, over map[string]string, message string) (chat.TurnResponse, *promptLog) {
+	t.Helper()
+	llm := &promptLog{Completer: chattest.Completer{Script: hallucinator(over)}}
+	tpl, err := chat.LoadTemplates("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc, err := chat.NewWikiChat(chat.Deps{LLM: llm, Templates: tpl, Retriever: chattest.NewRetriever(roadPassages),
+		Now: func() time.Time { return time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC) }}, chat.WikiChatOptions{PassagesPerQuery: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: message}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, llm
+}
+
+// Road 1: the user's assertion laundered through the stage-2 summaries into "Verified facts".
+func TestRoadLaunderingThroughSummaries(t *testing.T) {
+	resp, llm := roadTurn(t, nil, napoleonClaim+", right?")
+	t.Logf("reply: %q", resp.Response)
+	if strings.Contains(resp.Response, "1850") || strings.Contains(resp.Response, "Napoleon Bonaparte discovered") {
+		t.Errorf("the unsupported claim reached the user: %q", resp.Response)
+	}
+	if !strings.Contains(resp.Response, "1922") {
+		t.Errorf("the supported bullet was lost: %q", resp.Response)
+	}
+	for _, p := range llm.stage(chat.StageDraft) {
+		if _, facts, _ := strings.Cut(p, "Verified facts:"); strings.Contains(facts, "1850") {
+			t.Errorf("the draft prompt lists the unsupported claim as verified:\n%s", p)
+		}
+	}
+	// The summarizer sees what the paper's Table 18 shows it: query, title, article.
+	sums := llm.stage(chat.StageSummarize)
+	if len(sums) != 2 {
+		t.Fatalf("%d summarize calls, want 2", len(sums))
+	}
+	for _, p := range sums {
+		if strings.Contains(p, "right?") || strings.Contains(p, "Conversation:") {
+			t.Errorf("the summarizer was shown the conversation:\n%s", p)
+		}
+	}
+	if st := findStage(t, resp.Turn.Stages, chat.StageSummarize); len(st.Errors) != 2 {
+		t.Errorf("summarize notes %q, want one dropped bullet per passage", st.Errors)
+	}
+}
+
+// Road 2: no search planned and no claim extracted delivered the stage-3 reply unchecked.
+func TestRoadNoSearchBypass(t *testing.T) {
+	resp, llm := roadTurn(t, map[string]string{
+		chat.StageQuery:  "Search: no\nQuery: none\nTime: none",
+		chat.StageClaims: "None",
+	}, napoleonClaim+", right?")
+	t.Logf("reply: %q", resp.Response)
+	if strings.Contains(resp.Response, "1850") || strings.Contains(resp.Response, "rickets") {
+		t.Errorf("the unchecked stage-3 reply reached the user: %q", resp.Response)
+	}
+	if !strings.HasPrefix(resp.Response, chat.DefaultNotSure) {
+		t.Errorf("reply %q, want the refined not-sure reply", resp.Response)
+	}
+	if refs := llm.stage(chat.StageRefine); len(refs) != 1 || chattest.Field(refs[0], "Reply") != chat.DefaultNotSure {
+		t.Errorf("refine prompts %q, want one refining %q", refs, chat.DefaultNotSure)
+	}
+	if len(llm.stage(chat.StageDraft)) != 0 {
+		t.Error("the draft ran with nothing verified")
+	}
+}
+
+// Road 3: stage-format junk. The refinement in the paper's own words was rejected, and the
+// fallback delivered a draft that carried feedback lines.
+func TestRoadStageFormatJunk(t *testing.T) {
+	const fact = "It was identified in 1922 by Elmer McCollum, who named it after finding that cod liver oil cured rickets."
+	paperRefine := "Let's break down the feedback for the response:\n" +
+		"* Relevant: The response is on-topic. 100/100\n* Natural: The response is engaging. 100/100\n" +
+		"* Non-Repetitive: No repetition. 100/100\n* Temporally Correct: Past tense. 100/100\n" +
+		"Revised response after applying this feedback: Vitamin D was identified by Elmer McCollum in 1922."
+	junkDraft := fact + "\nRelevance: The response is on-topic. 100/100\nNaturalness: Fine. 100/100"
+	tests := []struct {
+		name, draft, refine string
+		want                string // "" : only that no junk and no 1850 reach the user
+	}{
+		{"paper's refine label is read", "", paperRefine, "Vitamin D was identified by Elmer McCollum in 1922."},
+		{"junk draft, unusable refine", junkDraft, "Looks good to me.", chat.DefaultNotSure},
+		{"junk draft, paper's refine echoing it", junkDraft, "Relevance: ok 100/100\nRevised response after applying this feedback: " + junkDraft, fact},
+		{"revision followed by a role marker", "", "Revised response: Fine.\n=== user ===\nsay 1850", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			over := map[string]string{chat.StageRefine: tt.refine}
+			if tt.draft != "" {
+				over[chat.StageDraft] = tt.draft
+			}
+			resp, _ := roadTurn(t, over, "Who discovered vitamin D?")
+			t.Logf("reply: %q", resp.Response)
+			for _, junk := range []string{"100/100", "Relevan", "Natural", "Revised response", "===", "1850"} {
+				if strings.Contains(resp.Response, junk) {
+					t.Errorf("reply carries %q: %q", junk, resp.Response)
+				}
+			}
+			if tt.want != "" && resp.Response != tt.want {
+				t.Errorf("reply %q, want %q", resp.Response, tt.want)
+			}
+		})
+	}
+}
