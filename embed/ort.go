@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -93,6 +94,17 @@ type ortRunner struct {
 	sess   *ort.DynamicAdvancedSession
 	inputs []string
 	half   *halfOutput // non-nil when the output is float16
+	// outDim is the static last dimension of a float32 output of rank 2 or 3 whose other
+	// dimensions are the batch's (and the sequence's): the output is then allocated here, in
+	// Go memory, and ONNX Runtime writes into it (on a GPU, its copy back to the host) with no
+	// second copy of the whole [n, seq, dim] tensor. 0: ONNX Runtime allocates the output.
+	outDim, outRank int
+	prealloc        atomic.Bool // false once a preallocated output was refused
+	// outBufs recycles the preallocated outputs: a GPU batch of token embeddings is tens of
+	// megabytes, and allocating one per batch (gigabytes a second on an H200) kept the
+	// collector busy enough to slow an index build, whose heap limit follows its live heap
+	// (internal/memlimit), to a third of the model's rate.
+	outBufs sync.Pool // of *[]float32
 }
 
 func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
@@ -179,7 +191,12 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("opening %s with ONNX Runtime: %w", onnxPath, err)
 	}
-	return &ortRunner{sess: sess, inputs: info.inputs, half: half}, info, nil
+	r := &ortRunner{sess: sess, inputs: info.inputs, half: half}
+	if half == nil && info.lastDim > 0 && (info.rank == 2 || info.rank == 3) {
+		r.outDim, r.outRank = info.lastDim, info.rank
+		r.prealloc.Store(true)
+	}
+	return r, info, nil
 }
 
 // ioInfoOf reads the model's inputs and outputs through a session that optimizes nothing: the
@@ -238,14 +255,53 @@ func (r *ortRunner) run(ctx context.Context, in *batchInput) (batchOutput, error
 		defer t.Destroy()
 		outs[0] = t
 	}
+	var pre *ort.Tensor[float32]
+	var release func()
+	if r.half == nil && r.prealloc.Load() {
+		shape := ort.NewShape(int64(in.n), int64(r.outDim))
+		if r.outRank == 3 {
+			shape = ort.NewShape(int64(in.n), int64(in.seq), int64(r.outDim))
+		}
+		need := int(shape.FlattenedSize())
+		buf, _ := r.outBufs.Get().(*[]float32)
+		if buf == nil || cap(*buf) < need {
+			b := make([]float32, need)
+			buf = &b
+		}
+		*buf = (*buf)[:need]
+		if pre, err = ort.NewTensor(shape, *buf); err != nil {
+			return batchOutput{}, err
+		}
+		defer pre.Destroy()
+		outs[0] = pre
+		release = func() { r.outBufs.Put(buf) }
+	}
 	if err := r.sess.RunWithOptions(vals, outs, ro); err != nil {
 		if ctx.Err() != nil {
 			return batchOutput{}, ctx.Err()
 		}
-		return batchOutput{}, err
+		if pre == nil {
+			return batchOutput{}, err
+		}
+		// The graph's output is not [n, (seq,) dim] after all: let ONNX Runtime allocate it
+		// from now on.
+		r.prealloc.Store(false)
+		outs[0], pre = nil, nil
+		if err := r.sess.RunWithOptions(vals, outs, ro); err != nil {
+			return batchOutput{}, err
+		}
 	}
 	if r.half != nil {
 		return r.half.decode(outs[0].(*ort.CustomDataTensor)), nil
+	}
+	if pre != nil {
+		// The tensor's data is a Go slice that ONNX Runtime only borrowed: it outlives Destroy.
+		s := pre.GetShape()
+		out := batchOutput{data: pre.GetData(), shape: make([]int, len(s)), release: release}
+		for i, d := range s {
+			out.shape[i] = int(d)
+		}
+		return out, nil
 	}
 	defer outs[0].Destroy()
 	t, ok := outs[0].(*ort.Tensor[float32])

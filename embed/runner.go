@@ -20,6 +20,17 @@ type batchInput struct {
 type batchOutput struct {
 	data  []float32
 	shape []int
+	// release, when set, hands data back to the runner for a later batch; it is called once
+	// every row has been emitted (pool copies what it keeps).
+	release func()
+}
+
+// done releases the output's buffer, if it has one to give back.
+func (o *batchOutput) done() {
+	if o.release != nil {
+		o.release()
+		o.release, o.data = nil, nil
+	}
 }
 
 // runner runs one ONNX graph on a batch. Both backends implement it; everything around it

@@ -107,7 +107,7 @@ func cmdBenchEncode(ctx context.Context, args []string, stdio IO) error {
 	if *cross != "" {
 		o := opts
 		o.ModelDir, o.BatchSize = *cross, *crossBatch
-		r, a, err := crossStage(ctx, o, other, *compare != "", texts, *crossPairs, *crossBatch, *compareN)
+		r, a, err := crossStage(ctx, o, other, *comparePrecision, *compare != "", texts, *crossPairs, *crossBatch, *compareN)
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func cmdBenchEncode(ctx context.Context, args []string, stdio IO) error {
 // crossStage times the cross-encoder on pairs: each call scores batch passages against one
 // query (the first words of another passage), as a rerank of batch candidates does. With
 // compare, the first calls are scored again on the other device and the scores compared.
-func crossStage(ctx context.Context, o embed.Options, other embed.Device, compare bool, texts []string, pairs, batch, compareN int) (encodeBenchRow, *encodeAgreement, error) {
+func crossStage(ctx context.Context, o embed.Options, other embed.Device, otherPrecision string, compare bool, texts []string, pairs, batch, compareN int) (encodeBenchRow, *encodeAgreement, error) {
 	ce, err := embed.OpenCrossEncoder(ctx, o)
 	if err != nil {
 		return encodeBenchRow{}, nil, err
@@ -173,6 +173,9 @@ func crossStage(ctx context.Context, o embed.Options, other embed.Device, compar
 		return row, nil, nil
 	}
 	o.Device, o.BatchSize = other, batch
+	if otherPrecision != "" {
+		o.Precision = otherPrecision
+	}
 	ref, err := embed.OpenCrossEncoder(ctx, o)
 	if err != nil {
 		return row, nil, fmt.Errorf("--compare-device: %w", err)
