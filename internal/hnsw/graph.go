@@ -55,6 +55,10 @@ type Graph struct {
 	mapped  *mapping  // nil in memory
 	rescore int       // LoadOptions.Rescore
 	closed  bool      // set by Close
+
+	// deferRepair (DeferRepair) makes Add leave the repair pass to Repair or WriteTo;
+	// unrepaired says an Add has done so since the last pass.
+	deferRepair, unrepaired bool
 }
 
 // New returns an empty graph for vectors of dimension dim.

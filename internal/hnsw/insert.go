@@ -57,9 +57,13 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	if err != nil {
 		g.truncate(done)
 	}
-	s := g.getScratch(len(g.keys))
-	g.repair(s)
-	g.scratch.Put(s)
+	if g.deferRepair {
+		g.unrepaired = true
+	} else {
+		s := g.getScratch(len(g.keys))
+		g.repair(s)
+		g.scratch.Put(s)
+	}
 	if err != nil {
 		return fmt.Errorf("hnsw: add interrupted after %d of %d vectors: %w", done-first, len(keys), err)
 	}

@@ -56,9 +56,10 @@ type header struct {
 	Reserved, CRC    uint32
 }
 
-// WriteTo writes the graph in the versioned, checksummed format. It blocks Add and Delete (not
-// Search) while it runs.
+// WriteTo writes the graph in the versioned, checksummed format, after the repair pass that
+// DeferRepair put off. It blocks Add and Delete (not Search) while it runs.
 func (g *Graph) WriteTo(w io.Writer) (int64, error) {
+	g.Repair() // what is written is always repaired
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.closed {

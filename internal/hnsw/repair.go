@@ -1,5 +1,30 @@
 package hnsw
 
+// DeferRepair makes every later Add skip the repair pass, which Repair (or WriteTo, hence
+// Save) then runs once. repair walks the whole graph, so running it after each Add costs
+// O(n) per batch: a build that adds a large collection batch by batch (kairos index adds 5,000
+// vectors at a time) spent most of its time there, on one core, and slowed down as it grew. A
+// graph searched between Adds should not defer: until Repair, a few nodes may be unreachable.
+func (g *Graph) DeferRepair() {
+	g.mu.Lock()
+	g.deferRepair = true
+	g.mu.Unlock()
+}
+
+// Repair runs the repair pass if an Add has skipped it (DeferRepair), and returns the number
+// of nodes it linked to.
+func (g *Graph) Repair() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.unrepaired || g.closed {
+		return 0
+	}
+	g.unrepaired = false
+	s := g.getScratch(len(g.keys))
+	defer g.scratch.Put(s)
+	return g.repair(s)
+}
+
 // repairMaxIndeg: nodes with at most this many level-0 in-links get a self-search check.
 const repairMaxIndeg = 2
 

@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -100,5 +101,39 @@ func TestRepairReconnects(t *testing.T) {
 	}
 	if m := selfMisses(t, g, vecs, 32); m != 0 {
 		t.Errorf("after repair %d points still do not find themselves", m)
+	}
+}
+
+// TestDeferredRepair: a graph built batch by batch with the repair pass deferred finds every
+// point once WriteTo (Save) has run the pass, as one repaired after each Add does; and Repair
+// runs only when an Add skipped it.
+func TestDeferredRepair(t *testing.T) {
+	const dim, batch = 32, 150
+	vecs := clustered(3000, dim, 7)
+	g, _ := New(dim, Options{Seed: 3, Workers: 4})
+	g.DeferRepair()
+	for start := 0; start < len(vecs); start += batch {
+		keys := make([]uint64, 0, batch)
+		for i := start; i < start+batch; i++ {
+			keys = append(keys, uint64(i))
+		}
+		if err := g.Add(context.Background(), keys, vecs[start:start+batch]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !g.unrepaired {
+		t.Fatal("Add ran the repair pass although it was deferred")
+	}
+	if _, err := g.WriteTo(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if g.unrepaired {
+		t.Fatal("WriteTo left the graph unrepaired")
+	}
+	if n := g.Repair(); n != 0 {
+		t.Errorf("Repair after WriteTo relinked %d nodes, want 0 (nothing to repair)", n)
+	}
+	if m := selfMisses(t, g, vecs, 32); m != 0 {
+		t.Errorf("%d points do not find themselves at ef 32 after the deferred repair", m)
 	}
 }

@@ -45,12 +45,16 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 		}
 		g := r.g
 		r.g, r.owned = nil, false
+		g.DeferRepair()
 		return &Writer{g: g, path: Path(gen.Dir)}, nil
 	}
 	g, err := hnsw.New(dim, e.Params)
 	if err != nil {
 		return nil, err
 	}
+	// Nothing searches a graph while it is written: the repair pass runs once, when Commit
+	// saves it, not after every batch.
+	g.DeferRepair()
 	return &Writer{g: g, path: Path(gen.Dir)}, nil
 }
 
