@@ -34,6 +34,8 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"models", "pull", "-h"}, "usage: kairos models pull", true},
 		{[]string{"bench", "-h"}, "ann", false},
 		{[]string{"bench", "ann", "-h"}, "usage: kairos bench ann", true},
+		{[]string{"bench", "encode", "-h"}, "usage: kairos bench encode", true},
+		{[]string{"bench", "corpus", "-h"}, "usage: kairos bench corpus", true},
 		{[]string{"completion", "-h"}, "usage: kairos completion", true},
 	}
 	for _, tc := range tests {
