@@ -27,7 +27,7 @@ type LanguageChoice struct {
 
 // String describes the choice for a build summary.
 func (c LanguageChoice) String() string {
-	s := fmt.Sprintf("language %s, analyzer %s (%s)", c.Language, c.Analyzer, c.From)
+	s := fmt.Sprintf("%s, analyzer %s (%s)", c.Language, c.Analyzer, c.From) // after a "language" label
 	if c.Fallback {
 		s += "; no analyzer for this language: Unicode words, lower case, no stemming"
 	}

@@ -111,12 +111,12 @@ func printSummary(stdio IO, s *indexer.Summary) {
 		fmt.Fprintf(w, "language    %s\n", s.Language)
 	}
 	if u := s.Update; u != nil {
-		fmt.Fprintf(w, "added       %d documents\nchanged     %d documents\nunchanged   %d documents\ndeleted     %d documents\n",
-			u.Added, u.Changed, u.Unchanged, u.Deleted)
+		fmt.Fprintf(w, "added       %s\nchanged     %s\nunchanged   %s\ndeleted     %s\n",
+			plural(u.Added, "document"), plural(u.Changed, "document"), plural(u.Unchanged, "document"), plural(u.Deleted, "document"))
 		fmt.Fprintf(w, "written     %d passages (%d embedded), %d passages tombstoned\n", u.PassagesAdded, u.Embedded, u.PassagesDeleted)
 	}
 	if len(s.NotFound) > 0 {
-		fmt.Fprintf(w, "not found   %d document ids: %s\n", len(s.NotFound), strings.Join(s.NotFound, " "))
+		fmt.Fprintf(w, "not found   %s: %s\n", plural(len(s.NotFound), "document id"), strings.Join(s.NotFound, " "))
 	}
 	if s.Tombstones > 0 {
 		fmt.Fprintf(w, "tombstones  %d\n", s.Tombstones)
@@ -159,7 +159,18 @@ func printSummary(stdio IO, s *indexer.Summary) {
 		fmt.Fprintf(w, "repaired    %d records with invalid UTF-8\n", c.Repaired)
 	}
 	fmt.Fprintf(w, "seconds     %.2f\n", s.Elapsed.Seconds())
-	fmt.Fprintf(w, "passages/s  %.0f\n", s.PassagesPerSecond())
+	if u := s.Update; u == nil || u.PassagesAdded > 0 {
+		// An update that wrote nothing has no rate to report: it only compared hashes.
+		fmt.Fprintf(w, "passages/s  %.0f\n", s.PassagesPerSecond())
+	}
+}
+
+// plural is "1 document", "2 documents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // refuseExisting stops a plain build from replacing an existing index without being asked: a

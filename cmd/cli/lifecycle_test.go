@@ -29,7 +29,7 @@ func TestUpdateDeleteCompactCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"added       0 documents", "changed     1 documents", "unchanged   212 documents", "deleted     0 documents", "(0 embedded)"} {
+	for _, want := range []string{"added       0 documents", "changed     1 document", "unchanged   212 documents", "deleted     0 documents", "(0 embedded)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("update summary lacks %q:\n%s", want, out)
 		}
@@ -46,7 +46,7 @@ func TestUpdateDeleteCompactCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "deleted     1 documents") || !strings.Contains(out, "not found   1 document ids: nope") {
+	if !strings.Contains(out, "deleted     1 document") || !strings.Contains(out, "not found   1 document id: nope") {
 		t.Errorf("delete summary:\n%s", out)
 	}
 	if out, _, err := runCLI(t, "stats", "--index", dir); err != nil || !strings.Contains(out, "deleted     ") {

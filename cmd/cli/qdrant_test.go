@@ -206,10 +206,10 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 		}
 		for _, dir := range []string{local, remote} {
 			out, _, err := runCLI(t, "index", "--quiet", "--update", "--delete-missing", "--compact-ratio", "-1", "--input", updated, "--index", dir)
-			if err != nil || !strings.Contains(out, "added       50 documents\nchanged     1 documents\nunchanged   749 documents\ndeleted     50 documents") {
+			if err != nil || !strings.Contains(out, "added       50 documents\nchanged     1 document\nunchanged   749 documents\ndeleted     50 documents") {
 				t.Fatalf("update %s: %v\n%s", dir, err, out)
 			}
-			if out, _, err := runCLI(t, "delete", "--index", dir, gone.ID); err != nil || !strings.Contains(out, "deleted     1 documents") {
+			if out, _, err := runCLI(t, "delete", "--index", dir, gone.ID); err != nil || !strings.Contains(out, "deleted     1 document") {
 				t.Fatalf("delete %s: %v\n%s", dir, err, out)
 			}
 			if out, _, err := runCLI(t, "verify", "--index", dir); err != nil || !strings.HasSuffix(out, "ok\n") {

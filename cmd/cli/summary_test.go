@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
+)
+
+// The build summary's counts read as English, and an update that wrote nothing reports no rate.
+func TestPrintSummary(t *testing.T) {
+	tests := []struct {
+		name      string
+		sum       indexer.Summary
+		want, not []string
+	}{
+		{"build", indexer.Summary{Counts: indexer.Counts{Passages: 10}, Elapsed: time.Second,
+			Language: indexer.LanguageChoice{Choice: langanalysis.Choice{Language: "en", Analyzer: "en"}, From: "default"}},
+			[]string{"passages/s  10\n", "language    en, analyzer en (default)\n"}, []string{"language language"}},
+		{"one of each", indexer.Summary{Elapsed: time.Second, NotFound: []string{"x"},
+			Update: &indexer.UpdateCounts{Added: 1, Changed: 1, Unchanged: 1, Deleted: 1, PassagesAdded: 3}},
+			[]string{"added       1 document\n", "deleted     1 document\n", "not found   1 document id: x\n", "passages/s"}, nil},
+		{"no-op update", indexer.Summary{Elapsed: time.Second, Update: &indexer.UpdateCounts{Unchanged: 2}},
+			[]string{"unchanged   2 documents\n", "deleted     0 documents\n"}, []string{"passages/s"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			printSummary(IO{Stdout: &out, Stderr: &out}, &tc.sum)
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("summary lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(out.String(), n) {
+					t.Errorf("summary has %q:\n%s", n, out.String())
+				}
+			}
+		})
+	}
+}
