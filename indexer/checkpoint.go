@@ -131,7 +131,11 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	if cp == nil {
 		opts.Logger.Info("no checkpoint: building from scratch", "dir", opts.Dir)
-		return buildLocked(ctx, &opts)
+		sum, err := buildLocked(ctx, &opts)
+		if sum != nil {
+			sum.NoCheckpoint = true
+		}
+		return sum, err
 	}
 	if err := cp.matches(&opts); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)

@@ -170,6 +170,9 @@ type Summary struct {
 	// build started (documents skipped).
 	Checkpoints int
 	Resumed     int
+	// NoCheckpoint is set by Resume when there was no checkpoint to resume: it built from
+	// scratch, which a user who asked to resume should be told.
+	NoCheckpoint bool
 	// Language is the language the passages were analysed as, and why.
 	Language LanguageChoice
 }

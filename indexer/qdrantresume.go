@@ -125,7 +125,11 @@ func resumeQdrant(ctx context.Context, opts *Options, loc Location) (*Summary, e
 	}
 	if cp == nil {
 		opts.Logger.Info("no checkpoint: building from scratch", "index", loc.String())
-		return drive(ctx, opts, runSpec{mode: modeAppend})
+		sum, err := drive(ctx, opts, runSpec{mode: modeAppend})
+		if sum != nil {
+			sum.NoCheckpoint = true
+		}
+		return sum, err
 	}
 	if err := cp.matches(opts); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", loc, err)

@@ -129,6 +129,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 		fmt.Fprintf(w, "compacted   no: compaction failed, the update is committed and live\n")
 		fmt.Fprintf(stdio.Stderr, "kairos: warning: generation %d is committed, but %s; run `kairos compact --index %s` to retry\n", s.Generation, s.CompactionError, s.Dir)
 	}
+	if s.NoCheckpoint {
+		fmt.Fprintf(w, "resumed     no: %s had no checkpoint, so the whole input was indexed\n", s.Dir)
+	}
 	if s.Resumed > 0 {
 		fmt.Fprintf(w, "resumed     after %d documents of the checkpointed input\n", s.Resumed)
 	}

@@ -72,7 +72,7 @@ func TestResumeCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "documents   213") || !strings.Contains(out, "checkpoints ") {
+	if !strings.Contains(out, "documents   213") || !strings.Contains(out, "checkpoints ") || !strings.Contains(out, "had no checkpoint") {
 		t.Errorf("resume without a checkpoint:\n%s", out)
 	}
 	out, _, err = runCLI(t, "verify", "--index", dir)

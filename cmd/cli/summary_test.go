@@ -23,6 +23,8 @@ func TestPrintSummary(t *testing.T) {
 		{"one of each", indexer.Summary{Elapsed: time.Second, NotFound: []string{"x"},
 			Update: &indexer.UpdateCounts{Added: 1, Changed: 1, Unchanged: 1, Deleted: 1, PassagesAdded: 3}},
 			[]string{"added       1 document\n", "deleted     1 document\n", "not found   1 document id: x\n", "passages/s"}, nil},
+		{"resume without a checkpoint", indexer.Summary{Dir: "x.idx", Elapsed: time.Second, NoCheckpoint: true},
+			[]string{"resumed     no: x.idx had no checkpoint, so the whole input was indexed\n"}, nil},
 		{"no-op update", indexer.Summary{Elapsed: time.Second, Update: &indexer.UpdateCounts{Unchanged: 2}},
 			[]string{"unchanged   2 documents\n", "deleted     0 documents\n"}, []string{"passages/s"}},
 	}
