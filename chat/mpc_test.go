@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func mpcScript(stage string, msgs []chat.Message) string {
 	return "unexpected " + stage
 }
 
-func newMPCService(t *testing.T, storeDir string, llm *chattest.Server) *chat.Service {
+func newMPCService(t *testing.T, storeDir string, llm *chattest.Server) (*chat.Service, *chat.Store) {
 	t.Helper()
 	client, err := chat.NewClient(chat.ClientOptions{BaseURL: llm.BaseURL(), Model: "fake"})
 	if err != nil {
@@ -55,22 +56,23 @@ func newMPCService(t *testing.T, storeDir string, llm *chattest.Server) *chat.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := chat.NewStore(storeDir)
+	store, err := chat.OpenStore(chat.StoreOptions{Path: filepath.Join(storeDir, "chat.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { store.Close() })
 	svc, err := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{p}, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc
+	return svc, store
 }
 
 func TestMPCSummarizerWritesMemoryLaterTurnsRecallIt(t *testing.T) {
 	llm := chattest.NewServer(mpcScript, 0)
 	defer llm.Close()
 	dir := t.TempDir()
-	svc := newMPCService(t, dir, llm)
+	svc, store := newMPCService(t, dir, llm)
 	ctx := context.Background()
 	for i, msg := range []string{"I just moved to Lisbon for a job at a bakery.", "The bread here is great.", "I'm tired today."} {
 		resp, err := svc.Turn(ctx, chat.TurnRequest{ConversationID: "lisbon", Message: msg}, nil)
@@ -100,7 +102,8 @@ func TestMPCSummarizerWritesMemoryLaterTurnsRecallIt(t *testing.T) {
 	}
 
 	// A new service over the same store (a restart) recalls the persisted memory.
-	svc2 := newMPCService(t, dir, llm)
+	store.Close()
+	svc2, _ := newMPCService(t, dir, llm)
 	resp, err := svc2.Turn(ctx, chat.TurnRequest{ConversationID: "lisbon", Message: "Where do I live?"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,12 @@ import (
 // ServiceOptions configures a Service.
 type ServiceOptions struct {
 	Pipelines []Pipeline // at least one; the first is the default
-	Store     *Store     // default: in memory
+	Store     *Store     // default: in memory, default limits
+	// ServerIDs makes the service the only source of conversation ids: a turn naming an
+	// unknown conversation (or another owner's) fails with ErrConversationNotFound instead of
+	// starting one under that name. A server sets it, so that ids are unguessable and never
+	// chosen by a client; `kairos chat --conversation NAME` (one local user) does not.
+	ServerIDs bool
 	// Transcript, when set, receives one JSON line per turn (TranscriptLine).
 	Transcript io.Writer
 	// MaxMessageBytes rejects longer user messages; default 8192.
@@ -39,7 +44,7 @@ func NewService(opts ServiceOptions) (*Service, error) {
 		return nil, errors.New("chat service: no pipeline")
 	}
 	if opts.Store == nil {
-		opts.Store, _ = NewStore("")
+		opts.Store, _ = OpenStore(StoreOptions{})
 	}
 	if opts.MaxMessageBytes == 0 {
 		opts.MaxMessageBytes = 8192
@@ -69,8 +74,11 @@ func (s *Service) Pipelines() []string {
 // TurnRequest is one user message.
 type TurnRequest struct {
 	ConversationID string `json:"conversation_id,omitempty"` // "" starts a new conversation
-	Message        string `json:"message"`
-	Pipeline       string `json:"pipeline,omitempty"` // "" is the default pipeline
+	// Owner is whom the conversation belongs to (a server's caller: its API key or session
+	// token); another owner's conversation is not found. "" is the local user.
+	Owner    string `json:"-"`
+	Message  string `json:"message"`
+	Pipeline string `json:"pipeline,omitempty"` // "" is the default pipeline
 }
 
 // TurnResponse is the bot's reply and the full record of the turn.
@@ -105,19 +113,25 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 	if !ok {
 		return TurnResponse{}, fmt.Errorf("%w: unknown pipeline %q (have %s)", ErrBadRequest, name, strings.Join(s.Pipelines(), ", "))
 	}
-	id := req.ConversationID
+	id, create := req.ConversationID, !s.opts.ServerIDs
 	if id == "" {
-		id = NewConversationID()
+		id, create = NewConversationID(), true
 	}
 	start := time.Now()
-	conv, release, err := s.opts.Store.acquire(id, start)
-	if err != nil {
-		if errors.Is(err, ErrBadConversationID) {
-			err = fmt.Errorf("%w: %w", ErrBadRequest, err)
-		}
+	h, err := s.opts.Store.acquire(req.Owner, id, create)
+	switch {
+	case errors.Is(err, ErrBadConversationID) && s.opts.ServerIDs:
+		// Not a well-formed id is not one of ours either: the same answer as any unknown id.
+		return TurnResponse{}, fmt.Errorf("conversation %q: %w", truncate(id, 80), ErrConversationNotFound)
+	case errors.Is(err, ErrBadConversationID):
+		return TurnResponse{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	case errors.Is(err, ErrConversationNotFound):
+		return TurnResponse{}, fmt.Errorf("conversation %q: %w", truncate(id, 80), err)
+	case err != nil:
 		return TurnResponse{}, err
 	}
-	defer release()
+	defer h.release()
+	conv := h.conv
 
 	tr := NewTracer()
 	tr.onToken = onToken
@@ -136,11 +150,11 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 		reply = DefaultNoReply
 	}
 	turn := Turn{
-		Index: len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
+		Index: conv.Dropped + len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
 		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: tr.Citations(), Usage: tr.Usage(),
 	}
 	conv.Turns = append(conv.Turns, turn)
-	if err := s.opts.Store.save(conv); err != nil {
+	if err := h.save(); err != nil {
 		return TurnResponse{}, err
 	}
 	if err := s.writeTranscript(id, turn); err != nil {
@@ -165,8 +179,24 @@ func respond(ctx context.Context, p Pipeline, conv *Conversation, msg string, tr
 	return p.Respond(ctx, conv, msg, tr)
 }
 
-// Conversation returns the state of a conversation.
-func (s *Service) Conversation(id string) (Conversation, bool, error) { return s.opts.Store.Get(id) }
+// Conversation returns the state of a conversation of the local user (owner "").
+func (s *Service) Conversation(id string) (Conversation, bool, error) {
+	c, err := s.opts.Store.Get("", id)
+	if errors.Is(err, ErrConversationNotFound) {
+		return Conversation{}, false, nil
+	}
+	return c, err == nil, err
+}
+
+// OwnedConversation returns owner's conversation id, or ErrConversationNotFound.
+func (s *Service) OwnedConversation(owner, id string) (Conversation, error) {
+	return s.opts.Store.Get(owner, id)
+}
+
+// DeleteConversation deletes owner's conversation id, or returns ErrConversationNotFound.
+func (s *Service) DeleteConversation(owner, id string) error {
+	return s.opts.Store.Delete(owner, id)
+}
 
 // TranscriptLine is one line of a JSONL transcript.
 type TranscriptLine struct {

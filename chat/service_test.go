@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ func TestServiceTranscriptTokensAndErrors(t *testing.T) {
 	if len(pieces) < 3 || strings.Join(pieces, "") != resp.Response {
 		t.Errorf("streamed pieces %q do not rebuild %q", pieces, resp.Response)
 	}
-	if len(resp.ConversationID) != 24 {
+	if len(resp.ConversationID) != 26 { // 128 bits in base32
 		t.Errorf("new conversation id %q", resp.ConversationID)
 	}
 	if _, err := svc.Turn(ctx, chat.TurnRequest{ConversationID: resp.ConversationID, Message: "How are you?"}, nil); err != nil {
@@ -153,15 +154,15 @@ func ExampleService_Turn() {
 }
 
 func TestStoreGetUnknownAndPersisted(t *testing.T) {
-	dir := t.TempDir()
-	store, err := chat.NewStore(dir)
+	path := filepath.Join(t.TempDir(), "chat.db")
+	store, err := chat.OpenStore(chat.StoreOptions{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := store.Get("nobody"); ok || err != nil {
-		t.Errorf("unknown id: ok=%v err=%v", ok, err)
+	if _, err := store.Get("", "nobody"); !errors.Is(err, chat.ErrConversationNotFound) {
+		t.Errorf("unknown id: err=%v", err)
 	}
-	if _, _, err := store.Get("bad/id"); !errors.Is(err, chat.ErrBadConversationID) {
+	if _, err := store.Get("", "bad/id"); !errors.Is(err, chat.ErrBadConversationID) {
 		t.Errorf("bad id: %v", err)
 	}
 	// A conversation file written by one store is read by another.
@@ -175,9 +176,14 @@ func TestStoreGetUnknownAndPersisted(t *testing.T) {
 	if _, err := svc2.Turn(context.Background(), chat.TurnRequest{ConversationID: "kept", Message: "hello"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	other, _ := chat.NewStore(dir)
-	conv, ok, err := other.Get("kept")
-	if err != nil || !ok || len(conv.Turns) != 1 || conv.Turns[0].User != "hello" {
-		t.Errorf("persisted conversation: %+v ok=%v err=%v", conv, ok, err)
+	store.Close()
+	other, err := chat.OpenStore(chat.StoreOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conv, err := other.Get("", "kept")
+	if err != nil || len(conv.Turns) != 1 || conv.Turns[0].User != "hello" {
+		t.Errorf("persisted conversation: %+v err=%v", conv, err)
 	}
 }

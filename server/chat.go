@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,17 +18,25 @@ type Chatter interface {
 
 // ChatRequest is the body of POST /v1/chat.
 type ChatRequest struct {
-	// Conversation names the dialogue whose history the turn continues; empty starts one.
+	// Conversation is the id of the dialogue whose history the turn continues, as an earlier
+	// response returned it; empty starts one. An id the caller does not own is a 404.
 	Conversation string `json:"conversation_id,omitempty"`
-	Message      string `json:"message"`            // the user's turn; required
-	Pipeline     string `json:"pipeline,omitempty"` // wikichat, mpc, msdp, sicl, ...; "" is the default
-	Time         string `json:"time,omitempty"`     // time specification, as in /v1/search
-	Stream       bool   `json:"stream,omitempty"`   // answer as text/event-stream
+	// Owner is whom the conversation belongs to, set by the server from the caller's API key
+	// or session token, never read from the body.
+	Owner    string `json:"-"`
+	Message  string `json:"message"`            // the user's turn; required
+	Pipeline string `json:"pipeline,omitempty"` // wikichat, mpc, msdp, sicl, ...; "" is the default
+	Time     string `json:"time,omitempty"`     // time specification, as in /v1/search
+	Stream   bool   `json:"stream,omitempty"`   // answer as text/event-stream
 }
 
 // ChatResponse is the answer to one turn.
 type ChatResponse struct {
-	Conversation string         `json:"conversation_id"`
+	Conversation string `json:"conversation_id"`
+	// SessionToken is set when this turn started a session (a server without API keys, a
+	// caller that sent no token): send it back in the X-Kairos-Session header (or the
+	// kairos_session cookie, set too) to continue or delete the conversation.
+	SessionToken string         `json:"session_token,omitempty"`
 	Reply        string         `json:"reply"`
 	Citations    []ChatCitation `json:"citations"`
 	// Stages reports what each pipeline stage did (queries issued, claims checked, ...).
@@ -84,6 +93,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
+	owner, fresh, known, err := s.chatOwner(r, req.Conversation == "")
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	if !known {
+		writeError(w, http.StatusNotFound, "conversation "+strconv.Quote(req.Conversation)+": no such conversation")
+		return
+	}
+	req.Owner = owner
+	if fresh != "" {
+		setSession(w, fresh)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.ChatTimeout)
 	defer cancel()
 	timeout := s.opts.ChatTimeout.String()
@@ -97,6 +119,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, err, timeout)
 			return
 		}
+		resp.SessionToken = fresh
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
@@ -118,5 +141,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		send("error", ErrorResponse{Error: strings.TrimSpace(msg)})
 		return
 	}
+	resp.SessionToken = fresh
 	send("done", resp)
 }

@@ -26,6 +26,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/passages/{id...}", true, s.handlePassage},
 		{"GET", "/v1/stats", true, s.handleStats},
 		{"POST", "/v1/chat", true, s.handleChat},
+		{"DELETE", "/v1/chat/{id}", true, s.handleChatDelete},
 		{"POST", "/v1/admin/reload", true, s.handleReload},
 		{"POST", "/search", true, s.handleWikiChat},
 		{"GET", "/search", true, s.handleWikiChat}, // WikiChat 1.0 sends GET with a JSON body
@@ -183,13 +184,13 @@ func (s *Server) cors(next http.Handler) http.Handler {
 				h.Add("Vary", "Origin")
 			}
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id")
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, "+SessionHeader)
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id")
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id, "+SessionHeader)
 		}
 		next.ServeHTTP(w, r)
 	})

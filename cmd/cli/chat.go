@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kairos-rag/kairos/chat"
@@ -26,6 +27,9 @@ type chatCLIOptions struct {
 	Trace      bool
 	Conv       string
 	StateDir   string
+	StorePath  string            // serve --chat-store
+	storeSet   bool              // --chat-store was given ("" included)
+	Store      chat.StoreOptions // serve's limits of the conversation store
 	Prompts    string
 	Bank       string
 	Encoder    string
@@ -56,7 +60,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&o.Transcript, "transcript", "", "append every turn to this JSONL `file`")
 	fs.BoolVar(&o.Trace, "trace", false, "print each turn as JSON (response, stages, passages, timings, tokens)")
 	fs.StringVar(&o.Conv, "conversation", "", "conversation `id` to continue (default: a new one)")
-	fs.StringVar(&o.StateDir, "state", "", "`directory` keeping conversations (and MPC memory) across runs")
+	fs.StringVar(&o.StateDir, "state", "", "`directory` keeping conversations (and MPC memory) across runs, in its "+chatStateFile)
 	fs.StringVar(&o.Prompts, "prompts", "", "`directory` of .tmpl files overriding the embedded prompts")
 	fs.StringVar(&o.Bank, "bank", "", "example bank `file` (msdp, sicl; see kairos bank build)")
 	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: a model folder or hash (default: the bank's, then --model's, then hash)")
@@ -170,7 +174,12 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 		defer f.Close()
 		transcript = f
 	}
-	svc, err := newChatService(o, []string{o.Pipeline}, r, enc, transcript, o.Logger)
+	store, err := openChatState(o.StateDir)
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	defer store.Close()
+	svc, err := newChatService(o, []string{o.Pipeline}, r, enc, transcript, store, false, o.Logger)
 	if err != nil {
 		return fmt.Errorf("chat: %w", err)
 	}
@@ -186,7 +195,8 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 
 // newChatService builds the LLM client, templates and the named pipelines (the first is the
 // default) into a chat service. kairos chat and kairos serve (POST /v1/chat) share it.
-func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc chat.Encoder, transcript io.Writer, log *slog.Logger) (*chat.Service, error) {
+// serverIDs is set by serve: ids are generated, never chosen by clients (chat.ServiceOptions).
+func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc chat.Encoder, transcript io.Writer, store *chat.Store, serverIDs bool, log *slog.Logger) (*chat.Service, error) {
 	client, err := chat.NewClient(o.Client)
 	if err != nil {
 		return nil, err
@@ -201,7 +211,7 @@ func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc 
 			return nil, err
 		}
 	}
-	sopts := chat.ServiceOptions{Transcript: transcript, Logger: log}
+	sopts := chat.ServiceOptions{Transcript: transcript, Logger: log, Store: store, ServerIDs: serverIDs}
 	for _, name := range pipelines {
 		o.Pipeline = name
 		p, err := buildPipeline(o, deps)
@@ -209,9 +219,6 @@ func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc 
 			return nil, fmt.Errorf("pipeline %s: %w", name, err)
 		}
 		sopts.Pipelines = append(sopts.Pipelines, p)
-	}
-	if sopts.Store, err = chat.NewStore(o.StateDir); err != nil {
-		return nil, err
 	}
 	return chat.NewService(sopts)
 }
@@ -304,4 +311,18 @@ func readLines(path string) ([]string, error) {
 		return nil, errors.New(path + " is empty")
 	}
 	return out, nil
+}
+
+// chatStateFile is the database kairos chat --state DIR keeps conversations in.
+const chatStateFile = "conversations.db"
+
+// openChatState opens the conversation store of kairos chat: in dir, or in memory for "".
+func openChatState(dir string) (*chat.Store, error) {
+	if dir == "" {
+		return chat.OpenStore(chat.StoreOptions{})
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("conversation state: %w", err)
+	}
+	return chat.OpenStore(chat.StoreOptions{Path: filepath.Join(dir, chatStateFile)})
 }

@@ -86,10 +86,14 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		"serve": models.with(llm, logs("info"), defaults{
 			"cross-model": "", "addr": defaultAddr, "shutdown-timeout": str(defaultShutdownTimeout),
 			"timeout": str(server.DefaultTimeout), "max-total-hits": str(server.DefaultMaxTotalHits),
-			"max-in-flight-hits": "0", // 0: 4 x max-total-hits (server.Options)
-			"max-response-bytes": str(server.DefaultMaxResponseBytes),
-			"recent-half-life":   str(rerank.DefaultOptions().RecentHalfLifeYears),
-		}, zero("string", "index", "api-key-file", "cors-origins", "chat-state", "prompts", "bank"), zero("bool", "verify")),
+			"max-in-flight-hits":     "0", // 0: 4 x max-total-hits (server.Options)
+			"max-response-bytes":     str(server.DefaultMaxResponseBytes),
+			"recent-half-life":       str(rerank.DefaultOptions().RecentHalfLifeYears),
+			"chat-max-conversations": str(chat.DefaultMaxConversations), "chat-idle-ttl": str(chat.DefaultIdleTTL),
+			"chat-max-turns": str(chat.DefaultMaxTurns), "chat-max-history-bytes": str(chat.DefaultMaxHistoryBytes),
+			"chat-max-memory-bytes": str(chat.DefaultMaxMemoryBytes),
+			"chat-store":            "", // "": resolved beside --index (defaultChatStore); given as "", memory only
+		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank"), zero("bool", "verify")),
 		"chat": models.with(llm, logs("warn"), defaults{
 			"max-tokens": str(chat.DefaultMaxTokens), "llm-timeout": str(chat.DefaultLLMTimeout),
 			"llm-retries": str(chat.DefaultMaxRetries), "llm-concurrency": str(chat.DefaultConcurrency),

@@ -111,8 +111,15 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	// created it; requests arrive after that.
 	var live *server.Server
 	co.Runtime = f.models.options("", log) // a bank's model folder runs where --model does
-	if opts.Chat, err = newServeChat(ctx, co, serverRetriever(&live), indexEnc, log); err != nil {
+	if !co.storeSet {
+		co.StorePath = defaultChatStore(f.index)
+	}
+	var store *chat.Store
+	if opts.Chat, store, err = newServeChat(ctx, co, serverRetriever(&live), indexEnc, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if store != nil {
+		defer store.Close() // after serve has shut down: no turn is running
 	}
 	if opts.Chat == nil {
 		log.Info("no --llm-url: POST /v1/chat answers 501")

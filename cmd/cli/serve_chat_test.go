@@ -46,9 +46,13 @@ func TestServeChat(t *testing.T) {
 	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
 	var live *server.Server
 	co := chatOpts(llm.BaseURL())
-	if opts.Chat, err = newServeChat(context.Background(), co, serverRetriever(&live), nil, log); err != nil {
+	co.Store.Path = filepath.Join(dir, "chat.db")
+	co.StorePath = co.Store.Path
+	var store interface{ Close() error }
+	if opts.Chat, store, err = newServeChat(context.Background(), co, serverRetriever(&live), nil, log); err != nil {
 		t.Fatal(err)
 	}
+	defer store.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
@@ -62,8 +66,14 @@ func TestServeChat(t *testing.T) {
 			t.Errorf("serve: %v", err)
 		}
 	}()
+	session := ""
 	post := func(body string) (*http.Response, string) {
-		resp, err := http.Post(base+"/v1/chat", "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest("POST", base+"/v1/chat", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if session != "" {
+			req.Header.Set(server.SessionHeader, session)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,6 +89,9 @@ func TestServeChat(t *testing.T) {
 	}
 	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee." || cr.Conversation == "" || len(cr.Citations) == 0 {
 		t.Fatalf("chat response %+v", cr)
+	}
+	if session = resp.Header.Get(server.SessionHeader); session == "" || session != cr.SessionToken {
+		t.Fatalf("session token: header %q, body %q", session, cr.SessionToken)
 	}
 	cited := map[string]bool{}
 	for _, c := range cr.Citations {

@@ -120,10 +120,12 @@ func webServe(t *testing.T, idx, apiKey string) string {
 	eo := retrievalOptions{Index: idx, Logger: log}
 	opts := server.Options{Logger: log, APIKey: apiKey, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
 	var live *server.Server
-	var err error
-	if opts.Chat, err = newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), nil, log); err != nil {
+	chatter, store, err := newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), nil, log)
+	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Chat = chatter
+	t.Cleanup(func() { store.Close() }) // registered first, so it runs after serve has stopped
 	return startServe(t, opts, func(s *server.Server) { live = s })
 }
 

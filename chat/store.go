@@ -1,0 +1,392 @@
+package chat
+
+import (
+	"container/list"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// StoreOptions configure a Store. A zero field takes its default.
+type StoreOptions struct {
+	// Path is the bbolt database file holding the conversations, so that they survive a
+	// restart; "" keeps them in memory only.
+	Path string
+	// MaxConversations bounds the conversations kept; creating one more evicts the least
+	// recently used. Default 10,000.
+	MaxConversations int
+	// IdleTTL forgets a conversation nobody has continued for this long. Default 7 days.
+	IdleTTL time.Duration
+	// MaxTurns bounds the turns a conversation keeps; older ones are dropped (the pipelines
+	// show only the last few to the LLM). Default 100.
+	MaxTurns int
+	// MaxHistoryBytes bounds the stored turns of one conversation (their JSON, traces
+	// included); the oldest are dropped past it. Default 1 MiB.
+	MaxHistoryBytes int
+	// MaxMemoryBytes bounds one conversation's MPC memory pool (texts and vectors); the
+	// oldest summarised facts, never the persona, are forgotten past it. Default 256 KiB.
+	MaxMemoryBytes int
+	// Now is the clock of idle times; default time.Now. Tests inject one.
+	Now    func() time.Time
+	Logger *slog.Logger // default: discard
+}
+
+// Defaults of StoreOptions. Worst case a full store holds MaxConversations x
+// (MaxHistoryBytes + MaxMemoryBytes): about 12 GiB on disk at the defaults, held in memory
+// when Path is "" (lower the caps for a memory-only server with many users).
+const (
+	DefaultMaxConversations = 10000
+	DefaultIdleTTL          = 7 * 24 * time.Hour
+	DefaultMaxTurns         = 100
+	DefaultMaxHistoryBytes  = 1 << 20
+	DefaultMaxMemoryBytes   = 256 << 10
+)
+
+// Flags registers the store's limits (not its path, which the caller resolves) with the
+// defaults OpenStore applies, prefixed "chat-" as serve flags.
+func (o *StoreOptions) Flags(fs *flag.FlagSet) {
+	o.setDefaults()
+	fs.IntVar(&o.MaxConversations, "chat-max-conversations", o.MaxConversations, "most `conversations` kept; the least recently used is evicted past it")
+	fs.DurationVar(&o.IdleTTL, "chat-idle-ttl", o.IdleTTL, "a conversation idle for this `duration` is deleted")
+	fs.IntVar(&o.MaxTurns, "chat-max-turns", o.MaxTurns, "most `turns` one conversation keeps; the oldest are dropped")
+	fs.IntVar(&o.MaxHistoryBytes, "chat-max-history-bytes", o.MaxHistoryBytes, "most `bytes` of turns (JSON, traces included) one conversation keeps; the oldest are dropped")
+	fs.IntVar(&o.MaxMemoryBytes, "chat-max-memory-bytes", o.MaxMemoryBytes, "most `bytes` of MPC memory one conversation keeps; the oldest facts are forgotten")
+}
+
+func (o *StoreOptions) setDefaults() {
+	if o.MaxConversations == 0 {
+		o.MaxConversations = DefaultMaxConversations
+	}
+	if o.IdleTTL == 0 {
+		o.IdleTTL = DefaultIdleTTL
+	}
+	if o.MaxTurns == 0 {
+		o.MaxTurns = DefaultMaxTurns
+	}
+	if o.MaxHistoryBytes == 0 {
+		o.MaxHistoryBytes = DefaultMaxHistoryBytes
+	}
+	if o.MaxMemoryBytes == 0 {
+		o.MaxMemoryBytes = DefaultMaxMemoryBytes
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// ErrConversationNotFound is returned for a conversation that does not exist, expired, was
+// evicted or deleted, or belongs to another owner: the four are not told apart, so that an id
+// leaks nothing about other users.
+var ErrConversationNotFound = errors.New("no such conversation")
+
+// Store keeps conversations, each bound to an owner, with an LRU of their last use. With a
+// Path every turn is written in a bbolt transaction, so a crash loses at most the turn in
+// flight. Safe for concurrent use.
+type Store struct {
+	opts    StoreOptions
+	db      *bolt.DB // nil: memory only
+	mu      sync.Mutex
+	entries map[string]*entry // by key (owner hash / id)
+	lru     *list.List        // of *entry, most recently used first
+}
+
+// entry is what the store keeps in memory of one conversation: its use, its turn lock and,
+// memory-only, its body.
+type entry struct {
+	key      string
+	lastUsed time.Time
+	elem     *list.Element
+	turn     sync.Mutex    // turns of one conversation run one at a time
+	gone     bool          // evicted or deleted; guarded by Store.mu
+	mem      *Conversation // memory-only stores
+}
+
+// record is the stored value of one conversation.
+type record struct {
+	Version      int          `json:"version"`
+	LastUsed     time.Time    `json:"last_used"`
+	Conversation Conversation `json:"conversation"`
+}
+
+const (
+	recordVersion = 1
+	bucketName    = "conversations"
+)
+
+// OpenStore opens (or creates) the store at opts.Path, dropping what expired while it was
+// closed.
+func OpenStore(opts StoreOptions) (*Store, error) {
+	opts.setDefaults()
+	if opts.MaxConversations < 0 || opts.IdleTTL < 0 || opts.MaxTurns < 0 || opts.MaxHistoryBytes < 0 || opts.MaxMemoryBytes < 0 {
+		return nil, errors.New("conversation store: negative limit")
+	}
+	s := &Store{opts: opts, entries: map[string]*entry{}, lru: list.New()}
+	if opts.Path == "" {
+		return s, nil
+	}
+	// A second server on the same file fails after a second instead of waiting for ever on
+	// bbolt's file lock.
+	db, err := bolt.Open(opts.Path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("opening conversation store %s: %w", opts.Path, err)
+	}
+	s.db = db
+	var es []*entry
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte(bucketName))
+		if err != nil {
+			return err
+		}
+		return b.ForEach(func(k, v []byte) error {
+			var r struct {
+				Version  int       `json:"version"`
+				LastUsed time.Time `json:"last_used"`
+			}
+			if err := json.Unmarshal(v, &r); err != nil || r.Version != recordVersion {
+				// Not ours to read: kept on disk, not served, reported once.
+				opts.Logger.Warn("conversation store: unreadable record skipped", "key", string(k), "version", r.Version, "err", err)
+				return nil
+			}
+			es = append(es, &entry{key: string(k), lastUsed: r.LastUsed})
+			return nil
+		})
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("reading conversation store %s: %w", opts.Path, err)
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].lastUsed.After(es[j].lastUsed) })
+	for _, e := range es {
+		e.elem = s.lru.PushBack(e)
+		s.entries[e.key] = e
+	}
+	s.mu.Lock()
+	err = s.evictLocked(0)
+	s.mu.Unlock()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database; the Store must not be used after.
+func (s *Store) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Len is the number of conversations kept.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.entries)
+}
+
+var idRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ErrBadConversationID is returned for ids that are not 1-64 of [A-Za-z0-9_-].
+var ErrBadConversationID = errors.New("conversation id must be 1-64 characters of A-Z a-z 0-9 _ -")
+
+// NewConversationID returns 128 random bits in lower-case base32 (26 characters): ids are
+// unguessable, and safe in a URL path.
+func NewConversationID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return lowerBase32.EncodeToString(b[:])
+}
+
+var lowerBase32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// key names a conversation in the store: a hash of the owner, so that no API key or session
+// token is ever written to disk, then the id. Looking an id up under another owner finds
+// nothing.
+func key(owner, id string) string {
+	h := sha256.Sum256([]byte(owner))
+	return hex.EncodeToString(h[:16]) + "/" + id
+}
+
+// held is a conversation locked for one turn.
+type held struct {
+	s    *Store
+	e    *entry
+	conv *Conversation
+}
+
+// acquire locks conversation id of owner for one turn and returns it. An unknown id is
+// ErrConversationNotFound unless create is set, which starts it under that id.
+func (s *Store) acquire(owner, id string, create bool) (*held, error) {
+	if !idRe.MatchString(id) {
+		return nil, fmt.Errorf("%w: %q", ErrBadConversationID, truncate(id, 80))
+	}
+	k := key(owner, id)
+	now := s.opts.Now()
+	s.mu.Lock()
+	e, ok := s.entries[k]
+	if ok && now.Sub(e.lastUsed) > s.opts.IdleTTL {
+		if err := s.removeLocked(e); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		ok = false
+	}
+	if !ok {
+		if !create {
+			s.mu.Unlock()
+			return nil, ErrConversationNotFound
+		}
+		if err := s.evictLocked(1); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		e = &entry{key: k, lastUsed: now, mem: &Conversation{ID: id, Created: now.UTC()}}
+		e.elem = s.lru.PushFront(e)
+		s.entries[k] = e
+	} else {
+		e.lastUsed = now
+		s.lru.MoveToFront(e.elem)
+	}
+	s.mu.Unlock()
+
+	e.turn.Lock()
+	h := &held{s: s, e: e}
+	if s.db == nil || e.mem != nil {
+		// Memory-only, or created just now: a persisted store writes it at the first save.
+		h.conv = e.mem
+		if s.db != nil {
+			e.mem = nil
+		}
+		return h, nil
+	}
+	c, err := s.load(k)
+	if err != nil || c == nil {
+		e.turn.Unlock()
+		if err == nil {
+			err = ErrConversationNotFound // deleted by another server sharing nothing: cannot happen under bbolt's lock
+		}
+		return nil, err
+	}
+	h.conv = c
+	return h, nil
+}
+
+// release unlocks the conversation.
+func (h *held) release() { h.e.turn.Unlock() }
+
+// save applies the size caps to the conversation and writes it. A conversation deleted or
+// evicted during the turn stays gone.
+func (h *held) save() error {
+	s := h.s
+	capConversation(h.conv, s.opts)
+	now := s.opts.Now()
+	s.mu.Lock()
+	gone := h.e.gone
+	if !gone {
+		h.e.lastUsed = now
+	}
+	s.mu.Unlock()
+	if gone || s.db == nil {
+		return nil
+	}
+	b, err := json.Marshal(record{Version: recordVersion, LastUsed: now.UTC(), Conversation: *h.conv})
+	if err != nil {
+		return fmt.Errorf("saving conversation %s: %w", h.conv.ID, err)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucketName)).Put([]byte(h.e.key), b) })
+	if err != nil {
+		return fmt.Errorf("saving conversation %s: %w", h.conv.ID, err)
+	}
+	return nil
+}
+
+// Get returns a copy of owner's conversation id, or ErrConversationNotFound.
+func (s *Store) Get(owner, id string) (Conversation, error) {
+	h, err := s.acquire(owner, id, false)
+	if err != nil {
+		return Conversation{}, err
+	}
+	defer h.release()
+	cp := *h.conv
+	cp.Turns = append([]Turn(nil), h.conv.Turns...)
+	cp.Memory = append([]MemoryItem(nil), h.conv.Memory...)
+	return cp, nil
+}
+
+// Delete removes owner's conversation id, or returns ErrConversationNotFound.
+func (s *Store) Delete(owner, id string) error {
+	if !idRe.MatchString(id) {
+		return ErrConversationNotFound
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[key(owner, id)]
+	if !ok || s.opts.Now().Sub(e.lastUsed) > s.opts.IdleTTL {
+		return ErrConversationNotFound
+	}
+	return s.removeLocked(e)
+}
+
+// evictLocked drops the conversations idle past the TTL (the LRU's tail), then the least
+// recently used until room more fit under MaxConversations.
+func (s *Store) evictLocked(room int) error {
+	now := s.opts.Now()
+	for el := s.lru.Back(); el != nil; el = s.lru.Back() {
+		e := el.Value.(*entry)
+		if now.Sub(e.lastUsed) <= s.opts.IdleTTL && len(s.entries)+room <= s.opts.MaxConversations {
+			return nil
+		}
+		if err := s.removeLocked(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) removeLocked(e *entry) error {
+	if s.db != nil {
+		err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucketName)).Delete([]byte(e.key)) })
+		if err != nil {
+			return fmt.Errorf("deleting conversation: %w", err)
+		}
+	}
+	s.lru.Remove(e.elem)
+	delete(s.entries, e.key)
+	e.gone = true
+	return nil
+}
+
+func (s *Store) load(k string) (*Conversation, error) {
+	var r *record
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket([]byte(bucketName)).Get([]byte(k))
+		if v == nil {
+			return nil
+		}
+		r = &record{}
+		return json.Unmarshal(v, r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("loading conversation %s from %s: %w", k, s.opts.Path, err)
+	}
+	if r == nil {
+		return nil, nil
+	}
+	return &r.Conversation, nil
+}
