@@ -399,6 +399,22 @@ func TestWebPage(t *testing.T) {
 	}
 	shot(t, ctx, "screenshot-chat.png", true)
 
+	// A second turn continues the conversation: the page sends back the id and the session
+	// token the server returned (a conversation it did not own would be a 404 here).
+	if err := chromedp.Do(ctx, chromedp.SendKeys("#message", "Who directed Frozen?\r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('#chat-log .bot[aria-busy="false"]').length === 2`,
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the second chat turn did not finish: %v", err)
+	}
+	if e := evalJS[string](t, ctx, `Array.from(document.querySelectorAll('#chat-log .error')).map(e => e.textContent).join(' ')`); e != "" {
+		t.Errorf("second turn: %s", e)
+	}
+	if evalJS[string](t, ctx, `sessionStorage.getItem('kairos-session') || ''`) == "" {
+		t.Error("the page kept no session token")
+	}
+
 	// A shared URL: the result titles are in the DOM chromium dumps at load.
 	_, titles := apiHits(t, base, map[string]any{"text": webVitaminQuery})
 	args := append(slices.Clone(chromiumFlags), "--user-data-dir="+t.TempDir(), "--dump-dom", base+"/?q=vitamin+D+and+bone+density")
