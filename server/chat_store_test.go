@@ -276,3 +276,20 @@ func TestChatStoreSurvivesRestart(t *testing.T) {
 		t.Errorf("a deleted conversation came back after a restart")
 	}
 }
+
+// A streamed first turn hands out the session token too: in the header, before the first
+// event, and in the done event.
+func TestChatStreamStartsASession(t *testing.T) {
+	e := newChatEnv(t, chat.StoreOptions{}, "")
+	w := do(e.srv, "POST", "/v1/chat", `{"message":"hello","stream":true}`)
+	tok := w.Header().Get(SessionHeader)
+	events := sseEvents(t, w.Body.String())
+	var done ChatResponse
+	last := events[len(events)-1]
+	if last[0] != "done" || json.Unmarshal([]byte(last[1]), &done) != nil || tok == "" || done.SessionToken != tok {
+		t.Fatalf("header token %q, last event %q", tok, last)
+	}
+	if code, _ := e.turn(done.Conversation, tok, "again"); code != 200 {
+		t.Errorf("continuing a streamed conversation: %d", code)
+	}
+}
