@@ -113,10 +113,14 @@ func TestServiceLLMDownFailsTurn(t *testing.T) {
 	tpl, _ := chat.LoadTemplates("")
 	client, _ := chat.NewClient(chat.ClientOptions{BaseURL: "http://127.0.0.1:1/v1", Model: "m", MaxRetries: -1, Timeout: time.Second})
 	wc, _ := chat.NewWikiChat(chat.Deps{LLM: client, Templates: tpl, Retriever: chattest.NewRetriever(nil)}, chat.WikiChatOptions{})
-	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
+	store, _ := chat.OpenStore(chat.StoreOptions{})
+	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}, Store: store})
 	_, err := svc.Turn(context.Background(), chat.TurnRequest{ConversationID: "down", Message: "hi"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "conversation down turn 0 (wikichat)") {
 		t.Fatalf("err = %v", err)
+	}
+	if store.Len() != 0 {
+		t.Errorf("a conversation whose first turn failed is kept (%d)", store.Len())
 	}
 	if conv, _, _ := svc.Conversation("down"); len(conv.Turns) != 0 {
 		t.Error("a failed turn was recorded")

@@ -225,9 +225,11 @@ func key(owner, id string) string {
 
 // held is a conversation locked for one turn.
 type held struct {
-	s    *Store
-	e    *entry
-	conv *Conversation
+	s       *Store
+	e       *entry
+	conv    *Conversation
+	created bool // started by this turn
+	saved   bool
 }
 
 // acquire locks conversation id of owner for one turn and returns it. An unknown id is
@@ -266,7 +268,7 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 	s.mu.Unlock()
 
 	e.turn.Lock()
-	h := &held{s: s, e: e}
+	h := &held{s: s, e: e, created: !ok}
 	if s.db == nil || e.mem != nil {
 		// Memory-only, or created just now: a persisted store writes it at the first save.
 		h.conv = e.mem
@@ -279,7 +281,7 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 	if err != nil || c == nil {
 		e.turn.Unlock()
 		if err == nil {
-			err = ErrConversationNotFound // deleted by another server sharing nothing: cannot happen under bbolt's lock
+			err = ErrConversationNotFound // deleted while this turn waited for the lock
 		}
 		return nil, err
 	}
@@ -287,8 +289,18 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 	return h, nil
 }
 
-// release unlocks the conversation.
-func (h *held) release() { h.e.turn.Unlock() }
+// release unlocks the conversation. One started by a turn that failed is forgotten: its id
+// was never returned, so nobody could continue it.
+func (h *held) release() {
+	if h.created && !h.saved {
+		h.s.mu.Lock()
+		if !h.e.gone {
+			_ = h.s.removeLocked(h.e) // nothing was written, so nothing can fail to delete
+		}
+		h.s.mu.Unlock()
+	}
+	h.e.turn.Unlock()
+}
 
 // save applies the size caps to the conversation and writes it. A conversation deleted or
 // evicted during the turn stays gone.
@@ -303,6 +315,7 @@ func (h *held) save() error {
 	}
 	s.mu.Unlock()
 	if gone || s.db == nil {
+		h.saved = true
 		return nil
 	}
 	b, err := json.Marshal(record{Version: recordVersion, LastUsed: now.UTC(), Conversation: *h.conv})
@@ -313,6 +326,7 @@ func (h *held) save() error {
 	if err != nil {
 		return fmt.Errorf("saving conversation %s: %w", h.conv.ID, err)
 	}
+	h.saved = true
 	return nil
 }
 
