@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/kairos-rag/kairos/chat"
@@ -103,6 +104,13 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if name, uerr := strconv.Unquote(f); uerr == nil {
+				if s := suggestField(v, name); s != "" {
+					return badRequest("unknown field %s (did you mean %q?)", f, s)
+				}
+			}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
