@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -281,6 +282,9 @@ func readQueries(path string, tmpl request.Query) ([]batchQuery, error) {
 		if err := json.Unmarshal([]byte(b), &q); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
+		if err := misnamed([]byte(b), q); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
 		if q.qid() == "" {
 			return nil, fmt.Errorf("%s: line %d: query has no \"id\" or \"_id\"", path, line)
 		}
@@ -293,6 +297,23 @@ func readQueries(path string, tmpl request.Query) ([]batchQuery, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// misnamed refuses a line with a field that is a near miss of a request field ("query" for
+// "text"), as POST /v1/search does: silently ignored, it would run a different query. Other
+// fields (BEIR's "metadata") stay ignored.
+func misnamed(line []byte, q batchQuery) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return nil // not an object: the decoder above has already said so
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	for _, k := range keys {
+		if s := request.SuggestField(q, k); s != "" && s != k {
+			return fmt.Errorf("unknown field %q (did you mean %q?)", k, s)
+		}
+	}
+	return nil
 }
 
 type runHit struct {

@@ -1,4 +1,4 @@
-package server
+package request
 
 import (
 	"reflect"
@@ -13,11 +13,12 @@ var fieldAliases = map[string]string{
 	"threshold": "min_score", "score_threshold": "min_score", "filter": "filters",
 }
 
-// suggestField names the field of v's JSON form that an unknown field most likely meant: an
+// SuggestField names the field of v's JSON form that an unknown field most likely meant: an
 // alias, or the one nearest by edit distance (at most 2, and less than half the name), or ""
 // when none is close. Nested objects' fields count, since encoding/json does not say where
-// the unknown field was.
-func suggestField(v any, unknown string) string {
+// the unknown field was. The server and the CLI's batch lines both ask it, so a wrong name
+// gets the same answer everywhere.
+func SuggestField(v any, unknown string) string {
 	names := map[string]bool{}
 	jsonNames(reflect.TypeOf(v), names, 0)
 	u := strings.ToLower(unknown)
