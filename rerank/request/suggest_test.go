@@ -9,6 +9,7 @@ func TestSuggestField(t *testing.T) {
 		{"q", "text"},
 		{"top_k", "k"},
 		{"per_dco", "per_doc"},
+		{"txet", "text"}, // a swap is one edit
 		{"minscore", "min_score"},
 		{"threshold", "min_score"},
 		{"date_form", "date_from"}, // nested in filters
