@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"golang.org/x/sync/errgroup"
@@ -597,10 +598,11 @@ func (w *genWriter) positionIDCollision(id string, first *docEntry, input int, f
 	name := func(i int, numbered bool) string {
 		what := "a document with that id"
 		if numbered {
-			what = "a record without an id, numbered " + id
+			n := id[strings.LastIndex(id, ":")+1:] // without the source name of several inputs
+			what = "a record without an id, numbered " + n
 		}
 		return fmt.Sprintf("%s (%s)", w.opts.Inputs[i].Path, what)
 	}
-	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid) "+
-		"or index the files separately", id, name(int(first.input)-1, first.idFromPosition), name(input, fromPosition))
+	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid), "+
+		"give the inputs different source names (--source) or index the files separately", id, name(int(first.input)-1, first.idFromPosition), name(input, fromPosition))
 }

@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// Records without ids are numbered per file: two such files would give unrelated documents the
-// same id, which a build must refuse instead of merging them.
+// Records without ids are numbered per file. With several inputs the numbers are prefixed with
+// the input's source name ("b:1"), so unrelated documents never share an id; where two inputs
+// have the same source name they still would, and a build must refuse instead of merging them.
 func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -23,6 +24,13 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 	noIDs2 := write("b.jsonl", `{"title": "Bees", "text": "Bees make honey."}`+"\n")
 	withIDs := write("c.jsonl", `{"id": "1", "title": "Cats", "text": "Cats purr."}`+"\n")
 	otherIDs := write("d.jsonl", `{"id": "cat-1", "title": "Dogs", "text": "Dogs bark."}`+"\n")
+	sameName := filepath.Join(dir, "other", "a.jsonl")
+	if err := os.MkdirAll(filepath.Dir(sameName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sameName, []byte(`{"title": "Plums", "text": "Plums are purple."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	repeated := write("e.jsonl", `{"id": "x", "title": "Part", "text": "First part."}`+"\n")
 	repeated2 := write("f.jsonl", `{"id": "x", "title": "Part", "text": "Second part."}`+"\n")
 	tests := []struct {
@@ -30,12 +38,14 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 		inputs []string
 		want   string // error text; "" for success
 		docs   int
+		ids    []string // some of the document ids
 	}{
-		{"one file without ids", []string{noIDs1}, "", 2},
-		{"two files without ids", []string{noIDs1, noIDs2}, `document id "1" appears in ` + noIDs1 + ` (a record without an id, numbered 1) and in ` + noIDs2 + ` (a record without an id, numbered 1)`, 0},
-		{"numbered record meets an explicit id", []string{withIDs, noIDs2}, `document id "1" appears in ` + withIDs + ` (a document with that id) and in ` + noIDs2, 0},
-		{"explicit ids only", []string{otherIDs, noIDs2}, "", 2},
-		{"an explicit id repeated across files still merges", []string{repeated, repeated2}, "", 1},
+		{"one file without ids", []string{noIDs1}, "", 2, []string{"1", "2"}},
+		{"two files without ids", []string{noIDs1, noIDs2}, "", 3, []string{"a:1", "a:2", "b:1"}},
+		{"two files without ids, one source name", []string{noIDs1, sameName}, `document id "a:1" appears in ` + noIDs1 + ` (a record without an id, numbered 1) and in ` + sameName + ` (a record without an id, numbered 1)`, 0, nil},
+		{"numbered record meets an explicit id", []string{withIDs, noIDs2}, "", 2, []string{"1", "b:1"}},
+		{"explicit ids only", []string{otherIDs, noIDs2}, "", 2, []string{"cat-1", "b:1"}},
+		{"an explicit id repeated across files still merges", []string{repeated, repeated2}, "", 1, []string{"x"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,8 +66,14 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(openDocs(t, opts.Dir)); n != tc.docs {
-				t.Errorf("document table holds %d documents, want %d", n, tc.docs)
+			docs := openDocs(t, opts.Dir)
+			if len(docs) != tc.docs {
+				t.Errorf("document table holds %d documents, want %d", len(docs), tc.docs)
+			}
+			for _, id := range tc.ids {
+				if docs[id] == nil {
+					t.Errorf("no document %q", id)
+				}
 			}
 		})
 	}

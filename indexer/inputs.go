@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/kairos-rag/kairos/corpus"
 )
@@ -50,7 +51,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 			if n <= skip {
 				return false
 			}
-			known, ok := r.known[doc.ID]
+			known, ok := r.known[r.docID(doc)]
 			return !ok || known != contentHash(doc)
 		},
 	})
@@ -92,6 +93,10 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		if consumed <= skip {
 			continue
 		}
+		if id := r.docID(&doc); id != doc.ID {
+			doc.ID = id
+			split = namespaced(split, id)
+		}
 		h := contentHash(&doc)
 		var ps []corpus.Passage
 		if known, ok := r.known[doc.ID]; !ok || known != h {
@@ -119,6 +124,25 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	}
 	b.done = &inputDone{stats: st, format: format, source: source}
 	return send(b)
+}
+
+// docID is the id a document is indexed under. With several inputs, an id derived from the
+// record's position (a row number) is prefixed with the input's source name, "faq:12", since
+// every input numbers its records from 1; a single input keeps it as it is, so existing
+// indexes and their ids do not change. Ids a record carries itself are never changed.
+func (r *reader) docID(doc *corpus.Document) string {
+	if !doc.IDFromPosition || len(r.opts.Inputs) < 2 || doc.Source == "" {
+		return doc.ID
+	}
+	return doc.Source + ":" + doc.ID
+}
+
+// namespaced gives the passages of a document the id id ("<id>#<ordinal>").
+func namespaced(ps []corpus.Passage, id string) []corpus.Passage {
+	for i := range ps {
+		ps[i].DocID, ps[i].ID = id, id+"#"+strconv.Itoa(ps[i].Ordinal)
+	}
+	return ps
 }
 
 // Passage is corpus.Passage, named here for brevity.

@@ -97,6 +97,7 @@ func (e *Retriever) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	req := q.Request
 	req.K = k
+	req.MinScore = nil // applied below, to the score returned (a rerank stage's when reranking)
 	if len(q.Rerank) > 0 {
 		n := q.Candidates
 		if n == 0 {
@@ -136,6 +137,14 @@ func (e *Retriever) Search(ctx context.Context, q Query) (Result, error) {
 		}
 		if !q.Explain {
 			hits[i].Explain = nil
+		}
+	}
+	if m := q.MinScore; m != nil {
+		for i, h := range hits {
+			if h.Score < *m {
+				hits = hits[:i]
+				break
+			}
 		}
 	}
 	e.log.Debug("reranked", "query", q.Text, "time", spec.String(), "stages", FormatStages(q.Rerank), "candidates", len(shits), "k", len(hits))

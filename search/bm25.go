@@ -50,7 +50,7 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 		return nil, err
 	}
 	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
-	return ix.hits(cands[:min(len(cands), req.K)], "bm25")
+	return ix.final(ctx, cands, req, "bm25")
 }
 
 // bm25Candidates returns the n best passages by BM25, with document evidence applied.

@@ -68,12 +68,12 @@ func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
 	if err := ix.checkDense(); err != nil {
 		return nil, err
 	}
-	cands, err := ix.denseCandidates(ctx, req, max(req.K, 3*req.PerDoc*req.K))
+	cands, err := ix.denseCandidates(ctx, req, max(2*req.K, 3*req.PerDoc*req.K))
 	if err != nil {
 		return nil, err
 	}
 	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
-	return ix.hits(cands[:min(len(cands), req.K)], "")
+	return ix.final(ctx, cands, req, "")
 }
 
 func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
@@ -91,7 +91,7 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 	}
 	cands := fuse(lex, den, ix.fusionOptions(req))
 	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
-	return ix.hits(cands[:min(len(cands), req.K)], "")
+	return ix.final(ctx, cands, req, "")
 }
 
 // fuse merges two rankings (each best first) into one, best first.

@@ -95,7 +95,7 @@ func TestDenseAndHybrid(t *testing.T) {
 		}
 		n++
 		for _, exact := range []bool{false, true} {
-			hits, err := ix.Search(ctx, Request{Text: p.Text, K: 3, Mode: ModeDense, Exact: exact})
+			hits, err := ix.Search(ctx, Request{Text: p.Text, K: 3, Mode: ModeDense, Exact: exact, Passages: true})
 			if err != nil {
 				return err
 			}
@@ -116,11 +116,11 @@ func TestDenseAndHybrid(t *testing.T) {
 
 	// Hybrid scores, recomputed here from the two separate rankings.
 	const q = "Can pets spread the coronavirus?"
-	lex, err := ix.Search(ctx, Request{Text: q, K: DefaultWindow})
+	lex, err := ix.Search(ctx, Request{Text: q, K: DefaultWindow, Passages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	den, err := ix.Search(ctx, Request{Text: q, K: DefaultWindow, Mode: ModeDense})
+	den, err := ix.Search(ctx, Request{Text: q, K: DefaultWindow, Mode: ModeDense, Passages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +147,13 @@ func TestDenseAndHybrid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits, err := hx.Search(ctx, Request{Text: q, K: 10, Mode: ModeHybrid})
+		hits, err := hx.Search(ctx, Request{Text: q, K: 10, Mode: ModeHybrid, Passages: true})
 		hx.Close()
 		if err != nil || len(hits) != 10 {
 			t.Fatalf("%s: %d hits, %v", fusion, len(hits), err)
 		}
 		// The request's fusion overrides the index's (ix was opened with the default, rrf).
-		over, err := ix.Search(ctx, Request{Text: q, K: 10, Mode: ModeHybrid, Fusion: fusion})
+		over, err := ix.Search(ctx, Request{Text: q, K: 10, Mode: ModeHybrid, Fusion: fusion, Passages: true})
 		if err != nil || !reflect.DeepEqual(over, hits) {
 			t.Errorf("%s as a request override: %v, hits differ from an index opened with it", fusion, err)
 		}

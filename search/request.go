@@ -56,6 +56,13 @@ type Request struct {
 	Fusion Fusion
 	Alpha  float64
 	RRFK   int
+	// MinScore drops the hits scoring below it (nil: none), so that a caller can prefer no
+	// hit to a weak one. It compares with Hit.Score, whose scale is the mode's (BM25, cosine
+	// or fused).
+	MinScore *float64
+	// Passages returns the passages matched as they are: an FAQ question passage stays itself
+	// instead of becoming its entry (Index.entries). For passage-level checks of the rankings.
+	Passages bool
 }
 
 // DefaultK is the number of hits when a request does not say.

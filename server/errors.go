@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kairos-rag/kairos/chat"
@@ -103,6 +105,11 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if name, uerr := strconv.Unquote(f); uerr == nil {
+				return unknownField(body, v, name)
+			}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -174,4 +181,52 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, badRequest("reading request body: %v", err)
 	}
 	return body, nil
+}
+
+// unknownField names an unknown field, where it is ("queries[2]: ", since encoding/json does
+// not say) and the field it most likely meant.
+func unknownField(body []byte, v any, name string) error {
+	msg := fmt.Sprintf("unknown field %q", name)
+	if s := request.SuggestField(v, name); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	var doc any
+	if json.Unmarshal(body, &doc) == nil {
+		if at, ok := keyPath(doc, name, ""); ok && at != "" {
+			msg = at + ": " + msg
+		}
+	}
+	return badRequest("%s", msg)
+}
+
+// keyPath returns the path ("queries[2]", "filters") of the first object holding key, in
+// document order for arrays ("" for the top level).
+func keyPath(v any, key, at string) (string, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x[key]; ok {
+			return at, true
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if at != "" {
+				p = at + "." + k
+			}
+			if got, ok := keyPath(x[k], key, p); ok {
+				return got, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if got, ok := keyPath(e, key, fmt.Sprintf("%s[%d]", at, i)); ok {
+				return got, true
+			}
+		}
+	}
+	return "", false
 }

@@ -124,7 +124,7 @@ func TestSearchInvalid(t *testing.T) {
 		{"trailing data", `{"text":"a"} {}`, 400, `malformed JSON: unexpected data after the top-level value`},
 		{"array body", `[1]`, 400, `request body: want an object, got JSON array`},
 		{"unknown field", `{"text":"a","bogus":1}`, 400, `unknown field "bogus"`},
-		{"unknown nested field", `{"queries":[{"text":"a","filters":{"lang":"en"}}]}`, 400, `unknown field "lang"`},
+		{"unknown nested field", `{"queries":[{"text":"a","filters":{"lang":"en"}}]}`, 400, `queries[0].filters: unknown field "lang"`},
 		{"k as string", `{"queries":[{"text":"a","k":"3"}]}`, 400, `field "queries.k": want an integer, got JSON string`},
 		{"k fractional", `{"queries":[{"text":"a","k":1.5}]}`, 400, `field "queries.k": want an integer, got JSON number 1.5`},
 		{"queries not an array", `{"queries":"x"}`, 400, `field "queries": want an array, got JSON string`},

@@ -145,7 +145,7 @@ func TestWikiChatInvalid(t *testing.T) {
 		{"filter missing value", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"source","filter_type":"eq"}]}`,
 			`search_filters[0]: "field_name", "filter_type" and "field_value" are required`},
 		{"filter extra key", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"source","filter_type":"eq","field_value":"x","op":1}]}`,
-			`unknown field "op"`},
+			`search_filters[0]: unknown field "op"`},
 		{"filter bad date", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"last_edit_date","filter_type":"gt","field_value":"last week"}]}`,
 			`search_filters[0]: field_value "last week" is not a datetime: want a digit at byte 0 (RFC 3339, seconds and zone optional; a date alone means its midnight UTC)`},
 		{"filter ne date", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"last_edit_date","filter_type":"ne","field_value":"2020-01-01"}]}`,

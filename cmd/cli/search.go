@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -85,7 +87,7 @@ var flagOf = map[string]string{
 	"k": "-k", "mode": "--mode", "time": "--time", "rerank": "--rerank", "candidates": "--candidates",
 	"per_doc": "--per-doc", "fusion": "--fusion", "alpha": "--alpha", "rrf_k": "--rrf-k", "now": "--now",
 	"recent_half_life_years": "--recent-half-life", "filters.date_from": "--date-from",
-	"filters.date_to": "--date-to", "text": "query",
+	"filters.date_to": "--date-to", "text": "query", "min_score": "--min-score",
 }
 
 // requestErr turns a refused flag request into one line naming the flag (no usage dump: the
@@ -114,6 +116,15 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	k := fs.Int("k", 0, fmt.Sprintf("number of hits, >= 1 (default %d, and %d with --batch: evaluation runs need depth)", request.DefaultK, request.DefaultBatchK))
 	perDoc := fs.Int("per-doc", 0, "at most this many passages per document (1: one hit per document); 0: no cap")
 	asJSON := fs.Bool("json", false, "print hits as JSON")
+	var minScore *float64
+	fs.Func("min-score", "drop hits scoring below this `score` (the last rerank stage's, else the retrieval score, whose scale is the mode's): no hit rather than a weak one; default none", func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return errors.New("want a number")
+		}
+		minScore = &f
+		return nil
+	})
 	batch := fs.String("batch", "", "run the queries of a JSONL `file`: {\"id\"|\"_id\", \"text\"} plus any field of POST /v1/search's query (time, now, filters, rerank, k, ...), which overrides the flags for that line; BEIR queries.jsonl works")
 	outPath := fs.String("out", "", "with --batch: write the run to this `file` (default stdout)")
 	var qf queryFlags
@@ -131,7 +142,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	if *batch == "" && len(pos) == 0 {
 		return usageErr(fs, "no query")
 	}
-	qf.q.PerDoc = *perDoc
+	qf.q.PerDoc, qf.q.MinScore = *perDoc, minScore
 	switch {
 	case flagSet(fs, "k"):
 		qf.q.K = request.Int(*k)
@@ -271,6 +282,9 @@ func readQueries(path string, tmpl request.Query) ([]batchQuery, error) {
 		if err := json.Unmarshal([]byte(b), &q); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
+		if err := misnamed([]byte(b), q); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
 		if q.qid() == "" {
 			return nil, fmt.Errorf("%s: line %d: query has no \"id\" or \"_id\"", path, line)
 		}
@@ -283,6 +297,23 @@ func readQueries(path string, tmpl request.Query) ([]batchQuery, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// misnamed refuses a line with a field that is a near miss of a request field ("query" for
+// "text"), as POST /v1/search does: silently ignored, it would run a different query. Other
+// fields (BEIR's "metadata") stay ignored.
+func misnamed(line []byte, q batchQuery) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return nil // not an object: the decoder above has already said so
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	for _, k := range keys {
+		if s := request.SuggestField(q, k); s != "" && s != k {
+			return fmt.Errorf("unknown field %q (did you mean %q?)", k, s)
+		}
+	}
+	return nil
 }
 
 type runHit struct {

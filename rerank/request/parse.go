@@ -2,6 +2,7 @@ package request
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,6 +84,12 @@ func Parse(q Query, l Limits) (rerank.Query, error) {
 		return out, fail("candidates", "%d is over the limit of %d (max_candidates)", q.Candidates, l.MaxCandidates)
 	case q.PerDoc < 0:
 		return out, fail("per_doc", "%d is negative", q.PerDoc)
+	}
+	if m := q.MinScore; m != nil {
+		if math.IsNaN(*m) || math.IsInf(*m, 0) {
+			return out, fail("min_score", "%v: want a finite number", *m)
+		}
+		out.MinScore = new(*m)
 	}
 	out.Candidates, out.Explain, out.Exact, out.PerDoc = q.Candidates, q.Explain, q.Exact, q.PerDoc
 	if err := fusion(q, &out.Request); err != nil {

@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,6 +63,7 @@ func TestParseFields(t *testing.T) {
 		{"explain exact per_doc", Query{Text: "x", Explain: true, Exact: true, PerDoc: 1}, func(q *rerank.Query) {
 			q.Explain, q.Exact, q.PerDoc = true, true, 1
 		}},
+		{"min_score", Query{Text: "x", MinScore: new(-0.5)}, func(q *rerank.Query) { q.MinScore = new(-0.5) }},
 		{"fusion", Query{Text: "x", Fusion: "convex", Alpha: 0.25, RRFK: 7}, func(q *rerank.Query) {
 			q.Fusion, q.Alpha, q.RRFK = search.FusionConvex, 0.25, 7
 		}},
@@ -115,6 +117,8 @@ func TestParseErrors(t *testing.T) {
 		{"candidates negative", Query{Text: "x", Candidates: -1}, "candidates", "-1 is negative"},
 		{"candidates over", Query{Text: "x", Candidates: 101}, "candidates", "101 is over the limit of 100 (max_candidates)"},
 		{"per_doc negative", Query{Text: "x", PerDoc: -2}, "per_doc", "-2 is negative"},
+		{"min_score NaN", Query{Text: "x", MinScore: new(math.NaN())}, "min_score", "NaN: want a finite number"},
+		{"min_score infinite", Query{Text: "x", MinScore: new(math.Inf(1))}, "min_score", "+Inf: want a finite number"},
 		{"fusion", Query{Text: "x", Fusion: "sum"}, "fusion", `"sum": want rrf or convex`},
 		{"alpha over", Query{Text: "x", Alpha: 1.5}, "alpha", "1.5: want a weight in (0,1]"},
 		{"alpha negative", Query{Text: "x", Alpha: -0.1}, "alpha", "-0.1: want a weight in (0,1]"},

@@ -55,6 +55,10 @@ type Query struct {
 	Fusion string  `json:"fusion,omitempty"`
 	Alpha  float64 `json:"alpha,omitempty"`
 	RRFK   int     `json:"rrf_k,omitempty"`
+	// MinScore drops the hits whose score is below it, so that a caller can prefer no hit
+	// to a weak one. It compares with the score returned: the last rerank stage's when the
+	// query reranks, else the retrieval score (BM25, cosine or fused, by mode). Absent: none.
+	MinScore *float64 `json:"min_score,omitempty"`
 	// Now is the date the question is asked as of (YYYY-MM-DD or RFC 3339): it anchors
 	// "recent", "last year" and "since 2010". Empty means the engine's clock.
 	Now string `json:"now,omitempty"`
@@ -83,7 +87,7 @@ func (f Filters) IsZero() bool { return f.DateFrom == "" && f.DateTo == "" && le
 func (q Query) IsZero() bool {
 	return q.Text == "" && q.K == nil && q.Mode == "" && q.Time == "" && len(q.Rerank) == 0 &&
 		q.Candidates == 0 && !q.Explain && !q.Exact && q.PerDoc == 0 && q.Fusion == "" &&
-		q.Alpha == 0 && q.RRFK == 0 && q.Now == "" && q.RecentHalfLifeYears == 0 && q.Filters.IsZero()
+		q.Alpha == 0 && q.RRFK == 0 && q.MinScore == nil && q.Now == "" && q.RecentHalfLifeYears == 0 && q.Filters.IsZero()
 }
 
 // Int returns a pointer to n, for Query.K.

@@ -1,0 +1,92 @@
+package request
+
+import (
+	"reflect"
+	"strings"
+)
+
+// fieldAliases are the names clients of other search APIs use for a Kairos field: too far
+// from the right name for an edit distance to find it.
+var fieldAliases = map[string]string{
+	"query": "text", "q": "text", "question": "text", "prompt": "text", "input": "text",
+	"top_k": "k", "topk": "k", "top_n": "k", "limit": "k", "n": "k", "size": "k",
+	"threshold": "min_score", "score_threshold": "min_score", "filter": "filters",
+}
+
+// SuggestField names the field of v's JSON form that an unknown field most likely meant: an
+// alias, or the one nearest by edit distance (at most 2, and less than half the name), or ""
+// when none is close. Nested objects' fields count, since encoding/json does not say where
+// the unknown field was. The server and the CLI's batch lines both ask it, so a wrong name
+// gets the same answer everywhere.
+func SuggestField(v any, unknown string) string {
+	names := map[string]bool{}
+	jsonNames(reflect.TypeOf(v), names, 0)
+	u := strings.ToLower(unknown)
+	if a, ok := fieldAliases[u]; ok && names[a] {
+		return a
+	}
+	best, bestD := "", 3
+	for n := range names {
+		d := editDistance(u, n)
+		if 2*d >= len(n) {
+			continue
+		}
+		if d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func jsonNames(t reflect.Type, out map[string]bool, depth int) {
+	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct || depth > 4 {
+		return
+	}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			jsonNames(f.Type, out, depth+1)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = true
+		jsonNames(f.Type, out, depth+1)
+	}
+}
+
+// editDistance is the optimal-string-alignment distance between a and b, in bytes: inserts,
+// deletes, substitutions and swaps of neighbours, the usual typos ("txet").
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
