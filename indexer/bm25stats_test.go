@@ -104,7 +104,7 @@ func TestBM25AverageLength(t *testing.T) {
 	if err := os.WriteFile(small, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: small}}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: small}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := Open(dir)
@@ -135,7 +135,7 @@ func TestBM25AverageLength(t *testing.T) {
 		run  func() error
 	}{
 		{"build", func() error {
-			_, err := Build(ctx, Options{Dir: sf, Inputs: []InputSpec{{Path: older}}})
+			_, err := Build(ctx, Options{Dir: sf, Inputs: []InputSpec{{Path: older}}, Build: BuildOptions{Lexical: LexicalBleve}})
 			return err
 		}},
 		{"update", func() error {
@@ -174,7 +174,7 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 	ctx := context.Background()
 	older, newer, _, _, _ := scifactRevisions(t)
 	dir := t.TempDir()
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	gen := mustCurrent(t, dir)

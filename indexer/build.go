@@ -43,6 +43,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 
 // buildLocked builds from scratch; the caller holds the writer lock.
 func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
+	if err := opts.useLexical(newLexical(opts.Build.Lexical)); err != nil { // recorded in the manifest
+		return nil, err
+	}
 	// A new build abandons any checkpoint of an earlier one.
 	if err := removeCheckpoint(opts.Dir); err != nil {
 		return nil, err

@@ -55,9 +55,9 @@ func TestBuildEnwiki(t *testing.T) {
 	if g.Store.Len() != c.Passages || c.Passages < 1000 {
 		t.Fatalf("store has %d passages, summary %d", g.Store.Len(), c.Passages)
 	}
-	n, err := bleveIdx(g).DocCount()
-	if err != nil || int(n) != c.Passages {
-		t.Fatalf("bleve has %d docs (%v), want %d", n, err, c.Passages)
+	n, err := g.Lexical.Docs(context.Background())
+	if err != nil || n != c.Passages {
+		t.Fatalf("the lexical index has %d docs (%v), want %d", n, err, c.Passages)
 	}
 	docs := map[string]bool{}
 	err = g.Store.Each(func(key uint32, p corpus.Passage) error {
@@ -176,9 +176,14 @@ func TestDamageDetected(t *testing.T) {
 	}
 }
 
+// TestVerify damages files of bleve's index, so it builds with bleve; TestDamagedFiles covers
+// the postings engine's files.
 func TestVerify(t *testing.T) {
 	dir := t.TempDir()
-	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
+	opts := Options{Dir: dir, Inputs: []InputSpec{{Path: shared(t, "data/faq-covid-deepset/faq_covidbert.csv")}}, Build: BuildOptions{Lexical: LexicalBleve}}
+	if _, err := Build(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := Verify(context.Background(), dir)
 	if err != nil || !rep.OK() || rep.Passages == 0 || rep.Files < 3 {
 		t.Fatalf("fresh index: %+v, %v", rep, err)

@@ -137,6 +137,12 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 		}
 		return sum, err
 	}
+	if opts.Build.Lexical == "" {
+		// Naming no engine resumes in the checkpoint's ("" there: bleve, from an older build).
+		if err := opts.useLexical(cp.Options.Lexical); err != nil {
+			return nil, err
+		}
+	}
 	if err := cp.matches(&opts); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
 	}

@@ -72,7 +72,7 @@ var postingsFileKinds = []fileKind{
 	{"postings deleted set", func(t testing.TB, gen string) string { return filepath.Join(gen, "lexical/deleted.ktmb") }},
 }
 
-// fileKinds are the files of an index built with the default engine, bleve.
+// fileKinds are the files of an index built with bleve (LexicalBleve).
 var fileKinds = []fileKind{
 	{"bleve segment (.zap)", func(t testing.TB, gen string) string { return firstMatch(t, gen, "bm25/store/*.zap") }},
 	{"bleve root.bolt", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/store/root.bolt") }},
@@ -149,7 +149,7 @@ func TestDamagedFiles(t *testing.T) {
 	for _, engine := range []struct {
 		lexical string
 		kinds   []fileKind
-	}{{"", fileKinds}, {LexicalPostings, postingsFileKinds}} {
+	}{{LexicalBleve, fileKinds}, {LexicalPostings, postingsFileKinds}} {
 		clean := damageFixture(t, engine.lexical)
 		for _, fk := range engine.kinds {
 			damageKind(ctx, t, clean, fk)
@@ -207,7 +207,7 @@ func damageKind(ctx context.Context, t *testing.T, clean string, fk fileKind) {
 // manifest checks, as a segment beyond CheapHashBudget would be: bleve panics inside (this is
 // the issue's reproduction), and blevebm25.Open must turn that into an error naming the directory.
 func TestOpenBM25RecoversPanics(t *testing.T) {
-	dir := damageFixture(t, "")
+	dir := damageFixture(t, LexicalBleve)
 	gen := mustCurrent(t, dir)
 	if idx, err := blevebm25.Open(gen, backend.Scoring{}); err != nil {
 		t.Fatalf("undamaged: %v", err)

@@ -14,8 +14,9 @@ import (
 
 // Engines are the backends that hold the lexical and vector parts of a generation (see
 // indexer/backend). A nil engine means the local one, each in its own package: for BM25 the
-// one BuildOptions.Lexical names (bleve, blevebm25, or Kairos's own postings, postingsbm25;
-// the manifest records it, so readers and updates use the engine that wrote the generation),
+// one BuildOptions.Lexical names (Kairos's own postings, postingsbm25, the default of a new
+// index, or bleve, blevebm25; the manifest records it, so readers and updates use the engine
+// that wrote the generation),
 // and the HNSW graph (hnswvec); passages always go to the local store (kpst), whose keys every
 // part shares.
 type Engines struct {
@@ -25,14 +26,34 @@ type Engines struct {
 
 // Lexical engines a build may name (BuildOptions.Lexical).
 const (
-	LexicalBleve    = "bleve"    // bleve's scorch index (the default; "" in older manifests)
+	LexicalBleve    = "bleve"    // bleve's scorch index ("" in manifests older than the postings default)
 	LexicalPostings = "postings" // Kairos's postings with block-max MaxScore
 )
 
-// lexicalEngine returns the local engine named name.
+// DefaultLexical is the lexical engine of a new local index whose build names none
+// (BuildOptions.Lexical ""): the one definition of that default, which `kairos index`,
+// `make run` and `kairos bench scale` inherit. A build records it in the manifest; an update,
+// compaction or resumed build keeps the engine its base records instead.
+const DefaultLexical = LexicalPostings
+
+// manifestLexical is the engine a manifest's BuildOptions.Lexical names: "" is bleve, the
+// only engine of the indexes written before the field existed, and the default until
+// postings replaced it, so those indexes keep opening with the engine that wrote them.
+func manifestLexical(name string) string {
+	if name == "" {
+		return LexicalBleve
+	}
+	return name
+}
+
+// LexicalEngine names the lexical engine of the generation m describes: LexicalPostings,
+// LexicalBleve (also for manifests that name none) or LexicalQdrant.
+func (m *Manifest) LexicalEngine() string { return manifestLexical(m.Options.Lexical) }
+
+// lexicalEngine returns the local engine a manifest's Lexical names (manifestLexical).
 func lexicalEngine(name string) (backend.Lexical, error) {
-	switch name {
-	case "", LexicalBleve:
+	switch manifestLexical(name) {
+	case LexicalBleve:
 		return blevebm25.Engine{}, nil
 	case LexicalPostings:
 		return postingsbm25.Engine{}, nil
@@ -48,6 +69,27 @@ func lexicalDir(genDir, name string) string {
 	return blevebm25.Dir(genDir)
 }
 
+// newLexical is the engine a new build of a build option's Lexical uses: DefaultLexical for "".
+func newLexical(name string) string {
+	if name == "" {
+		return DefaultLexical
+	}
+	return name
+}
+
+// useLexical records name as the lexical engine of the generation o writes and, unless the
+// caller chose a non-local engine, picks the local engine of that name.
+func (o *Options) useLexical(name string) error {
+	o.Build.Lexical = name
+	switch o.Engines.Lexical.(type) {
+	case nil, blevebm25.Engine, postingsbm25.Engine: // a local default, chosen before the name was settled
+		var err error
+		o.Engines.Lexical, err = lexicalEngine(name)
+		return err
+	}
+	return nil
+}
+
 // hnswPath names the local vector engine's file of a generation in messages.
 func hnswPath(genDir string) string { return hnswvec.Path(genDir) }
 
@@ -55,23 +97,10 @@ func hnswPath(genDir string) string { return hnswvec.Path(genDir) }
 // from: the engine that wrote its files is the one that can extend them. Naming another is an
 // error (rebuild to change engines).
 func (o *Options) adoptLexical(base *Manifest) error {
-	norm := func(s string) string {
-		if s == "" {
-			return LexicalBleve
-		}
-		return s
+	if o.Build.Lexical != "" && manifestLexical(o.Build.Lexical) != manifestLexical(base.Options.Lexical) {
+		return fmt.Errorf("--lexical %s: the index uses the %s engine; rebuild it to change engines", o.Build.Lexical, manifestLexical(base.Options.Lexical))
 	}
-	if o.Build.Lexical != "" && norm(o.Build.Lexical) != norm(base.Options.Lexical) {
-		return fmt.Errorf("--lexical %s: the index uses the %s engine; rebuild it to change engines", o.Build.Lexical, norm(base.Options.Lexical))
-	}
-	o.Build.Lexical = base.Options.Lexical
-	switch o.Engines.Lexical.(type) {
-	case nil, blevebm25.Engine, postingsbm25.Engine: // a local default, chosen before the base was known
-		var err error
-		o.Engines.Lexical, err = lexicalEngine(o.Build.Lexical)
-		return err
-	}
-	return nil
+	return o.useLexical(base.Options.Lexical)
 }
 
 // inLexicalDir reports whether name, a file of the manifest of the generation at gen, belongs
@@ -81,8 +110,8 @@ func inLexicalDir(gen string, man *Manifest, name string) bool {
 	return err == nil && strings.HasPrefix(name, filepath.ToSlash(rel)+"/")
 }
 
-// withDefaults fills the engines left nil: lexical names the lexical engine, params are the
-// graph parameters of new graphs.
+// withDefaults fills the engines left nil: lexical names the lexical engine as a manifest does
+// (manifestLexical), params are the graph parameters of new graphs.
 func (e Engines) withDefaults(lexical string, params hnsw.Options) (Engines, error) {
 	if e.Lexical == nil {
 		var err error

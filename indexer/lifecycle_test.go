@@ -132,7 +132,8 @@ func livePassages(t testing.TB, dir string) map[string]string {
 	return out
 }
 
-// bm25Top returns the passage ids and scores of the top hits of q. bleve orders equal scores
+// bm25Top returns the passage ids and scores of the top hits of q in a generation built with
+// bleve (Options.Build.Lexical LexicalBleve), searched through bleve directly. bleve orders equal scores
 // by its internal document numbers, which depend on segment layout, so hits are sorted by
 // (score, id) and the lowest score of the list, whose tie group the cut may split, is left out.
 func bm25Top(t testing.TB, g *Generation, q string) []string {
@@ -188,7 +189,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	ctx := context.Background()
 	dir, fresh := t.TempDir(), t.TempDir()
 	enc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	oldGen, _ := Current(dir)
@@ -205,7 +206,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	embedded := enc.texts.Load() - built
 
 	freshEnc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: fresh, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: freshEnc, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: fresh, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: freshEnc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	want := livePassages(t, fresh)
@@ -291,7 +292,9 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 func TestDeleteDocuments(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: shared(t, "data/faq-covid-deepset/faq_covidbert.csv")}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+		t.Fatal(err)
+	}
 	g, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -408,7 +411,7 @@ func TestCompact(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	enc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {

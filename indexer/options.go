@@ -24,9 +24,10 @@ type BuildOptions struct {
 	Language string `json:"language,omitempty"`
 	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
 	Analyzer string `json:"analyzer"`
-	// Lexical names the lexical engine: LexicalBleve (default; "" reads as it) or
-	// LexicalPostings. An update or compaction keeps the engine of the generation it derives
-	// from.
+	// Lexical names the lexical engine: LexicalPostings or LexicalBleve. Empty, a new build
+	// uses DefaultLexical and records it; an update, compaction or resumed build keeps the
+	// engine of the generation it derives from. In a manifest, "" (older indexes) reads as
+	// LexicalBleve.
 	Lexical string `json:"lexical,omitempty"`
 	// Qdrant records the collection settings of an index on Qdrant (nil for a local one), so
 	// that updates make their collections alike.
@@ -68,7 +69,8 @@ type Options struct {
 	Encoder PassageEncoder
 	// HNSW configures the graph (zero: hnsw defaults, seed 1).
 	HNSW hnsw.Options
-	// Engines hold the lexical and vector parts (zero: the local engines, bleve and HNSW).
+	// Engines hold the lexical and vector parts (zero: the local engines, the lexical one
+	// Build.Lexical names, and HNSW).
 	Engines Engines
 	// SkipBad skips malformed records (counted and listed in the Summary) instead of failing.
 	SkipBad bool
@@ -140,7 +142,8 @@ func (o *Options) validate() error {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	var err error
-	if o.Engines, err = o.Engines.withDefaults(o.Build.Lexical, o.HNSW); err != nil {
+	// A new build's engine; an update or compaction replaces it by its base's (adoptLexical).
+	if o.Engines, err = o.Engines.withDefaults(newLexical(o.Build.Lexical), o.HNSW); err != nil {
 		return err
 	}
 	return nil

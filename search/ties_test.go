@@ -11,8 +11,8 @@ import (
 	"github.com/kairos-rag/kairos/indexer"
 )
 
-// TestTiesRankByKey builds the same input with different bleve batch sizes (so different
-// segment layouts and internal document numbers) and checks that passages with equal scores
+// TestTiesRankByKey builds the same input in each lexical engine with different batch sizes
+// (so different segment layouts and, in bleve, internal document numbers) and checks that passages with equal scores
 // (identical passages of different documents) rank the same in every build, by passage key.
 func TestTiesRankByKey(t *testing.T) {
 	var b strings.Builder
@@ -26,20 +26,21 @@ func TestTiesRankByKey(t *testing.T) {
 	if err := os.WriteFile(input, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	builds := []struct {
-		name  string
-		batch int
-	}{
-		{"one batch", 0},
-		{"batches of 1", 1},
-		{"batches of 7", 7},
+	type build struct {
+		name    string
+		batch   int
+		lexical string
+	}
+	var builds []build
+	for _, lex := range []string{indexer.LexicalBleve, indexer.LexicalPostings} {
+		builds = append(builds, build{lex + "/one batch", 0, lex}, build{lex + "/batches of 1", 1, lex}, build{lex + "/batches of 7", 7, lex})
 	}
 	var first []string
 	for _, bt := range builds {
 		t.Run(bt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			opts := indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: input}}}
-			opts.Build.BatchSize = bt.batch
+			opts.Build.BatchSize, opts.Build.Lexical = bt.batch, bt.lexical
 			if _, err := indexer.Build(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}

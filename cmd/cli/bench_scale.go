@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kairos-rag/kairos/indexer"
 )
 
 // scaleConfig is what one `kairos bench scale` run measures.
@@ -25,7 +27,7 @@ type scaleConfig struct {
 	Xapian   string // auto (run when python3-xapian is importable), off
 	Python   string
 	Models   modelFlags
-	Lexical  string // the lexical engine of the indexes built (indexer.LexicalBleve or LexicalPostings)
+	Lexical  string // the lexical engine of the indexes built (indexer.LexicalPostings or LexicalBleve; "": kairos index's default)
 }
 
 func (c *scaleConfig) validate() error {
@@ -70,7 +72,7 @@ func cmdBenchScale(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&cfg.Xapian, "xapian", "auto", "Xapian anchor: auto (run when python3-xapian is importable) or off")
 	fs.StringVar(&cfg.Python, "python", "/usr/bin/python3", "python with Debian's python3-xapian (a pyenv python lacks it)")
 	fs.BoolVar(&asJSON, "json", false, "one JSON object per size instead of the table")
-	fs.StringVar(&cfg.Lexical, "lexical", "", "lexical engine of the indexes built: bleve (default) or postings (kairos index --lexical)")
+	fs.StringVar(&cfg.Lexical, "lexical", "", "lexical engine of the indexes built: postings or bleve (kairos index --lexical; default "+indexer.DefaultLexical+")")
 	cfg.Models.register(fs, false)
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
@@ -49,6 +50,7 @@ func TestBenchScaleEndToEnd(t *testing.T) {
 		{"real queries match synthetic passages", r.BM25.Empty < 20},
 		{"no dense without --model", !r.Dense && r.DenseLatency == nil && r.HybridLatency == nil},
 		{"k 10", r.K == 10},
+		{"no --lexical: kairos index's default engine", r.Lexical == indexer.DefaultLexical},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -177,7 +179,7 @@ func TestBenchScaleRealInput(t *testing.T) {
 	want := bytes.Count(out, []byte("\n"))
 	var stdout, stderr bytes.Buffer
 	err = cmdBenchScale(context.Background(), []string{
-		"--input", input, "--queries", "50", "--warmup", "5", "--json", "--xapian", "off",
+		"--input", input, "--queries", "50", "--warmup", "5", "--json", "--xapian", "off", "--lexical", "bleve",
 		"--kairos", bin, "--shared", sharedtest.Dir(), "--work", t.TempDir(),
 	}, IO{Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
@@ -187,7 +189,7 @@ func TestBenchScaleRealInput(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("output %q: %v", stdout.String(), err)
 	}
-	if r.Passages != want || r.Corpus != input || r.GenerateS != 0 || r.BM25.Queries != 50 || r.XapianNotRun != "--xapian off" || r.Xapian != nil {
-		t.Errorf("row %+v; want %d passages of %s, 50 queries, no generation, no anchor", r, want, input)
+	if r.Passages != want || r.Corpus != input || r.GenerateS != 0 || r.BM25.Queries != 50 || r.XapianNotRun != "--xapian off" || r.Xapian != nil || r.Lexical != indexer.LexicalBleve {
+		t.Errorf("row %+v; want %d passages of %s, 50 queries, no generation, no anchor, bleve", r, want, input)
 	}
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/kairos-rag/kairos/server"
 )
 
-// damageLive applies one of the corruptions to the live generation of dir and returns
-// the damaged file.
+// damageLive applies one of the corruptions to a bleve segment of the live generation
+// of dir (built with --lexical bleve) and returns the damaged file.
 func damageLive(t *testing.T, dir, how string) string {
 	t.Helper()
 	gen, err := indexer.Current(dir)
@@ -80,7 +80,7 @@ func TestDamagedIndexCLI(t *testing.T) {
 	for _, how := range cliDamages {
 		t.Run(how, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "idx")
-			if _, _, err := runCLI(t, "index", "--quiet", "--input", faq, "--index", dir); err != nil {
+			if _, _, err := runCLI(t, "index", "--quiet", "--lexical", "bleve", "--input", faq, "--index", dir); err != nil {
 				t.Fatal(err)
 			}
 			path := damageLive(t, dir, how)
@@ -143,7 +143,7 @@ func TestReloadOntoDamagedIndex(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "idx")
 			rebuild := func() {
 				t.Helper()
-				if _, _, err := runCLI(t, "index", "--quiet", "--force", "--input", faq, "--index", dir); err != nil {
+				if _, _, err := runCLI(t, "index", "--quiet", "--force", "--lexical", "bleve", "--input", faq, "--index", dir); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -22,8 +22,8 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 		return nil
 	}
 	r0 := rows[0]
-	fmt.Fprintf(w, "corpus %s; %d queries (SciFact claims and SQuAD questions), k %d, one thread; build: kairos index child process\n",
-		r0.Corpus, r0.BM25.Queries, r0.K)
+	fmt.Fprintf(w, "corpus %s; %d queries (SciFact claims and SQuAD questions), k %d, one thread; build: kairos index child process, lexical engine %s\n",
+		r0.Corpus, r0.BM25.Queries, r0.K, r0.Lexical)
 	head := []string{"passages", "build s", "passages/s", "peak RSS", "index", "bm25 p50/p99 ms"}
 	if r0.Dense {
 		head = append(head, "dense p50/p99 ms", "hybrid p50/p99 ms")

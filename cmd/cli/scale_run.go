@@ -26,6 +26,7 @@ type scaleRow struct {
 	BuildPerS     float64       `json:"build_passages_per_s"`
 	BuildPeakRSS  int64         `json:"build_peak_rss_bytes"`
 	IndexBytes    int64         `json:"index_bytes"`
+	Lexical       string        `json:"lexical_engine"` // as the built index's manifest names it
 	Dense         bool          `json:"dense"`
 	K             int           `json:"k"`
 	BM25          latency       `json:"bm25"`
@@ -203,6 +204,7 @@ func queryIndex(ctx context.Context, cfg scaleConfig, idx string, queries []stri
 		return fmt.Errorf("opening %s: %w", idx, err)
 	}
 	defer ix.Close()
+	row.Lexical = ix.Manifest().LexicalEngine()
 	if row.BM25, err = timeQueries(ctx, ix, search.ModeBM25, queries, cfg.K, cfg.Warmup, prog); err != nil {
 		return err
 	}

@@ -32,11 +32,12 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 		return enc.Encode(struct {
 			search.Stats
 			Generation int    `json:"generation"`
+			Lexical    string `json:"lexical_engine"`
 			Counts     any    `json:"counts"`
 			Options    any    `json:"build_options"`
 			Inputs     any    `json:"inputs"`
 			Kairos     string `json:"kairos"`
-		}{st, m.Generation, m.Counts, m.Options, m.Inputs, m.Kairos})
+		}{st, m.Generation, m.LexicalEngine(), m.Counts, m.Options, m.Inputs, m.Kairos})
 	}
 	w := stdio.Stdout
 	fmt.Fprintf(w, "documents   %d\n", st.Documents)
@@ -64,6 +65,7 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	} else if b != nil {
 		fmt.Fprintf(w, "bm25        average length %.2f tokens (%d tokens, %d passages)\n", b.AvgLength(), b.Tokens, b.Docs)
 	}
+	fmt.Fprintf(w, "lexical     %s\n", m.LexicalEngine())
 	fmt.Fprintf(w, "language    %s (analyzer %s)\n", m.Language(), m.Options.Analyzer)
 	fmt.Fprintf(w, "options     max_words=%d analyzer=%s batch=%d\n", m.Options.MaxWords, m.Options.Analyzer, m.Options.BatchSize)
 	for _, in := range m.Inputs {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
@@ -373,5 +374,40 @@ func BenchmarkSearchDeleted(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// TestEmptyBatchTakesNoTurn: a batch left empty and never applied (the indexer drops those:
+// a batch of unchanged documents in an update) does not hold up the batches made after it.
+func TestEmptyBatchTakesNoTurn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w, err := Engine{}.Begin(ctx, backend.Gen{Name: "g1", Dir: filepath.Join(t.TempDir(), "g1")}, nil, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No deferred Abort: it would wait behind an Apply this test finds stuck.
+	_ = w.NewBatch() // dropped empty
+	empty := w.NewBatch()
+	if err := w.Apply(ctx, empty); err != nil { // applied empty
+		t.Fatal(err)
+	}
+	b := w.NewBatch()
+	if err := b.Add(0, &corpus.Passage{ID: "a#0", Text: "vitamin d deficiency"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Apply(ctx, b) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Apply waits for the turn of an empty batch")
+	}
+	c, err := w.Commit(ctx)
+	if err != nil || c.Docs != 1 {
+		t.Fatalf("commit: %+v, %v; want 1 passage", c, err)
 	}
 }

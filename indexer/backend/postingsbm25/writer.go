@@ -31,12 +31,15 @@ type Writer struct {
 	b         *postings.Builder
 	segPath   string
 
-	// Batches are applied in the order NewBatch made them (the builder takes keys in
-	// increasing order), though two may be analysed at once.
+	// Batches are applied in the order they took their first operation, which is the order
+	// NewBatch made them for a caller that fills one batch before making the next (the
+	// builder takes keys in increasing order), though two may be analysed at once. An empty
+	// batch takes no turn, so a caller may drop it unapplied (the indexer does) without
+	// stalling the batches after it.
 	mu      sync.Mutex
 	turn    *sync.Cond
 	next    int // sequence number of the next batch to apply
-	made    int // batches made
+	made    int // sequence numbers given to batches
 	added   int
 	tokens  int64
 	failed  error
@@ -60,7 +63,9 @@ func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedD
 
 // Batch holds passages to add and keys to delete.
 type Batch struct {
-	seq     int
+	w   *Writer
+	seq int // -1 until the first operation
+
 	keys    []uint32
 	docs    []*corpus.Passage
 	dels    []uint32
@@ -69,16 +74,25 @@ type Batch struct {
 
 var _ backend.LexicalBatch = (*Batch)(nil)
 
-// NewBatch starts a batch; batches are applied in the order they were made.
+// NewBatch starts a batch; batches are applied in the order they took their first operation.
 func (w *Writer) NewBatch() backend.LexicalBatch {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.made++
-	return &Batch{seq: w.made - 1}
+	return &Batch{w: w, seq: -1}
+}
+
+// take gives b its place in the apply order at its first operation.
+func (b *Batch) take() {
+	if b.seq >= 0 {
+		return
+	}
+	b.w.mu.Lock()
+	defer b.w.mu.Unlock()
+	b.seq = b.w.made
+	b.w.made++
 }
 
 // Add adds passage p under key.
 func (b *Batch) Add(key uint32, p *corpus.Passage) error {
+	b.take()
 	b.keys = append(b.keys, key)
 	b.docs = append(b.docs, p)
 	return nil
@@ -86,6 +100,7 @@ func (b *Batch) Add(key uint32, p *corpus.Passage) error {
 
 // Delete deletes key, whose terms (those of p) stop counting in document frequencies.
 func (b *Batch) Delete(key uint32, p *corpus.Passage) {
+	b.take()
 	b.dels = append(b.dels, key)
 	b.delDocs = append(b.delDocs, p)
 }
@@ -99,6 +114,9 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	b, ok := lb.(*Batch)
 	if !ok {
 		return fmt.Errorf("postingsbm25: batch of another engine (%T)", lb)
+	}
+	if b.seq < 0 {
+		return nil // empty: it took no turn
 	}
 	terms := make([][]string, len(b.docs)+len(b.delDocs)) // the added passages', then the deleted ones'
 	g, _ := errgroup.WithContext(ctx)
