@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/framing"
@@ -45,7 +44,7 @@ func (b *Builder) Finish(ctx context.Context) (*BuildStats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing postings segment %s: %w", b.path, err)
 	}
-	st := &BuildStats{Docs: int(b.n), Terms: len(b.terms), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs), Bytes: size}
+	st := &BuildStats{Docs: int(b.n), Terms: b.vocab.len(), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs), Bytes: size}
 	b.opts.Logger.Info("postings segment written", "path", b.path, "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "runs", st.Runs, "bytes", st.Bytes)
 	return st, nil
 }
@@ -133,8 +132,9 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 	}
 	defer blocksF.Close()
 	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff}
-	metas := make([]termMeta, len(b.terms))
-	for t := range b.terms {
+	nterms := b.vocab.len()
+	metas := make([]termMeta, nterms)
+	for t := range nterms {
 		if t%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -160,7 +160,7 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 			}
 		}
 		if tw.count != int64(b.df[t]) {
-			return fmt.Errorf("term %q: merged %d postings, counted %d", b.terms[t], tw.count, b.df[t])
+			return fmt.Errorf("term %q: merged %d postings, counted %d", b.vocab.term(uint32(t)), tw.count, b.df[t])
 		}
 		if err := tw.end(); err != nil {
 			return err
@@ -168,7 +168,7 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		metas[t].frontStart, metas[t].frontN = tw.frontStart, tw.frontN
 	}
 	var tr trailer
-	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(len(b.terms)), tw.nblocks, uint64(b.tokens)
+	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(nterms), tw.nblocks, uint64(b.tokens)
 	tr.frontier = uint64(len(tw.frontier) / frontierEntrySize)
 
 	// blocks
@@ -188,18 +188,14 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	// dict, in byte order of the terms
-	order := make([]uint32, len(b.terms))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	sort.Slice(order, func(i, j int) bool { return b.terms[order[i]] < b.terms[order[j]] })
+	order := b.vocab.sorted()
 	tr.dictOff = payloadOff()
 	var e [dictEntrySize]byte
 	var strOff uint64
 	for _, id := range order {
 		m := metas[id]
 		binary.LittleEndian.PutUint64(e[0:], strOff)
-		binary.LittleEndian.PutUint32(e[8:], uint32(len(b.terms[id])))
+		binary.LittleEndian.PutUint32(e[8:], uint32(len(b.vocab.term(id))))
 		binary.LittleEndian.PutUint32(e[12:], b.df[id])
 		binary.LittleEndian.PutUint64(e[16:], m.firstBlock)
 		binary.LittleEndian.PutUint32(e[24:], m.frontStart)
@@ -207,11 +203,11 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		if _, err := bw.Write(e[:]); err != nil {
 			return err
 		}
-		strOff += uint64(len(b.terms[id]))
+		strOff += uint64(len(b.vocab.term(id)))
 	}
 	tr.stringsOff = payloadOff()
 	for _, id := range order {
-		if _, err := bw.WriteString(b.terms[id]); err != nil {
+		if _, err := bw.Write(b.vocab.term(id)); err != nil {
 			return err
 		}
 	}
