@@ -101,14 +101,13 @@ type Builder struct {
 	vocab *vocab   // term <-> id, ids in order of first sight; no pointers (vocab.go)
 	df    []uint32 // id -> passages containing it
 
-
-	buf     []posting
-	sorted  []posting // spill's output, kept between spills: no garbage per run
-	runs    []*os.File
-	docs    *os.File // key u32, length u32 per ordinal
-	docsW   *bufio.Writer
-	ids     []uint32 // term ids of the passage being added, in token order
-	tfs     []uint32 // id -> term frequency in the passage being added (zero between Adds)
+	buf    []posting
+	sorted []posting // spill's output, kept between spills: no garbage per run
+	runs   []*os.File
+	docs   *os.File // key u32, length u32 per ordinal
+	docsW  *bufio.Writer
+	ids    []uint32 // term ids of the passage being added, in token order
+	tfs    []uint32 // id -> term frequency in the passage being added (zero between Adds)
 
 	n        uint32 // passages added
 	lastKey  uint32
@@ -131,7 +130,7 @@ func NewBuilder(path string, opts BuilderOptions) (*Builder, error) {
 		path: path, opts: opts,
 		vocab: newVocab(),
 		buf:   make([]posting, 0, opts.MaxBufferedPostings+min(opts.MaxBufferedPostings, 1<<16)), // a passage may overshoot
-		docs: docs, docsW: bufio.NewWriterSize(docs, 1<<16),
+		docs:  docs, docsW: bufio.NewWriterSize(docs, 1<<16),
 	}, nil
 }
 
