@@ -169,7 +169,7 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 	}
 	var tr trailer
 	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(nterms), tw.nblocks, uint64(b.tokens)
-	tr.frontier = uint64(len(tw.frontier) / frontierEntrySize)
+	tr.frontier = tw.frontPairs
 
 	// blocks
 	if err := tw.blocks.Flush(); err != nil {
@@ -252,8 +252,10 @@ type termWriter struct {
 	blocks *bufio.Writer
 	off    func() uint64 // payload offset of the next byte of out
 
-	nblocks  uint64
-	frontier []byte // all terms' frontier pairs
+	nblocks    uint64
+	frontier   []byte    // the terms' frontier pairs not yet written to frontierW
+	frontierW  io.Writer // nil: frontier keeps all the pairs
+	frontPairs uint64    // frontier pairs of all terms so far
 
 	// the current term
 	count      int64
@@ -340,7 +342,10 @@ func (tw *termWriter) end() error {
 		tfs = append(tfs, tf)
 	}
 	slices.Sort(tfs)
-	tw.frontStart = uint32(len(tw.frontier) / frontierEntrySize)
+	if tw.frontPairs >= 1<<32 {
+		return fmt.Errorf("more than %d frontier pairs", uint64(1<<32-1))
+	}
+	tw.frontStart = uint32(tw.frontPairs)
 	tw.frontN = 0
 	best := ^uint32(0)
 	for i := len(tfs) - 1; i >= 0; i-- {
@@ -351,6 +356,13 @@ func (tw *termWriter) end() error {
 			tw.frontier = binary.LittleEndian.AppendUint32(tw.frontier, l)
 			tw.frontN++
 		}
+	}
+	tw.frontPairs += uint64(tw.frontN)
+	if tw.frontierW != nil && len(tw.frontier) >= 1<<16 {
+		if _, err := tw.frontierW.Write(tw.frontier); err != nil {
+			return err
+		}
+		tw.frontier = tw.frontier[:0]
 	}
 	return nil
 }
