@@ -52,6 +52,11 @@ type Engine struct {
 	// MaxBufferedPostings bounds a build's posting buffer (postings.BuilderOptions); 0: the
 	// package default.
 	MaxBufferedPostings int
+	// RAMBudget bounds, in bytes, the in-memory part of a build (postings.BuilderOptions):
+	// when it fills, the passages so far are flushed as a segment, and the flushed segments
+	// are merged (log policy, then all of them at Commit) into the generation's one segment.
+	// 0: postings.DefaultRAMBudget.
+	RAMBudget int64
 }
 
 var _ backend.Lexical = Engine{}
@@ -82,7 +87,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 			return nil, err
 		}
 	}
-	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e.MaxBufferedPostings)
+	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e)
 }
 
 // Open opens gen's lexical part for searching with sc. Segments up to kpst.VerifyBudget bytes
