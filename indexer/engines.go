@@ -69,9 +69,19 @@ func (o *Options) adoptLexical(base *Manifest) error {
 	case nil, blevebm25.Engine, postingsbm25.Engine: // a local default, chosen before the base was known
 		var err error
 		o.Engines.Lexical, err = lexicalEngine(o.Build.Lexical)
+		o.applyRAMBudget()
 		return err
 	}
 	return nil
+}
+
+// applyRAMBudget gives the postings engine, when it is the lexical one and has no budget of
+// its own, the build's RAM budget.
+func (o *Options) applyRAMBudget() {
+	if e, ok := o.Engines.Lexical.(postingsbm25.Engine); ok && e.RAMBudget == 0 {
+		e.RAMBudget = o.RAMBudget
+		o.Engines.Lexical = e
+	}
 }
 
 // inLexicalDir reports whether name, a file of the manifest of the generation at gen, belongs
