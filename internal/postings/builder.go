@@ -88,12 +88,13 @@ type posting struct{ term, ord, tf, len uint32 }
 // Finish; Abort releases its temporary files without writing a segment.
 //
 // Memory: two posting buffers of MaxBufferedPostings (16 bytes each: 64 MiB at the default)
-// plus the vocabulary: each distinct term's bytes and about 100 bytes of map entry, counters
-// and, at Finish, its dictionary entry and Pareto frontier. Nothing is kept per passage: the
+// plus the vocabulary: each distinct term's bytes and about 30 bytes of offsets, hash slots
+// and counters (MemoryBytes; Full compares it with RAMBudget) and, at Finish, its dictionary
+// entry and Pareto frontier. Nothing is kept per passage: the
 // key and length of each go to a temporary file, and the length also travels with the
 // postings through the runs, so memory does not grow with the number of passages (only with
-// the vocabulary, which grows far slower: Heaps' law). Temporary disk: the runs, about the
-// size of the segment.
+// the vocabulary, which grows far slower: Heaps' law, and which RAMBudget bounds).
+// Temporary disk: the runs, about the size of the segment.
 type Builder struct {
 	path string
 	opts BuilderOptions

@@ -105,19 +105,19 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 	var strOff uint64
 	var terms uint64
 	for {
-		var min []byte
+		var term []byte
 		for i, s := range segs {
 			if heads[i] < int(s.tr.terms) {
 				t := s.termBytes(heads[i])
 				if t == nil {
 					return s.corrupt("term %d: string outside the string table", heads[i])
 				}
-				if min == nil || bytes.Compare(t, min) < 0 {
-					min = t
+				if term == nil || bytes.Compare(t, term) < 0 {
+					term = t
 				}
 			}
 		}
-		if min == nil {
+		if term == nil {
 			break
 		}
 		if terms%4096 == 0 {
@@ -129,11 +129,11 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 		firstBlock := tw.nblocks
 		var df uint64
 		for i, s := range segs {
-			if heads[i] >= int(s.tr.terms) || !bytes.Equal(s.termBytes(heads[i]), min) {
+			if heads[i] >= int(s.tr.terms) || !bytes.Equal(s.termBytes(heads[i]), term) {
 				continue
 			}
-			if heads[i] > 0 && bytes.Compare(s.termBytes(heads[i]-1), min) >= 0 {
-				return s.corrupt("term %q: dictionary out of byte order", min)
+			if heads[i] > 0 && bytes.Compare(s.termBytes(heads[i]-1), term) >= 0 {
+				return s.corrupt("term %q: dictionary out of byte order", term)
 			}
 			ti, _, err := s.entry(heads[i])
 			if err != nil {
@@ -142,7 +142,7 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 			c := newCursor(s, ti)
 			for ; c.cur != exhausted; c.next() {
 				if err := tw.add(posting{ord: bases[i] + c.cur, tf: c.tf(), len: s.length(c.cur)}); err != nil {
-					return fmt.Errorf("%s: term %q: %w", s.path, min, err)
+					return fmt.Errorf("%s: term %q: %w", s.path, term, err)
 				}
 			}
 			if c.err != nil {
@@ -152,14 +152,14 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 			heads[i]++
 		}
 		if df != uint64(tw.count) {
-			return fmt.Errorf("term %q: merged %d postings, the dictionaries say %d", min, tw.count, df)
+			return fmt.Errorf("term %q: merged %d postings, the dictionaries say %d", term, tw.count, df)
 		}
 		if err := tw.end(); err != nil {
 			return err
 		}
 		st.Postings += int64(df)
 		binary.LittleEndian.PutUint64(e[0:], strOff)
-		binary.LittleEndian.PutUint32(e[8:], uint32(len(min)))
+		binary.LittleEndian.PutUint32(e[8:], uint32(len(term)))
 		binary.LittleEndian.PutUint32(e[12:], uint32(df))
 		binary.LittleEndian.PutUint64(e[16:], firstBlock)
 		binary.LittleEndian.PutUint32(e[24:], tw.frontStart)
@@ -167,11 +167,11 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 		if _, err := tws[2].Write(e[:]); err != nil {
 			return err
 		}
-		// min aliases a mapped segment: written before the next term is looked at
-		if _, err := strW.Write(min); err != nil {
+		// term aliases a mapped segment: written before the next term is looked at
+		if _, err := strW.Write(term); err != nil {
 			return err
 		}
-		strOff += uint64(len(min))
+		strOff += uint64(len(term))
 		terms++
 	}
 	if _, err := tws[1].Write(tw.frontier); err != nil {
