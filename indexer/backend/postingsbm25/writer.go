@@ -190,9 +190,22 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 				return nil // refused below, in the batch's turn
 			}
 			toks := w.text.Analyze([]byte(p.Text))
+			// one string for the passage's terms, sliced: two allocations per passage
+			// instead of one per token, less for the collector to run for
+			var all strings.Builder
+			n := 0
+			for _, tok := range toks {
+				n += len(tok.Term)
+			}
+			all.Grow(n)
+			for _, tok := range toks {
+				all.Write(tok.Term)
+			}
+			s, off := all.String(), 0
 			t := make([]string, len(toks))
 			for j, tok := range toks {
-				t[j] = string(tok.Term)
+				t[j] = s[off : off+len(tok.Term)]
+				off += len(tok.Term)
 			}
 			terms[i] = t
 			return nil
@@ -241,6 +254,9 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			continue // deleted before: its terms are counted already
 		}
 		for _, t := range distinct(terms[len(b.docs)+i]) {
+			if _, ok := w.deletedDF[t]; !ok {
+				t = strings.Clone(t) // not a slice of the whole passage's terms, kept alive by the key
+			}
 			w.deletedDF[t]++
 		}
 	}
