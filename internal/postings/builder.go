@@ -209,7 +209,7 @@ func (b *Builder) Len() int { return int(b.n) }
 // MemoryBytes is what the in-memory part of the segment holds: the posting buffers, the
 // vocabulary and the per-term counters. The temporary files are not counted.
 func (b *Builder) MemoryBytes() int64 {
-	return 16*int64(cap(b.buf)+cap(b.sorted)) + b.vocab.bytes() + 4*int64(cap(b.df)+cap(b.tfs)+cap(b.ids)) +
+	return 16*2*int64(cap(b.buf)) /* buf and spill's sorted copy, made at the first spill */ + b.vocab.bytes() + 4*int64(cap(b.df)+cap(b.tfs)+cap(b.ids)) +
 		4*int64(b.vocab.len()) // spill's counting sort
 }
 
