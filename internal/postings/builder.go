@@ -48,7 +48,7 @@ func (o *BuilderOptions) SetDefaults() {
 		o.RAMBudget = DefaultRAMBudget
 	}
 	if o.MaxBufferedPostings == 0 {
-		o.MaxBufferedPostings = int(min(int64(DefaultMaxBufferedPostings), max(o.RAMBudget/4/32, 1024)))
+		o.MaxBufferedPostings = int(min(int64(DefaultMaxBufferedPostings), max(o.RAMBudget/4/32, 256)))
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -130,7 +130,7 @@ func NewBuilder(path string, opts BuilderOptions) (*Builder, error) {
 	return &Builder{
 		path: path, opts: opts,
 		vocab: newVocab(),
-		buf:   make([]posting, 0, opts.MaxBufferedPostings+min(opts.MaxBufferedPostings, 1<<16)), // a passage may overshoot
+		buf:   make([]posting, 0, opts.MaxBufferedPostings+min(opts.MaxBufferedPostings/4, 1<<16)), // a passage may overshoot
 		docs:  docs, docsW: bufio.NewWriterSize(docs, 1<<16),
 	}, nil
 }
