@@ -85,6 +85,7 @@ func (o *Options) useLexical(name string) error {
 	case nil, blevebm25.Engine, postingsbm25.Engine: // a local default, chosen before the name was settled
 		var err error
 		o.Engines.Lexical, err = lexicalEngine(name)
+		o.applyRAMBudget()
 		return err
 	}
 	return nil
@@ -101,6 +102,15 @@ func (o *Options) adoptLexical(base *Manifest) error {
 		return fmt.Errorf("--lexical %s: the index uses the %s engine; rebuild it to change engines", o.Build.Lexical, manifestLexical(base.Options.Lexical))
 	}
 	return o.useLexical(base.Options.Lexical)
+}
+
+// applyRAMBudget gives the postings engine, when it is the lexical one and has no budget of
+// its own, the build's RAM budget.
+func (o *Options) applyRAMBudget() {
+	if e, ok := o.Engines.Lexical.(postingsbm25.Engine); ok && e.RAMBudget == 0 {
+		e.RAMBudget = o.RAMBudget
+		o.Engines.Lexical = e
+	}
 }
 
 // inLexicalDir reports whether name, a file of the manifest of the generation at gen, belongs

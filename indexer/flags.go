@@ -2,9 +2,13 @@ package indexer
 
 import (
 	"flag"
+	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/postings"
 )
 
 // DefaultCheckpointEvery is the checkpoint interval, in passages, that command lines offer by
@@ -33,7 +37,8 @@ func (o *BuildOptions) Flags(fs *flag.FlagSet) {
 
 // Flags registers the options of a build a command line sets, with their defaults: the build
 // options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery),
-// --checkpoint-after (default DefaultCheckpointAfter), the HNSW parameters (--hnsw-m,
+// --checkpoint-after (default DefaultCheckpointAfter), --ram-budget (MiB, default
+// postings.DefaultRAMBudget), the HNSW parameters (--hnsw-m,
 // --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed) and the collections' of a qdrant://
 // index (--qdrant-shards, --qdrant-replication).
 // Inputs, the encoder and the outputs are the caller's.
@@ -49,8 +54,31 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	}
 	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never), once --checkpoint-after has passed")
 	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only)")
+	if o.RAMBudget == 0 {
+		o.RAMBudget = postings.DefaultRAMBudget
+	}
+	fs.Var(mebibytes{&o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment, merged with the others as it goes and at the end; the index and its scores do not depend on it")
 	HNSWFlags(fs, &o.HNSW)
 	o.Qdrant.Flags(fs)
+}
+
+// mebibytes is a flag holding bytes, written in MiB.
+type mebibytes struct{ p *int64 }
+
+func (m mebibytes) String() string {
+	if m.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*m.p>>20, 10)
+}
+
+func (m mebibytes) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>20 {
+		return fmt.Errorf("%q is not a positive number of MiB", s)
+	}
+	*m.p = n << 20
+	return nil
 }
 
 // HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a

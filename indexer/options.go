@@ -9,6 +9,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/postings"
 )
 
 // BuildOptions are the settings of a build that shape the index; they are recorded in the
@@ -96,6 +97,13 @@ type Options struct {
 	// all-bad input is refused and the live generation stays.
 	AllowEmpty bool
 
+	// RAMBudget bounds, in bytes, the in-memory part of a postings build (--lexical
+	// postings): when it fills, the passages so far become a segment, merged with the others
+	// as the build goes and at its end, so that the build's memory and the collector's work
+	// per passage do not grow with the collection. 0: postings.DefaultRAMBudget. It does not
+	// change the index written (nor its scores), so it is not recorded.
+	RAMBudget int64
+
 	// Qdrant are the options of an index on a Qdrant cluster (Dir qdrant://...).
 	Qdrant QdrantOptions
 
@@ -120,8 +128,11 @@ func (o *Options) validate() error {
 	if o.Dir == "" {
 		return errors.New("no index directory")
 	}
-	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 || o.CheckpointAfter < 0 {
+	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 || o.CheckpointAfter < 0 || o.RAMBudget < 0 {
 		return errors.New("negative size in build options")
+	}
+	if o.RAMBudget > 0 && o.RAMBudget < postings.MinRAMBudget {
+		return fmt.Errorf("RAM budget of %d bytes: want at least %d", o.RAMBudget, postings.MinRAMBudget)
 	}
 	o.Build.setDefaults()
 	if o.MaxBadListed == 0 {
@@ -146,6 +157,7 @@ func (o *Options) validate() error {
 	if o.Engines, err = o.Engines.withDefaults(newLexical(o.Build.Lexical), o.HNSW); err != nil {
 		return err
 	}
+	o.applyRAMBudget()
 	return nil
 }
 

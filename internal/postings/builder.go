@@ -18,27 +18,53 @@ type BuilderOptions struct {
 	// a crash leaves nothing behind.
 	TempDir string
 	// MaxBufferedPostings is how many postings (16 bytes each) are held in memory before they
-	// are sorted and written out as a run. Default DefaultMaxBufferedPostings (32 MiB).
+	// are sorted and written out as a run. Default: a quarter of RAMBudget in its two
+	// buffers, at most DefaultMaxBufferedPostings (32 MiB).
 	MaxBufferedPostings int
+	// RAMBudget is the memory, in bytes, the in-memory part of the segment (posting buffers
+	// and vocabulary) may reach before Full reports true; the caller then finishes the
+	// segment and starts another, as Lucene flushes its RAM buffer, so that a build's memory
+	// and the collector's work do not grow with the collection. Default DefaultRAMBudget.
+	RAMBudget int64
 	// Logger receives one line per run written and one at the end; nil: silent.
 	Logger *slog.Logger
 }
 
-// DefaultMaxBufferedPostings is the default BuilderOptions.MaxBufferedPostings.
+// DefaultMaxBufferedPostings is the largest default BuilderOptions.MaxBufferedPostings.
 const DefaultMaxBufferedPostings = 1 << 21
 
-func (o *BuilderOptions) setDefaults(path string) error {
-	if o.MaxBufferedPostings == 0 {
-		o.MaxBufferedPostings = DefaultMaxBufferedPostings
+// DefaultRAMBudget is the default BuilderOptions.RAMBudget: 256 MiB, Lucene's order of
+// magnitude. Larger budgets make fewer segments to merge; the collector's work per passage
+// stays flat either way, since the structures hold no pointers.
+const DefaultRAMBudget = 256 << 20
+
+// MinRAMBudget is the smallest RAMBudget accepted (tests use it to force many segments).
+const MinRAMBudget = 64 << 10
+
+// SetDefaults fills the zero fields of o (TempDir excepted: it depends on the segment's
+// path) with the defaults a Builder applies.
+func (o *BuilderOptions) SetDefaults() {
+	if o.RAMBudget == 0 {
+		o.RAMBudget = DefaultRAMBudget
 	}
+	if o.MaxBufferedPostings == 0 {
+		o.MaxBufferedPostings = int(min(int64(DefaultMaxBufferedPostings), max(o.RAMBudget/4/32, 256)))
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func (o *BuilderOptions) setDefaults(path string) error {
+	if o.RAMBudget < 0 || (o.RAMBudget > 0 && o.RAMBudget < MinRAMBudget) {
+		return fmt.Errorf("postings builder: RAMBudget %d bytes, want at least %d", o.RAMBudget, MinRAMBudget)
+	}
+	o.SetDefaults()
 	if o.MaxBufferedPostings < 1 {
 		return fmt.Errorf("postings builder: MaxBufferedPostings %d must be positive", o.MaxBufferedPostings)
 	}
 	if o.TempDir == "" {
 		o.TempDir = filepath.Dir(path)
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return nil
 }
@@ -62,26 +88,27 @@ type posting struct{ term, ord, tf, len uint32 }
 // Finish; Abort releases its temporary files without writing a segment.
 //
 // Memory: two posting buffers of MaxBufferedPostings (16 bytes each: 64 MiB at the default)
-// plus the vocabulary: each distinct term's bytes and about 100 bytes of map entry, counters
-// and, at Finish, its dictionary entry and Pareto frontier. Nothing is kept per passage: the
+// plus the vocabulary: each distinct term's bytes and about 30 bytes of offsets, hash slots
+// and counters (MemoryBytes; Full compares it with RAMBudget) and, at Finish, its dictionary
+// entry and Pareto frontier. Nothing is kept per passage: the
 // key and length of each go to a temporary file, and the length also travels with the
 // postings through the runs, so memory does not grow with the number of passages (only with
-// the vocabulary, which grows far slower: Heaps' law). Temporary disk: the runs, about the
-// size of the segment.
+// the vocabulary, which grows far slower: Heaps' law, and which RAMBudget bounds).
+// Temporary disk: the runs, about the size of the segment.
 type Builder struct {
 	path string
 	opts BuilderOptions
 
-	vocab map[string]uint32 // term -> id, ids in order of first sight
-	terms []string          // id -> term
-	df    []uint32          // id -> passages containing it
+	vocab *vocab   // term <-> id, ids in order of first sight; no pointers (vocab.go)
+	df    []uint32 // id -> passages containing it
 
-	buf     []posting
-	sorted  []posting // spill's output, kept between spills: no garbage per run
-	runs    []*os.File
-	docs    *os.File // key u32, length u32 per ordinal
-	docsW   *bufio.Writer
-	scratch map[string]uint32 // term frequencies of the passage being added
+	buf    []posting
+	sorted []posting // spill's output, kept between spills: no garbage per run
+	runs   []*os.File
+	docs   *os.File // key u32, length u32 per ordinal
+	docsW  *bufio.Writer
+	ids    []uint32 // term ids of the passage being added, in token order
+	tfs    []uint32 // id -> term frequency in the passage being added (zero between Adds)
 
 	n        uint32 // passages added
 	lastKey  uint32
@@ -102,9 +129,9 @@ func NewBuilder(path string, opts BuilderOptions) (*Builder, error) {
 	}
 	return &Builder{
 		path: path, opts: opts,
-		vocab: map[string]uint32{}, scratch: map[string]uint32{},
-		buf:  make([]posting, 0, opts.MaxBufferedPostings+1<<16), // a passage may overshoot
-		docs: docs, docsW: bufio.NewWriterSize(docs, 1<<16),
+		vocab: newVocab(),
+		buf:   make([]posting, 0, opts.MaxBufferedPostings+min(opts.MaxBufferedPostings/4, 1<<16)), // a passage may overshoot
+		docs:  docs, docsW: bufio.NewWriterSize(docs, 1<<16),
 	}, nil
 }
 
@@ -146,25 +173,24 @@ func (b *Builder) Add(key uint32, terms []string) error {
 	if _, err := b.docsW.Write(rec[:]); err != nil {
 		return b.fail(fmt.Errorf("postings builder: passage table: %w", err))
 	}
-	clear(b.scratch)
-	for _, t := range terms {
-		b.scratch[t]++
+	b.ids = b.ids[:0]
+	for _, t := range terms { // in token order, so that term ids and the file are deterministic
+		id := b.vocab.id(t)
+		if int(id) == len(b.df) {
+			b.df = append(b.df, 0)
+			b.tfs = append(b.tfs, 0)
+		}
+		b.ids = append(b.ids, id)
+		b.tfs[id]++
 	}
 	distinct := 0
-	for _, t := range terms { // in token order, so that term ids and the file are deterministic
-		tf := b.scratch[t]
+	for _, id := range b.ids {
+		tf := b.tfs[id]
 		if tf == 0 {
 			continue // already added
 		}
-		b.scratch[t] = 0
+		b.tfs[id] = 0
 		distinct++
-		id, ok := b.vocab[t]
-		if !ok {
-			id = uint32(len(b.terms))
-			b.vocab[t] = id
-			b.terms = append(b.terms, t)
-			b.df = append(b.df, 0)
-		}
 		b.df[id]++
 		b.buf = append(b.buf, posting{term: id, ord: ord, tf: tf, len: uint32(len(terms))})
 	}
@@ -176,6 +202,20 @@ func (b *Builder) Add(key uint32, terms []string) error {
 	}
 	return nil
 }
+
+// Len is the number of passages added.
+func (b *Builder) Len() int { return int(b.n) }
+
+// MemoryBytes is what the in-memory part of the segment holds: the posting buffers, the
+// vocabulary and the per-term counters. The temporary files are not counted.
+func (b *Builder) MemoryBytes() int64 {
+	return 16*2*int64(cap(b.buf)) /* buf and spill's sorted copy, made at the first spill */ + b.vocab.bytes() + 4*int64(cap(b.df)+cap(b.tfs)+cap(b.ids)) +
+		4*int64(b.vocab.len()) // spill's counting sort
+}
+
+// Full reports whether MemoryBytes has reached the RAM budget: time to Finish the segment
+// and start another.
+func (b *Builder) Full() bool { return b.MemoryBytes() >= b.opts.RAMBudget }
 
 func (b *Builder) fail(err error) error {
 	if b.err == nil {
@@ -192,7 +232,8 @@ func (b *Builder) spill() error {
 	if len(b.buf) == 0 {
 		return nil
 	}
-	start := make([]uint32, len(b.terms)+1)
+	nterms := b.vocab.len()
+	start := make([]uint32, nterms+1)
 	for _, p := range b.buf {
 		start[p.term+1]++
 	}
@@ -203,7 +244,7 @@ func (b *Builder) spill() error {
 		b.sorted = make([]posting, len(b.buf), cap(b.buf))
 	}
 	sorted := b.sorted[:len(b.buf)]
-	next := start[:len(b.terms)]
+	next := start[:nterms]
 	for _, p := range b.buf {
 		sorted[next[p.term]] = p
 		next[p.term]++
@@ -237,7 +278,7 @@ func (b *Builder) spill() error {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
 	}
-	b.opts.Logger.Debug("postings run written", "run", len(b.runs), "postings", len(b.buf), "terms", len(b.terms))
+	b.opts.Logger.Debug("postings run written", "run", len(b.runs), "postings", len(b.buf), "terms", nterms)
 	b.buf = b.buf[:0]
 	return nil
 }

@@ -17,6 +17,10 @@
 //
 // Building (Builder) holds one buffer of at most BuilderOptions.MaxBufferedPostings postings
 // and the vocabulary in memory, spilling sorted runs to temporary files and merging them at
-// Finish: memory does not grow with the number of passages, only with the number of
-// distinct terms.
+// Finish. Neither holds a pointer (the vocabulary is a byte slab, offsets and an
+// open-addressing table of integer slots), so the garbage collector has nothing to scan in
+// them. The vocabulary still grows with the passages (Heaps' law), so Full reports when
+// the in-memory part reaches BuilderOptions.RAMBudget: the caller finishes the segment there
+// and starts another, and MergeSegments streams the segments of consecutive key ranges into
+// one, as Lucene flushes its RAM buffer and merges segments.
 package postings

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/framing"
@@ -45,7 +44,7 @@ func (b *Builder) Finish(ctx context.Context) (*BuildStats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing postings segment %s: %w", b.path, err)
 	}
-	st := &BuildStats{Docs: int(b.n), Terms: len(b.terms), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs), Bytes: size}
+	st := &BuildStats{Docs: int(b.n), Terms: b.vocab.len(), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs), Bytes: size}
 	b.opts.Logger.Info("postings segment written", "path", b.path, "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "runs", st.Runs, "bytes", st.Bytes)
 	return st, nil
 }
@@ -133,8 +132,9 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 	}
 	defer blocksF.Close()
 	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff}
-	metas := make([]termMeta, len(b.terms))
-	for t := range b.terms {
+	nterms := b.vocab.len()
+	metas := make([]termMeta, nterms)
+	for t := range nterms {
 		if t%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -160,7 +160,7 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 			}
 		}
 		if tw.count != int64(b.df[t]) {
-			return fmt.Errorf("term %q: merged %d postings, counted %d", b.terms[t], tw.count, b.df[t])
+			return fmt.Errorf("term %q: merged %d postings, counted %d", b.vocab.term(uint32(t)), tw.count, b.df[t])
 		}
 		if err := tw.end(); err != nil {
 			return err
@@ -168,8 +168,8 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		metas[t].frontStart, metas[t].frontN = tw.frontStart, tw.frontN
 	}
 	var tr trailer
-	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(len(b.terms)), tw.nblocks, uint64(b.tokens)
-	tr.frontier = uint64(len(tw.frontier) / frontierEntrySize)
+	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(nterms), tw.nblocks, uint64(b.tokens)
+	tr.frontier = tw.frontPairs
 
 	// blocks
 	if err := tw.blocks.Flush(); err != nil {
@@ -188,18 +188,14 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	// dict, in byte order of the terms
-	order := make([]uint32, len(b.terms))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	sort.Slice(order, func(i, j int) bool { return b.terms[order[i]] < b.terms[order[j]] })
+	order := b.vocab.sorted()
 	tr.dictOff = payloadOff()
 	var e [dictEntrySize]byte
 	var strOff uint64
 	for _, id := range order {
 		m := metas[id]
 		binary.LittleEndian.PutUint64(e[0:], strOff)
-		binary.LittleEndian.PutUint32(e[8:], uint32(len(b.terms[id])))
+		binary.LittleEndian.PutUint32(e[8:], uint32(len(b.vocab.term(id))))
 		binary.LittleEndian.PutUint32(e[12:], b.df[id])
 		binary.LittleEndian.PutUint64(e[16:], m.firstBlock)
 		binary.LittleEndian.PutUint32(e[24:], m.frontStart)
@@ -207,11 +203,11 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		if _, err := bw.Write(e[:]); err != nil {
 			return err
 		}
-		strOff += uint64(len(b.terms[id]))
+		strOff += uint64(len(b.vocab.term(id)))
 	}
 	tr.stringsOff = payloadOff()
 	for _, id := range order {
-		if _, err := bw.WriteString(b.terms[id]); err != nil {
+		if _, err := bw.Write(b.vocab.term(id)); err != nil {
 			return err
 		}
 	}
@@ -256,8 +252,10 @@ type termWriter struct {
 	blocks *bufio.Writer
 	off    func() uint64 // payload offset of the next byte of out
 
-	nblocks  uint64
-	frontier []byte // all terms' frontier pairs
+	nblocks    uint64
+	frontier   []byte    // the terms' frontier pairs not yet written to frontierW
+	frontierW  io.Writer // nil: frontier keeps all the pairs
+	frontPairs uint64    // frontier pairs of all terms so far
 
 	// the current term
 	count      int64
@@ -344,7 +342,10 @@ func (tw *termWriter) end() error {
 		tfs = append(tfs, tf)
 	}
 	slices.Sort(tfs)
-	tw.frontStart = uint32(len(tw.frontier) / frontierEntrySize)
+	if tw.frontPairs >= 1<<32 {
+		return fmt.Errorf("more than %d frontier pairs", uint64(1<<32-1))
+	}
+	tw.frontStart = uint32(tw.frontPairs)
 	tw.frontN = 0
 	best := ^uint32(0)
 	for i := len(tfs) - 1; i >= 0; i-- {
@@ -355,6 +356,13 @@ func (tw *termWriter) end() error {
 			tw.frontier = binary.LittleEndian.AppendUint32(tw.frontier, l)
 			tw.frontN++
 		}
+	}
+	tw.frontPairs += uint64(tw.frontN)
+	if tw.frontierW != nil && len(tw.frontier) >= 1<<16 {
+		if _, err := tw.frontierW.Write(tw.frontier); err != nil {
+			return err
+		}
+		tw.frontier = tw.frontier[:0]
 	}
 	return nil
 }

@@ -52,6 +52,11 @@ type Engine struct {
 	// MaxBufferedPostings bounds a build's posting buffer (postings.BuilderOptions); 0: the
 	// package default.
 	MaxBufferedPostings int
+	// RAMBudget bounds, in bytes, the in-memory part of a build (postings.BuilderOptions):
+	// when it fills, the passages so far are flushed as a segment, and the flushed segments
+	// are merged (log policy, then all of them at Commit) into the generation's one segment.
+	// 0: postings.DefaultRAMBudget.
+	RAMBudget int64
 }
 
 var _ backend.Lexical = Engine{}
@@ -82,7 +87,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 			return nil, err
 		}
 	}
-	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e.MaxBufferedPostings)
+	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e)
 }
 
 // Open opens gen's lexical part for searching with sc. Segments up to kpst.VerifyBudget bytes
@@ -181,19 +186,7 @@ func countDeleted(ctx context.Context, segs []*postings.Segment, deleted *kpst.T
 	return postings.NewTermCounts(m), nil
 }
 
-// writeTermCounts writes c to path (a new file) and syncs it.
+// writeTermCounts writes c to path under atomicfile's rule (synced, renamed into place).
 func writeTermCounts(path string, c *postings.TermCounts) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(c.Encode()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.WriteFile(path, c.Encode(), atomicfile.Options{})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -15,6 +16,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
@@ -29,7 +31,15 @@ type Writer struct {
 	// added to as passages are deleted), for the reader to take from document frequencies.
 	deletedDF map[string]int
 	b         *postings.Builder
+	bopts     postings.BuilderOptions
 	segPath   string
+	// parts are the segments flushed so far when the builder reached its RAM budget, in key
+	// order, with their merge level (0: flushed, n: a merge of mergeFactor parts of level
+	// n-1). Their names do not end in segSuffix: until Commit merges them into segPath they
+	// are not segments of the generation (a crash leaves them in a generation never
+	// committed, which is dropped).
+	parts   []part
+	partSeq int
 
 	// Batches are applied in the order they took their first operation, which is the order
 	// NewBatch made them for a caller that fills one batch before making the next (the
@@ -48,17 +58,88 @@ type Writer struct {
 
 var _ backend.LexicalWriter = (*Writer)(nil)
 
-func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedDF *postings.TermCounts, maxBuffered int) (*Writer, error) {
+// mergeFactor is how many parts of one level are merged into one of the next, a log merge
+// policy: each posting is rewritten about log10(passages / passages per flush) times during
+// the build, and at most mergeFactor-1 parts per level wait for Commit's final merge.
+const mergeFactor = 10
+
+// part is a segment file flushed or merged during the build.
+type part struct {
+	path  string
+	level int
+}
+
+func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedDF *postings.TermCounts, e Engine) (*Writer, error) {
 	text, err := langanalysis.New(analyzer)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, text: text, deleted: deleted, deletedDF: deletedDF.Map(), segPath: filepath.Join(dir, "seg-"+genName+segSuffix)}
+	w := &Writer{dir: dir, text: text, deleted: deleted, deletedDF: deletedDF.Map(), segPath: filepath.Join(dir, "seg-"+genName+segSuffix),
+		bopts: postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: e.MaxBufferedPostings, RAMBudget: e.RAMBudget}}
 	w.turn = sync.NewCond(&w.mu)
-	if w.b, err = postings.NewBuilder(w.segPath, postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: maxBuffered}); err != nil {
+	if err := w.newBuilder(); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// newBuilder starts the next part.
+func (w *Writer) newBuilder() error {
+	w.partSeq++
+	b, err := postings.NewBuilder(w.partPath(w.partSeq), w.bopts)
+	if err != nil {
+		return err
+	}
+	w.b = b
+	return nil
+}
+
+func (w *Writer) partPath(seq int) string {
+	return fmt.Sprintf("%s.part%06d", strings.TrimSuffix(w.segPath, segSuffix), seq)
+}
+
+// flushPart writes the builder's passages as a part, merges parts by the log policy and
+// starts a new builder. The builder must hold passages.
+func (w *Writer) flushPart(ctx context.Context) error {
+	if _, err := w.b.Finish(ctx); err != nil {
+		return fmt.Errorf("writing lexical segment: %w", err)
+	}
+	w.parts = append(w.parts, part{path: w.partPath(w.partSeq), level: 0})
+	for n := len(w.parts); n >= mergeFactor; n = len(w.parts) {
+		tail := w.parts[n-mergeFactor:]
+		if tail[0].level != tail[len(tail)-1].level { // levels never increase along the list
+			break
+		}
+		w.partSeq++
+		merged := part{path: w.partPath(w.partSeq), level: tail[0].level + 1}
+		if err := w.mergeParts(ctx, tail, merged.path); err != nil {
+			return err
+		}
+		w.parts = append(w.parts[:n-mergeFactor], merged)
+	}
+	return w.newBuilder()
+}
+
+// mergeParts merges parts into the segment file path and removes them.
+func (w *Writer) mergeParts(ctx context.Context, parts []part, path string) error {
+	var segs []*postings.Segment
+	defer func() { closeAll(segs) }()
+	for _, p := range parts {
+		s, err := postings.Open(p.path, postings.OpenOptions{SkipChecksum: true}) // written by this process
+		if err != nil {
+			return err
+		}
+		segs = append(segs, s)
+	}
+	if _, err := postings.MergeSegments(ctx, path, segs, w.bopts); err != nil {
+		return fmt.Errorf("merging lexical segments: %w", err)
+	}
+	for _, p := range parts {
+		if err := os.Remove(p.path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Batch holds passages to add and keys to delete.
@@ -127,9 +208,22 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 				return nil // refused below, in the batch's turn
 			}
 			toks := w.text.Analyze([]byte(p.Text))
+			// one string for the passage's terms, sliced: two allocations per passage
+			// instead of one per token, less for the collector to run for
+			var all strings.Builder
+			n := 0
+			for _, tok := range toks {
+				n += len(tok.Term)
+			}
+			all.Grow(n)
+			for _, tok := range toks {
+				all.Write(tok.Term)
+			}
+			s, off := all.String(), 0
 			t := make([]string, len(toks))
 			for j, tok := range toks {
-				t[j] = string(tok.Term)
+				t[j] = s[off : off+len(tok.Term)]
+				off += len(tok.Term)
 			}
 			terms[i] = t
 			return nil
@@ -165,6 +259,12 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			return w.failed
 		}
 		w.tokens += int64(len(terms[i]))
+		if w.b.Full() {
+			if err := w.flushPart(ctx); err != nil {
+				w.failed = err
+				return err
+			}
+		}
 	}
 	w.added += len(b.keys)
 	for i, k := range b.dels {
@@ -172,6 +272,9 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			continue // deleted before: its terms are counted already
 		}
 		for _, t := range distinct(terms[len(b.docs)+i]) {
+			if _, ok := w.deletedDF[t]; !ok {
+				t = strings.Clone(t) // not a slice of the whole passage's terms, kept alive by the key
+			}
 			w.deletedDF[t]++
 		}
 	}
@@ -187,12 +290,9 @@ func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 		return backend.LexicalCounts{}, w.failed
 	}
 	w.settled = true
-	if w.added > 0 {
-		if _, err := w.b.Finish(ctx); err != nil {
-			return backend.LexicalCounts{}, fmt.Errorf("writing lexical segment: %w", err)
-		}
-	} else {
-		w.b.Abort()
+	if err := w.finishParts(ctx); err != nil {
+		w.removeParts()
+		return backend.LexicalCounts{}, err
 	}
 	if err := kpst.WriteTombstones(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
 		return backend.LexicalCounts{}, fmt.Errorf("writing deleted keys: %w", err)
@@ -231,7 +331,44 @@ func (w *Writer) abortLocked() {
 	}
 	w.turn.Broadcast()
 	w.b.Abort()
+	w.removeParts()
 	os.Remove(w.segPath)
+}
+
+// finishParts writes the passages added as the generation's one segment: the builder's last
+// part and the parts flushed before it, merged.
+func (w *Writer) finishParts(ctx context.Context) error {
+	if w.b.Len() > 0 {
+		if _, err := w.b.Finish(ctx); err != nil {
+			return fmt.Errorf("writing lexical segment: %w", err)
+		}
+		w.parts = append(w.parts, part{path: w.partPath(w.partSeq)})
+	} else {
+		w.b.Abort()
+	}
+	switch len(w.parts) {
+	case 0:
+		return nil
+	case 1:
+		if err := os.Rename(w.parts[0].path, w.segPath); err != nil {
+			return err
+		}
+		w.parts = nil
+		return atomicfile.SyncDir(w.dir)
+	}
+	if err := w.mergeParts(ctx, w.parts, w.segPath); err != nil {
+		return err
+	}
+	w.parts = nil
+	return nil
+}
+
+// removeParts removes the parts left by a failed or aborted build.
+func (w *Writer) removeParts() {
+	for _, p := range w.parts {
+		os.Remove(p.path)
+	}
+	w.parts = nil
 }
 
 // distinct returns terms without repeats (a passage counts once in a document frequency).

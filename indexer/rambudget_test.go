@@ -1,0 +1,46 @@
+package indexer
+
+import (
+	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
+	"github.com/kairos-rag/kairos/internal/postings"
+)
+
+// TestRAMBudgetReachesPostingsEngine: Options.RAMBudget (--ram-budget) is handed to the
+// postings engine of a build and of an update that adopts its base's engine, and a budget
+// below postings.MinRAMBudget or negative is refused.
+func TestRAMBudgetReachesPostingsEngine(t *testing.T) {
+	for _, tt := range []struct {
+		budget int64
+		ok     bool
+	}{{0, true}, {postings.MinRAMBudget, true}, {1 << 30, true}, {postings.MinRAMBudget - 1, false}, {-1, false}} {
+		o := Options{Dir: t.TempDir(), RAMBudget: tt.budget, Build: BuildOptions{Lexical: LexicalPostings}}
+		err := o.validate()
+		if (err == nil) != tt.ok {
+			t.Fatalf("budget %d: validate %v, want ok %v", tt.budget, err, tt.ok)
+		}
+		if !tt.ok {
+			continue
+		}
+		if e, ok := o.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != tt.budget {
+			t.Fatalf("budget %d: lexical engine %#v", tt.budget, o.Engines.Lexical)
+		}
+		u := Options{Dir: o.Dir, RAMBudget: tt.budget, Engines: Engines{Lexical: blevebm25.Engine{}}}
+		if err := u.adoptLexical(&Manifest{Options: BuildOptions{Lexical: LexicalPostings}}); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := u.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != tt.budget {
+			t.Fatalf("budget %d: update's lexical engine %#v", tt.budget, u.Engines.Lexical)
+		}
+	}
+	// a bleve build ignores the budget
+	o := Options{Dir: t.TempDir(), RAMBudget: 1 << 20}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := o.Engines.Lexical.(blevebm25.Engine); !ok {
+		t.Fatalf("lexical engine %#v, want bleve", o.Engines.Lexical)
+	}
+}

@@ -1,0 +1,225 @@
+package postings
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/internal/framing"
+)
+
+// MergeSegments writes to path (atomically) one segment holding the passages of segs, in
+// their order: every key of a segment must be below every key of the next, as they are for
+// the segments a budgeted build flushes one after another. A search over the result scores
+// and ranks as one over segs (document frequencies add up, lengths and term frequencies are
+// copied). The merge streams: the dictionaries are walked together in byte order and each
+// term's postings are re-encoded with ordinals shifted by the passages of the segments
+// before; the tables go through temporary files in opts.TempDir, so its memory is a few
+// buffers, whatever the size of the segments.
+func MergeSegments(ctx context.Context, path string, segs []*Segment, opts BuilderOptions) (*BuildStats, error) {
+	if err := opts.setDefaults(path); err != nil {
+		return nil, err
+	}
+	var docs uint64
+	lastKey, any := uint32(0), false
+	for _, s := range segs {
+		if s.tr.docs == 0 {
+			continue
+		}
+		if any && s.key(0) <= lastKey {
+			return nil, fmt.Errorf("merging postings segments: %s starts at key %d, not above the previous segment's last key %d", s.path, s.key(0), lastKey)
+		}
+		lastKey, any = s.key(uint32(s.tr.docs-1)), true
+		docs += s.tr.docs
+	}
+	if docs >= math.MaxUint32 {
+		return nil, fmt.Errorf("merging postings segments: %d passages, more than a segment holds", docs)
+	}
+	st := &BuildStats{Docs: int(docs)}
+	err := atomicfile.Write(path, atomicfile.Options{}, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
+		if err := mergeWrite(ctx, cw, segs, opts, st); err != nil {
+			return err
+		}
+		st.Bytes = cw.n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("merging postings segments into %s: %w", path, err)
+	}
+	opts.Logger.Info("postings segments merged", "path", path, "segments", len(segs), "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "bytes", st.Bytes)
+	return st, nil
+}
+
+// termBytes returns the bytes of dictionary entry i, or nil when they lie outside the table.
+func (s *Segment) termBytes(i int) []byte {
+	e := s.dict[i*dictEntrySize:]
+	off, n := binary.LittleEndian.Uint64(e), uint64(binary.LittleEndian.Uint32(e[8:]))
+	if off > uint64(len(s.strs)) || n > uint64(len(s.strs))-off {
+		return nil
+	}
+	return s.strs[off : off+n]
+}
+
+func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderOptions, st *BuildStats) error {
+	fw, err := framing.NewWriter(w, segmentFormat)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(fw, 1<<16)
+	payloadOff := func() uint64 { return fw.Offset() + uint64(bw.Buffered()) - framing.HeaderSize }
+
+	var temps [3]*os.File // blocks, frontier, dict+strings are written after the postings
+	var tws [3]*bufio.Writer
+	for i, what := range []string{"blocks", "frontier", "dict"} {
+		if temps[i], err = tempFile(opts.TempDir, "merge-"+what); err != nil {
+			return err
+		}
+		defer temps[i].Close()
+		tws[i] = bufio.NewWriterSize(temps[i], 1<<16)
+	}
+	strF, err := tempFile(opts.TempDir, "merge-strings")
+	if err != nil {
+		return err
+	}
+	defer strF.Close()
+	strW := bufio.NewWriterSize(strF, 1<<16)
+
+	tw := &termWriter{out: bw, blocks: tws[0], frontierW: tws[1], off: payloadOff}
+	heads := make([]int, len(segs)) // next dictionary entry of each segment
+	bases := make([]uint32, len(segs))
+	var tokens uint64
+	for i, s := range segs {
+		if i > 0 {
+			bases[i] = bases[i-1] + uint32(segs[i-1].tr.docs)
+		}
+		tokens += s.tr.tokens
+	}
+	var e [dictEntrySize]byte
+	var strOff uint64
+	var terms uint64
+	for {
+		var term []byte
+		for i, s := range segs {
+			if heads[i] < int(s.tr.terms) {
+				t := s.termBytes(heads[i])
+				if t == nil {
+					return s.corrupt("term %d: string outside the string table", heads[i])
+				}
+				if term == nil || bytes.Compare(t, term) < 0 {
+					term = t
+				}
+			}
+		}
+		if term == nil {
+			break
+		}
+		if terms%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		tw.begin()
+		firstBlock := tw.nblocks
+		var df uint64
+		for i, s := range segs {
+			if heads[i] >= int(s.tr.terms) || !bytes.Equal(s.termBytes(heads[i]), term) {
+				continue
+			}
+			if heads[i] > 0 && bytes.Compare(s.termBytes(heads[i]-1), term) >= 0 {
+				return s.corrupt("term %q: dictionary out of byte order", term)
+			}
+			ti, _, err := s.entry(heads[i])
+			if err != nil {
+				return err
+			}
+			c := newCursor(s, ti)
+			for ; c.cur != exhausted; c.next() {
+				if err := tw.add(posting{ord: bases[i] + c.cur, tf: c.tf(), len: s.length(c.cur)}); err != nil {
+					return fmt.Errorf("%s: term %q: %w", s.path, term, err)
+				}
+			}
+			if c.err != nil {
+				return c.err
+			}
+			df += uint64(ti.df)
+			heads[i]++
+		}
+		if df != uint64(tw.count) {
+			return fmt.Errorf("term %q: merged %d postings, the dictionaries say %d", term, tw.count, df)
+		}
+		if err := tw.end(); err != nil {
+			return err
+		}
+		st.Postings += int64(df)
+		binary.LittleEndian.PutUint64(e[0:], strOff)
+		binary.LittleEndian.PutUint32(e[8:], uint32(len(term)))
+		binary.LittleEndian.PutUint32(e[12:], uint32(df))
+		binary.LittleEndian.PutUint64(e[16:], firstBlock)
+		binary.LittleEndian.PutUint32(e[24:], tw.frontStart)
+		binary.LittleEndian.PutUint32(e[28:], tw.frontN)
+		if _, err := tws[2].Write(e[:]); err != nil {
+			return err
+		}
+		// term aliases a mapped segment: written before the next term is looked at
+		if _, err := strW.Write(term); err != nil {
+			return err
+		}
+		strOff += uint64(len(term))
+		terms++
+	}
+	if _, err := tws[1].Write(tw.frontier); err != nil {
+		return err
+	}
+	st.Terms, st.Tokens = int(terms), int64(tokens)
+
+	var tr trailer
+	tr.docs, tr.terms, tr.blocks, tr.tokens, tr.frontier = uint64(st.Docs), terms, tw.nblocks, tokens, tw.frontPairs
+	for i, sec := range []*uint64{&tr.blocksOff, &tr.frontierOff, &tr.dictOff} {
+		*sec = payloadOff()
+		if err := copyTemp(bw, tws[i], temps[i]); err != nil {
+			return err
+		}
+	}
+	tr.stringsOff = payloadOff()
+	if err := copyTemp(bw, strW, strF); err != nil {
+		return err
+	}
+	tr.keysOff = payloadOff()
+	for _, s := range segs {
+		if _, err := bw.Write(s.keys); err != nil {
+			return err
+		}
+	}
+	tr.lensOff = payloadOff()
+	for _, s := range segs {
+		if _, err := bw.Write(s.lens); err != nil {
+			return err
+		}
+	}
+	if _, err := bw.Write(tr.append(nil)); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return fw.Close()
+}
+
+// copyTemp flushes fw, the writer of the temporary file f, and copies f to w.
+func copyTemp(w io.Writer, fw *bufio.Writer, f *os.File) error {
+	if err := fw.Flush(); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, bufio.NewReaderSize(f, 1<<16))
+	return err
+}

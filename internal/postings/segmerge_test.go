@@ -1,0 +1,100 @@
+package postings
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+// TestMergeSegmentsEqualsSingle merges segments of consecutive key ranges, and merges of
+// merges, as a budgeted build does, and checks the result against one segment built from all
+// the passages: the same tables and the same hits and scores for every query.
+func TestMergeSegmentsEqualsSingle(t *testing.T) {
+	const vocab = 3000
+	c := newZipfCorpus(5, 5000, vocab)
+	sc := c.scoring()
+	single := c.build(t, tempPath(t, "all.kpst"), BuilderOptions{}, nil)
+	one, err := NewSearcher([]*Segment{single}, SearcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shards = 7
+	var parts []*Segment
+	for s := 0; s < shards; s++ {
+		lo, hi := s*len(c.keys)/shards, (s+1)*len(c.keys)/shards
+		if s == 3 {
+			hi = lo // an empty segment merges as nothing
+		}
+		parts = append(parts, c.build(t, tempPath(t, fmt.Sprintf("p%d.kpst", s)), BuilderOptions{MaxBufferedPostings: 2000},
+			func(i int) bool { return i >= lo && i < hi }))
+	}
+	// the shard left empty holds no passage: give its range to the next one
+	lo, hi := 3*len(c.keys)/shards, 5*len(c.keys)/shards
+	parts[4] = c.build(t, tempPath(t, "p4b.kpst"), BuilderOptions{}, func(i int) bool { return i >= lo && i < hi })
+	merge := func(name string, segs []*Segment) *Segment {
+		path := tempPath(t, name)
+		st, err := MergeSegments(context.Background(), path, segs, BuilderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if st.Docs != s.Len() || st.Terms != s.Terms() {
+			t.Fatalf("stats %+v, segment of %d passages and %d terms", st, s.Len(), s.Terms())
+		}
+		return s
+	}
+	left := merge("left.kpst", parts[:3])
+	right := merge("right.kpst", parts[3:])
+	all := merge("merged.kpst", []*Segment{left, right})
+
+	if all.Len() != single.Len() || all.Terms() != single.Terms() || all.Tokens() != single.Tokens() || all.tr.blocks != single.tr.blocks {
+		t.Fatalf("merged: %d passages, %d terms, %d tokens, %d blocks; single: %d, %d, %d, %d",
+			all.Len(), all.Terms(), all.Tokens(), all.tr.blocks, single.Len(), single.Terms(), single.Tokens(), single.tr.blocks)
+	}
+	if !reflect.DeepEqual(all.keys, single.keys) || !reflect.DeepEqual(all.lens, single.lens) || !reflect.DeepEqual(all.strs, single.strs) {
+		t.Fatal("merged keys, lengths or term strings differ from the single segment's")
+	}
+	for i := 0; i < single.Terms(); i++ {
+		a, _, err := all.entry(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := single.entry(i)
+		if a.df != b.df || a.frontN != b.frontN {
+			t.Fatalf("term %q: merged df %d frontier %d, single %d %d", single.termAt(i), a.df, a.frontN, b.df, b.frontN)
+		}
+		for j := uint64(0); j < a.frontN; j++ {
+			at, al := all.frontierPair(a, j)
+			bt, bl := single.frontierPair(b, j)
+			if at != bt || al != bl {
+				t.Fatalf("term %q: frontier pair %d merged (%d, %d), single (%d, %d)", single.termAt(i), j, at, al, bt, bl)
+			}
+		}
+	}
+	if _, err := MergeSegments(context.Background(), tempPath(t, "bad.kpst"), []*Segment{right, left}, BuilderOptions{}); err == nil {
+		t.Fatal("merging segments out of key order: no error")
+	}
+	merged, err := NewSearcher([]*Segment{all}, SearcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for qi, terms := range c.queries(9, 300, 8, vocab) {
+		q := Query{Terms: terms, K: 10}
+		want, err := one.Search(context.Background(), q, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := merged.Search(context.Background(), q, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("query %d %q:\nmerged %v\nsingle %v", qi, terms, got, want)
+		}
+	}
+}
