@@ -39,7 +39,6 @@ type staticFolder struct {
 	layout    string // "model2vec" or "sentence-transformers"
 	tensors   string // the safetensors file
 	tokenizer string // the tokenizer.json
-	table     string // tensor name of the token table
 	normalize bool
 }
 
