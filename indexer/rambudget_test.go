@@ -36,7 +36,7 @@ func TestRAMBudgetReachesPostingsEngine(t *testing.T) {
 		}
 	}
 	// a bleve build ignores the budget
-	o := Options{Dir: t.TempDir(), RAMBudget: 1 << 20}
+	o := Options{Dir: t.TempDir(), RAMBudget: 1 << 20, Build: BuildOptions{Lexical: LexicalBleve}}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
