@@ -2,12 +2,10 @@ package indexer
 
 import (
 	"flag"
-	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
 
@@ -57,28 +55,9 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	if o.RAMBudget == 0 {
 		o.RAMBudget = postings.DefaultRAMBudget
 	}
-	fs.Var(mebibytes{&o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment, merged with the others as it goes and at the end; the index and its scores do not depend on it")
+	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment, merged with the others as it goes and at the end; the index and its scores do not depend on it")
 	HNSWFlags(fs, &o.HNSW)
 	o.Qdrant.Flags(fs)
-}
-
-// mebibytes is a flag holding bytes, written in MiB.
-type mebibytes struct{ p *int64 }
-
-func (m mebibytes) String() string {
-	if m.p == nil {
-		return "0"
-	}
-	return strconv.FormatInt(*m.p>>20, 10)
-}
-
-func (m mebibytes) Set(s string) error {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 || n > math.MaxInt64>>20 {
-		return fmt.Errorf("%q is not a positive number of MiB", s)
-	}
-	*m.p = n << 20
-	return nil
 }
 
 // HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a

@@ -108,25 +108,27 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	if o.Headroom == 0 {
 		o.Headroom = DefaultHeadroom
 	}
-	fs.Var(mebibytes{&o.Floor}, "heap-floor", "MiB the Go heap may reach before collections follow the live heap")
+	fs.Var(Mebibytes{&o.Floor}, "heap-floor", "MiB the Go heap may reach before collections follow the live heap")
 	fs.Float64Var(&o.Headroom, "heap-headroom", o.Headroom, "share of the live heap the heap may grow past it above --heap-floor (Go's own default is 1: twice the live heap)")
 }
 
-// mebibytes is a flag holding bytes, written in MiB.
-type mebibytes struct{ p *int64 }
+// Mebibytes is a flag.Value holding a number of bytes at P, written in MiB (--heap-floor here,
+// and the indexer's --ram-budget).
+type Mebibytes struct{ P *int64 }
 
-func (m mebibytes) String() string {
-	if m.p == nil {
+func (m Mebibytes) String() string {
+	if m.P == nil {
 		return "0"
 	}
-	return strconv.FormatInt(*m.p>>20, 10)
+	return strconv.FormatInt(*m.P>>20, 10)
 }
 
-func (m mebibytes) Set(s string) error {
+// Set parses a positive whole number of MiB.
+func (m Mebibytes) Set(s string) error {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 || n > math.MaxInt64>>20 {
 		return fmt.Errorf("%q is not a positive number of MiB", s)
 	}
-	*m.p = n << 20
+	*m.P = n << 20
 	return nil
 }
