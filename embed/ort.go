@@ -101,9 +101,9 @@ type ortRunner struct {
 	outDim, outRank int
 	prealloc        atomic.Bool // false once a preallocated output was refused
 	// outBufs recycles the preallocated outputs: a GPU batch of token embeddings is tens of
-	// megabytes, and allocating one per batch (gigabytes a second on an H200) kept the
-	// collector busy enough to slow an index build, whose heap limit follows its live heap
-	// (internal/memlimit), to a third of the model's rate.
+	// megabytes, allocated batch after batch (gigabytes a second). Measured on an H200, an index
+	// build of 200k passages went from 4,074 to 4,342 passages/s with it: a small gain, kept
+	// because it also spares the collector of a build whose heap limit follows its live heap.
 	outBufs sync.Pool // of *[]float32
 }
 
