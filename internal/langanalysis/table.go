@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/de"
 	"github.com/blevesearch/bleve/v2/analysis/lang/el"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/lang/es"
 	"github.com/blevesearch/bleve/v2/analysis/lang/eu"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fa"
@@ -230,6 +231,12 @@ func New(name string) (analysis.Analyzer, error) {
 	}
 	if s != nil && s.stem != nil {
 		c.TokenFilters = append(append([]analysis.TokenFilter(nil), d.TokenFilters...), stemFilter(s.stem))
+	}
+	if n := len(c.TokenFilters); n > 0 {
+		// Last, so that no filter after it writes to the stems it shares (stemcache.go).
+		if _, ok := c.TokenFilters[n-1].(*porter.PorterStemmer); ok {
+			c.TokenFilters = append(c.TokenFilters[:n-1:n-1], &cachedPorter{})
+		}
 	}
 	return &c, nil
 }
