@@ -18,7 +18,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/de"
 	"github.com/blevesearch/bleve/v2/analysis/lang/el"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/lang/es"
 	"github.com/blevesearch/bleve/v2/analysis/lang/eu"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fa"
@@ -41,6 +40,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
 )
