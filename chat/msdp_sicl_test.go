@@ -270,7 +270,7 @@ func TestSICLStreamsTheReply(t *testing.T) {
 	p, _ := chat.NewSICL(deps, chat.SICLOptions{})
 	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{p}})
 	var pieces []string
-	resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "do you like football games"}, func(s string) { pieces = append(pieces, s) })
+	resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "do you like football games"}, &chat.Stream{Token: func(s string) { pieces = append(pieces, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}

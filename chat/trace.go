@@ -28,12 +28,21 @@ type StageTrace struct {
 
 // PassageRef is a passage a turn retrieved, for the trace and transcripts.
 type PassageRef struct {
-	ID    string  `json:"passage_id"`
-	Title string  `json:"title"`
-	Text  string  `json:"text"`
-	Score float64 `json:"score"`
-	For   string  `json:"for"` // the query or claim it was retrieved for
-	Stage string  `json:"stage"`
+	// N is the number of the reply's inline marker ("[N]") bound to this passage, in a
+	// turn's Citations; 0 for a passage the reply was built from without a marker (MSDP's
+	// knowledge, a WikiChat reply whose LLM wrote no markers).
+	N       int     `json:"n,omitempty"`
+	ID      string  `json:"passage_id"`
+	Title   string  `json:"title"`
+	Section string  `json:"section,omitempty"`
+	URL     string  `json:"url,omitempty"`
+	Text    string  `json:"text"`
+	Score   float64 `json:"score"`
+	For     string  `json:"for"` // the query or claim it was retrieved for
+	Stage   string  `json:"stage"`
+	// Facts are the verified facts (summary bullets, supported claims) of this passage that
+	// the draft was given under its number.
+	Facts []string `json:"facts,omitempty"`
 }
 
 // Tracer collects the stages of one turn. Safe for concurrent stages.
@@ -47,6 +56,10 @@ type Tracer struct {
 	stages   []StageTrace
 	passages []PassageRef
 	cited    []PassageRef
+	// sources are the passages the draft prompt numbered, for binding the reply's markers.
+	sources []citeSource
+	// sent is the reply text onToken received, markers already bound.
+	sent strings.Builder
 }
 
 // NewTracer starts a trace at now.
@@ -81,8 +94,60 @@ func (t *Tracer) cite(stage, forText string, hits []rerank.Hit) {
 		if slices.ContainsFunc(t.cited, func(p PassageRef) bool { return p.ID == h.ID }) {
 			continue
 		}
-		t.cited = append(t.cited, PassageRef{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, For: forText, Stage: stage})
+		t.cited = append(t.cited, PassageRef{ID: h.ID, Title: h.Title, Section: h.Section, URL: h.URL, Text: h.Text,
+			Score: h.Score, For: forText, Stage: stage})
 	}
+}
+
+// setSources records the passages the draft prompt numbered; the reply's markers bind to them.
+func (t *Tracer) setSources(srcs []citeSource) {
+	t.mu.Lock()
+	t.sources = srcs
+	t.mu.Unlock()
+}
+
+// bind rewrites the reply's citation markers (citer.rewrite) and returns the reply with the
+// turn's citations: the passages its markers name, numbered as they first appear; without a
+// marker, the passages the reply was built from, unnumbered.
+func (t *Tracer) bind(reply string) (string, []PassageRef) {
+	t.mu.Lock()
+	srcs := t.sources
+	t.mu.Unlock()
+	c := newCiter(len(srcs))
+	reply = c.rewrite(reply)
+	if len(c.order) > 0 {
+		return reply, c.citations(srcs)
+	}
+	cited := t.Citations()
+	for _, s := range srcs {
+		if !slices.ContainsFunc(cited, func(p PassageRef) bool { return p.ID == s.hit.ID }) {
+			cited = append(cited, PassageRef{ID: s.hit.ID, Title: s.hit.Title, Section: s.hit.Section, URL: s.hit.URL,
+				Text: s.hit.Text, Score: s.hit.Score, For: s.forQ, Stage: s.stage, Facts: s.facts})
+		}
+	}
+	return reply, cited
+}
+
+// tokenSink returns where a streaming stage sends the reply: onToken, through a markerStream
+// bound to the sources, recording what was sent. The returned flush ends the stream.
+func (t *Tracer) tokenSink() (write func(string), flush func()) {
+	t.mu.Lock()
+	n := len(t.sources)
+	t.mu.Unlock()
+	m := &markerStream{c: newCiter(n), emit: func(s string) {
+		t.mu.Lock()
+		t.sent.WriteString(s)
+		t.mu.Unlock()
+		t.onToken(s)
+	}}
+	return m.write, m.flush
+}
+
+// sentText returns the reply text streamed so far.
+func (t *Tracer) sentText() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent.String()
 }
 
 // Usage sums token usage over all stages.
@@ -151,11 +216,13 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 		}
 		return ParseResponse(out)
 	}
-	f := &replyFilter{emit: s.t.onToken, firstLine: s.firstLine}
+	sink, flush := s.t.tokenSink()
+	f := &replyFilter{emit: sink, firstLine: s.firstLine}
 	start := time.Now()
 	req.Stage = s.st.Stage
 	out, err := st.Stream(ctx, req, f.write)
 	f.flush()
+	flush()
 	d := time.Since(start)
 	s.mu.Lock()
 	s.st.LLMTime += d

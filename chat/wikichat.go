@@ -143,7 +143,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	var (
 		plan    QueryPlan
 		bullets []string
-		sources []rerank.Hit // passages the bullets came from
+		sources []rerank.Hit // the passage each bullet came from
 		gen     generated
 	)
 	err := parallel(2, func(i int) error {
@@ -163,18 +163,25 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if err != nil {
 		return "", err
 	}
-	facts := dedupe(append(bullets, kept...))
+	from := make([]citeSource, 0, len(bullets)+len(kept))
+	for i, b := range bullets {
+		from = append(from, citeSource{hit: sources[i], stage: StageSummarize, forQ: plan.Query, facts: []string{b}})
+	}
+	for i, c := range kept {
+		from = append(from, citeSource{hit: bestSupport(c, support[i]), stage: StageVerify, forQ: c, facts: []string{c}})
+	}
+	facts, from := dedupeFacts(from)
 
 	var draft string
 	switch {
 	case len(facts) > 0:
-		tr.cite(StageSummarize, plan.Query, sources)
-		for i, hits := range support {
-			tr.cite(StageVerify, kept[i], hits)
-		}
+		// Each fact is listed with its passage's number, and the reply cites it with that
+		// number (cite.go).
+		lines, srcs := numberFacts(facts, from)
+		tr.setSources(srcs)
 		rec := tr.stage(StageDraft)
 		d := base
-		d.Facts = facts
+		d.Facts = lines
 		draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
 		if err != nil && !soft(rec, err) {
 			rec.end(nil)
@@ -251,7 +258,7 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 	var sources []rerank.Hit
 	for i, b := range per {
 		bullets = append(bullets, b...)
-		if len(b) > 0 {
+		for range b {
 			sources = append(sources, res.Hits[i])
 		}
 	}
@@ -396,16 +403,18 @@ func (w *WikiChat) query(text string, t timex.Spec, k int) rerank.Query {
 	}
 }
 
-func dedupe(xs []string) []string {
+// dedupeFacts returns each fact once (the first, case and spaces aside) with its source.
+func dedupeFacts(xs []citeSource) ([]string, []citeSource) {
 	seen := map[string]bool{}
-	var out []string
+	var facts []string
+	var from []citeSource
 	for _, x := range xs {
-		k := strings.ToLower(strings.TrimSpace(x))
+		k := strings.ToLower(strings.TrimSpace(x.facts[0]))
 		if k == "" || seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, x)
+		facts, from = append(facts, x.facts[0]), append(from, x)
 	}
-	return out
+	return facts, from
 }

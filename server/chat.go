@@ -10,10 +10,18 @@ import (
 	"time"
 )
 
-// Chatter runs one chat turn. The lead adapts chat.Service to it; onToken, when non-nil,
-// receives the reply as it is generated (for streaming) and must not be retained.
+// Chatter runs one chat turn. ChatService adapts chat.Service to it; stream, when non-nil,
+// receives the reply as it is generated and must not be retained.
 type Chatter interface {
-	Chat(ctx context.Context, req ChatRequest, onToken func(string)) (ChatResponse, error)
+	Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error)
+}
+
+// ChatStream receives a streamed reply: Token its pieces, then, when the text streamed is not
+// the reply the final checks let through, Replace the whole reply that replaces it. Either may
+// be nil.
+type ChatStream struct {
+	Token   func(piece string)
+	Replace func(reply string)
 }
 
 // ChatRequest is the body of POST /v1/chat.
@@ -65,14 +73,22 @@ type PipelineLister interface {
 
 // ChatCitation is a passage the reply relies on.
 type ChatCitation struct {
+	// N is the number of the reply's inline marker "[N]" that cites this passage; 0 when
+	// the reply carries no marker and the passage is one it was built from.
+	N         int    `json:"n,omitempty"`
 	PassageID string `json:"passage_id"`
 	Title     string `json:"title"`
+	Section   string `json:"section,omitempty"`
 	URL       string `json:"url,omitempty"`
+	// Facts are the verified facts of the passage the reply was drafted from.
+	Facts []string `json:"facts,omitempty"`
 }
 
 // handleChat serves POST /v1/chat, as JSON or, with "stream": true, as server-sent events:
-// "token" events carry {"token": "..."}, then one "done" event carries the ChatResponse, or
-// one "error" event carries an ErrorResponse.
+// "token" events carry {"token": "..."}; a "replace" event {"reply": "..."} says that the
+// tokens so far are withdrawn and replaced by that reply (the final checks refused or cut what
+// streamed); then one "done" event carries the ChatResponse, or one "error" event carries an
+// ErrorResponse.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Chat == nil {
 		writeError(w, http.StatusNotImplemented, "chat is not configured on this server")
@@ -133,8 +149,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 		rc.Flush()
 	}
-	resp, err := s.opts.Chat.Chat(ctx, req, func(tok string) {
-		send("token", map[string]string{"token": tok})
+	resp, err := s.opts.Chat.Chat(ctx, req, &ChatStream{
+		Token:   func(tok string) { send("token", map[string]string{"token": tok}) },
+		Replace: func(reply string) { send("replace", map[string]string{"reply": reply}) },
 	})
 	if err != nil {
 		_, msg := classify(err, timeout)

@@ -49,7 +49,7 @@ func chatErr(err error) error {
 }
 
 // Chat runs one turn.
-func (a ChatService) Chat(ctx context.Context, req ChatRequest, onToken func(string)) (ChatResponse, error) {
+func (a ChatService) Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error) {
 	if req.Time != "" {
 		// The pipelines decide the time need themselves (WikiChat's query stage); a spec
 		// given here would be silently ignored, so it is refused instead.
@@ -58,15 +58,19 @@ func (a ChatService) Chat(ctx context.Context, req ChatRequest, onToken func(str
 		}
 		return ChatResponse{}, fmt.Errorf("%w: time: chat pipelines infer the time need from the dialogue; leave time empty", ErrInvalid)
 	}
-	resp, err := a.svc.Turn(ctx, chat.TurnRequest{ConversationID: req.Conversation, Owner: req.Owner, Message: req.Message, Pipeline: req.Pipeline}, onToken)
+	var st *chat.Stream
+	if stream != nil {
+		st = &chat.Stream{Token: stream.Token, Replace: stream.Replace}
+	}
+	resp, err := a.svc.Turn(ctx, chat.TurnRequest{ConversationID: req.Conversation, Owner: req.Owner, Message: req.Message, Pipeline: req.Pipeline}, st)
 	if err != nil {
 		return ChatResponse{}, chatErr(err)
 	}
 	out := ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []ChatCitation{}}
-	// Only the passages the reply was built from, each once (Turn.Citations); everything
-	// retrieved stays in the trace.
+	// The passages the reply's [N] markers cite (else those it was built from), each once
+	// (Turn.Citations); everything retrieved stays in the trace.
 	for _, p := range resp.Turn.Citations {
-		out.Citations = append(out.Citations, ChatCitation{PassageID: p.ID, Title: p.Title})
+		out.Citations = append(out.Citations, ChatCitation{N: p.N, PassageID: p.ID, Title: p.Title, Section: p.Section, URL: p.URL, Facts: p.Facts})
 	}
 	if len(resp.Turn.Stages) > 0 {
 		out.Stages = make(map[string]any, len(resp.Turn.Stages))

@@ -33,8 +33,13 @@ func cliScript(stage string, msgs []chat.Message) string {
 	case chat.StageVerify:
 		return "Reasoning: the lead says 2013.\nVerdict: REFUTES"
 	case chat.StageDraft:
+		// The first fact, cited as the prompt asks: "fact [n]."
 		_, facts, _ := strings.Cut(p, "Verified facts:\n- ")
-		return strings.TrimSpace(facts)
+		fact, _, _ := strings.Cut(strings.TrimSpace(facts), "\n")
+		if body, n, ok := strings.Cut(fact, ". ["); ok {
+			return body + " [" + n + "."
+		}
+		return fact
 	case chat.StageRefine:
 		// The refine stage always revises (WikiChat does not skip it); this one keeps the text.
 		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: " + chattest.Field(p, "Reply")
@@ -70,8 +75,11 @@ func TestRunChatOneShotTrace(t *testing.T) {
 		t.Fatalf("trace is not JSON: %v\n%s", err, out.String())
 	}
 	// All scores are 100: the refine stage keeps the draft.
-	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee." {
+	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee [1]." {
 		t.Errorf("response %q", resp.Response)
+	}
+	if c := resp.Turn.Citations; len(c) != 1 || c[0].N != 1 || c[0].Title != "Frozen (2013 film)" {
+		t.Errorf("citations %+v", c)
 	}
 	var stages []string
 	for _, s := range resp.Turn.Stages {

@@ -31,7 +31,8 @@ func TestServeChat(t *testing.T) {
 	f, _ := os.Create(src)
 	enc := json.NewEncoder(f)
 	for _, p := range leads {
-		enc.Encode(map[string]string{"_id": p.DocID, "title": p.Title, "text": strings.TrimPrefix(p.Text, p.Title+" | ")})
+		enc.Encode(map[string]string{"_id": p.DocID, "title": p.Title, "text": strings.TrimPrefix(p.Text, p.Title+" | "),
+			"url": "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(p.Title, " ", "_")})
 	}
 	f.Close()
 	idx := filepath.Join(dir, "idx")
@@ -87,11 +88,16 @@ func TestServeChat(t *testing.T) {
 	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &cr) != nil {
 		t.Fatalf("chat: %d %s", resp.StatusCode, body)
 	}
-	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee." || cr.Conversation == "" || len(cr.Citations) == 0 {
+	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee [1]." || cr.Conversation == "" || len(cr.Citations) == 0 {
 		t.Fatalf("chat response %+v", cr)
 	}
 	if session = resp.Header.Get(server.SessionHeader); session == "" || session != cr.SessionToken {
 		t.Fatalf("session token: header %q, body %q", session, cr.SessionToken)
+	}
+	// The reply's [1] is bound to the Frozen lead, with the URL the index keeps.
+	if c := cr.Citations[0]; c.N != 1 || c.Title != "Frozen (2013 film)" || c.URL != "https://en.wikipedia.org/wiki/Frozen_(2013_film)" ||
+		len(c.Facts) != 1 || !strings.Contains(c.Facts[0], "Chris Buck") {
+		t.Errorf("citation [1] = %+v", c)
 	}
 	cited := map[string]bool{}
 	for _, c := range cr.Citations {
@@ -126,6 +132,8 @@ func TestServeChat(t *testing.T) {
 				tokens.WriteString(tok["token"])
 			case "done":
 				json.Unmarshal([]byte(d), &doneEvent)
+			default:
+				t.Errorf("unexpected %s event %s", event, d)
 			}
 		}
 	}

@@ -40,7 +40,7 @@ var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--d
 const (
 	webVitaminQuery = "vitamin D and bone density"
 	webTimeQuery    = "Who owned the Newton D. Baker House in Washington DC from 1811 to 1827?"
-	webFrozenReply  = "Frozen was directed by Chris Buck and Jennifer Lee."
+	webFrozenReply  = "Frozen was directed by Chris Buck and Jennifer Lee [1]."
 )
 
 // webCorpus writes a small real corpus: SciFact abstracts (vitamin D and the first 300),
