@@ -31,7 +31,15 @@
 //
 // Every turn records a Turn: per-stage timings (wall and LLM time), token usage, parsed stage
 // outputs, unusable outputs that were skipped, the passages retrieved with their ids, and the
-// passages the reply was built from (its citations).
+// passages the reply cites: WikiChat's draft is given its verified facts numbered by passage,
+// and the reply's inline [n] markers are bound to those passages, renumbered in reading order,
+// with markers that name no passage removed (cite.go).
+//
+// A turn given a Stream receives its reply as the last LLM stage writes it (WikiChat's
+// refinement, the text after its "Revised response:" label; the draft when refine is skipped;
+// the reply stage of the others), cleaned as it goes: a line that starts a stage's format or a
+// user turn ends it unseen. When the final checks then refuse or change the text, the Stream
+// is told, with the reply that replaces it.
 // Example banks (BuildBank, ReadBank) are a format of this package: a JSON header line with
 // format, version, encoder, dimension, count and the SHA-256 of the body, then one JSON line
 // per example with its unit vector.

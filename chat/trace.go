@@ -216,11 +216,68 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 		}
 		return ParseResponse(out)
 	}
+	f, out, err := s.stream(ctx, st, req, false)
+	if err != nil {
+		return "", err
+	}
+	if f.out.Len() == 0 && f.formatLine == "" {
+		return "", unusable("reply text", out.Text)
+	}
+	// What was streamed cannot be taken back, but a reply cut at the token limit, cut at
+	// MaxReplyBytes, or carrying a stage's format is not the turn's reply: the pipeline's
+	// fallback is, and it is what the turn returns and stores (and the Service tells the
+	// client that it replaces what streamed).
+	if out.Truncated() {
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
+	}
+	if f.over {
+		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
+	}
+	if f.formatLine != "" {
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(f.formatLine))
+	}
+	if l, bad := stageFormatLine(f.out.String()); bad {
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(l))
+	}
+	return f.out.String(), nil
+}
+
+// completeRefinement is complete for a refinement that is the turn's last stage: with a token
+// sink and a streaming LLM, the text after its "Revised response:" label streams as the reply
+// (through a replyFilter, so feedback lines after it are never shown), and the whole output is
+// then parsed as it would be unstreamed. ParseRefinement's result is the reply; where it
+// differs from what streamed, the Service announces the replacement.
+func (s *stageRec) completeRefinement(ctx context.Context, llm Completer, req CompletionRequest) (Refinement, error) {
+	st, ok := llm.(Streamer)
+	if !ok || s.t.onToken == nil {
+		out, err := s.complete(ctx, llm, req)
+		if err != nil {
+			return Refinement{}, err
+		}
+		return ParseRefinement(out)
+	}
+	_, out, err := s.stream(ctx, st, req, true)
+	if err != nil {
+		return Refinement{}, err
+	}
+	if out.Truncated() {
+		return Refinement{}, fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
+	}
+	return ParseRefinement(out.Text)
+}
+
+// stream runs one streamed LLM call of the stage into the tracer's token sink through a
+// replyFilter; gated, only the text after a "Revised response:" label reaches the filter.
+func (s *stageRec) stream(ctx context.Context, st Streamer, req CompletionRequest, gated bool) (*replyFilter, Completion, error) {
 	sink, flush := s.t.tokenSink()
 	f := &replyFilter{emit: sink, firstLine: s.firstLine}
+	write := f.write
+	if gated {
+		write = (&revisionGate{next: f.write}).write
+	}
 	start := time.Now()
 	req.Stage = s.st.Stage
-	out, err := st.Stream(ctx, req, f.write)
+	out, err := st.Stream(ctx, req, write)
 	f.flush()
 	flush()
 	d := time.Since(start)
@@ -232,25 +289,31 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 	s.t.mu.Lock()
 	s.t.streamed = s.t.streamed || f.out.Len() > 0
 	s.t.mu.Unlock()
-	if err != nil {
-		return "", err
+	return f, out, err
+}
+
+// revisionGate holds a streamed refinement until its "Revised response:" label line is
+// complete, then passes on what follows the label.
+type revisionGate struct {
+	raw  strings.Builder
+	open bool
+	next func(string)
+}
+
+func (g *revisionGate) write(s string) {
+	if g.open {
+		g.next(s)
+		return
 	}
-	if f.out.Len() == 0 {
-		return "", unusable("reply text", out.Text)
+	g.raw.WriteString(s)
+	t := g.raw.String()
+	// The label is complete once something follows its colon (and the markdown after it).
+	loc := revisedLineRe.FindStringIndex(t)
+	if loc == nil || loc[1] == len(t) {
+		return
 	}
-	// What was streamed cannot be taken back, but a reply cut at the token limit, cut at
-	// MaxReplyBytes, or carrying a stage's format is not the turn's reply: the pipeline's
-	// fallback is, and it is what the turn returns and stores.
-	if out.Truncated() {
-		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
-	}
-	if f.over {
-		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
-	}
-	if l, bad := stageFormatLine(f.out.String()); bad {
-		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(l))
-	}
-	return f.out.String(), nil
+	g.open = true
+	g.next(t[loc[1]:])
 }
 
 // firstLine returns s up to its first newline, leading blank lines skipped.

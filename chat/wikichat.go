@@ -182,7 +182,11 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		rec := tr.stage(StageDraft)
 		d := base
 		d.Facts = lines
-		draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
+		if w.opts.skips(StageRefine) {
+			draft, err = reply(ctx, &w.d, rec, PromptDraft, d) // the last stage: streamed
+		} else {
+			draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
+		}
 		if err != nil && !soft(rec, err) {
 			rec.end(nil)
 			return "", err
@@ -382,7 +386,16 @@ func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr
 	rec := tr.stage(StageRefine)
 	d := base
 	d.Draft = draft
-	r, err := call(ctx, &w.d, rec, PromptRefine, d, ParseRefinement)
+	msgs, err := w.d.Templates.Render(PromptRefine, d)
+	if err != nil {
+		rec.end(nil)
+		return "", err
+	}
+	// The last stage: its revision streams to the user as it is written.
+	r, err := rec.completeRefinement(ctx, w.d.LLM, w.d.request(PromptRefine, msgs))
+	if err != nil {
+		err = fmt.Errorf("stage %s: %w", StageRefine, err)
+	}
 	out := refineOut{Scores: r.Scores, Final: draft}
 	if err != nil && !soft(rec, err) {
 		rec.end(out)

@@ -34,7 +34,12 @@ type chatEnv struct {
 
 func newChatEnv(t *testing.T, so chat.StoreOptions, apiKey string) *chatEnv {
 	t.Helper()
-	llm := chattest.NewServer(echoScript, 0)
+	return newScriptedChatEnv(t, echoScript, so, apiKey)
+}
+
+func newScriptedChatEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, apiKey string) *chatEnv {
+	t.Helper()
+	llm := chattest.NewServer(script, 0)
 	t.Cleanup(llm.Close)
 	client, err := chat.NewClient(chat.ClientOptions{BaseURL: llm.BaseURL(), Model: "fake"})
 	if err != nil {

@@ -335,7 +335,7 @@ function renderReply(span, text, cites, anchor) {
     const nums = m[1].split(", ").map(Number);
     if (!nums.every((n) => known.has(n))) continue;
     parts.push(text.slice(last, m.index), el("sup", { class: "cite" }, "[",
-      nums.map((n, i) => [i ? ", " : null, el("a", { href: "#" + anchor + "-" + n }, String(n))]), "]"));
+      nums.flatMap((n, i) => [i ? ", " : null, el("a", { href: "#" + anchor + "-" + n }, String(n))]), "]"));
     last = m.index + m[0].length;
   }
   parts.push(text.slice(last));
