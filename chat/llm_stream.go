@@ -33,7 +33,7 @@ func (c *Client) Stream(ctx context.Context, req CompletionRequest, onDelta func
 	if err != nil {
 		return Completion{}, err
 	}
-	return c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) {
+	out, err := c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) {
 		delivered := false
 		out, retryAfter, err := c.streamAttempt(ctx, body, func(s string) {
 			delivered = true
@@ -45,6 +45,10 @@ func (c *Client) Stream(ctx context.Context, req CompletionRequest, onDelta func
 		}
 		return out, retryAfter, err
 	})
+	if err != nil {
+		return out, err
+	}
+	return c.account(req, out), nil
 }
 
 type streamChunk struct {
@@ -77,10 +81,11 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 		return out, ra, err
 	}
 	var (
-		text   strings.Builder
-		usage  Usage
-		done   bool
-		finish string
+		text     strings.Builder
+		usage    Usage
+		reported bool // a usage chunk came (servers that ignore stream_options send none)
+		done     bool
+		finish   string
 	)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -99,7 +104,7 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 			return Completion{}, 0, fmt.Errorf("stream event %d: %w", line, err)
 		}
 		if ch.Usage != nil {
-			usage = *ch.Usage
+			usage, reported = *ch.Usage, true
 		}
 		for _, choice := range ch.Choices[:min(1, len(ch.Choices))] {
 			if choice.FinishReason != nil && *choice.FinishReason != "" {
@@ -118,6 +123,9 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 		return Completion{}, 0, &retryableError{errors.New("stream ended without [DONE]")}
 	}
 	usage.Calls = 1
+	if !reported {
+		usage.EstimatedCalls = 1 // account estimates it
+	}
 	return Completion{Text: text.String(), Usage: usage, FinishReason: finish}, 0, nil
 }
 

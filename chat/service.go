@@ -85,7 +85,10 @@ type TurnRequest struct {
 type TurnResponse struct {
 	ConversationID string `json:"conversation_id"`
 	Response       string `json:"response"`
-	Turn           Turn   `json:"turn"` // stages, passages, timings, token usage
+	Turn           Turn   `json:"turn"` // stages, passages, timings, token usage and cost
+	// ConversationUsage is the LLM usage and cost of the conversation so far, this turn
+	// included.
+	ConversationUsage Usage `json:"conversation_usage"`
 }
 
 // ErrBadRequest wraps errors caused by the request itself (HTTP 400).
@@ -172,6 +175,7 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: cites, Usage: tr.Usage(),
 	}
 	conv.Turns = append(conv.Turns, turn)
+	conv.Usage = conv.Usage.Add(turn.Usage)
 	if err := h.save(); err != nil {
 		return TurnResponse{}, err
 	}
@@ -192,7 +196,7 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 			stream.Replace(reply)
 		}
 	}
-	return TurnResponse{ConversationID: id, Response: reply, Turn: turn}, nil
+	return TurnResponse{ConversationID: id, Response: reply, Turn: turn, ConversationUsage: conv.Usage}, nil
 }
 
 // respond runs the pipeline, turning a panic into an error so that one bad turn cannot take

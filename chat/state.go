@@ -19,6 +19,8 @@ type Conversation struct {
 	// Dropped counts the oldest turns the store's size caps removed: Turns[0] is turn
 	// number Dropped.
 	Dropped int `json:"dropped,omitempty"`
+	// Usage sums the LLM usage and cost of every turn, dropped ones included.
+	Usage Usage `json:"usage"`
 }
 
 // Turn is one user message and the bot's reply, with everything behind the reply.

@@ -52,6 +52,23 @@ type ChatResponse struct {
 	// Trace lists the stages in the order they finished, with their timings: what the web
 	// page's trace panel shows.
 	Trace []ChatStage `json:"trace,omitempty"`
+	// Pipeline is the pipeline that answered.
+	Pipeline string `json:"pipeline,omitempty"`
+	// Usage is the turn's LLM usage and cost; ConversationUsage the conversation's so far.
+	Usage             *ChatUsage `json:"usage,omitempty"`
+	ConversationUsage *ChatUsage `json:"conversation_usage,omitempty"`
+}
+
+// ChatUsage counts LLM tokens as the LLM server reported them, or as estimated from the text
+// for the EstimatedCalls of Calls whose answer carried no usage, and prices them (Cost, in the
+// currency of serve's --llm-price-prompt and --llm-price-completion; 0 without prices).
+type ChatUsage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	TotalTokens      int     `json:"total_tokens"`
+	Calls            int     `json:"calls"`
+	EstimatedCalls   int     `json:"estimated_calls,omitempty"`
+	Cost             float64 `json:"cost,omitempty"`
 }
 
 // ChatStage is one stage of a turn: its output and how long it took.
@@ -61,6 +78,7 @@ type ChatStage struct {
 	DurationMS float64         `json:"duration_ms"`
 	LLMMS      float64         `json:"llm_ms"` // summed over the stage's LLM calls
 	Calls      int             `json:"calls"`  // LLM calls
+	Usage      *ChatUsage      `json:"usage,omitempty"`
 	Output     json.RawMessage `json:"output,omitempty"`
 	Errors     []string        `json:"errors,omitempty"` // unusable LLM outputs the stage skipped
 }
@@ -136,6 +154,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		resp.SessionToken = fresh
+		s.metrics.chatTurn(resp)
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
@@ -159,5 +178,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp.SessionToken = fresh
+	s.metrics.chatTurn(resp)
 	send("done", resp)
 }

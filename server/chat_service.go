@@ -66,7 +66,8 @@ func (a ChatService) Chat(ctx context.Context, req ChatRequest, stream *ChatStre
 	if err != nil {
 		return ChatResponse{}, chatErr(err)
 	}
-	out := ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []ChatCitation{}}
+	out := ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []ChatCitation{},
+		Pipeline: resp.Turn.Pipeline, Usage: chatUsage(resp.Turn.Usage), ConversationUsage: chatUsage(resp.ConversationUsage)}
 	// The passages the reply's [N] markers cite (else those it was built from), each once
 	// (Turn.Citations); everything retrieved stays in the trace.
 	for _, p := range resp.Turn.Citations {
@@ -78,10 +79,19 @@ func (a ChatService) Chat(ctx context.Context, req ChatRequest, stream *ChatStre
 			out.Stages[st.Stage] = json.RawMessage(st.Output)
 			out.Trace = append(out.Trace, ChatStage{Stage: st.Stage, StartMS: ms(st.Start),
 				DurationMS: ms(st.Duration), LLMMS: ms(st.LLMTime), Calls: st.Calls,
-				Output: st.Output, Errors: st.Errors})
+				Usage: chatUsage(st.Usage), Output: st.Output, Errors: st.Errors})
 		}
 	}
 	return out, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// chatUsage is u as the API reports it; nil when no LLM call was made.
+func chatUsage(u chat.Usage) *ChatUsage {
+	if u.Calls == 0 {
+		return nil
+	}
+	return &ChatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+		Calls: u.Calls, EstimatedCalls: u.EstimatedCalls, Cost: u.Cost}
+}
