@@ -123,6 +123,7 @@ func NewWikiChat(d Deps, opts WikiChatOptions) (*WikiChat, error) {
 	}
 	w := &WikiChat{d: d, opts: opts}
 	if opts.QueryGen == "commonsense" {
+		w.d.pipeline = "commonsense" // its draft samples as the paper's final response
 		w.cs = &Commonsense{d: d}
 	}
 	return w, nil
