@@ -54,8 +54,12 @@ type WikiChatOptions struct {
 	Rerank []rerank.Stage
 	// NotSure is the reply refined when nothing survives curation.
 	NotSure string
-	// HistoryTurns is how many earlier turns the prompts show; default 3.
+	// HistoryTurns is how many earlier turns the query, generate and verify prompts show;
+	// default 5, the paper's "at most the last five turns" (appendix A).
 	HistoryTurns int
+	// ShortHistoryTurns is how many the claims, draft and refine prompts show; default 2, the
+	// paper's dlg[-2:] (Tables 20, 22 and 23).
+	ShortHistoryTurns int
 }
 
 // DefaultNotSure is the reply when a factual turn has no verified fact to stand on.
@@ -78,7 +82,10 @@ func (o *WikiChatOptions) setDefaults() {
 		o.NotSure = DefaultNotSure
 	}
 	if o.HistoryTurns == 0 {
-		o.HistoryTurns = 3
+		o.HistoryTurns = 5
+	}
+	if o.ShortHistoryTurns == 0 {
+		o.ShortHistoryTurns = 2
 	}
 }
 
@@ -141,6 +148,8 @@ func (w *WikiChat) Name() string {
 func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message,
 		EarlierQueries: conv.earlierQueries(w.opts.HistoryTurns)}
+	short := base // for claims, draft and refine
+	short.History = conv.history(w.opts.ShortHistoryTurns)
 	var (
 		plan    QueryPlan
 		bullets []string
@@ -153,14 +162,16 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 			plan, bullets, sources, err = w.retrieveAndSummarize(ctx, conv, base, tr)
 		}
 		if i == 1 && !w.opts.skips(StageGenerate) {
-			gen, err = w.generateAndExtract(ctx, base, tr)
+			gen, err = w.generateAndExtract(ctx, base, short, tr)
 		}
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	kept, support, err := w.verify(ctx, base, gen.claims, gen.evidence, tr)
+	b := base
+	b.Response = gen.reply // the verifier is shown the reply the claims came from (Table 21)
+	kept, support, err := w.verify(ctx, b, gen.claims, gen.evidence, tr)
 	if err != nil {
 		return "", err
 	}
@@ -181,7 +192,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		lines, srcs := numberFacts(facts, from)
 		tr.setSources(srcs)
 		rec := tr.stage(StageDraft)
-		d := base
+		d := short
 		d.Facts = lines
 		if w.opts.skips(StageRefine) {
 			draft, err = reply(ctx, &w.d, rec, PromptDraft, d) // the last stage: streamed
@@ -207,7 +218,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if w.opts.skips(StageRefine) {
 		return draft, nil
 	}
-	return w.refine(ctx, base, draft, tr)
+	return w.refine(ctx, short, draft, tr)
 }
 
 // retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
@@ -279,7 +290,8 @@ type generated struct {
 }
 
 // generateAndExtract is stages 3-4: the LLM's own reply, its claims, and evidence per claim.
-func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *Tracer) (generated, error) {
+// The reply is written from base's history, the claims extracted with short's.
+func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptData, tr *Tracer) (generated, error) {
 	var g generated
 	rec := tr.stage(StageGenerate)
 	reply, err := call(ctx, &w.d, rec, PromptGenerate, base, ParseResponse)
@@ -294,7 +306,7 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *
 	rec.end(reply)
 	g.reply = reply
 	rec = tr.stage(StageClaims)
-	d := base
+	d := short
 	d.Response = reply
 	claims, err := call(ctx, &w.d, rec, PromptClaims, d, ParseList)
 	if err != nil && !soft(rec, err) {
