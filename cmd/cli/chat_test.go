@@ -96,6 +96,29 @@ func TestRunChatOneShotTrace(t *testing.T) {
 	}
 }
 
+// Without --trace, the reply is followed by the sources its [n] markers cite.
+func TestRunChatPrintsSources(t *testing.T) {
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	leads, err := chattest.LoadLeads("../../../shared/data/wikichat-topics/recent_articles_en.json", 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range leads {
+		leads[i].URL = "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(leads[i].Title, " ", "_")
+	}
+	o := chatOpts(llm.BaseURL())
+	o.Message, o.Index = "Who directed Frozen?", "unused-by-runChat"
+	var out bytes.Buffer
+	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, IO{Stdout: &out, Stderr: &out}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Frozen was directed by Chris Buck and Jennifer Lee [1].\n  [1] Frozen (2013 film) https://en.wikipedia.org/wiki/Frozen_(2013_film)\n"
+	if out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+}
+
 func TestRunChatREPL(t *testing.T) {
 	llm := chattest.NewServer(cliScript, 0)
 	defer llm.Close()
