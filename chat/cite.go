@@ -80,9 +80,10 @@ func stripMarkers(s string) string { return strings.TrimSpace(markerRe.ReplaceAl
 // markerStream rewrites a streamed reply's markers as it streams, holding back a possible
 // marker (and the spaces before it) until it is complete or cannot be one.
 type markerStream struct {
-	c    *citer
-	emit func(string)
-	held string
+	c       *citer
+	emit    func(string)
+	held    string
+	started bool // something was emitted
 }
 
 func (m *markerStream) write(s string) {
@@ -91,18 +92,25 @@ func (m *markerStream) write(s string) {
 	if cut == 0 {
 		return
 	}
-	if out := m.c.rewrite(m.held[:cut]); out != "" {
-		m.emit(out)
-	}
+	m.send(m.c.rewrite(m.held[:cut]))
 	m.held = m.held[cut:]
 }
 
 // flush emits what is held at the end of the stream. Trailing spaces are not part of a reply.
 func (m *markerStream) flush() {
-	if out := strings.TrimRightFunc(m.c.rewrite(m.held), unicode.IsSpace); out != "" {
+	m.send(strings.TrimRightFunc(m.c.rewrite(m.held), unicode.IsSpace))
+	m.held = ""
+}
+
+// send emits out; a reply does not start with the spaces a removed marker leaves.
+func (m *markerStream) send(out string) {
+	if !m.started {
+		out = strings.TrimLeftFunc(out, unicode.IsSpace)
+	}
+	if out != "" {
+		m.started = true
 		m.emit(out)
 	}
-	m.held = ""
 }
 
 // citations returns the sources the reply's markers bound, in reply order.

@@ -184,7 +184,7 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 	}
 	switch {
 	case tr.onToken == nil:
-	case !tr.didStream():
+	case tr.sentText() == "":
 		for _, piece := range splitKeep(reply) {
 			tr.onToken(piece)
 		}

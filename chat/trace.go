@@ -49,9 +49,8 @@ type PassageRef struct {
 type Tracer struct {
 	start time.Time
 	// onToken receives the final reply as it streams, when the pipeline's last stage can
-	// stream it; streamed records that it did.
+	// stream it.
 	onToken  func(string)
-	streamed bool
 	mu       sync.Mutex
 	stages   []StageTrace
 	passages []PassageRef
@@ -286,9 +285,6 @@ func (s *stageRec) stream(ctx context.Context, st Streamer, req CompletionReques
 	s.st.Calls++
 	s.st.Usage = s.st.Usage.Add(out.Usage)
 	s.mu.Unlock()
-	s.t.mu.Lock()
-	s.t.streamed = s.t.streamed || f.out.Len() > 0
-	s.t.mu.Unlock()
 	return f, out, err
 }
 
@@ -321,12 +317,6 @@ func firstLine(s string) string {
 	s = strings.TrimLeft(s, " \t\r\n")
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func (t *Tracer) didStream() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.streamed
 }
 
 // softError records an unusable output the stage chose to skip. It may come after end (a
