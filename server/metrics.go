@@ -23,6 +23,11 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	inflight prometheus.Gauge
 	reloads  *prometheus.CounterVec
+	// LLM usage of chat turns, by pipeline and stage.
+	llmTokens    *prometheus.CounterVec
+	llmCalls     *prometheus.CounterVec
+	llmEstimated *prometheus.CounterVec
+	llmCost      *prometheus.CounterVec
 }
 
 // newMetrics registers every series; cur returns the loaded generation (nil before the first
@@ -43,13 +48,25 @@ func newMetrics(cur func() *generation) *metrics {
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kairos_index_reloads_total", Help: "Index loads by result.",
 		}, []string{"result"}),
+		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_tokens_total", Help: "LLM tokens of chat turns by pipeline, stage and kind (prompt, completion), as the LLM reported them or, for calls it sent no usage for, estimated.",
+		}, []string{"pipeline", "stage", "kind"}),
+		llmCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_calls_total", Help: "LLM calls of chat turns by pipeline and stage.",
+		}, []string{"pipeline", "stage"}),
+		llmEstimated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_estimated_calls_total", Help: "LLM calls of chat turns whose tokens were estimated from the text (the LLM sent no usage), by pipeline and stage.",
+		}, []string{"pipeline", "stage"}),
+		llmCost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_cost_total", Help: "Estimated LLM cost of chat turns at serve's --llm-price-prompt and --llm-price-completion (per 1,000 tokens), by pipeline and stage.",
+		}, []string{"pipeline", "stage"}),
 	}
 	m.reloads.WithLabelValues("ok")
 	m.reloads.WithLabelValues("error") // both series exist from the start, at 0
 	index := func(name, help string, v func(g *generation) float64) prometheus.Collector {
 		return indexGauge{desc: prometheus.NewDesc(name, help, nil, nil), cur: cur, value: v}
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads,
+	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads, m.llmTokens, m.llmCalls, m.llmEstimated, m.llmCost,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		index("kairos_index_generation", "Generation of the loaded index; increments on each reload.",
@@ -76,6 +93,21 @@ func (m *metrics) reloaded(ok bool) {
 		m.reloads.WithLabelValues("ok").Inc()
 	} else {
 		m.reloads.WithLabelValues("error").Inc()
+	}
+}
+
+// chatTurn counts the LLM usage of a chat turn, stage by stage.
+func (m *metrics) chatTurn(resp ChatResponse) {
+	for _, st := range resp.Trace {
+		u := st.Usage
+		if u == nil {
+			continue
+		}
+		m.llmTokens.WithLabelValues(resp.Pipeline, st.Stage, "prompt").Add(float64(u.PromptTokens))
+		m.llmTokens.WithLabelValues(resp.Pipeline, st.Stage, "completion").Add(float64(u.CompletionTokens))
+		m.llmCalls.WithLabelValues(resp.Pipeline, st.Stage).Add(float64(u.Calls))
+		m.llmEstimated.WithLabelValues(resp.Pipeline, st.Stage).Add(float64(u.EstimatedCalls))
+		m.llmCost.WithLabelValues(resp.Pipeline, st.Stage).Add(u.Cost)
 	}
 }
 
