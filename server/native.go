@@ -84,12 +84,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		resp.Results[i] = queryResult(q, results[i])
 	}
 	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
-	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	out, err := s.encodeCapped(resp, s.opts.MaxResponseBytes)
 	if err != nil {
 		writeErr(w, err, "")
 		return
 	}
-	writeEncoded(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, out)
 }
 
 // admit bounds a batch: its total hits against MaxTotalHits (400), then its share of

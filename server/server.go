@@ -28,6 +28,7 @@ type Server struct {
 	draining    atomic.Bool
 	apiInFlight atomic.Int64
 	budget      *hitBudget
+	bufs        sync.Pool // *cappedBuffer: response bodies (encodeCapped)
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503

@@ -170,12 +170,12 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 		}
 		resp = blocks
 	}
-	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	out, err := s.encodeCapped(resp, s.opts.MaxResponseBytes)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	writeEncoded(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, out)
 }
 
 // rerankHeader carries rerankSkipped on a WikiChat answer to "rerank": true that was not

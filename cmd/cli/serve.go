@@ -17,6 +17,7 @@ import (
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
@@ -35,9 +36,10 @@ type serveFlags struct {
 	models           modelFlags
 	log              logFlags
 	shutdown         time.Duration
-	server           server.Options // limits and CORS
-	search           search.Options // --verify
-	time             rerank.Options // --recent-half-life
+	server           server.Options   // limits and CORS
+	search           search.Options   // --verify
+	time             rerank.Options   // --recent-half-life
+	heap             memlimit.Options // --heap-floor, --heap-headroom: the collector's pacing
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
@@ -63,6 +65,8 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	f.search.VerifyFlag(fs)
 	f.server.Flags(fs)
 	f.time.Flags(fs)
+	f.heap = memlimit.ServeOptions()
+	f.heap.Flags(fs)
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for in-flight requests")
 	f.log.register(fs, "info") // info: one access log line per request
 	pos, err := parseFlags(fs, args)
@@ -80,6 +84,9 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	}
 	if err := rerank.CheckHalfLife(f.time.RecentHalfLifeYears); err != nil {
 		return usageErr(fs, "--recent-half-life %v", err)
+	}
+	if err := f.heap.Validate(); err != nil {
+		return usageErr(fs, "--heap-headroom must not be negative")
 	}
 	log, err := f.log.logger(fs, stdio.Stderr)
 	if err != nil {
@@ -135,10 +142,28 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if opts.Chat == nil {
 		log.Info("no --llm-url: POST /v1/chat answers 501")
 	}
+	// The collector collects at --heap-floor rather than at twice a live heap of a few MiB:
+	// under load Go's default collected 37 times a second, each collection preempting the
+	// searches running, and that was the tail of the latency (issue 29).
+	stopHeap := paceHeap(ctx, f.heap, log)
+	defer stopHeap()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	return serve(ctx, f.addr, f.shutdown, opts, hup, nil, func(s *server.Server) { live = s })
+}
+
+// paceHeap runs memlimit.Pace until the returned function is called.
+func paceHeap(ctx context.Context, o memlimit.Options, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := memlimit.Pace(ctx, o); err != nil {
+			log.Warn("collector not paced", "err", err)
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // serveIndex is one --index: a directory, and the collection name it is served under ("" for
