@@ -30,9 +30,9 @@ type metrics struct {
 	llmCost      *prometheus.CounterVec
 }
 
-// newMetrics registers every series; cur returns the loaded generation (nil before the first
-// load) for the index gauges, read at scrape time.
-func newMetrics(cur func() *generation) *metrics {
+// newMetrics registers every series; the index gauges read each collection's loaded
+// generation at scrape time, labelled with the collection's name.
+func newMetrics(cols []*collection) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -46,8 +46,8 @@ func newMetrics(cur func() *generation) *metrics {
 			Name: "kairos_http_requests_in_flight", Help: "Requests being served.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kairos_index_reloads_total", Help: "Index loads by result.",
-		}, []string{"result"}),
+			Name: "kairos_index_reloads_total", Help: "Index loads by collection and result.",
+		}, []string{"collection", "result"}),
 		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kairos_chat_llm_tokens_total", Help: "LLM tokens of chat turns by pipeline, stage and kind (prompt, completion), as the LLM reported them or, for calls it sent no usage for, estimated.",
 		}, []string{"pipeline", "stage", "kind"}),
@@ -61,10 +61,12 @@ func newMetrics(cur func() *generation) *metrics {
 			Name: "kairos_chat_llm_cost_total", Help: "Estimated LLM cost of chat turns at serve's --llm-price-prompt and --llm-price-completion (per 1,000 tokens), by pipeline and stage.",
 		}, []string{"pipeline", "stage"}),
 	}
-	m.reloads.WithLabelValues("ok")
-	m.reloads.WithLabelValues("error") // both series exist from the start, at 0
+	for _, c := range cols {
+		m.reloads.WithLabelValues(c.name, "ok")
+		m.reloads.WithLabelValues(c.name, "error") // both series exist from the start, at 0
+	}
 	index := func(name, help string, v func(g *generation) float64) prometheus.Collector {
-		return indexGauge{desc: prometheus.NewDesc(name, help, nil, nil), cur: cur, value: v}
+		return indexGauge{desc: prometheus.NewDesc(name, help, []string{"collection"}, nil), cols: cols, value: v}
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads, m.llmTokens, m.llmCalls, m.llmEstimated, m.llmCost,
 		collectors.NewGoCollector(),
@@ -88,11 +90,11 @@ func (m *metrics) observe(endpoint, mode string, code int, d time.Duration) {
 	m.latency.WithLabelValues(endpoint, mode).Observe(d.Seconds())
 }
 
-func (m *metrics) reloaded(ok bool) {
+func (m *metrics) reloaded(collection string, ok bool) {
 	if ok {
-		m.reloads.WithLabelValues("ok").Inc()
+		m.reloads.WithLabelValues(collection, "ok").Inc()
 	} else {
-		m.reloads.WithLabelValues("error").Inc()
+		m.reloads.WithLabelValues(collection, "error").Inc()
 	}
 }
 
@@ -116,10 +118,10 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
-// indexGauge is a gauge of the loaded generation, absent before the first load.
+// indexGauge is a gauge of each collection's loaded generation, absent before its first load.
 type indexGauge struct {
 	desc  *prometheus.Desc
-	cur   func() *generation
+	cols  []*collection
 	value func(*generation) float64
 }
 
@@ -128,7 +130,9 @@ var _ prometheus.Collector = indexGauge{}
 func (c indexGauge) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c indexGauge) Collect(ch chan<- prometheus.Metric) {
-	if g := c.cur(); g != nil {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.value(g))
+	for _, col := range c.cols {
+		if g := col.cur.Load(); g != nil {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.value(g), col.name)
+		}
 	}
 }

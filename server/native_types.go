@@ -108,6 +108,7 @@ type ServerInfo struct {
 	Revision   string    `json:"revision,omitempty"`
 	GoVersion  string    `json:"go_version"`
 	Started    string    `json:"started"`
+	Collection string    `json:"collection"` // the collection these stats are of
 	Generation uint64    `json:"generation"` // increments on every successful reload
 	LoadedAt   string    `json:"loaded_at"`
 	Chat       *ChatInfo `json:"chat,omitempty"` // absent when POST /v1/chat is not configured

@@ -105,12 +105,17 @@ func (s *Server) handleWikiChatV2(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wikiChatDecoder) {
+	c, err := s.collection(r) // an unknown collection is a 404 whatever the body
+	if err != nil {
+		writeWikiChatErr(w, err, "")
+		return
+	}
 	body, err := readBody(w, r, s.opts.MaxBodyBytes)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	g := s.acquire()
+	g := c.acquire()
 	if g != nil {
 		defer g.release()
 	}
@@ -165,12 +170,12 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 		}
 		resp = blocks
 	}
-	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	out, err := s.encodeCapped(resp, s.opts.MaxResponseBytes)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	writeEncoded(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, out)
 }
 
 // rerankHeader carries rerankSkipped on a WikiChat answer to "rerank": true that was not

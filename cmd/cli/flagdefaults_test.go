@@ -100,6 +100,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"chat-max-turns": str(chat.DefaultMaxTurns), "chat-max-history-bytes": str(chat.DefaultMaxHistoryBytes),
 			"chat-max-memory-bytes": str(chat.DefaultMaxMemoryBytes),
 			"chat-store":            "", // "": resolved beside --index (defaultChatStore); given as "", memory only
+			"heap-floor":            str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
 		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank"), zero("bool", "verify")),
 		"chat": models.with(llm, logs("warn"), defaults{
 			"pipeline": "wikichat",
