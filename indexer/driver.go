@@ -246,6 +246,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	// The table just written goes on in memory: reading it back would hold a second copy
 	// while the first is collected, and it grows with the collection.
 	docs := docTables{docs: d.w.docs, log: d.w.log}
+	d.w.keepLog = true
 	man, err := d.w.finish()
 	if err != nil {
 		return err

@@ -80,6 +80,7 @@ type genWriter struct {
 	dead    *kpst.Tombstones
 	docs    map[string]*docEntry // update mode: the document table, in memory
 	log     *docLog              // append mode: the document table, spilled (doclog.go)
+	keepLog bool                 // finish leaves log open: a checkpoint hands it to the next writer
 	keys    []uint32             // scratch: the keys of the document being written
 	seen    map[string]bool      // update mode: ids met in the input
 	lex     backend.LexicalWriter
@@ -115,7 +116,7 @@ type docTables struct {
 // writer from now on). carried, when not zero, is base's document table, already in memory
 // (or spilled) and owned by the writer from now on (a build continuing from its own
 // checkpoint); zero reads it from base.
-func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried docTables, prog *progress) (*genWriter, error) {
+func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried docTables, prog *progress) (_ *genWriter, err error) {
 	w := &genWriter{
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
 		dead: &kpst.Tombstones{}, seen: map[string]bool{},
@@ -125,10 +126,14 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 			Files: map[string]FileSum{},
 		},
 	}
-	var err error
 	if w.text, err = langanalysis.New(opts.Build.Analyzer); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil && w.log != nil {
+			w.log.close() // the base table it holds open, the runs of a carried log
+		}
+	}()
 	ctx := context.Background()
 	g := backend.Gen{Name: genName(gen), Dir: dir}
 	if mode == modeUpdate {
@@ -524,6 +529,9 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 func (w *genWriter) finish() (*Manifest, error) {
 	ctx := context.Background()
 	w.closed = true
+	if w.log != nil && !w.keepLog {
+		defer w.log.close() // its runs and base table are merged into the table written below
+	}
 	storeErr := w.seg.Close()
 	lc, lexErr := w.lex.Commit(ctx)
 	if storeErr != nil {
