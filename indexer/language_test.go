@@ -2,8 +2,10 @@ package indexer
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +13,8 @@ import (
 )
 
 // TestBuildLanguage: the language of a build is forced, detected, or English; inputs in
-// several languages are refused unless forced; the manifest records the choice.
+// different languages make a multilingual index, as does --language multilingual; one input
+// whose documents change language is refused unless forced; the manifest records the choice.
 func TestBuildLanguage(t *testing.T) {
 	bg := sharedtest.Path(t, "data/mediawiki-xml-gensim/bgwiki-latest-pages-articles-shortened.xml.bz2")
 	en := sharedtest.Path(t, "data/mediawiki-xml-gensim/testcorpus.xml.bz2")
@@ -26,14 +29,16 @@ func TestBuildLanguage(t *testing.T) {
 		force          string
 		lang, analyzer string
 		fallback       bool
+		langs          []string // the languages of a multilingual index
 		errHas         []string // refused, naming these
 	}{
 		{name: "detected bg", inputs: []string{bg}, lang: "bg", analyzer: "bg"},
 		{name: "forced en over bg", inputs: []string{bg}, force: "en", lang: "en", analyzer: "en"},
 		{name: "nothing detected: en", inputs: []string{jsonl}, lang: "en", analyzer: "en"},
 		{name: "unknown language: Unicode fallback", inputs: []string{jsonl}, force: "sw", lang: "sw", analyzer: "standard", fallback: true},
-		{name: "two dumps in two languages", inputs: []string{bg, en}, errHas: []string{"bg (" + bg, "en (" + en, "--language"}},
-		{name: "one file in three languages", inputs: []string{mixed}, errHas: []string{"de", "en", mixed, "--language"}},
+		{name: "two dumps in two languages", inputs: []string{bg, en}, analyzer: "multilingual", langs: []string{"bg", "en"}},
+		{name: "one file in three languages", inputs: []string{mixed}, errHas: []string{"de", "en", mixed, "--language multilingual"}},
+		{name: "one file in three languages, multilingual", inputs: []string{mixed}, force: "multilingual", analyzer: "multilingual", langs: []string{"de", "en", "ru"}},
 		{name: "three languages forced to one", inputs: []string{mixed}, force: "ru", lang: "ru", analyzer: "ru"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,8 +75,17 @@ func TestBuildLanguage(t *testing.T) {
 			if m.FormatVersion != FormatVersion || m.Language() != tc.lang || m.Options.Analyzer != tc.analyzer {
 				t.Errorf("manifest format %d language %q analyzer %q", m.FormatVersion, m.Language(), m.Options.Analyzer)
 			}
+			if tc.langs != nil {
+				sum := 0
+				for _, n := range m.Languages {
+					sum += n
+				}
+				if got := slices.Sorted(maps.Keys(m.Languages)); !slices.Equal(got, tc.langs) || sum != m.Counts.Passages {
+					t.Errorf("manifest languages %v, want %v adding up to the %d passages", m.Languages, tc.langs, m.Counts.Passages)
+				}
+			}
 			// BM25 lengths are counted with the same analyzer.
-			a, err := m.TextAnalyzer()
+			a, err := m.PassageAnalysis()
 			if err != nil {
 				t.Fatal(err)
 			}
