@@ -29,6 +29,9 @@ type LanguageChoice struct {
 
 // String describes the choice for a build summary.
 func (c LanguageChoice) String() string {
+	if c.Analyzer == langanalysis.Multilingual {
+		return fmt.Sprintf("multilingual, each passage analysed in its own language (%s)", c.From)
+	}
 	s := fmt.Sprintf("%s, analyzer %s (%s)", c.Language, c.Analyzer, c.From) // after a "language" label
 	if c.Fallback {
 		s += "; no analyzer for this language: Unicode words, lower case, no stemming"
