@@ -175,7 +175,7 @@ func (o *Options) checkLanguage(path string, langs map[string]int) error {
 }
 
 // adoptLanguage makes an update or delete analyse as base did; a forced language must agree.
-func (o *Options) adoptLanguage(base *Manifest) error {
+func (o *Options) adoptLanguage(ctx context.Context, base *Manifest) error {
 	lang, analyzer := base.Language(), base.Options.Analyzer
 	if analyzer == "" {
 		analyzer = langanalysis.English
@@ -186,7 +186,7 @@ func (o *Options) adoptLanguage(base *Manifest) error {
 			return fmt.Errorf("--language %s: the index is multilingual; rebuild it to change its language", o.Build.Language)
 		}
 		o.setLanguage(LanguageChoice{Choice: langanalysis.Choice{Analyzer: analyzer}, From: "the index", Forced: forced})
-		return nil
+		return o.detectInputLanguages(ctx) // each input's passages keep their language
 	}
 	if forced && langanalysis.For(o.Build.Language).Analyzer != analyzer {
 		return fmt.Errorf("--language %s: the index is in %s (analyzer %s); rebuild it to change its language", o.Build.Language, lang, analyzer)

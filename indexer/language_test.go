@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -136,5 +137,72 @@ func TestUpdateKeepsLanguage(t *testing.T) {
 	}
 	if sum.Language.Language != "bg" || sum.Language.Analyzer != "bg" {
 		t.Errorf("update language %+v", sum.Language)
+	}
+}
+
+// wikiDump writes a MediaWiki dump of the wiki db (dewiki, frwiki) with the given pages,
+// numbered from 1 as every Wikipedia numbers its own.
+func wikiDump(t *testing.T, dir, db string, texts ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10"><siteinfo><dbname>` + db + `</dbname></siteinfo>`)
+	for i, text := range texts {
+		fmt.Fprintf(&b, `<page><title>P%d</title><ns>0</ns><id>%d</id><revision><timestamp>2020-01-0%dT00:00:00Z</timestamp><text>%s</text></revision></page>`, i+1, i+1, i+1, text)
+	}
+	b.WriteString(`</mediawiki>`)
+	path := filepath.Join(dir, db+".xml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestUpdateMultilingual: an update of a multilingual index keeps each input's language,
+// replaces a changed page of one Wikipedia without touching the same page number of the
+// other, and keeps the language counts and BM25 token count exact; another forced language
+// is refused.
+func TestUpdateMultilingual(t *testing.T) {
+	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "idx")
+	de := wikiDump(t, src, "dewiki", "Die Häuser stehen am Fluss.", "Im Wald wachsen Bäume.")
+	fr := wikiDump(t, src, "frwiki", "Les chevaux galopent.", "Les journaux du matin.")
+	ctx := context.Background()
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: de}, {Path: fr}}}); err != nil {
+		t.Fatal(err)
+	}
+	fr = wikiDump(t, src, "frwiki", "Les chevaux galopent dans les prairies de Normandie.", "Les journaux du matin.")
+	opts := UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: fr}}, Build: BuildOptions{Language: "fr"}}}
+	if _, err := Update(ctx, opts); err == nil || !strings.Contains(err.Error(), "multilingual") {
+		t.Errorf("update forced to fr on a multilingual index: %v", err)
+	}
+	opts.Build.Language = ""
+	sum, err := Update(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Update.Changed != 1 || sum.Update.Unchanged != 1 || sum.Update.Added != 0 {
+		t.Errorf("update: %+v, want fr:1 changed and fr:2 unchanged, nothing added", sum.Update)
+	}
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	m := g.Manifest
+	if !maps.Equal(m.Languages, map[string]int{"de": 2, "fr": 2}) || m.Counts.Passages != 4 {
+		t.Errorf("languages %v, %d passages; want de 2, fr 2", m.Languages, m.Counts.Passages)
+	}
+	an, err := m.PassageAnalysis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := liveTokens(g.Store, an); err != nil || n != m.BM25.Tokens {
+		t.Errorf("manifest tokens %d, recounted %d (%v)", m.BM25.Tokens, n, err)
+	}
+	langs := map[string]string{}
+	if err := g.Store.Each(func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"de:1": "de", "de:2": "de", "fr:1": "fr", "fr:2": "fr"}; !maps.Equal(langs, want) {
+		t.Errorf("live passages by document: %v, want %v", langs, want)
 	}
 }
