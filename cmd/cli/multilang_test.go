@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -86,6 +87,19 @@ func TestMultilingualCLI(t *testing.T) {
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() { ts.Close(); s.Close() })
+	resp, body := call(t, ts, "GET", "/v1/stats", "")
+	var st struct {
+		Index struct {
+			Analyzer  string         `json:"analyzer"`
+			Languages map[string]int `json:"languages"`
+		} `json:"index"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stats: %d %v %s", resp.StatusCode, err, body)
+	}
+	if st.Index.Analyzer != "multilingual" || !maps.Equal(st.Index.Languages, map[string]int{"de": 3, "fr": 3}) {
+		t.Errorf("GET /v1/stats: analyzer %q, languages %v", st.Index.Analyzer, st.Index.Languages)
+	}
 	filter := func(typ, lang string) string {
 		return `,"search_filters":[{"field_name":"language","filter_type":"` + typ + `","field_value":"` + lang + `"}]`
 	}
