@@ -3,11 +3,11 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -86,7 +86,7 @@ type genWriter struct {
 	lex     backend.LexicalWriter
 	closed  bool // seg and lex are closed (finish or abort ran)
 	vec     backend.VectorWriter
-	text    analysis.Analyzer // the index's analyzer, to count the tokens of tombstoned passages
+	text    *langanalysis.Passages // the index's analysis, to count the tokens of tombstoned passages
 	man     Manifest
 	upd     UpdateCounts
 	prog    *progress
@@ -126,7 +126,7 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 			Files: map[string]FileSum{},
 		},
 	}
-	if w.text, err = langanalysis.New(opts.Build.Analyzer); err != nil {
+	if w.text, err = langanalysis.NewPassages(opts.Build.Analyzer); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -220,6 +220,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 	for k, v := range bm.Sources {
 		w.man.Sources[k] = v
 	}
+	w.man.Languages = maps.Clone(bm.Languages)
 	w.man.DateFrom, w.man.DateTo = bm.DateFrom, bm.DateTo
 	w.man.Inputs = append([]Input(nil), bm.Inputs...)
 	w.man.Parent = bm.Generation
@@ -398,9 +399,18 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 		if w.man.Sources[p.Source]--; w.man.Sources[p.Source] <= 0 {
 			delete(w.man.Sources, p.Source)
 		}
+		if p.Language != "" {
+			if w.man.Languages[p.Language]--; w.man.Languages[p.Language] <= 0 {
+				delete(w.man.Languages, p.Language)
+			}
+		}
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
-		w.tokens -= int64(len(w.text.Analyze([]byte(p.Text))))
+		toks, err := w.text.Analyze(p.Language, []byte(p.Text))
+		if err != nil {
+			return fmt.Errorf("replaced passage %s: %w", p.ID, err)
+		}
+		w.tokens -= int64(len(toks))
 		bb.Delete(k, &p)
 		if w.vec != nil {
 			w.vec.Delete(k)
@@ -436,6 +446,12 @@ func (w *genWriter) note(p *Passage) {
 	w.man.Counts.Passages++
 	w.upd.PassagesAdded++
 	w.man.Sources[p.Source]++
+	if p.Language != "" {
+		if w.man.Languages == nil {
+			w.man.Languages = map[string]int{}
+		}
+		w.man.Languages[p.Language]++
+	}
 	if d := p.Date; !d.IsZero() {
 		if w.man.DateFrom.IsZero() || d.Before(w.man.DateFrom) {
 			w.man.DateFrom = d

@@ -100,6 +100,8 @@ type IndexStats struct {
 	// Language is the language the index is analysed in (its passages and the queries).
 	Language string `json:"language"`
 	Analyzer string `json:"analyzer"`
+	// Languages counts the passages per language ("multilingual" analyzer: several).
+	Languages map[string]int `json:"languages,omitempty"`
 }
 
 // ServerInfo describes the running server and its build.
