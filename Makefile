@@ -161,12 +161,13 @@ bench: build setup
 
 ## bench-scale: build rate, build peak RSS, index size and single-thread query latency of
 ## synthetic collections (real term statistics, seeded) at the sizes in SCALE, with Xapian's BM25
-## (Debian's python3-xapian, installed here) on the same passages as the anchor. MODEL=DIR adds
+## (Debian's python3-xapian) and Apache Lucene 8.8's (liblucene8-java, default-jdk-headless), both
+## installed here, on the same passages and queries as the anchors. MODEL=DIR adds
 ## dense and hybrid (embedding runs at about 60 passages/s here: keep SCALE small with a model).
 .PHONY: bench-scale
 SCALE ?= 100000,300000
 bench-scale: build
-	@dpkg -s python3-xapian >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-xapian; }
+	@dpkg -s python3-xapian liblucene8-java default-jdk-headless >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-xapian liblucene8-java default-jdk-headless; }
 	$(BIN) bench scale --passages $(SCALE) $(if $(MODEL),--model $(MODEL))
 
 ## loadtest: wrk against `kairos serve` on the SciFact index, loopback only, bounded in time.

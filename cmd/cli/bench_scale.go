@@ -26,6 +26,10 @@ type scaleConfig struct {
 	Kairos   string // the kairos binary that builds (a child process, so its RSS is its own)
 	Xapian   string // auto (run when python3-xapian is importable), off
 	Python   string
+	Lucene   string // auto (run when java, javac and the Lucene jars are found), off
+	Java     string // the java whose JDK compiles and runs the Lucene anchor
+	JarDir   string // where lucene-core and lucene-analyzers-common jars are
+	CacheDir string // where the compiled Lucene anchor is kept
 	Models   modelFlags
 	Lexical  string // the lexical engine of the indexes built (indexer.LexicalPostings or LexicalBleve; "": kairos index's default)
 }
@@ -44,6 +48,8 @@ func (c *scaleConfig) validate() error {
 		return fmt.Errorf("--warmup %d is negative", c.Warmup)
 	case c.Xapian != "auto" && c.Xapian != "off":
 		return fmt.Errorf("--xapian %q: want auto or off", c.Xapian)
+	case c.Lucene != "auto" && c.Lucene != "off":
+		return fmt.Errorf("--lucene %q: want auto or off", c.Lucene)
 	}
 	return nil
 }
@@ -52,7 +58,8 @@ func (c *scaleConfig) validate() error {
 func cmdBenchScale(ctx context.Context, args []string, stdio IO) error {
 	// For each size N it generates N synthetic passages (real unigram statistics, seeded),
 	// builds them with `kairos index` as a child process, and reports build rate, the build's
-	// peak RSS, index size and single-thread query latency, beside Xapian's on the same passages.
+	// peak RSS, index size and single-thread query latency, beside Xapian's and Lucene's on the
+	// same passages and queries.
 	fs := newFlags("bench scale", "--passages N[,N...] | --input FILE [--model DIR] [--json] [flags]", stdio.Stderr)
 	var (
 		cfg      scaleConfig
@@ -71,6 +78,9 @@ func cmdBenchScale(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&cfg.Kairos, "kairos", "", "kairos `binary` that builds the indexes (default: this one)")
 	fs.StringVar(&cfg.Xapian, "xapian", "auto", "Xapian anchor: auto (run when python3-xapian is importable) or off")
 	fs.StringVar(&cfg.Python, "python", "/usr/bin/python3", "python with Debian's python3-xapian (a pyenv python lacks it)")
+	fs.StringVar(&cfg.Lucene, "lucene", "auto", "Apache Lucene anchor: auto (run when java, javac and the Lucene jars are found) or off")
+	fs.StringVar(&cfg.Java, "java", "java", "`java` of a JDK (its javac compiles the Lucene anchor once, into the user cache)")
+	fs.StringVar(&cfg.JarDir, "lucene-jars", "/usr/share/java", "`directory` with Lucene's core and analyzers-common jars (Debian's liblucene8-java)")
 	fs.BoolVar(&asJSON, "json", false, "one JSON object per size instead of the table")
 	fs.StringVar(&cfg.Lexical, "lexical", "", "lexical engine of the indexes built: postings or bleve (kairos index --lexical; default "+indexer.DefaultLexical+")")
 	cfg.Models.register(fs, false)
@@ -93,6 +103,11 @@ func cmdBenchScale(ctx context.Context, args []string, stdio IO) error {
 		if cfg.Kairos, err = os.Executable(); err != nil {
 			return fmt.Errorf("bench scale: finding this binary: %w", err)
 		}
+	}
+	if cfg.CacheDir, err = os.UserCacheDir(); err == nil {
+		cfg.CacheDir = filepath.Join(cfg.CacheDir, "kairos")
+	} else {
+		cfg.CacheDir = filepath.Join(os.TempDir(), "kairos-cache") // no $HOME: the anchor compiles each run
 	}
 	if cfg.Work == "" {
 		if cfg.Work, err = os.MkdirTemp("", "kairos-bench-scale-"); err != nil {

@@ -65,6 +65,16 @@ func TestBenchScaleEndToEnd(t *testing.T) {
 	} else if r.Xapian != nil || !strings.Contains(r.XapianNotRun, "xapian") {
 		t.Errorf("xapian unavailable (%s), but the row says %+v / %q", note, r.Xapian, r.XapianNotRun)
 	}
+	// Lucene likewise (liblucene8-java and a JDK): the same passages, every query answered, one
+	// segment (2,000 passages fit the RAM buffer), and its child's own RSS (a JVM: over 30 MB).
+	if _, err := prepareLucene(context.Background(), "java", "/usr/share/java", t.TempDir()); err == nil {
+		if x := r.Lucene; x == nil || x.Passages != 2000 || x.Queries != 200 || x.P50MS <= 0 || x.P99MS < x.P50MS ||
+			x.BuildS <= 0 || x.Segments != 1 || x.PeakRSS < 30e6 || x.IndexBytes <= 0 || x.Empty >= 20 || !strings.HasPrefix(x.Version, "8.") {
+			t.Errorf("lucene anchor: %+v (not run: %q)", r.Lucene, r.LuceneNotRun)
+		}
+	} else if r.Lucene != nil || !strings.Contains(r.LuceneNotRun, "liblucene8-java") {
+		t.Errorf("lucene unavailable (%v), but the row says %+v / %q", err, r.Lucene, r.LuceneNotRun)
+	}
 	if !strings.Contains(stderr.String(), "generating: 2000/2000 passages") || !strings.Contains(stderr.String(), "querying bm25: 200/200") {
 		t.Errorf("progress lines lack the true final counts:\n%s", stderr.String())
 	}
@@ -81,6 +91,7 @@ func TestBenchScaleUsage(t *testing.T) {
 		{"bad size", []string{"--passages", "10,ten"}},
 		{"no queries", []string{"--passages", "10", "--queries", "0"}},
 		{"bad xapian", []string{"--passages", "10", "--xapian", "maybe"}},
+		{"bad lucene", []string{"--passages", "10", "--lucene", "yes"}},
 		{"stray argument", []string{"--passages", "10", "extra"}},
 	}
 	for _, tc := range tests {
@@ -179,7 +190,7 @@ func TestBenchScaleRealInput(t *testing.T) {
 	want := bytes.Count(out, []byte("\n"))
 	var stdout, stderr bytes.Buffer
 	err = cmdBenchScale(context.Background(), []string{
-		"--input", input, "--queries", "50", "--warmup", "5", "--json", "--xapian", "off", "--lexical", "bleve",
+		"--input", input, "--queries", "50", "--warmup", "5", "--json", "--xapian", "off", "--lucene", "off", "--lexical", "bleve",
 		"--kairos", bin, "--shared", sharedtest.Dir(), "--work", t.TempDir(),
 	}, IO{Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
@@ -189,7 +200,7 @@ func TestBenchScaleRealInput(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("output %q: %v", stdout.String(), err)
 	}
-	if r.Passages != want || r.Corpus != input || r.GenerateS != 0 || r.BM25.Queries != 50 || r.XapianNotRun != "--xapian off" || r.Xapian != nil || r.Lexical != indexer.LexicalBleve {
+	if r.Passages != want || r.Corpus != input || r.GenerateS != 0 || r.BM25.Queries != 50 || r.XapianNotRun != "--xapian off" || r.Xapian != nil || r.LuceneNotRun != "--lucene off" || r.Lucene != nil || r.Lexical != indexer.LexicalBleve {
 		t.Errorf("row %+v; want %d passages of %s, 50 queries, no generation, no anchor, bleve", r, want, input)
 	}
 }

@@ -22,28 +22,41 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 		return nil
 	}
 	r0 := rows[0]
-	fmt.Fprintf(w, "corpus %s; %d queries (SciFact claims and SQuAD questions), k %d, one thread; build: kairos index child process, lexical engine %s\n",
-		r0.Corpus, r0.BM25.Queries, r0.K, r0.Lexical)
-	head := []string{"passages", "build s", "passages/s", "peak RSS", "index", "bm25 p50/p99 ms"}
+	fmt.Fprintf(w, "corpus %s; %d queries (SciFact claims and SQuAD questions), k %d, one query thread; build: a child process each (peak RSS from its rusage; an anchor's covers its queries too)\n",
+		r0.Corpus, r0.BM25.Queries, r0.K)
+	head := []string{"passages", "engine", "build s", "passages/s", "peak RSS", "index", "bm25 p50/p99 ms"}
 	if r0.Dense {
 		head = append(head, "dense p50/p99 ms", "hybrid p50/p99 ms")
 	}
-	head = append(head, "xapian p50/p99 ms", "xapian build s", "load")
+	head = append(head, "load")
 	var lines [][]string
 	for _, r := range rows {
 		l := []string{
-			fmt.Sprint(r.Passages), fmt.Sprintf("%.1f", r.BuildS), fmt.Sprintf("%.0f", r.BuildPerS),
+			fmt.Sprint(r.Passages), "kairos " + r.Lexical, fmt.Sprintf("%.1f", r.BuildS), fmt.Sprintf("%.0f", r.BuildPerS),
 			humanBytes(r.BuildPeakRSS), humanBytes(r.IndexBytes), pair(r.BM25.P50MS, r.BM25.P99MS),
 		}
 		if r0.Dense {
 			l = append(l, pairOf(r.DenseLatency), pairOf(r.HybridLatency))
 		}
-		if x := r.Xapian; x != nil {
-			l = append(l, pair(x.P50MS, x.P99MS), fmt.Sprintf("%.1f", x.BuildS))
-		} else {
-			l = append(l, "-", "-")
-		}
 		lines = append(lines, append(l, fmt.Sprintf("%.2f", r.Load1)))
+		for _, a := range []struct {
+			name string
+			r    *anchorResult
+		}{{"xapian", r.Xapian}, {"lucene", r.Lucene}} {
+			if a.r == nil {
+				continue
+			}
+			name := strings.TrimSpace(a.name + " " + a.r.Version)
+			if a.r.Segments > 0 {
+				name += fmt.Sprintf(" (%d seg)", a.r.Segments)
+			}
+			l := []string{"", name, fmt.Sprintf("%.1f", a.r.BuildS), fmt.Sprintf("%.0f", a.r.BuildPerS),
+				humanBytes(a.r.PeakRSS), humanBytes(a.r.IndexBytes), pair(a.r.P50MS, a.r.P99MS)}
+			if r0.Dense {
+				l = append(l, "-", "-")
+			}
+			lines = append(lines, append(l, ""))
+		}
 	}
 	widths := make([]int, len(head))
 	for _, l := range append([][]string{head}, lines...) {
@@ -54,7 +67,11 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 	for _, l := range append([][]string{head}, lines...) {
 		cells := make([]string, len(l))
 		for i, c := range l {
-			cells[i] = fmt.Sprintf("%*s", widths[i], c)
+			if i == 1 {
+				cells[i] = fmt.Sprintf("%-*s", widths[i], c)
+			} else {
+				cells[i] = fmt.Sprintf("%*s", widths[i], c)
+			}
 		}
 		if _, err := fmt.Fprintln(w, strings.Join(cells, "  ")); err != nil {
 			return err
@@ -62,6 +79,9 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 	}
 	if r0.XapianNotRun != "" {
 		fmt.Fprintf(w, "xapian anchor not run: %s\n", r0.XapianNotRun)
+	}
+	if r0.LuceneNotRun != "" {
+		fmt.Fprintf(w, "lucene anchor not run: %s\n", r0.LuceneNotRun)
 	}
 	return nil
 }

@@ -32,8 +32,10 @@ type scaleRow struct {
 	BM25          latency       `json:"bm25"`
 	DenseLatency  *latency      `json:"dense_latency,omitempty"`
 	HybridLatency *latency      `json:"hybrid_latency,omitempty"`
-	Xapian        *xapianResult `json:"xapian,omitempty"`
+	Xapian        *anchorResult `json:"xapian,omitempty"`
 	XapianNotRun  string        `json:"xapian_not_run,omitempty"`
+	Lucene        *anchorResult `json:"lucene,omitempty"`
+	LuceneNotRun  string        `json:"lucene_not_run,omitempty"`
 	Load1         float64       `json:"load1"` // /proc/loadavg before the build: the machine is shared
 	GOMAXPROCS    int           `json:"gomaxprocs"`
 }
@@ -54,6 +56,13 @@ func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRo
 	} else if xapianNote = xapianAvailable(ctx, cfg.Python); xapianNote != "" {
 		fmt.Fprintf(stderr, "bench scale: the Xapian anchor does not run: %s\n", xapianNote)
 	}
+	anchors := scaleAnchors{xapianNote: xapianNote}
+	if cfg.Lucene == "off" {
+		anchors.luceneNote = "--lucene off"
+	} else if anchors.lucene, err = prepareLucene(ctx, cfg.Java, cfg.JarDir, cfg.CacheDir); err != nil {
+		anchors.luceneNote = err.Error()
+		fmt.Fprintf(stderr, "bench scale: the Lucene anchor does not run: %s\n", anchors.luceneNote)
+	}
 	var model *synthcorpus.Model
 	if cfg.Input == "" {
 		start := time.Now()
@@ -69,7 +78,7 @@ func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRo
 	}
 	var rows []scaleRow
 	for _, n := range sizes {
-		row, err := scaleOne(ctx, cfg, model, n, queries, queriesFile, xapianNote, prog, stderr)
+		row, err := scaleOne(ctx, cfg, model, n, queries, queriesFile, anchors, prog, stderr)
 		if err != nil {
 			return rows, err
 		}
@@ -78,9 +87,17 @@ func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRo
 	return rows, nil
 }
 
+// scaleAnchors are the anchor engines that run beside Kairos, or why each does not.
+type scaleAnchors struct {
+	xapianNote string
+	lucene     *lucene
+	luceneNote string
+}
+
 // scaleOne measures one collection: generated with n passages, or cfg.Input when n is 0.
-func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n int, queries []string, queriesFile, xapianNote string, prog *scaleProgress, stderr io.Writer) (scaleRow, error) {
-	row := scaleRow{K: cfg.K, Dense: cfg.Models.model != "", XapianNotRun: xapianNote, Load1: load1(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n int, queries []string, queriesFile string, anchors scaleAnchors, prog *scaleProgress, stderr io.Writer) (scaleRow, error) {
+	row := scaleRow{K: cfg.K, Dense: cfg.Models.model != "", XapianNotRun: anchors.xapianNote, LuceneNotRun: anchors.luceneNote,
+		Load1: load1(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	dir := scaleDir(cfg.Work, n)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return row, err
@@ -137,15 +154,25 @@ func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n 
 	if err := queryIndex(ctx, cfg, idx, queries, &row, prog); err != nil {
 		return row, err
 	}
-	if xapianNote == "" {
-		passages := input
-		if n == 0 {
-			passages = filepath.Join(dir, "passages.jsonl")
-			if err := writeRealPassages(ctx, cfg.Kairos, cfg.Input, passages); err != nil {
-				return row, err
-			}
+	if anchors.xapianNote != "" && anchors.lucene == nil {
+		return row, nil
+	}
+	passages := input
+	if n == 0 {
+		passages = filepath.Join(dir, "passages.jsonl")
+		if err := writeRealPassages(ctx, cfg.Kairos, cfg.Input, passages); err != nil {
+			return row, err
 		}
+	}
+	if anchors.xapianNote == "" {
+		fmt.Fprintf(stderr, "bench scale: xapian on %s (load %.2f)\n", passages, load1())
 		if row.Xapian, err = runXapian(ctx, cfg.Python, dir, passages, queriesFile, cfg.K, cfg.Warmup, stderr); err != nil {
+			return row, err
+		}
+	}
+	if anchors.lucene != nil {
+		fmt.Fprintf(stderr, "bench scale: lucene on %s (load %.2f)\n", passages, load1())
+		if row.Lucene, err = anchors.lucene.run(ctx, dir, passages, queriesFile, cfg.K, cfg.Warmup, stderr); err != nil {
 			return row, err
 		}
 	}

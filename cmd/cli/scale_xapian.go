@@ -21,17 +21,6 @@ import (
 //go:embed scale_xapian.py
 var xapianScript []byte
 
-// xapianResult is the anchor's output for one collection.
-type xapianResult struct {
-	Passages int     `json:"passages"`
-	BuildS   float64 `json:"build_s"`
-	P50MS    float64 `json:"p50_ms"`
-	P99MS    float64 `json:"p99_ms"`
-	MeanMS   float64 `json:"mean_ms"`
-	Queries  int     `json:"queries"`
-	Empty    int     `json:"empty"`
-}
-
 // xapianAvailable says why the anchor cannot run, or "" when it can.
 func xapianAvailable(ctx context.Context, python string) string {
 	out, err := exec.CommandContext(ctx, python, "-c", "import xapian; print(xapian.version_string())").CombinedOutput()
@@ -43,26 +32,16 @@ func xapianAvailable(ctx context.Context, python string) string {
 
 // runXapian indexes passages (a JSON lines file) with Xapian and times the queries, with
 // Kairos's BM25 k1 and b.
-func runXapian(ctx context.Context, python, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*xapianResult, error) {
+func runXapian(ctx context.Context, python, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*anchorResult, error) {
 	script := filepath.Join(dir, "scale_xapian.py")
 	if err := os.WriteFile(script, xapianScript, 0o644); err != nil {
 		return nil, err
 	}
 	db := filepath.Join(dir, "xapian.db")
 	defer os.RemoveAll(db)
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, python, script, "--passages", passages, "--queries", queriesFile, "--db", db,
+	return runAnchor(ctx, "xapian", db, progress, python, script, "--passages", passages, "--queries", queriesFile, "--db", db,
 		"--k", strconv.Itoa(k), "--warmup", strconv.Itoa(warmup),
 		"--k1", strconv.FormatFloat(search.BM25K1, 'g', -1, 64), "--b", strconv.FormatFloat(search.BM25B, 'g', -1, 64))
-	cmd.Stdout, cmd.Stderr = &out, progress
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("xapian anchor: %w", err)
-	}
-	var r xapianResult
-	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil {
-		return nil, fmt.Errorf("xapian anchor output %q: %w", out.String(), err)
-	}
-	return &r, nil
 }
 
 // writeQueries writes the queries as JSON strings, one a line, for the anchor.

@@ -11,7 +11,7 @@ k3=1, b, min_normlen=0.5) with Kairos's k1 and b, TermGenerator and QueryParser 
 stemmer, STEM_SOME, OR of the query terms, no stop list (as search/bench/xapian_bm25.py);
 no positions are indexed: OR queries do not read them, and they cost Xapian's build time.
 Each timed query is parse + get_mset(0, k) + reading the k docids, one thread.
-Prints one JSON object: passages, build_s, p50_ms, p99_ms, mean_ms, queries, empty.
+Prints one JSON object: version, passages, build_s, p50_ms, p99_ms, mean_ms, queries, empty.
 """
 import argparse
 import json
@@ -88,7 +88,7 @@ def main():
         hits = run(q)
         ds.append(time.perf_counter() - t)
         empty += not hits
-    print(json.dumps(dict(passages=n, build_s=build_s, p50_ms=percentile_ms(ds, 0.5),
+    print(json.dumps(dict(version=xapian.version_string(), passages=n, build_s=build_s, p50_ms=percentile_ms(ds, 0.5),
                           p99_ms=percentile_ms(ds, 0.99), mean_ms=sum(ds) / len(ds) * 1e3,
                           queries=len(ds), empty=empty)))
 

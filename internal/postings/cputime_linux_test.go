@@ -19,6 +19,15 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// processCPU is the CPU time of the whole process (CLOCK_PROCESS_CPUTIME_ID): with a query
+// searched by several goroutines, what all of them computed.
+func processCPU() time.Duration {
+	const clockProcessCPUTimeID = 2
+	var ts syscall.Timespec
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockProcessCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
+	return time.Duration(ts.Nano())
+}
+
 // peakRSS is the process's peak resident set so far (VmHWM), in bytes; 0 if unknown.
 func peakRSS() int64 {
 	b, err := os.ReadFile("/proc/self/status")

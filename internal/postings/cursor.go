@@ -29,6 +29,31 @@ func newCursor(s *Segment, ti termInfo) *cursor {
 	return c
 }
 
+// newCursorAt returns a cursor at ti's first posting at or after lo: the block is found by
+// binary search over the term's block entries, so a range search starting in the middle of a
+// long list does not walk its blocks one by one.
+func newCursorAt(s *Segment, ti termInfo, lo uint32) *cursor {
+	if lo == 0 {
+		return newCursor(s, ti)
+	}
+	c := &cursor{s: s, ti: ti}
+	lo64, hi := uint64(0), ti.nblocks
+	for lo64 < hi {
+		mid := (lo64 + hi) / 2
+		if s.blockAt(ti.firstBlock+mid).last < lo {
+			lo64 = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	c.blk = lo64
+	c.decode()
+	if c.cur != exhausted {
+		c.advance(lo)
+	}
+	return c
+}
+
 // tf is the term frequency at the current posting.
 func (c *cursor) tf() uint32 { return c.tfs[c.i] }
 

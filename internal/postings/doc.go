@@ -15,6 +15,11 @@
 // field norm, the same query norm and coordination factor, summed in the same order, so that
 // a search here returns the scores and the ranking of search.Index in mode bm25.
 //
+// A Searcher cuts its segments into ordinal ranges, about one per worker (GOMAXPROCS), and
+// searches them in parallel, so one query uses every core even on one segment. The ranges
+// share one top-k threshold: the best k-th score any of them has found, a lower bound of the
+// query's, prunes in all of them, and a range searched after another starts with it.
+//
 // Building (Builder) holds one buffer of at most BuilderOptions.MaxBufferedPostings postings
 // and the vocabulary in memory, spilling sorted runs to temporary files and merging them at
 // Finish. Neither holds a pointer (the vocabulary is a byte slab, offsets and an

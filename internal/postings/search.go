@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // KeySet is a set of passage keys, such as Kairos's tombstones.
@@ -55,15 +56,25 @@ type termCursor struct {
 	ub float64 // largest contribution of the term in this segment
 }
 
-// searchSegment returns the K best passages of seg (best first, ties by key as keyLess
-// orders them), scoring with p. It is block-max MaxScore: terms are taken in increasing
-// order of their upper bounds; the longest prefix whose bounds cannot lift a passage into the
-// top K on their own is non-essential: only passages of the other (essential) terms are
-// candidates, and the non-essential terms are looked up for a candidate only while its bound,
-// refined by the bound of the block the lookup lands in, can still reach the top K.
-func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit, error) {
+// segTerm is a query term found in a segment: its dictionary entry and its upper bound there.
+type segTerm struct {
+	info termInfo
+	ti   int // index in plan.terms
+	ub   float64
+}
+
+// segPlan is a query's terms in one segment, in increasing order of their upper bounds (the
+// MaxScore order). It is computed once per segment and shared by the ranges searched.
+type segPlan struct {
+	seg   *Segment
+	terms []segTerm
+}
+
+// planSegment looks the plan's terms up in seg and bounds their contributions there by the
+// term's frontier (its Pareto-best pairs of frequency and length).
+func planSegment(seg *Segment, p *plan) (*segPlan, error) {
 	sc := &scorer{plan: p}
-	var tcs []termCursor
+	sp := &segPlan{seg: seg}
 	for i, w := range p.terms {
 		ti, ok, err := seg.lookup(w.term)
 		if err != nil {
@@ -80,9 +91,9 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 			}
 			ub = max(ub, sc.contribution(i, tf, length))
 		}
-		tcs = append(tcs, termCursor{c: newCursor(seg, ti), ti: i, ub: ub})
+		sp.terms = append(sp.terms, segTerm{info: ti, ti: i, ub: ub})
 	}
-	slices.SortStableFunc(tcs, func(a, b termCursor) int {
+	slices.SortStableFunc(sp.terms, func(a, b segTerm) int {
 		switch {
 		case a.ub < b.ub:
 			return -1
@@ -91,6 +102,43 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 		}
 		return 0
 	})
+	return sp, nil
+}
+
+// threshold is the k-th best score found so far by any of the ranges searched for one query
+// (0: none yet). Each range keeps its own top K, so its k-th score is a lower bound of the
+// query's k-th score; publishing the largest lets every range prune with it, and a range
+// searched after another starts pruning at once instead of after its own first K hits.
+type threshold struct{ bits atomic.Uint64 }
+
+func (t *threshold) load() float64 { return math.Float64frombits(t.bits.Load()) }
+
+// raise lifts the threshold to v if v is larger.
+func (t *threshold) raise(v float64) {
+	for {
+		old := t.bits.Load()
+		if math.Float64frombits(old) >= v || t.bits.CompareAndSwap(old, math.Float64bits(v)) {
+			return
+		}
+	}
+}
+
+// searchSegment returns the K best passages of the ordinals [lo, hi) of sp's segment (best
+// first, ties by key as keyLess orders them), scoring with p, and raises shared with its own
+// k-th score. It is block-max MaxScore: terms are taken in increasing order of their upper
+// bounds; the longest prefix whose bounds cannot lift a passage into the top K on their own
+// is non-essential: only passages of the other (essential) terms are candidates, and the
+// non-essential terms are looked up for a candidate only while its bound, refined by the
+// bound of the block the lookup lands in, can still reach the top K. The threshold it prunes
+// with is the larger of its own k-th score and shared's: passages are pruned only when they
+// cannot reach the query's top K, so the union of the ranges' hits holds the query's K best.
+func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi uint32, shared *threshold) ([]Hit, error) {
+	seg := sp.seg
+	sc := &scorer{plan: p}
+	tcs := make([]termCursor, len(sp.terms))
+	for i, t := range sp.terms {
+		tcs[i] = termCursor{c: newCursorAt(seg, t.info, lo), ti: t.ti, ub: t.ub}
+	}
 	m, n := len(tcs), float64(len(p.terms))
 	prefix := make([]float64, m+1) // prefix[j]: sum of the first j bounds
 	for j, tc := range tcs {
@@ -100,8 +148,15 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 	coordBound := func(c int) float64 { return min(1, float64(c)/n) }
 
 	top := newTopK(q.K)
-	theta := math.Inf(-1)
+	// theta is the score a passage must reach; 0 (scores are positive) until K are known.
+	theta := 0.0
 	firstEssential := 0
+	lift := func(v float64) {
+		theta = v
+		for firstEssential < m && prefix[firstEssential+1]*coordBound(firstEssential+1)*(1+pruneSlack) < theta {
+			firstEssential++
+		}
+	}
 	contrib := make([]float64, len(p.terms))
 	matched := make([]bool, len(p.terms))
 	for scored := 0; ; scored++ {
@@ -110,14 +165,17 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 				return nil, err
 			}
 		}
+		if v := shared.load(); v > theta {
+			lift(v)
+		}
 		d := uint32(exhausted)
 		for _, tc := range tcs[firstEssential:] {
 			d = min(d, tc.c.cur)
 		}
-		if d == exhausted {
+		if d >= hi {
 			break
 		}
-		if top.full() {
+		if theta > 0 {
 			// Block-max skip: up to the end of the first essential block to end, no passage
 			// can score more than the essential blocks' bounds plus the non-essential terms'.
 			upto, bound := uint32(exhausted), prefix[firstEssential]
@@ -159,7 +217,7 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 		}
 		pruned := false
 		for i := firstEssential - 1; i >= 0; i-- {
-			// here theta is finite: terms are non-essential only once the top K is full
+			// here theta is positive: terms are non-essential only once a threshold is known
 			if (partial+prefix[i+1])*coordBound(count+i+1)*(1+pruneSlack) < theta {
 				pruned = true
 				break
@@ -185,9 +243,9 @@ func searchSegment(ctx context.Context, seg *Segment, p *plan, q *Query) ([]Hit,
 			key = seg.key(d)
 		}
 		if !pruned && top.offer(Hit{Key: key, Score: p.total(contrib, matched, count)}) && top.full() {
-			theta = top.worst().Score
-			for firstEssential < m && prefix[firstEssential+1]*coordBound(firstEssential+1)*(1+pruneSlack) < theta {
-				firstEssential++
+			if w := top.worst().Score; w > theta {
+				shared.raise(w)
+				lift(w)
 			}
 		}
 		clear(matched)

@@ -10,30 +10,42 @@ import (
 
 // SearcherOptions configure a Searcher. The zero value is ready to use.
 type SearcherOptions struct {
-	// Workers bounds how many segments are searched at once. Default GOMAXPROCS; 1 searches
-	// them one after the other on the calling goroutine.
+	// Workers bounds how many goroutines search one query at once. Default GOMAXPROCS; 1
+	// searches the segments one after the other on the calling goroutine. Above 1 the
+	// segments are cut into ordinal ranges of at least MinRange passages, about Workers in
+	// all, searched in parallel: one query uses every core even on a single segment.
 	Workers int
+	// MinRange is the fewest passages a range is cut to (default DefaultMinRange): below it
+	// the fixed cost of a range (a cursor per term, its own first K hits) outweighs the gain.
+	MinRange int
 }
+
+// DefaultMinRange is SearcherOptions.MinRange's default.
+const DefaultMinRange = 1 << 15
 
 // Searcher searches a set of segments (the shards of one collection) as one index: document
 // frequencies are summed over the segments, the collection statistics come from the caller,
 // each segment is searched in parallel for its own top K, and the union is cut to the K
 // best, so the hits equal those of a single segment holding every passage.
 type Searcher struct {
-	segs    []*Segment
-	workers int
+	segs     []*Segment
+	workers  int
+	minRange int
 }
 
 // NewSearcher returns a Searcher over segs, which must hold disjoint passage keys. It does
 // not take ownership: the caller closes the segments after the searches.
 func NewSearcher(segs []*Segment, opts SearcherOptions) (*Searcher, error) {
-	if opts.Workers < 0 {
-		return nil, fmt.Errorf("postings searcher: negative workers %d", opts.Workers)
+	if opts.Workers < 0 || opts.MinRange < 0 {
+		return nil, fmt.Errorf("postings searcher: negative workers %d or range %d", opts.Workers, opts.MinRange)
 	}
 	if opts.Workers == 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	return &Searcher{segs: slices.Clone(segs), workers: opts.Workers}, nil
+	if opts.MinRange == 0 {
+		opts.MinRange = DefaultMinRange
+	}
+	return &Searcher{segs: slices.Clone(segs), workers: opts.Workers, minRange: opts.MinRange}, nil
 }
 
 // DocFreq returns the number of passages of all segments that contain term.
@@ -77,18 +89,24 @@ func (x *Searcher) Search(ctx context.Context, q Query, sc Scoring) ([]Hit, erro
 		df[i] = uint64(n)
 	}
 	p := newPlan(sc, q.Terms, df)
-	results := make([][]Hit, len(x.segs))
-	errs := make([]error, len(x.segs))
+	tasks, err := x.ranges(p)
+	if err != nil {
+		return nil, err
+	}
+	var shared threshold
+	results := make([][]Hit, len(tasks))
+	errs := make([]error, len(tasks))
 	run := func(i int) {
+		t := tasks[i]
 		defer func() {
 			if r := recover(); r != nil {
-				errs[i] = fmt.Errorf("postings segment %s: search panicked: %v", x.segs[i].path, r)
+				errs[i] = fmt.Errorf("postings segment %s: search panicked: %v", t.sp.seg.path, r)
 			}
 		}()
-		results[i], errs[i] = searchSegment(ctx, x.segs[i], p, &q)
+		results[i], errs[i] = searchSegment(ctx, t.sp, p, &q, t.lo, t.hi, &shared)
 	}
-	if x.workers == 1 || len(x.segs) == 1 {
-		for i := range x.segs {
+	if x.workers == 1 || len(tasks) == 1 {
+		for i := range tasks {
 			run(i)
 			if errs[i] != nil {
 				return nil, errs[i]
@@ -97,7 +115,7 @@ func (x *Searcher) Search(ctx context.Context, q Query, sc Scoring) ([]Hit, erro
 	} else {
 		sem := make(chan struct{}, x.workers)
 		var wg sync.WaitGroup
-		for i := range x.segs {
+		for i := range tasks {
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
@@ -119,4 +137,42 @@ func (x *Searcher) Search(ctx context.Context, q Query, sc Scoring) ([]Hit, erro
 		}
 	}
 	return top.sorted(), nil
+}
+
+// rangeTask is one range of ordinals [lo, hi) of a segment to search.
+type rangeTask struct {
+	sp     *segPlan
+	lo, hi uint32
+}
+
+// ranges plans the query in every segment and cuts the segments into about x.workers ranges
+// of at least x.minRange passages each, in proportion to their sizes (one range a segment
+// with one worker). Segments where no query term occurs are left out.
+func (x *Searcher) ranges(p *plan) ([]rangeTask, error) {
+	total := 0
+	for _, s := range x.segs {
+		total += s.Len()
+	}
+	var tasks []rangeTask
+	for _, s := range x.segs {
+		sp, err := planSegment(s, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(sp.terms) == 0 || s.Len() == 0 {
+			continue
+		}
+		parts := 1
+		if x.workers > 1 {
+			parts = max(1, min((x.workers*s.Len()+total/2)/total, s.Len()/x.minRange))
+		}
+		for i := range parts {
+			lo, hi := uint32(i*s.Len()/parts), uint32((i+1)*s.Len()/parts)
+			if i == parts-1 {
+				hi = exhausted // past every ordinal: the last range runs to the end
+			}
+			tasks = append(tasks, rangeTask{sp: sp, lo: lo, hi: hi})
+		}
+	}
+	return tasks, nil
 }

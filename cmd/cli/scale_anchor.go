@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"syscall"
+)
+
+// anchorResult is what one anchor engine (Xapian, Lucene) measured on a collection: the child
+// prints the build and query figures; peak RSS and index bytes are taken here, as for Kairos.
+type anchorResult struct {
+	Version    string  `json:"version,omitempty"`
+	Passages   int     `json:"passages"`
+	BuildS     float64 `json:"build_s"` // indexing and commit, timed inside the child (no start-up)
+	BuildPerS  float64 `json:"build_passages_per_s"`
+	PeakRSS    int64   `json:"peak_rss_bytes"` // the child's ru_maxrss: build and queries
+	IndexBytes int64   `json:"index_bytes"`
+	Segments   int     `json:"segments,omitempty"` // Lucene: segments searched
+	P50MS      float64 `json:"p50_ms"`
+	P99MS      float64 `json:"p99_ms"`
+	MeanMS     float64 `json:"mean_ms"`
+	Queries    int     `json:"queries"`
+	Empty      int     `json:"empty"`
+}
+
+// runAnchor runs an anchor child that builds into index and prints one JSON object, and adds
+// the child's peak RSS (getrusage of the waited-for child, as buildIndex) and the index's size.
+func runAnchor(ctx context.Context, name, index string, progress io.Writer, argv ...string) (*anchorResult, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = &out, progress
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s anchor: %w", name, err)
+	}
+	var r anchorResult
+	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil {
+		return nil, fmt.Errorf("%s anchor output %q: %w", name, out.String(), err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.PeakRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
+	}
+	if r.BuildS > 0 {
+		r.BuildPerS = float64(r.Passages) / r.BuildS
+	}
+	var err error
+	if r.IndexBytes, err = dirBytes(index); err != nil {
+		return nil, fmt.Errorf("%s anchor index: %w", name, err)
+	}
+	return &r, nil
+}
