@@ -129,6 +129,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	outPath := fs.String("out", "", "with --batch: write the run to this `file` (default stdout)")
 	var qf queryFlags
 	qf.register(fs)
+	qf.models.registerModelsDir(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -149,10 +150,18 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	case *batch != "":
 		qf.q.K = request.Int(request.DefaultBatchK)
 	}
+	var found indexModel
+	if qf.q.Mode != string(search.ModeBM25) {
+		found = qf.models.findIndexModel(ctx, *dir)
+		if found.dir != "" {
+			fmt.Fprintf(stdio.Stderr, "kairos: %s\n", found.note)
+		}
+	}
 	ropts, tmpl, err := qf.resolve(fs, *dir, stdio.Stderr)
 	if err != nil {
 		return err
 	}
+	ropts.ModelNote = found.note
 	var queries []batchQuery
 	if *batch != "" {
 		// Every line is read and checked before the index opens: a bad line costs nothing.
