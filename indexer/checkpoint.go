@@ -100,6 +100,40 @@ func CheckpointGeneration(dir string) (string, error) {
 	return filepath.Join(dir, c.Generation), nil
 }
 
+// CheckpointInfo describes the checkpoint a build left behind, for a person deciding
+// whether to resume it.
+type CheckpointInfo struct {
+	Generation int    // the checkpoint generation (not live)
+	Passages   int    // passages it holds
+	Vectors    int    // of which embedded (0 without an encoder)
+	Input      string // the input reading had reached; "" when every input was read
+	Docs       int    // documents of Input read
+}
+
+// PendingCheckpoint describes the checkpoint of the index at dir, or returns nil when no
+// resumable build is pending (or the index is on Qdrant).
+func PendingCheckpoint(dir string) (*CheckpointInfo, error) {
+	if IsQdrant(dir) {
+		return nil, nil
+	}
+	c, err := readCheckpoint(dir)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	man, err := ReadManifest(filepath.Join(dir, c.Generation))
+	if err != nil {
+		return nil, err
+	}
+	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs}
+	if man.Dense != nil {
+		info.Vectors = man.Dense.Vectors
+	}
+	if c.Position.Input < len(c.Inputs) {
+		info.Input = c.Inputs[c.Position.Input].Path
+	}
+	return info, nil
+}
+
 // Resume continues the build whose checkpoint is in opts.Dir, with the same inputs and
 // options, and ends with the passages a clean build would have. Without a checkpoint it is a
 // clean build. It refuses inputs whose sha256 or options differ from the checkpoint's.

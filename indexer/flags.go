@@ -51,7 +51,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 		o.CheckpointAfter = DefaultCheckpointAfter
 	}
 	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never), once --checkpoint-after has passed")
-	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only)")
+	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
 	if o.RAMBudget == 0 {
 		o.RAMBudget = postings.DefaultRAMBudget
 	}

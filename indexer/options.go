@@ -86,7 +86,10 @@ type Options struct {
 	// passed since the build started or last checkpointed. A checkpoint costs a lexical
 	// segment that searches then visit, and a rewrite of the document table (and graph), so
 	// at tens of thousands of passages a second a count alone would checkpoint every few
-	// seconds; the time bounds what a crash loses instead.
+	// seconds; the time bounds what a crash loses instead. A local build with an encoder
+	// checkpoints on time alone (every CheckpointAfter, whatever the count, once
+	// CheckpointEvery turns checkpoints on): embedding is slow enough that the count may never
+	// be reached.
 	CheckpointAfter time.Duration
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer

@@ -79,7 +79,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
-		"search": query.with(zero("string", "index", "batch", "out", "min-score", "models-dir"), zero("int", "k", "per-doc"), zero("bool", "json")),
+		"search": query.with(zero("string", "index", "batch", "out", "min-score", "models-dir"), zero("int", "k", "per-doc", "width"), zero("bool", "json")),
 		"eval": query.with(defaults{
 			"k": str(search.DefaultCutoff), "depth": "300", "run-format": "trec",
 			"k1": "0", "b": "0", "doc-evidence": "0", // 0: search.BM25K1, BM25B, DefaultDocEvidence

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -95,10 +97,57 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = indexer.Build(ctx, opts)
 	}
 	if err != nil {
+		if ctx.Err() != nil && !indexer.IsQdrant(*dir) {
+			interrupted(stdio.Stderr, *dir, args, *update)
+		}
 		return fmt.Errorf("index: %w", err)
 	}
 	printSummary(stdio, sum)
 	return nil
+}
+
+// interrupted tells the person who stopped a build (Ctrl-C, SIGTERM) what was kept and how
+// to go on: the live index, untouched; the checkpoint, if the build got to one, and the
+// command that resumes it (the same arguments with --resume).
+func interrupted(w io.Writer, dir string, args []string, update bool) {
+	live := "there is no index at " + dir + " yet"
+	if gen, err := indexer.Current(dir); err == nil {
+		live = "the live index (" + filepath.Base(gen) + ") is unchanged and searchable"
+	}
+	if update {
+		fmt.Fprintf(w, "kairos: interrupted: the update was not committed; %s. Run the same command again to update.\n", live)
+		return
+	}
+	cp, err := indexer.PendingCheckpoint(dir)
+	if err != nil || cp == nil {
+		fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
+			"  A build checkpoints every --checkpoint-after (with --model), else every --checkpoint-every passages once that time has passed.\n", live)
+		return
+	}
+	read := "every input read"
+	if cp.Input != "" {
+		read = fmt.Sprintf("%s read up to document %d", cp.Input, cp.Docs)
+	}
+	vecs := ""
+	if cp.Vectors > 0 {
+		vecs = fmt.Sprintf(", %d embedded", cp.Vectors)
+	}
+	resume := []string{"kairos", "index", "--resume"}
+	for _, a := range args {
+		if a != "--force" && a != "-force" && a != "--resume" && a != "-resume" {
+			resume = append(resume, shellQuote(a))
+		}
+	}
+	fmt.Fprintf(w, "kairos: interrupted: kept checkpoint generation %d (%d passages%s; %s); %s.\n  Continue with: %s\n",
+		cp.Generation, cp.Passages, vecs, read, live, strings.Join(resume, " "))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func printSummary(stdio IO, s *indexer.Summary) {
