@@ -231,7 +231,7 @@ func (d *driver) seal(man *Manifest, gen int) error {
 	}
 	for i := range ins {
 		if i < len(man.Inputs) {
-			ins[i].Format, ins[i].Source = man.Inputs[i].Format, man.Inputs[i].Source
+			ins[i].Format, ins[i].Source, ins[i].Columns = man.Inputs[i].Format, man.Inputs[i].Source, man.Inputs[i].Columns
 		}
 	}
 	man.Inputs = ins

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/search"
@@ -76,7 +79,12 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)
 		if len(in.Columns) > 0 {
-			fmt.Fprintf(w, "            columns %v\n", in.Columns)
+			roles := slices.Sorted(maps.Keys(in.Columns))
+			cols := make([]string, len(roles))
+			for i, r := range roles {
+				cols[i] = r + "=" + in.Columns[r]
+			}
+			fmt.Fprintf(w, "            columns %s (role=column)\n", strings.Join(cols, " "))
 		}
 	}
 	fmt.Fprintf(w, "size        %.1f MB\n", float64(st.SizeBytes)/1e6)
