@@ -163,6 +163,11 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cp == nil && opts.lexicalFirst() {
+		if sum, err := resumeAddVectors(ctx, &opts); sum != nil || err != nil {
+			return sum, err
+		}
+	}
 	if cp == nil {
 		opts.Logger.Info("no checkpoint: building from scratch", "dir", opts.Dir)
 		sum, err := buildLocked(ctx, &opts)
@@ -177,7 +182,13 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	if err := cp.matches(&opts); err != nil {
+	// A LexicalFirst build checkpoints its BM25 half, without the encoder.
+	first := opts.lexicalFirst() && cp.Model == nil
+	match := opts
+	if first {
+		match.Encoder = nil
+	}
+	if err := cp.matches(&match); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
 	}
 	base, err := OpenGeneration(filepath.Join(opts.Dir, cp.Generation))
@@ -185,7 +196,11 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
 	}
 	defer base.Close()
-	return drive(ctx, &opts, runSpec{mode: modeAppend, base: base, from: cp.Position})
+	spec := runSpec{mode: modeAppend, base: base, from: cp.Position}
+	if first {
+		return buildLexicalFirst(ctx, &opts, spec)
+	}
+	return drive(ctx, &opts, spec)
 }
 
 // matches reports how opts differ from the build that wrote the checkpoint.

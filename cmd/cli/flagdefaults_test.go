@@ -76,6 +76,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "checkpoint-after": indexer.DefaultCheckpointAfter.String(), "heap-floor": str(memlimit.DefaultFloor >> 20), "ram-budget": str(postings.DefaultRAMBudget >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultHeadroom), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
+			"bm25-first":    str(indexer.DefaultLexicalFirst),
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/memlimit"
@@ -84,6 +85,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend%s, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, models.onDevice(), enc.Identity().Dim)
 		}
 	}
+	started := time.Now()
 	stopHeap := keepHeap(ctx, heap, log)
 	defer stopHeap()
 	var sum *indexer.Summary
@@ -98,7 +100,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil && !indexer.IsQdrant(*dir) {
-			interrupted(stdio.Stderr, *dir, args, *update)
+			interrupted(stdio.Stderr, *dir, args, *update, started)
 		}
 		return fmt.Errorf("index: %w", err)
 	}
@@ -109,13 +111,19 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 // interrupted tells the person who stopped a build (Ctrl-C, SIGTERM) what was kept and how
 // to go on: the live index, untouched; the checkpoint, if the build got to one, and the
 // command that resumes it (the same arguments with --resume).
-func interrupted(w io.Writer, dir string, args []string, update bool) {
+func interrupted(w io.Writer, dir string, args []string, update bool, started time.Time) {
 	live := "there is no index at " + dir + " yet"
 	if gen, err := indexer.Current(dir); err == nil {
 		live = "the live index (" + filepath.Base(gen) + ") is unchanged and searchable"
 	}
 	if update {
 		fmt.Fprintf(w, "kairos: interrupted: the update was not committed; %s. Run the same command again to update.\n", live)
+		return
+	}
+	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil && m.Dense == nil && !m.Created.Before(started) {
+		// A --bm25-first build stopped while embedding: its BM25 half is live.
+		fmt.Fprintf(w, "kairos: interrupted while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished.\n  Continue with: %s\n",
+			m.Generation, m.Counts.Passages, resumeCommand(args))
 		return
 	}
 	cp, err := indexer.PendingCheckpoint(dir)
@@ -132,14 +140,19 @@ func interrupted(w io.Writer, dir string, args []string, update bool) {
 	if cp.Vectors > 0 {
 		vecs = fmt.Sprintf(", %d embedded", cp.Vectors)
 	}
+	fmt.Fprintf(w, "kairos: interrupted: kept checkpoint generation %d (%d passages%s; %s); %s.\n  Continue with: %s\n",
+		cp.Generation, cp.Passages, vecs, read, live, resumeCommand(args))
+}
+
+// resumeCommand is the command line that resumes the build args described.
+func resumeCommand(args []string) string {
 	resume := []string{"kairos", "index", "--resume"}
 	for _, a := range args {
 		if a != "--force" && a != "-force" && a != "--resume" && a != "-resume" {
 			resume = append(resume, shellQuote(a))
 		}
 	}
-	fmt.Fprintf(w, "kairos: interrupted: kept checkpoint generation %d (%d passages%s; %s); %s.\n  Continue with: %s\n",
-		cp.Generation, cp.Passages, vecs, read, live, strings.Join(resume, " "))
+	return strings.Join(resume, " ")
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -186,6 +199,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	}
 	if s.Checkpoints > 0 {
 		fmt.Fprintf(w, "checkpoints %d\n", s.Checkpoints)
+	}
+	if s.LexicalGeneration > 0 {
+		fmt.Fprintf(w, "bm25 first  generation %d, live after %.2f s while the vectors were embedded\n", s.LexicalGeneration, s.LexicalElapsed.Seconds())
 	}
 	if s.Dense != nil {
 		fmt.Fprintf(w, "vectors     %d (%s, dim %d, HNSW M %d efC %d)\n", s.Dense.Vectors, s.Dense.Model.Name, s.Dense.Model.Dim, s.Dense.HNSW.M, s.Dense.HNSW.EfConstruction)
