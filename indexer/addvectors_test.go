@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 )
@@ -165,5 +166,69 @@ func sameVectors(t *testing.T, ref *Generation, dir string) {
 		if !ok || !reflect.DeepEqual(a, b) {
 			t.Fatalf("key %d: vector differs from an inline build's", k)
 		}
+	}
+}
+
+// cancelEncoder cancels its build on its nth call, as Ctrl-C would in the middle of an
+// embedding.
+type cancelEncoder struct {
+	*countingEncoder
+	n, calls int
+	cancel   func()
+}
+
+func (e *cancelEncoder) EncodePassages(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.calls++; e.calls == e.n {
+		e.cancel()
+		return nil, context.Canceled
+	}
+	return e.countingEncoder.EncodePassages(ctx, texts)
+}
+
+// The embedding half checkpoints every CheckpointAfter: interrupted after some checkpoints,
+// the BM25 generation stays live, CHECKPOINT says up to which key the vectors go, and Resume
+// embeds only the passages after it, ending with the vectors of an inline build.
+func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
+	input := scifactHead(t, 300)
+	ctx := context.Background()
+	opts := func(dir string, enc PassageEncoder) Options {
+		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: true,
+			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1 << 30, CheckpointAfter: time.Nanosecond}
+	}
+	refDir := filepath.Join(t.TempDir(), "ref")
+	ref, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refGen := openLive(t, refDir)
+	defer refGen.Close()
+
+	dir := filepath.Join(t.TempDir(), "idx")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if _, err := Build(cctx, opts(dir, &cancelEncoder{countingEncoder: &countingEncoder{dim: 32}, n: 4, cancel: cancel})); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	cp, err := readCheckpoint(dir)
+	if err != nil || cp == nil || cp.Embedding == nil {
+		t.Fatalf("checkpoint %+v, %v: want one of the embedding", cp, err)
+	}
+	if live := liveGen(dir); live != cp.Embedding.LexicalGeneration || cp.Embedding.NextKey != 300 {
+		t.Errorf("live generation %d, checkpoint %+v: want the BM25 generation live and 3 batches of 100 embedded", live, cp.Embedding)
+	}
+	enc := &countingEncoder{dim: 32}
+	sum, err := Resume(ctx, opts(dir, enc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(ref.Counts.Passages) - 300; enc.texts.Load() != want || sum.Dense == nil || sum.Dense.Vectors != ref.Counts.Passages {
+		t.Errorf("resume embedded %d passages (want %d), dense %+v", enc.texts.Load(), want, sum.Dense)
+	}
+	if cp, _ := readCheckpoint(dir); cp != nil {
+		t.Errorf("checkpoint left after the build: %+v", cp)
+	}
+	sameVectors(t, refGen, dir)
+	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+		t.Errorf("verify: %v %+v", err, rep)
 	}
 }

@@ -29,7 +29,16 @@ type checkpoint struct {
 	SkipBad    bool           `json:"skip_bad"`
 	Model      *ModelIdentity `json:"model,omitempty"`
 	HNSW       *HNSWParams    `json:"hnsw,omitempty"`
-	Checksum   string         `json:"checksum"` // sha256 of the JSON with this field empty
+	// Embedding is set on a checkpoint of the embedding half of a LexicalFirst build: which
+	// generation it embeds and the first key not yet embedded.
+	Embedding *embedPosition `json:"embedding,omitempty"`
+	Checksum  string         `json:"checksum"` // sha256 of the JSON with this field empty
+}
+
+// embedPosition is how far the embedding half of a LexicalFirst build got.
+type embedPosition struct {
+	LexicalGeneration int    `json:"lexical_generation"`
+	NextKey           uint32 `json:"next_key"`
 }
 
 func (c *checkpoint) sum() string {
@@ -190,6 +199,9 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	if err := cp.matches(&match); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
+	}
+	if cp.Embedding != nil {
+		return resumeEmbedding(ctx, &opts, cp)
 	}
 	base, err := OpenGeneration(filepath.Join(opts.Dir, cp.Generation))
 	if err != nil {

@@ -122,8 +122,12 @@ func interrupted(w io.Writer, dir string, args []string, update bool, started ti
 	}
 	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil && m.Dense == nil && !m.Created.Before(started) {
 		// A --bm25-first build stopped while embedding: its BM25 half is live.
-		fmt.Fprintf(w, "kairos: interrupted while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished.\n  Continue with: %s\n",
-			m.Generation, m.Counts.Passages, resumeCommand(args))
+		kept := ""
+		if cp, err := indexer.PendingCheckpoint(dir); err == nil && cp != nil && cp.Vectors > 0 {
+			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
+		}
+		fmt.Fprintf(w, "kairos: interrupted while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  Continue with: %s\n",
+			m.Generation, m.Counts.Passages, kept, resumeCommand(args))
 		return
 	}
 	cp, err := indexer.PendingCheckpoint(dir)

@@ -59,6 +59,14 @@ func TestIndexInterruptedSaysWhatWasKept(t *testing.T) {
 		{"bm25 first, while embedding", []string{"--checkpoint-every", "0"},
 			func(idx string) func() bool { return func() bool { return exists(filepath.Join(idx, "CURRENT")) } },
 			`kairos: interrupted while embedding: kept the BM25 index \(generation \d+, (\d+) passages\), live and searchable; the vectors were not finished\.\n  Continue with: kairos index --resume (.*)\n`},
+		{"bm25 first, after an embedding checkpoint", nil, // the embedding checkpoints every --checkpoint-after
+			func(idx string) func() bool {
+				return func() bool {
+					b, err := os.ReadFile(filepath.Join(idx, "CHECKPOINT"))
+					return err == nil && strings.Contains(string(b), `"embedding"`)
+				}
+			},
+			`kairos: interrupted while embedding: kept the BM25 index \(generation \d+, (\d+) passages\), live and searchable; the vectors were not finished \(checkpoint generation \d+ holds (\d+) of them\)\.\n  Continue with: kairos index --resume (.*)\n`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			idx := filepath.Join(t.TempDir(), "idx")
@@ -71,7 +79,7 @@ func TestIndexInterruptedSaysWhatWasKept(t *testing.T) {
 			if m == nil {
 				t.Fatalf("stderr does not say what was kept:\n%s", stderr)
 			}
-			if m[1] == "0" || (len(m) == 4 && m[2] != "" && m[2] != m[1]) {
+			if m[1] == "0" || (tc.name == "inline, after a checkpoint" && m[2] != m[1]) {
 				t.Errorf("kept %s passages, %s embedded", m[1], m[2])
 			}
 			out, stderr2, err := runCLI(t, append([]string{"index", "--resume"}, strings.Fields(m[len(m)-1])...)...)
