@@ -104,7 +104,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 		r.cpBase, r.next = base, from.Embedding.NextKey
 		r.prog.passagesEmbedded(base.Vectors.Live())
 	}
-	if err := r.open(ctx, base, nil); err != nil {
+	if err := r.open(ctx, base, docTables{}); err != nil {
 		return nil, err
 	}
 	stop := r.prog.start()
@@ -152,7 +152,7 @@ type embedRun struct {
 }
 
 // open starts a writer of a new generation derived from base.
-func (r *embedRun) open(ctx context.Context, base *Generation, docs map[string]*docEntry) error {
+func (r *embedRun) open(ctx context.Context, base *Generation, docs docTables) error {
 	gen, tmp, err := r.gens.create(ctx)
 	if err != nil {
 		return err
@@ -168,6 +168,9 @@ func (r *embedRun) open(ctx context.Context, base *Generation, docs map[string]*
 func (r *embedRun) close() {
 	if r.w != nil && !r.w.closed {
 		r.w.abort()
+	}
+	if r.w != nil && r.w.log != nil {
+		r.w.log.close() // its runs: the table is written, or the run failed
 	}
 	if r.tmp != "" {
 		r.gens.discard(r.gen, r.tmp)
@@ -241,7 +244,10 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	if err := r.w.wait(); err != nil {
 		return err
 	}
-	vec, docs := r.w.vec, r.w.docs
+	vec := r.w.vec
+	// The document table goes on to the next writer, as a build's checkpoint hands it on.
+	docs := docTables{docs: r.w.docs, log: r.w.log}
+	r.w.keepLog = true
 	man, err := r.w.finish()
 	if err != nil {
 		return err

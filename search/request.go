@@ -36,8 +36,11 @@ type Filters struct {
 	DateTo   time.Time // passages dated on or before
 	Sources  []string  // passages whose Source is one of these; nil or empty: any source
 	// None lets no passage through (backend.Filter.None): a filter known to match nothing,
-	// such as a language the index is not in.
+	// such as a source no passage has.
 	None bool
+	// Languages are the languages a passage may be in; nil or empty: any. ExcludeLanguages
+	// are languages it may not be in. A query is analysed in each language searched.
+	Languages, ExcludeLanguages []string
 }
 
 // Request is one query.
@@ -99,4 +102,6 @@ type Stats struct {
 	// which queries use too.
 	Language string `json:"language"`
 	Analyzer string `json:"analyzer"`
+	// Languages counts the live passages per language (one entry for a single-language index).
+	Languages map[string]int `json:"languages,omitempty"`
 }
