@@ -139,7 +139,7 @@ test: setup
 	@echo "test: go test -race $(RACE_PKGS)"
 	@set -o pipefail; $(GO) test -count=1 -timeout 20m -race -json $(RACE_PKGS) | bin/testprogress
 
-## run: index the sample dump and query it.
+## run: index the sample dump, query it, and say what to try next.
 run: build
 	mkdir -p $(WORK)
 	$(BIN) index --force --input $(DUMP) --index $(INDEX)
@@ -147,6 +147,14 @@ run: build
 	$(BIN) search --index $(INDEX) -k 3 "anarchism political philosophy"
 	$(BIN) search --index $(INDEX) -k 3 "Who directed An American in Paris?"
 	$(BIN) search --index $(INDEX) -k 3 "albedo of snow and ice"
+	@echo
+	@echo "make run: built $(BIN), indexed $(notdir $(DUMP)) into $(INDEX) (stats above) and ran three searches."
+	@echo "Try next (README.md, Quick start, has more):"
+	@echo "  export PATH=$(CURDIR)/bin:\$$PATH"
+	@echo "  kairos search --index $(INDEX) -k 5 --explain \"who founded anarchism\""
+	@echo "  kairos serve --index $(INDEX) &"
+	@echo "  curl -s localhost:8080/v1/search -d '{\"text\": \"albedo\"}'"
+	@echo "  make run DUMP=path/to/other-dump.xml.bz2"
 
 ## bench: speed figures (see README, "Measured"). Run it on a quiet machine.
 bench: build setup

@@ -93,6 +93,7 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
+				Dir:           absDir(o.ModelDir),
 				ONNXSHA256:    sum,
 				ONNXFile:      onnxFile(o.ModelDir, cfg.ONNXPath),
 				Precision:     PrecisionOfFile(cfg.ONNXPath),

@@ -63,7 +63,7 @@ func TestInfoReadsFolderConfig(t *testing.T) {
 		t.Errorf("auto picked %q with the library present, want ort", got.Backend)
 	}
 	want := ModelInfo{Identity: modelid.Identity{Name: "tiny-encoder", ONNXSHA256: got.ONNXSHA256, Dim: 64, Pooling: "mean", Normalize: true,
-		MaxSeqLen: 256, ONNXFile: "model.onnx", Precision: PrecisionFP32}, Output: "last_hidden_state", Backend: got.Backend}
+		MaxSeqLen: 256, ONNXFile: "model.onnx", Precision: PrecisionFP32, Dir: absDir(synthetic("tiny-encoder"))}, Output: "last_hidden_state", Backend: got.Backend}
 	if got != want {
 		t.Errorf("Info() = %+v\nwant %+v", got, want)
 	}

@@ -152,6 +152,7 @@ func openStatic(o Options, f staticFolder) (*Encoder, error) {
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
+				Dir:           absDir(o.ModelDir),
 				Kind:          KindStatic,
 				ONNXSHA256:    sum,
 				ONNXFile:      filepath.ToSlash(rel),
@@ -366,4 +367,13 @@ func (t *Tokenizer) staticIDs(dst []int, prefix, text string) []int {
 		dst = append(dst, t.pieces(prefix+text, t.maxLen)...)
 	}
 	return dst[:min(len(dst), t.maxLen)]
+}
+
+// absDir is dir made absolute for the Identity, so an index records a folder that can be
+// found again from another working directory; dir itself when that fails.
+func absDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
 }

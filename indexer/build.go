@@ -50,7 +50,16 @@ func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
 	if err := removeCheckpoint(opts.Dir); err != nil {
 		return nil, err
 	}
+	if opts.lexicalFirst() {
+		return buildLexicalFirst(ctx, opts, runSpec{mode: modeAppend})
+	}
 	return drive(ctx, opts, runSpec{mode: modeAppend})
+}
+
+// lexicalFirst reports whether a build commits its BM25 index before its vectors
+// (Options.LexicalFirst; local indexes with an encoder).
+func (o *Options) lexicalFirst() bool {
+	return o.LexicalFirst && o.Encoder != nil && o.remote == nil && !IsQdrant(o.Dir)
 }
 
 // position is how far a build has read: documents consumed from input Input.

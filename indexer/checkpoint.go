@@ -29,7 +29,16 @@ type checkpoint struct {
 	SkipBad    bool           `json:"skip_bad"`
 	Model      *ModelIdentity `json:"model,omitempty"`
 	HNSW       *HNSWParams    `json:"hnsw,omitempty"`
-	Checksum   string         `json:"checksum"` // sha256 of the JSON with this field empty
+	// Embedding is set on a checkpoint of the embedding half of a LexicalFirst build: which
+	// generation it embeds and the first key not yet embedded.
+	Embedding *embedPosition `json:"embedding,omitempty"`
+	Checksum  string         `json:"checksum"` // sha256 of the JSON with this field empty
+}
+
+// embedPosition is how far the embedding half of a LexicalFirst build got.
+type embedPosition struct {
+	LexicalGeneration int    `json:"lexical_generation"`
+	NextKey           uint32 `json:"next_key"`
 }
 
 func (c *checkpoint) sum() string {
@@ -100,6 +109,40 @@ func CheckpointGeneration(dir string) (string, error) {
 	return filepath.Join(dir, c.Generation), nil
 }
 
+// CheckpointInfo describes the checkpoint a build left behind, for a person deciding
+// whether to resume it.
+type CheckpointInfo struct {
+	Generation int    // the checkpoint generation (not live)
+	Passages   int    // passages it holds
+	Vectors    int    // of which embedded (0 without an encoder)
+	Input      string // the input reading had reached; "" when every input was read
+	Docs       int    // documents of Input read
+}
+
+// PendingCheckpoint describes the checkpoint of the index at dir, or returns nil when no
+// resumable build is pending (or the index is on Qdrant).
+func PendingCheckpoint(dir string) (*CheckpointInfo, error) {
+	if IsQdrant(dir) {
+		return nil, nil
+	}
+	c, err := readCheckpoint(dir)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	man, err := ReadManifest(filepath.Join(dir, c.Generation))
+	if err != nil {
+		return nil, err
+	}
+	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs}
+	if man.Dense != nil {
+		info.Vectors = man.Dense.Vectors
+	}
+	if c.Position.Input < len(c.Inputs) {
+		info.Input = c.Inputs[c.Position.Input].Path
+	}
+	return info, nil
+}
+
 // Resume continues the build whose checkpoint is in opts.Dir, with the same inputs and
 // options, and ends with the passages a clean build would have. Without a checkpoint it is a
 // clean build. It refuses inputs whose sha256 or options differ from the checkpoint's.
@@ -129,6 +172,11 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cp == nil && opts.lexicalFirst() {
+		if sum, err := resumeAddVectors(ctx, &opts); sum != nil || err != nil {
+			return sum, err
+		}
+	}
 	if cp == nil {
 		opts.Logger.Info("no checkpoint: building from scratch", "dir", opts.Dir)
 		sum, err := buildLocked(ctx, &opts)
@@ -143,15 +191,28 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	if err := cp.matches(&opts); err != nil {
+	// A LexicalFirst build checkpoints its BM25 half, without the encoder.
+	first := opts.lexicalFirst() && cp.Model == nil
+	match := opts
+	if first {
+		match.Encoder = nil
+	}
+	if err := cp.matches(&match); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
+	}
+	if cp.Embedding != nil {
+		return resumeEmbedding(ctx, &opts, cp)
 	}
 	base, err := OpenGeneration(filepath.Join(opts.Dir, cp.Generation))
 	if err != nil {
 		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
 	}
 	defer base.Close()
-	return drive(ctx, &opts, runSpec{mode: modeAppend, base: base, from: cp.Position})
+	spec := runSpec{mode: modeAppend, base: base, from: cp.Position}
+	if first {
+		return buildLexicalFirst(ctx, &opts, spec)
+	}
+	return drive(ctx, &opts, spec)
 }
 
 // matches reports how opts differ from the build that wrote the checkpoint.

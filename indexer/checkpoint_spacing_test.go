@@ -45,3 +45,33 @@ func TestCheckpointSpacing(t *testing.T) {
 		t.Fatalf("%d passages: too few for the count-only case to checkpoint 3 times", passages)
 	}
 }
+
+// TestDenseCheckpointsByTime: a build with an encoder checkpoints every CheckpointAfter
+// whatever the count (a count it would never reach here), while a BM25 build with the same
+// options waits for the count; both give the same passages, and the dense one its vectors.
+func TestDenseCheckpointsByTime(t *testing.T) {
+	input := scifactHead(t, 300)
+	for _, tc := range []struct {
+		name    string
+		encoder PassageEncoder
+		want    func(int) bool
+	}{
+		{"dense", &countingEncoder{dim: 32}, func(n int) bool { return n >= 3 }},
+		{"bm25", nil, func(n int) bool { return n == 0 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Dir: filepath.Join(t.TempDir(), "idx"), Inputs: []InputSpec{{Path: input}}, Encoder: tc.encoder,
+				Build: BuildOptions{BatchSize: 50}, CheckpointEvery: 1 << 30, CheckpointAfter: time.Nanosecond}
+			sum, err := Build(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.want(sum.Checkpoints) {
+				t.Errorf("%d checkpoints", sum.Checkpoints)
+			}
+			if tc.encoder != nil && (sum.Dense == nil || sum.Dense.Vectors != sum.Counts.Passages) {
+				t.Errorf("dense %+v for %d passages", sum.Dense, sum.Counts.Passages)
+			}
+		})
+	}
+}

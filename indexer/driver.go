@@ -89,7 +89,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		for _, dp := range b.docs {
 			sinceCheckpoint += len(dp.passages)
 		}
-		if n := d.checkpointInterval(); n > 0 && sinceCheckpoint >= n && time.Since(lastCheckpoint) >= d.opts.CheckpointAfter {
+		if d.checkpointDue(sinceCheckpoint, time.Since(lastCheckpoint)) {
 			if err := d.checkpoint(ctx, pos); err != nil {
 				return nil, err
 			}
@@ -193,6 +193,22 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	return man, nil
 }
 
+// checkpointDue reports whether a checkpoint is due after since passages and elapsed time
+// since the last one. A local build that embeds checkpoints by time alone (CheckpointAfter):
+// at tens of passages a second on a CPU, CheckpointEvery's count would take hours to reach (a
+// 13,000-passage corpus never does) and an interrupted build would lose all of it, while a
+// graph save every few minutes costs seconds. Other builds need both the count and the time.
+func (d *driver) checkpointDue(since int, elapsed time.Duration) bool {
+	n := d.checkpointInterval()
+	if n <= 0 || since == 0 {
+		return false
+	}
+	if d.opts.Encoder != nil && d.opts.remote == nil && d.opts.CheckpointAfter > 0 {
+		return elapsed >= d.opts.CheckpointAfter
+	}
+	return since >= n && elapsed >= d.opts.CheckpointAfter
+}
+
 // checkpointInterval is CheckpointEvery, raised to a tenth of the passages written so far when
 // the index has a graph: each checkpoint rewrites the whole graph file, and growing intervals
 // bound the total written to about ten graphs' worth instead of growing with the square of
@@ -218,7 +234,7 @@ func (d *driver) seal(man *Manifest, gen int) error {
 	}
 	for i := range ins {
 		if i < len(man.Inputs) {
-			ins[i].Format, ins[i].Source = man.Inputs[i].Format, man.Inputs[i].Source
+			ins[i].Format, ins[i].Source, ins[i].Columns = man.Inputs[i].Format, man.Inputs[i].Source, man.Inputs[i].Columns
 		}
 	}
 	man.Inputs = ins

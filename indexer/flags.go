@@ -19,6 +19,11 @@ const DefaultCheckpointEvery = 50000
 // makes a checkpoint (and a lexical segment) per 3 million passages, not per 50,000.
 const DefaultCheckpointAfter = 5 * time.Minute
 
+// DefaultLexicalFirst is what command lines offer for Options.LexicalFirst (whose zero
+// value embeds inline): a dense build's BM25 index is searchable minutes or hours before its
+// vectors are, and an interrupted embedding does not cost the BM25 work.
+const DefaultLexicalFirst = true
+
 // Flags registers the build options with their defaults: --max-words, --batch and --language.
 func (o *BuildOptions) Flags(fs *flag.FlagSet) {
 	if o.MaxWords == 0 {
@@ -51,7 +56,11 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 		o.CheckpointAfter = DefaultCheckpointAfter
 	}
 	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never), once --checkpoint-after has passed")
-	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only)")
+	if !o.LexicalFirst {
+		o.LexicalFirst = DefaultLexicalFirst
+	}
+	fs.BoolVar(&o.LexicalFirst, "bm25-first", o.LexicalFirst, "with --model: commit the BM25 index first (live and searchable at once), then embed its passages into the next generation; an interrupted embedding resumes (--resume) without reading the inputs again (--bm25-first=false: embed as passages are written, nothing live until the end)")
+	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
 	if o.RAMBudget == 0 {
 		o.RAMBudget = postings.DefaultRAMBudget
 	}

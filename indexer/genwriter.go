@@ -54,6 +54,9 @@ const (
 	// modeUpdate: a document whose content hash is unchanged is skipped; a changed one
 	// replaces the old passages (tombstoned); an id may appear only once in the input.
 	modeUpdate
+	// modeAddVectors: the base's passages, unchanged, get vectors (the second half of a
+	// LexicalFirst build, addvectors.go); the base has none and the encoder begins a graph.
+	modeAddVectors
 )
 
 // UpdateCounts says what an update did to documents and passages.
@@ -246,7 +249,13 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 		w.model = bm.Dense.Model
 		b.Vectors = nil // the writer has taken it over
 	} else if w.opts.Encoder != nil {
-		return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
+		if w.mode != modeAddVectors {
+			return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
+		}
+		w.model = w.opts.Encoder.Identity()
+		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -87,8 +87,18 @@ type Options struct {
 	// passed since the build started or last checkpointed. A checkpoint costs a lexical
 	// segment that searches then visit, and a rewrite of the document table (and graph), so
 	// at tens of thousands of passages a second a count alone would checkpoint every few
-	// seconds; the time bounds what a crash loses instead.
+	// seconds; the time bounds what a crash loses instead. A local build with an encoder
+	// checkpoints on time alone (every CheckpointAfter, whatever the count, once
+	// CheckpointEvery turns checkpoints on): embedding is slow enough that the count may never
+	// be reached.
 	CheckpointAfter time.Duration
+	// LexicalFirst makes a local build with an encoder commit in two steps: the passages and
+	// their BM25 index first, as a generation that is live (searchable with BM25) at once,
+	// then the vectors, embedded from that generation's passages, as the next generation.
+	// Interrupted while embedding, the build leaves the BM25 index live, and Resume embeds
+	// without reading the inputs again. Without it vectors are embedded as the passages are
+	// written, and nothing is live until the end.
+	LexicalFirst bool
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
@@ -194,6 +204,11 @@ type Summary struct {
 	NoCheckpoint bool
 	// Language is the language the passages were analysed as, and why.
 	Language LanguageChoice
+	// LexicalGeneration is the BM25-only generation a LexicalFirst build committed (live
+	// while the vectors were embedded) before Generation; 0 otherwise.
+	LexicalGeneration int
+	// LexicalElapsed is how long the build took to make LexicalGeneration live.
+	LexicalElapsed time.Duration
 }
 
 // ErrEmptyInput is returned when the inputs yield nothing and committing would replace an

@@ -28,6 +28,51 @@ type progress struct {
 
 	startTime time.Time
 	mu        sync.Mutex
+	// samples are the counts at each report of the last rateWindow (and one before it), so
+	// rates and the ETA follow the build's current pace, not its average since the start: a
+	// build's first minute (loading, warm-up) or a change of pace would otherwise sway the
+	// ETA for the rest of the run.
+	samples []sample
+}
+
+// sample is the counts at one moment of a build.
+type sample struct {
+	at                              time.Duration // since start
+	bytes, split, indexed, embedded int64
+}
+
+// rateWindow is how far back rates look. Embedding counts arrive a chunk (256 passages on a
+// CPU, several seconds) at a time; a minute holds enough of them for a steady rate.
+const rateWindow = time.Minute
+
+// minRateSpan is the least span of samples a windowed rate needs; below it (the first
+// seconds) the average since the start is used.
+const minRateSpan = 3 * time.Second
+
+// observe records the counts at el and forgets the samples the window no longer needs.
+// The caller holds mu.
+func (p *progress) observe(el time.Duration) {
+	p.samples = append(p.samples, sample{at: el, bytes: p.bytes.Load(), split: p.split.Load(),
+		indexed: p.indexed.Load(), embedded: p.embedded.Load()})
+	// Keep one sample at or before the window's start, as the base of the rates.
+	i := 0
+	for i+1 < len(p.samples) && p.samples[i+1].at <= el-rateWindow {
+		i++
+	}
+	p.samples = p.samples[i:]
+}
+
+// rate is a count's rate per second over the window ending at el: now is its value at el and
+// get reads it from a sample. Without samples spanning minRateSpan it is the average since
+// the start.
+func (p *progress) rate(el time.Duration, now int64, get func(sample) int64) float64 {
+	if len(p.samples) > 0 {
+		base := p.samples[0]
+		if span := el - base.at; span >= minRateSpan {
+			return float64(now-get(base)) / span.Seconds()
+		}
+	}
+	return float64(now) / max(el.Seconds(), 1e-9)
 }
 
 // newProgress reports to w (nil: nowhere) on a build of totalBytes input bytes (0: unknown).
@@ -75,7 +120,6 @@ func (p *progress) start() (stop func()) {
 
 // line renders the counts; el is the time since start.
 func (p *progress) line(el time.Duration) string {
-	sec := max(el.Seconds(), 1e-9)
 	docs, split, indexed := p.docs.Load(), p.split.Load(), p.indexed.Load()
 	var b strings.Builder
 	fmt.Fprintf(&b, "read %d docs", docs)
@@ -86,15 +130,15 @@ func (p *progress) line(el time.Duration) string {
 	}
 	// A stage that has caught up with a finished reader says so: its average rate would only
 	// decay from then on.
-	stage := func(n int64) string {
+	stage := func(n int64, get func(sample) int64) string {
 		if p.readDone.Load() && n >= split {
 			return fmt.Sprintf("%d (done)", n)
 		}
-		return fmt.Sprintf("%d (%.0f/s)", n, float64(n)/sec)
+		return fmt.Sprintf("%d (%.0f/s)", n, p.rate(el, n, get))
 	}
-	fmt.Fprintf(&b, ", split %d passages, indexed %s", split, stage(indexed))
+	fmt.Fprintf(&b, ", split %d passages, indexed %s", split, stage(indexed, func(s sample) int64 { return s.indexed }))
 	if p.dense {
-		fmt.Fprintf(&b, ", embedded %s", stage(p.embedded.Load()))
+		fmt.Fprintf(&b, ", embedded %s", stage(p.embedded.Load(), func(s sample) int64 { return s.embedded }))
 	}
 	fmt.Fprintf(&b, ", %s", el.Round(time.Second))
 	if eta, ok := p.eta(el, frac); ok {
@@ -103,24 +147,39 @@ func (p *progress) line(el time.Duration) string {
 	return b.String()
 }
 
-// eta is the time the slowest stage needs to finish at its rate so far. The passages still to
-// come are estimated from the share of the input read; without an input size there is none.
+// eta is the time the slowest stage needs to finish at its current rate (over the window,
+// see rate). The passages still to come are estimated from the share of the input read;
+// without an input size there is none.
 func (p *progress) eta(el time.Duration, frac float64) (time.Duration, bool) {
 	if frac <= 0 || el <= 0 {
 		return 0, false
 	}
-	sec := el.Seconds()
 	total := float64(p.split.Load()) / frac // passages expected in all
-	worst := sec/frac - sec                 // reading the rest of the input
-	stages := []int64{p.indexed.Load()}
-	if p.dense {
-		stages = append(stages, p.embedded.Load())
+	worst := 0.0                            // reading the rest of the input
+	if frac < 1 {
+		if r := p.rate(el, p.bytes.Load(), func(s sample) int64 { return s.bytes }); r > 0 {
+			worst = float64(p.total-p.bytes.Load()) / r
+		} else {
+			worst = el.Seconds()/frac - el.Seconds()
+		}
 	}
-	for _, done := range stages {
-		if done <= 0 {
+	type stage struct {
+		done int64
+		get  func(sample) int64
+	}
+	stages := []stage{{p.indexed.Load(), func(s sample) int64 { return s.indexed }}}
+	if p.dense {
+		stages = append(stages, stage{p.embedded.Load(), func(s sample) int64 { return s.embedded }})
+	}
+	for _, st := range stages {
+		if st.done <= 0 {
 			return 0, false // a stage that has not started yet has no rate
 		}
-		worst = max(worst, (total-float64(done))/(float64(done)/sec))
+		r := p.rate(el, st.done, st.get)
+		if r <= 0 { // nothing in the window (one long chunk): the average since the start
+			r = float64(st.done) / el.Seconds()
+		}
+		worst = max(worst, (total-float64(st.done))/r)
 	}
 	return time.Duration(max(worst, 0) * float64(time.Second)), true
 }
@@ -131,7 +190,9 @@ func (p *progress) print(final bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.line(time.Since(p.startTime))
+	el := time.Since(p.startTime)
+	p.observe(el)
+	l := p.line(el)
 	switch {
 	case !p.tty:
 		fmt.Fprintln(p.w, l)

@@ -72,3 +72,38 @@ func TestProgressETA(t *testing.T) {
 		})
 	}
 }
+
+// The ETA and the rates follow the current pace over the last minute, not the average since
+// the start: embedding ran at 10 passages/s for two minutes (a slow start), then at 50/s for
+// one, arriving a chunk every 5 s; the ETA is the passages still to embed at 50/s, not at the
+// 23/s average.
+func TestProgressETAFollowsTheWindow(t *testing.T) {
+	const totalBytes, totalPassages = 72000, 20000
+	p := newProgress(nil, totalBytes, true)
+	var embedded int64
+	at := func(sec int) time.Duration { return time.Duration(sec) * time.Second }
+	for sec := 0; sec <= 180; sec++ {
+		if sec > 0 && sec%5 == 0 { // a chunk of embeddings every 5 s
+			if sec <= 120 {
+				embedded += 50 // 10/s
+			} else {
+				embedded += 250 // 50/s
+			}
+		}
+		read := int64(200 * sec) // bytes: half the input at 180 s
+		p.bytes.Store(read)
+		p.split.Store(read * totalPassages / totalBytes)
+		p.indexed.Store(read * totalPassages / totalBytes)
+		p.embedded.Store(embedded)
+		p.observe(at(sec))
+	}
+	// 1,200 + 3,000 = 4,200 embedded; 15,800 to go at 50/s: 316 s (reading needs 180 s).
+	got, ok := p.eta(at(180), 0.5)
+	if !ok || (got-316*time.Second).Abs() > 10*time.Second {
+		t.Errorf("eta = %v, %v; want about 316s (the average rate would say %v)", got, ok,
+			time.Duration(float64(totalPassages-embedded)/(float64(embedded)/180)*float64(time.Second)).Round(time.Second))
+	}
+	if l := p.line(at(180)); !strings.Contains(l, "embedded 4200 (50/s)") {
+		t.Errorf("line %q: want the current rate, 50/s", l)
+	}
+}

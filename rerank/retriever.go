@@ -115,6 +115,11 @@ func (e *Retriever) Search(ctx context.Context, q Query) (Result, error) {
 		return Result{}, err
 	}
 	hits := newCandidates(shits)
+	if q.Explain {
+		for i := range hits {
+			hits[i].Explain.Formula = retrievalFormula(shits[i])
+		}
+	}
 	for _, st := range q.Rerank {
 		switch st {
 		case StageCross:
@@ -186,4 +191,28 @@ func newCandidates(shits []search.Hit) []Hit {
 		hits[i] = Hit{Hit: h, Explain: &exps[i]}
 	}
 	return hits
+}
+
+// retrievalFormula says what the retrieval score is, in the terms of the hit's Scores, so
+// that a score that differs from scores.bm25 is not a mystery; "" when the hit has no Scores
+// (a plain BM25 score: nothing to explain).
+func retrievalFormula(h search.Hit) string {
+	if ev, ok := h.Scores[search.ScoreDocEvidence]; ok {
+		return fmt.Sprintf("retrieval %.4g = bm25 %.4g + doc_evidence %.4g (the BM25 scores of document %s's other candidate passages, weighted)",
+			h.Score, h.Scores["bm25"], ev, h.DocID)
+	}
+	bm, hasBM := h.Scores["bm25"]
+	dn, hasDense := h.Scores["dense"]
+	switch {
+	case len(h.Scores) == 0:
+		return ""
+	case hasDense && !hasBM && dn == h.Score:
+		return fmt.Sprintf("retrieval %.4g = dense (cosine similarity to the query)", h.Score)
+	case hasBM && hasDense:
+		return fmt.Sprintf("retrieval %.4g: hybrid fusion (--fusion) of bm25 %.4g and dense %.4g, each ranked in its own list", h.Score, bm, dn)
+	case hasBM:
+		return fmt.Sprintf("retrieval %.4g: hybrid fusion (--fusion) of bm25 %.4g; not among the dense candidates", h.Score, bm)
+	default:
+		return fmt.Sprintf("retrieval %.4g: hybrid fusion (--fusion) of dense %.4g; not among the BM25 candidates", h.Score, dn)
+	}
 }

@@ -203,6 +203,11 @@ func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
 			if c.hasDense {
 				hits[i].Scores["dense"] = c.dense
 			}
+			if single == "bm25" {
+				// The score is bm25 plus what the document's other candidates added
+				// (Options.DocEvidence): say how much, so the two add up.
+				hits[i].Scores[ScoreDocEvidence] = c.score - c.bm25
+			}
 		}
 	}
 	return hits, nil

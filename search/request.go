@@ -77,8 +77,13 @@ type Hit struct {
 	Score float64 `json:"score"`
 	Rank  int     `json:"rank"` // 1-based
 	// Scores holds the components behind Score when there are several (e.g. "bm25", "dense").
+	// In BM25 mode with document evidence, Score = bm25 + doc_evidence (ScoreDocEvidence).
 	Scores map[string]float64 `json:"scores,omitempty"`
 }
+
+// ScoreDocEvidence is the Hit.Scores key of what document evidence added to a BM25 score
+// (Options.DocEvidence times the scores of the document's other candidates).
+const ScoreDocEvidence = "doc_evidence"
 
 // Stats describes an opened index, for `kairos stats`, GET /v1/stats and the chat layer.
 type Stats struct {

@@ -174,7 +174,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		_, msg := classify(err, timeout)
-		send("error", ErrorResponse{Error: strings.TrimSpace(msg)})
+		send("error", errorResponse(strings.TrimSpace(msg)))
 		return
 	}
 	resp.SessionToken = fresh

@@ -89,7 +89,7 @@ func TestChat(t *testing.T) {
 	t.Run("stream error", func(t *testing.T) {
 		w := do(s, "POST", "/v1/chat", `{"message":"hi","pipeline":"mpc2","stream":true}`)
 		events := sseEvents(t, w.Body.String())
-		if len(events) != 1 || events[0][0] != "error" || events[0][1] != `{"error":"invalid request: unknown pipeline \"mpc2\""}` {
+		if len(events) != 1 || events[0][0] != "error" || events[0][1] != `{"error":"invalid request: unknown pipeline \"mpc2\"","detail":"invalid request: unknown pipeline \"mpc2\""}` {
 			t.Errorf("events %q", events)
 		}
 	})

@@ -29,19 +29,23 @@ func badRequest(format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
-// ErrorResponse is the body of every error answer. Detail repeats Error on the WikiChat
-// endpoint, where FastAPI clients look for "detail".
+// ErrorResponse is the body of every error answer, on every path: Detail repeats Error,
+// because FastAPI clients (WikiChat's) read "detail" and Kairos's read "error", and a
+// client that calls both /v1 and /search should meet one shape.
 type ErrorResponse struct {
 	Error  string `json:"error"`
-	Detail string `json:"detail,omitempty"`
+	Detail string `json:"detail"`
 }
+
+// errorResponse is the one ErrorResponse of msg.
+func errorResponse(msg string) ErrorResponse { return ErrorResponse{Error: msg, Detail: msg} }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		http.Error(w, `{"error":"encoding response failed"}`, http.StatusInternalServerError)
+		http.Error(w, `{"error":"encoding response failed","detail":"encoding response failed"}`, http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -50,7 +54,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, ErrorResponse{Error: msg})
+	writeJSON(w, status, errorResponse(msg))
 }
 
 // writeErr maps an error to a status: apiError carries its own; a refused request

@@ -252,9 +252,8 @@ func do(h http.Handler, method, path, body string, hdr ...string) *httptest.Resp
 
 func errorOf(t *testing.T, w *httptest.ResponseRecorder) string {
 	t.Helper()
-	var e ErrorResponse
-	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil {
-		t.Fatalf("error body %q is not JSON: %v", w.Body.String(), err)
+	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+		t.Errorf("error answer with Content-Type %q", ct)
 	}
-	return e.Error
+	return decodeErrorBody(t, w.Body.Bytes()).Error
 }

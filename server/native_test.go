@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -214,11 +215,24 @@ func TestPassageAndStats(t *testing.T) {
 
 func wantError(t *testing.T, body []byte, msg string) {
 	t.Helper()
-	var e ErrorResponse
-	if err := json.Unmarshal(body, &e); err != nil {
-		t.Fatalf("error body %q: %v", body, err)
-	}
+	e := decodeErrorBody(t, body)
 	if e.Error != msg {
 		t.Errorf("error\n got %s\nwant %s", e.Error, msg)
 	}
+}
+
+// decodeErrorBody decodes an error answer, which has one shape on every path: exactly
+// "error" and "detail", the same message in both.
+func decodeErrorBody(t *testing.T, body []byte) ErrorResponse {
+	t.Helper()
+	var e ErrorResponse
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		t.Fatalf("error body %q: %v", body, err)
+	}
+	if e.Error == "" || e.Detail != e.Error {
+		t.Errorf("error body %s: want the same non-empty message in error and detail", body)
+	}
+	return e
 }

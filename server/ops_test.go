@@ -139,7 +139,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	check("/healthz", 200, `{"status":"ok"}`)
 	check("/readyz", 503, `{"status":"not ready","reason":"no index loaded yet"}`)
-	check("/v1/stats", 503, `{"error":"no index loaded yet"}`)
+	check("/v1/stats", 503, `{"error":"no index loaded yet","detail":"no index loaded yet"}`)
 	if w := do(s, "POST", "/v1/search", `{"text":"a"}`); w.Code != 503 {
 		t.Errorf("search before load: %d", w.Code)
 	}

@@ -108,12 +108,12 @@ func (s *Server) handleWikiChatV2(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wikiChatDecoder) {
 	c, err := s.collection(r) // an unknown collection is a 404 whatever the body
 	if err != nil {
-		writeWikiChatErr(w, err, "")
+		writeErr(w, err, "")
 		return
 	}
 	body, err := readBody(w, r, s.opts.MaxBodyBytes)
 	if err != nil {
-		writeWikiChatErr(w, err, "")
+		writeErr(w, err, "")
 		return
 	}
 	g := c.acquire()
@@ -125,11 +125,11 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 	req, err := decode(body, o)
 	qs := req.qs
 	if err != nil {
-		writeWikiChatErr(w, err, "")
+		writeErr(w, err, "")
 		return
 	}
 	if g == nil {
-		writeWikiChatErr(w, &apiError{status: http.StatusServiceUnavailable, msg: "no index loaded yet"}, "")
+		writeErr(w, &apiError{status: http.StatusServiceUnavailable, msg: "no index loaded yet"}, "")
 		return
 	}
 	for i := range qs {
@@ -140,13 +140,13 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 	defer cancel()
 	release, err := s.admit(ctx, w, qs)
 	if err != nil {
-		writeWikiChatErr(w, err, s.opts.Timeout.String())
+		writeErr(w, err, s.opts.Timeout.String())
 		return
 	}
 	defer release()
 	results, err := s.runBatch(ctx, g.engine, qs)
 	if err != nil {
-		writeWikiChatErr(w, err, s.opts.Timeout.String())
+		writeErr(w, err, s.opts.Timeout.String())
 		return
 	}
 	// WikiChat asks for reranking with a boolean; without a cross-encoder the server answers
@@ -173,7 +173,7 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 	}
 	out, err := s.encodeCapped(resp, s.opts.MaxResponseBytes)
 	if err != nil {
-		writeWikiChatErr(w, err, "")
+		writeErr(w, err, "")
 		return
 	}
 	s.writeEncoded(w, http.StatusOK, out)
@@ -185,12 +185,6 @@ const (
 	rerankHeader  = "X-Kairos-Rerank"
 	rerankSkipped = "skipped: no cross-encoder is configured (kairos serve --cross-model); hits are in retrieval order"
 )
-
-func writeWikiChatErr(w http.ResponseWriter, err error, timeout string) {
-	status, msg := classify(err, timeout)
-	retryAfter(w, status)
-	writeJSON(w, status, ErrorResponse{Error: msg, Detail: msg})
-}
 
 // decodeWikiChatRequest parses either shape of /search; "evi_num" marks the v1 one.
 func decodeWikiChatRequest(body []byte, o Options) (wikiChatParsed, error) {

@@ -32,6 +32,9 @@ type retrievalOptions struct {
 	// ModeDefaulted is set when the mode was not asked for but chosen as BM25 for want of a
 	// --model: the notice above is then due if the index has dense vectors.
 	ModeDefaulted bool
+	// ModelNote says why no model was found for a dense index (findIndexModel), for the
+	// notice above.
+	ModelNote string
 }
 
 // timeOptions are the time reranker's options these retrieval options ask for.
@@ -80,7 +83,11 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 	r.ix = ix
 	r.closers = append(r.closers, ix.Close)
 	if d := ix.Manifest().Dense; d != nil && o.ModeDefaulted && o.Notes != nil {
-		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Index, d.Model.Name)
+		why := d.Model.Name
+		if o.ModelNote != "" {
+			why = o.ModelNote
+		}
+		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Index, why)
 	}
 	r.re, err = rerank.NewRetriever(ix, rerank.RetrieverOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
 	if err != nil {

@@ -62,3 +62,27 @@ func TestSearchFAQEntryAndMinScore(t *testing.T) {
 		t.Errorf("batch line: %v, want %q", err, want)
 	}
 }
+
+// The columns an FAQ build used are where the README says: the manifest's inputs (stats
+// --json) and kairos stats, for a build and for a build resumed from a checkpoint.
+func TestFAQColumnsReported(t *testing.T) {
+	faq := coreShared(t, "data/faq-covid-deepset/faq_covidbert.csv")
+	const want = "columns answer=answer category=category date=last_update question=question url=link (role=column)"
+	for _, extra := range [][]string{nil, {"--batch", "50", "--checkpoint-every", "1", "--checkpoint-after", "0"}} {
+		idx := filepath.Join(t.TempDir(), "idx")
+		if _, stderr, err := runCLI(t, append([]string{"index", "--quiet", "--input", faq, "--index", idx}, extra...)...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		out, _, err := runCLI(t, "stats", "--index", idx)
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%v: stats lacks %q:\n%s", extra, want, out)
+		}
+		js, _, _ := runCLI(t, "stats", "--index", idx, "--json")
+		var st struct {
+			Inputs []struct{ Columns map[string]string }
+		}
+		if err := json.Unmarshal([]byte(js), &st); err != nil || len(st.Inputs) != 1 || st.Inputs[0].Columns["date"] != "last_update" {
+			t.Errorf("%v: stats --json inputs %+v (%v)", extra, st.Inputs, err)
+		}
+	}
+}

@@ -82,10 +82,11 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "checkpoint-after": indexer.DefaultCheckpointAfter.String(), "heap-floor": str(memlimit.DefaultFloor >> 20), "ram-budget": str(postings.DefaultRAMBudget >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultHeadroom), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
+			"bm25-first":    str(indexer.DefaultLexicalFirst),
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
-		"search": query.with(zero("string", "index", "batch", "out", "min-score"), zero("int", "k", "per-doc"), zero("bool", "json")),
+		"search": query.with(zero("string", "index", "batch", "out", "min-score", "models-dir"), zero("int", "k", "per-doc", "width"), zero("bool", "json")),
 		"eval": query.with(defaults{
 			"k": str(search.DefaultCutoff), "depth": "300", "run-format": "trec",
 			"k1": "0", "b": "0", "doc-evidence": "0", // 0: search.BM25K1, BM25B, DefaultDocEvidence
@@ -101,7 +102,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"chat-max-memory-bytes": str(chat.DefaultMaxMemoryBytes),
 			"chat-store":            "", // "": resolved beside --index (defaultChatStore); given as "", memory only
 			"heap-floor":            str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
-		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank"), zero("bool", "verify")),
+		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank", "models-dir"), zero("bool", "verify")),
 		"chat": models.with(llm, logs("warn"), defaults{
 			"pipeline": "wikichat",
 		}, zero("string", "index", "message", "transcript", "conversation", "state", "prompts", "bank", "encoder",

@@ -64,6 +64,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"index", "--bogus"}, "index: flag provided but not defined: -bogus: usage error (see 'kairos index -h')"},
 		{[]string{"search", "-k", "many"}, `search: invalid value "many" for flag -k`},
 		{[]string{"frob"}, `unknown command "frob" (see 'kairos -h')`},
+		{[]string{}, "no command given (one of the above; 'kairos help' lists them): usage error"},
 		{[]string{"bank"}, "bank: need a subcommand: topical, build, info: usage error (see 'kairos bank -h')"},
 		{[]string{"bank", "burn"}, `bank: unknown subcommand "burn" (want topical, build, info)`},
 		{[]string{"dataset", "squad"}, `dataset: unknown subcommand "squad" (want timeqa)`},
@@ -76,7 +77,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"index", "--input", "x", "--index", "y", "--log-format", "yaml"}, `index: --log-format "yaml"`},
 	}
 	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+		t.Run("kairos "+strings.Join(tc.args, " "), func(t *testing.T) {
 			out, errOut, err := runCLI(t, tc.args...)
 			if !errors.Is(err, ErrUsage) || ExitCode(err) != 2 {
 				t.Fatalf("err %v (exit %d), want a usage error", err, ExitCode(err))

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/memlimit"
@@ -82,6 +85,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			fmt.Fprintf(stdio.Stderr, "embedding with %s (%s backend%s, dim %d)\n", enc.Identity().Name, enc.enc.Info().Backend, models.onDevice(), enc.Identity().Dim)
 		}
 	}
+	started := time.Now()
 	stopHeap := keepHeap(ctx, heap, log)
 	defer stopHeap()
 	var sum *indexer.Summary
@@ -95,10 +99,72 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = indexer.Build(ctx, opts)
 	}
 	if err != nil {
+		if ctx.Err() != nil && !indexer.IsQdrant(*dir) {
+			interrupted(stdio.Stderr, *dir, args, *update, started)
+		}
 		return fmt.Errorf("index: %w", err)
 	}
 	printSummary(stdio, sum)
 	return nil
+}
+
+// interrupted tells the person who stopped a build (Ctrl-C, SIGTERM) what was kept and how
+// to go on: the live index, untouched; the checkpoint, if the build got to one, and the
+// command that resumes it (the same arguments with --resume).
+func interrupted(w io.Writer, dir string, args []string, update bool, started time.Time) {
+	live := "there is no index at " + dir + " yet"
+	if gen, err := indexer.Current(dir); err == nil {
+		live = "the live index (" + filepath.Base(gen) + ") is unchanged and searchable"
+	}
+	if update {
+		fmt.Fprintf(w, "kairos: interrupted: the update was not committed; %s. Run the same command again to update.\n", live)
+		return
+	}
+	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil && m.Dense == nil && !m.Created.Before(started) {
+		// A --bm25-first build stopped while embedding: its BM25 half is live.
+		kept := ""
+		if cp, err := indexer.PendingCheckpoint(dir); err == nil && cp != nil && cp.Vectors > 0 {
+			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
+		}
+		fmt.Fprintf(w, "kairos: interrupted while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  Continue with: %s\n",
+			m.Generation, m.Counts.Passages, kept, resumeCommand(args))
+		return
+	}
+	cp, err := indexer.PendingCheckpoint(dir)
+	if err != nil || cp == nil {
+		fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
+			"  A build checkpoints every --checkpoint-after (with --model), else every --checkpoint-every passages once that time has passed.\n", live)
+		return
+	}
+	read := "every input read"
+	if cp.Input != "" {
+		read = fmt.Sprintf("%s read up to document %d", cp.Input, cp.Docs)
+	}
+	vecs := ""
+	if cp.Vectors > 0 {
+		vecs = fmt.Sprintf(", %d embedded", cp.Vectors)
+	}
+	fmt.Fprintf(w, "kairos: interrupted: kept checkpoint generation %d (%d passages%s; %s); %s.\n  Continue with: %s\n",
+		cp.Generation, cp.Passages, vecs, read, live, resumeCommand(args))
+}
+
+// resumeCommand is the command line that resumes the build args described.
+func resumeCommand(args []string) string {
+	resume := []string{"kairos", "index", "--resume"}
+	for _, a := range args {
+		if a != "--force" && a != "-force" && a != "--resume" && a != "-resume" {
+			resume = append(resume, shellQuote(a))
+		}
+	}
+	return strings.Join(resume, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func printSummary(stdio IO, s *indexer.Summary) {
@@ -137,6 +203,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	}
 	if s.Checkpoints > 0 {
 		fmt.Fprintf(w, "checkpoints %d\n", s.Checkpoints)
+	}
+	if s.LexicalGeneration > 0 {
+		fmt.Fprintf(w, "bm25 first  generation %d, live after %.2f s while the vectors were embedded\n", s.LexicalGeneration, s.LexicalElapsed.Seconds())
 	}
 	if s.Dense != nil {
 		fmt.Fprintf(w, "vectors     %d (%s, dim %d, HNSW M %d efC %d)\n", s.Dense.Vectors, s.Dense.Model.Name, s.Dense.Model.Dim, s.Dense.HNSW.M, s.Dense.HNSW.EfConstruction)

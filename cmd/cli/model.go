@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/embed/hub"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
@@ -16,6 +17,7 @@ import (
 // they run (embed.Options.Flags: backend, device, libraries) in rt.
 type modelFlags struct {
 	model, crossModel string
+	modelsDir         string        // --models-dir: where findIndexModel looks; "" is hub.DefaultRoot()
 	rt                embed.Options // ModelDir, Logger and NoSpin are set per model by options
 	indexing          bool          // the model embeds batches back to back
 }
@@ -27,6 +29,12 @@ func (m *modelFlags) register(fs *flag.FlagSet, cross bool) {
 	}
 	m.rt.Flags(fs)
 	m.rt.BatchFlag(fs, "embed-batch")
+}
+
+// registerModelsDir registers --models-dir, for the commands that find an index's model
+// without --model (findIndexModel).
+func (m *modelFlags) registerModelsDir(fs *flag.FlagSet) {
+	fs.StringVar(&m.modelsDir, "models-dir", "", "without --model, a dense index's model is the `folder` it was built with, else one under this models cache with the same model file (default "+hub.DefaultRoot()+", where kairos models pull puts them)")
 }
 
 // options returns the embed options for the model in dir. Query-time models (search, serve,

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -29,6 +30,10 @@ func modelsPull(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "need exactly one model NAME")
 	}
 	m, err := hub.Pull(ctx, pos[0], hub.PullOptions{Endpoint: *endpoint, Root: *dir, Revision: *rev, ONNXFile: *onnx, Progress: stdio.Stderr})
+	var unreachable *hub.UnreachableError
+	if errors.As(err, &unreachable) {
+		return fmt.Errorf("models pull: %w\n  no answer from %s: pass --endpoint URL or set HF_ENDPOINT to a hub mirror you can reach, or copy a model folder by hand and pass it to --model", err, unreachable.Endpoint)
+	}
 	if err != nil {
 		return fmt.Errorf("models pull: %w", err)
 	}

@@ -53,3 +53,37 @@ func TestCmdModels(t *testing.T) {
 		t.Errorf("pull of a missing repo: %v", err)
 	}
 }
+
+// A pull with no answer from the hub (offline) names the ways out (--endpoint, HF_ENDPOINT,
+// --model with a copied folder) and leaves no empty model folder, whether the endpoint came
+// from --endpoint or from HF_ENDPOINT.
+func TestModelsPullOffline(t *testing.T) {
+	closed := httptest.NewServer(nil)
+	endpoint := closed.URL
+	closed.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+	}{
+		{"--endpoint", []string{"--endpoint", endpoint}, ""},
+		{"HF_ENDPOINT", nil, endpoint},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("HF_ENDPOINT", tc.env)
+			root := filepath.Join(t.TempDir(), "models")
+			_, _, err := runCLI(t, append([]string{"models", "pull", "--dir", root, "owner/tiny"}, tc.args...)...)
+			if err == nil {
+				t.Fatal("pull with no hub succeeded")
+			}
+			for _, want := range []string{"cannot reach " + endpoint, "pass --endpoint URL or set HF_ENDPOINT", "--model"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q:\n%v", want, err)
+				}
+			}
+			if _, err := os.Stat(root); !os.IsNotExist(err) {
+				t.Errorf("the models root was left behind (%v)", err)
+			}
+		})
+	}
+}

@@ -65,7 +65,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	stdio := IO{Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if len(args) == 0 {
 		usage(stderr, cmds)
-		return ErrUsage
+		return fmt.Errorf("no command given (one of the above; 'kairos help' lists them): %w", ErrUsage)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":

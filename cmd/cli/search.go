@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/rerank/request"
@@ -119,6 +119,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	k := fs.Int("k", 0, fmt.Sprintf("number of hits, >= 1 (default %d, and %d with --batch: evaluation runs need depth)", request.DefaultK, request.DefaultBatchK))
 	perDoc := fs.Int("per-doc", 0, "at most this many passages per document (1: one hit per document); 0: no cap")
 	asJSON := fs.Bool("json", false, "print hits as JSON")
+	width := fs.Int("width", 0, fmt.Sprintf("table line `width` in columns (0: the terminal's; not on a terminal, text clipped at %d characters)", defaultTextWidth))
 	var minScore *float64
 	fs.Func("min-score", "drop hits scoring below this `score` (the last rerank stage's, else the retrieval score, whose scale is the mode's): no hit rather than a weak one; default none", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
@@ -132,6 +133,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	outPath := fs.String("out", "", "with --batch: write the run to this `file` (default stdout)")
 	var qf queryFlags
 	qf.register(fs)
+	qf.models.registerModelsDir(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -152,10 +154,18 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	case *batch != "":
 		qf.q.K = request.Int(request.DefaultBatchK)
 	}
+	var found indexModel
+	if qf.q.Mode != string(search.ModeBM25) {
+		found = qf.models.findIndexModel(ctx, *dir)
+		if found.dir != "" {
+			fmt.Fprintf(stdio.Stderr, "kairos: %s\n", found.note)
+		}
+	}
 	ropts, tmpl, err := qf.resolve(fs, *dir, stdio.Stderr)
 	if err != nil {
 		return err
 	}
+	ropts.ModelNote = found.note
 	var queries []batchQuery
 	if *batch != "" {
 		// Every line is read and checked before the index opens: a bad line costs nothing.
@@ -190,7 +200,11 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 			Hits  []rerank.Hit `json:"hits"`
 		}{q.Text, res.Time.String(), res.Hits})
 	}
-	printHits(stdio.Stdout, res.Hits)
+	tw := *width
+	if tw == 0 {
+		tw = ttyWidth(stdio.Stdout)
+	}
+	printHits(stdio.Stdout, res.Hits, tw, q.Explain)
 	return nil
 }
 
@@ -202,21 +216,78 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // printHits prints a readable table, one hit per line, text cut to fit a terminal.
-func printHits(w io.Writer, hits []rerank.Hit) {
+// defaultTextWidth is how many characters of a hit's text the table shows when the width
+// is neither asked for (--width) nor known (not a terminal): lines a pipe can rely on.
+const defaultTextWidth = 100
+
+// minTextWidth is the least text a row shows, however narrow the width asked for.
+const minTextWidth = 20
+
+// printHits prints hits as a table whose lines fit width columns (0: the text column is
+// defaultTextWidth characters). With explain, each hit is followed by its score breakdown,
+// indented: how the retrieval score is made, what each rerank stage did, and the final score.
+func printHits(w io.Writer, hits []rerank.Hit, width int, explain bool) {
 	if len(hits) == 0 {
 		fmt.Fprintln(w, "no hits")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tSCORE\tPASSAGE\tDATE\tTEXT")
+	rows := [][4]string{{"RANK", "SCORE", "PASSAGE", "DATE"}}
 	for _, h := range hits {
 		date := ""
 		if !h.Date.IsZero() {
 			date = h.Date.Format("2006-01-02")
 		}
-		fmt.Fprintf(tw, "%d\t%.3f\t%s\t%s\t%s\n", h.Rank, h.Score, h.ID, date, clip(h.Text, 100))
+		rows = append(rows, [4]string{strconv.Itoa(h.Rank), fmt.Sprintf("%.3f", h.Score), h.ID, date})
 	}
-	tw.Flush()
+	var colw [4]int
+	for _, r := range rows {
+		for i, c := range r {
+			colw[i] = max(colw[i], utf8.RuneCountInString(c))
+		}
+	}
+	prefix := 0
+	for _, c := range colw {
+		prefix += c + 2
+	}
+	text := defaultTextWidth
+	if width > 0 {
+		text = max(minTextWidth, width-prefix)
+	}
+	line := func(r [4]string, t string) {
+		var b strings.Builder
+		for i, c := range r {
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", colw[i]-utf8.RuneCountInString(c)+2))
+		}
+		b.WriteString(t)
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(rows[0], "TEXT")
+	for i, h := range hits {
+		line(rows[i+1], clip(h.Text, text))
+		if explain && h.Explain != nil {
+			for _, l := range explainLines(h) {
+				fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", colw[0]+2), l)
+			}
+		}
+	}
+}
+
+// explainLines is a hit's Explanation in words, for the table (--json has the fields).
+func explainLines(h rerank.Hit) []string {
+	e := h.Explain
+	var out []string
+	if e.Formula != "" {
+		out = append(out, e.Formula)
+	}
+	out = append(out, e.Notes...)
+	if e.Cross != nil {
+		out = append(out, fmt.Sprintf("cross-encoder %.4g", *e.Cross))
+	}
+	if e.TimeScore != nil {
+		out = append(out, fmt.Sprintf("time score %.4g, relevance %.4g", *e.TimeScore, e.Relevance))
+	}
+	return append(out, fmt.Sprintf("final %.4g (the SCORE column)", e.Final))
 }
 
 func clip(s string, n int) string {

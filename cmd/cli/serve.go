@@ -59,6 +59,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	})
 	fs.StringVar(&f.addr, "addr", defaultAddr, "`address` to listen on")
 	f.models.register(fs, true)
+	f.models.registerModelsDir(fs)
 	var co chatCLIOptions
 	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
@@ -99,6 +100,13 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	// Models are opened once; a reload reopens only the index directory.
 	eo := retrievalOptions{Logger: log, Search: f.search, RecentHalfLife: f.time.RecentHalfLifeYears}
 	var indexEnc chat.Encoder
+	// One --model serves every collection: without it, the first index's is looked for.
+	switch found := f.models.findIndexModel(ctx, f.indexes[0].dir); {
+	case found.dir != "":
+		log.Info("model found without --model", "model", f.models.model, "how", found.note)
+	case found.dense:
+		log.Warn("dense index served with BM25 only (no --model)", "why", found.note)
+	}
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)
 		if err != nil {

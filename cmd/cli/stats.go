@@ -4,8 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -32,13 +38,14 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			search.Stats
+			Encoder    any    `json:"encoder,omitempty"` // the dense part: model identity, HNSW, vectors
 			Generation int    `json:"generation"`
 			Lexical    string `json:"lexical_engine"`
 			Counts     any    `json:"counts"`
 			Options    any    `json:"build_options"`
 			Inputs     any    `json:"inputs"`
 			Kairos     string `json:"kairos"`
-		}{st, m.Generation, m.LexicalEngine(), m.Counts, m.Options, m.Inputs, m.Kairos})
+		}{st, denseJSON(m.Dense), m.Generation, m.LexicalEngine(), m.Counts, m.Options, m.Inputs, m.Kairos})
 	}
 	w := stdio.Stdout
 	fmt.Fprintf(w, "documents   %d\n", st.Documents)
@@ -67,6 +74,7 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 		fmt.Fprintf(w, "bm25        average length %.2f tokens (%d tokens, %d passages)\n", b.AvgLength(), b.Tokens, b.Docs)
 	}
 	fmt.Fprintf(w, "lexical     %s\n", m.LexicalEngine())
+	printDense(w, m.Dense)
 	if m.Multilingual() {
 		fmt.Fprintf(w, "language    multilingual: each passage analysed in its own language\n")
 	} else {
@@ -79,9 +87,55 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)
 		if len(in.Columns) > 0 {
-			fmt.Fprintf(w, "            columns %v\n", in.Columns)
+			roles := slices.Sorted(maps.Keys(in.Columns))
+			cols := make([]string, len(roles))
+			for i, r := range roles {
+				cols[i] = r + "=" + in.Columns[r]
+			}
+			fmt.Fprintf(w, "            columns %s (role=column)\n", strings.Join(cols, " "))
 		}
 	}
 	fmt.Fprintf(w, "size        %.1f MB\n", float64(st.SizeBytes)/1e6)
 	return nil
+}
+
+// denseJSON is the dense part of stats --json: nil (left out) for a BM25-only index.
+func denseJSON(d *indexer.DenseInfo) any {
+	if d == nil {
+		return nil
+	}
+	return d
+}
+
+// printDense says whether the index is dense and, if so, which encoder its vectors need:
+// what search and serve compare a --model with, and where they look without one.
+func printDense(w io.Writer, d *indexer.DenseInfo) {
+	if d == nil {
+		fmt.Fprintf(w, "dense       no: BM25 only (kairos index --model DIR builds vectors)\n")
+		return
+	}
+	id := d.Model
+	kind := id.Kind
+	if kind == "" {
+		kind = "onnx"
+	}
+	fmt.Fprintf(w, "dense       yes: %d vectors, HNSW M=%d ef_construction=%d ef_search=%d\n", d.Vectors, d.HNSW.M, d.HNSW.EfConstruction, d.HNSW.EfSearch)
+	dim := fmt.Sprint(id.Dim)
+	if id.FullDim != 0 {
+		dim = fmt.Sprintf("%d of %d (--dim %d)", id.Dim, id.FullDim, id.Dim)
+	}
+	fmt.Fprintf(w, "encoder     %s (%s), dim %s, %s pooling, normalize %v\n", id.Name, kind, dim, id.Pooling, id.Normalize)
+	file := id.ONNXFile
+	if id.Precision != "" {
+		file += " " + id.Precision
+	}
+	fmt.Fprintf(w, "            file %s, sha256 %.12s\n", file, id.ONNXSHA256)
+	switch {
+	case id.Dir == "":
+		fmt.Fprintf(w, "            folder not recorded (built before kairos recorded it): search needs --model\n")
+	case isFile(filepath.Join(id.Dir, filepath.FromSlash(id.ONNXFile))):
+		fmt.Fprintf(w, "            folder %s (search and serve use it without --model)\n", id.Dir)
+	default:
+		fmt.Fprintf(w, "            folder %s is gone (search and serve look in the models cache, else need --model)\n", id.Dir)
+	}
 }

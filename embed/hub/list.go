@@ -28,7 +28,28 @@ type Installed struct {
 // List finds model folders (those with a tokenizer.json) up to two levels under root, sorted
 // by name. Pinned files are hashed again, so Verified reflects the bytes on disk now.
 func List(root string) ([]Installed, error) {
-	var out []Installed
+	dirs, err := folders(root)
+	out := make([]Installed, 0, len(dirs))
+	for _, p := range dirs {
+		rel, _ := filepath.Rel(root, p)
+		m := Installed{Name: filepath.ToSlash(rel), Dir: p, Pooling: "?"}
+		m.Size = dirSize(p)
+		if cfg, err := embed.LoadFolderConfig(p); err == nil {
+			m.Dim, m.Pooling = cfg.HiddenSize, cfg.Pooling
+		}
+		m.Verified = verify(p)
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}
+
+// folders returns the model folders (those with a tokenizer.json) up to two levels under
+// root, sorted; none when root does not exist.
+func folders(root string) ([]string, error) {
+	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
@@ -46,20 +67,65 @@ func List(root string) ([]Installed, error) {
 		if _, err := os.Stat(filepath.Join(p, "tokenizer.json")); err != nil {
 			return nil
 		}
-		m := Installed{Name: filepath.ToSlash(rel), Dir: p, Pooling: "?"}
-		m.Size = dirSize(p)
-		if cfg, err := embed.LoadFolderConfig(p); err == nil {
-			m.Dim, m.Pooling = cfg.HiddenSize, cfg.Pooling
-		}
-		m.Verified = verify(p)
-		out = append(out, m)
+		out = append(out, p)
 		return fs.SkipDir
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Strings(out)
 	return out, err
+}
+
+// Find returns the model folder under root whose file (a path inside the folder, such as
+// onnx/model.onnx) has the given sha256, or "" when none has. A pulled folder is judged by
+// its kairos-pull.json record of that file (its size checked on disk, so a file replaced
+// since is not taken on trust: the encoder's own hash decides when it opens); a folder
+// copied by hand is hashed. Folders named like the model (base name) are tried first, so
+// the usual case hashes at most one file.
+func Find(root, file, sha string, name string) (string, error) {
+	dirs, err := folders(root)
+	if err != nil {
+		return "", fmt.Errorf("looking for model %s in %s: %w", name, root, err)
+	}
+	sort.SliceStable(dirs, func(i, j int) bool {
+		return filepath.Base(dirs[i]) == name && filepath.Base(dirs[j]) != name
+	})
+	for _, d := range dirs {
+		path := filepath.Join(d, filepath.FromSlash(file))
+		info, err := os.Stat(path)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if rec, ok := pulledRecord(d, file); ok {
+			if rec.SHA256 == sha && rec.Size == info.Size() {
+				return d, nil
+			}
+			continue
+		}
+		if got, err := hashFile(path); err == nil && got == sha {
+			return d, nil
+		}
+	}
+	return "", nil
+}
+
+// pulledRecord returns the kairos-pull.json record of file in dir, if dir was pulled.
+func pulledRecord(dir, file string) (FileRecord, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return FileRecord{}, false
+	}
+	var m Manifest
+	if json.Unmarshal(b, &m) != nil {
+		return FileRecord{}, false
+	}
+	for _, f := range m.Files {
+		if f.Path == file {
+			return f, true
+		}
+	}
+	return FileRecord{}, false
 }
 
 func depth(rel string) int {

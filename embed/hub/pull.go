@@ -87,9 +87,24 @@ func Pull(ctx context.Context, repo string, o PullOptions) (Manifest, error) {
 	}
 	o = o.withDefaults()
 	dir := filepath.Join(o.Root, filepath.FromSlash(repo))
+	created := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Manifest{}, err
 	}
+	m, err := o.pull(ctx, repo, dir)
+	if err != nil {
+		// A failed pull leaves no empty folder behind (a model that seems installed and is
+		// not): the empty ones it made go, files already fetched whole stay.
+		removeEmpty(dir)
+		for _, d := range created {
+			_ = os.Remove(d) // only if empty
+		}
+	}
+	return m, err
+}
+
+// pull fetches repo's files into dir, then writes the manifest.
+func (o PullOptions) pull(ctx context.Context, repo, dir string) (Manifest, error) {
 	m := Manifest{Repo: repo, Revision: o.Revision, Endpoint: o.Endpoint}
 	files := append(append([]string{}, requiredFiles...), o.ONNXFile)
 	files = append(files, optionalFiles...)
@@ -157,6 +172,44 @@ func (o PullOptions) withDefaults() PullOptions {
 
 var errNotFound = errors.New("not found upstream (HTTP 404)")
 
+// UnreachableError is a request that got no HTTP answer from the endpoint (no network, a
+// name that does not resolve, a refused connection): the fix is another endpoint, so callers
+// can name theirs (kairos models pull: --endpoint, $HF_ENDPOINT).
+type UnreachableError struct {
+	Endpoint string
+	Err      error
+}
+
+func (e *UnreachableError) Error() string { return "cannot reach " + e.Endpoint + ": " + e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// missingDirs returns dir and those of its parents that do not exist yet, deepest first:
+// what MkdirAll(dir) is about to create.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			return out
+		}
+		out = append(out, d)
+	}
+}
+
+// removeEmpty removes the empty folders under dir (onnx/, 1_Pooling/ of a pull that failed
+// before their file arrived), deepest first; dir itself stays.
+func removeEmpty(dir string) {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != dir {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i]) // only if empty
+	}
+}
+
 // fetch downloads one file into dir atomically and verifies its pin.
 func (o PullOptions) fetch(ctx context.Context, repo, file, dir string) (FileRecord, error) {
 	u := fmt.Sprintf("%s/%s/resolve/%s/%s", o.Endpoint, repo, url.PathEscape(o.Revision), file)
@@ -169,7 +222,10 @@ func (o PullOptions) fetch(ctx context.Context, repo, file, dir string) (FileRec
 	}
 	resp, err := o.Client.Do(req)
 	if err != nil {
-		return FileRecord{}, fmt.Errorf("%s: %w", file, err)
+		if ctx.Err() != nil {
+			return FileRecord{}, fmt.Errorf("%s: %w", file, err)
+		}
+		return FileRecord{}, fmt.Errorf("%s: %w", file, &UnreachableError{Endpoint: o.Endpoint, Err: err})
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {

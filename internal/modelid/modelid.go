@@ -31,6 +31,10 @@ type Identity struct {
 	// FullDim is the model's own dimension when Dim keeps only its first Dim (Matryoshka
 	// truncation, --dim); 0 when the vectors are whole.
 	FullDim int `json:"full_dim,omitempty"`
+	// Dir is the absolute path of the folder the model was opened from. It is where, not
+	// what: Compatible ignores it. An index records it so that search and serve can find the
+	// model again without --model (manifests written before it lack it).
+	Dir string `json:"dir,omitempty"`
 }
 
 // kindName names a Kind in messages.

@@ -1,7 +1,9 @@
 // Command testprogress turns `go test -json` into what a person watching `make test` wants:
 // a line when each package starts and when it ends (with its time), the full output of every
-// failing test, and a closing "N passed, N failed, N skipped" count of tests. It exits 1 when
-// anything failed, so `set -o pipefail` keeps the suite's verdict.
+// failing test, and a closing "N passed, N failed, N skipped" count of tests followed by the
+// skipped tests, each with its package and the reason it gave (a skipped test is a check
+// that did not run: the summary must not hide which). It exits 1 when anything failed, so
+// `set -o pipefail` keeps the suite's verdict.
 //
 //	go test -json ./... | go run ./internal/testprogress
 package main
@@ -28,22 +30,22 @@ type event struct {
 type tally struct{ passed, failed, skipped int }
 
 func main() {
-	t, failed, err := run(os.Stdin, os.Stdout)
+	_, failed, err := run(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testprogress:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped)
 	if failed {
 		os.Exit(1)
 	}
 }
 
-// run reads events from r and reports to w. failed is true when a test or a package (a build
-// error, a panic outside a test) failed.
+// run reads events from r and reports to w, ending with the counts and the skipped tests.
+// failed is true when a test or a package (a build error, a panic outside a test) failed.
 func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
 	output := map[string][]string{}  // "pkg test" -> its output, kept until it passes
 	started := map[string]struct{}{} // packages running
+	var skips []string               // "pkg TestX: reason"
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -87,6 +89,7 @@ func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
 				fmt.Fprintf(w, "--- FAIL: %s (%s)\n%s", e.Test, e.Package, strings.Join(output[key], ""))
 			case "skip":
 				t.skipped++
+				skips = append(skips, e.Package+" "+e.Test+skipReason(output[key]))
 			}
 			delete(output, key)
 		}
@@ -105,5 +108,30 @@ func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
 		fmt.Fprintf(w, "FAIL  %s\tdid not finish\n", pkg)
 		failed = true
 	}
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped)
+	if len(skips) > 0 {
+		sort.Strings(skips)
+		fmt.Fprintln(w, "skipped (checks that did not run):")
+		for _, s := range skips {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
 	return t, failed, nil
+}
+
+// skipReason returns ": reason" from a skipped test's output (the t.Skip message, the lines
+// between "=== RUN" and "--- SKIP"), or "" when it gave none.
+func skipReason(out []string) string {
+	var msg []string
+	for _, o := range out {
+		l := strings.TrimSpace(o)
+		if l == "" || strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- SKIP") {
+			continue
+		}
+		msg = append(msg, l)
+	}
+	if len(msg) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(msg, " ")
 }

@@ -23,8 +23,34 @@ func TestRun(t *testing.T) {
 {"Action":"skip","Package":"k/a","Test":"TestY"}
 {"Action":"pass","Package":"k/a","Elapsed":1.25}`,
 			tally: tally{passed: 1, skipped: 1},
-			want:  []string{"run   k/a\n", "ok    k/a\t1.2s\n"},
+			want:  []string{"run   k/a\n", "ok    k/a\t1.2s\n", "1 passed, 0 failed, 1 skipped\n", "skipped (checks that did not run):\n  k/a TestY\n"},
 			not:   []string{"noise"},
+		},
+		{
+			name: "skipped tests are named with their reasons",
+			events: `{"Action":"start","Package":"k/q"}
+{"Action":"run","Package":"k/q","Test":"TestQdrant"}
+{"Action":"output","Package":"k/q","Test":"TestQdrant","Output":"=== RUN   TestQdrant\n"}
+{"Action":"output","Package":"k/q","Test":"TestQdrant","Output":"    q_test.go:20: no qdrant server binary (make qdrant)\n"}
+{"Action":"output","Package":"k/q","Test":"TestQdrant","Output":"--- SKIP: TestQdrant (0.00s)\n"}
+{"Action":"skip","Package":"k/q","Test":"TestQdrant","Elapsed":0}
+{"Action":"output","Package":"k/q","Test":"TestGPU/cuda","Output":"    gpu_test.go:9: no CUDA device\n"}
+{"Action":"skip","Package":"k/q","Test":"TestGPU/cuda","Elapsed":0}
+{"Action":"pass","Package":"k/q","Test":"TestGPU","Elapsed":0}
+{"Action":"pass","Package":"k/q","Elapsed":0.5}`,
+			tally: tally{passed: 1, skipped: 2},
+			want: []string{"1 passed, 0 failed, 2 skipped\n", "skipped (checks that did not run):\n",
+				"  k/q TestGPU/cuda: gpu_test.go:9: no CUDA device\n", "  k/q TestQdrant: q_test.go:20: no qdrant server binary (make qdrant)\n"},
+			not: []string{"=== RUN", "--- SKIP"},
+		},
+		{
+			name: "nothing skipped, no list",
+			events: `{"Action":"start","Package":"k/e"}
+{"Action":"pass","Package":"k/e","Test":"TestA","Elapsed":0}
+{"Action":"pass","Package":"k/e","Elapsed":0.1}`,
+			tally: tally{passed: 1},
+			want:  []string{"1 passed, 0 failed, 0 skipped\n"},
+			not:   []string{"skipped ("},
 		},
 		{
 			name: "failing test shows its output",

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stopWhen runs kairos index with args, cancelling it (as Ctrl-C does) once ready reports
+// true; it returns stdout, stderr and the error.
+func stopWhen(t *testing.T, args []string, ready func() bool) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if ready() {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	err := Run(ctx, append([]string{"index"}, args...), strings.NewReader(""), &stdout, &stderr)
+	return stdout.String(), stderr.String(), err
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+// A dense build stopped says what was kept and prints the command that resumes it; that
+// command, run as printed, completes the index. Stopped after a checkpoint of a build that
+// embeds inline (--bm25-first=false), the checkpoint holds passages and vectors; stopped
+// after a checkpoint of the BM25 half (the default), it holds passages; stopped while
+// embedding, the BM25 index is live. Stopped before anything was kept, it says so and that
+// the live index is unchanged.
+func TestIndexInterruptedSaysWhatWasKept(t *testing.T) {
+	model := coreShared(t, "models/synthetic/static-model2vec")
+	corpusFile := filepath.Join(t.TempDir(), "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), corpusFile, 1500)
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		stop  func(idx string) func() bool
+		want  string // regexp of the notice; the last group is the resume command's arguments
+	}{
+		{"inline, after a checkpoint", []string{"--bm25-first=false"},
+			func(idx string) func() bool { return func() bool { return exists(filepath.Join(idx, "CHECKPOINT")) } },
+			`kairos: interrupted: kept checkpoint generation \d+ \((\d+) passages, (\d+) embedded; \S+ read up to document \d+\); there is no index at \S+ yet\.\n  Continue with: kairos index --resume (.*)\n`},
+		{"bm25 first, after a checkpoint", []string{"--checkpoint-every", "1", "--checkpoint-after", "0"}, // the BM25 half checkpoints by count
+			func(idx string) func() bool { return func() bool { return exists(filepath.Join(idx, "CHECKPOINT")) } },
+			`kairos: interrupted: kept checkpoint generation \d+ \((\d+) passages(); \S+ read up to document \d+\); there is no index at \S+ yet\.\n  Continue with: kairos index --resume (.*)\n`},
+		{"bm25 first, while embedding", []string{"--checkpoint-every", "0"},
+			func(idx string) func() bool { return func() bool { return exists(filepath.Join(idx, "CURRENT")) } },
+			`kairos: interrupted while embedding: kept the BM25 index \(generation \d+, (\d+) passages\), live and searchable; the vectors were not finished\.\n  Continue with: kairos index --resume (.*)\n`},
+		{"bm25 first, after an embedding checkpoint", nil, // the embedding checkpoints every --checkpoint-after
+			func(idx string) func() bool {
+				return func() bool {
+					b, err := os.ReadFile(filepath.Join(idx, "CHECKPOINT"))
+					return err == nil && strings.Contains(string(b), `"embedding"`)
+				}
+			},
+			`kairos: interrupted while embedding: kept the BM25 index \(generation \d+, (\d+) passages\), live and searchable; the vectors were not finished \(checkpoint generation \d+ holds (\d+) of them\)\.\n  Continue with: kairos index --resume (.*)\n`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			args := append([]string{"--quiet", "--input", corpusFile, "--index", idx, "--model", model, "--batch", "200", "--checkpoint-after", "1ns"}, tc.extra...)
+			_, stderr, err := stopWhen(t, args, tc.stop(idx))
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v, want the build cancelled\n%s", err, stderr)
+			}
+			m := regexp.MustCompile(tc.want).FindStringSubmatch(stderr)
+			if m == nil {
+				t.Fatalf("stderr does not say what was kept:\n%s", stderr)
+			}
+			if m[1] == "0" || (tc.name == "inline, after a checkpoint" && m[2] != m[1]) {
+				t.Errorf("kept %s passages, %s embedded", m[1], m[2])
+			}
+			out, stderr2, err := runCLI(t, append([]string{"index", "--resume"}, strings.Fields(m[len(m)-1])...)...)
+			if err != nil {
+				t.Fatalf("the printed command failed: %v\n%s", err, stderr2)
+			}
+			if !strings.Contains(out, "documents   1500") || !regexp.MustCompile(`vectors     (\d+) `).MatchString(out) ||
+				!strings.Contains(out, "passages    "+regexp.MustCompile(`vectors     (\d+) `).FindStringSubmatch(out)[1]) {
+				t.Errorf("resumed build is not complete:\n%s", out)
+			}
+		})
+	}
+
+	// Stopped at once: nothing kept; an index built before stays live.
+	idx := filepath.Join(t.TempDir(), "idx")
+	if _, stderr, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", idx); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	err := Run(ctx, []string{"index", "--force", "--quiet", "--input", corpusFile, "--index", idx, "--model", model}, strings.NewReader(""), &stdout, &stderr)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(stderr.String(),
+		"kairos: interrupted before the first checkpoint: nothing of this build was kept; the live index (g-") ||
+		!strings.Contains(stderr.String(), ") is unchanged and searchable.") {
+		t.Errorf("err %v\n%s", err, stderr.String())
+	}
+}
