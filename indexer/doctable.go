@@ -34,11 +34,6 @@ type DocHash [32]byte
 type docEntry struct {
 	Hash DocHash
 	Keys []uint32 // ascending
-
-	// Not stored: where this run of a build first saw the id, so that a record number used as
-	// an id (idFromPosition) is never merged with another input's document of the same id.
-	input          int32
-	idFromPosition bool
 }
 
 // contentHash hashes the content of a document that shapes its passages: title, sections,
