@@ -24,7 +24,7 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 	r0 := rows[0]
 	fmt.Fprintf(w, "corpus %s; %d queries (SciFact claims and SQuAD questions), k %d, one query thread; build: a child process each (peak RSS from its rusage; an anchor's covers its queries too)\n",
 		r0.Corpus, r0.BM25.Queries, r0.K)
-	head := []string{"passages", "engine", "build s", "passages/s", "peak RSS", "index", "bm25 p50/p99 ms"}
+	head := []string{"passages", "engine", "build s", "passages/s", "slowest 30s", "peak RSS", "index", "bm25 p50/p99 ms"}
 	if r0.Dense {
 		head = append(head, "dense p50/p99 ms", "hybrid p50/p99 ms")
 	}
@@ -33,7 +33,7 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 	for _, r := range rows {
 		l := []string{
 			fmt.Sprint(r.Passages), "kairos " + r.Lexical, fmt.Sprintf("%.1f", r.BuildS), fmt.Sprintf("%.0f", r.BuildPerS),
-			humanBytes(r.BuildPeakRSS), humanBytes(r.IndexBytes), pair(r.BM25.P50MS, r.BM25.P99MS),
+			slowestText(r.BuildSlowest), humanBytes(r.BuildPeakRSS), humanBytes(r.IndexBytes), pair(r.BM25.P50MS, r.BM25.P99MS),
 		}
 		if r0.Dense {
 			l = append(l, pairOf(r.DenseLatency), pairOf(r.HybridLatency))
@@ -50,7 +50,7 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 			if a.r.Segments > 0 {
 				name += fmt.Sprintf(" (%d seg)", a.r.Segments)
 			}
-			l := []string{"", name, fmt.Sprintf("%.1f", a.r.BuildS), fmt.Sprintf("%.0f", a.r.BuildPerS),
+			l := []string{"", name, fmt.Sprintf("%.1f", a.r.BuildS), fmt.Sprintf("%.0f", a.r.BuildPerS), "-",
 				humanBytes(a.r.PeakRSS), humanBytes(a.r.IndexBytes), pair(a.r.P50MS, a.r.P99MS)}
 			if r0.Dense {
 				l = append(l, "-", "-")
@@ -101,4 +101,12 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 	}
 	return fmt.Sprintf("%.0f MB", float64(n)/1e6)
+}
+
+// slowestText shows a build's slowest 30-second rate ("-": the build was shorter).
+func slowestText(rate float64) string {
+	if rate == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", rate)
 }

@@ -18,13 +18,17 @@ import (
 
 // scaleRow is one collection's measurements.
 type scaleRow struct {
-	Passages      int           `json:"passages"`
-	Corpus        string        `json:"corpus"` // "synthetic seed S" or the input file
-	CorpusBytes   int64         `json:"corpus_bytes"`
-	GenerateS     float64       `json:"generate_s,omitempty"`
-	BuildS        float64       `json:"build_s"`
-	BuildPerS     float64       `json:"build_passages_per_s"`
-	BuildPeakRSS  int64         `json:"build_peak_rss_bytes"`
+	Passages     int     `json:"passages"`
+	Corpus       string  `json:"corpus"` // "synthetic seed S" or the input file
+	CorpusBytes  int64   `json:"corpus_bytes"`
+	GenerateS    float64 `json:"generate_s,omitempty"`
+	BuildS       float64 `json:"build_s"`
+	BuildPerS    float64 `json:"build_passages_per_s"`
+	BuildPeakRSS int64   `json:"build_peak_rss_bytes"`
+	// BuildSlowest is the rate of the slowest 30-second stretch of indexing (0: a shorter
+	// build), BuildTailS the seconds from the last passage indexed to the build's end.
+	BuildSlowest  float64       `json:"build_slowest_passages_per_s"`
+	BuildTailS    float64       `json:"build_tail_s"`
 	IndexBytes    int64         `json:"index_bytes"`
 	Lexical       string        `json:"lexical_engine"` // as the built index's manifest names it
 	Dense         bool          `json:"dense"`
@@ -144,6 +148,7 @@ func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n 
 		return row, err
 	}
 	row.Passages, row.BuildS, row.BuildPeakRSS = b.Passages, b.Wall.Seconds(), b.PeakRSS
+	row.BuildSlowest, row.BuildTailS = b.SlowestRate, b.Tail.Seconds()
 	row.BuildPerS = float64(b.Passages) / b.Wall.Seconds()
 	if n > 0 && b.Passages != n {
 		return row, fmt.Errorf("generated %d passages, the index holds %d: the splitter cut or dropped records", n, b.Passages)
