@@ -32,11 +32,6 @@ func (ix *Index) terms(text string) []string {
 	return out
 }
 
-// filter converts the request's filters for the engines.
-func (f Filters) filter() backend.Filter {
-	return backend.Filter{DateFrom: f.DateFrom, DateTo: f.DateTo, Sources: f.Sources, None: f.None}
-}
-
 func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	window := req.K
 	if ix.opts.DocEvidence > 0 {
@@ -59,7 +54,7 @@ func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]cand
 	if len(terms) == 0 {
 		return nil, nil // nothing searchable (only stop words or punctuation)
 	}
-	hits, err := ix.gen.Lexical.Search(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: req.Filters.filter()})
+	hits, err := ix.gen.Lexical.Search(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: req.Filters})
 	if err != nil {
 		return nil, err
 	}

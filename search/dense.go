@@ -52,7 +52,7 @@ func (ix *Index) denseCandidates(ctx context.Context, req Request, n int) ([]can
 		return nil, fmt.Errorf("encoding query: %w", err)
 	}
 	hits, err := ix.gen.Vectors.Search(ctx, backend.VectorQuery{
-		Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: req.Filters.filter(),
+		Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: req.Filters,
 	})
 	if err != nil {
 		return nil, err

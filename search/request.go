@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Mode selects the retriever.
@@ -30,20 +31,14 @@ func ParseMode(s string, def Mode) (Mode, error) {
 	return "", fmt.Errorf("unknown search mode %q (want bm25, dense or hybrid)", s)
 }
 
-// Filters restrict the passages a search may return. Zero values do not filter.
-type Filters struct {
-	DateFrom time.Time // passages dated on or after
-	DateTo   time.Time // passages dated on or before
-	Sources  []string  // passages whose Source is one of these; nil or empty: any source
-	// None lets no passage through (backend.Filter.None): a filter known to match nothing,
-	// such as a language the index is not in.
-	None bool
-}
+// Filters restrict the passages a search may return. Zero values do not filter. They are the
+// engines' filter itself (one definition, passed down unchanged): dates, sources and None.
+type Filters = backend.Filter
 
 // Request is one query.
 type Request struct {
 	Text    string
-	K       int // number of hits; 0 means DefaultK
+	K       int // number of hits, >= 1 (callers that default it use DefaultK)
 	Mode    Mode
 	Filters Filters
 	Exact   bool // dense: brute-force search instead of HNSW (reference, slow)
@@ -65,7 +60,9 @@ type Request struct {
 	Passages bool
 }
 
-// DefaultK is the number of hits when a request does not say.
+// DefaultK is the number of hits of a query that names none: the one definition, which
+// rerank/request (the CLI and the HTTP API) and rerank apply. Index.Search itself refuses a
+// k below 1 rather than guessing.
 const DefaultK = 10
 
 // Hit is one retrieved passage.
