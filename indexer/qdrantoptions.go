@@ -87,7 +87,7 @@ func connectQdrant(ctx context.Context, q *QdrantLocation, o QdrantOptions, dim 
 func (o QdrantOptions) build(q *QdrantLocation) QdrantBuild {
 	shards, repl := o.merge(q)
 	if o.BM25 == (backend.BM25Params{}) {
-		o.BM25 = backend.BM25Params{K1: BM25K1, B: BM25B}
+		o.BM25 = backend.DefaultBM25()
 	}
 	return QdrantBuild{Shards: shards, Replication: repl, K1: o.BM25.K1, B: o.BM25.B}
 }

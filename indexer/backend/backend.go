@@ -87,6 +87,19 @@ type CollectionStats struct {
 // BM25Params are BM25's term-frequency saturation (K1) and length normalisation (B).
 type BM25Params struct{ K1, B float64 }
 
+// DefaultBM25 are the BM25 parameters of every search and build that names none: the one
+// definition (indexer.BM25K1/BM25B and search's are these; an index on Qdrant bakes them into
+// its weights and records them in its manifest). Chosen on the SciFact train qrels (README,
+// "BM25"); b 0.4 rather than Lucene's 0.75 because passages are already cut to at most 120
+// words, so length matters less.
+func DefaultBM25() BM25Params { return BM25Params{K1: DefaultK1, B: DefaultB} }
+
+// DefaultK1 and DefaultB are DefaultBM25's fields, as constants for other constants.
+const (
+	DefaultK1 = 1.2
+	DefaultB  = 0.4
+)
+
 // Scoring is how a lexical reader scores: BM25's parameters and the collection statistics.
 // It is fixed when the reader opens (an engine may have baked it into its index).
 type Scoring struct {

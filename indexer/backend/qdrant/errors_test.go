@@ -45,7 +45,7 @@ func TestOptionsValidate(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
-		if tc.name == "defaults" && (got.Shards != 6 || got.Replication != 1 || got.BM25 != (backend.BM25Params{K1: 1.2, B: 0.75})) {
+		if tc.name == "defaults" && (got.Shards != 6 || got.Replication != 1 || got.BM25 != backend.DefaultBM25()) {
 			t.Errorf("defaults: %+v", got)
 		}
 	}

@@ -33,7 +33,8 @@ type Options struct {
 	// HNSW configures Qdrant's graph index of the dense vectors (see HNSW). Default: Qdrant's.
 	HNSW HNSW
 	// BM25 are the k1 and b baked into the sparse vectors at build; a reader opened with
-	// others is refused with backend.ErrScoring. Default k1 1.2, b 0.75 (bleve's).
+	// others is refused with backend.ErrScoring. Default backend.DefaultBM25, the searches'
+	// (the indexer passes its own, recorded in the manifest, in any case).
 	BM25 backend.BM25Params
 	// Shards per collection. Default 6: divisible by 1, 2, 3 and 6 peers, so shards spread
 	// evenly on the small clusters Kairos targets and a cluster can grow to 6 peers without
@@ -85,7 +86,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	if o.BM25 == (backend.BM25Params{}) {
-		o.BM25 = backend.BM25Params{K1: 1.2, B: 0.75}
+		o.BM25 = backend.DefaultBM25()
 	}
 	if o.BM25.K1 <= 0 || o.BM25.B < 0 || o.BM25.B > 1 {
 		return o, fmt.Errorf("qdrant: BM25 k1 %v must be > 0 and b %v in [0,1]", o.BM25.K1, o.BM25.B)
