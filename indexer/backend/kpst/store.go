@@ -226,8 +226,8 @@ type Store struct {
 	n    int // keys 0..n-1 exist (dead included)
 }
 
-// OpenStore reads and verifies a single-segment passage store file with no tombstones.
-func OpenStore(path string) (*Store, error) {
+// openStore reads and verifies a single-segment passage store file with no tombstones.
+func openStore(path string) (*Store, error) {
 	seg, err := openSegment(path, false)
 	if err != nil {
 		return nil, err

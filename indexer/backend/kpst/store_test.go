@@ -35,7 +35,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(path)
+	s, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func FuzzParseStore(f *testing.F) {
 	w, _ := createStore(path)
 	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b", Years: []timex.Mention{{From: 1, To: 2}}})
 	w.Close()
-	s, _ := OpenStore(path)
+	s, _ := openStore(path)
 	f.Add(s.segs[0].data)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		seg, err := parseStore(b, true)
@@ -120,9 +120,9 @@ func TestStoreVersion1Refused(t *testing.T) {
 	if err := os.WriteFile(path, v1, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = OpenStore(path)
+	_, err = openStore(path)
 	if err == nil || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "rebuild the index") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("OpenStore(v1) = %v, want a version error naming the file and asking for a rebuild", err)
+		t.Fatalf("openStore(v1) = %v, want a version error naming the file and asking for a rebuild", err)
 	}
 }
 
@@ -150,7 +150,7 @@ func TestMetaMatchesGet(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(path)
+	s, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func BenchmarkSciFact(b *testing.B) {
 				indexed: func() error {
 					ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 					defer cancel()
-					_, err := e.WaitIndexed(ctx, gen, 100*time.Millisecond)
+					_, err := e.waitIndexed(ctx, gen, 100*time.Millisecond)
 					return err
 				},
 				openLex: func(sc backend.Scoring) (backend.LexicalReader, error) { return e.Lexical().Open(ctx, gen, sc, nil) },

@@ -115,7 +115,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 	// Wait for Qdrant's background indexing: the recall is the graph's only then, and the
 	// comparisons below want a settled collection (see the hybrid subtest).
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	st, err := e.WaitIndexed(wctx, genA, 250*time.Millisecond)
+	st, err := e.waitIndexed(wctx, genA, 250*time.Millisecond)
 	cancel()
 	if err != nil {
 		t.Fatal(err)
