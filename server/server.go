@@ -48,7 +48,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 
 // Reload opens the index again through the Loader and swaps it in atomically. Requests
 // already running finish on the old engine, which is closed after the last of them; new
-// requests see the new engine. On error the current engine stays in service.
+// requests see the new engine. On error the current engine stays in service; the first load's
+// error says "loading index", later ones "reloading index".
 func (s *Server) Reload(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
@@ -59,6 +60,12 @@ func (s *Server) Reload(ctx context.Context) error {
 	g, err := s.load(ctx)
 	if err != nil {
 		s.metrics.reloaded(false)
+		if s.cur.Load() == nil {
+			// Nothing was loaded yet (serve refusing its index at start): there is no
+			// current index to keep, and nothing is being reloaded.
+			s.opts.Logger.Error("loading the index failed", "err", err)
+			return fmt.Errorf("loading index: %w", err)
+		}
 		s.opts.Logger.Error("reload failed, keeping the current index", "err", err)
 		return fmt.Errorf("reloading index: %w", err)
 	}
