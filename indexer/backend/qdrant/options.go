@@ -40,9 +40,15 @@ type Options struct {
 	// evenly on the small clusters Kairos targets and a cluster can grow to 6 peers without
 	// resharding; more shards only add per-shard overhead on a small corpus.
 	Shards uint32
-	// Replication is the replication factor. Default 2 when more than one host is named (one
-	// peer may fail without losing reads or writes), else 1.
+	// Replication is the replication factor. Default: min(peers, MaxDefaultReplication), the
+	// peers counted by the cluster (GET /cluster on REST), so that one peer may fail without
+	// losing reads or writes however many hosts the location names; when the cluster cannot
+	// be asked, 2 when more than one host is named, else 1.
 	Replication uint32
+	// REST is the host:port of one peer's REST API, asked for the cluster's peers when
+	// Replication is 0. Default: the first host with the port below its gRPC port (Qdrant's
+	// 6333 beside 6334).
+	REST string
 	// Batch is the number of points per upsert request. Default 256.
 	Batch int
 	// Parallel is the number of upsert requests in flight. Default 4.
@@ -94,11 +100,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Shards == 0 {
 		o.Shards = DefaultShards
 	}
-	if o.Replication == 0 {
-		o.Replication = 1
-		if len(o.Hosts) > 1 {
-			o.Replication = 2
-		}
+	if o.REST == "" {
+		o.REST = defaultREST(o.Hosts[0])
+	}
+	if _, _, err := net.SplitHostPort(o.REST); err != nil {
+		return o, fmt.Errorf("qdrant: REST address %q: want host:port (%v)", o.REST, err)
 	}
 	if o.Batch <= 0 {
 		o.Batch = 256
