@@ -176,7 +176,6 @@ func prepareQdrant(opts *Options, e *qdrant.Engine, loc Location) *qdrantGens {
 	return g
 }
 
-
 // sumOf is the FileSum of b.
 func sumOf(b []byte) FileSum {
 	h := sha256Hex(b)
