@@ -58,6 +58,11 @@ func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]cand
 	if err != nil {
 		return nil, err
 	}
+	return ix.bm25Of(hits)
+}
+
+// bm25Of turns the lexical engine's hits into candidates, with document evidence applied.
+func (ix *Index) bm25Of(hits []backend.Hit) ([]candidate, error) {
 	cands := make([]candidate, len(hits))
 	for i, h := range hits {
 		cands[i] = candidate{key: h.Key, bm25: h.Score, hasBM25: true, score: h.Score}

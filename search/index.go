@@ -65,6 +65,11 @@ type Index struct {
 	opts     Options
 	analyzer analysis.Analyzer
 
+	// twoCalls makes hybrid queries ask the lexical and the vector engine apart even when
+	// the lexical one offers both in one call (backend.HybridSearcher): for the test that
+	// the two ways rank alike.
+	twoCalls bool
+
 	idsOnce sync.Once
 	ids     map[string]uint32 // passage id -> key, built on first Passage lookup
 	idsErr  error

@@ -67,6 +67,15 @@ func (f Filter) Match(date time.Time, source string) bool {
 	return false
 }
 
+// HybridSearcher is an optional capability of a LexicalReader whose engine also holds the
+// generation's vectors (Qdrant): it answers a BM25 query and a dense query together, their
+// first pages in one round trip, with exactly the rankings its Search and the vector
+// reader's Search would return. search uses it for hybrid queries when the lexical reader
+// offers it, and makes the two calls otherwise.
+type HybridSearcher interface {
+	SearchHybrid(ctx context.Context, lq LexicalQuery, vq VectorQuery) (lexical, dense []Hit, err error)
+}
+
 // Hit is a passage key with its score, as an engine ranks it. Engines order hits best first,
 // ties by passage key compared as decimal strings (search's tie rule).
 type Hit struct {

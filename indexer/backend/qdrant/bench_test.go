@@ -145,7 +145,7 @@ func BenchmarkSciFact(b *testing.B) {
 				openLex: func(sc backend.Scoring) (backend.LexicalReader, error) { return e.Lexical().Open(ctx, gen, sc, nil) },
 				openVec: func() (backend.VectorReader, error) { return e.Vectors().Open(ctx, gen, nil) },
 				hybrid: func(lr backend.LexicalReader, _ backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) (int, error) {
-					res, err := lr.(*LexReader).Hybrid(ctx, lq, vq)
+					res, err := lr.(*LexReader).hybrid(ctx, lq, vq)
 					return res.Requests, err
 				},
 			}, gen)
