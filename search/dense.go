@@ -122,7 +122,7 @@ func (ix *Index) hybridCandidates(ctx context.Context, req Request, n int) (lex,
 	if err != nil {
 		return nil, nil, err
 	}
-	if lex, err = ix.bm25Of(lh); err != nil {
+	if lex, err = ix.bm25Of(ctx, lh); err != nil {
 		return nil, nil, err
 	}
 	return lex, denseOf(dh), nil

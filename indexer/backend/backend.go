@@ -252,6 +252,11 @@ type Passages interface {
 	DocID(key uint32) (string, error)
 	// Each calls fn for every live passage in key order, stopping at the first error.
 	Each(fn func(key uint32, p corpus.Passage) error) error
+	// GetMany returns the passages of keys, in their order, and DocIDs their document ids: one
+	// request where reads are requests (Qdrant), a loop over Get and DocID locally. A search
+	// reads its candidates through them.
+	GetMany(ctx context.Context, keys []uint32) ([]corpus.Passage, error)
+	DocIDs(ctx context.Context, keys []uint32) ([]string, error)
 	Len() int  // keys, tombstoned ones included
 	Live() int // passages not tombstoned
 	Dead(key uint32) bool

@@ -2,6 +2,7 @@ package kpst
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -374,6 +375,38 @@ func (s *Store) DocID(key uint32) (string, error) {
 	d.ReadString()
 	id := d.ReadString()
 	return id, d.Err
+}
+
+// GetMany returns the passages of keys in their order (backend.Passages): a loop over Get,
+// since the store answers from memory.
+func (s *Store) GetMany(ctx context.Context, keys []uint32) ([]corpus.Passage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]corpus.Passage, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = s.Get(k); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DocIDs returns the document ids of keys in their order (backend.Passages), a loop over
+// DocID.
+func (s *Store) DocIDs(ctx context.Context, keys []uint32) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = s.DocID(k); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Each calls fn for every live passage in key order, stopping at the first error.

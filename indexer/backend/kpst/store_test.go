@@ -1,6 +1,7 @@
 package kpst
 
 import (
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"os"
@@ -50,6 +51,28 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 	if _, err := s.Get(2); err == nil {
 		t.Error("Get past the end succeeded")
+	}
+	// GetMany and DocIDs answer in the order asked, repeats included; a key past the end
+	// fails them, as does a cancelled context.
+	ctx := context.Background()
+	keys := []uint32{1, 0, 1}
+	many, err := s.GetMany(ctx, keys)
+	if err != nil || len(many) != 3 || !reflect.DeepEqual(many[0], ps[1]) || !reflect.DeepEqual(many[1], ps[0]) || !reflect.DeepEqual(many[2], ps[1]) {
+		t.Errorf("GetMany(%v) = %+v, %v", keys, many, err)
+	}
+	if docs, err := s.DocIDs(ctx, keys); err != nil || !reflect.DeepEqual(docs, []string{"1", ps[0].DocID, "1"}) {
+		t.Errorf("DocIDs(%v) = %q, %v", keys, docs, err)
+	}
+	if _, err := s.GetMany(ctx, []uint32{0, 2}); err == nil {
+		t.Error("GetMany past the end succeeded")
+	}
+	if _, err := s.DocIDs(ctx, []uint32{2}); err == nil {
+		t.Error("DocIDs past the end succeeded")
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.GetMany(done, keys); err == nil {
+		t.Error("GetMany with a cancelled context succeeded")
 	}
 }
 
