@@ -11,30 +11,55 @@ import (
 	"github.com/kairos-rag/kairos/chat/chattest"
 )
 
+// passiveTurns are the paper's passive user turns (appendix A.3 and Table 3: the turns whose
+// next bot reply the paper's queries were generated for), the user turns of its example
+// dialogues that request nothing, and statements that carry a request's words in passing.
+var passiveTurns = []string{
+	// The paper's passive turns.
+	"Yes they do, Their music is the best, Their dance choreography are even better!",
+	"I didn't know they originated in Persia. I have always hated them so I didn't care where they were from.",
+	"Thanks, I'll be sure to check them out, I love going to live music shows, not just metal.",
+	"Yes i have actually been on that newsletter for years, they also have an amazing app that shows you what is around and how hard the hike is.",
+	"That is fantastic. I have played my whole life. My dream is to one day compete in Wimbledon",
+	"I like listening to NF because I like rap, and I appreciate the vulnerability in the lyrics",
+	// Earlier user turns of the paper's dialogues that request nothing.
+	"Yeah they have quite a few albums I think.",
+	"We have been especially with all the current issues, being outside is the only way to stay sane.",
+	// Statements with a request's words in passing.
+	"yeah it was good", "ok", "haha nice.", "I watched it with my kids last weekend and they sang along the whole time",
+	"I'm looking forward to their next tour", "Had a great time at the show last night",
+	"Was a blast, honestly", "Any time I hear them I start dancing", "Ever since I was a kid I loved tennis",
+	"That would explain why I love them so much", "I was shocked to find out they split up",
+	"I look up to Federer more than anyone", "I had no idea what to expect from the film",
+	"I recommend their first album to everyone", "Their music is the best, we are there every summer",
+	"Anyway, I think their choreography is better",
+}
+
+// requestTurns are information requests (the first block) and opinion requests, with and
+// without a question mark: the turns the paper's intent detector removed.
+var requestTurns = []string{
+	"Who directed it?", "tell me more about the soundtrack", "how long have you played",
+	"I wonder who wrote that song", "I was wondering when they formed", "I'd love to know more about their history",
+	"I'm curious what their best album is", "Let me know when the new album comes out", "I need some information on Wimbledon",
+	"I'm looking for a good book on tennis", "Please find me reviews of The Conjuring", "Search the latest news on Seventeen",
+	"Any good hiking trails near Miami", "Is Frozen a Disney film", "whats the best song by NF", "where's the Louvre",
+	"Look up the AllTrailsPro app", "Have they released anything new", "Give me some facts about Persia",
+	"Is there any way to see them live",
+	"do you think they will win", "can you recommend a good trail", "What do you think of their new album",
+	"Thoughts on the new Frozen movie", "I'd like your thoughts on Federer versus Nadal", "Which do you prefer, Federer or Nadal",
+	"Have you seen Frozen", "Ever been to Wimbledon", "What's your favourite band", "Tell me your opinion of NF",
+	"Any recommendations for metal bands like In Flames", "Do you like rap",
+}
+
 func TestIsPassive(t *testing.T) {
-	for msg, want := range map[string]bool{
-		"yeah it was good": true,
-		"ok":               true,
-		"haha nice.":       true,
-		// The paper's own passive turns (appendix, error analysis and examples).
-		"Yes they do, Their music is the best, Their dance choreography are even better!":                                                              true,
-		"I didn't know they originated in Persia. I have always hated them so I didn't care where they were from.":                                     true,
-		"Thanks, I'll be sure to check them out, I love going to live music shows, not just metal.":                                                    true,
-		"Yes i have actually been on that newsletter for years, they also have an amazing app that shows you what is around and how hard the hike is.": true,
-		"That is fantastic. I have played my whole life. My dream is to one day compete in Wimbledon":                                                  true,
-		"I like listening to NF because I like rap, and I appreciate the vulnerability in the lyrics":                                                  true,
-		"I watched it with my kids last weekend and they sang along the whole time":                                                                    true,
-		// Information or opinion requests.
-		"Who directed it?":                  false,
-		"tell me more about the soundtrack": false,
-		"how long have you played":          false,
-		"I wonder who wrote that song":      false,
-		"do you think they will win":        false,
-		"can you recommend a good trail":    false,
-		"":                                  false,
-	} {
-		if got := chat.IsPassive(msg); got != want {
-			t.Errorf("IsPassive(%q) = %v, want %v", msg, got, want)
+	for _, msg := range passiveTurns {
+		if !chat.IsPassive(msg) {
+			t.Errorf("IsPassive(%q) = false: a passive turn called a request", msg)
+		}
+	}
+	for _, msg := range append(requestTurns, "") {
+		if chat.IsPassive(msg) {
+			t.Errorf("IsPassive(%q) = true: a request called passive", msg)
 		}
 	}
 }
@@ -201,5 +226,48 @@ func TestCommonsenseTraceNotes(t *testing.T) {
 		if s := findStage(t, resp.Turn.Stages, st); len(s.Errors) == 0 {
 			t.Errorf("stage %s skipped an unusable output without a note", st)
 		}
+	}
+}
+
+// The commonsense pipeline writes its final response as the paper does (section 3.1: nucleus
+// sampling, top-p 0.9, temperature 0.7, at most 100 tokens), in the draft, the stage that writes
+// the reply from what was retrieved; WikiChat's own draft, and the refinement, stay greedy.
+func TestCommonsenseFinalResponseSampling(t *testing.T) {
+	for _, queryGen := range []string{"commonsense", "wikichat"} {
+		t.Run(queryGen, func(t *testing.T) {
+			script := citingScript(keepDraft)
+			rec := &recorder{Completer: chattest.Completer{Script: func(stage string, msgs []chat.Message) string {
+				if stage == chat.StageCSTopic {
+					return "Topic: the 2013 Disney film Frozen"
+				}
+				return script(stage, msgs)
+			}}}
+			tpl, _ := chat.LoadTemplates("")
+			wc, err := chat.NewWikiChat(chat.Deps{LLM: rec, Templates: tpl, Retriever: chattest.NewRetriever(citePassages)},
+				chat.WikiChatOptions{QueryGen: queryGen, PassagesPerQuery: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
+			if _, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "Tell me about Frozen."}, nil); err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, r := range rec.reqs {
+				stage := chattest.StageOf(r.Messages)
+				seen[stage] = true
+				sampled := r.Temperature != nil && *r.Temperature == 0.7 && r.TopP != nil && *r.TopP == 0.9 && r.MaxTokens == 100
+				greedy := r.Temperature == nil && r.TopP == nil && r.MaxTokens == 0
+				switch {
+				case stage == chat.StageDraft && queryGen == "commonsense" && !sampled:
+					t.Errorf("commonsense draft: temperature %v top-p %v max tokens %d, want 0.7, 0.9, 100", r.Temperature, r.TopP, r.MaxTokens)
+				case (stage == chat.StageRefine || stage == chat.StageDraft && queryGen == "wikichat") && !greedy:
+					t.Errorf("%s %s: sampling options %v %v %d, want the client's", queryGen, stage, r.Temperature, r.TopP, r.MaxTokens)
+				}
+			}
+			if !seen[chat.StageDraft] || !seen[chat.StageRefine] {
+				t.Errorf("stages called: %v", seen)
+			}
+		})
 	}
 }

@@ -19,9 +19,9 @@ func turnBoth(t *testing.T, p chat.Pipeline, message string) (resp [2]chat.TurnR
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sink func(string)
+		var sink *chat.Stream
 		if stream {
-			sink = func(s string) { b.WriteString(s) }
+			sink = &chat.Stream{Token: func(s string) { b.WriteString(s) }}
 		}
 		resp[i], err = svc.Turn(context.Background(), chat.TurnRequest{ConversationID: "c", Message: message}, sink)
 		if err != nil {

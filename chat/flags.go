@@ -40,7 +40,9 @@ func (o *ClientOptions) ConnectionFlags(fs *flag.FlagSet) {
 }
 
 // Flags registers ConnectionFlags and the call settings, with their defaults: --temperature,
-// --max-tokens, --llm-timeout, --llm-retries and --llm-concurrency.
+// --max-tokens, --llm-timeout, --llm-retries, --llm-concurrency, and the token prices of the
+// cost estimate, --llm-price-prompt and --llm-price-completion. kairos chat and kairos serve
+// both register them.
 func (o *ClientOptions) Flags(fs *flag.FlagSet) {
 	o.ConnectionFlags(fs)
 	if o.MaxTokens == 0 {
@@ -60,6 +62,8 @@ func (o *ClientOptions) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.Timeout, "llm-timeout", o.Timeout, "per-call timeout")
 	fs.Var((*retriesFlag)(&o.MaxRetries), "llm-retries", "retries on 429/5xx/connection errors (0: none)")
 	fs.IntVar(&o.Concurrency, "llm-concurrency", o.Concurrency, "LLM calls in flight")
+	fs.Float64Var(&o.PricePrompt, "llm-price-prompt", o.PricePrompt, "`price` of 1,000 prompt tokens, any currency, for the cost estimate in traces and /metrics (0: none)")
+	fs.Float64Var(&o.PriceCompletion, "llm-price-completion", o.PriceCompletion, "`price` of 1,000 completion tokens, as --llm-price-prompt")
 }
 
 // Flags registers --passages and --evidence with their defaults.

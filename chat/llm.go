@@ -33,18 +33,40 @@ type CompletionRequest struct {
 	Stop        []string
 }
 
-// Usage counts tokens as the server reports them.
+// Usage counts tokens as the server reports them, or, for calls whose answer carried no usage,
+// as the client estimates them (EstimatedCalls says how many of Calls were estimated), and
+// what they cost at the client's prices.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	Calls            int `json:"calls"`
+	// EstimatedCalls counts the calls whose tokens are estimated from their text (the server
+	// sent no usage): their counts are approximate.
+	EstimatedCalls int `json:"estimated_calls,omitempty"`
+	// Cost is the tokens priced at ClientOptions.PricePrompt and PriceCompletion (per 1,000
+	// tokens, in whatever currency they are given); 0 without prices.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Add returns the sum of u and o.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens,
-		u.TotalTokens + o.TotalTokens, u.Calls + o.Calls}
+		u.TotalTokens + o.TotalTokens, u.Calls + o.Calls, u.EstimatedCalls + o.EstimatedCalls, u.Cost + o.Cost}
+}
+
+// estimateTokens estimates a text's tokens at four bytes a token, the usual rule of thumb for
+// English under GPT-style tokenizers; it is only used when the server reports no usage.
+func estimateTokens(s string) int { return (len(s) + 3) / 4 }
+
+// estimatePromptTokens estimates a request's prompt tokens: its messages' text plus the few
+// tokens each message's role and delimiters take in chat formats.
+func estimatePromptTokens(msgs []Message) int {
+	n := 3
+	for _, m := range msgs {
+		n += 4 + estimateTokens(m.Content)
+	}
+	return n
 }
 
 // Completion is the LLM's answer to one request.
@@ -90,6 +112,11 @@ type ClientOptions struct {
 	BackoffMax    time.Duration // backoff ceiling; default 20s
 	MaxRetryAfter time.Duration // longest Retry-After honoured; longer waits fail the call; default 60s
 	Concurrency   int           // in-flight requests; default 4
+
+	// PricePrompt and PriceCompletion are the prices of 1,000 prompt and completion tokens,
+	// in any currency, for Usage.Cost; 0 (the default) prices nothing.
+	PricePrompt     float64
+	PriceCompletion float64
 
 	HTTPClient *http.Client // default: a client with no overall timeout (Timeout is per attempt)
 	Logger     *slog.Logger // default: discard
@@ -149,6 +176,9 @@ func (o *ClientOptions) validate() error {
 	}
 	if o.MaxTokens < 0 || o.Concurrency < 0 || o.Timeout < 0 {
 		return errors.New("llm: max tokens, concurrency and timeout must not be negative")
+	}
+	if o.PricePrompt < 0 || o.PriceCompletion < 0 {
+		return errors.New("llm: token prices must not be negative")
 	}
 	return nil
 }
@@ -243,7 +273,27 @@ func (c *Client) Complete(ctx context.Context, req CompletionRequest) (Completio
 	if err != nil {
 		return Completion{}, err
 	}
-	return c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) { return c.attempt(ctx, body) })
+	out, err := c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) { return c.attempt(ctx, body) })
+	if err != nil {
+		return out, err
+	}
+	return c.account(req, out), nil
+}
+
+// account completes a successful call's usage: counts the server did not report are estimated
+// from the text and marked so (Usage.EstimatedCalls), the cost is priced, and the total is
+// added to the client's per-stage meter.
+func (c *Client) account(req CompletionRequest, out Completion) Completion {
+	u := &out.Usage
+	if u.EstimatedCalls > 0 {
+		u.PromptTokens, u.CompletionTokens = estimatePromptTokens(req.Messages), estimateTokens(out.Text)
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	u.Cost = (float64(u.PromptTokens)*c.opts.PricePrompt + float64(u.CompletionTokens)*c.opts.PriceCompletion) / 1000
+	c.usage.add(req.Stage, out.Usage)
+	return out
 }
 
 // withRetries runs attempt under the concurrency limit until it succeeds, fails with an error
@@ -261,7 +311,6 @@ func (c *Client) withRetries(ctx context.Context, stage string, attempt func() (
 		out, retryAfter, err := attempt()
 		if err == nil {
 			out.Attempts, out.Duration = n, time.Since(start)
-			c.usage.add(stage, out.Usage)
 			return out, nil
 		}
 		var re *retryableError
@@ -410,6 +459,8 @@ func (c *Client) decode(raw []byte) (Completion, time.Duration, error) {
 	out := Completion{Text: ar.Choices[0].Message.Content, FinishReason: ar.Choices[0].FinishReason}
 	if ar.Usage != nil {
 		out.Usage = *ar.Usage
+	} else {
+		out.Usage.EstimatedCalls = 1 // account estimates it
 	}
 	out.Usage.Calls = 1
 	return out, 0, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -32,7 +33,7 @@ func (c *Client) Stream(ctx context.Context, req CompletionRequest, onDelta func
 	if err != nil {
 		return Completion{}, err
 	}
-	return c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) {
+	out, err := c.withRetries(ctx, req.Stage, func() (Completion, time.Duration, error) {
 		delivered := false
 		out, retryAfter, err := c.streamAttempt(ctx, body, func(s string) {
 			delivered = true
@@ -44,6 +45,10 @@ func (c *Client) Stream(ctx context.Context, req CompletionRequest, onDelta func
 		}
 		return out, retryAfter, err
 	})
+	if err != nil {
+		return out, err
+	}
+	return c.account(req, out), nil
 }
 
 type streamChunk struct {
@@ -76,10 +81,11 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 		return out, ra, err
 	}
 	var (
-		text   strings.Builder
-		usage  Usage
-		done   bool
-		finish string
+		text     strings.Builder
+		usage    Usage
+		reported bool // a usage chunk came (servers that ignore stream_options send none)
+		done     bool
+		finish   string
 	)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -98,7 +104,7 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 			return Completion{}, 0, fmt.Errorf("stream event %d: %w", line, err)
 		}
 		if ch.Usage != nil {
-			usage = *ch.Usage
+			usage, reported = *ch.Usage, true
 		}
 		for _, choice := range ch.Choices[:min(1, len(ch.Choices))] {
 			if choice.FinishReason != nil && *choice.FinishReason != "" {
@@ -117,13 +123,18 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 		return Completion{}, 0, &retryableError{errors.New("stream ended without [DONE]")}
 	}
 	usage.Calls = 1
+	if !reported {
+		usage.EstimatedCalls = 1 // account estimates it
+	}
 	return Completion{Text: text.String(), Usage: usage, FinishReason: finish}, 0, nil
 }
 
 // replyFilter cleans a streamed reply the way ParseResponse cleans a whole one, without ever
 // taking back text it has passed on: it holds the start until a leading speaker label ("Bot:")
-// can be recognised, holds a line start until it cannot be "User:" (a model continuing the
-// dialogue on its own), and holds trailing whitespace. What it emits is the reply, exactly.
+// can be recognised, holds each line's start until it is known not to be a user turn ("User:",
+// a model continuing the dialogue on its own) or a stage's format line ("Relevance: ... 90/100",
+// "Verdict:", a role marker), and holds trailing whitespace. At such a line the reply ends;
+// a format line is recorded, and the reply is then unusable. What it emits is the reply, exactly.
 type replyFilter struct {
 	emit    func(string)
 	out     strings.Builder
@@ -132,13 +143,20 @@ type replyFilter struct {
 	started bool
 	stopped bool
 	over    bool // the reply reached MaxReplyBytes and was cut there
+	// judged says that the line pending starts in has been let through.
+	judged bool
+	// formatLine is the stage's format line the reply stopped at, if any.
+	formatLine string
 	// firstLine stops the reply at its first newline (MSDP keeps the text before it).
 	firstLine bool
 }
 
 const (
-	labelWindow   = 24 // characters held at the start to recognise a speaker label
-	lineStartHold = 8  // characters held after a newline to recognise "User:"
+	labelWindow = 24 // characters held at the start to recognise a speaker label
+	// formatHold is how much of a line that starts with a label's first word is held to
+	// see its colon: the longest label, "Revised response after applying this feedback:",
+	// fits.
+	formatHold = 64
 )
 
 func (f *replyFilter) write(s string) {
@@ -171,16 +189,6 @@ func (f *replyFilter) write(s string) {
 		f.pending = ltrim(speakerPrefixRe.ReplaceAllString(t, ""))
 		f.started = true
 	}
-	if f.out.Len() == 0 {
-		f.pending = ltrim(f.pending) // the reply starts at its first visible character
-	}
-	if f.firstLine {
-		if i := strings.IndexByte(f.pending, '\n'); i >= 0 {
-			f.send(rtrim(f.pending[:i]))
-			f.pending, f.stopped = "", true
-			return
-		}
-	}
 	f.drain(false)
 }
 
@@ -195,30 +203,101 @@ func (f *replyFilter) flush() {
 	f.drain(true)
 }
 
+// drain emits what pending holds that is known to be reply: line by line, each line's start
+// judged before any of it goes out. The whitespace before a line goes out with the line.
 func (f *replyFilter) drain(final bool) {
-	// Stop at a line that starts a user turn.
-	for i := strings.IndexByte(f.pending, '\n'); i >= 0; {
-		if userTurnRe.MatchString(f.pending[i+1:]) {
-			f.send(rtrim(f.pending[:i]))
-			f.stopped = true
+	if f.out.Len() == 0 {
+		f.pending = ltrim(f.pending) // the reply starts at its first visible character
+	}
+	for !f.stopped {
+		// A line judged earlier continues at pending's start, whitespace and all; a new
+		// line starts after the whitespace (blank lines included) that pending starts with.
+		lead := 0
+		if !f.judged {
+			lead = len(f.pending) - len(ltrim(f.pending))
+			line, complete := f.pending[lead:], final
+			if i := strings.IndexByte(line, '\n'); i >= 0 {
+				line, complete = line[:i], true
+			}
+			switch v := judgeLine(line, complete); v {
+			case lineWait:
+				return
+			case lineUser, lineFormat:
+				if v == lineFormat {
+					f.formatLine = cleanLine(line)
+				}
+				f.pending, f.stopped = "", true
+				return
+			}
+			f.judged = true
+		}
+		i := strings.IndexByte(f.pending[lead:], '\n')
+		if i < 0 {
+			// Mid-line: everything but trailing whitespace, which waits for what follows.
+			cut := len(rtrim(f.pending))
+			if final {
+				f.send(f.pending[:cut])
+				f.pending = ""
+				return
+			}
+			f.send(f.pending[:cut])
+			f.pending = f.pending[cut:]
 			return
 		}
-		j := strings.IndexByte(f.pending[i+1:], '\n')
-		if j < 0 {
-			break
+		end := lead + i
+		f.send(rtrim(f.pending[:end]))
+		if f.firstLine {
+			f.pending, f.stopped = "", true
+			return
 		}
-		i += 1 + j
+		f.pending = f.pending[len(rtrim(f.pending[:end])):]
+		f.judged = false
 	}
-	cut := len(f.pending)
-	if i := strings.LastIndexByte(f.pending, '\n'); !final && i >= 0 && len(f.pending)-i-1 < lineStartHold {
-		cut = i
+}
+
+// Verdicts of judgeLine.
+const (
+	lineOK = iota
+	lineWait
+	lineUser
+	lineFormat
+)
+
+// labelFirstWordRe matches the first word of a line that may start a user turn or a stage's
+// format line (userTurnRe, stageFormatRe, scoreRe); a line starting otherwise is reply text.
+var labelFirstWordRe = regexp.MustCompile(`(?i)^[#>*_\s-]*(?:search|query|reasoning|verdict|claims?|evidence|relevan\w*|natural\w*|non\w*|` +
+	`temporal\w*|revised|improved|final|verified|memor\w*|clarified|knowledge|topic|directive|passage|draft|reply|response|` +
+	`conversation|user|human|time|let'?s|lets|=|<|end)`)
+
+// judgeLine says whether a line (its start so far; complete when its end is known) is reply
+// text, a user turn, a stage's format line, or cannot be told yet.
+func judgeLine(line string, complete bool) int {
+	c := cleanLine(line)
+	switch {
+	case userTurnRe.MatchString(line):
+		return lineUser
+	case stageFormatRe.MatchString(line) || scoreRe.MatchString(c):
+		return lineFormat
+	case complete:
+		return lineOK
 	}
-	cut = len(rtrim(f.pending[:cut]))
-	f.send(f.pending[:cut])
-	f.pending = f.pending[cut:]
-	if final {
-		f.pending = ""
+	// The first word decides, once it is whole.
+	t := strings.TrimLeft(line, "#>*_ \t-")
+	w := strings.IndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '=' && r != '<' })
+	if w < 0 {
+		if len(line) < formatHold {
+			return lineWait
+		}
+		return lineOK
 	}
+	if !labelFirstWordRe.MatchString(t[:w+1]) {
+		return lineOK
+	}
+	// A label's first word: its colon (or the score at the end) decides.
+	if len(line) < formatHold && !strings.ContainsAny(line, ":：") {
+		return lineWait
+	}
+	return lineOK
 }
 
 func ltrim(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) }

@@ -113,7 +113,8 @@ func (m *MSDP) drawResponseExamples() {
 // Name is "msdp".
 func (m *MSDP) Name() string { return "msdp" }
 
-// OverlapRatio is the share of the response's distinct words that also occur in the knowledge.
+// OverlapRatio is the MSDP paper's word overlap ratio (section 2.2, and ratio_knwl of its
+// appendix): the share of the response's tokens, repeats counted, that occur in the knowledge.
 func OverlapRatio(response, knowledge string) float64 {
 	rw := Words(response)
 	if len(rw) == 0 {
@@ -123,18 +124,13 @@ func OverlapRatio(response, knowledge string) float64 {
 	for _, w := range Words(knowledge) {
 		kw[w] = true
 	}
-	seen := map[string]bool{}
 	hit := 0
 	for _, w := range rw {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
 		if kw[w] {
 			hit++
 		}
 	}
-	return float64(hit) / float64(len(seen))
+	return float64(hit) / float64(len(rw))
 }
 
 type msdpSelection struct {

@@ -31,7 +31,15 @@
 //
 // Every turn records a Turn: per-stage timings (wall and LLM time), token usage, parsed stage
 // outputs, unusable outputs that were skipped, the passages retrieved with their ids, and the
-// passages the reply was built from (its citations).
+// passages the reply cites: WikiChat's draft is given its verified facts numbered by passage,
+// and the reply's inline [n] markers are bound to those passages, renumbered in reading order,
+// with markers that name no passage removed (cite.go).
+//
+// A turn given a Stream receives its reply as the last LLM stage writes it (WikiChat's
+// refinement, the text after its "Revised response:" label; the draft when refine is skipped;
+// the reply stage of the others), cleaned as it goes: a line that starts a stage's format or a
+// user turn ends it unseen. When the final checks then refuse or change the text, the Stream
+// is told, with the reply that replaces it.
 // Example banks (BuildBank, ReadBank) are a format of this package: a JSON header line with
 // format, version, encoder, dimension, count and the SHA-256 of the body, then one JSON line
 // per example with its unit vector.
@@ -76,9 +84,12 @@ type Deps struct {
 	Bank      *Bank
 	// Now gives today's date for prompts; default time.Now.
 	Now func() time.Time
-	// StageOptions are per-prompt sampling settings, keyed by prompt name (PromptNames); a prompt
-	// not listed takes DefaultStageOptions' entry, else the client's defaults.
+	// StageOptions are per-prompt sampling settings, keyed by prompt name (PromptNames), or by
+	// "pipeline/prompt" for one pipeline's use of a shared prompt ("commonsense/wikichat_draft");
+	// a prompt not listed takes DefaultStageOptions' entry, else the client's defaults.
 	StageOptions map[string]CallOptions
+	// pipeline names the pipeline these deps were given to, for "pipeline/prompt" options.
+	pipeline string
 }
 
 // CallOptions are the sampling settings of one stage; nil and zero fields take the client's.
@@ -89,22 +100,31 @@ type CallOptions struct {
 }
 
 // DefaultStageOptions are the settings the papers give for their stages: commonsense-guided
-// query generation samples its directive and query with top-p 0.9 and temperature 0.7, and caps
-// a query at 40 tokens. Every other stage decodes greedily (the client's default) so its
-// structured output parses reproducibly.
+// query generation (section 3.1) samples its query with nucleus sampling, top-p 0.9 and
+// temperature 0.7, at most 40 tokens, and its final response likewise at most 100 tokens: here
+// the directive, the query, and the commonsense pipeline's draft, the stage that writes the
+// response from what was retrieved. Every other stage decodes greedily (the client's default)
+// so that its structured output parses reproducibly; WikiChat's own draft among them.
 func DefaultStageOptions() map[string]CallOptions {
 	t, p := 0.7, 0.9
 	return map[string]CallOptions{
-		PromptCSDirective: {Temperature: &t, TopP: &p},
-		PromptCSQuery:     {Temperature: &t, TopP: &p, MaxTokens: 40},
+		PromptCSDirective:            {Temperature: &t, TopP: &p},
+		PromptCSQuery:                {Temperature: &t, TopP: &p, MaxTokens: 40},
+		"commonsense/" + PromptDraft: {Temperature: &t, TopP: &p, MaxTokens: 100},
 	}
 }
 
-// request builds the LLM request of a prompt with its stage options.
+// request builds the LLM request of a prompt with its stage options: the pipeline's own entry
+// for the prompt, else the prompt's, first in StageOptions, then in DefaultStageOptions.
 func (d *Deps) request(prompt string, msgs []Message) CompletionRequest {
-	o, ok := d.StageOptions[prompt]
-	if !ok {
-		o = DefaultStageOptions()[prompt]
+	var o CallOptions
+	found := false
+	for _, m := range []map[string]CallOptions{d.StageOptions, DefaultStageOptions()} {
+		for _, k := range []string{d.pipeline + "/" + prompt, prompt} {
+			if v, ok := m[k]; ok && !found {
+				o, found = v, true
+			}
+		}
 	}
 	return CompletionRequest{Messages: msgs, Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens}
 }

@@ -85,17 +85,34 @@ type TurnRequest struct {
 type TurnResponse struct {
 	ConversationID string `json:"conversation_id"`
 	Response       string `json:"response"`
-	Turn           Turn   `json:"turn"` // stages, passages, timings, token usage
+	Turn           Turn   `json:"turn"` // stages, passages, timings, token usage and cost
+	// ConversationUsage is the LLM usage and cost of the conversation so far, this turn
+	// included.
+	ConversationUsage Usage `json:"conversation_usage"`
 }
 
 // ErrBadRequest wraps errors caused by the request itself (HTTP 400).
 var ErrBadRequest = errors.New("bad chat request")
 
-// Turn runs one turn. onToken, when not nil, receives the final response in pieces that
-// concatenate to TurnResponse.Response. Pipelines whose last stage writes the reply (mpc, msdp,
-// sicl) stream it from the LLM as it is generated; wikichat's reply exists only once
-// verification and refinement are done, so its pieces (words) come after the stages.
-func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string)) (TurnResponse, error) {
+// Stream receives a turn's reply as it is generated.
+type Stream struct {
+	// Token receives the reply in pieces, which concatenate to TurnResponse.Response unless
+	// Replace is called.
+	Token func(piece string)
+	// Replace, called at most once after the last Token, says that the text streamed is not
+	// the turn's reply (the final checks refused it, or they cut or cleaned it differently:
+	// a refinement whose revision did not parse, a reply cut at the token limit) and gives
+	// the whole reply that replaces it. Nil: the replacement is not announced, and only
+	// TurnResponse.Response says what the reply is.
+	Replace func(reply string)
+}
+
+// Turn runs one turn. stream, when not nil, receives the final response as it is generated.
+// Every pipeline streams its last LLM stage as the LLM writes it (wikichat and commonsense:
+// the refinement's revised response, or the draft when refine is skipped; mpc, msdp and sicl:
+// their reply), through the same cleaning as the reply itself; a reply that never streamed
+// (a fallback, "I'm not sure") is sent in word pieces once the turn is done.
+func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (TurnResponse, error) {
 	msg := strings.TrimSpace(req.Message)
 	switch {
 	case msg == "":
@@ -134,9 +151,13 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 	conv := h.conv
 
 	tr := NewTracer()
-	tr.onToken = onToken
+	if stream != nil && stream.Token != nil {
+		tr.onToken = stream.Token
+	}
 	reply, err := respond(ctx, p, conv, msg, tr)
-	// Every reply reaches a terminal or a page: no control characters, whatever the stage.
+	// Markers bound to this turn's sources are numbered, others removed; every reply reaches
+	// a terminal or a page: no control characters, whatever the stage.
+	reply, cites := tr.bind(reply)
 	reply = strings.TrimSpace(CleanControl(reply))
 	if err != nil {
 		s.opts.Logger.Warn("chat turn failed", "conversation", id, "pipeline", name, "err", err.Error())
@@ -147,25 +168,35 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, onToken func(string
 	// both; this holds for a pipeline that forgets to.
 	if l, bad := stageFormatLine(reply); bad || len(reply) > MaxReplyBytes {
 		s.opts.Logger.Warn("chat reply refused", "conversation", id, "pipeline", name, "bytes", len(reply), "format_line", truncate(l, 80))
-		reply = DefaultNoReply
+		reply, cites = DefaultNoReply, nil
 	}
 	turn := Turn{
 		Index: conv.Dropped + len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
-		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: tr.Citations(), Usage: tr.Usage(),
+		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: cites, Usage: tr.Usage(),
 	}
 	conv.Turns = append(conv.Turns, turn)
+	conv.Usage = conv.Usage.Add(turn.Usage)
 	if err := h.save(); err != nil {
 		return TurnResponse{}, err
 	}
 	if err := s.writeTranscript(id, turn); err != nil {
 		return TurnResponse{}, err
 	}
-	if onToken != nil && !tr.didStream() {
+	switch {
+	case tr.onToken == nil:
+	case tr.sentText() == "":
 		for _, piece := range splitKeep(reply) {
-			onToken(piece)
+			tr.onToken(piece)
+		}
+	case tr.sentText() != reply:
+		// What streamed cannot be taken back; the client is told it is replaced.
+		s.opts.Logger.Info("streamed chat reply replaced", "conversation", id, "pipeline", name,
+			"streamed_bytes", len(tr.sentText()), "reply_bytes", len(reply))
+		if stream.Replace != nil {
+			stream.Replace(reply)
 		}
 	}
-	return TurnResponse{ConversationID: id, Response: reply, Turn: turn}, nil
+	return TurnResponse{ConversationID: id, Response: reply, Turn: turn, ConversationUsage: conv.Usage}, nil
 }
 
 // respond runs the pipeline, turning a panic into an error so that one bad turn cannot take

@@ -45,7 +45,7 @@ func TestServiceTranscriptTokensAndErrors(t *testing.T) {
 	ctx := context.Background()
 
 	var pieces []string
-	resp, err := svc.Turn(ctx, chat.TurnRequest{Message: "  Hi!  "}, func(s string) { pieces = append(pieces, s) })
+	resp, err := svc.Turn(ctx, chat.TurnRequest{Message: "  Hi!  "}, &chat.Stream{Token: func(s string) { pieces = append(pieces, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}

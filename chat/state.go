@@ -19,6 +19,8 @@ type Conversation struct {
 	// Dropped counts the oldest turns the store's size caps removed: Turns[0] is turn
 	// number Dropped.
 	Dropped int `json:"dropped,omitempty"`
+	// Usage sums the LLM usage and cost of every turn, dropped ones included.
+	Usage Usage `json:"usage"`
 }
 
 // Turn is one user message and the bot's reply, with everything behind the reply.
@@ -45,7 +47,8 @@ type MemoryItem struct {
 	Vector []float32 `json:"vector,omitempty"`
 }
 
-// history returns the last n turns as prompt turns (n <= 0: all).
+// history returns the last n turns as prompt turns (n <= 0: all). The bot's citation markers
+// are left out: their numbers named that turn's passages, and a model shown them reuses them.
 func (c *Conversation) history(n int) []PromptTurn {
 	turns := c.Turns
 	if n > 0 && len(turns) > n {
@@ -53,7 +56,7 @@ func (c *Conversation) history(n int) []PromptTurn {
 	}
 	out := make([]PromptTurn, 0, 2*len(turns))
 	for _, t := range turns {
-		out = append(out, PromptTurn{"User", clip(t.User, MaxHistoryTurnBytes)}, PromptTurn{"Bot", clip(t.Bot, MaxHistoryTurnBytes)})
+		out = append(out, PromptTurn{"User", clip(t.User, MaxHistoryTurnBytes)}, PromptTurn{"Bot", clip(stripMarkers(t.Bot), MaxHistoryTurnBytes)})
 	}
 	return out
 }

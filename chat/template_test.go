@@ -109,6 +109,11 @@ func TestPromptsHaveFewShotExamples(t *testing.T) {
 			if !strings.Contains(renderText(msgs), data.Examples[0].Knowledge) && !strings.Contains(renderText(msgs), data.Examples[0].Response) {
 				t.Errorf("%s does not show the bank examples", name)
 			}
+		} else if name == PromptGenerate {
+			// Stage 3 is zero-shot, as the paper's Table 19.
+			if assistants != 0 {
+				t.Errorf("%s has %d few-shot examples; the paper's is zero-shot", name, assistants)
+			}
 		} else if assistants == 0 {
 			t.Errorf("%s has no few-shot example", name)
 		}

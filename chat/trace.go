@@ -28,25 +28,37 @@ type StageTrace struct {
 
 // PassageRef is a passage a turn retrieved, for the trace and transcripts.
 type PassageRef struct {
-	ID    string  `json:"passage_id"`
-	Title string  `json:"title"`
-	Text  string  `json:"text"`
-	Score float64 `json:"score"`
-	For   string  `json:"for"` // the query or claim it was retrieved for
-	Stage string  `json:"stage"`
+	// N is the number of the reply's inline marker ("[N]") bound to this passage, in a
+	// turn's Citations; 0 for a passage the reply was built from without a marker (MSDP's
+	// knowledge, a WikiChat reply whose LLM wrote no markers).
+	N       int     `json:"n,omitempty"`
+	ID      string  `json:"passage_id"`
+	Title   string  `json:"title"`
+	Section string  `json:"section,omitempty"`
+	URL     string  `json:"url,omitempty"`
+	Text    string  `json:"text"`
+	Score   float64 `json:"score"`
+	For     string  `json:"for"` // the query or claim it was retrieved for
+	Stage   string  `json:"stage"`
+	// Facts are the verified facts (summary bullets, supported claims) of this passage that
+	// the draft was given under its number.
+	Facts []string `json:"facts,omitempty"`
 }
 
 // Tracer collects the stages of one turn. Safe for concurrent stages.
 type Tracer struct {
 	start time.Time
 	// onToken receives the final reply as it streams, when the pipeline's last stage can
-	// stream it; streamed records that it did.
+	// stream it.
 	onToken  func(string)
-	streamed bool
 	mu       sync.Mutex
 	stages   []StageTrace
 	passages []PassageRef
 	cited    []PassageRef
+	// sources are the passages the draft prompt numbered, for binding the reply's markers.
+	sources []citeSource
+	// sent is the reply text onToken received, markers already bound.
+	sent strings.Builder
 }
 
 // NewTracer starts a trace at now.
@@ -81,8 +93,60 @@ func (t *Tracer) cite(stage, forText string, hits []rerank.Hit) {
 		if slices.ContainsFunc(t.cited, func(p PassageRef) bool { return p.ID == h.ID }) {
 			continue
 		}
-		t.cited = append(t.cited, PassageRef{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, For: forText, Stage: stage})
+		t.cited = append(t.cited, PassageRef{ID: h.ID, Title: h.Title, Section: h.Section, URL: h.URL, Text: h.Text,
+			Score: h.Score, For: forText, Stage: stage})
 	}
+}
+
+// setSources records the passages the draft prompt numbered; the reply's markers bind to them.
+func (t *Tracer) setSources(srcs []citeSource) {
+	t.mu.Lock()
+	t.sources = srcs
+	t.mu.Unlock()
+}
+
+// bind rewrites the reply's citation markers (citer.rewrite) and returns the reply with the
+// turn's citations: the passages its markers name, numbered as they first appear; without a
+// marker, the passages the reply was built from, unnumbered.
+func (t *Tracer) bind(reply string) (string, []PassageRef) {
+	t.mu.Lock()
+	srcs := t.sources
+	t.mu.Unlock()
+	c := newCiter(len(srcs))
+	reply = c.rewrite(reply)
+	if len(c.order) > 0 {
+		return reply, c.citations(srcs)
+	}
+	cited := t.Citations()
+	for _, s := range srcs {
+		if !slices.ContainsFunc(cited, func(p PassageRef) bool { return p.ID == s.hit.ID }) {
+			cited = append(cited, PassageRef{ID: s.hit.ID, Title: s.hit.Title, Section: s.hit.Section, URL: s.hit.URL,
+				Text: s.hit.Text, Score: s.hit.Score, For: s.forQ, Stage: s.stage, Facts: s.facts})
+		}
+	}
+	return reply, cited
+}
+
+// tokenSink returns where a streaming stage sends the reply: onToken, through a markerStream
+// bound to the sources, recording what was sent. The returned flush ends the stream.
+func (t *Tracer) tokenSink() (write func(string), flush func()) {
+	t.mu.Lock()
+	n := len(t.sources)
+	t.mu.Unlock()
+	m := &markerStream{c: newCiter(n), emit: func(s string) {
+		t.mu.Lock()
+		t.sent.WriteString(s)
+		t.mu.Unlock()
+		t.onToken(s)
+	}}
+	return m.write, m.flush
+}
+
+// sentText returns the reply text streamed so far.
+func (t *Tracer) sentText() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent.String()
 }
 
 // Usage sums token usage over all stages.
@@ -151,34 +215,25 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 		}
 		return ParseResponse(out)
 	}
-	f := &replyFilter{emit: s.t.onToken, firstLine: s.firstLine}
-	start := time.Now()
-	req.Stage = s.st.Stage
-	out, err := st.Stream(ctx, req, f.write)
-	f.flush()
-	d := time.Since(start)
-	s.mu.Lock()
-	s.st.LLMTime += d
-	s.st.Calls++
-	s.st.Usage = s.st.Usage.Add(out.Usage)
-	s.mu.Unlock()
-	s.t.mu.Lock()
-	s.t.streamed = s.t.streamed || f.out.Len() > 0
-	s.t.mu.Unlock()
+	f, out, err := s.stream(ctx, st, req, false)
 	if err != nil {
 		return "", err
 	}
-	if f.out.Len() == 0 {
+	if f.out.Len() == 0 && f.formatLine == "" {
 		return "", unusable("reply text", out.Text)
 	}
 	// What was streamed cannot be taken back, but a reply cut at the token limit, cut at
 	// MaxReplyBytes, or carrying a stage's format is not the turn's reply: the pipeline's
-	// fallback is, and it is what the turn returns and stores.
+	// fallback is, and it is what the turn returns and stores (and the Service tells the
+	// client that it replaces what streamed).
 	if out.Truncated() {
 		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
 	}
 	if f.over {
 		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
+	}
+	if f.formatLine != "" {
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(f.formatLine))
 	}
 	if l, bad := stageFormatLine(f.out.String()); bad {
 		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(l))
@@ -186,17 +241,82 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 	return f.out.String(), nil
 }
 
+// completeRefinement is complete for a refinement that is the turn's last stage: with a token
+// sink and a streaming LLM, the text after its "Revised response:" label streams as the reply
+// (through a replyFilter, so feedback lines after it are never shown), and the whole output is
+// then parsed as it would be unstreamed. ParseRefinement's result is the reply; where it
+// differs from what streamed, the Service announces the replacement.
+func (s *stageRec) completeRefinement(ctx context.Context, llm Completer, req CompletionRequest) (Refinement, error) {
+	st, ok := llm.(Streamer)
+	if !ok || s.t.onToken == nil {
+		out, err := s.complete(ctx, llm, req)
+		if err != nil {
+			return Refinement{}, err
+		}
+		return ParseRefinement(out)
+	}
+	_, out, err := s.stream(ctx, st, req, true)
+	if err != nil {
+		return Refinement{}, err
+	}
+	if out.Truncated() {
+		return Refinement{}, fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
+	}
+	return ParseRefinement(out.Text)
+}
+
+// stream runs one streamed LLM call of the stage into the tracer's token sink through a
+// replyFilter; gated, only the text after a "Revised response:" label reaches the filter.
+func (s *stageRec) stream(ctx context.Context, st Streamer, req CompletionRequest, gated bool) (*replyFilter, Completion, error) {
+	sink, flush := s.t.tokenSink()
+	f := &replyFilter{emit: sink, firstLine: s.firstLine}
+	write := f.write
+	if gated {
+		write = (&revisionGate{next: f.write}).write
+	}
+	start := time.Now()
+	req.Stage = s.st.Stage
+	out, err := st.Stream(ctx, req, write)
+	f.flush()
+	flush()
+	d := time.Since(start)
+	s.mu.Lock()
+	s.st.LLMTime += d
+	s.st.Calls++
+	s.st.Usage = s.st.Usage.Add(out.Usage)
+	s.mu.Unlock()
+	return f, out, err
+}
+
+// revisionGate holds a streamed refinement until its "Revised response:" label line is
+// complete, then passes on what follows the label.
+type revisionGate struct {
+	raw  strings.Builder
+	open bool
+	next func(string)
+}
+
+func (g *revisionGate) write(s string) {
+	if g.open {
+		g.next(s)
+		return
+	}
+	g.raw.WriteString(s)
+	t := g.raw.String()
+	// The label is complete once something follows its colon (and the markdown after it).
+	loc := revisedLineRe.FindStringIndex(t)
+	if loc == nil || loc[1] == len(t) {
+		return
+	}
+	g.open = true
+	g.next(t[loc[1]:])
+}
+
 // firstLine returns s up to its first newline, leading blank lines skipped.
 func firstLine(s string) string {
 	s = strings.TrimLeft(s, " \t\r\n")
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func (t *Tracer) didStream() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.streamed
 }
 
 // softError records an unusable output the stage chose to skip. It may come after end (a

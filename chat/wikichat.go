@@ -54,8 +54,12 @@ type WikiChatOptions struct {
 	Rerank []rerank.Stage
 	// NotSure is the reply refined when nothing survives curation.
 	NotSure string
-	// HistoryTurns is how many earlier turns the prompts show; default 3.
+	// HistoryTurns is how many earlier turns the query, generate and verify prompts show;
+	// default 5, the paper's "at most the last five turns" (appendix A).
 	HistoryTurns int
+	// ShortHistoryTurns is how many the claims, draft and refine prompts show; default 2, the
+	// paper's dlg[-2:] (Tables 20, 22 and 23).
+	ShortHistoryTurns int
 }
 
 // DefaultNotSure is the reply when a factual turn has no verified fact to stand on.
@@ -78,7 +82,10 @@ func (o *WikiChatOptions) setDefaults() {
 		o.NotSure = DefaultNotSure
 	}
 	if o.HistoryTurns == 0 {
-		o.HistoryTurns = 3
+		o.HistoryTurns = 5
+	}
+	if o.ShortHistoryTurns == 0 {
+		o.ShortHistoryTurns = 2
 	}
 }
 
@@ -123,6 +130,7 @@ func NewWikiChat(d Deps, opts WikiChatOptions) (*WikiChat, error) {
 	}
 	w := &WikiChat{d: d, opts: opts}
 	if opts.QueryGen == "commonsense" {
+		w.d.pipeline = "commonsense" // its draft samples as the paper's final response
 		w.cs = &Commonsense{d: d}
 	}
 	return w, nil
@@ -140,10 +148,12 @@ func (w *WikiChat) Name() string {
 func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message,
 		EarlierQueries: conv.earlierQueries(w.opts.HistoryTurns)}
+	short := base // for claims, draft and refine
+	short.History = conv.history(w.opts.ShortHistoryTurns)
 	var (
 		plan    QueryPlan
 		bullets []string
-		sources []rerank.Hit // passages the bullets came from
+		sources []rerank.Hit // the passage each bullet came from
 		gen     generated
 	)
 	err := parallel(2, func(i int) error {
@@ -152,30 +162,43 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 			plan, bullets, sources, err = w.retrieveAndSummarize(ctx, conv, base, tr)
 		}
 		if i == 1 && !w.opts.skips(StageGenerate) {
-			gen, err = w.generateAndExtract(ctx, base, tr)
+			gen, err = w.generateAndExtract(ctx, base, short, tr)
 		}
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	kept, support, err := w.verify(ctx, base, gen.claims, gen.evidence, tr)
+	b := base
+	b.Response = gen.reply // the verifier is shown the reply the claims came from (Table 21)
+	kept, support, err := w.verify(ctx, b, gen.claims, gen.evidence, tr)
 	if err != nil {
 		return "", err
 	}
-	facts := dedupe(append(bullets, kept...))
+	from := make([]citeSource, 0, len(bullets)+len(kept))
+	for i, b := range bullets {
+		from = append(from, citeSource{hit: sources[i], stage: StageSummarize, forQ: plan.Query, facts: []string{b}})
+	}
+	for i, c := range kept {
+		from = append(from, citeSource{hit: bestSupport(c, support[i]), stage: StageVerify, forQ: c, facts: []string{c}})
+	}
+	facts, from := dedupeFacts(from)
 
 	var draft string
 	switch {
 	case len(facts) > 0:
-		tr.cite(StageSummarize, plan.Query, sources)
-		for i, hits := range support {
-			tr.cite(StageVerify, kept[i], hits)
-		}
+		// Each fact is listed with its passage's number, and the reply cites it with that
+		// number (cite.go).
+		lines, srcs := numberFacts(facts, from)
+		tr.setSources(srcs)
 		rec := tr.stage(StageDraft)
-		d := base
-		d.Facts = facts
-		draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
+		d := short
+		d.Facts = lines
+		if w.opts.skips(StageRefine) {
+			draft, err = reply(ctx, &w.d, rec, PromptDraft, d) // the last stage: streamed
+		} else {
+			draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
+		}
 		if err != nil && !soft(rec, err) {
 			rec.end(nil)
 			return "", err
@@ -195,7 +218,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if w.opts.skips(StageRefine) {
 		return draft, nil
 	}
-	return w.refine(ctx, base, draft, tr)
+	return w.refine(ctx, short, draft, tr)
 }
 
 // retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
@@ -251,7 +274,7 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 	var sources []rerank.Hit
 	for i, b := range per {
 		bullets = append(bullets, b...)
-		if len(b) > 0 {
+		for range b {
 			sources = append(sources, res.Hits[i])
 		}
 	}
@@ -267,7 +290,8 @@ type generated struct {
 }
 
 // generateAndExtract is stages 3-4: the LLM's own reply, its claims, and evidence per claim.
-func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *Tracer) (generated, error) {
+// The reply is written from base's history, the claims extracted with short's.
+func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptData, tr *Tracer) (generated, error) {
 	var g generated
 	rec := tr.stage(StageGenerate)
 	reply, err := call(ctx, &w.d, rec, PromptGenerate, base, ParseResponse)
@@ -282,7 +306,7 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base PromptData, tr *
 	rec.end(reply)
 	g.reply = reply
 	rec = tr.stage(StageClaims)
-	d := base
+	d := short
 	d.Response = reply
 	claims, err := call(ctx, &w.d, rec, PromptClaims, d, ParseList)
 	if err != nil && !soft(rec, err) {
@@ -375,7 +399,16 @@ func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr
 	rec := tr.stage(StageRefine)
 	d := base
 	d.Draft = draft
-	r, err := call(ctx, &w.d, rec, PromptRefine, d, ParseRefinement)
+	msgs, err := w.d.Templates.Render(PromptRefine, d)
+	if err != nil {
+		rec.end(nil)
+		return "", err
+	}
+	// The last stage: its revision streams to the user as it is written.
+	r, err := rec.completeRefinement(ctx, w.d.LLM, w.d.request(PromptRefine, msgs))
+	if err != nil {
+		err = fmt.Errorf("stage %s: %w", StageRefine, err)
+	}
 	out := refineOut{Scores: r.Scores, Final: draft}
 	if err != nil && !soft(rec, err) {
 		rec.end(out)
@@ -396,16 +429,18 @@ func (w *WikiChat) query(text string, t timex.Spec, k int) rerank.Query {
 	}
 }
 
-func dedupe(xs []string) []string {
+// dedupeFacts returns each fact once (the first, case and spaces aside) with its source.
+func dedupeFacts(xs []citeSource) ([]string, []citeSource) {
 	seen := map[string]bool{}
-	var out []string
+	var facts []string
+	var from []citeSource
 	for _, x := range xs {
-		k := strings.ToLower(strings.TrimSpace(x))
+		k := strings.ToLower(strings.TrimSpace(x.facts[0]))
 		if k == "" || seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, x)
+		facts, from = append(facts, x.facts[0]), append(from, x)
 	}
-	return out
+	return facts, from
 }

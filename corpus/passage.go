@@ -20,7 +20,11 @@ type Passage struct {
 	URL     string    `json:"url,omitempty"`
 	Date    time.Time `json:"date,omitzero"`
 	Source  string    `json:"source,omitempty"`
-	Ordinal int       `json:"ordinal"` // 0-based position of the passage within its document
+	// Language is the language code the passage is in and was analysed as (its document's,
+	// else its input's; see indexer's language.go). Empty in indexes built before passages
+	// carried it: those are in the language of the index.
+	Language string `json:"language,omitempty"`
+	Ordinal  int    `json:"ordinal"` // 0-based position of the passage within its document
 	// Years the passage (title, section, text) mentions, extracted when the passage is made so
 	// that reranking never re-parses text. Pos is a byte offset into Text.
 	Years []timex.Mention `json:"years,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus/timex"
 
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -84,7 +85,7 @@ func (s *Splitter) Split(doc Document) []Passage {
 				Title:   doc.Title,
 				Section: sec.Name,
 				Text:    text,
-				URL:     doc.URL,
+				URL:     sectionURL(doc.URL, sec.Name),
 				Date:    doc.Date,
 				Source:  doc.Source,
 				Ordinal: n,
@@ -94,6 +95,18 @@ func (s *Splitter) Split(doc Document) []Passage {
 		}
 	}
 	return out
+}
+
+// sectionURL links a passage to its section, as Wikipedia's anchors and WikiChat's block
+// URLs do (".../LLaMA#Llama_3"): the section name with its runs of white space as one
+// underscore, escaped as a URL fragment. The lead section, a document without a URL and a
+// URL that already names a fragment keep the document's URL.
+func sectionURL(docURL, section string) string {
+	anchor := strings.Join(strings.Fields(section), "_")
+	if docURL == "" || anchor == "" || strings.Contains(docURL, "#") {
+		return docURL
+	}
+	return docURL + "#" + (&url.URL{Fragment: anchor}).EscapedFragment()
 }
 
 // prefix returns the prefix words for a section, at most half of maxWords.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -164,10 +165,34 @@ func TestSplitCopiesFields(t *testing.T) {
 	got := sp.Split(doc)
 	want := []Passage{
 		{ID: "28492#0", DocID: "28492", Title: "Squirrel", Text: "Squirrel | Lead.", URL: doc.URL, Date: date, Source: "articles", Ordinal: 0},
-		{ID: "28492#1", DocID: "28492", Title: "Squirrel", Section: "Etymology", Text: "Squirrel > Etymology | Word.", URL: doc.URL, Date: date, Source: "articles", Ordinal: 1},
+		{ID: "28492#1", DocID: "28492", Title: "Squirrel", Section: "Etymology", Text: "Squirrel > Etymology | Word.", URL: doc.URL + "#Etymology", Date: date, Source: "articles", Ordinal: 1},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestSectionURL: a passage of a named section links to it as Wikipedia's anchors do.
+func TestSectionURL(t *testing.T) {
+	const page = "https://en.wikipedia.org/wiki/LLaMA"
+	for _, tt := range []struct{ url, section, want string }{
+		{page, "Llama 3", page + "#Llama_3"},
+		{page, "", page},
+		{page, "  Model \t architecture  ", page + "#Model_architecture"},
+		{page, "Études & «critiques»", page + "#%C3%89tudes_&_%C2%ABcritiques%C2%BB"},
+		{page, `100% "open"?`, page + "#100%25_%22open%22?"},
+		{page + "#History", "Llama 3", page + "#History"}, // the document's own fragment wins
+		{"", "Llama 3", ""},
+		{"https://de.wikipedia.org/wiki/M%C3%BCnchen", "Geschichte", "https://de.wikipedia.org/wiki/M%C3%BCnchen#Geschichte"},
+	} {
+		if got := sectionURL(tt.url, tt.section); got != tt.want {
+			t.Errorf("sectionURL(%q, %q) = %q, want %q", tt.url, tt.section, got, tt.want)
+		}
+		if got := sectionURL(tt.url, tt.section); got != "" {
+			if _, err := url.Parse(got); err != nil {
+				t.Errorf("%q does not parse as a URL: %v", got, err)
+			}
+		}
 	}
 }
 

@@ -1,10 +1,9 @@
 package indexer
 
 import (
-	"github.com/blevesearch/bleve/v2/analysis"
-
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // BM25Stats are the collection statistics BM25 scores with, recorded in the manifest so that
@@ -53,11 +52,12 @@ func (s *BM25Stats) collection() backend.CollectionStats {
 
 // liveTokens counts the analysed tokens of the text field over the live passages of store:
 // the migration of a format 2 index, whose manifest lacks the count.
-func liveTokens(store *kpst.Store, text analysis.Analyzer) (int64, error) {
+func liveTokens(store *kpst.Store, text *langanalysis.Passages) (int64, error) {
 	var n int64
 	err := store.Each(func(_ uint32, p Passage) error {
-		n += int64(len(text.Analyze([]byte(p.Text))))
-		return nil
+		toks, err := text.Analyze(p.Language, []byte(p.Text))
+		n += int64(len(toks))
+		return err
 	})
 	return n, err
 }

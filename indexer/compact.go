@@ -90,7 +90,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	}
 	d := &driver{dir: opts.Dir, gens: o.gens(), opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
-	if err := d.open(ctx, nil, nil); err != nil {
+	if err := d.open(ctx, nil, docTables{}); err != nil {
 		return nil, err
 	}
 	w := d.w

@@ -42,7 +42,7 @@ func (d *driver) update() *UpdateCounts {
 
 // open starts a new generation derived from base (nil: from scratch). docs is base's document
 // table when it is already in memory (see newGenWriter), else nil.
-func (d *driver) open(ctx context.Context, base *Generation, docs map[string]*docEntry) error {
+func (d *driver) open(ctx context.Context, base *Generation, docs docTables) error {
 	gen, tmp, err := d.gens.create(ctx)
 	if err != nil {
 		return err
@@ -61,13 +61,16 @@ func (d *driver) open(ctx context.Context, base *Generation, docs map[string]*do
 }
 
 func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest, error) {
-	if err := d.open(ctx, d.spec.base, nil); err != nil {
+	if err := d.open(ctx, d.spec.base, docTables{}); err != nil {
 		return nil, err
 	}
 	ok := false
 	defer func() {
 		if !ok && d.w != nil { // nil: a checkpoint's next writer failed to start
 			d.w.abort()
+		}
+		if d.w != nil && d.w.log != nil {
+			d.w.log.close() // its runs: the table is written, or the build failed
 		}
 		d.releaseCheckpointBase()
 	}()
@@ -242,7 +245,8 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	vec := d.w.vec
 	// The table just written goes on in memory: reading it back would hold a second copy
 	// while the first is collected, and it grows with the collection.
-	docs := d.w.docs
+	docs := docTables{docs: d.w.docs, log: d.w.log}
+	d.w.keepLog = true
 	man, err := d.w.finish()
 	if err != nil {
 		return err

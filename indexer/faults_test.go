@@ -515,7 +515,14 @@ func TestDiskFullTmpfs(t *testing.T) {
 				lost++
 			}
 			if err := syscall.Unmount(mnt, 0); err != nil {
-				t.Fatal(err)
+				fds, _ := os.ReadDir("/proc/self/fd")
+				for _, fd := range fds {
+					l, _ := os.Readlink("/proc/self/fd/" + fd.Name())
+					if strings.HasPrefix(l, mnt) {
+						t.Logf("still open on the tmpfs: %s", l)
+					}
+				}
+				t.Fatalf("%s: %v", what, err)
 			}
 		}
 	}

@@ -3,11 +3,11 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -78,12 +78,15 @@ type genWriter struct {
 	seg     *kpst.Writer
 	segName string
 	dead    *kpst.Tombstones
-	docs    map[string]*docEntry
-	seen    map[string]bool // update mode: ids met in the input
+	docs    map[string]*docEntry // update mode: the document table, in memory
+	log     *docLog              // append mode: the document table, spilled (doclog.go)
+	keepLog bool                 // finish leaves log open: a checkpoint hands it to the next writer
+	keys    []uint32             // scratch: the keys of the document being written
+	seen    map[string]bool      // update mode: ids met in the input
 	lex     backend.LexicalWriter
 	closed  bool // seg and lex are closed (finish or abort ran)
 	vec     backend.VectorWriter
-	text    analysis.Analyzer // the index's analyzer, to count the tokens of tombstoned passages
+	text    *langanalysis.Passages // the index's analysis, to count the tokens of tombstoned passages
 	man     Manifest
 	upd     UpdateCounts
 	prog    *progress
@@ -101,27 +104,43 @@ type genWriter struct {
 	jobs chan embedJob
 }
 
+// docTables is the document table a writer continues with: a build that goes on from its own
+// checkpoint hands its table to the next writer instead of reading it back.
+type docTables struct {
+	docs map[string]*docEntry // update mode
+	log  *docLog              // append mode
+}
+
 // newGenWriter prepares dir (already created, empty) as generation gen. With base, the new
 // generation starts as a copy of base; graph is the base's HNSW graph to extend (owned by the
-// writer from now on). docs, when not nil, is base's document table, already in memory and
-// owned by the writer from now on (a build continuing from its own checkpoint); nil reads it
-// from base's file.
-func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, docs map[string]*docEntry, prog *progress) (*genWriter, error) {
+// writer from now on). carried, when not zero, is base's document table, already in memory
+// (or spilled) and owned by the writer from now on (a build continuing from its own
+// checkpoint); zero reads it from base.
+func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried docTables, prog *progress) (_ *genWriter, err error) {
 	w := &genWriter{
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
-		dead: &kpst.Tombstones{}, docs: map[string]*docEntry{}, seen: map[string]bool{},
+		dead: &kpst.Tombstones{}, seen: map[string]bool{},
 		man: Manifest{
 			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
 			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
 			Files: map[string]FileSum{},
 		},
 	}
-	var err error
-	if w.text, err = langanalysis.New(opts.Build.Analyzer); err != nil {
+	if w.text, err = langanalysis.NewPassages(opts.Build.Analyzer); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil && w.log != nil {
+			w.log.close() // the base table it holds open, the runs of a carried log
+		}
+	}()
 	ctx := context.Background()
 	g := backend.Gen{Name: genName(gen), Dir: dir}
+	if mode == modeUpdate {
+		w.docs = map[string]*docEntry{}
+	} else {
+		w.log = &docLog{dir: dir, limit: docLogLimit}
+	}
 	if base == nil {
 		if w.lex, err = opts.Engines.Lexical.Begin(ctx, g, nil, opts.Build.Analyzer); err != nil {
 			return nil, err
@@ -133,7 +152,7 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 				return nil, err
 			}
 		}
-	} else if err := w.inherit(ctx, g, docs); err != nil {
+	} else if err := w.inherit(ctx, g, carried); err != nil {
 		if w.lex != nil {
 			w.lex.Abort()
 		}
@@ -156,17 +175,27 @@ func (w *genWriter) nextKey() int {
 }
 
 // inherit links the base generation's store segments into w.dir and begins the engines'
-// parts as copies of the base's. docs is the base's document table when the caller has it
+// parts as copies of the base's. carried is the base's document table when the caller has it
 // (see newGenWriter).
-func (w *genWriter) inherit(ctx context.Context, g backend.Gen, docs map[string]*docEntry) error {
+func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTables) error {
 	b := w.base
 	bm := b.Manifest
 	if bm.FormatVersion == 1 {
 		return fmt.Errorf("%s: index format 1 has no document table; rebuild it to enable updates", b.Dir)
 	}
 	var err error
-	if w.docs = docs; w.docs == nil {
+	switch {
+	case w.mode == modeUpdate && carried.docs != nil:
+		w.docs = carried.docs
+	case w.mode == modeUpdate:
 		if w.docs, err = b.docTable(ctx); err != nil {
+			return err
+		}
+	case carried.log != nil:
+		w.log = carried.log
+		w.log.dir = w.dir // new runs go beside this generation (the last one's was renamed)
+	default:
+		if w.log.base, w.log.baseDone, err = b.docTableFile(ctx); err != nil {
 			return err
 		}
 	}
@@ -191,6 +220,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, docs map[string]
 	for k, v := range bm.Sources {
 		w.man.Sources[k] = v
 	}
+	w.man.Languages = maps.Clone(bm.Languages)
 	w.man.DateFrom, w.man.DateTo = bm.DateFrom, bm.DateTo
 	w.man.Inputs = append([]Input(nil), bm.Inputs...)
 	w.man.Parent = bm.Generation
@@ -262,22 +292,22 @@ func (w *genWriter) apply(b docBatch) error {
 	added := 0
 	for i := range b.docs {
 		d := &b.docs[i]
-		e, had := w.docs[d.id]
+		var e *docEntry // update mode: the document's entry in the table
 		if w.mode == modeUpdate {
+			old, had := w.docs[d.id]
 			if w.seen[d.id] {
 				return fmt.Errorf("document id %q appears twice in the input: an update needs unique ids", d.id)
 			}
 			w.seen[d.id] = true
 			switch {
-			case had && e.Hash == d.hash:
+			case had && old.Hash == d.hash:
 				w.upd.Unchanged++
 				continue
 			case had:
 				w.upd.Changed++
-				if err := w.tombstone(bb, e.Keys); err != nil {
+				if err := w.tombstone(bb, old.Keys); err != nil {
 					return err
 				}
-				e = nil
 			default:
 				w.upd.Added++
 			}
@@ -285,22 +315,18 @@ func (w *genWriter) apply(b docBatch) error {
 		if w.vec != nil && w.vectors == nil && w.opts.Encoder == nil && len(d.passages) > 0 {
 			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
 		}
-		if e == nil {
-			e = &docEntry{Hash: d.hash, input: int32(b.input + 1), idFromPosition: d.idFromPosition}
+		if w.mode == modeUpdate {
+			e = &docEntry{Hash: d.hash}
 			w.docs[d.id] = e
-		} else { // append mode, repeated id
-			if e.input != 0 && int(e.input) != b.input+1 && (e.idFromPosition || d.idFromPosition) {
-				return w.positionIDCollision(d.id, e, b.input, d.idFromPosition)
-			}
-			e.Hash = e.Hash.combine(d.hash)
 		}
+		w.keys = w.keys[:0]
 		for j := range d.passages {
 			p := &d.passages[j]
 			key, err := w.seg.Add(p)
 			if err != nil {
 				return fmt.Errorf("passage store: %w", err)
 			}
-			e.Keys = append(e.Keys, key)
+			w.keys = append(w.keys, key)
 			if err := bb.Add(key, p); err != nil {
 				return err
 			}
@@ -314,6 +340,11 @@ func (w *genWriter) apply(b docBatch) error {
 			}
 			w.note(p)
 			added++
+		}
+		if e != nil {
+			e.Keys = append(e.Keys, w.keys...)
+		} else if err := w.log.add(d.id, d.hash, w.keys, int32(b.input+1), d.idFromPosition); err != nil {
+			return err
 		}
 	}
 	if w.mode == modeAppend {
@@ -368,9 +399,18 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 		if w.man.Sources[p.Source]--; w.man.Sources[p.Source] <= 0 {
 			delete(w.man.Sources, p.Source)
 		}
+		if p.Language != "" {
+			if w.man.Languages[p.Language]--; w.man.Languages[p.Language] <= 0 {
+				delete(w.man.Languages, p.Language)
+			}
+		}
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
-		w.tokens -= int64(len(w.text.Analyze([]byte(p.Text))))
+		toks, err := w.text.Analyze(p.Language, []byte(p.Text))
+		if err != nil {
+			return fmt.Errorf("replaced passage %s: %w", p.ID, err)
+		}
+		w.tokens -= int64(len(toks))
 		bb.Delete(k, &p)
 		if w.vec != nil {
 			w.vec.Delete(k)
@@ -380,7 +420,11 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 }
 
 // deleteDocs removes whole documents (ids absent from the table are counted as not found).
+// Only an update deletes.
 func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
+	if w.mode != modeUpdate {
+		return nil, fmt.Errorf("deleting documents: not in an update")
+	}
 	bb := w.lex.NewBatch()
 	for _, id := range ids {
 		e, ok := w.docs[id]
@@ -402,6 +446,12 @@ func (w *genWriter) note(p *Passage) {
 	w.man.Counts.Passages++
 	w.upd.PassagesAdded++
 	w.man.Sources[p.Source]++
+	if p.Language != "" {
+		if w.man.Languages == nil {
+			w.man.Languages = map[string]int{}
+		}
+		w.man.Languages[p.Language]++
+	}
 	if d := p.Date; !d.IsZero() {
 		if w.man.DateFrom.IsZero() || d.Before(w.man.DateFrom) {
 			w.man.DateFrom = d
@@ -495,6 +545,9 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 func (w *genWriter) finish() (*Manifest, error) {
 	ctx := context.Background()
 	w.closed = true
+	if w.log != nil && !w.keepLog {
+		defer w.log.close() // its runs and base table are merged into the table written below
+	}
 	storeErr := w.seg.Close()
 	lc, lexErr := w.lex.Commit(ctx)
 	if storeErr != nil {
@@ -512,13 +565,15 @@ func (w *genWriter) finish() (*Manifest, error) {
 	}
 	w.man.Segments = segs
 	w.man.Tombstones = w.dead.Len()
-	if w.mode == modeUpdate {
-		w.man.Counts.Documents = len(w.docs)
-	}
 	if err := kpst.WriteTombstones(filepath.Join(w.dir, kpst.TombstonesName), w.dead); err != nil {
 		return nil, fmt.Errorf("writing tombstones: %w", err)
 	}
-	if err := writeDocTable(filepath.Join(w.dir, docTableName), w.docs); err != nil {
+	if w.mode == modeUpdate {
+		w.man.Counts.Documents = len(w.docs)
+		if err := writeDocTable(filepath.Join(w.dir, docTableName), w.docs); err != nil {
+			return nil, fmt.Errorf("writing document table: %w", err)
+		}
+	} else if _, err := w.log.writeTable(filepath.Join(w.dir, docTableName), w.checkRepeats); err != nil {
 		return nil, fmt.Errorf("writing document table: %w", err)
 	}
 	if w.vec != nil {
@@ -586,15 +641,30 @@ func (w *genWriter) closeFiles() {
 	w.closed = true
 	w.seg.Abort()
 	w.lex.Abort()
+	if w.log != nil {
+		w.log.close()
+	}
 	if w.vec != nil {
 		w.vec.Abort()
 	}
 }
 
-// positionIDCollision refuses to merge two documents of different inputs that share an id
-// when one of the ids is only a record number (the record had no id): they are unrelated
-// documents, and merging them would lose one silently.
-func (w *genWriter) positionIDCollision(id string, first *docEntry, input int, fromPosition bool) error {
+// checkRepeats sees the entries of one id in a build's table before they are combined (a
+// dump that repeats an id keeps both records' passages under it), and refuses to merge two
+// documents of different inputs that share an id when one of the ids is only a record number
+// (the record had no id): they are unrelated documents, and merging them would lose one
+// silently. The inputs of entries from a resumed build's base table are not known (0).
+func (w *genWriter) checkRepeats(first *docRec, rest []*docRec) error {
+	for _, r := range rest {
+		if first.input != 0 && r.input != first.input && (first.fromPos || r.fromPos) {
+			return w.positionIDCollision(string(first.id), first.input, first.fromPos, int(r.input)-1, r.fromPos)
+		}
+	}
+	return nil
+}
+
+// positionIDCollision says why two documents that share an id cannot be merged (checkRepeats).
+func (w *genWriter) positionIDCollision(id string, firstInput int32, firstFromPos bool, input int, fromPosition bool) error {
 	name := func(i int, numbered bool) string {
 		what := "a document with that id"
 		if numbered {
@@ -604,5 +674,5 @@ func (w *genWriter) positionIDCollision(id string, first *docEntry, input int, f
 		return fmt.Sprintf("%s (%s)", w.opts.Inputs[i].Path, what)
 	}
 	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid), "+
-		"give the inputs different source names (--source) or index the files separately", id, name(int(first.input)-1, first.idFromPosition), name(input, fromPosition))
+		"give the inputs different source names (--source) or index the files separately", id, name(int(firstInput)-1, firstFromPos), name(input, fromPosition))
 }

@@ -51,7 +51,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 			if n <= skip {
 				return false
 			}
-			known, ok := r.known[r.docID(doc)]
+			known, ok := r.known[r.docID(i, doc)]
 			return !ok || known != contentHash(doc)
 		},
 	})
@@ -93,9 +93,14 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		if consumed <= skip {
 			continue
 		}
-		if id := r.docID(&doc); id != doc.ID {
+		if id := r.docID(i, &doc); id != doc.ID {
 			doc.ID = id
 			split = namespaced(split, id)
+		}
+		if lang := r.opts.passageLanguage(i, &doc); lang != "" {
+			for j := range split {
+				split[j].Language = lang
+			}
 		}
 		h := contentHash(&doc)
 		var ps []corpus.Passage
@@ -129,12 +134,19 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 // docID is the id a document is indexed under. With several inputs, an id derived from the
 // record's position (a row number) is prefixed with the input's source name, "faq:12", since
 // every input numbers its records from 1; a single input keeps it as it is, so existing
-// indexes and their ids do not change. Ids a record carries itself are never changed.
-func (r *reader) docID(doc *corpus.Document) string {
-	if !doc.IDFromPosition || len(r.opts.Inputs) < 2 || doc.Source == "" {
-		return doc.ID
+// indexes and their ids do not change. Ids a record carries itself are never changed, except
+// in a multilingual index, where every id is prefixed with its document's language,
+// "de:12": the Wikipedias number their pages independently, so dewiki's page 12 and frwiki's
+// are two documents, not one replacing the other.
+func (r *reader) docID(i int, doc *corpus.Document) string {
+	id := doc.ID
+	if doc.IDFromPosition && len(r.opts.Inputs) >= 2 && doc.Source != "" {
+		id = doc.Source + ":" + id
 	}
-	return doc.Source + ":" + doc.ID
+	if lang := r.opts.passageLanguage(i, doc); lang != "" {
+		id = lang + ":" + id
+	}
+	return id
 }
 
 // namespaced gives the passages of a document the id id ("<id>#<ordinal>").

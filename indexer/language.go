@@ -2,8 +2,10 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +29,9 @@ type LanguageChoice struct {
 
 // String describes the choice for a build summary.
 func (c LanguageChoice) String() string {
+	if c.Analyzer == langanalysis.Multilingual {
+		return fmt.Sprintf("multilingual, each passage analysed in its own language (%s)", c.From)
+	}
 	s := fmt.Sprintf("%s, analyzer %s (%s)", c.Language, c.Analyzer, c.From) // after a "language" label
 	if c.Fallback {
 		s += "; no analyzer for this language: Unicode words, lower case, no stemming"
@@ -38,22 +43,30 @@ func (c LanguageChoice) String() string {
 const detectScanRecords = 100
 
 // resolveLanguage settles the language of a build before anything is written: the forced
-// BuildOptions.Language, else the one language its inputs declare (each input's first
+// BuildOptions.Language, else the languages its inputs declare (each input's first
 // document: a MediaWiki dump's <siteinfo>, an Enterprise record's in_language), else
-// English. Inputs naming different languages are refused. readInput checks every later
-// document against the choice (checkLanguage).
+// English. Inputs naming one language make an index of that language; inputs naming several
+// make a multilingual index (langanalysis.Multilingual), each passage analysed in its own
+// language (passageLanguage). readInput checks every later document against the choice
+// (checkLanguage).
 func (o *Options) resolveLanguage(ctx context.Context) error {
+	if o.Build.Language == langanalysis.Multilingual {
+		if err := o.detectInputLanguages(ctx); err != nil {
+			return err
+		}
+		o.setLanguage(LanguageChoice{Choice: langanalysis.Choice{Analyzer: langanalysis.Multilingual}, From: "--language", Forced: true})
+		return nil
+	}
 	if o.Build.Language != "" {
 		o.setLanguage(LanguageChoice{Choice: langanalysis.For(o.Build.Language), From: "--language", Forced: true})
 		return nil
 	}
+	if err := o.detectInputLanguages(ctx); err != nil {
+		return err
+	}
 	byLang := map[string][]string{}
-	for _, in := range o.Inputs {
-		l, err := firstLanguage(ctx, in)
-		if err != nil {
-			return err
-		}
-		if l != "" {
+	for i, in := range o.Inputs {
+		if l := o.inputLang[i]; l != "" {
 			byLang[l] = append(byLang[l], in.Path)
 		}
 	}
@@ -65,9 +78,51 @@ func (o *Options) resolveLanguage(ctx context.Context) error {
 			o.setLanguage(LanguageChoice{Choice: langanalysis.For(l), From: "detected in " + files[0]})
 		}
 	default:
-		return mixedLanguages(byLang)
+		o.setLanguage(LanguageChoice{Choice: langanalysis.Choice{Analyzer: langanalysis.Multilingual}, From: "detected: " + describeLanguages(byLang)})
 	}
 	return nil
+}
+
+// detectInputLanguages records the language of each input's first document (firstLanguage).
+func (o *Options) detectInputLanguages(ctx context.Context) error {
+	o.inputLang = make([]string, len(o.Inputs))
+	for i, in := range o.Inputs {
+		l, err := firstLanguage(ctx, in)
+		if err != nil {
+			return err
+		}
+		o.inputLang[i] = l
+	}
+	return nil
+}
+
+// multilingual reports whether the build analyses each passage in its own language.
+func (o *Options) multilingual() bool { return o.lang.Analyzer == langanalysis.Multilingual }
+
+// passageLanguage is the language the passages of doc (from input i) are stored and analysed
+// as in a multilingual build: the document's own ("language" of a JSONL or Enterprise
+// record), else its input's, else English, what Kairos assumes of text of unknown language.
+// Single-language builds store none: their passages are in the index's language.
+func (o *Options) passageLanguage(i int, doc *corpus.Document) string {
+	if !o.multilingual() {
+		return ""
+	}
+	if l := langanalysis.Normalize(doc.Meta["language"]); l != "" {
+		return l
+	}
+	if i < len(o.inputLang) && o.inputLang[i] != "" {
+		return o.inputLang[i]
+	}
+	return langanalysis.English
+}
+
+func describeLanguages(byLang map[string][]string) string {
+	var parts []string
+	for l, files := range byLang {
+		parts = append(parts, fmt.Sprintf("%s (%s)", l, strings.Join(files, ", ")))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func (o *Options) setLanguage(c LanguageChoice) {
@@ -76,12 +131,7 @@ func (o *Options) setLanguage(c LanguageChoice) {
 }
 
 func mixedLanguages(byLang map[string][]string) error {
-	var parts []string
-	for l, files := range byLang {
-		parts = append(parts, fmt.Sprintf("%s (%s)", l, strings.Join(files, ", ")))
-	}
-	sort.Strings(parts)
-	return fmt.Errorf("inputs in several languages: %s; an index is analysed in one language: index them separately, or pass --language to analyse them all as one", strings.Join(parts, ", "))
+	return fmt.Errorf("input in several languages: %s; the build took the language of each input's first document: pass --language multilingual to analyse each document in its own language, or --language CODE to analyse them all as one", describeLanguages(byLang))
 }
 
 // firstLanguage returns the language detected in the first document of an input ("" for
@@ -113,7 +163,7 @@ func firstLanguage(ctx context.Context, in InputSpec) (string, error) {
 // checkLanguage refuses documents of path in another language than the build's, unless the
 // language was forced.
 func (o *Options) checkLanguage(path string, langs map[string]int) error {
-	if o.lang.Forced || len(langs) == 0 {
+	if o.lang.Forced || len(langs) == 0 || o.multilingual() {
 		return nil
 	}
 	for l := range langs {
@@ -125,12 +175,19 @@ func (o *Options) checkLanguage(path string, langs map[string]int) error {
 }
 
 // adoptLanguage makes an update or delete analyse as base did; a forced language must agree.
-func (o *Options) adoptLanguage(base *Manifest) error {
+func (o *Options) adoptLanguage(ctx context.Context, base *Manifest) error {
 	lang, analyzer := base.Language(), base.Options.Analyzer
 	if analyzer == "" {
 		analyzer = langanalysis.English
 	}
 	forced := o.Build.Language != ""
+	if analyzer == langanalysis.Multilingual {
+		if forced && o.Build.Language != langanalysis.Multilingual {
+			return fmt.Errorf("--language %s: the index is multilingual; rebuild it to change its language", o.Build.Language)
+		}
+		o.setLanguage(LanguageChoice{Choice: langanalysis.Choice{Analyzer: analyzer}, From: "the index", Forced: forced})
+		return o.detectInputLanguages(ctx) // each input's passages keep their language
+	}
 	if forced && langanalysis.For(o.Build.Language).Analyzer != analyzer {
 		return fmt.Errorf("--language %s: the index is in %s (analyzer %s); rebuild it to change its language", o.Build.Language, lang, analyzer)
 	}
@@ -140,7 +197,8 @@ func (o *Options) adoptLanguage(base *Manifest) error {
 }
 
 // Language returns the language the index is analysed in: the recorded one, or English for
-// manifests written before languages were recorded (format 3 and older).
+// manifests written before languages were recorded (format 3 and older); "" for a
+// multilingual index (see Languages).
 func (m *Manifest) Language() string {
 	if m.Options.Language != "" {
 		return m.Options.Language
@@ -152,9 +210,35 @@ func (m *Manifest) Language() string {
 }
 
 // TextAnalyzer returns the analyzer the passages of m were indexed with, which queries must
-// use too.
+// use too; a multilingual index has one per language (PassageAnalysis).
 func (m *Manifest) TextAnalyzer() (analysis.Analyzer, error) {
+	if m.Multilingual() {
+		return nil, errors.New("a multilingual index has one analyzer per language")
+	}
 	return langanalysis.New(m.Options.Analyzer)
+}
+
+// PassageAnalysis returns the analysis of m's passages and queries, one language or several.
+func (m *Manifest) PassageAnalysis() (*langanalysis.Passages, error) {
+	return langanalysis.NewPassages(m.Options.Analyzer)
+}
+
+// Multilingual reports whether each passage of m is analysed in its own language.
+func (m *Manifest) Multilingual() bool { return m.Options.Analyzer == langanalysis.Multilingual }
+
+// LanguageCounts returns the passages per language: those m records (a multilingual index,
+// or one built since languages were counted), else all of them in m's language.
+func (m *Manifest) LanguageCounts() map[string]int {
+	if len(m.Languages) > 0 || m.Multilingual() {
+		return maps.Clone(m.Languages)
+	}
+	return map[string]int{m.Language(): m.Counts.Passages}
+}
+
+// IndexLanguages returns the languages of m's passages, sorted: the recorded set of a
+// multilingual index, or m's one language.
+func (m *Manifest) IndexLanguages() []string {
+	return slices.Sorted(maps.Keys(m.LanguageCounts()))
 }
 
 // Languages lists the language codes with an analyzer of their own (others get Unicode

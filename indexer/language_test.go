@@ -2,8 +2,11 @@ package indexer
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +14,8 @@ import (
 )
 
 // TestBuildLanguage: the language of a build is forced, detected, or English; inputs in
-// several languages are refused unless forced; the manifest records the choice.
+// different languages make a multilingual index, as does --language multilingual; one input
+// whose documents change language is refused unless forced; the manifest records the choice.
 func TestBuildLanguage(t *testing.T) {
 	bg := sharedtest.Path(t, "data/mediawiki-xml-gensim/bgwiki-latest-pages-articles-shortened.xml.bz2")
 	en := sharedtest.Path(t, "data/mediawiki-xml-gensim/testcorpus.xml.bz2")
@@ -26,14 +30,16 @@ func TestBuildLanguage(t *testing.T) {
 		force          string
 		lang, analyzer string
 		fallback       bool
+		langs          []string // the languages of a multilingual index
 		errHas         []string // refused, naming these
 	}{
 		{name: "detected bg", inputs: []string{bg}, lang: "bg", analyzer: "bg"},
 		{name: "forced en over bg", inputs: []string{bg}, force: "en", lang: "en", analyzer: "en"},
 		{name: "nothing detected: en", inputs: []string{jsonl}, lang: "en", analyzer: "en"},
 		{name: "unknown language: Unicode fallback", inputs: []string{jsonl}, force: "sw", lang: "sw", analyzer: "standard", fallback: true},
-		{name: "two dumps in two languages", inputs: []string{bg, en}, errHas: []string{"bg (" + bg, "en (" + en, "--language"}},
-		{name: "one file in three languages", inputs: []string{mixed}, errHas: []string{"de", "en", mixed, "--language"}},
+		{name: "two dumps in two languages", inputs: []string{bg, en}, analyzer: "multilingual", langs: []string{"bg", "en"}},
+		{name: "one file in three languages", inputs: []string{mixed}, errHas: []string{"de", "en", mixed, "--language multilingual"}},
+		{name: "one file in three languages, multilingual", inputs: []string{mixed}, force: "multilingual", analyzer: "multilingual", langs: []string{"de", "en", "ru"}},
 		{name: "three languages forced to one", inputs: []string{mixed}, force: "ru", lang: "ru", analyzer: "ru"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,8 +76,17 @@ func TestBuildLanguage(t *testing.T) {
 			if m.FormatVersion != FormatVersion || m.Language() != tc.lang || m.Options.Analyzer != tc.analyzer {
 				t.Errorf("manifest format %d language %q analyzer %q", m.FormatVersion, m.Language(), m.Options.Analyzer)
 			}
+			if tc.langs != nil {
+				sum := 0
+				for _, n := range m.Languages {
+					sum += n
+				}
+				if got := slices.Sorted(maps.Keys(m.Languages)); !slices.Equal(got, tc.langs) || sum != m.Counts.Passages {
+					t.Errorf("manifest languages %v, want %v adding up to the %d passages", m.Languages, tc.langs, m.Counts.Passages)
+				}
+			}
 			// BM25 lengths are counted with the same analyzer.
-			a, err := m.TextAnalyzer()
+			a, err := m.PassageAnalysis()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,5 +137,72 @@ func TestUpdateKeepsLanguage(t *testing.T) {
 	}
 	if sum.Language.Language != "bg" || sum.Language.Analyzer != "bg" {
 		t.Errorf("update language %+v", sum.Language)
+	}
+}
+
+// wikiDump writes a MediaWiki dump of the wiki db (dewiki, frwiki) with the given pages,
+// numbered from 1 as every Wikipedia numbers its own.
+func wikiDump(t *testing.T, dir, db string, texts ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10"><siteinfo><dbname>` + db + `</dbname></siteinfo>`)
+	for i, text := range texts {
+		fmt.Fprintf(&b, `<page><title>P%d</title><ns>0</ns><id>%d</id><revision><timestamp>2020-01-0%dT00:00:00Z</timestamp><text>%s</text></revision></page>`, i+1, i+1, i+1, text)
+	}
+	b.WriteString(`</mediawiki>`)
+	path := filepath.Join(dir, db+".xml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestUpdateMultilingual: an update of a multilingual index keeps each input's language,
+// replaces a changed page of one Wikipedia without touching the same page number of the
+// other, and keeps the language counts and BM25 token count exact; another forced language
+// is refused.
+func TestUpdateMultilingual(t *testing.T) {
+	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "idx")
+	de := wikiDump(t, src, "dewiki", "Die Häuser stehen am Fluss.", "Im Wald wachsen Bäume.")
+	fr := wikiDump(t, src, "frwiki", "Les chevaux galopent.", "Les journaux du matin.")
+	ctx := context.Background()
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: de}, {Path: fr}}}); err != nil {
+		t.Fatal(err)
+	}
+	fr = wikiDump(t, src, "frwiki", "Les chevaux galopent dans les prairies de Normandie.", "Les journaux du matin.")
+	opts := UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: fr}}, Build: BuildOptions{Language: "fr"}}}
+	if _, err := Update(ctx, opts); err == nil || !strings.Contains(err.Error(), "multilingual") {
+		t.Errorf("update forced to fr on a multilingual index: %v", err)
+	}
+	opts.Build.Language = ""
+	sum, err := Update(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Update.Changed != 1 || sum.Update.Unchanged != 1 || sum.Update.Added != 0 {
+		t.Errorf("update: %+v, want fr:1 changed and fr:2 unchanged, nothing added", sum.Update)
+	}
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	m := g.Manifest
+	if !maps.Equal(m.Languages, map[string]int{"de": 2, "fr": 2}) || m.Counts.Passages != 4 {
+		t.Errorf("languages %v, %d passages; want de 2, fr 2", m.Languages, m.Counts.Passages)
+	}
+	an, err := m.PassageAnalysis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := liveTokens(g.Store, an); err != nil || n != m.BM25.Tokens {
+		t.Errorf("manifest tokens %d, recounted %d (%v)", m.BM25.Tokens, n, err)
+	}
+	langs := map[string]string{}
+	if err := g.Store.Each(func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"de:1": "de", "de:2": "de", "fr:1": "fr", "fr:2": "fr"}; !maps.Equal(langs, want) {
+		t.Errorf("live passages by document: %v, want %v", langs, want)
 	}
 }

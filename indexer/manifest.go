@@ -37,10 +37,13 @@ type Manifest struct {
 	Inputs        []Input        `json:"inputs"`
 	Counts        Counts         `json:"counts"`
 	Sources       map[string]int `json:"sources"` // passages per source
-	DateFrom      time.Time      `json:"date_from,omitzero"`
-	DateTo        time.Time      `json:"date_to,omitzero"`
-	Options       BuildOptions   `json:"options"`
-	Dense         *DenseInfo     `json:"dense,omitempty"` // nil: BM25 only
+	// Languages counts the live passages per language of a multilingual index (the set its
+	// queries are analysed in); nil for a single-language index (see LanguageCounts).
+	Languages map[string]int `json:"languages,omitempty"`
+	DateFrom  time.Time      `json:"date_from,omitzero"`
+	DateTo    time.Time      `json:"date_to,omitzero"`
+	Options   BuildOptions   `json:"options"`
+	Dense     *DenseInfo     `json:"dense,omitempty"` // nil: BM25 only
 	// Segments are the passage store files, in key order (version 2; version 1 has one
 	// passages.kpst).
 	Segments []Segment `json:"segments,omitempty"`

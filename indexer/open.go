@@ -1,9 +1,12 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
@@ -49,6 +52,30 @@ func (g *Generation) docTable(ctx context.Context) (map[string]*docEntry, error)
 		return nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
 	}
 	return t, nil
+}
+
+// docTableFile opens the generation's document table to be read as a stream (a build that
+// resumes from it merges it with what it adds: doclog.go). The local file is held open; a
+// table on the cluster is read into memory, checked against the manifest's sum.
+func (g *Generation) docTableFile(ctx context.Context) (io.ReadSeeker, io.Closer, error) {
+	if g.remote == nil {
+		f, err := os.Open(filepath.Join(g.Dir, docTableName))
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, f, nil
+	}
+	b, err := g.remote.e.ReadRecord(ctx, g.remote.coll, recordDocTable)
+	if err != nil {
+		return nil, nil, err
+	}
+	if got, want := sumOf(b), g.Manifest.Files[docTableName]; got != want {
+		return nil, nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
+	}
+	if _, err := docTableFormat.Open(b); err != nil {
+		return nil, nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
+	}
+	return bytes.NewReader(b), io.NopCloser(nil), nil
 }
 
 // OpenOptions say how a generation is opened.

@@ -21,7 +21,8 @@ type BuildOptions struct {
 	// batch in parallel, and larger batches make fewer, larger segments.
 	BatchSize int `json:"batch_size"`
 	// Language is the language the passages are analysed as (language.go): set, it is
-	// forced; empty, the build detects it from its inputs.
+	// forced; empty, the build detects it from its inputs; langanalysis.Multilingual
+	// analyses each document in its own language (its "language" field, else its input's).
 	Language string `json:"language,omitempty"`
 	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
 	Analyzer string `json:"analyzer"`
@@ -111,6 +112,9 @@ type Options struct {
 	Qdrant QdrantOptions
 
 	lang LanguageChoice // settled before writing (language.go)
+	// inputLang is the language detected in each input ("" for none), for the passages of a
+	// multilingual build (passageLanguage)
+	inputLang []string
 	// remote keeps the generations of an index that is not a local directory (nil: Dir).
 	remote generations
 

@@ -199,7 +199,7 @@ func deriveQdrant(ctx context.Context, opts *Options, spec runSpec) (*Summary, e
 		return nil, err
 	}
 	defer base.Close()
-	if err := opts.adoptBase(base.Manifest); err != nil {
+	if err := opts.adoptBase(ctx, base.Manifest); err != nil {
 		return nil, err
 	}
 	// The new collection is made like the live one: its shards, replication and BM25

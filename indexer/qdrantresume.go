@@ -75,7 +75,7 @@ func (g *qdrantGens) pending(ctx context.Context) (*checkpoint, error) {
 
 // checkpointQdrant commits the sealed generation gen as a checkpoint at pos and goes on in a
 // new generation derived from it, with docs, its document table, carried over in memory.
-func (d *driver) checkpointQdrant(ctx context.Context, g *qdrantGens, gen int, man *Manifest, docs map[string]*docEntry, pos position) error {
+func (d *driver) checkpointQdrant(ctx context.Context, g *qdrantGens, gen int, man *Manifest, docs docTables, pos position) error {
 	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
 		id := d.opts.Encoder.Identity()

@@ -87,7 +87,7 @@ func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) 
 		return nil, err
 	}
 	defer base.Close()
-	if err := opts.adoptBase(base.Manifest); err != nil {
+	if err := opts.adoptBase(ctx, base.Manifest); err != nil {
 		return nil, err
 	}
 	if err := opts.adoptLexical(base.Manifest); err != nil {
@@ -99,9 +99,9 @@ func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) 
 
 // adoptBase makes a derived generation split and analyse as its base did: the same passage
 // size, and the base's language (see adoptLanguage).
-func (o *Options) adoptBase(base *Manifest) error {
+func (o *Options) adoptBase(ctx context.Context, base *Manifest) error {
 	if base.Options.MaxWords != o.Build.MaxWords {
 		return fmt.Errorf("%s was built with max words %d, not %d", o.Dir, base.Options.MaxWords, o.Build.MaxWords)
 	}
-	return o.adoptLanguage(base)
+	return o.adoptLanguage(ctx, base)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // Default BM25 parameters (Options.K1, Options.B), chosen on training data (README, "BM25").
@@ -15,20 +16,50 @@ const (
 	BM25B  = indexer.BM25B
 )
 
-// terms analyses text as the index did, keeping each distinct term once.
-func (ix *Index) terms(text string) []string {
-	toks := ix.analyzer.Analyze([]byte(text))
-	seen := make(map[string]struct{}, len(toks))
-	out := make([]string, 0, len(toks))
-	for _, t := range toks {
-		s := string(t.Term)
-		if _, ok := seen[s]; ok {
-			continue
-		}
-		seen[s] = struct{}{}
-		out = append(out, s)
+// terms analyses text as the index did, keeping each distinct term once: in the index's
+// language, or, multilingual, once in each language searched (langs), each analysis tagged
+// with its language so that it matches only the passages of that language.
+func (ix *Index) terms(text string, langs []string) ([]string, error) {
+	return ix.analysis.QueryTerms(text, langs)
+}
+
+// filter converts the request's filters for the engines, with the languages searched
+// (searchLanguages).
+func (ix *Index) filter(f Filters) backend.Filter {
+	bf := backend.Filter{DateFrom: f.DateFrom, DateTo: f.DateTo, Sources: f.Sources, None: f.None}
+	langs, narrowed := ix.searchLanguages(f)
+	switch {
+	case len(langs) == 0:
+		bf.None = true // no language of the index was asked for
+	case narrowed:
+		bf.Languages = langs
 	}
-	return out
+	return bf
+}
+
+// searchLanguages resolves the language filter against the index's languages: the languages
+// searched, and whether they are fewer than the index's (only then need engines filter: every
+// passage of a single-language index is in its language, stored or not).
+func (ix *Index) searchLanguages(f Filters) ([]string, bool) {
+	if len(f.Languages) == 0 && len(f.ExcludeLanguages) == 0 {
+		return ix.langs, false
+	}
+	var out []string
+	for _, l := range ix.langs {
+		if (len(f.Languages) == 0 || hasLanguage(f.Languages, l)) && !hasLanguage(f.ExcludeLanguages, l) {
+			out = append(out, l)
+		}
+	}
+	return out, len(out) < len(ix.langs)
+}
+
+func hasLanguage(list []string, l string) bool {
+	for _, x := range list {
+		if langanalysis.Normalize(x) == l {
+			return true
+		}
+	}
+	return false
 }
 
 func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
@@ -49,11 +80,15 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 
 // bm25Candidates returns the n best passages by BM25, with document evidence applied.
 func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]candidate, error) {
-	terms := ix.terms(req.Text)
+	langs, _ := ix.searchLanguages(req.Filters)
+	terms, err := ix.terms(req.Text, langs)
+	if err != nil {
+		return nil, err
+	}
 	if len(terms) == 0 {
 		return nil, nil // nothing searchable (only stop words or punctuation)
 	}
-	hits, err := ix.gen.Lexical.Search(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: req.Filters})
+	hits, err := ix.gen.Lexical.Search(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: ix.filter(req.Filters)})
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +168,11 @@ func (ix *Index) hits(ctx context.Context, cands []candidate, single string) ([]
 		return nil, err
 	}
 	for i, c := range cands {
-		hits[i] = Hit{Passage: ps[i], Score: c.score, Rank: i + 1}
+		p := ps[i]
+		if p.Language == "" {
+			p.Language = ix.gen.Manifest.Language() // a single-language index stores none
+		}
+		hits[i] = Hit{Passage: p, Score: c.score, Rank: i + 1}
 		if single == "bm25" && c.score == c.bm25 {
 			continue // plain BM25: the score says it all
 		}

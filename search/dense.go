@@ -60,7 +60,7 @@ func (ix *Index) denseCandidates(ctx context.Context, req Request, n int) ([]can
 
 // vectorQuery is the dense query of req for n hits, its vector q.
 func (ix *Index) vectorQuery(q []float32, req Request, n int) backend.VectorQuery {
-	return backend.VectorQuery{Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: req.Filters}
+	return backend.VectorQuery{Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: ix.filter(req.Filters)}
 }
 
 // denseOf turns the vector engine's hits into candidates.
@@ -105,7 +105,10 @@ func (ix *Index) hybridCandidates(ctx context.Context, req Request, n int) (lex,
 	hs, ok := ix.gen.Lexical.(backend.HybridSearcher)
 	var terms []string
 	if ok && !ix.twoCalls {
-		terms = ix.terms(req.Text)
+		langs, _ := ix.searchLanguages(req.Filters)
+		if terms, err = ix.terms(req.Text, langs); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(terms) == 0 { // no capability, or nothing lexical to ask (bm25Candidates says which)
 		if lex, err = ix.bm25Candidates(ctx, req, n); err != nil {
@@ -118,7 +121,7 @@ func (ix *Index) hybridCandidates(ctx context.Context, req Request, n int) (lex,
 	if err != nil {
 		return nil, nil, fmt.Errorf("encoding query: %w", err)
 	}
-	lh, dh, err := hs.SearchHybrid(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: req.Filters}, ix.vectorQuery(q, req, n))
+	lh, dh, err := hs.SearchHybrid(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: ix.filter(req.Filters)}, ix.vectorQuery(q, req, n))
 	if err != nil {
 		return nil, nil, err
 	}

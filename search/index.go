@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2/analysis"
-
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // Options tune retrieval. The zero value gives the defaults.
@@ -63,7 +62,8 @@ var ErrNotFound = errors.New("not found")
 type Index struct {
 	gen      *indexer.Generation
 	opts     Options
-	analyzer analysis.Analyzer
+	analysis *langanalysis.Passages
+	langs    []string // the index's languages, sorted
 
 	// twoCalls makes hybrid queries ask the lexical and the vector engine apart even when
 	// the lexical one offers both in one call (backend.HybridSearcher): for the test that
@@ -130,13 +130,13 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.EfSearch == 0 && gen.Manifest.Dense != nil {
 		opts.EfSearch = gen.Manifest.Dense.HNSW.EfSearch
 	}
-	// Queries are analysed as the index's passages were, in the index's language.
-	an, err := gen.Manifest.TextAnalyzer()
+	// Queries are analysed as the index's passages were, in the index's language (or each).
+	an, err := gen.Manifest.PassageAnalysis()
 	if err != nil {
 		gen.Close()
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	return &Index{gen: gen, opts: opts, analyzer: an}, nil
+	return &Index{gen: gen, opts: opts, analysis: an, langs: gen.Manifest.IndexLanguages()}, nil
 }
 
 // Close releases the index files.
@@ -180,7 +180,7 @@ func (ix *Index) Stats() Stats {
 		Dense: ix.gen.Vectors != nil, Model: model,
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
-		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer,
+		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer, Languages: m.LanguageCounts(),
 	}
 }
 

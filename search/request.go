@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Mode selects the retriever.
@@ -31,9 +30,18 @@ func ParseMode(s string, def Mode) (Mode, error) {
 	return "", fmt.Errorf("unknown search mode %q (want bm25, dense or hybrid)", s)
 }
 
-// Filters restrict the passages a search may return. Zero values do not filter. They are the
-// engines' filter itself (one definition, passed down unchanged): dates, sources and None.
-type Filters = backend.Filter
+// Filters restrict the passages a search may return. Zero values do not filter.
+type Filters struct {
+	DateFrom time.Time // passages dated on or after
+	DateTo   time.Time // passages dated on or before
+	Sources  []string  // passages whose Source is one of these; nil or empty: any source
+	// None lets no passage through (backend.Filter.None): a filter known to match nothing,
+	// such as a source no passage has.
+	None bool
+	// Languages are the languages a passage may be in; nil or empty: any. ExcludeLanguages
+	// are languages it may not be in. A query is analysed in each language searched.
+	Languages, ExcludeLanguages []string
+}
 
 // Request is one query.
 type Request struct {
@@ -91,4 +99,6 @@ type Stats struct {
 	// which queries use too.
 	Language string `json:"language"`
 	Analyzer string `json:"analyzer"`
+	// Languages counts the live passages per language (one entry for a single-language index).
+	Languages map[string]int `json:"languages,omitempty"`
 }

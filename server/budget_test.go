@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -182,5 +183,29 @@ func TestBudgetOptions(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestResponseBuffersReused: response bodies come from a pool (encodeCapped); each answer
+// carries its own length and only its own bytes, whatever the size of the one before it.
+func TestResponseBuffersReused(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	for _, tt := range []struct{ path, body string }{
+		{"/v1/search", `{"text": "` + newbornQuery + `", "k": 200}`},
+		{"/v1/search", `{"text": "` + newbornQuery + `", "k": 1}`},
+		{"/search", `{"query": ["malaria vaccine", "tumor suppressor"], "num_blocks": 100}`},
+		{"/search", `{"query": "` + newbornQuery + `", "evi_num": 1}`},
+		{"/v1/search", `{"text": "` + newbornQuery + `", "k": 1}`},
+	} {
+		w := do(s, "POST", tt.path, tt.body)
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", tt.body, w.Code, w.Body)
+		}
+		if cl := w.Header().Get("Content-Length"); cl != strconv.Itoa(w.Body.Len()) {
+			t.Errorf("%s: Content-Length %q for %d bytes", tt.body, cl, w.Body.Len())
+		}
+		if !json.Valid(w.Body.Bytes()) {
+			t.Errorf("%s: the body is not one JSON value: %.300s", tt.body, w.Body)
+		}
 	}
 }

@@ -10,10 +10,18 @@ import (
 	"time"
 )
 
-// Chatter runs one chat turn. The lead adapts chat.Service to it; onToken, when non-nil,
-// receives the reply as it is generated (for streaming) and must not be retained.
+// Chatter runs one chat turn. ChatService adapts chat.Service to it; stream, when non-nil,
+// receives the reply as it is generated and must not be retained.
 type Chatter interface {
-	Chat(ctx context.Context, req ChatRequest, onToken func(string)) (ChatResponse, error)
+	Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error)
+}
+
+// ChatStream receives a streamed reply: Token its pieces, then, when the text streamed is not
+// the reply the final checks let through, Replace the whole reply that replaces it. Either may
+// be nil.
+type ChatStream struct {
+	Token   func(piece string)
+	Replace func(reply string)
 }
 
 // ChatRequest is the body of POST /v1/chat.
@@ -44,6 +52,23 @@ type ChatResponse struct {
 	// Trace lists the stages in the order they finished, with their timings: what the web
 	// page's trace panel shows.
 	Trace []ChatStage `json:"trace,omitempty"`
+	// Pipeline is the pipeline that answered.
+	Pipeline string `json:"pipeline,omitempty"`
+	// Usage is the turn's LLM usage and cost; ConversationUsage the conversation's so far.
+	Usage             *ChatUsage `json:"usage,omitempty"`
+	ConversationUsage *ChatUsage `json:"conversation_usage,omitempty"`
+}
+
+// ChatUsage counts LLM tokens as the LLM server reported them, or as estimated from the text
+// for the EstimatedCalls of Calls whose answer carried no usage, and prices them (Cost, in the
+// currency of serve's --llm-price-prompt and --llm-price-completion; 0 without prices).
+type ChatUsage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	TotalTokens      int     `json:"total_tokens"`
+	Calls            int     `json:"calls"`
+	EstimatedCalls   int     `json:"estimated_calls,omitempty"`
+	Cost             float64 `json:"cost,omitempty"`
 }
 
 // ChatStage is one stage of a turn: its output and how long it took.
@@ -53,6 +78,7 @@ type ChatStage struct {
 	DurationMS float64         `json:"duration_ms"`
 	LLMMS      float64         `json:"llm_ms"` // summed over the stage's LLM calls
 	Calls      int             `json:"calls"`  // LLM calls
+	Usage      *ChatUsage      `json:"usage,omitempty"`
 	Output     json.RawMessage `json:"output,omitempty"`
 	Errors     []string        `json:"errors,omitempty"` // unusable LLM outputs the stage skipped
 }
@@ -65,14 +91,22 @@ type PipelineLister interface {
 
 // ChatCitation is a passage the reply relies on.
 type ChatCitation struct {
+	// N is the number of the reply's inline marker "[N]" that cites this passage; 0 when
+	// the reply carries no marker and the passage is one it was built from.
+	N         int    `json:"n,omitempty"`
 	PassageID string `json:"passage_id"`
 	Title     string `json:"title"`
+	Section   string `json:"section,omitempty"`
 	URL       string `json:"url,omitempty"`
+	// Facts are the verified facts of the passage the reply was drafted from.
+	Facts []string `json:"facts,omitempty"`
 }
 
 // handleChat serves POST /v1/chat, as JSON or, with "stream": true, as server-sent events:
-// "token" events carry {"token": "..."}, then one "done" event carries the ChatResponse, or
-// one "error" event carries an ErrorResponse.
+// "token" events carry {"token": "..."}; a "replace" event {"reply": "..."} says that the
+// tokens so far are withdrawn and replaced by that reply (the final checks refused or cut what
+// streamed); then one "done" event carries the ChatResponse, or one "error" event carries an
+// ErrorResponse.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Chat == nil {
 		writeError(w, http.StatusNotImplemented, "chat is not configured on this server")
@@ -120,6 +154,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		resp.SessionToken = fresh
+		s.metrics.chatTurn(resp)
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
@@ -133,8 +168,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 		rc.Flush()
 	}
-	resp, err := s.opts.Chat.Chat(ctx, req, func(tok string) {
-		send("token", map[string]string{"token": tok})
+	resp, err := s.opts.Chat.Chat(ctx, req, &ChatStream{
+		Token:   func(tok string) { send("token", map[string]string{"token": tok}) },
+		Replace: func(reply string) { send("replace", map[string]string{"reply": reply}) },
 	})
 	if err != nil {
 		_, msg := classify(err, timeout)
@@ -142,5 +178,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp.SessionToken = fresh
+	s.metrics.chatTurn(resp)
 	send("done", resp)
 }

@@ -49,7 +49,7 @@ func chatErr(err error) error {
 }
 
 // Chat runs one turn.
-func (a ChatService) Chat(ctx context.Context, req ChatRequest, onToken func(string)) (ChatResponse, error) {
+func (a ChatService) Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error) {
 	if req.Time != "" {
 		// The pipelines decide the time need themselves (WikiChat's query stage); a spec
 		// given here would be silently ignored, so it is refused instead.
@@ -58,15 +58,20 @@ func (a ChatService) Chat(ctx context.Context, req ChatRequest, onToken func(str
 		}
 		return ChatResponse{}, fmt.Errorf("%w: time: chat pipelines infer the time need from the dialogue; leave time empty", ErrInvalid)
 	}
-	resp, err := a.svc.Turn(ctx, chat.TurnRequest{ConversationID: req.Conversation, Owner: req.Owner, Message: req.Message, Pipeline: req.Pipeline}, onToken)
+	var st *chat.Stream
+	if stream != nil {
+		st = &chat.Stream{Token: stream.Token, Replace: stream.Replace}
+	}
+	resp, err := a.svc.Turn(ctx, chat.TurnRequest{ConversationID: req.Conversation, Owner: req.Owner, Message: req.Message, Pipeline: req.Pipeline}, st)
 	if err != nil {
 		return ChatResponse{}, chatErr(err)
 	}
-	out := ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []ChatCitation{}}
-	// Only the passages the reply was built from, each once (Turn.Citations); everything
-	// retrieved stays in the trace.
+	out := ChatResponse{Conversation: resp.ConversationID, Reply: resp.Response, Citations: []ChatCitation{},
+		Pipeline: resp.Turn.Pipeline, Usage: chatUsage(resp.Turn.Usage), ConversationUsage: chatUsage(resp.ConversationUsage)}
+	// The passages the reply's [N] markers cite (else those it was built from), each once
+	// (Turn.Citations); everything retrieved stays in the trace.
 	for _, p := range resp.Turn.Citations {
-		out.Citations = append(out.Citations, ChatCitation{PassageID: p.ID, Title: p.Title})
+		out.Citations = append(out.Citations, ChatCitation{N: p.N, PassageID: p.ID, Title: p.Title, Section: p.Section, URL: p.URL, Facts: p.Facts})
 	}
 	if len(resp.Turn.Stages) > 0 {
 		out.Stages = make(map[string]any, len(resp.Turn.Stages))
@@ -74,10 +79,19 @@ func (a ChatService) Chat(ctx context.Context, req ChatRequest, onToken func(str
 			out.Stages[st.Stage] = json.RawMessage(st.Output)
 			out.Trace = append(out.Trace, ChatStage{Stage: st.Stage, StartMS: ms(st.Start),
 				DurationMS: ms(st.Duration), LLMMS: ms(st.LLMTime), Calls: st.Calls,
-				Output: st.Output, Errors: st.Errors})
+				Usage: chatUsage(st.Usage), Output: st.Output, Errors: st.Errors})
 		}
 	}
 	return out, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// chatUsage is u as the API reports it; nil when no LLM call was made.
+func chatUsage(u chat.Usage) *ChatUsage {
+	if u.Calls == 0 {
+		return nil
+	}
+	return &ChatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+		Calls: u.Calls, EstimatedCalls: u.EstimatedCalls, Cost: u.Cost}
+}

@@ -34,9 +34,17 @@ type chatEnv struct {
 
 func newChatEnv(t *testing.T, so chat.StoreOptions, apiKey string) *chatEnv {
 	t.Helper()
-	llm := chattest.NewServer(echoScript, 0)
+	return newScriptedChatEnv(t, echoScript, so, apiKey, chat.ClientOptions{})
+}
+
+// newScriptedChatEnv is newChatEnv on another script, with the client options co (its URL and
+// model are set here).
+func newScriptedChatEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, apiKey string, co chat.ClientOptions) *chatEnv {
+	t.Helper()
+	llm := chattest.NewServer(script, 0)
 	t.Cleanup(llm.Close)
-	client, err := chat.NewClient(chat.ClientOptions{BaseURL: llm.BaseURL(), Model: "fake"})
+	co.BaseURL, co.Model = llm.BaseURL(), "fake"
+	client, err := chat.NewClient(co)
 	if err != nil {
 		t.Fatal(err)
 	}

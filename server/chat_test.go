@@ -16,7 +16,7 @@ import (
 // word: enough of a chat turn to exercise JSON and streamed answers over real retrieval.
 type groundedChatter struct{ e Engine }
 
-func (c groundedChatter) Chat(ctx context.Context, req ChatRequest, onToken func(string)) (ChatResponse, error) {
+func (c groundedChatter) Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error) {
 	if req.Pipeline != "" && req.Pipeline != "wikichat" {
 		return ChatResponse{}, fmt.Errorf("%w: unknown pipeline %q", ErrInvalid, req.Pipeline)
 	}
@@ -35,8 +35,8 @@ func (c groundedChatter) Chat(ctx context.Context, req ChatRequest, onToken func
 			tok = " " + w
 		}
 		reply.WriteString(tok)
-		if onToken != nil {
-			onToken(tok)
+		if stream != nil {
+			stream.Token(tok)
 		}
 	}
 	return ChatResponse{Conversation: "c1", Reply: reply.String(),

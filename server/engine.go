@@ -1,7 +1,8 @@
 // Package server is Kairos's HTTP retrieval service: a versioned native API (/v1/...), a
 // drop-in replacement for WikiChat's retriever (POST /search, both request shapes), and the
 // operations endpoints a production deployment needs (health, readiness, Prometheus metrics,
-// OpenAPI, hot reload). It depends on search, rerank and chat through the small interfaces
+// OpenAPI, hot reload), for one index or several (collections routed by path, as WikiChat's
+// corpus_id endpoints are). It depends on search, rerank and chat through the small interfaces
 // declared here, so its tests run against a fake engine and cmd wires the real one.
 package server
 

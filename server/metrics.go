@@ -23,11 +23,16 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	inflight prometheus.Gauge
 	reloads  *prometheus.CounterVec
+	// LLM usage of chat turns, by pipeline and stage.
+	llmTokens    *prometheus.CounterVec
+	llmCalls     *prometheus.CounterVec
+	llmEstimated *prometheus.CounterVec
+	llmCost      *prometheus.CounterVec
 }
 
-// newMetrics registers every series; cur returns the loaded generation (nil before the first
-// load) for the index gauges, read at scrape time.
-func newMetrics(cur func() *generation) *metrics {
+// newMetrics registers every series; the index gauges read each collection's loaded
+// generation at scrape time, labelled with the collection's name.
+func newMetrics(cols []*collection) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -41,15 +46,29 @@ func newMetrics(cur func() *generation) *metrics {
 			Name: "kairos_http_requests_in_flight", Help: "Requests being served.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kairos_index_reloads_total", Help: "Index loads by result.",
-		}, []string{"result"}),
+			Name: "kairos_index_reloads_total", Help: "Index loads by collection and result.",
+		}, []string{"collection", "result"}),
+		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_tokens_total", Help: "LLM tokens of chat turns by pipeline, stage and kind (prompt, completion), as the LLM reported them or, for calls it sent no usage for, estimated.",
+		}, []string{"pipeline", "stage", "kind"}),
+		llmCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_calls_total", Help: "LLM calls of chat turns by pipeline and stage.",
+		}, []string{"pipeline", "stage"}),
+		llmEstimated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_estimated_calls_total", Help: "LLM calls of chat turns whose tokens were estimated from the text (the LLM sent no usage), by pipeline and stage.",
+		}, []string{"pipeline", "stage"}),
+		llmCost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kairos_chat_llm_cost_total", Help: "Estimated LLM cost of chat turns at serve's --llm-price-prompt and --llm-price-completion (per 1,000 tokens), by pipeline and stage.",
+		}, []string{"pipeline", "stage"}),
 	}
-	m.reloads.WithLabelValues("ok")
-	m.reloads.WithLabelValues("error") // both series exist from the start, at 0
+	for _, c := range cols {
+		m.reloads.WithLabelValues(c.name, "ok")
+		m.reloads.WithLabelValues(c.name, "error") // both series exist from the start, at 0
+	}
 	index := func(name, help string, v func(g *generation) float64) prometheus.Collector {
-		return indexGauge{desc: prometheus.NewDesc(name, help, nil, nil), cur: cur, value: v}
+		return indexGauge{desc: prometheus.NewDesc(name, help, []string{"collection"}, nil), cols: cols, value: v}
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads,
+	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads, m.llmTokens, m.llmCalls, m.llmEstimated, m.llmCost,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		index("kairos_index_generation", "Generation of the loaded index; increments on each reload.",
@@ -71,11 +90,26 @@ func (m *metrics) observe(endpoint, mode string, code int, d time.Duration) {
 	m.latency.WithLabelValues(endpoint, mode).Observe(d.Seconds())
 }
 
-func (m *metrics) reloaded(ok bool) {
+func (m *metrics) reloaded(collection string, ok bool) {
 	if ok {
-		m.reloads.WithLabelValues("ok").Inc()
+		m.reloads.WithLabelValues(collection, "ok").Inc()
 	} else {
-		m.reloads.WithLabelValues("error").Inc()
+		m.reloads.WithLabelValues(collection, "error").Inc()
+	}
+}
+
+// chatTurn counts the LLM usage of a chat turn, stage by stage.
+func (m *metrics) chatTurn(resp ChatResponse) {
+	for _, st := range resp.Trace {
+		u := st.Usage
+		if u == nil {
+			continue
+		}
+		m.llmTokens.WithLabelValues(resp.Pipeline, st.Stage, "prompt").Add(float64(u.PromptTokens))
+		m.llmTokens.WithLabelValues(resp.Pipeline, st.Stage, "completion").Add(float64(u.CompletionTokens))
+		m.llmCalls.WithLabelValues(resp.Pipeline, st.Stage).Add(float64(u.Calls))
+		m.llmEstimated.WithLabelValues(resp.Pipeline, st.Stage).Add(float64(u.EstimatedCalls))
+		m.llmCost.WithLabelValues(resp.Pipeline, st.Stage).Add(u.Cost)
 	}
 }
 
@@ -84,10 +118,10 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
-// indexGauge is a gauge of the loaded generation, absent before the first load.
+// indexGauge is a gauge of each collection's loaded generation, absent before its first load.
 type indexGauge struct {
 	desc  *prometheus.Desc
-	cur   func() *generation
+	cols  []*collection
 	value func(*generation) float64
 }
 
@@ -96,7 +130,9 @@ var _ prometheus.Collector = indexGauge{}
 func (c indexGauge) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c indexGauge) Collect(ch chan<- prometheus.Metric) {
-	if g := c.cur(); g != nil {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.value(g))
+	for _, col := range c.cols {
+		if g := col.cur.Load(); g != nil {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.value(g), col.name)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -31,8 +32,19 @@ func (s *Server) routes() []route {
 		{"POST", "/search", true, s.handleWikiChat},
 		{"GET", "/search", true, s.handleWikiChat}, // WikiChat 1.0 sends GET with a JSON body
 		{"POST", "/v2/search", true, s.handleWikiChatV2},
+		// Several indexes behind one server: WikiChat's corpus_id endpoints, registered once
+		// per collection by name, and the native API under /v1/collections/{collection}.
+		{"POST", "/{collection}/search", true, s.handleWikiChat},
+		{"GET", "/{collection}/search", true, s.handleWikiChat},
+		{"POST", "/{collection}/v2/search", true, s.handleWikiChatV2},
+		{"GET", "/v1/collections", true, s.handleCollections},
+		{"POST", "/v1/collections/{collection}/search", true, s.handleSearch},
+		{"GET", "/v1/collections/{collection}/passages/{id...}", true, s.handlePassage},
+		{"GET", "/v1/collections/{collection}/stats", true, s.handleStats},
+		{"POST", "/v1/collections/{collection}/admin/reload", true, s.handleReload},
 		{"GET", "/healthz", false, s.handleHealthz},
 		{"GET", "/readyz", false, s.handleReadyz},
+		{"GET", "/readyz/{collection}", false, s.handleCollectionReadyz},
 		{"GET", "/metrics", false, s.handleMetrics},
 		{"GET", "/openapi.json", false, s.handleOpenAPI},
 	}
@@ -46,11 +58,20 @@ func (s *Server) routesMux() *http.ServeMux {
 	var paths []string
 	for _, rt := range s.routes() {
 		label := strings.ReplaceAll(rt.path, "...}", "}") // as in openapi.json
-		mux.Handle(rt.method+" "+rt.path, s.instrument(label, rt.api, rt.handler))
-		if allowed[rt.path] == nil {
-			paths = append(paths, rt.path)
+		for _, p := range s.expand(rt.path) {
+			h := rt.handler
+			if p.collection != "" {
+				h = func(w http.ResponseWriter, r *http.Request) {
+					r.SetPathValue("collection", p.collection)
+					rt.handler(w, r)
+				}
+			}
+			mux.Handle(rt.method+" "+p.path, s.instrument(label, rt.api, h))
+			if allowed[p.path] == nil {
+				paths = append(paths, p.path)
+			}
+			allowed[p.path] = append(allowed[p.path], rt.method)
 		}
-		allowed[rt.path] = append(allowed[rt.path], rt.method)
 	}
 	for _, p := range paths {
 		methods := strings.Join(allowed[p], ", ")
@@ -61,9 +82,34 @@ func (s *Server) routesMux() *http.ServeMux {
 	}
 	s.registerWeb(mux)
 	mux.Handle("/", s.instrument("other", false, func(w http.ResponseWriter, r *http.Request) {
+		if m := collectionPath.FindStringSubmatch(r.URL.Path); m != nil {
+			writeErr(w, s.noSuchCollection(m[1]), "")
+			return
+		}
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path+" (see /openapi.json)")
 	}))
 	return mux
+}
+
+// collectionPath matches the paths of the per-collection WikiChat routes, whatever the name.
+var collectionPath = regexp.MustCompile(`^/([^/]+)/(?:v2/)?search$`)
+
+// routePath is a route's path as registered, and the collection it serves when the path
+// names one literally.
+type routePath struct{ path, collection string }
+
+// expand registers a top-level /{collection}/ route once per collection, by name: as a
+// wildcard it would overlap /web/ and /v2/search in ways net/http refuses.
+func (s *Server) expand(path string) []routePath {
+	rest, ok := strings.CutPrefix(path, "/{collection}/")
+	if !ok {
+		return []routePath{{path: path}}
+	}
+	out := make([]routePath, len(s.cols))
+	for i, c := range s.cols {
+		out[i] = routePath{path: "/" + c.name + "/" + rest, collection: c.name}
+	}
+	return out
 }
 
 // reqInfo carries what a handler learns about a request back to the access log and metrics.

@@ -12,9 +12,38 @@ import (
 	"github.com/kairos-rag/kairos/rerank"
 )
 
-// handleSearch serves POST /v1/search.
+// acquireFor returns the current generation of the collection r names (the default one when
+// it names none) with a reference held: a 404 for an unknown collection, a 503 before the
+// collection's first load.
+func (s *Server) acquireFor(r *http.Request) (*generation, error) {
+	c, err := s.collection(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.acquireIn(c)
+}
+
+// acquireIn is acquireFor of a collection already resolved.
+func (s *Server) acquireIn(c *collection) (*generation, error) {
+	g := c.acquire()
+	if g == nil {
+		msg := "no index loaded yet"
+		if len(s.cols) > 1 {
+			msg = "collection " + c.name + ": " + msg
+		}
+		return nil, &apiError{status: http.StatusServiceUnavailable, msg: msg}
+	}
+	return g, nil
+}
+
+// handleSearch serves POST /v1/search and POST /v1/collections/{collection}/search.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	c, err := s.collection(r) // an unknown collection is a 404 whatever the body
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
 	body, err := readBody(w, r, s.opts.MaxBodyBytes)
 	if err != nil {
 		writeErr(w, err, "")
@@ -25,9 +54,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	g := s.acquire()
-	if g == nil {
-		writeError(w, http.StatusServiceUnavailable, "no index loaded yet")
+	g, err := s.acquireIn(c)
+	if err != nil {
+		writeErr(w, err, "")
 		return
 	}
 	defer g.release()
@@ -55,12 +84,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		resp.Results[i] = queryResult(q, results[i])
 	}
 	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
-	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	out, err := s.encodeCapped(resp, s.opts.MaxResponseBytes)
 	if err != nil {
 		writeErr(w, err, "")
 		return
 	}
-	writeEncoded(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, out)
 }
 
 // admit bounds a batch: its total hits against MaxTotalHits (400), then its share of
@@ -176,9 +205,9 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "missing passage id")
 		return
 	}
-	g := s.acquire()
-	if g == nil {
-		writeError(w, http.StatusServiceUnavailable, "no index loaded yet")
+	g, err := s.acquireFor(r)
+	if err != nil {
+		writeErr(w, err, "")
 		return
 	}
 	defer g.release()
@@ -200,9 +229,9 @@ func passageResponse(p corpus.Passage) PassageResponse {
 
 // handleStats serves GET /v1/stats.
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
-	g := s.acquire()
-	if g == nil {
-		writeError(w, http.StatusServiceUnavailable, "no index loaded yet")
+	g, err := s.acquireFor(r)
+	if err != nil {
+		writeErr(w, err, "")
 		return
 	}
 	defer g.release()
@@ -217,8 +246,12 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		Index: IndexStats{Documents: st.Documents, Passages: st.Passages, Sources: st.Sources,
 			DateFrom: formatTime(st.DateFrom), DateTo: formatTime(st.DateTo), Dense: st.Dense,
 			Model: st.Model, Created: formatTime(st.Created), FormatVersion: st.Version,
-			SizeBytes: st.SizeBytes, DefaultMode: string(g.mode), Language: st.Language, Analyzer: st.Analyzer},
+			SizeBytes: st.SizeBytes, DefaultMode: string(g.mode), Language: st.Language, Analyzer: st.Analyzer, Languages: st.Languages},
 		Server: s.info(g),
+	}
+	resp.Server.Collection = r.PathValue("collection")
+	if resp.Server.Collection == "" {
+		resp.Server.Collection = s.cols[0].name
 	}
 	if resp.Index.Sources == nil {
 		resp.Index.Sources = map[string]int{}

@@ -100,6 +100,8 @@ type IndexStats struct {
 	// Language is the language the index is analysed in (its passages and the queries).
 	Language string `json:"language"`
 	Analyzer string `json:"analyzer"`
+	// Languages counts the passages per language ("multilingual" analyzer: several).
+	Languages map[string]int `json:"languages,omitempty"`
 }
 
 // ServerInfo describes the running server and its build.
@@ -108,6 +110,7 @@ type ServerInfo struct {
 	Revision   string    `json:"revision,omitempty"`
 	GoVersion  string    `json:"go_version"`
 	Started    string    `json:"started"`
+	Collection string    `json:"collection"` // the collection these stats are of
 	Generation uint64    `json:"generation"` // increments on every successful reload
 	LoadedAt   string    `json:"loaded_at"`
 	Chat       *ChatInfo `json:"chat,omitempty"` // absent when POST /v1/chat is not configured

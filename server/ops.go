@@ -9,13 +9,34 @@ import (
 //go:embed openapi.json
 var openAPI []byte // read-only; go:embed needs a package-level variable
 
-// HealthResponse answers /healthz, /readyz and POST /v1/admin/reload.
+// HealthResponse answers /healthz, /readyz and the reloads. Collection names the collection
+// an answer about one collection is of (/readyz/{collection} and its reload); Collections
+// lists each collection's when a server of several answers for all of them.
 type HealthResponse struct {
-	Status     string  `json:"status"`
-	Reason     string  `json:"reason,omitempty"`
-	Generation uint64  `json:"generation,omitempty"`
-	Passages   int     `json:"passages,omitempty"`
-	TookMS     float64 `json:"took_ms,omitempty"`
+	Status      string           `json:"status"`
+	Reason      string           `json:"reason,omitempty"`
+	Collection  string           `json:"collection,omitempty"`
+	Generation  uint64           `json:"generation,omitempty"`
+	Passages    int              `json:"passages,omitempty"`
+	TookMS      float64          `json:"took_ms,omitempty"`
+	Collections []HealthResponse `json:"collections,omitempty"`
+}
+
+// CollectionsResponse answers GET /v1/collections.
+type CollectionsResponse struct {
+	Collections []CollectionInfo `json:"collections"`
+}
+
+// CollectionInfo describes one collection of the server.
+type CollectionInfo struct {
+	Name        string `json:"name"`
+	Default     bool   `json:"default"` // served by the routes that name no collection
+	Status      string `json:"status"`  // "ready", or "not ready" before its first load
+	Generation  uint64 `json:"generation,omitempty"`
+	Passages    int    `json:"passages"`
+	Dense       bool   `json:"dense"`
+	DefaultMode string `json:"default_mode,omitempty"`
+	LoadedAt    string `json:"loaded_at,omitempty"`
 }
 
 // handleHealthz answers 200 while the process serves HTTP at all (liveness).
@@ -23,18 +44,67 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok"})
 }
 
-// handleReadyz answers 200 once an index is loaded and until shutdown begins (readiness).
+// handleReadyz answers 200 once an index is loaded and until shutdown begins (readiness); a
+// server of several collections is ready when every one is, and lists them.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	if len(s.cols) == 1 {
+		s.writeReadiness(w, s.cols[0], false)
+		return
+	}
+	resp := HealthResponse{Status: "ready"}
+	status := http.StatusOK
+	for _, c := range s.cols {
+		h, code := s.readiness(c)
+		h.Collection = c.name
+		resp.Collections = append(resp.Collections, h)
+		if code != http.StatusOK && status == http.StatusOK {
+			status, resp.Status, resp.Reason = code, h.Status, "collection "+c.name+": "+h.Reason
+		}
+	}
+	writeJSON(w, status, resp)
+}
+
+// handleCollectionReadyz answers GET /readyz/{collection}: the readiness of one collection.
+func (s *Server) handleCollectionReadyz(w http.ResponseWriter, r *http.Request) {
+	c, err := s.collection(r)
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	s.writeReadiness(w, c, true)
+}
+
+func (s *Server) writeReadiness(w http.ResponseWriter, c *collection, named bool) {
+	h, code := s.readiness(c)
+	if named {
+		h.Collection = c.name
+	}
+	writeJSON(w, code, h)
+}
+
+func (s *Server) readiness(c *collection) (HealthResponse, int) {
 	if s.draining.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "not ready", Reason: "shutting down"})
-		return
+		return HealthResponse{Status: "not ready", Reason: "shutting down"}, http.StatusServiceUnavailable
 	}
-	g := s.cur.Load()
+	g := c.cur.Load()
 	if g == nil {
-		writeJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "not ready", Reason: "no index loaded yet"})
-		return
+		return HealthResponse{Status: "not ready", Reason: "no index loaded yet"}, http.StatusServiceUnavailable
 	}
-	writeJSON(w, http.StatusOK, HealthResponse{Status: "ready", Generation: g.id, Passages: g.stats.Passages})
+	return HealthResponse{Status: "ready", Generation: g.id, Passages: g.stats.Passages}, http.StatusOK
+}
+
+// handleCollections serves GET /v1/collections.
+func (s *Server) handleCollections(w http.ResponseWriter, r *http.Request) {
+	resp := CollectionsResponse{Collections: make([]CollectionInfo, len(s.cols))}
+	for i, c := range s.cols {
+		ci := CollectionInfo{Name: c.name, Default: i == 0, Status: "not ready"}
+		if g := c.cur.Load(); g != nil {
+			ci.Status, ci.Generation, ci.Passages, ci.Dense = "ready", g.id, g.stats.Passages, g.stats.Dense
+			ci.DefaultMode, ci.LoadedAt = string(g.mode), formatTime(g.loadedAt)
+		}
+		resp.Collections[i] = ci
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
@@ -46,17 +116,39 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Write(openAPI)
 }
 
-// handleReload serves POST /v1/admin/reload: the HTTP twin of SIGHUP.
+// handleReload serves POST /v1/admin/reload, the HTTP twin of SIGHUP, which reloads every
+// collection, and POST /v1/collections/{collection}/admin/reload, which reloads one.
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	if err := s.Reload(r.Context()); err != nil {
+	cols := s.cols
+	named := r.PathValue("collection") != ""
+	if named {
+		c, err := s.collection(r)
+		if err != nil {
+			writeErr(w, err, "")
+			return
+		}
+		cols = []*collection{c}
+	}
+	if err := s.reloadEach(r.Context(), cols); err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	g := s.cur.Load()
 	resp := HealthResponse{Status: "reloaded", TookMS: float64(time.Since(start).Microseconds()) / 1000}
-	if g != nil {
-		resp.Generation, resp.Passages = g.id, g.stats.Passages
+	for _, c := range cols {
+		h := HealthResponse{Status: "reloaded"}
+		if g := c.cur.Load(); g != nil {
+			h.Generation, h.Passages = g.id, g.stats.Passages
+		}
+		if len(cols) == 1 {
+			resp.Generation, resp.Passages = h.Generation, h.Passages
+			if named {
+				resp.Collection = c.name
+			}
+			break
+		}
+		h.Collection = c.name
+		resp.Collections = append(resp.Collections, h)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

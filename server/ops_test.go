@@ -102,7 +102,9 @@ func TestRoutingErrors(t *testing.T) {
 		status             int
 		msg, allow         string
 	}{
-		{"unknown path", "GET", "/v3/search", 404, "no such endpoint: /v3/search (see /openapi.json)", ""},
+		{"unknown path", "GET", "/v3/stats", 404, "no such endpoint: /v3/stats (see /openapi.json)", ""},
+		{"unknown collection", "POST", "/v3/search", 404, `no such collection "v3" (collections: default)`, ""},
+		{"unknown collection, v1", "POST", "/v1/collections/v3/search", 404, `no such collection "v3" (collections: default)`, ""},
 		{"wrong method on wikichat 2.0", "GET", "/v2/search", 405, "method GET not allowed on /v2/search (allowed: POST)", "POST"},
 		{"wrong method", "GET", "/v1/search", 405, "method GET not allowed on /v1/search (allowed: POST)", "POST"},
 		{"wrong method on wikichat", "PUT", "/search", 405, "method PUT not allowed on /search (allowed: POST, GET)", "POST, GET"},
@@ -197,10 +199,10 @@ func TestMetrics(t *testing.T) {
 		`kairos_http_request_duration_seconds_count{endpoint="/v1/search",mode="bm25"} 3`,
 		`kairos_http_request_duration_seconds_bucket{endpoint="/v1/search",mode="bm25",le="+Inf"} 3`,
 		`kairos_http_requests_total{code="200",endpoint="/v1/passages/{id}",mode=""} 1`,
-		`kairos_index_passages 500`,
-		`kairos_index_size_bytes 12345`,
-		`kairos_index_reloads_total{result="ok"} 1`,
-		`kairos_index_reloads_total{result="error"} 0`,
+		`kairos_index_passages{collection="default"} 500`,
+		`kairos_index_size_bytes{collection="default"} 12345`,
+		`kairos_index_reloads_total{collection="default",result="ok"} 1`,
+		`kairos_index_reloads_total{collection="default",result="error"} 0`,
 		`kairos_http_requests_in_flight 1`, // the /metrics request itself
 		"# TYPE kairos_http_request_duration_seconds histogram",
 		"# TYPE go_goroutines gauge",                 // the Go runtime's series

@@ -10,10 +10,15 @@ import (
 	"github.com/kairos-rag/kairos/search"
 )
 
-// Options configure a Server. The zero value of every field but Loader means its default.
+// Options configure a Server. The zero value of every field but Loader and Collections
+// means its default.
 type Options struct {
-	// Loader opens the index; required.
+	// Loader opens the index of a server of one collection (named DefaultCollection).
+	// Exactly one of Loader and Collections is required.
 	Loader Loader
+	// Collections are several indexes behind one server, each routed by its name; the first
+	// is the default one, served by the routes that name none.
+	Collections []Collection
 	// Chat answers POST /v1/chat; nil makes that endpoint answer 501.
 	Chat Chatter
 	// Logger receives access logs (Info) and failures (Warn/Error); nil discards them.
@@ -102,9 +107,6 @@ const (
 
 // withDefaults fills zero fields and validates the rest.
 func (o Options) withDefaults() (Options, error) {
-	if o.Loader == nil {
-		return o, fmt.Errorf("server options: Loader is required")
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

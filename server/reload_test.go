@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -116,5 +117,68 @@ func TestReloadWaitsForInFlight(t *testing.T) {
 	}
 	if l.latest().closed.Load() {
 		t.Error("new engine closed")
+	}
+}
+
+// TestCollectionsReloadApart: two collections searched at once while one of them is
+// reloaded over and over (run with -race). Searches of either never fail; only the reloaded
+// collection's engines are swapped and closed, the other keeps its first engine open.
+func TestCollectionsReloadApart(t *testing.T) {
+	a, b := &fakeLoader{passages: sciFactPassages(t, 300)}, &fakeLoader{passages: sciFactPassages(t, 300)}
+	s, err := New(Options{Collections: []Collection{{Name: "a", Loader: a.load}, {Name: "b", Loader: b.load}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		stop     atomic.Bool
+		failures atomic.Int64
+		wg       sync.WaitGroup
+	)
+	for c := range 4 {
+		wg.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				path := []string{"/a/search", "/b/search", "/v1/collections/a/search", "/v1/collections/b/search"}[(c+i)%4]
+				body := `{"query": "` + newbornQuery + `", "num_blocks": 3}`
+				if strings.HasPrefix(path, "/v1/") {
+					body = `{"text": "` + newbornQuery + `", "k": 3}`
+				}
+				if w := do(s, "POST", path, body); w.Code != 200 || !strings.Contains(w.Body.String(), newbornID) {
+					failures.Add(1)
+				}
+			}
+		})
+	}
+	const reloads = 30
+	for i := range reloads {
+		if i%2 == 0 {
+			if w := do(s, "POST", "/v1/collections/b/admin/reload", ""); w.Code != 200 {
+				t.Fatalf("reload b: %d %s", w.Code, w.Body)
+			}
+		} else if err := s.ReloadCollection(context.Background(), "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if n := failures.Load(); n != 0 {
+		t.Fatalf("%d searches failed", n)
+	}
+	if len(a.engines) != 1 || a.engines[0].closed.Load() {
+		t.Errorf("collection a: %d engines loaded, first closed %v; want its one engine open", len(a.engines), a.engines[0].closed.Load())
+	}
+	if len(b.engines) != reloads+1 {
+		t.Fatalf("collection b: %d engines, want %d", len(b.engines), reloads+1)
+	}
+	for i, e := range b.engines {
+		if e.closed.Load() != (i < reloads) || e.useAfter.Load() != 0 {
+			t.Errorf("collection b engine %d: closed %v, used after close %d", i, e.closed.Load(), e.useAfter.Load())
+		}
+	}
+	if err := s.ReloadCollection(context.Background(), "c"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("reloading an unknown collection: %v, want ErrNotFound", err)
 	}
 }

@@ -21,13 +21,14 @@ type Server struct {
 	metrics *metrics
 	started time.Time
 
-	cur         atomic.Pointer[generation]
-	reloadMu    sync.Mutex // serialises Reload and Close
-	nextGen     uint64     // guarded by reloadMu
-	closed      bool       // guarded by reloadMu
+	cols        []*collection          // in the order configured; the first is the default
+	byName      map[string]*collection // read-only after New
+	reloadMu    sync.Mutex             // serialises reloads and Close
+	closed      bool                   // guarded by reloadMu
 	draining    atomic.Bool
 	apiInFlight atomic.Int64
 	budget      *hitBudget
+	bufs        sync.Pool // *cappedBuffer: response bodies (encodeCapped)
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
@@ -37,8 +38,16 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, started: time.Now(), budget: newHitBudget(o)}
-	s.metrics = newMetrics(s.cur.Load)
+	cols, err := collectionsOf(o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: o, started: time.Now(), budget: newHitBudget(o), cols: cols,
+		byName: make(map[string]*collection, len(cols))}
+	for _, c := range cols {
+		s.byName[c.name] = c
+	}
+	s.metrics = newMetrics(s.cols)
 	s.handler = s.cors(s.routesMux())
 	return s, nil
 }
@@ -46,35 +55,31 @@ func New(opts Options) (*Server, error) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Reload opens the index again through the Loader and swaps it in atomically. Requests
-// already running finish on the old engine, which is closed after the last of them; new
-// requests see the new engine. On error the current engine stays in service; the first load's
-// error says "loading index", later ones "reloading index".
-func (s *Server) Reload(ctx context.Context) error {
+func (s *Server) reload(ctx context.Context, c *collection) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	if s.closed {
 		return errors.New("reloading index: server is closed")
 	}
 	start := time.Now()
-	g, err := s.load(ctx)
+	g, err := s.load(ctx, c)
 	if err != nil {
-		s.metrics.reloaded(false)
-		if s.cur.Load() == nil {
+		s.metrics.reloaded(c.name, false)
+		if c.cur.Load() == nil {
 			// Nothing was loaded yet (serve refusing its index at start): there is no
 			// current index to keep, and nothing is being reloaded.
-			s.opts.Logger.Error("loading the index failed", "err", err)
+			s.opts.Logger.Error("loading the index failed", "collection", c.name, "err", err)
 			return fmt.Errorf("loading index: %w", err)
 		}
-		s.opts.Logger.Error("reload failed, keeping the current index", "err", err)
+		s.opts.Logger.Error("reload failed, keeping the current index", "collection", c.name, "err", err)
 		return fmt.Errorf("reloading index: %w", err)
 	}
-	old := s.cur.Swap(g)
+	old := c.cur.Swap(g)
 	if old != nil {
 		old.release()
 	}
-	s.metrics.reloaded(true)
-	s.opts.Logger.Info("index loaded", "generation", g.id, "passages", g.stats.Passages,
+	s.metrics.reloaded(c.name, true)
+	s.opts.Logger.Info("index loaded", "collection", c.name, "generation", g.id, "passages", g.stats.Passages,
 		"mode", g.mode, "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
@@ -82,20 +87,20 @@ func (s *Server) Reload(ctx context.Context) error {
 // load opens the index through the Loader. A panic inside it (a parser meeting a damaged
 // file) is recovered here and returned as the error, so a reload, by SIGHUP or HTTP, never
 // takes down a server that is serving the previous index.
-func (s *Server) load(ctx context.Context) (g *generation, err error) {
+func (s *Server) load(ctx context.Context, c *collection) (g *generation, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			g, err = nil, fmt.Errorf("loading index panicked: %v", p)
 		}
 	}()
-	e, c, err := s.opts.Loader(ctx)
+	e, closer, err := c.loader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	st, err := e.Stats(ctx)
 	if err != nil {
-		if c != nil {
-			c.Close()
+		if closer != nil {
+			closer.Close()
 		}
 		return nil, fmt.Errorf("reading index stats: %w", err)
 	}
@@ -106,8 +111,8 @@ func (s *Server) load(ctx context.Context) (g *generation, err error) {
 			mode = search.ModeHybrid
 		}
 	}
-	s.nextGen++
-	return newGeneration(s.nextGen, e, c, st, mode, s.opts.Logger), nil
+	c.nextGen++
+	return newGeneration(c.nextGen, e, closer, st, mode, s.opts.Logger), nil
 }
 
 // Drain makes /readyz answer 503 so a load balancer stops sending traffic before shutdown;
@@ -121,27 +126,19 @@ func (s *Server) Close() error {
 	defer s.reloadMu.Unlock()
 	s.closed = true
 	s.draining.Store(true)
-	if old := s.cur.Swap(nil); old != nil {
-		old.release()
+	for _, c := range s.cols {
+		if old := c.cur.Swap(nil); old != nil {
+			old.release()
+		}
 	}
 	return nil
 }
 
-// acquire returns the current generation with a reference held, or nil before the first
-// load. If it races with a swap it retries, so it only fails when nothing is loaded.
-func (s *Server) acquire() *generation {
-	for {
-		g := s.cur.Load()
-		if g == nil {
-			return nil
-		}
-		if g.acquire() {
-			return g
-		}
-	}
-}
+// acquire returns the default collection's current generation with a reference held, or
+// nil before its first load.
+func (s *Server) acquire() *generation { return s.cols[0].acquire() }
 
-// Search runs q on the engine currently loaded, holding it open for the duration, so callers
+// Search runs q on the default collection's engine currently loaded, holding it open for the duration, so callers
 // outside HTTP (the chat pipelines of POST /v1/chat) follow reloads like requests do.
 func (s *Server) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
 	g := s.acquire()

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/rerank/request"
 	"github.com/kairos-rag/kairos/search"
@@ -105,12 +106,17 @@ func (s *Server) handleWikiChatV2(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wikiChatDecoder) {
+	c, err := s.collection(r) // an unknown collection is a 404 whatever the body
+	if err != nil {
+		writeWikiChatErr(w, err, "")
+		return
+	}
 	body, err := readBody(w, r, s.opts.MaxBodyBytes)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	g := s.acquire()
+	g := c.acquire()
 	if g != nil {
 		defer g.release()
 	}
@@ -165,12 +171,12 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 		}
 		resp = blocks
 	}
-	out, err := encodeCapped(resp, s.opts.MaxResponseBytes)
+	out, err := s.encodeCapped(resp, s.opts.MaxResponseBytes)
 	if err != nil {
 		writeWikiChatErr(w, err, "")
 		return
 	}
-	writeEncoded(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, out)
 }
 
 // rerankHeader carries rerankSkipped on a WikiChat answer to "rerank": true that was not
@@ -226,6 +232,19 @@ func wikiChatQueriesOf(req WikiChatRequest, extra search.Filters, o Options) ([]
 		return nil, err
 	}
 	f.None = f.None || extra.None
+	switch {
+	case len(extra.Languages) == 0:
+	case len(f.Languages) == 0:
+		f.Languages = extra.Languages
+	default: // both: the languages in each
+		var both []string
+		for _, l := range extra.Languages {
+			if containsFold(f.Languages, l) {
+				both = append(both, l)
+			}
+		}
+		f.Languages, f.None = both, f.None || len(both) == 0
+	}
 	qs := make([]rerank.Query, len(texts))
 	for i, t := range texts {
 		// The WikiChat fields become Kairos's request, parsed and defaulted by the same
@@ -305,15 +324,27 @@ func wikiChatQueries(raw json.RawMessage, l limits) ([]string, error) {
 }
 
 // language is the language WikiChat requests are answered in: Options.Language, else the
-// loaded index's, else DefaultLanguage.
+// loaded index's, else DefaultLanguage; "" for a multilingual index, whose passages each
+// carry their own (filtered by search, reported per block).
 func (s *Server) language(g *generation) string {
 	switch {
 	case s.opts.Language != "":
 		return s.opts.Language
+	case g != nil && g.stats.Analyzer == langanalysis.Multilingual:
+		return ""
 	case g != nil && g.stats.Language != "":
 		return g.stats.Language
 	}
 	return DefaultLanguage
+}
+
+// passageLanguage is the language reported for p: lang, the one language of the index, else
+// the passage's own (a multilingual index).
+func passageLanguage(p corpus.Passage, lang string) string {
+	if lang != "" {
+		return lang
+	}
+	return p.Language
 }
 
 // wikiChatBlocks are one query's hits as 2.1 blocks. unreranked marks them as served in
@@ -326,7 +357,7 @@ func wikiChatBlocks(hits []rerank.Hit, lang string, unreranked bool) []WikiChatB
 		b := WikiChatBlock{DocumentTitle: wikiChatTitle(p), SectionTitle: p.Section, Content: body(p),
 			URL: wikiChatURL(p.URL), SimilarityScore: round3(h.Score), ProbabilityScore: round3(probs[i]),
 			BlockMetadata: map[string]any{"passage_id": p.ID, "doc_id": p.DocID, "rank": h.Rank,
-				"language": lang}}
+				"language": passageLanguage(p, lang)}}
 		if p.Source != "" {
 			b.BlockMetadata["source"] = p.Source
 		}

@@ -11,7 +11,8 @@ import (
 
 // wikiChatFilters maps WikiChat's filters onto Kairos's. Supported: last_edit_date with
 // eq/lt/lte/gt/gte (a datetime as Qdrant reads one, a date meaning its midnight), source with eq (Kairos's input name), and language
-// with eq/ne against the index language (a mismatch matches nothing). Anything else is a 400
+// with eq/ne against the index language (a mismatch matches nothing; a multilingual index
+// selects its passages of that language). Anything else is a 400
 // naming the filter, rather than silently ignored.
 func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 	var f search.Filters
@@ -108,6 +109,20 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 	var s string
 	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
 		return badRequest("%s: language field_value: want a string", name)
+	}
+	if lang == "" { // a multilingual index: search selects the passages of the language
+		switch sf.FilterType {
+		case "eq":
+			if len(f.Languages) > 0 && !containsFold(f.Languages, s) {
+				f.None = true // two different eq filters ANDed: nothing matches
+			}
+			f.Languages = []string{s}
+		case "ne":
+			f.ExcludeLanguages = append(f.ExcludeLanguages, s)
+		default:
+			return badRequest("%s: filter_type %q is not supported on language (want eq or ne)", name, sf.FilterType)
+		}
+		return nil
 	}
 	match := strings.EqualFold(s, lang)
 	switch sf.FilterType {

@@ -43,7 +43,9 @@ func decodeWikiChatV20(body []byte, o Options) (wikiChatParsed, error) {
 		return wikiChatParsed{}, err
 	}
 	var extra search.Filters
-	if len(langs) > 0 && !containsFold(langs, o.Language) {
+	if len(langs) > 0 && o.Language == "" {
+		extra.Languages = langs // a multilingual index: search keeps these and analyses the query in each
+	} else if len(langs) > 0 && !containsFold(langs, o.Language) {
 		extra.None = true // every passage is in the index's language, which was not asked for
 	}
 	qs, err := wikiChatQueriesOf(req.WikiChatRequest, extra, o)
@@ -88,7 +90,7 @@ func wikiChatV20Result(hits []rerank.Hit, lang string) WikiChatV20Result {
 		if p.Section != "" {
 			r.FullSectionTitle[i] = title + " > " + p.Section
 		}
-		r.BlockType[i], r.Language[i], r.Score[i] = "text", lang, h.Score
+		r.BlockType[i], r.Language[i], r.Score[i] = "text", passageLanguage(p, lang), h.Score
 		if d := formatTime(p.Date); d != "" {
 			r.LastEditDate[i] = &d
 		}

@@ -83,7 +83,8 @@ func script(stage string, msgs []chat.Message) string {
 	case chat.StageClaims:
 		return "1. Diffusion tensor MRI tracks cerebral white matter maturation in newborns.\n2. Diffusion tensor MRI was invented in 1850."
 	case chat.StageVerify:
-		if strings.Contains(p, "1850") || !strings.Contains(strings.ToLower(p[strings.Index(p, "Evidence:"):]), "white matter") {
+		// The claim, not the bot's reply the verifier is also shown, decides.
+		if strings.Contains(chattest.Field(p, "Claim"), "1850") || !strings.Contains(strings.ToLower(p[strings.Index(p, "Evidence:"):]), "white matter") {
 			return "Reasoning: the evidence does not say this.\nVerdict: REFUTES"
 		}
 		return "Reasoning: the abstract reports it.\nVerdict: SUPPORTS"

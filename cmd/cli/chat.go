@@ -241,7 +241,8 @@ func buildPipeline(o chatCLIOptions, d chat.Deps) (chat.Pipeline, error) {
 	return nil, fmt.Errorf("unknown pipeline %q", o.Pipeline)
 }
 
-// chatTurn runs one turn and prints the reply, or with trace the whole turn as one JSON line.
+// chatTurn runs one turn and prints the reply and the sources its [n] markers cite, or with
+// trace the whole turn as one JSON line.
 func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bool, stdio IO) error {
 	resp, err := svc.Turn(ctx, chat.TurnRequest{ConversationID: conv, Message: msg}, nil)
 	if err != nil {
@@ -255,8 +256,26 @@ func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bo
 		_, err = fmt.Fprintf(stdio.Stdout, "%s\n", b)
 		return err
 	}
-	_, err = fmt.Fprintln(stdio.Stdout, resp.Response)
-	return err
+	if _, err := fmt.Fprintln(stdio.Stdout, resp.Response); err != nil {
+		return err
+	}
+	// The sources the reply's [n] markers cite, one line each, indented under the reply.
+	for _, c := range resp.Turn.Citations {
+		if c.N == 0 {
+			continue
+		}
+		line := fmt.Sprintf("  [%d] %s", c.N, c.Title)
+		if c.Section != "" {
+			line += " § " + c.Section
+		}
+		if c.URL != "" {
+			line += " " + c.URL
+		}
+		if _, err := fmt.Fprintln(stdio.Stdout, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // chatREPL reads one message per line until EOF or "/quit". A failed turn is reported and the

@@ -33,8 +33,13 @@ func cliScript(stage string, msgs []chat.Message) string {
 	case chat.StageVerify:
 		return "Reasoning: the lead says 2013.\nVerdict: REFUTES"
 	case chat.StageDraft:
+		// The first fact, cited as the prompt asks: "fact [n]."
 		_, facts, _ := strings.Cut(p, "Verified facts:\n- ")
-		return strings.TrimSpace(facts)
+		fact, _, _ := strings.Cut(strings.TrimSpace(facts), "\n")
+		if body, n, ok := strings.Cut(fact, ". ["); ok {
+			return body + " [" + n + "."
+		}
+		return fact
 	case chat.StageRefine:
 		// The refine stage always revises (WikiChat does not skip it); this one keeps the text.
 		return "Relevance: 100/100\nNaturalness: 100/100\nNon-repetition: 100/100\nTemporal correctness: 100/100\nRevised response: " + chattest.Field(p, "Reply")
@@ -70,8 +75,11 @@ func TestRunChatOneShotTrace(t *testing.T) {
 		t.Fatalf("trace is not JSON: %v\n%s", err, out.String())
 	}
 	// All scores are 100: the refine stage keeps the draft.
-	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee." {
+	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee [1]." {
 		t.Errorf("response %q", resp.Response)
+	}
+	if c := resp.Turn.Citations; len(c) != 1 || c[0].N != 1 || c[0].Title != "Frozen (2013 film)" {
+		t.Errorf("citations %+v", c)
 	}
 	var stages []string
 	for _, s := range resp.Turn.Stages {
@@ -85,6 +93,29 @@ func TestRunChatOneShotTrace(t *testing.T) {
 	tr, err := os.ReadFile(o.Transcript)
 	if err != nil || strings.Count(string(tr), "\n") != 1 || !strings.Contains(string(tr), resp.ConversationID) {
 		t.Errorf("transcript %q, %v", tr, err)
+	}
+}
+
+// Without --trace, the reply is followed by the sources its [n] markers cite.
+func TestRunChatPrintsSources(t *testing.T) {
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	leads, err := chattest.LoadLeads("../../../shared/data/wikichat-topics/recent_articles_en.json", 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range leads {
+		leads[i].URL = "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(leads[i].Title, " ", "_")
+	}
+	o := chatOpts(llm.BaseURL())
+	o.Message, o.Index = "Who directed Frozen?", "unused-by-runChat"
+	var out bytes.Buffer
+	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, IO{Stdout: &out, Stderr: &out}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Frozen was directed by Chris Buck and Jennifer Lee [1].\n  [1] Frozen (2013 film) https://en.wikipedia.org/wiki/Frozen_(2013_film)\n"
+	if out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
 	}
 }
 

@@ -65,10 +65,16 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }
 	query := models.with(logs("warn"), defaults{ // queryFlags: request fields, zero = request default
 		"cross-model": "", "rerank": "none", "ef": "0",
-	}, zero("string", "mode", "time", "fusion", "now", "date-from", "date-to", "source"),
+	}, zero("string", "mode", "time", "fusion", "now", "date-from", "date-to", "source", "language"),
 		zero("int", "candidates", "rrf-k", "recent-half-life", "alpha"), zero("bool", "explain", "exact"))
-	llm := defaults{ // chat.ClientOptions.ConnectionFlags
+	llm := defaults{ // chat.ClientOptions.Flags, which kairos chat and kairos serve share
 		"llm-url": "", "llm-model": "", "llm-key-env": chat.DefaultAPIKeyEnv, "llm-key-file": "",
+		"max-tokens": str(chat.DefaultMaxTokens), "llm-timeout": str(chat.DefaultLLMTimeout),
+		"llm-retries": str(chat.DefaultMaxRetries), "llm-concurrency": str(chat.DefaultConcurrency),
+		"temperature": "0", "llm-price-prompt": "0", "llm-price-completion": "0",
+		// chat.WikiChatOptions, SICLOptions and MSDPOptions.Flags
+		"passages": str(chat.DefaultPassagesPerQuery), "evidence": str(chat.DefaultEvidencePerClaim),
+		"sicl-approach": chat.SICLTop3, "msdp-knowledge": chat.MSDPGenerate,
 	}
 	tests := map[string]defaults{
 		"index": models.with(logs("warn"), defaults{
@@ -94,12 +100,10 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"chat-max-turns": str(chat.DefaultMaxTurns), "chat-max-history-bytes": str(chat.DefaultMaxHistoryBytes),
 			"chat-max-memory-bytes": str(chat.DefaultMaxMemoryBytes),
 			"chat-store":            "", // "": resolved beside --index (defaultChatStore); given as "", memory only
+			"heap-floor":            str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
 		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank"), zero("bool", "verify")),
 		"chat": models.with(llm, logs("warn"), defaults{
-			"max-tokens": str(chat.DefaultMaxTokens), "llm-timeout": str(chat.DefaultLLMTimeout),
-			"llm-retries": str(chat.DefaultMaxRetries), "llm-concurrency": str(chat.DefaultConcurrency),
-			"temperature": "0", "passages": str(chat.DefaultPassagesPerQuery), "evidence": str(chat.DefaultEvidencePerClaim),
-			"sicl-approach": chat.SICLTop3, "msdp-knowledge": chat.MSDPGenerate, "pipeline": "wikichat",
+			"pipeline": "wikichat",
 		}, zero("string", "index", "message", "transcript", "conversation", "state", "prompts", "bank", "encoder",
 			"skip", "mode", "persona"), zero("bool", "trace")),
 		"embed": runtime.with(logs("warn"), defaults{

@@ -25,13 +25,14 @@ import (
 // the request POST /v1/search and the web page fill too, so request.Parse gives every front
 // end the same defaults and errors.
 type queryFlags struct {
-	models  modelFlags
-	q       request.Query
-	rerank  string
-	sources stringList
-	search  search.Options // --ef
-	kFlag   string         // the flag that sets K: -k for search, --depth for eval
-	log     logFlags
+	models    modelFlags
+	q         request.Query
+	rerank    string
+	sources   stringList
+	languages stringList
+	search    search.Options // --ef
+	kFlag     string         // the flag that sets K: -k for search, --depth for eval
+	log       logFlags
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
@@ -50,6 +51,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.q.Now, "now", "", "ask as of this date (YYYY-MM-DD or RFC 3339): anchors recent, \"last year\", \"since 2010\" (default: today)")
 	fs.Float64Var(&q.q.RecentHalfLifeYears, "recent-half-life", 0, fmt.Sprintf("time need recent: age in years at which a passage earns half the credit of a current one (0: %v)", rerank.DefaultOptions().RecentHalfLifeYears))
 	fs.Var(&q.sources, "source", "only passages from this source (repeatable)")
+	fs.Var(&q.languages, "language", "only passages in this language, the query analysed in it (repeatable; a multilingual index searches all its languages by default)")
 	fs.StringVar(&q.q.Filters.DateFrom, "date-from", "", "only passages dated on or after (YYYY-MM-DD or RFC 3339)")
 	fs.StringVar(&q.q.Filters.DateTo, "date-to", "", "only passages dated on or before (YYYY-MM-DD, whole day included, or RFC 3339)")
 }
@@ -65,6 +67,7 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, dir string, stderr io.Writer) (re
 	tmpl := q.q
 	tmpl.Rerank = request.List{q.rerank}
 	tmpl.Filters.Source = request.List(q.sources)
+	tmpl.Filters.Language = request.List(q.languages)
 	defaulted := false
 	if q.models.model == "" && tmpl.Mode == "" {
 		tmpl.Mode, defaulted = string(search.ModeBM25), true
@@ -259,6 +262,7 @@ func withTemplate(tmpl request.Query) batchQuery {
 	}
 	q.Rerank = slices.Clone(tmpl.Rerank)
 	q.Filters.Source = slices.Clone(tmpl.Filters.Source)
+	q.Filters.Language = slices.Clone(tmpl.Filters.Language)
 	return batchQuery{Query: q}
 }
 

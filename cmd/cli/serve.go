@@ -17,6 +17,7 @@ import (
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
@@ -30,21 +31,32 @@ const (
 
 // serveFlags are the flags of `kairos serve`.
 type serveFlags struct {
-	index, addr, apiKeyFile string
-	models                  modelFlags
-	log                     logFlags
-	shutdown                time.Duration
-	server                  server.Options // limits and CORS
-	search                  search.Options // --verify
-	time                    rerank.Options // --recent-half-life
+	indexes          []serveIndex // in the order given; the first is the default collection
+	addr, apiKeyFile string
+	models           modelFlags
+	log              logFlags
+	shutdown         time.Duration
+	server           server.Options   // limits and CORS
+	search           search.Options   // --verify
+	time             rerank.Options   // --recent-half-life
+	heap             memlimit.Options // --heap-floor, --heap-headroom: the collector's pacing
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
 // shuts down gracefully. SIGHUP reloads the index directory, as POST /v1/admin/reload does.
 func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	var f serveFlags
-	fs := newFlags("serve", "--index DIR [flags]\n\nServe retrieval over HTTP (API: GET /openapi.json). SIGHUP reloads the index.", stdio.Stderr)
-	fs.StringVar(&f.index, "index", "", "index `directory` to serve (required)")
+	fs := newFlags("serve", "--index DIR [flags]\n       kairos serve --index NAME=DIR --index NAME2=DIR2 ... [flags]\n\n"+
+		"Serve retrieval over HTTP (API: GET /openapi.json). SIGHUP reloads the index.\n"+
+		"Several --index NAME=DIR serve several collections, routed by path: /NAME/search (WikiChat's\n"+
+		"--retriever_endpoint), /v1/collections/NAME/...; the first is also served by the unprefixed routes.", stdio.Stderr)
+	fs.Func("index", "index `directory` to serve (required), or NAME=DIR, repeated for several collections", func(v string) error {
+		ix, err := parseServeIndex(v)
+		if err == nil {
+			f.indexes = append(f.indexes, ix)
+		}
+		return err
+	})
 	fs.StringVar(&f.addr, "addr", defaultAddr, "`address` to listen on")
 	f.models.register(fs, true)
 	var co chatCLIOptions
@@ -53,20 +65,28 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	f.search.VerifyFlag(fs)
 	f.server.Flags(fs)
 	f.time.Flags(fs)
+	f.heap = memlimit.ServeOptions()
+	f.heap.Flags(fs)
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for in-flight requests")
 	f.log.register(fs, "info") // info: one access log line per request
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if f.index == "" {
+	if len(f.indexes) == 0 {
 		return usageErr(fs, "--index is required")
+	}
+	if err := checkServeIndexes(f.indexes); err != nil {
+		return usageErr(fs, "--index: %v", err)
 	}
 	if len(pos) > 0 {
 		return usageErr(fs, "unexpected arguments %q", pos)
 	}
 	if err := rerank.CheckHalfLife(f.time.RecentHalfLifeYears); err != nil {
 		return usageErr(fs, "--recent-half-life %v", err)
+	}
+	if err := f.heap.Validate(); err != nil {
+		return usageErr(fs, "--heap-headroom must not be negative")
 	}
 	log, err := f.log.logger(fs, stdio.Stderr)
 	if err != nil {
@@ -77,7 +97,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	// Models are opened once; a reload reopens only the index directory.
-	eo := retrievalOptions{Index: f.index, Logger: log, Search: f.search, RecentHalfLife: f.time.RecentHalfLifeYears}
+	eo := retrievalOptions{Logger: log, Search: f.search, RecentHalfLife: f.time.RecentHalfLifeYears}
 	var indexEnc chat.Encoder
 	if f.models.model != "" {
 		enc, err := openEncoder(ctx, &f.models, log)
@@ -96,9 +116,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		eo.Scorer = ce
 	}
 	opts := f.server
-	opts.Loader = func(ctx context.Context) (server.Engine, io.Closer, error) {
-		return openEngine(ctx, eo)
-	}
+	setLoaders(&opts, f.indexes, eo)
 	opts.Logger, opts.APIKey = log, key
 	if f.models.crossModel == "" {
 		// WikiChat's "rerank": true asks for its LLM reranker; without a cross-encoder the
@@ -112,7 +130,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	var live *server.Server
 	co.Runtime = f.models.options("", log) // a bank's model folder runs where --model does
 	if !co.storeSet {
-		co.StorePath = defaultChatStore(f.index)
+		co.StorePath = defaultChatStore(f.indexes[0].dir)
 	}
 	var store *chat.Store
 	if opts.Chat, store, err = newServeChat(ctx, co, serverRetriever(&live), indexEnc, log); err != nil {
@@ -124,10 +142,86 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if opts.Chat == nil {
 		log.Info("no --llm-url: POST /v1/chat answers 501")
 	}
+	// The collector collects at --heap-floor rather than at twice a live heap of a few MiB:
+	// under load Go's default collected 37 times a second, each collection preempting the
+	// searches running, and that was the tail of the latency (issue 29).
+	stopHeap := paceHeap(ctx, f.heap, log)
+	defer stopHeap()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	return serve(ctx, f.addr, f.shutdown, opts, hup, nil, func(s *server.Server) { live = s })
+}
+
+// paceHeap runs memlimit.Pace until the returned function is called.
+func paceHeap(ctx context.Context, o memlimit.Options, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := memlimit.Pace(ctx, o); err != nil {
+			log.Warn("collector not paced", "err", err)
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// serveIndex is one --index: a directory, and the collection name it is served under ("" for
+// the one index of the single-index form).
+type serveIndex struct{ name, dir string }
+
+// parseServeIndex reads DIR or NAME=DIR. A value is NAME=DIR when the text before its first
+// '=' is a valid collection name, so a directory whose name holds '=' is given as ./a=b.
+func parseServeIndex(v string) (serveIndex, error) {
+	if v == "" {
+		return serveIndex{}, fmt.Errorf("empty value: want DIR or NAME=DIR")
+	}
+	name, dir, ok := strings.Cut(v, "=")
+	if !ok || server.CheckCollectionName(name) != nil && strings.ContainsAny(name, `/\`) {
+		return serveIndex{dir: v}, nil
+	}
+	if err := server.CheckCollectionName(name); err != nil {
+		return serveIndex{}, err
+	}
+	if dir == "" {
+		return serveIndex{}, fmt.Errorf("%s=: no directory", name)
+	}
+	return serveIndex{name: name, dir: dir}, nil
+}
+
+// checkServeIndexes accepts one DIR, or NAME=DIR values of distinct names.
+func checkServeIndexes(ix []serveIndex) error {
+	if len(ix) == 1 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, x := range ix {
+		if x.name == "" {
+			return fmt.Errorf("%s: with several indexes, name each as NAME=DIR", x.dir)
+		}
+		if seen[x.name] {
+			return fmt.Errorf("collection %q is given twice", x.name)
+		}
+		seen[x.name] = true
+	}
+	return nil
+}
+
+// setLoaders points the server at the indexes: one unnamed index is the server's Loader (its
+// collection named server.DefaultCollection), anything else is a collection per index.
+func setLoaders(opts *server.Options, ix []serveIndex, eo retrievalOptions) {
+	loader := func(dir string) server.Loader {
+		o := eo
+		o.Index = dir
+		return func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, o) }
+	}
+	if len(ix) == 1 && ix[0].name == "" {
+		opts.Loader = loader(ix[0].dir)
+		return
+	}
+	for _, x := range ix {
+		opts.Collections = append(opts.Collections, server.Collection{Name: x.name, Loader: loader(x.dir)})
+	}
 }
 
 // openEngine opens the index directory for the server. The server calls it at start and on

@@ -16,7 +16,10 @@ import (
 // registerServeChat adds the flags of POST /v1/chat to serve. Without --llm-url the endpoint
 // answers 501.
 func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
-	o.Client.ConnectionFlags(fs) // --llm-url, --llm-model, --llm-key-env, --llm-key-file
+	o.Client.Flags(fs)   // as kairos chat: --llm-url, --llm-model, keys, limits, retries, prices
+	o.WikiChat.Flags(fs) // --passages, --evidence
+	o.SICL.Flags(fs)     // --sicl-approach
+	o.MSDP.Flags(fs)     // --msdp-knowledge
 	fs.Lookup("llm-url").Usage += ", for POST /v1/chat (default: chat off)"
 	fs.Lookup("llm-model").Usage += " for POST /v1/chat"
 	fs.Func("chat-store", "bbolt database `file` keeping conversations (and MPC memory) across restarts; \"\" keeps them in memory only (default: kairos-chat.db beside the --index directory)", func(v string) error {

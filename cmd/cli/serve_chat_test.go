@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -31,7 +32,8 @@ func TestServeChat(t *testing.T) {
 	f, _ := os.Create(src)
 	enc := json.NewEncoder(f)
 	for _, p := range leads {
-		enc.Encode(map[string]string{"_id": p.DocID, "title": p.Title, "text": strings.TrimPrefix(p.Text, p.Title+" | ")})
+		enc.Encode(map[string]string{"_id": p.DocID, "title": p.Title, "text": strings.TrimPrefix(p.Text, p.Title+" | "),
+			"url": "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(p.Title, " ", "_")})
 	}
 	f.Close()
 	idx := filepath.Join(dir, "idx")
@@ -87,11 +89,16 @@ func TestServeChat(t *testing.T) {
 	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &cr) != nil {
 		t.Fatalf("chat: %d %s", resp.StatusCode, body)
 	}
-	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee." || cr.Conversation == "" || len(cr.Citations) == 0 {
+	if cr.Reply != "Frozen was directed by Chris Buck and Jennifer Lee [1]." || cr.Conversation == "" || len(cr.Citations) == 0 {
 		t.Fatalf("chat response %+v", cr)
 	}
 	if session = resp.Header.Get(server.SessionHeader); session == "" || session != cr.SessionToken {
 		t.Fatalf("session token: header %q, body %q", session, cr.SessionToken)
+	}
+	// The reply's [1] is bound to the Frozen lead, with the URL the index keeps.
+	if c := cr.Citations[0]; c.N != 1 || c.Title != "Frozen (2013 film)" || c.URL != "https://en.wikipedia.org/wiki/Frozen_(2013_film)" ||
+		len(c.Facts) != 1 || !strings.Contains(c.Facts[0], "Chris Buck") {
+		t.Errorf("citation [1] = %+v", c)
 	}
 	cited := map[string]bool{}
 	for _, c := range cr.Citations {
@@ -126,6 +133,8 @@ func TestServeChat(t *testing.T) {
 				tokens.WriteString(tok["token"])
 			case "done":
 				json.Unmarshal([]byte(d), &doneEvent)
+			default:
+				t.Errorf("unexpected %s event %s", event, d)
 			}
 		}
 	}
@@ -136,5 +145,53 @@ func TestServeChat(t *testing.T) {
 	resp, body = post(`{"message": "Who directed Frozen?", "time": "recent"}`)
 	if resp.StatusCode != 400 || !strings.Contains(body, "leave time empty") {
 		t.Fatalf("time on chat: %d %s", resp.StatusCode, body)
+	}
+}
+
+// serve takes the LLM flags kairos chat takes, into the same options, and the chat it serves
+// uses them: here, the prices of its cost estimate and the passages per query.
+func TestServeChatLLMFlags(t *testing.T) {
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var o chatCLIOptions
+	registerServeChat(fs, &o)
+	err := fs.Parse([]string{"--llm-url", llm.BaseURL(), "--llm-model", "m", "--llm-retries", "0", "--max-tokens", "64",
+		"--llm-timeout", "7s", "--llm-price-prompt", "2", "--llm-price-completion", "8", "--passages", "1", "--chat-store", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := o.Client; c.MaxRetries != -1 || c.MaxTokens != 64 || c.Timeout != 7*time.Second || c.PricePrompt != 2 || c.PriceCompletion != 8 || o.WikiChat.PassagesPerQuery != 1 {
+		t.Fatalf("options %+v, wikichat %+v", c, o.WikiChat)
+	}
+	leads, err := chattest.LoadLeads(coreShared(t, "data/wikichat-topics/recent_articles_en.json"), 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret := chattest.NewRetriever(leads)
+	chatter, store, err := newServeChat(context.Background(), o, ret.Retrieve, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	resp, err := chatter.Chat(context.Background(), server.ChatRequest{Message: "Who directed Frozen?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := resp.Usage
+	if u == nil || u.Cost != (float64(u.PromptTokens)*2+float64(u.CompletionTokens)*8)/1000 || u.Cost == 0 {
+		t.Errorf("usage %+v", u)
+	}
+	planned := false
+	for _, q := range ret.Queries() {
+		if q.Text == "Frozen 2013 film Chris Buck Jennifer Lee" { // cliScript's query stage
+			planned = true
+			if q.K != 1 {
+				t.Errorf("the planned query asked for %d passages, not --passages 1", q.K)
+			}
+		}
+	}
+	if !planned {
+		t.Errorf("no planned query in %+v", ret.Queries())
 	}
 }

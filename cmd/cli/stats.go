@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -66,7 +67,14 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 		fmt.Fprintf(w, "bm25        average length %.2f tokens (%d tokens, %d passages)\n", b.AvgLength(), b.Tokens, b.Docs)
 	}
 	fmt.Fprintf(w, "lexical     %s\n", m.LexicalEngine())
-	fmt.Fprintf(w, "language    %s (analyzer %s)\n", m.Language(), m.Options.Analyzer)
+	if m.Multilingual() {
+		fmt.Fprintf(w, "language    multilingual: each passage analysed in its own language\n")
+	} else {
+		fmt.Fprintf(w, "language    %s (analyzer %s)\n", m.Language(), m.Options.Analyzer)
+	}
+	for _, l := range m.IndexLanguages() {
+		fmt.Fprintf(w, "            %s: %d passages (analyzer %s)\n", l, m.LanguageCounts()[l], langanalysis.For(l).Analyzer)
+	}
 	fmt.Fprintf(w, "options     max_words=%d analyzer=%s batch=%d\n", m.Options.MaxWords, m.Options.Analyzer, m.Options.BatchSize)
 	for _, in := range m.Inputs {
 		fmt.Fprintf(w, "input       %s (%s, %d bytes, sha256 %.12s)\n", in.Path, in.Format, in.Size, in.SHA256)

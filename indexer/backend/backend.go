@@ -37,11 +37,29 @@ type Filter struct {
 	// because an empty Sources list had come to mean both "any source" and "no source",
 	// and engines read it as the former.
 	None bool
+	// Languages are the languages a passage may be in (Passage.Language), for an index of
+	// several languages; nil and empty alike mean any language. search resolves a language
+	// filter on a single-language index itself (all or None), so engines see it only on
+	// indexes whose passages all carry their language.
+	Languages []string
 }
 
 // Empty reports whether f lets every passage through.
 func (f Filter) Empty() bool {
-	return !f.None && f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0
+	return !f.None && f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0 && len(f.Languages) == 0
+}
+
+// MatchLanguage applies f's languages to a passage's language.
+func (f Filter) MatchLanguage(language string) bool {
+	if len(f.Languages) == 0 {
+		return true
+	}
+	for _, l := range f.Languages {
+		if l == language {
+			return true
+		}
+	}
+	return false
 }
 
 // Match applies f to a passage's date and source: the one definition every engine that
@@ -198,6 +216,12 @@ type Vectors interface {
 // Meta tells an engine the date and source of a passage, for filtering.
 type Meta interface {
 	Meta(key uint32) (date time.Time, source string, err error)
+}
+
+// LanguageMeta tells an engine the language of a passage, for language filters; the Meta of
+// an engine that filters by hand offers it (kpst.Store, Qdrant's passage reader).
+type LanguageMeta interface {
+	Language(key uint32) (string, error)
 }
 
 // VectorWriter writes the vector part of one generation. Add is called by one goroutine.

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -12,6 +13,7 @@ import (
 // search fails rather than treating an unreadable passage as filtered out.
 type Keeper struct {
 	meta Meta
+	lang LanguageMeta // set when f has languages
 	f    Filter
 	mu   sync.Mutex
 	err  error
@@ -22,21 +24,44 @@ func NewKeeper(meta Meta, f Filter) (*Keeper, error) {
 	if meta == nil {
 		return nil, errors.New("a filtered search needs passage metadata")
 	}
-	return &Keeper{meta: meta, f: f}, nil
+	k := &Keeper{meta: meta, f: f}
+	if len(f.Languages) > 0 {
+		lm, ok := meta.(LanguageMeta)
+		if !ok {
+			return nil, fmt.Errorf("a language filter needs the languages of passages (%T has none)", meta)
+		}
+		k.lang = lm
+	}
+	return k, nil
 }
 
 // Keep reports whether key passes the filter.
 func (k *Keeper) Keep(key uint32) bool {
 	date, source, err := k.meta.Meta(key)
 	if err != nil {
-		k.mu.Lock()
-		if k.err == nil {
-			k.err = err
-		}
-		k.mu.Unlock()
+		k.fail(err)
 		return false
 	}
-	return k.f.Match(date, source)
+	if !k.f.Match(date, source) {
+		return false
+	}
+	if k.lang == nil {
+		return true
+	}
+	lang, err := k.lang.Language(key)
+	if err != nil {
+		k.fail(err)
+		return false
+	}
+	return k.f.MatchLanguage(lang)
+}
+
+func (k *Keeper) fail(err error) {
+	k.mu.Lock()
+	if k.err == nil {
+		k.err = err
+	}
+	k.mu.Unlock()
 }
 
 // Err returns the first metadata error Keep met, if any.

@@ -40,6 +40,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
 )
@@ -207,26 +208,36 @@ func New(name string) (analysis.Analyzer, error) {
 	}
 	cache := registry.NewCache()
 	def, s := chain(name)
+	var a analysis.Analyzer
+	var err error
 	if def == nil {
-		a, err := cache.AnalyzerNamed(name)
-		if err != nil {
-			return nil, fmt.Errorf("analyzer %q: %w", name, err)
-		}
-		return a, nil
+		a, err = cache.AnalyzerNamed(name)
+	} else {
+		a, err = cache.DefineAnalyzer(name, def)
 	}
-	a, err := cache.DefineAnalyzer(name, def)
 	if err != nil {
 		return nil, fmt.Errorf("analyzer %q: %w", name, err)
 	}
-	if s.stem == nil {
-		return a, nil
-	}
 	d, ok := a.(*analysis.DefaultAnalyzer)
 	if !ok {
-		return nil, fmt.Errorf("analyzer %q: unexpected type %T", name, a)
+		if s != nil && s.stem != nil {
+			return nil, fmt.Errorf("analyzer %q: unexpected type %T", name, a)
+		}
+		return a, nil
 	}
 	c := *d
-	c.TokenFilters = append(append([]analysis.TokenFilter(nil), d.TokenFilters...), stemFilter(s.stem))
+	if _, ok := c.Tokenizer.(*unicode.UnicodeTokenizer); ok {
+		c.Tokenizer = newASCIITokenizer() // the same tokens, faster (asciitok.go)
+	}
+	if s != nil && s.stem != nil {
+		c.TokenFilters = append(append([]analysis.TokenFilter(nil), d.TokenFilters...), stemFilter(s.stem))
+	}
+	if n := len(c.TokenFilters); n > 0 {
+		// Last, so that no filter after it writes to the stems it shares (stemcache.go).
+		if _, ok := c.TokenFilters[n-1].(*porter.PorterStemmer); ok {
+			c.TokenFilters = append(c.TokenFilters[:n-1:n-1], &cachedPorter{})
+		}
+	}
 	return &c, nil
 }
 

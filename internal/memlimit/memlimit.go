@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -97,6 +98,42 @@ func Keep(ctx context.Context, o Options) error {
 		case <-t.C:
 		}
 	}
+}
+
+// Defaults of ServeOptions, the pacing of a server's collector (Pace).
+const (
+	// DefaultServeFloor: a server searching an mmapped index holds a live heap of a few
+	// MiB, and allocates about 70 KB per BM25 request of k 10 on SciFact (2,600 requests a
+	// second on 2 cores: 180 MB/s). At Go's default the heap is collected at 4 MiB, 37 times
+	// a second; at 64 MiB about 3 times.
+	DefaultServeFloor    = 64 << 20
+	DefaultServeHeadroom = 1 // above the floor, collect at twice the live heap, as GOGC=100
+	DefaultServeEvery    = 100 * time.Millisecond
+)
+
+// ServeOptions are the options a server paces its collector with.
+func ServeOptions() Options {
+	return Options{Floor: DefaultServeFloor, Headroom: DefaultServeHeadroom, Every: DefaultServeEvery}
+}
+
+// Pace runs the collector by the soft limit alone while ctx lasts: it turns GOGC off and
+// keeps the limit at the larger of o.Floor and the live heap plus o.Headroom (as Keep does),
+// so that a small live heap is collected when the heap reaches the floor, not at twice its
+// few MiB. Every collection preempts the goroutines running (to scan their stacks), and for
+// a server dozens of collections a second are the tail of its latency. Above the floor it
+// collects as GOGC=100*Headroom would. A GOGC set in the environment is the operator's
+// choice: Pace leaves it, and the collector, alone. On return GOGC is restored. It blocks;
+// run it in a goroutine, and only in a program's main command.
+func Pace(ctx context.Context, o Options) error {
+	if err := o.setDefaults(); err != nil {
+		return err
+	}
+	if os.Getenv("GOGC") != "" {
+		return nil
+	}
+	prev := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(prev)
+	return Keep(ctx, o)
 }
 
 // Flags registers the options as --heap-floor (MiB) and --heap-headroom, with the defaults

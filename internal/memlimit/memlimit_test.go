@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -108,5 +109,70 @@ func TestFlags(t *testing.T) {
 		if err == nil && (o.Floor != tc.wantFloor || o.Headroom != tc.wantHead) {
 			t.Errorf("%v: floor %d headroom %g, want %d %g", tc.args, o.Floor, o.Headroom, tc.wantFloor, tc.wantHead)
 		}
+	}
+}
+
+// gcCycles reads how many collections the runtime has completed.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// churn allocates n bytes of garbage in 64 KiB pieces, as a server's requests do, while
+// little stays live.
+func churn(n int) {
+	var sink []byte
+	for range n >> 16 {
+		sink = make([]byte, 64<<10)
+		sink[0] = 1
+	}
+	runtime.KeepAlive(sink)
+}
+
+// TestPaceCollectsAtTheFloor: with a live heap of a few MiB, Go's default collects every
+// few MiB allocated; under Pace the heap reaches the floor first. GOGC is restored after.
+func TestPaceCollectsAtTheFloor(t *testing.T) {
+	t.Setenv("GOGC", "")
+	runtime.GC()
+	c0 := gcCycles()
+	churn(256 << 20)
+	unpaced := gcCycles() - c0
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- Pace(ctx, Options{Floor: 64 << 20, Headroom: 1, Every: 5 * time.Millisecond}) }()
+	for deadline := time.Now().Add(5 * time.Second); debug.SetMemoryLimit(-1) == math.MaxInt64 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC()
+	c0 = gcCycles()
+	churn(256 << 20)
+	paced := gcCycles() - c0
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// 256 MiB through a 64 MiB floor: about 4 collections; Go's default: dozens.
+	t.Logf("256 MiB of garbage: %d collections unpaced, %d paced at a 64 MiB floor", unpaced, paced)
+	if paced > 8 || unpaced < 3*paced {
+		t.Errorf("%d collections paced at a 64 MiB floor, %d unpaced: want at most 8, and a third of the unpaced", paced, unpaced)
+	}
+	if prev := debug.SetGCPercent(100); prev != 100 {
+		t.Errorf("GOGC %d after Pace, want 100 restored", prev)
+	}
+	if lim := debug.SetMemoryLimit(-1); lim != math.MaxInt64 {
+		t.Errorf("memory limit %d after Pace, want none", lim)
+	}
+}
+
+// TestPaceLeavesAnOperatorsGOGC: GOGC in the environment wins; Pace changes nothing.
+func TestPaceLeavesAnOperatorsGOGC(t *testing.T) {
+	t.Setenv("GOGC", "200")
+	if err := Pace(context.Background(), Options{Floor: 64 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	if prev := debug.SetGCPercent(100); prev != 100 {
+		t.Errorf("GOGC %d, want the process's 100 untouched", prev)
 	}
 }

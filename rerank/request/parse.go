@@ -198,6 +198,14 @@ func filters(f Filters) (search.Filters, error) {
 	if len(f.Source) > 0 {
 		out.Sources = append([]string(nil), f.Source...)
 	}
+	for i, s := range f.Language {
+		if strings.TrimSpace(s) == "" {
+			return out, fail(fmt.Sprintf("filters.language[%d]", i), "empty string")
+		}
+	}
+	if len(f.Language) > 0 {
+		out.Languages = append([]string(nil), f.Language...)
+	}
 	return out, nil
 }
 

@@ -81,10 +81,15 @@ type Filters struct {
 	DateTo   string `json:"date_to,omitempty"`
 	// Source keeps passages of these sources only: "name" or ["a", "b"].
 	Source List `json:"source,omitempty"`
+	// Language keeps passages in these languages only (codes as the index records them,
+	// "de"; a region is ignored): "de" or ["de", "fr"]. A query is analysed in each.
+	Language List `json:"language,omitempty"`
 }
 
 // IsZero reports whether f filters nothing.
-func (f Filters) IsZero() bool { return f.DateFrom == "" && f.DateTo == "" && len(f.Source) == 0 }
+func (f Filters) IsZero() bool {
+	return f.DateFrom == "" && f.DateTo == "" && len(f.Source) == 0 && len(f.Language) == 0
+}
 
 // IsZero reports whether q sets no field at all (an empty JSON object).
 func (q Query) IsZero() bool {

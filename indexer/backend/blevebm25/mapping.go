@@ -26,11 +26,19 @@ const (
 	FieldDate   = "date"   // passage date, for range filters
 	FieldSource = "source" // exact source name, for filters
 	FieldDoc    = "doc"    // exact document id, for deletes by document
+	// FieldLanguage is the passage's language, for filters (multilingual indexes only: a
+	// single-language index has none, its language filters resolved by search).
+	FieldLanguage = "lang"
 )
 
 // newMapping returns the bleve mapping of a passage index with BM25 scoring, its text
-// analysed by the named analyzer (see langanalysis.MappingDefinition).
+// analysed by the named analyzer (see langanalysis.MappingDefinition). A multilingual index's
+// text is analysed per passage (docBuilder), its terms tagged with their language; the mapping
+// names the standard analyzer, which bleve never runs (queries are term queries).
 func newMapping(analyzer string) (*mapping.IndexMappingImpl, error) {
+	if analyzer == langanalysis.Multilingual {
+		analyzer = langanalysis.Standard
+	}
 	textField := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
@@ -49,6 +57,7 @@ func newMapping(analyzer string) (*mapping.IndexMappingImpl, error) {
 	doc.AddFieldMappingsAt(FieldText, textField())
 	doc.AddFieldMappingsAt(FieldSource, keywordField())
 	doc.AddFieldMappingsAt(FieldDoc, keywordField())
+	doc.AddFieldMappingsAt(FieldLanguage, keywordField())
 	doc.AddFieldMappingsAt(FieldDate, dateField)
 
 	m := bleve.NewIndexMapping()
@@ -67,15 +76,18 @@ func newMapping(analyzer string) (*mapping.IndexMappingImpl, error) {
 // docBuilder turns passages into bleve documents directly, skipping bleve's reflection-based
 // mapping, which costs more than the analysis itself for short passages.
 type docBuilder struct {
-	text, kw analysis.Analyzer
-	indexed  tokenCounter // text, counting the tokens of the passages indexed
-	tokens   atomic.Int64
+	text   *langanalysis.Passages
+	kw     analysis.Analyzer
+	tokens atomic.Int64
+	// indexed is the text analyzer counting the tokens of the passages indexed, of a
+	// single-language index (nil when multilingual: each passage gets its language's).
+	indexed analysis.Analyzer
 }
 
 // newDocBuilder analyses text with the named analyzer, built by langanalysis rather than
 // taken from the mapping, which cannot name Kairos's own filters.
 func newDocBuilder(m *mapping.IndexMappingImpl, analyzer string) (*docBuilder, error) {
-	text, err := langanalysis.New(analyzer)
+	text, err := langanalysis.NewPassages(analyzer)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +96,13 @@ func newDocBuilder(m *mapping.IndexMappingImpl, analyzer string) (*docBuilder, e
 		return nil, fmt.Errorf("bleve analyzer %q not registered", keyword.Name)
 	}
 	b := &docBuilder{text: text, kw: kw}
-	b.indexed = tokenCounter{Analyzer: text, n: &b.tokens}
+	if !text.Multilingual() {
+		a, err := text.For("")
+		if err != nil {
+			return nil, err
+		}
+		b.indexed = tokenCounter{Analyzer: a, n: &b.tokens}
+	}
 	return b, nil
 }
 
@@ -92,7 +110,16 @@ const indexOnly = index.IndexField
 
 func (b *docBuilder) build(key uint32, p *corpus.Passage) (*document.Document, error) {
 	d := document.NewDocument(strconv.FormatUint(uint64(key), 10))
-	d.AddField(document.NewTextFieldCustom(FieldText, nil, []byte(p.Text), indexOnly, b.indexed))
+	text := b.indexed
+	if text == nil {
+		a, err := b.text.For(p.Language)
+		if err != nil {
+			return nil, fmt.Errorf("passage %s: %w", p.ID, err)
+		}
+		text = tokenCounter{Analyzer: a, n: &b.tokens}
+		d.AddField(document.NewTextFieldCustom(FieldLanguage, nil, []byte(p.Language), indexOnly, b.kw))
+	}
+	d.AddField(document.NewTextFieldCustom(FieldText, nil, []byte(p.Text), indexOnly, text))
 	d.AddField(document.NewTextFieldCustom(FieldDoc, nil, []byte(p.DocID), indexOnly, b.kw))
 	if p.Source != "" {
 		d.AddField(document.NewTextFieldCustom(FieldSource, nil, []byte(p.Source), indexOnly, b.kw))

@@ -124,6 +124,16 @@ func filterQuery(f backend.Filter) []query.Query {
 		}
 		out = append(out, query.NewDisjunctionQuery(any))
 	}
+	if len(f.Languages) > 0 {
+		any := make([]query.Query, len(f.Languages))
+		for i, l := range f.Languages {
+			q := query.NewTermQuery(l)
+			q.SetField(FieldLanguage)
+			q.SetBoost(0)
+			any[i] = q
+		}
+		out = append(out, query.NewDisjunctionQuery(any))
+	}
 	return out
 }
 
@@ -140,7 +150,7 @@ func statsFor(s backend.CollectionStats) *bsearch.BM25Stats {
 	if s.Docs == 0 && total == 0 {
 		return nil
 	}
-	card := map[string]int{FieldText: total, FieldDoc: total, FieldSource: total, FieldDate: total}
+	card := map[string]int{FieldText: total, FieldDoc: total, FieldSource: total, FieldDate: total, FieldLanguage: total}
 	return &bsearch.BM25Stats{DocCount: float64(s.Docs), FieldCardinality: card}
 }
 

@@ -124,6 +124,11 @@ func appendRecord(b []byte, p *corpus.Passage) []byte {
 		b = binary.AppendVarint(b, int64(y.To))
 		b = binary.AppendUvarint(b, uint64(y.Pos))
 	}
+	if p.Language != "" {
+		// Optional, last: records of passages without a language (every single-language
+		// index) end before it, as they did before passages carried one.
+		b = framing.AppendString(b, p.Language)
+	}
 	return b
 }
 
@@ -145,6 +150,9 @@ func decodeRecord(b []byte) (corpus.Passage, error) {
 		for i := range p.Years {
 			p.Years[i] = timex.Mention{From: int(d.ReadVarint()), To: int(d.ReadVarint()), Pos: int(d.ReadUvarint())}
 		}
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		p.Language = d.ReadString()
 	}
 	if d.Err == nil && len(d.B) != 0 {
 		d.Err = fmt.Errorf("%d trailing bytes", len(d.B))
@@ -308,6 +316,43 @@ func (s *Store) Meta(key uint32) (time.Time, string, error) {
 	return date, source, nil
 }
 
+// Language returns the language of the passage with the given key ("" for a passage stored
+// without one), decoding only what precedes it: a language-filtered search asks for every
+// candidate it meets (backend.LanguageMeta).
+func (s *Store) Language(key uint32) (string, error) {
+	seg, i, err := s.locate(key)
+	if err != nil {
+		return "", err
+	}
+	rec, err := seg.record(i)
+	if err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, err)
+	}
+	d := framing.Decoder{B: rec}
+	for range 7 { // id, document id, title, section, text, url, source (appendRecord's order)
+		d.SkipString()
+	}
+	d.ReadVarint()  // date
+	d.ReadUvarint() // ordinal
+	n := d.ReadUvarint()
+	if d.Err == nil && n > uint64(len(d.B)) {
+		return "", fmt.Errorf("passage key %d: year count overruns record", key)
+	}
+	for range n {
+		d.ReadVarint()
+		d.ReadVarint()
+		d.ReadUvarint()
+	}
+	var lang string
+	if d.Err == nil && len(d.B) != 0 {
+		lang = d.ReadString()
+	}
+	if d.Err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
+	}
+	return lang, nil
+}
+
 // Close releases the segments' mappings. Nothing read from the store may be used after it
 // except what Get and Each returned (decoded passages are copies).
 func (s *Store) Close() error {
@@ -429,6 +474,7 @@ func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
 var _ io.Closer = (*Writer)(nil)
 
 var (
-	_ backend.Meta     = (*Store)(nil)
-	_ backend.Passages = (*Store)(nil)
+	_ backend.Meta         = (*Store)(nil)
+	_ backend.Passages     = (*Store)(nil)
+	_ backend.LanguageMeta = (*Store)(nil)
 )

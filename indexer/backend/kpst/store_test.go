@@ -22,6 +22,8 @@ func TestStoreRoundTrip(t *testing.T) {
 			Date: time.Date(2016, 4, 29, 10, 0, 0, 0, time.UTC), Source: "s", Ordinal: 0,
 			Years: []timex.Mention{{From: 1994, To: 1994, Pos: 24}, {From: 1990, To: 1998, Pos: 3}}},
 		{ID: "1#1", DocID: "1", Title: "", Text: ""}, // zero date, no years
+		{ID: "de:2#0", DocID: "de:2", Title: "Häuser", Text: "Häuser | 1990", Language: "de", // multilingual index
+			Years: []timex.Mention{{From: 1990, To: 1990, Pos: 10}}},
 	}
 	path := filepath.Join(t.TempDir(), "p.kpst")
 	w, err := createStore(path)
@@ -49,7 +51,7 @@ func TestStoreRoundTrip(t *testing.T) {
 			t.Errorf("DocID(%d) = %q, %v", i, doc, err)
 		}
 	}
-	if _, err := s.Get(2); err == nil {
+	if _, err := s.Get(uint32(len(ps))); err == nil {
 		t.Error("Get past the end succeeded")
 	}
 	// GetMany and DocIDs answer in the order asked, repeats included; a key past the end
@@ -101,6 +103,7 @@ func FuzzParseStore(f *testing.F) {
 // damaged records out, so this guards against panics on crafted files).
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(appendRecord(nil, &corpus.Passage{ID: "x#1", Title: "t", Years: []timex.Mention{{From: 2000, To: 2001, Pos: 5}}}))
+	f.Add(appendRecord(nil, &corpus.Passage{ID: "fr:x#1", Title: "t", Language: "fr"}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := decodeRecord(b)
 		if err == nil {
@@ -164,6 +167,8 @@ func TestMetaMatchesGet(t *testing.T) {
 		{ID: "a#0", DocID: "a", Title: "A", Section: "S", Text: "text | more", URL: "u", Source: "wiki", Date: day},
 		{ID: "b#0", DocID: "b", Text: "no date, no source"},
 		{ID: "c#0", DocID: "c", Text: "old", Source: "news", Date: time.Date(1850, 1, 2, 0, 0, 0, 0, time.UTC)},
+		{ID: "d#0", DocID: "d", Text: "Paris 1900, 1901", Source: "frwiki", Language: "fr",
+			Years: []timex.Mention{{From: 1900, To: 1900, Pos: 6}, {From: 1901, To: 1901, Pos: 12}}},
 	}
 	for i := range ps {
 		if _, err := w.Add(&ps[i]); err != nil {
@@ -186,6 +191,9 @@ func TestMetaMatchesGet(t *testing.T) {
 		date, source, err := s.Meta(uint32(k))
 		if err != nil || !date.Equal(p.Date) || source != p.Source {
 			t.Errorf("key %d: Meta = %v %q %v, Get has %v %q", k, date, source, err, p.Date, p.Source)
+		}
+		if lang, err := s.Language(uint32(k)); err != nil || lang != ps[k].Language || p.Language != ps[k].Language {
+			t.Errorf("key %d: Language = %q %v, Get has %q, want %q", k, lang, err, p.Language, ps[k].Language)
 		}
 	}
 	if _, _, err := s.Meta(uint32(len(ps))); err == nil {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -25,7 +24,7 @@ import (
 // deleted set.
 type Writer struct {
 	dir     string
-	text    analysis.Analyzer
+	text    *langanalysis.Passages // each passage in its language when multilingual
 	deleted *kpst.Tombstones
 	// deletedDF counts, per term, the deleted passages that hold it (carried from the base,
 	// added to as passages are deleted), for the reader to take from document frequencies.
@@ -70,7 +69,7 @@ type part struct {
 }
 
 func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedDF *postings.TermCounts, e Engine) (*Writer, error) {
-	text, err := langanalysis.New(analyzer)
+	text, err := langanalysis.NewPassages(analyzer)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +206,10 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			if p == nil {
 				return nil // refused below, in the batch's turn
 			}
-			toks := w.text.Analyze([]byte(p.Text))
+			toks, err := w.text.Analyze(p.Language, []byte(p.Text))
+			if err != nil {
+				return fmt.Errorf("passage %s: %w", p.ID, err)
+			}
 			// one string for the passage's terms, sliced: two allocations per passage
 			// instead of one per token, less for the collector to run for
 			var all strings.Builder
@@ -229,7 +231,7 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			return nil
 		})
 	}
-	g.Wait()
+	analysed := g.Wait()
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -246,6 +248,10 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	if err := ctx.Err(); err != nil {
 		w.failed = err
 		return err
+	}
+	if analysed != nil {
+		w.failed = analysed
+		return analysed
 	}
 	for i, p := range b.delDocs {
 		if p == nil {

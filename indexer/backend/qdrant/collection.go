@@ -22,6 +22,9 @@ const (
 	fieldGen    = "gen"
 	fieldDate   = "date"
 	fieldSource = "source"
+	// fieldLanguage is Passage.Language's JSON name: set in the payload of the passages of a
+	// multilingual index, for language filters.
+	fieldLanguage = "language"
 )
 
 // ensureCollection creates collection coll with Kairos's layout, or checks an existing one.
@@ -59,7 +62,8 @@ func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
 	for _, f := range []struct {
 		name string
 		typ  qdrant.FieldType
-	}{{fieldDate, qdrant.FieldType_FieldTypeDatetime}, {fieldSource, qdrant.FieldType_FieldTypeKeyword}, {fieldKey, qdrant.FieldType_FieldTypeInteger}} {
+	}{{fieldDate, qdrant.FieldType_FieldTypeDatetime}, {fieldSource, qdrant.FieldType_FieldTypeKeyword},
+		{fieldLanguage, qdrant.FieldType_FieldTypeKeyword}, {fieldKey, qdrant.FieldType_FieldTypeInteger}} {
 		err := e.do(ctx, "create payload index "+f.name, coll, func(ctx context.Context, c *qdrant.Client) error {
 			_, err := c.CreateFieldIndex(ctx, &qdrant.CreateFieldIndexCollection{
 				CollectionName: coll, FieldName: f.name, FieldType: qdrant.PtrOf(f.typ), Wait: qdrant.PtrOf(true),

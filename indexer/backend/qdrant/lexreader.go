@@ -117,6 +117,9 @@ func qdrantFilter(f backend.Filter) *qdrant.Filter {
 	if len(f.Sources) > 0 {
 		out.Must = append(out.Must, qdrant.NewMatchKeywords(fieldSource, f.Sources...))
 	}
+	if len(f.Languages) > 0 {
+		out.Must = append(out.Must, qdrant.NewMatchKeywords(fieldLanguage, f.Languages...))
+	}
 	if f.None {
 		// Every passage point has a key: requiring it to be absent matches nothing.
 		out.Must = append(out.Must, qdrant.NewIsEmpty(fieldKey))

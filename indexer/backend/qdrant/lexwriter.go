@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/qdrant/go-client/qdrant"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -33,7 +32,7 @@ func (l Lexical) Drop(ctx context.Context, gen backend.Gen) error { return l.e.D
 // Commit anyway.
 func (l Lexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
 	e := l.e
-	an, err := langanalysis.New(analyzer)
+	an, err := langanalysis.NewPassages(analyzer)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +58,8 @@ type lexWriter struct {
 	e     *Engine
 	coll  string
 	gen   string
-	an    analysis.Analyzer
-	mu    sync.Mutex // guards what follows
+	an    *langanalysis.Passages // each passage in its language when multilingual
+	mu    sync.Mutex             // guards what follows
 	spill *spill
 	// seq numbers the spilled additions and the deletions in the order they were applied
 	// (base passages are 0); deleted maps a key to its last deletion, so an addition is live
@@ -107,7 +106,10 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	var tokens int64
 	for i := range b.adds {
 		a := &b.adds[i]
-		toks := w.an.Analyze([]byte(a.p.Text))
+		toks, err := w.an.Analyze(a.p.Language, []byte(a.p.Text))
+		if err != nil {
+			return fmt.Errorf("passage %s: %w", a.p.ID, err)
+		}
 		tf := make(map[string]int, len(toks))
 		var terms []string
 		for _, t := range toks {

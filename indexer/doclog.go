@@ -1,0 +1,411 @@
+package indexer
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/kairos-rag/kairos/internal/framing"
+)
+
+// docLog is the document table of a build (append mode), kept out of memory: a build of ten
+// million documents held them as a map of pointers (two objects and three pointers each),
+// which the collector walked over and over, so the cost of each passage grew with the
+// collection (issue 28: 55% of the CPU in the collector at 1.7M passages). Entries are
+// appended to a byte buffer (no pointers: one slab and its offsets), and when the buffer
+// reaches its limit it is sorted by id and written as a run to an unlinked temporary file,
+// as the postings builder spills its postings. A checkpoint and the end of the build merge
+// the runs (and the table of the generation the build continued from, after a restart) into
+// the generation's docs.kdoc, combining the entries of a repeated id in the order they came.
+// Memory: the buffer's limit, whatever the number of documents.
+type docLog struct {
+	dir   string // where runs are created (and unlinked at once)
+	limit int    // bytes of buffered entries that make a run
+	buf   []byte
+	offs  []uint64 // each buffered entry: its start in buf << 32 | its length
+	runs  []*os.File
+	// base is the document table of the generation the build continued from when it started
+	// (a resumed build's checkpoint), held open because later checkpoints remove that
+	// generation; nil: none. Its entries come before every run's.
+	base     io.ReadSeeker
+	baseDone io.Closer
+}
+
+// docLogLimit is the default buffer of a docLog: 32 MiB, about 600,000 entries of synthetic
+// ids; ten million documents make 16 runs.
+const docLogLimit = 32 << 20
+
+// docRec is one entry while merging. Its slices are reused from entry to entry.
+type docRec struct {
+	id       []byte
+	hash     DocHash
+	input    int32 // 1 + the build's input index; 0: unknown (the base table does not store it)
+	fromPos  bool
+	keys     []uint32
+	fromBase bool
+}
+
+// add appends a document's entry. input is 1 + the index of its input.
+func (l *docLog) add(id string, h DocHash, keys []uint32, input int32, fromPos bool) error {
+	if len(l.buf) >= l.limit && len(l.offs) > 0 {
+		if err := l.spill(); err != nil {
+			return err
+		}
+	}
+	if uint64(len(l.buf)) > 1<<32-1 {
+		return errors.New("document log: entry buffer over 4 GiB") // limit is far below
+	}
+	start := len(l.buf)
+	l.buf = appendDocRec(l.buf, id, h, keys, input, fromPos)
+	l.offs = append(l.offs, uint64(start)<<32|uint64(len(l.buf)-start))
+	return nil
+}
+
+func appendDocRec(b []byte, id string, h DocHash, keys []uint32, input int32, fromPos bool) []byte {
+	b = framing.AppendString(b, id)
+	b = append(b, h[:]...)
+	b = binary.AppendUvarint(b, uint64(input))
+	if fromPos {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	prev := uint32(0)
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(k-prev))
+		prev = k
+	}
+	return b
+}
+
+// entry returns the bytes of a buffered entry, and idAt its id.
+func (l *docLog) entry(e uint64) []byte {
+	start := int(e >> 32)
+	return l.buf[start : start+int(uint32(e))]
+}
+
+func (l *docLog) idAt(e uint64) []byte {
+	b := l.entry(e)
+	n, w := binary.Uvarint(b)
+	return b[w : w+int(n)]
+}
+
+// spill sorts the buffered entries by id (stably: a repeated id keeps its order) and writes
+// them as a run.
+func (l *docLog) spill() error {
+	slices.SortStableFunc(l.offs, func(a, b uint64) int { return bytes.Compare(l.idAt(a), l.idAt(b)) })
+	f, err := os.CreateTemp(l.dir, "docs-run-*.tmp")
+	if err != nil {
+		return fmt.Errorf("document log: %w", err)
+	}
+	os.Remove(f.Name()) // unlinked: a crash leaves nothing behind
+	w := bufio.NewWriterSize(f, 1<<16)
+	for _, e := range l.offs {
+		if _, err := w.Write(l.entry(e)); err != nil {
+			f.Close()
+			return fmt.Errorf("document log: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("document log: %w", err)
+	}
+	l.runs = append(l.runs, f)
+	l.buf, l.offs = l.buf[:0], l.offs[:0]
+	return nil
+}
+
+// byteReader is what readDocRec reads from.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+// readDocRec reads one entry into r: a run's layout, or with table set the layout of
+// docs.kdoc, which has no input and flag.
+func readDocRec(br byteReader, r *docRec, table bool) error {
+	uv := func() (uint64, error) { return binary.ReadUvarint(br) }
+	n, err := uv()
+	if err != nil {
+		return err // io.EOF at the end of a run
+	}
+	if n > 1<<20 {
+		return fmt.Errorf("document id of %d bytes", n)
+	}
+	r.id = slices.Grow(r.id[:0], int(n))[:n]
+	if _, err := io.ReadFull(br, r.id); err != nil {
+		return noEOF(err)
+	}
+	if _, err := io.ReadFull(br, r.hash[:]); err != nil {
+		return noEOF(err)
+	}
+	r.input, r.fromPos = 0, false
+	if !table {
+		in, err := uv()
+		if err != nil {
+			return noEOF(err)
+		}
+		flag, err := br.ReadByte()
+		if err != nil {
+			return noEOF(err)
+		}
+		r.input, r.fromPos = int32(in), flag == 1
+	}
+	nk, err := uv()
+	if err != nil {
+		return noEOF(err)
+	}
+	if nk > 1<<32 {
+		return fmt.Errorf("document %q: %d keys", r.id, nk)
+	}
+	r.keys = r.keys[:0]
+	var k uint64
+	for range nk {
+		d, err := uv()
+		if err != nil {
+			return noEOF(err)
+		}
+		if k += d; k > 1<<32-1 {
+			return fmt.Errorf("document %q: key out of range", r.id)
+		}
+		r.keys = append(r.keys, uint32(k))
+	}
+	return nil
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// docSource yields the entries of one sorted run (or the base table) in id order.
+type docSource struct {
+	r     *bufio.Reader
+	idx   int    // order of the source: the base first, then runs as written
+	table bool   // the base table's layout
+	left  uint64 // entries left in the base table
+	cur   docRec
+}
+
+func (s *docSource) next() (bool, error) {
+	if s.table {
+		if s.left == 0 {
+			return false, nil
+		}
+		s.left--
+	}
+	err := readDocRec(s.r, &s.cur, s.table)
+	if err == io.EOF && !s.table {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("document log: reading back: %w", noEOF(err))
+	}
+	s.cur.fromBase = s.table
+	return true, nil
+}
+
+type docHeap []*docSource
+
+func (h docHeap) Len() int { return len(h) }
+func (h docHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].cur.id, h[j].cur.id); c != 0 {
+		return c < 0
+	}
+	return h[i].idx < h[j].idx
+}
+func (h docHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *docHeap) Push(x any)   { *h = append(*h, x.(*docSource)) }
+func (h *docHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// open positions every source at its start: the base table, then the runs in order.
+func (l *docLog) open() (docHeap, error) {
+	var h docHeap
+	if l.base != nil {
+		if _, err := l.base.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("base document table: %w", err)
+		}
+		br := bufio.NewReaderSize(l.base, 1<<16)
+		var head [framing.HeaderSize + 8]byte
+		if _, err := io.ReadFull(br, head[:]); err != nil {
+			return nil, fmt.Errorf("base document table: %w", noEOF(err))
+		}
+		if string(head[:4]) != docTableFormat.Magic || binary.LittleEndian.Uint32(head[4:8]) != docTableFormat.Version {
+			return nil, fmt.Errorf("base document table: not a %s of version %d", docTableFormat.Name, docTableFormat.Version)
+		}
+		h = append(h, &docSource{r: br, idx: 0, table: true, left: binary.LittleEndian.Uint64(head[8:])})
+	}
+	for i, f := range l.runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("document log: %w", err)
+		}
+		h = append(h, &docSource{r: bufio.NewReaderSize(f, 1<<16), idx: i + 1})
+	}
+	live := h[:0]
+	for _, s := range h {
+		ok, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			live = append(live, s)
+		}
+	}
+	heap.Init(&live)
+	return live, nil
+}
+
+// merge calls each(first, rest) for every distinct id in id order: first is the id's first
+// entry, rest its repeats in the order they came. The records passed are valid during the
+// call only.
+func (l *docLog) merge(each func(first *docRec, rest []*docRec) error) error {
+	h, err := l.open()
+	if err != nil {
+		return err
+	}
+	var first docRec
+	var rest []*docRec
+	var pool []*docRec
+	for len(h) > 0 {
+		s := h[0]
+		copyRec(&first, &s.cur)
+		rest = rest[:0]
+		if err := l.advance(&h); err != nil {
+			return err
+		}
+		for len(h) > 0 && bytes.Equal(h[0].cur.id, first.id) {
+			if len(pool) == len(rest) {
+				pool = append(pool, &docRec{})
+			}
+			r := pool[len(rest)]
+			copyRec(r, &h[0].cur)
+			rest = append(rest, r)
+			if err := l.advance(&h); err != nil {
+				return err
+			}
+		}
+		if err := each(&first, rest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advance moves the top source to its next entry, dropping it at its end.
+func (l *docLog) advance(h *docHeap) error {
+	s := (*h)[0]
+	ok, err := s.next()
+	if err != nil {
+		return err
+	}
+	if ok {
+		heap.Fix(h, 0)
+		return nil
+	}
+	heap.Pop(h)
+	return nil
+}
+
+func copyRec(dst, src *docRec) {
+	dst.id = append(dst.id[:0], src.id...)
+	dst.hash, dst.input, dst.fromPos, dst.fromBase = src.hash, src.input, src.fromPos, src.fromBase
+	dst.keys = append(dst.keys[:0], src.keys...)
+}
+
+// writeTable writes the merged table to path (docs.kdoc) and returns its number of documents.
+// check sees each id's entries before they are combined (a build refuses some repeats).
+func (l *docLog) writeTable(path string, check func(first *docRec, rest []*docRec) error) (int, error) {
+	if len(l.offs) > 0 {
+		if err := l.spill(); err != nil {
+			return 0, err
+		}
+	}
+	// The count heads the payload, so a first pass counts the distinct ids.
+	count := 0
+	if err := l.merge(func(first *docRec, rest []*docRec) error {
+		count++
+		return check(first, rest)
+	}); err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	fail := func(err error) (int, error) {
+		f.Close()
+		os.Remove(path)
+		return 0, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	fw, err := framing.NewWriter(bw, docTableFormat)
+	if err != nil {
+		return fail(err)
+	}
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 1<<12), uint64(count))
+	var keys []uint32
+	err = l.merge(func(first *docRec, rest []*docRec) error {
+		h := first.hash
+		keys = append(keys[:0], first.keys...)
+		for _, r := range rest {
+			h = h.combine(r.hash)
+			keys = append(keys, r.keys...)
+		}
+		b = framing.AppendString(b, string(first.id))
+		b = append(b, h[:]...)
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		prev := uint32(0)
+		for _, k := range keys {
+			b = binary.AppendUvarint(b, uint64(k-prev))
+			prev = k
+		}
+		if len(b) >= 1<<12 {
+			if _, err := fw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := fw.Write(b); err != nil {
+		return fail(err)
+	}
+	if err := fw.Close(); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	return count, f.Close()
+}
+
+// close releases the runs.
+func (l *docLog) close() {
+	for _, f := range l.runs {
+		f.Close()
+	}
+	if l.baseDone != nil {
+		l.baseDone.Close()
+	}
+	l.runs, l.buf, l.offs, l.base, l.baseDone = nil, nil, nil, nil, nil
+}

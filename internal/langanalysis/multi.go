@@ -1,0 +1,142 @@
+package langanalysis
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// Multilingual is the analyzer name an index records when its passages are in several
+// languages: each passage is analysed with the analyzer of its own language (For), and its
+// terms are tagged with that language (Tag), so that "die" in German and "die" in English are
+// two terms with their own document frequencies, as two single-language indexes would have
+// them. Queries are analysed once per language searched, each analysis tagged alike.
+const Multilingual = "multilingual"
+
+// tagSep separates a language from a term in a tagged term. Language codes never contain it,
+// so "fr:de:x" (a French token "de:x", which UAX #29 keeps whole) cannot be read as German.
+const tagSep = ":"
+
+// Tag returns term tagged with its language, as a multilingual index stores it.
+func Tag(language, term string) string { return language + tagSep + term }
+
+// Passages analyses passages as an index of the given analyzer name does: with that analyzer
+// for a single-language index (the language of a passage is then ignored, and terms are not
+// tagged, so a single-language index is unchanged), or, for Multilingual, with the analyzer
+// of each passage's language, its terms tagged (Tag). Safe for concurrent use.
+type Passages struct {
+	single analysis.Analyzer // nil when multilingual
+	mu     sync.Mutex
+	byLang map[string]analysis.Analyzer // multilingual: by normalized language code
+}
+
+// NewPassages returns the passage analysis of the analyzer name a manifest records.
+func NewPassages(name string) (*Passages, error) {
+	if name == Multilingual {
+		return &Passages{byLang: map[string]analysis.Analyzer{}}, nil
+	}
+	a, err := New(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Passages{single: a}, nil
+}
+
+// Multilingual reports whether terms are tagged with their language.
+func (p *Passages) Multilingual() bool { return p.single == nil }
+
+// analyzer returns the analyzer of language, built on first use.
+func (p *Passages) analyzer(language string) (analysis.Analyzer, error) {
+	if language == "" {
+		return nil, fmt.Errorf("a multilingual index needs the language of every passage")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a, ok := p.byLang[language]; ok {
+		return a, nil
+	}
+	a, err := New(For(language).Analyzer)
+	if err != nil {
+		return nil, err
+	}
+	p.byLang[language] = a
+	return a, nil
+}
+
+// Analyze returns the tokens of text in language, terms tagged when multilingual. The
+// tokens' Term bytes are the caller's.
+func (p *Passages) Analyze(language string, text []byte) (analysis.TokenStream, error) {
+	if p.single != nil {
+		return p.single.Analyze(text), nil
+	}
+	a, err := p.analyzer(Normalize(language))
+	if err != nil {
+		return nil, err
+	}
+	toks := a.Analyze(text)
+	prefix := Normalize(language) + tagSep
+	for _, t := range toks {
+		t.Term = append([]byte(prefix), t.Term...)
+	}
+	return toks, nil
+}
+
+// For returns an analysis.Analyzer of the passages of one language (for engines that hand an
+// analyzer to their index, bleve): the single analyzer, or the language's, tagging its terms.
+func (p *Passages) For(language string) (analysis.Analyzer, error) {
+	if p.single != nil {
+		return p.single, nil
+	}
+	language = Normalize(language)
+	a, err := p.analyzer(language)
+	if err != nil {
+		return nil, err
+	}
+	return tagging{a: a, prefix: []byte(language + tagSep)}, nil
+}
+
+// tagging is an analyzer whose terms are tagged with a language.
+type tagging struct {
+	a      analysis.Analyzer
+	prefix []byte
+}
+
+func (t tagging) Analyze(text []byte) analysis.TokenStream {
+	toks := t.a.Analyze(text)
+	for _, tok := range toks {
+		tok.Term = append(append(make([]byte, 0, len(t.prefix)+len(tok.Term)), t.prefix...), tok.Term...)
+	}
+	return toks
+}
+
+// QueryTerms analyses a query for each of languages (ignored by a single-language index) and
+// returns the distinct terms, tagged when multilingual: one clause set per language, so that
+// each passage is matched by its own language's analysis of the query and scored with the
+// exact statistics of its own terms.
+func (p *Passages) QueryTerms(text string, languages []string) ([]string, error) {
+	var out []string
+	seen := map[string]struct{}{}
+	add := func(toks analysis.TokenStream) {
+		for _, t := range toks {
+			s := string(t.Term)
+			if _, ok := seen[s]; ok {
+				continue
+			}
+			seen[s] = struct{}{}
+			out = append(out, s)
+		}
+	}
+	if p.single != nil {
+		add(p.single.Analyze([]byte(text)))
+		return out, nil
+	}
+	for _, l := range languages {
+		toks, err := p.Analyze(l, []byte(text))
+		if err != nil {
+			return nil, err
+		}
+		add(toks)
+	}
+	return out, nil
+}

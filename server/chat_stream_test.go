@@ -1,0 +1,109 @@
+package server
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/chat"
+)
+
+// A streamed turn whose final checks refuse what streamed (here: a refinement with two
+// revisions) sends token events, then one replace event with the reply, then done with the
+// same reply; the refused second revision is never streamed (the trace of the done event
+// records it as the refine stage's unusable output).
+func TestChatStreamReplaceEvent(t *testing.T) {
+	script := func(stage string, msgs []chat.Message) string {
+		if stage == chat.StageRefine {
+			return "Relevance: ok 90/100\nRevised response: Sorry, I have no idea at all.\nRevised response: Napoleon did it."
+		}
+		return echoScript(stage, msgs)
+	}
+	e := newScriptedChatEnv(t, script, chat.StoreOptions{}, "", chat.ClientOptions{})
+	w := do(e.srv, "POST", "/v1/chat", `{"message":"who discovered vitamin D?","stream":true}`)
+	var kinds []string
+	var tokens strings.Builder
+	var replaced map[string]string
+	var done ChatResponse
+	for _, ev := range sseEvents(t, w.Body.String()) {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != ev[0] {
+			kinds = append(kinds, ev[0])
+		}
+		switch ev[0] {
+		case "token":
+			var tok map[string]string
+			mustJSON(t, []byte(ev[1]), &tok)
+			tokens.WriteString(tok["token"])
+		case "replace":
+			mustJSON(t, []byte(ev[1]), &replaced)
+		case "done":
+			mustJSON(t, []byte(ev[1]), &done)
+		}
+	}
+	if strings.Join(kinds, ",") != "token,replace,done" {
+		t.Fatalf("events %v, want token, replace, done", kinds)
+	}
+	if tokens.String() != "Sorry, I have no idea at all." {
+		t.Errorf("streamed %q", tokens.String())
+	}
+	if replaced["reply"] != chat.DefaultNotSure || done.Reply != replaced["reply"] {
+		t.Errorf("replace %q, done %q", replaced, done.Reply)
+	}
+	conv, err := e.store.Get("session:"+w.Header().Get(SessionHeader), done.Conversation)
+	if err != nil || conv.Turns[0].Bot != chat.DefaultNotSure {
+		b, _ := json.Marshal(conv)
+		t.Errorf("stored %s %v", b, err)
+	}
+}
+
+// A turn reports its LLM usage stage by stage and in all, the conversation's so far (turns the
+// caps dropped included), and /metrics counts the same tokens and their cost.
+func TestChatUsageAndMetrics(t *testing.T) {
+	e := newScriptedChatEnv(t, echoScript, chat.StoreOptions{MaxTurns: 1}, "", chat.ClientOptions{PricePrompt: 3, PriceCompletion: 15})
+	id, tok := e.start("", "first")
+	code, r := e.turn(id, tok, "second")
+	if code != 200 || r.Usage == nil || r.ConversationUsage == nil || r.Pipeline != "wikichat" {
+		t.Fatalf("%d %+v", code, r)
+	}
+	var sum ChatUsage
+	for _, st := range r.Trace {
+		if u := st.Usage; u != nil {
+			sum.PromptTokens += u.PromptTokens
+			sum.CompletionTokens += u.CompletionTokens
+			sum.Calls += u.Calls
+			sum.Cost += u.Cost
+		}
+	}
+	u := *r.Usage
+	if u.Calls == 0 || u.PromptTokens == 0 || u.EstimatedCalls != 0 || sum.PromptTokens != u.PromptTokens ||
+		sum.CompletionTokens != u.CompletionTokens || sum.Calls != u.Calls {
+		t.Errorf("turn usage %+v, stages sum to %+v", u, sum)
+	}
+	if want := (float64(u.PromptTokens)*3 + float64(u.CompletionTokens)*15) / 1000; math.Abs(u.Cost-want) > 1e-9 {
+		t.Errorf("cost %v, want %v", u.Cost, want)
+	}
+	// Both turns cost the same calls; the first was dropped by the one-turn cap.
+	if c := *r.ConversationUsage; c.Calls != 2*u.Calls || c.PromptTokens <= u.PromptTokens {
+		t.Errorf("conversation usage %+v after two turns of %+v", c, u)
+	}
+	metrics := do(e.srv, "GET", "/metrics", "").Body.String()
+	var prompt, cost float64
+	for _, l := range strings.Split(metrics, "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(f[1], 64)
+		switch {
+		case strings.HasPrefix(l, "kairos_chat_llm_tokens_total{") && strings.Contains(l, `kind="prompt"`) && strings.Contains(l, `pipeline="wikichat"`):
+			prompt += v
+		case strings.HasPrefix(l, "kairos_chat_llm_cost_total{"):
+			cost += v
+		}
+	}
+	if c := *r.ConversationUsage; int(prompt) != c.PromptTokens || math.Abs(cost-c.Cost) > 1e-9 {
+		t.Errorf("/metrics: %v prompt tokens costing %v; the conversation: %+v", prompt, cost, c)
+	}
+}
