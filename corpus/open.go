@@ -160,8 +160,16 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 	if format == "" {
 		var err error
 		if format, err = detectFormat(file, head, opts.FAQ); err != nil {
+			if enc := utf16BOM(head); enc != "" {
+				return nil, "", fmt.Errorf("%s: the file is %s (it starts with a byte order mark): Kairos reads JSON and CSV as UTF-8 (MediaWiki XML may be UTF-16); convert it, e.g. iconv -f UTF-16 -t UTF-8", file, enc)
+			}
 			return nil, "", err
 		}
+	}
+	if enc := utf16BOM(head); enc != "" && format != FormatMediaWiki {
+		// Read as UTF-8, the first record fails as "invalid character 'ÿ'", which names
+		// neither the cause nor the fix.
+		return nil, "", fmt.Errorf("%s: the file is %s (it starts with a byte order mark): %s inputs must be UTF-8; convert it, e.g. iconv -f UTF-16 -t UTF-8", file, enc, format)
 	}
 	max := opts.maxRecordBytes()
 	switch format {
@@ -179,6 +187,18 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 		return newFAQCSVReader(r, file, opts.Source, opts.FAQ).capRecords(max), format, nil
 	}
 	return nil, "", fmt.Errorf("unknown format %q", format)
+}
+
+// utf16BOM names the encoding a UTF-16 byte order mark at the start of head announces, or
+// returns "" when there is none.
+func utf16BOM(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
+		return "UTF-16 little-endian"
+	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		return "UTF-16 big-endian"
+	}
+	return ""
 }
 
 // DetectFormat names the format of an input from its path and the first bytes of its

@@ -1,6 +1,10 @@
 package indexer
 
-import "github.com/blevesearch/bleve/v2/analysis/lang/en"
+import (
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+)
 
 // Analyzer is the default analyzer, of indexes in English and of manifests that record none:
 // bleve's English analyzer: unicode tokens, possessives, lower case, English stop words,
@@ -13,6 +17,6 @@ const Analyzer = en.AnalyzerName
 // "BM25"). A local index takes them at query time; an index on Qdrant has them baked into its
 // weights at build (QdrantOptions.BM25), and searches with others are refused.
 const (
-	BM25K1 = 1.2
-	BM25B  = 0.4
+	BM25K1 = backend.DefaultK1
+	BM25B  = backend.DefaultB
 )

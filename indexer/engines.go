@@ -24,11 +24,54 @@ type Engines struct {
 	Vectors backend.Vectors
 }
 
-// Lexical engines a build may name (BuildOptions.Lexical).
+// Lexical engines a manifest may name (BuildOptions.Lexical); a local build names one of
+// the first two. lexicalEngines is the table behind them.
 const (
 	LexicalBleve    = "bleve"    // bleve's scorch index ("" in manifests older than the postings default)
 	LexicalPostings = "postings" // Kairos's postings with block-max MaxScore
+	LexicalQdrant   = "qdrant"   // an index on Qdrant: its BM25 lives in the cluster
 )
+
+// lexicalEngineSpec is one row of the engine table: the name a manifest records and, for a
+// local engine, its constructor and where its files sit in a generation.
+type lexicalEngineSpec struct {
+	name  string
+	local func() backend.Lexical // nil: not a local engine
+	dir   func(genDir string) string
+}
+
+// lexicalEngines is the one table of lexical engines, name to constructor: every place that
+// turns a name into an engine, a directory or an error message reads it.
+func lexicalEngines() []lexicalEngineSpec {
+	return []lexicalEngineSpec{
+		{LexicalPostings, func() backend.Lexical { return postingsbm25.Engine{} }, postingsbm25.Dir},
+		{LexicalBleve, func() backend.Lexical { return blevebm25.Engine{} }, blevebm25.Dir},
+		// Opened through its location (qdrantgens.go), which names the cluster.
+		{LexicalQdrant, nil, nil},
+	}
+}
+
+// lexicalSpec returns the row of name as a manifest reads it (manifestLexical).
+func lexicalSpec(name string) (lexicalEngineSpec, bool) {
+	name = manifestLexical(name)
+	for _, e := range lexicalEngines() {
+		if e.name == name {
+			return e, true
+		}
+	}
+	return lexicalEngineSpec{}, false
+}
+
+// localLexicalNames lists the local engines, for messages.
+func localLexicalNames() string {
+	var names []string
+	for _, e := range lexicalEngines() {
+		if e.local != nil {
+			names = append(names, e.name)
+		}
+	}
+	return strings.Join(names, " or ")
+}
 
 // DefaultLexical is the lexical engine of a new local index whose build names none
 // (BuildOptions.Lexical ""): the one definition of that default, which `kairos index`,
@@ -52,21 +95,23 @@ func (m *Manifest) LexicalEngine() string { return manifestLexical(m.Options.Lex
 
 // lexicalEngine returns the local engine a manifest's Lexical names (manifestLexical).
 func lexicalEngine(name string) (backend.Lexical, error) {
-	switch manifestLexical(name) {
-	case LexicalBleve:
-		return blevebm25.Engine{}, nil
-	case LexicalPostings:
-		return postingsbm25.Engine{}, nil
+	e, ok := lexicalSpec(name)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("unknown lexical engine %q (want %s)", name, localLexicalNames())
+	case e.local == nil:
+		return nil, fmt.Errorf("lexical engine %q is not a local one (want %s; an index on Qdrant is named by its qdrant:// location)", name, localLexicalNames())
 	}
-	return nil, fmt.Errorf("unknown lexical engine %q (want %s or %s)", name, LexicalBleve, LexicalPostings)
+	return e.local(), nil
 }
 
-// lexicalDir is the directory of a generation's lexical part for the engine named name.
+// lexicalDir is the directory of a generation's lexical part for the engine named name (the
+// generation itself for an engine that keeps no files there).
 func lexicalDir(genDir, name string) string {
-	if name == LexicalPostings {
-		return postingsbm25.Dir(genDir)
+	if e, ok := lexicalSpec(name); ok && e.dir != nil {
+		return e.dir(genDir)
 	}
-	return blevebm25.Dir(genDir)
+	return genDir
 }
 
 // newLexical is the engine a new build of a build option's Lexical uses: DefaultLexical for "".

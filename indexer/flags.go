@@ -26,14 +26,10 @@ const DefaultLexicalFirst = true
 
 // Flags registers the build options with their defaults: --max-words, --batch and --language.
 func (o *BuildOptions) Flags(fs *flag.FlagSet) {
-	if o.MaxWords == 0 {
-		o.MaxWords = DefaultMaxWords
-	}
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	fs.IntVar(&o.MaxWords, "max-words", o.MaxWords, "passage size limit in words, title prefix included")
-	fs.IntVar(&o.BatchSize, "batch", o.BatchSize, "passages per index batch")
+	d := *o
+	d.SetDefaults()
+	fs.IntVar(&o.MaxWords, "max-words", d.MaxWords, "passage size limit in words, title prefix included")
+	fs.IntVar(&o.BatchSize, "batch", d.BatchSize, "passages per index batch")
 	fs.StringVar(&o.Lexical, "lexical", o.Lexical, "lexical engine of a new index: postings (Kairos's own: same scores, pruned queries, bounded build memory) or bleve; default "+DefaultLexical+"; an update keeps the index's")
 	fs.StringVar(&o.Language, "language", o.Language, "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming; multilingual: each document in its own language); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en; inputs in different languages make a multilingual index")
 }
@@ -72,31 +68,29 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 // HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a
 // build applies (hnsw's, and DefaultHNSWSeed).
 func HNSWFlags(fs *flag.FlagSet, h *hnsw.Options) {
-	if h.M == 0 {
-		h.M = hnsw.DefaultM
-	}
-	if h.EfConstruction == 0 {
-		h.EfConstruction = hnsw.DefaultEfConstruction
-	}
-	if h.EfSearch == 0 {
-		h.EfSearch = hnsw.DefaultEfSearch
-	}
+	d := hnswDefaults(*h)
+	fs.IntVar(&h.M, "hnsw-m", d.M, "HNSW: neighbours per node (M)")
+	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", d.EfConstruction, "HNSW: candidate list size while building")
+	fs.IntVar(&h.EfSearch, "hnsw-ef-search", d.EfSearch, "HNSW: default candidate list size of searches")
+	fs.Int64Var(&h.Seed, "hnsw-seed", d.Seed, "HNSW: random seed (level draws)")
+}
+
+// hnswDefaults is h with the defaults a build applies: hnsw's (hnsw.Options.SetDefaults) and
+// the seed DefaultHNSWSeed.
+func hnswDefaults(h hnsw.Options) hnsw.Options {
+	h.SetDefaults()
 	if h.Seed == 0 {
 		h.Seed = DefaultHNSWSeed
 	}
-	fs.IntVar(&h.M, "hnsw-m", h.M, "HNSW: neighbours per node (M)")
-	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", h.EfConstruction, "HNSW: candidate list size while building")
-	fs.IntVar(&h.EfSearch, "hnsw-ef-search", h.EfSearch, "HNSW: default candidate list size of searches")
-	fs.Int64Var(&h.Seed, "hnsw-seed", h.Seed, "HNSW: random seed (level draws)")
+	return h
 }
 
 // Flags registers the build's flags (Options.Flags) and the update's: --delete-missing and
 // --compact-ratio (default DefaultCompactRatio).
 func (o *UpdateOptions) Flags(fs *flag.FlagSet) {
 	o.Options.Flags(fs)
-	if o.CompactRatio == 0 {
-		o.CompactRatio = DefaultCompactRatio
-	}
+	d := *o
+	d.SetDefaults()
 	fs.BoolVar(&o.DeleteMissing, "delete-missing", o.DeleteMissing, "with --update: delete documents absent from the inputs")
-	fs.Float64Var(&o.CompactRatio, "compact-ratio", o.CompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
+	fs.Float64Var(&o.CompactRatio, "compact-ratio", d.CompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
 }

@@ -42,7 +42,8 @@ func parseGen(name string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-// Current returns the path of the live generation of the index at dir.
+// Current returns the path of the live generation of the index at dir. A CURRENT that names
+// no generation, or one that does not exist, is a *DamagedError naming CURRENT.
 func Current(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, currentName))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -52,10 +53,17 @@ func Current(dir string) (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(b))
+	cur := filepath.Join(dir, currentName)
 	if _, ok := parseGen(name); !ok {
-		return "", fmt.Errorf("%s: CURRENT names %q, not a generation", dir, name)
+		return "", &DamagedError{Path: cur, What: fmt.Sprintf("names %q, not a generation", name)}
 	}
-	return filepath.Join(dir, name), nil
+	// Checked here so that the error names CURRENT, the file that is wrong, and not the
+	// manifest a reader would fail to find next.
+	gen := filepath.Join(dir, name)
+	if _, err := os.Stat(gen); errors.Is(err, fs.ErrNotExist) {
+		return "", &DamagedError{Path: cur, What: fmt.Sprintf("names generation %s, which does not exist", name)}
+	}
+	return gen, nil
 }
 
 // nextGen returns the number for a new generation: one past the highest on disk.

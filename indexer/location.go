@@ -18,13 +18,17 @@ type Location struct {
 }
 
 // QdrantLocation names an index on a Qdrant cluster:
-// qdrant://HOST:PORT[,HOST:PORT...]/NAME[?shards=N&replication=N].
+// qdrant://HOST:PORT[,HOST:PORT...]/NAME[?shards=N&replication=N&rest=HOST:PORT].
 type QdrantLocation struct {
 	Hosts []string // gRPC addresses, host:port
 	Name  string   // the index: its alias, and the prefix of its generations' collections
 	// Shards and Replication of new collections; 0 leaves QdrantOptions' (and then the
 	// engine's) default.
 	Shards, Replication uint32
+	// REST is one peer's REST address (host:port), which the engine asks for the cluster's
+	// peers when no replication is given; "" means the first host's port minus one
+	// (Qdrant's 6333 beside 6334).
+	REST string
 }
 
 // QdrantScheme starts an index location on a Qdrant cluster.
@@ -38,7 +42,8 @@ var qdrantIndexName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 // ParseLocation parses an --index value: a local directory, or qdrant://HOST:PORT[,...]/NAME
-// with the optional query parameters shards and replication (positive integers). Anything
+// with the optional query parameters shards and replication (positive integers) and rest (a
+// peer's REST address, host:port, asked for the cluster's peers). Anything
 // else of the form scheme://... is refused, as are credentials, fragments, empty hosts, ports
 // outside 1..65535, repeated or unknown parameters and names the engine would refuse.
 func ParseLocation(s string) (Location, error) {
@@ -52,7 +57,7 @@ func ParseLocation(s string) (Location, error) {
 		return Location{Dir: s}, nil
 	}
 	bad := func(format string, a ...any) (Location, error) {
-		return Location{}, fmt.Errorf("index location %q: %s (want qdrant://HOST:PORT[,HOST:PORT...]/NAME[?shards=N&replication=N])", s, fmt.Sprintf(format, a...))
+		return Location{}, fmt.Errorf("index location %q: %s (want qdrant://HOST:PORT[,HOST:PORT...]/NAME[?shards=N&replication=N&rest=HOST:PORT])", s, fmt.Sprintf(format, a...))
 	}
 	rest := s[len(QdrantScheme):]
 	if strings.ContainsAny(rest, "#@") {
@@ -95,6 +100,15 @@ func ParseLocation(s string) (Location, error) {
 			if len(v) != 1 {
 				return bad("parameter %q given %d times", k, len(v))
 			}
+			if k == "rest" {
+				host, port, err := net.SplitHostPort(v[0])
+				p, perr := strconv.Atoi(port)
+				if err != nil || host == "" || strings.ContainsAny(host, " \t/\\%") || perr != nil || p < 1 || p > 65535 || port != strconv.Itoa(p) {
+					return bad("rest=%q: want the host:port of a peer's REST API", v[0])
+				}
+				q.REST = v[0]
+				continue
+			}
 			n, err := strconv.ParseUint(v[0], 10, 32)
 			if err != nil || n == 0 || n > maxQdrantCount {
 				return bad("%s=%q: want an integer in 1..%d", k, v[0], maxQdrantCount)
@@ -105,7 +119,7 @@ func ParseLocation(s string) (Location, error) {
 			case "replication":
 				q.Replication = uint32(n)
 			default:
-				return bad("unknown parameter %q (want shards or replication)", k)
+				return bad("unknown parameter %q (want shards, replication or rest)", k)
 			}
 		}
 	}
@@ -129,6 +143,9 @@ func (l Location) String() string {
 	}
 	if q.Replication > 0 {
 		params = append(params, "replication="+strconv.FormatUint(uint64(q.Replication), 10))
+	}
+	if q.REST != "" {
+		params = append(params, "rest="+q.REST)
 	}
 	if len(params) > 0 {
 		s += "?" + strings.Join(params, "&")

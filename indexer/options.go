@@ -45,7 +45,10 @@ type QdrantBuild struct {
 	B           float64 `json:"b"`
 }
 
-func (o *BuildOptions) setDefaults() {
+// SetDefaults fills the zero fields with the defaults a build applies (DefaultMaxWords,
+// DefaultBatchSize) and sets the analyzer. Flags calls it on a copy to show them, so that a
+// default is written only here.
+func (o *BuildOptions) SetDefaults() {
 	if o.MaxWords == 0 {
 		o.MaxWords = DefaultMaxWords
 	}
@@ -148,14 +151,12 @@ func (o *Options) validate() error {
 	if o.RAMBudget > 0 && o.RAMBudget < postings.MinRAMBudget {
 		return fmt.Errorf("RAM budget of %d bytes: want at least %d", o.RAMBudget, postings.MinRAMBudget)
 	}
-	o.Build.setDefaults()
+	o.Build.SetDefaults()
 	if o.MaxBadListed == 0 {
 		o.MaxBadListed = 100
 	}
 	if o.Encoder != nil {
-		if o.HNSW.Seed == 0 {
-			o.HNSW.Seed = DefaultHNSWSeed
-		}
+		o.HNSW.Seed = hnswDefaults(o.HNSW).Seed
 		if err := o.HNSW.Validate(); err != nil {
 			return fmt.Errorf("hnsw: %w", err)
 		}

@@ -138,8 +138,14 @@ func openScored(t testing.TB, dir string) *Generation {
 func TestUnknownLexicalEngine(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 10)}}, Build: BuildOptions{Lexical: "lucene"}})
-	if err == nil || !strings.Contains(err.Error(), `unknown lexical engine "lucene"`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown lexical engine "lucene" (want postings or bleve)`) {
 		t.Fatalf("got %v", err)
+	}
+	// qdrant is an engine of the table, but not a local one: the error says where it lives
+	// instead of calling it unknown.
+	_, err = Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 10)}}, Build: BuildOptions{Lexical: LexicalQdrant}})
+	if err == nil || !strings.Contains(err.Error(), `lexical engine "qdrant" is not a local one`) || !strings.Contains(err.Error(), "qdrant:// location") {
+		t.Fatalf("--lexical qdrant on a directory: %v", err)
 	}
 	if _, err := Current(dir); !errors.Is(err, ErrNoIndex) {
 		t.Fatalf("a refused build left an index: %v", err)

@@ -23,7 +23,7 @@ var errInjected = errors.New("injected failure")
 // inputs has, locally; the checkpoint and the leftover are dropped by that commit.
 func TestQdrantCommitAndResume(t *testing.T) {
 	cluster := qdranttest.Start(t, 1)
-	loc := "qdrant://" + cluster.Peers[0].GRPCAddr() + "/t?shards=2"
+	loc := "qdrant://" + cluster.Peers[0].GRPCAddr() + "/t?shards=2&rest=" + cluster.Peers[0].HTTPAddr()
 	httpBase := "http://127.0.0.1:" + strconv.Itoa(cluster.Peers[0].HTTP)
 	ctx := context.Background()
 	input := scifactHead(t, 300)

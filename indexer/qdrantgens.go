@@ -176,9 +176,6 @@ func prepareQdrant(opts *Options, e *qdrant.Engine, loc Location) *qdrantGens {
 	return g
 }
 
-// LexicalQdrant is the lexical engine recorded in the manifest of an index on Qdrant.
-const LexicalQdrant = "qdrant"
-
 // sumOf is the FileSum of b.
 func sumOf(b []byte) FileSum {
 	h := sha256Hex(b)

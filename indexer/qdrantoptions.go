@@ -16,7 +16,7 @@ import (
 type QdrantOptions struct {
 	// Shards per collection; 0: qdrant.DefaultShards.
 	Shards uint32
-	// Replication factor; 0: 2 when the location names several hosts, else 1 (the engine's).
+	// Replication factor; 0: the engine's, min(the cluster's peers, 2) (qdrant.Options).
 	Replication uint32
 	// BM25 are the k1 and b baked into the weights at build; searches must use the same.
 	// Zero: BM25K1 and BM25B, the searches' defaults.
@@ -30,7 +30,7 @@ func (o *QdrantOptions) Flags(fs *flag.FlagSet) {
 		o.Shards = qdrant.DefaultShards
 	}
 	fs.Var(countFlag{&o.Shards}, "qdrant-shards", "shards of each collection of a qdrant:// index (the location's ?shards= wins)")
-	fs.Var(countFlag{&o.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: 2 with several hosts, else 1 (the location's ?replication= wins)")
+	fs.Var(countFlag{&o.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: the cluster's peers, at most 2 (the location's ?replication= wins)")
 }
 
 // countFlag is a uint32 flag that takes 1..maxQdrantCount.
@@ -78,7 +78,7 @@ const placeholderDim = 1
 // connectQdrant connects to the cluster of q for vectors of dim.
 func connectQdrant(ctx context.Context, q *QdrantLocation, o QdrantOptions, dim int, log *slog.Logger) (*qdrant.Engine, error) {
 	b := o.build(q)
-	return qdrant.New(ctx, qdrant.Options{Hosts: q.Hosts, Index: q.Name, Dim: dim, Shards: b.Shards, Replication: b.Replication,
+	return qdrant.New(ctx, qdrant.Options{Hosts: q.Hosts, REST: q.REST, Index: q.Name, Dim: dim, Shards: b.Shards, Replication: b.Replication,
 		BM25: backend.BM25Params{K1: b.K1, B: b.B}, Logger: log})
 }
 
@@ -87,7 +87,7 @@ func connectQdrant(ctx context.Context, q *QdrantLocation, o QdrantOptions, dim 
 func (o QdrantOptions) build(q *QdrantLocation) QdrantBuild {
 	shards, repl := o.merge(q)
 	if o.BM25 == (backend.BM25Params{}) {
-		o.BM25 = backend.BM25Params{K1: BM25K1, B: BM25B}
+		o.BM25 = backend.DefaultBM25()
 	}
 	return QdrantBuild{Shards: shards, Replication: repl, K1: o.BM25.K1, B: o.BM25.B}
 }

@@ -54,6 +54,13 @@ func Delete(ctx context.Context, opts UpdateOptions, ids []string) (*Summary, er
 	})
 }
 
+// SetDefaults fills the zero fields an update defaults: CompactRatio (DefaultCompactRatio) and
+// the build options'. Flags calls it on a copy.
+func (o *UpdateOptions) SetDefaults() {
+	o.Build.SetDefaults()
+	o.CompactRatio = ratio(o.CompactRatio)
+}
+
 func ratio(r float64) float64 {
 	if r == 0 {
 		return DefaultCompactRatio

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 
-	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
@@ -93,12 +92,17 @@ func (ix *Index) bm25Candidates(ctx context.Context, req Request, n int) ([]cand
 	if err != nil {
 		return nil, err
 	}
+	return ix.bm25Of(ctx, hits)
+}
+
+// bm25Of turns the lexical engine's hits into candidates, with document evidence applied.
+func (ix *Index) bm25Of(ctx context.Context, hits []backend.Hit) ([]candidate, error) {
 	cands := make([]candidate, len(hits))
 	for i, h := range hits {
 		cands[i] = candidate{key: h.Key, bm25: h.Score, hasBM25: true, score: h.Score}
 	}
 	if ix.opts.DocEvidence > 0 {
-		if err := ix.addDocEvidence(cands); err != nil {
+		if err := ix.addDocEvidence(ctx, cands); err != nil {
 			return nil, err
 		}
 	}
@@ -137,25 +141,13 @@ type candidate struct {
 
 // addDocEvidence adds DocEvidence times the scores of the other candidates of the same
 // document to each candidate, then re-sorts (ties by passage key).
-func (ix *Index) addDocEvidence(cands []candidate) error {
+func (ix *Index) addDocEvidence(ctx context.Context, cands []candidate) error {
 	sums := make(map[string]float64, len(cands))
-	var docs []string
-	if bp, ok := ix.gen.Passages.(batchPassages); ok {
-		var err error
-		if docs, err = bp.DocIDs(candidateKeys(cands)); err != nil {
-			return err
-		}
+	docs, err := ix.gen.Passages.DocIDs(ctx, candidateKeys(cands))
+	if err != nil {
+		return err
 	}
-	for i := range cands {
-		var doc string
-		if docs != nil {
-			doc = docs[i]
-		} else {
-			var err error
-			if doc, err = ix.gen.Passages.DocID(cands[i].key); err != nil {
-				return err
-			}
-		}
+	for i, doc := range docs {
 		cands[i].doc = doc
 		sums[doc] += cands[i].bm25
 	}
@@ -169,25 +161,14 @@ func (ix *Index) addDocEvidence(cands []candidate) error {
 
 // hits decodes the passages of the final candidates. Scores carries the components behind a
 // fused or adjusted score.
-func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
+func (ix *Index) hits(ctx context.Context, cands []candidate, single string) ([]Hit, error) {
 	hits := make([]Hit, len(cands))
-	var ps []corpus.Passage
-	if bp, ok := ix.gen.Passages.(batchPassages); ok && len(cands) > 0 {
-		var err error
-		if ps, err = bp.GetMany(candidateKeys(cands)); err != nil {
-			return nil, err
-		}
+	ps, err := ix.gen.Passages.GetMany(ctx, candidateKeys(cands))
+	if err != nil {
+		return nil, err
 	}
 	for i, c := range cands {
-		var p corpus.Passage
-		if ps != nil {
-			p = ps[i]
-		} else {
-			var err error
-			if p, err = ix.gen.Passages.Get(c.key); err != nil {
-				return nil, err
-			}
-		}
+		p := ps[i]
 		if p.Language == "" {
 			p.Language = ix.gen.Manifest.Language() // a single-language index stores none
 		}
@@ -211,14 +192,6 @@ func (ix *Index) hits(cands []candidate, single string) ([]Hit, error) {
 		}
 	}
 	return hits, nil
-}
-
-// batchPassages is offered by a passage store whose reads are requests (Qdrant): one request
-// for all the candidates instead of one per candidate. The local store answers from memory
-// and does not need it.
-type batchPassages interface {
-	DocIDs(keys []uint32) ([]string, error)
-	GetMany(keys []uint32) ([]corpus.Passage, error)
 }
 
 func candidateKeys(cands []candidate) []uint32 {

@@ -51,17 +51,25 @@ func (ix *Index) denseCandidates(ctx context.Context, req Request, n int) ([]can
 	if err != nil {
 		return nil, fmt.Errorf("encoding query: %w", err)
 	}
-	hits, err := ix.gen.Vectors.Search(ctx, backend.VectorQuery{
-		Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: ix.filter(req.Filters),
-	})
+	hits, err := ix.gen.Vectors.Search(ctx, ix.vectorQuery(q, req, n))
 	if err != nil {
 		return nil, err
 	}
+	return denseOf(hits), nil
+}
+
+// vectorQuery is the dense query of req for n hits, its vector q.
+func (ix *Index) vectorQuery(q []float32, req Request, n int) backend.VectorQuery {
+	return backend.VectorQuery{Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: ix.filter(req.Filters)}
+}
+
+// denseOf turns the vector engine's hits into candidates.
+func denseOf(hits []backend.Hit) []candidate {
 	cands := make([]candidate, len(hits))
 	for i, h := range hits {
 		cands[i] = candidate{key: h.Key, dense: h.Score, hasDense: true, score: h.Score}
 	}
-	return cands, nil
+	return cands
 }
 
 func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
@@ -81,17 +89,46 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 		return nil, err
 	}
 	n := max(req.K, ix.opts.Window)
-	lex, err := ix.bm25Candidates(ctx, req, n)
-	if err != nil {
-		return nil, err
-	}
-	den, err := ix.denseCandidates(ctx, req, n)
+	lex, den, err := ix.hybridCandidates(ctx, req, n)
 	if err != nil {
 		return nil, err
 	}
 	cands := fuse(lex, den, ix.fusionOptions(req))
 	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
 	return ix.final(ctx, cands, req, "")
+}
+
+// hybridCandidates returns the n best passages by BM25 (document evidence applied) and by
+// the dense vectors: in one call when the lexical engine offers backend.HybridSearcher (one
+// round trip to a remote engine), else in two.
+func (ix *Index) hybridCandidates(ctx context.Context, req Request, n int) (lex, den []candidate, err error) {
+	hs, ok := ix.gen.Lexical.(backend.HybridSearcher)
+	var terms []string
+	if ok && !ix.twoCalls {
+		langs, _ := ix.searchLanguages(req.Filters)
+		if terms, err = ix.terms(req.Text, langs); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(terms) == 0 { // no capability, or nothing lexical to ask (bm25Candidates says which)
+		if lex, err = ix.bm25Candidates(ctx, req, n); err != nil {
+			return nil, nil, err
+		}
+		den, err = ix.denseCandidates(ctx, req, n)
+		return lex, den, err
+	}
+	q, err := ix.opts.Encoder.EncodeQuery(ctx, req.Text)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding query: %w", err)
+	}
+	lh, dh, err := hs.SearchHybrid(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: ix.filter(req.Filters)}, ix.vectorQuery(q, req, n))
+	if err != nil {
+		return nil, nil, err
+	}
+	if lex, err = ix.bm25Of(ctx, lh); err != nil {
+		return nil, nil, err
+	}
+	return lex, denseOf(dh), nil
 }
 
 // fuse merges two rankings (each best first) into one, best first.

@@ -195,13 +195,17 @@ func TestDenseErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if _, err := ix.Search(context.Background(), Request{Text: "x", Mode: ModeDense}); err == nil || !strings.Contains(err.Error(), "give --model") {
+	if _, err := ix.Search(context.Background(), Request{Text: "x", K: DefaultK, Mode: ModeDense}); err == nil || !strings.Contains(err.Error(), "give --model") {
 		t.Errorf("dense without encoder: %v", err)
 	}
-	for _, req := range []Request{{Text: "x", Fusion: "sum"}, {Text: "x", Alpha: 1.5}, {Text: "x", RRFK: -1}} {
+	// The request parser and Index.Search share one check (CheckFusion), NaN included.
+	for _, req := range []Request{{Text: "x", K: 1, Fusion: "sum"}, {Text: "x", K: 1, Alpha: 1.5}, {Text: "x", K: 1, RRFK: -1}, {Text: "x", K: 1, Alpha: math.NaN()}} {
 		if _, err := ix.Search(context.Background(), req); err == nil {
 			t.Errorf("request fusion %q alpha %v rrf k %d accepted", req.Fusion, req.Alpha, req.RRFK)
 		}
+	}
+	if _, err := Open(dir, Options{Alpha: math.NaN()}); err == nil || !strings.Contains(err.Error(), "alpha") {
+		t.Errorf("options alpha NaN: %v", err)
 	}
 	if _, err := Open(testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
 		t.Errorf("encoder on a BM25-only index: %v", err)

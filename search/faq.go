@@ -82,7 +82,7 @@ func (ix *Index) answerOf(ctx context.Context, h Hit, key uint32) (corpus.Passag
 // decoded, since an entry found both by its question and by its answer takes one place.
 func (ix *Index) final(ctx context.Context, cands []candidate, req Request, single string) ([]Hit, error) {
 	for n := min(len(cands), 2*req.K); ; n = min(len(cands), 2*n) {
-		hits, err := ix.hits(cands[:n], single)
+		hits, err := ix.hits(ctx, cands[:n], single)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 )
@@ -25,15 +26,11 @@ func (o *Options) VerifyFlag(fs *flag.FlagSet) {
 	fs.BoolVar(&o.VerifyFiles, "verify", o.VerifyFiles, "hash every index file against the manifest before serving it, at start and on each reload (default: sizes, and hashes of the first 64 MiB)")
 }
 
-// DefaultCutoff is the cut-off of nDCG and MRR that Metrics uses when K is 0, for command lines
-// to show. (metrics.go still spells the same 10: it belongs to the concurrent backend refactor,
-// and should use this constant once that lands.)
+// DefaultCutoff is the cut-off of nDCG and MRR when Metrics.K is 0: Metrics, its JSON names
+// and --k all take it from here.
 const DefaultCutoff = 10
 
 // Flags registers --k, the cut-off of nDCG and MRR, default DefaultCutoff.
 func (m *Metrics) Flags(fs *flag.FlagSet) {
-	if m.K == 0 {
-		m.K = DefaultCutoff
-	}
-	fs.IntVar(&m.K, "k", m.K, "cut-off of nDCG and MRR")
+	fs.IntVar(&m.K, "k", cmp.Or(m.K, DefaultCutoff), "cut-off of nDCG and MRR")
 }

@@ -27,7 +27,7 @@ type Options struct {
 	Fusion Fusion
 	// RRFK is the k of reciprocal rank fusion. 0 means DefaultRRFK.
 	RRFK int
-	// Alpha weighs dense against BM25 in convex fusion, in [0,1]. 0 means DefaultAlpha; use a
+	// Alpha weighs dense against BM25 in convex fusion, in (0,1]. 0 means DefaultAlpha; use a
 	// tiny positive value for almost-pure BM25.
 	Alpha float64
 	// EfSearch is the HNSW candidate list size (0: the index's ef_search). Raised to k.
@@ -65,6 +65,11 @@ type Index struct {
 	analysis *langanalysis.Passages
 	langs    []string // the index's languages, sorted
 
+	// twoCalls makes hybrid queries ask the lexical and the vector engine apart even when
+	// the lexical one offers both in one call (backend.HybridSearcher): for the test that
+	// the two ways rank alike.
+	twoCalls bool
+
 	idsOnce sync.Once
 	ids     map[string]uint32 // passage id -> key, built on first Passage lookup
 	idsErr  error
@@ -90,21 +95,17 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.K1 < 0 || opts.B < 0 || opts.B > 1 {
 		return nil, fmt.Errorf("search options: BM25 k1 %v must be >= 0 and b %v in [0,1]", opts.K1, opts.B)
 	}
-	switch opts.Fusion {
-	case "":
+	if err := CheckFusion(opts.Fusion, opts.Alpha, opts.RRFK); err != nil {
+		return nil, fmt.Errorf("search options: %w", err)
+	}
+	if opts.Fusion == "" {
 		opts.Fusion = FusionRRF
-	case FusionRRF, FusionConvex:
-	default:
-		return nil, fmt.Errorf("search options: unknown fusion %q (want rrf or convex)", opts.Fusion)
 	}
 	if opts.RRFK == 0 {
 		opts.RRFK = DefaultRRFK
 	}
 	if opts.Alpha == 0 {
 		opts.Alpha = DefaultAlpha
-	}
-	if opts.Alpha < 0 || opts.Alpha > 1 || opts.RRFK < 0 {
-		return nil, fmt.Errorf("search options: alpha %v must be in [0,1] and rrf k %d >= 0", opts.Alpha, opts.RRFK)
 	}
 	level := indexer.CheckCheap
 	if opts.VerifyFiles {
@@ -185,14 +186,13 @@ func (ix *Index) Stats() Stats {
 
 // Search runs one request.
 func (ix *Index) Search(ctx context.Context, req Request) ([]Hit, error) {
-	if req.K <= 0 {
-		req.K = DefaultK
+	if req.K < 1 {
+		// A caller that means "the default" says so with DefaultK: turning 0 into 10 here
+		// would hide a caller that forgot to set k (the request parser refuses it too).
+		return nil, fmt.Errorf("search: k %d: want at least 1 hit", req.K)
 	}
-	if req.Fusion != "" && req.Fusion != FusionRRF && req.Fusion != FusionConvex {
-		return nil, fmt.Errorf("unknown fusion %q (want rrf or convex)", req.Fusion)
-	}
-	if req.Alpha < 0 || req.Alpha > 1 || req.RRFK < 0 {
-		return nil, fmt.Errorf("fusion alpha %v must be in [0,1] and rrf k %d >= 0", req.Alpha, req.RRFK)
+	if err := CheckFusion(req.Fusion, req.Alpha, req.RRFK); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	switch req.Mode {
 	case "", ModeBM25:

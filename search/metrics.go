@@ -1,8 +1,10 @@
 package search
 
 import (
+	"encoding/json"
 	"math"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -70,11 +72,14 @@ func (m *Metrics) Add(ranked []string, gain map[string]float64, latency time.Dur
 	m.r100 += recall(100)
 }
 
-// MetricsResult is the mean of each metric over the queries added.
+// MetricsResult is the mean of each metric over the queries added. In JSON (MarshalJSON)
+// nDCG and MRR are named by their cut-off, "ndcg_at_<K>" and "mrr_at_<K>", and the cut-off is
+// written as "cutoff": a run at --k 20 must not read as nDCG@10.
 type MetricsResult struct {
 	Queries int     `json:"judged_queries"`
-	NDCG    float64 `json:"ndcg_at_10"` // at Metrics.K
-	MRR     float64 `json:"mrr_at_10"`  // at Metrics.K
+	K       int     `json:"cutoff"` // of NDCG and MRR (Metrics.K)
+	NDCG    float64 `json:"-"`      // at K
+	MRR     float64 `json:"-"`      // at K
 	R1      float64 `json:"recall_at_1"`
 	R5      float64 `json:"recall_at_5"`
 	R20     float64 `json:"recall_at_20"`
@@ -83,9 +88,28 @@ type MetricsResult struct {
 	P99ms   float64 `json:"latency_p99_ms"`
 }
 
+// MarshalJSON writes the fields with nDCG and MRR named by the cut-off (see MetricsResult).
+func (r MetricsResult) MarshalJSON() ([]byte, error) {
+	type plain MetricsResult // the same fields without this method
+	b, err := json.Marshal(plain(r))
+	if err != nil {
+		return nil, err
+	}
+	k := strconv.Itoa(r.K)
+	atK, err := json.Marshal(map[string]float64{"ndcg_at_" + k: r.NDCG, "mrr_at_" + k: r.MRR})
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b[:len(b)-1], ','), atK[1:]...), nil
+}
+
 // Result returns the means so far.
 func (m *Metrics) Result() MetricsResult {
-	r := MetricsResult{Queries: m.n}
+	k := m.K
+	if k == 0 {
+		k = DefaultCutoff
+	}
+	r := MetricsResult{Queries: m.n, K: k}
 	if m.n == 0 {
 		return r
 	}

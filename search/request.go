@@ -46,7 +46,7 @@ type Filters struct {
 // Request is one query.
 type Request struct {
 	Text    string
-	K       int // number of hits; 0 means DefaultK
+	K       int // number of hits, >= 1 (callers that default it use DefaultK)
 	Mode    Mode
 	Filters Filters
 	Exact   bool // dense: brute-force search instead of HNSW (reference, slow)
@@ -68,7 +68,9 @@ type Request struct {
 	Passages bool
 }
 
-// DefaultK is the number of hits when a request does not say.
+// DefaultK is the number of hits of a query that names none: the one definition, which
+// rerank/request (the CLI and the HTTP API) and rerank apply. Index.Search itself refuses a
+// k below 1 rather than guessing.
 const DefaultK = 10
 
 // Hit is one retrieved passage.

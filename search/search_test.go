@@ -168,10 +168,17 @@ func TestHitsWellFormed(t *testing.T) {
 		t.Errorf("top hit does not mention vitamin D: %q", hits[0].Text)
 	}
 	// Only stop words: no hits, no error.
-	if hits, err := ix.Search(context.Background(), Request{Text: "the of and"}); err != nil || len(hits) != 0 {
+	if hits, err := ix.Search(context.Background(), Request{Text: "the of and", K: DefaultK}); err != nil || len(hits) != 0 {
 		t.Errorf("stop-word query: %d hits, %v", len(hits), err)
 	}
-	if _, err := ix.Search(context.Background(), Request{Text: "x", Mode: ModeDense}); err == nil {
+	// k is required: 0 or negative is refused, as the request parser refuses it, never
+	// silently turned into DefaultK.
+	for _, k := range []int{0, -1} {
+		if _, err := ix.Search(context.Background(), Request{Text: "vitamin d", K: k}); err == nil || !strings.Contains(err.Error(), "want at least 1") {
+			t.Errorf("k %d: %v, want a refusal", k, err)
+		}
+	}
+	if _, err := ix.Search(context.Background(), Request{Text: "x", K: DefaultK, Mode: ModeDense}); err == nil {
 		t.Error("dense search on a BM25-only index succeeded")
 	}
 }

@@ -148,11 +148,20 @@ func TestHealthAndReadiness(t *testing.T) {
 	if w.Code != 500 {
 		t.Fatalf("failed reload: %d %s", w.Code, w.Body)
 	}
-	wantError(t, w.Body.Bytes(), "reloading index: manifest.json: checksum mismatch")
+	// No index was loaded yet: the first load failed, nothing was being reloaded.
+	wantError(t, w.Body.Bytes(), "loading index: manifest.json: checksum mismatch")
 	l.fail = nil
 	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"reloaded","generation":1,"passages":50`) {
 		t.Fatalf("reload: %d %s", w.Code, w.Body)
 	}
+	check("/readyz", 200, `{"status":"ready","generation":1,"passages":50}`)
+	l.fail = errors.New("manifest.json: checksum mismatch")
+	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 500 {
+		t.Fatalf("failed reload: %d %s", w.Code, w.Body)
+	} else {
+		wantError(t, w.Body.Bytes(), "reloading index: manifest.json: checksum mismatch")
+	}
+	l.fail = nil
 	check("/readyz", 200, `{"status":"ready","generation":1,"passages":50}`)
 	s.Drain()
 	check("/readyz", 503, `{"status":"not ready","reason":"shutting down"}`)

@@ -65,6 +65,12 @@ func (s *Server) reload(ctx context.Context, c *collection) error {
 	g, err := s.load(ctx, c)
 	if err != nil {
 		s.metrics.reloaded(c.name, false)
+		if c.cur.Load() == nil {
+			// Nothing was loaded yet (serve refusing its index at start): there is no
+			// current index to keep, and nothing is being reloaded.
+			s.opts.Logger.Error("loading the index failed", "collection", c.name, "err", err)
+			return fmt.Errorf("loading index: %w", err)
+		}
 		s.opts.Logger.Error("reload failed, keeping the current index", "collection", c.name, "err", err)
 		return fmt.Errorf("reloading index: %w", err)
 	}

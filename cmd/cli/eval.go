@@ -169,11 +169,32 @@ func judgements(queries []batchQuery, qrelsPath string) (map[string]relevance, e
 	return out, nil
 }
 
-// evalResult is the JSON form of an evaluation.
+// evalResult is the JSON form of an evaluation: its own fields, then the metrics'.
 type evalResult struct {
 	Index   string `json:"index"`
 	Queries string `json:"queries"`
 	Mode    string `json:"mode"`
 	Rerank  string `json:"rerank"`
 	search.MetricsResult
+}
+
+// MarshalJSON writes the fields of r and of its metrics in one object. Without it the
+// metrics' MarshalJSON (which names nDCG by its cut-off), promoted by the embedding, would
+// write the metrics alone.
+func (r evalResult) MarshalJSON() ([]byte, error) {
+	type head struct {
+		Index   string `json:"index"`
+		Queries string `json:"queries"`
+		Mode    string `json:"mode"`
+		Rerank  string `json:"rerank"`
+	}
+	h, err := json.Marshal(head{r.Index, r.Queries, r.Mode, r.Rerank})
+	if err != nil {
+		return nil, err
+	}
+	m, err := json.Marshal(r.MetricsResult)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(h[:len(h)-1], ','), m[1:]...), nil
 }

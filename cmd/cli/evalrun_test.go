@@ -31,9 +31,17 @@ func TestEvalRunTREC(t *testing.T) {
 	var ev struct {
 		NDCG   float64 `json:"ndcg_at_10"`
 		Judged int     `json:"judged_queries"`
+		Cutoff int     `json:"cutoff"`
+		Index  string  `json:"index"`
+		Mode   string  `json:"mode"`
 	}
 	if err := json.Unmarshal([]byte(out), &ev); err != nil || ev.Judged == 0 {
 		t.Fatalf("eval output %s: %v", out, err)
+	}
+	// The evaluation's own fields and the metrics' share one object (the metrics name nDCG
+	// by their cut-off in a MarshalJSON of their own).
+	if ev.Index != dir || ev.Mode != "bm25" || ev.Cutoff != 10 {
+		t.Errorf("eval output %s: index %q mode %q cutoff %d", out, ev.Index, ev.Mode, ev.Cutoff)
 	}
 
 	f, err := os.Open(run)

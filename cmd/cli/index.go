@@ -263,10 +263,12 @@ func refuseExisting(ctx context.Context, dir string) error {
 		if errors.Is(cerr, indexer.ErrNoIndex) {
 			return nil
 		}
-		if cerr != nil {
+		if cerr != nil && !errors.Is(cerr, indexer.ErrDamaged) {
 			return fmt.Errorf("index: %s: %w", dir, cerr)
 		}
-		m, err = indexer.ReadManifest(gen)
+		if err = cerr; err == nil {
+			m, err = indexer.ReadManifest(gen)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("index: %s holds an index that cannot be read (%v): add --force to replace it", dir, err)

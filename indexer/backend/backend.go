@@ -85,6 +85,15 @@ func (f Filter) Match(date time.Time, source string) bool {
 	return false
 }
 
+// HybridSearcher is an optional capability of a LexicalReader whose engine also holds the
+// generation's vectors (Qdrant): it answers a BM25 query and a dense query together, their
+// first pages in one round trip, with exactly the rankings its Search and the vector
+// reader's Search would return. search uses it for hybrid queries when the lexical reader
+// offers it, and makes the two calls otherwise.
+type HybridSearcher interface {
+	SearchHybrid(ctx context.Context, lq LexicalQuery, vq VectorQuery) (lexical, dense []Hit, err error)
+}
+
 // Hit is a passage key with its score, as an engine ranks it. Engines order hits best first,
 // ties by passage key compared as decimal strings (search's tie rule).
 type Hit struct {
@@ -104,6 +113,19 @@ type CollectionStats struct {
 
 // BM25Params are BM25's term-frequency saturation (K1) and length normalisation (B).
 type BM25Params struct{ K1, B float64 }
+
+// DefaultBM25 are the BM25 parameters of every search and build that names none: the one
+// definition (indexer.BM25K1/BM25B and search's are these; an index on Qdrant bakes them into
+// its weights and records them in its manifest). Chosen on the SciFact train qrels (README,
+// "BM25"); b 0.4 rather than Lucene's 0.75 because passages are already cut to at most 120
+// words, so length matters less.
+func DefaultBM25() BM25Params { return BM25Params{K1: DefaultK1, B: DefaultB} }
+
+// DefaultK1 and DefaultB are DefaultBM25's fields, as constants for other constants.
+const (
+	DefaultK1 = 1.2
+	DefaultB  = 0.4
+)
 
 // Scoring is how a lexical reader scores: BM25's parameters and the collection statistics.
 // It is fixed when the reader opens (an engine may have baked it into its index).
@@ -254,6 +276,11 @@ type Passages interface {
 	DocID(key uint32) (string, error)
 	// Each calls fn for every live passage in key order, stopping at the first error.
 	Each(fn func(key uint32, p corpus.Passage) error) error
+	// GetMany returns the passages of keys, in their order, and DocIDs their document ids: one
+	// request where reads are requests (Qdrant), a loop over Get and DocID locally. A search
+	// reads its candidates through them.
+	GetMany(ctx context.Context, keys []uint32) ([]corpus.Passage, error)
+	DocIDs(ctx context.Context, keys []uint32) ([]string, error)
 	Len() int  // keys, tombstoned ones included
 	Live() int // passages not tombstoned
 	Dead(key uint32) bool

@@ -1,12 +1,15 @@
-// Package framing is the checksummed envelope of Kairos's binary files (the passage store, the
-// tombstone set, the document table):
+// Package framing is the checksummed envelope of Kairos's binary files: the passage store
+// and the tombstone set (indexer/backend/kpst), the document table (indexer), and the
+// postings segments and their deleted-term counts (internal/postings):
 //
 //	magic [4]byte | version uint32 | payload | crc32c(magic, version and payload) uint32 | magic [4]byte
 //
 // Integers are little endian. The magic at both ends tells a file of another kind and a
 // truncated file apart; the version lets a reader refuse a layout it does not know instead of
 // misreading it; the CRC-32C (Castagnoli) catches damage. What the payload means is the owning
-// package's business.
+// package's business. Every format has a magic of its own (TestMagicsAreDistinct lists them
+// and fails on a duplicate), so that a file opened as the wrong kind is refused as such rather
+// than as an old version of the right one.
 package framing
 
 import (

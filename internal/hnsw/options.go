@@ -58,6 +58,11 @@ const (
 	DefaultEfSearch       = 64
 )
 
+// SetDefaults replaces the zero fields of o by their defaults (DefaultM, DefaultEfConstruction,
+// DefaultEfSearch, GOMAXPROCS workers), the ones New applies: command lines call it on a copy
+// to show them.
+func (o *Options) SetDefaults() { *o = o.withDefaults() }
+
 // withDefaults returns o with zero fields replaced by their defaults.
 func (o Options) withDefaults() Options {
 	if o.M == 0 {

@@ -12,7 +12,7 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "postings-example-")
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "bm25.kpst")
+	path := filepath.Join(dir, "seg-000001.kpo")
 
 	// The indexer writes a segment: passages in key order, with their analysed tokens.
 	b, _ := postings.NewBuilder(path, postings.BuilderOptions{})

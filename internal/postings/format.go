@@ -7,7 +7,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// The segment file, inside the framing envelope (magic "KPST", version 1):
+// The segment file, inside the framing envelope (magic "KPSG", version 2):
 //
 //	postings   per term (in term-id order, not lexical), its blocks back to back; a block is
 //	           n pairs of uvarint (ordinal gap, term frequency), n = BlockSize but for the
@@ -27,7 +27,25 @@ import (
 //	trailer    trailerSize bytes: the fields of trailer, u64 each.
 //
 // Offsets are from the start of the payload. Integers are little endian.
-var segmentFormat = framing.Format{Name: "postings segment", Magic: "KPST", Version: 1}
+var segmentFormat = framing.Format{Name: "postings segment", Magic: "KPSG", Version: 2}
+
+// legacySegmentFormat is the envelope of the segments written before version 2: the same
+// payload, under the magic "KPST" of the passage store (indexer/backend/kpst), so that either
+// file opened as the other was refused only by its version ("passage store version 1,
+// rebuild", wrong and misleading). Open still reads them, so that indexes built then keep
+// opening; every segment written (a build, a merge) takes segmentFormat. The pair
+// (magic, version) stays distinct from the store's "KPST" version 2.
+var legacySegmentFormat = framing.Format{Name: "postings segment", Magic: "KPST", Version: 1}
+
+// envelope returns the format of the segment b: legacySegmentFormat for a version 1 segment,
+// else segmentFormat (which then refuses anything that is not a current segment).
+func envelope(b []byte) framing.Format {
+	l := legacySegmentFormat
+	if len(b) >= framing.HeaderSize && string(b[:4]) == l.Magic && binary.LittleEndian.Uint32(b[4:8]) == l.Version {
+		return l
+	}
+	return segmentFormat
+}
 
 // BlockSize is the number of postings of a full block.
 const BlockSize = 128

@@ -70,12 +70,13 @@ func FuzzOpenSegment(f *testing.F) {
 	seed := smallSegment(f)
 	f.Add(seed)
 	f.Add(seed[:len(seed)/2])
-	f.Add([]byte("KPST"))
+	f.Add([]byte("KPSG"))
+	f.Add(asLegacy(f, seed))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		exercise(t, data, OpenOptions{SkipChecksum: true})
 		if err := exercise(t, data, OpenOptions{}); err == nil && string(data) != string(seed) {
 			// with the checksum on, only a file whose CRC matches its bytes opens
-			if _, err := segmentFormat.Open(data); err != nil {
+			if _, err := envelope(data).Open(data); err != nil {
 				t.Fatalf("opened a file the envelope rejects: %v", err)
 			}
 		}
@@ -107,7 +108,7 @@ func TestDamagedSegment(t *testing.T) {
 		{"other magic", append([]byte("KSTO"), good[4:]...), true},
 		{"newer version", func() []byte {
 			b := append([]byte(nil), good...)
-			binary.LittleEndian.PutUint32(b[4:], 2)
+			binary.LittleEndian.PutUint32(b[4:], segmentFormat.Version+1)
 			return b
 		}(), true},
 		{"postings byte", flip(at(tr.postingsOff) + 3), false},

@@ -53,7 +53,7 @@ func Open(path string, opts OpenOptions) (*Segment, error) {
 
 func (s *Segment) parse(opts OpenOptions) error {
 	b := s.data
-	format := segmentFormat
+	format := envelope(b)
 	var payload []byte
 	if opts.SkipChecksum {
 		if len(b) < framing.HeaderSize+framing.FooterSize || string(b[:4]) != format.Magic {

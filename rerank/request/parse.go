@@ -1,6 +1,7 @@
 package request
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -167,16 +168,11 @@ func timeNeed(s string, st []rerank.Stage) (timex.Spec, error) {
 }
 
 func fusion(q Query, r *search.Request) error {
-	switch search.Fusion(q.Fusion) {
-	case "", search.FusionRRF, search.FusionConvex:
-	default:
-		return fail("fusion", "%q: want rrf or convex", q.Fusion)
-	}
-	if q.Alpha != 0 && !(q.Alpha > 0 && q.Alpha <= 1) {
-		return fail("alpha", "%v: want a weight in (0,1]", q.Alpha)
-	}
-	if q.RRFK < 0 {
-		return fail("rrf_k", "%d is negative", q.RRFK)
+	var fe *search.FusionError
+	if err := search.CheckFusion(search.Fusion(q.Fusion), q.Alpha, q.RRFK); errors.As(err, &fe) {
+		return fail(fe.Field, "%s", fe.Msg)
+	} else if err != nil {
+		return err
 	}
 	r.Fusion, r.Alpha, r.RRFK = search.Fusion(q.Fusion), q.Alpha, q.RRFK
 	return nil

@@ -11,12 +11,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+
+	"github.com/kairos-rag/kairos/search"
 )
 
 // Defaults of a Query's fields. A Query field left at its zero value takes these.
 const (
-	// DefaultK is the number of hits of a query that names no k.
-	DefaultK = 10
+	// DefaultK is the number of hits of a query that names no k (search.DefaultK, the one
+	// definition).
+	DefaultK = search.DefaultK
 	// DefaultBatchK is the k of `kairos search --batch` when no -k is given: runs written
 	// for evaluation need depth (BEIR's tools read 100 or 1000 per query).
 	DefaultBatchK = 100

@@ -2,6 +2,7 @@ package kpst
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -234,8 +235,8 @@ type Store struct {
 	n    int // keys 0..n-1 exist (dead included)
 }
 
-// OpenStore reads and verifies a single-segment passage store file with no tombstones.
-func OpenStore(path string) (*Store, error) {
+// openStore reads and verifies a single-segment passage store file with no tombstones.
+func openStore(path string) (*Store, error) {
 	seg, err := openSegment(path, false)
 	if err != nil {
 		return nil, err
@@ -419,6 +420,38 @@ func (s *Store) DocID(key uint32) (string, error) {
 	d.ReadString()
 	id := d.ReadString()
 	return id, d.Err
+}
+
+// GetMany returns the passages of keys in their order (backend.Passages): a loop over Get,
+// since the store answers from memory.
+func (s *Store) GetMany(ctx context.Context, keys []uint32) ([]corpus.Passage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]corpus.Passage, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = s.Get(k); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DocIDs returns the document ids of keys in their order (backend.Passages), a loop over
+// DocID.
+func (s *Store) DocIDs(ctx context.Context, keys []uint32) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = s.DocID(k); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Each calls fn for every live passage in key order, stopping at the first error.

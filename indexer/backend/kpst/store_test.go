@@ -1,6 +1,7 @@
 package kpst
 
 import (
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"os"
@@ -37,7 +38,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(path)
+	s, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +54,28 @@ func TestStoreRoundTrip(t *testing.T) {
 	if _, err := s.Get(uint32(len(ps))); err == nil {
 		t.Error("Get past the end succeeded")
 	}
+	// GetMany and DocIDs answer in the order asked, repeats included; a key past the end
+	// fails them, as does a cancelled context.
+	ctx := context.Background()
+	keys := []uint32{1, 0, 1}
+	many, err := s.GetMany(ctx, keys)
+	if err != nil || len(many) != 3 || !reflect.DeepEqual(many[0], ps[1]) || !reflect.DeepEqual(many[1], ps[0]) || !reflect.DeepEqual(many[2], ps[1]) {
+		t.Errorf("GetMany(%v) = %+v, %v", keys, many, err)
+	}
+	if docs, err := s.DocIDs(ctx, keys); err != nil || !reflect.DeepEqual(docs, []string{"1", ps[0].DocID, "1"}) {
+		t.Errorf("DocIDs(%v) = %q, %v", keys, docs, err)
+	}
+	if _, err := s.GetMany(ctx, []uint32{0, 2}); err == nil {
+		t.Error("GetMany past the end succeeded")
+	}
+	if _, err := s.DocIDs(ctx, []uint32{2}); err == nil {
+		t.Error("DocIDs past the end succeeded")
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.GetMany(done, keys); err == nil {
+		t.Error("GetMany with a cancelled context succeeded")
+	}
 }
 
 // FuzzParseStore: a damaged store is an error, never a panic.
@@ -61,7 +84,7 @@ func FuzzParseStore(f *testing.F) {
 	w, _ := createStore(path)
 	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b", Years: []timex.Mention{{From: 1, To: 2}}})
 	w.Close()
-	s, _ := OpenStore(path)
+	s, _ := openStore(path)
 	f.Add(s.segs[0].data)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		seg, err := parseStore(b, true)
@@ -123,9 +146,9 @@ func TestStoreVersion1Refused(t *testing.T) {
 	if err := os.WriteFile(path, v1, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = OpenStore(path)
+	_, err = openStore(path)
 	if err == nil || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "rebuild the index") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("OpenStore(v1) = %v, want a version error naming the file and asking for a rebuild", err)
+		t.Fatalf("openStore(v1) = %v, want a version error naming the file and asking for a rebuild", err)
 	}
 }
 
@@ -155,7 +178,7 @@ func TestMetaMatchesGet(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(path)
+	s, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}

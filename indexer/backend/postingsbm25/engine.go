@@ -34,9 +34,9 @@ import (
 	"github.com/kairos-rag/kairos/internal/postings"
 )
 
-// Name is the directory of a generation that holds its lexical part, and the engine's name
-// in manifests.
-const Name = "lexical"
+// dirName is the directory of a generation that holds its lexical part. (The engine's name
+// in manifests is another string, indexer.LexicalPostings, "postings".)
+const dirName = "lexical"
 
 const (
 	segSuffix     = ".kpo"
@@ -45,7 +45,7 @@ const (
 )
 
 // Dir returns the lexical directory of the generation at genDir.
-func Dir(genDir string) string { return filepath.Join(genDir, Name) }
+func Dir(genDir string) string { return filepath.Join(genDir, dirName) }
 
 // Engine is the postings lexical engine. The zero value is ready to use.
 type Engine struct {

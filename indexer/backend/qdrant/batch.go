@@ -11,8 +11,8 @@ import (
 
 // DocIDs returns the document ids of keys, in one request: a search that needs the documents
 // of its candidates (document evidence) asks once instead of once per candidate.
-func (r *PassageReader) DocIDs(keys []uint32) ([]string, error) {
-	pls, err := r.getMany(keys, "doc_id")
+func (r *PassageReader) DocIDs(ctx context.Context, keys []uint32) ([]string, error) {
+	pls, err := r.getMany(ctx, keys, "doc_id")
 	if err != nil {
 		return nil, err
 	}
@@ -24,8 +24,8 @@ func (r *PassageReader) DocIDs(keys []uint32) ([]string, error) {
 }
 
 // GetMany returns the passages of keys, in one request.
-func (r *PassageReader) GetMany(keys []uint32) ([]corpus.Passage, error) {
-	pls, err := r.getMany(keys)
+func (r *PassageReader) GetMany(ctx context.Context, keys []uint32) ([]corpus.Passage, error) {
+	pls, err := r.getMany(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -40,11 +40,11 @@ func (r *PassageReader) GetMany(keys []uint32) ([]corpus.Passage, error) {
 
 // getMany returns the payloads (fields, or all) of keys in their order; a missing key is an
 // error, as in Get.
-func (r *PassageReader) getMany(keys []uint32, fields ...string) ([]map[string]*qdrant.Value, error) {
+func (r *PassageReader) getMany(ctx context.Context, keys []uint32, fields ...string) ([]map[string]*qdrant.Value, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.e.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, r.e.opts.Timeout)
 	defer cancel()
 	sel := qdrant.NewWithPayload(true)
 	if len(fields) > 0 {

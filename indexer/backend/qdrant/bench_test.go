@@ -139,13 +139,13 @@ func BenchmarkSciFact(b *testing.B) {
 				indexed: func() error {
 					ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 					defer cancel()
-					_, err := e.WaitIndexed(ctx, gen, 100*time.Millisecond)
+					_, err := e.waitIndexed(ctx, gen, 100*time.Millisecond)
 					return err
 				},
 				openLex: func(sc backend.Scoring) (backend.LexicalReader, error) { return e.Lexical().Open(ctx, gen, sc, nil) },
 				openVec: func() (backend.VectorReader, error) { return e.Vectors().Open(ctx, gen, nil) },
 				hybrid: func(lr backend.LexicalReader, _ backend.VectorReader, lq backend.LexicalQuery, vq backend.VectorQuery) (int, error) {
-					res, err := lr.(*LexReader).Hybrid(ctx, lq, vq)
+					res, err := lr.(*LexReader).hybrid(ctx, lq, vq)
 					return res.Requests, err
 				},
 			}, gen)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,9 @@ type Engine struct {
 	opts    Options
 	clients []*qdrant.Client
 	next    atomic.Uint32 // the host the next request starts with
+
+	replOnce sync.Once // asks the cluster for its peers once (replicationFactor)
+	repl     uint32
 }
 
 // New connects to the hosts of opts and checks that at least one answers.

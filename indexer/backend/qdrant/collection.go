@@ -42,7 +42,7 @@ func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
 			vecBM25: {}, vecTF: {},
 		}),
 		ShardNumber:       qdrant.PtrOf(e.opts.Shards),
-		ReplicationFactor: qdrant.PtrOf(e.opts.Replication),
+		ReplicationFactor: qdrant.PtrOf(e.replicationFactor(ctx)),
 		HnswConfig:        e.opts.HNSW.hnswConfig(),
 		OptimizersConfig:  e.opts.HNSW.optimizersConfig(),
 	}

@@ -30,7 +30,9 @@
 //
 // Dense search and hybrid. Qdrant searches a segment with its HNSW graph only once the
 // segment outgrows the indexing threshold, and indexes in the background after the writes
-// return: Options.HNSW sets the graph's parameters and thresholds, and WaitIndexed waits
-// until every vector is indexed. LexReader.Hybrid returns the BM25 and the dense ranking of
-// one query for Kairos's own fusion, their first pages in one QueryBatch request.
+// return: Options.HNSW sets the graph's parameters and thresholds, and IndexState tells how
+// far it has got (the tests and benchmarks wait on it, to measure the graph and not scans).
+// LexReader.SearchHybrid (backend.HybridSearcher, which search uses for hybrid queries)
+// returns the BM25 and the dense ranking of one query for Kairos's own fusion, their first
+// pages in one QueryBatch request.
 package qdrant

@@ -34,6 +34,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative HNSW ef", func(o *Options) { o.HNSW.Ef = -1 }, "HNSW ef -1"},
 		{"negative indexing threshold", func(o *Options) { o.HNSW.IndexingThresholdKB = -5 }, "indexing threshold"},
 		{"HNSW m 1", func(o *Options) { o.HNSW.M = 1 }, "HNSW m 1"},
+		{"REST without port", func(o *Options) { o.REST = "localhost" }, "REST address"},
 	}
 	for _, tc := range tests {
 		o := ok
@@ -45,14 +46,10 @@ func TestOptionsValidate(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
-		if tc.name == "defaults" && (got.Shards != 6 || got.Replication != 1 || got.BM25 != (backend.BM25Params{K1: 1.2, B: 0.75})) {
+		// Replication stays 0: the cluster is asked for its peers when a collection is made.
+		if tc.name == "defaults" && (got.Shards != 6 || got.Replication != 0 || got.REST != "127.0.0.1:6333" || got.BM25 != backend.DefaultBM25()) {
 			t.Errorf("defaults: %+v", got)
 		}
-	}
-	two := ok
-	two.Hosts = []string{"a:1", "b:2"}
-	if o, _ := two.withDefaults(); o.Replication != 2 {
-		t.Errorf("two hosts: replication %d, want 2", o.Replication)
 	}
 }
 

@@ -61,7 +61,7 @@ func TestFilterThatMatchesNothing(t *testing.T) {
 				}
 				want("dense", dense, 10)
 			}
-			h, err := lr.(*LexReader).Hybrid(ctx, backend.LexicalQuery{Terms: terms, N: 10, Filter: tc.f},
+			h, err := lr.(*LexReader).hybrid(ctx, backend.LexicalQuery{Terms: terms, N: 10, Filter: tc.f},
 				backend.VectorQuery{Vector: q, K: 10, Filter: tc.f})
 			if err != nil {
 				t.Fatal(err)

@@ -123,12 +123,12 @@ func (e *Engine) countWith(ctx context.Context, coll, vec string) (int, error) {
 	return int(n), err
 }
 
-// WaitIndexed polls gen's collection every poll until every stored vector is indexed and
+// waitIndexed polls gen's collection every poll until every stored vector is indexed and
 // Qdrant reports it green (IndexState.Done), and returns the last state; ctx bounds the wait.
 // Qdrant indexes in the background after the writes return, so a benchmark or a recall
 // measurement taken before this measures scans of unindexed segments, not the graph. A
 // collection whose shards stay below HNSW.IndexingThresholdKB never gets there.
-func (e *Engine) WaitIndexed(ctx context.Context, gen backend.Gen, poll time.Duration) (IndexState, error) {
+func (e *Engine) waitIndexed(ctx context.Context, gen backend.Gen, poll time.Duration) (IndexState, error) {
 	for {
 		st, err := e.IndexState(ctx, gen)
 		if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
-// HybridResult is the two ranked lists of one hybrid query, for Kairos's own fusion.
-type HybridResult struct {
+// hybridResult is the two ranked lists of one hybrid query, for Kairos's own fusion.
+type hybridResult struct {
 	Lexical []backend.Hit // what LexReader.Search returns for the lexical query
 	Dense   []backend.Hit // what VecReader.Search returns for the dense query
 	// Requests counts the round trips: 1 when the first BM25 page settled the lexical
@@ -18,7 +18,16 @@ type HybridResult struct {
 	Requests int
 }
 
-// Hybrid runs a BM25 query and a dense query on r's collection and returns both rankings,
+var _ backend.HybridSearcher = (*LexReader)(nil)
+
+// SearchHybrid implements backend.HybridSearcher: search's hybrid queries get both rankings
+// with one round trip for their first pages (see hybrid), where two calls would make two.
+func (r *LexReader) SearchHybrid(ctx context.Context, lq backend.LexicalQuery, vq backend.VectorQuery) (lexical, dense []backend.Hit, err error) {
+	res, err := r.hybrid(ctx, lq, vq)
+	return res.Lexical, res.Dense, err
+}
+
+// hybrid runs a BM25 query and a dense query on r's collection and returns both rankings,
 // exactly as Search and VecReader.Search would, with one round trip for their first pages.
 //
 // One QueryBatch request carries the first BM25 page and the dense query. Qdrant's prefetch
@@ -27,15 +36,15 @@ type HybridResult struct {
 // weights and explain). The BM25 ranking is exact only once no unseen passage can beat the
 // n-th rescored score (see Search); when the first page does not settle that, the further
 // pages are single requests, as in Search.
-func (r *LexReader) Hybrid(ctx context.Context, lq backend.LexicalQuery, vq backend.VectorQuery) (HybridResult, error) {
-	var res HybridResult
+func (r *LexReader) hybrid(ctx context.Context, lq backend.LexicalQuery, vq backend.VectorQuery) (hybridResult, error) {
+	var res hybridResult
 	if len(lq.Terms) == 0 || lq.N <= 0 {
 		if vq.K <= 0 {
 			return res, nil
 		}
 		// Nothing lexical to ask: the dense query alone.
 		dense, err := (&VecReader{e: r.e, coll: r.coll}).Search(ctx, vq)
-		return HybridResult{Dense: dense, Requests: 1}, err
+		return hybridResult{Dense: dense, Requests: 1}, err
 	}
 	lex, lexOK := r.newLexQuery(lq)
 	var reqs []*qdrant.QueryPoints
@@ -46,7 +55,7 @@ func (r *LexReader) Hybrid(ctx context.Context, lq backend.LexicalQuery, vq back
 		reqs = append(reqs, r.e.denseRequest(r.coll, vq))
 	}
 	if len(reqs) == 0 {
-		return HybridResult{Lexical: []backend.Hit{}}, nil
+		return hybridResult{Lexical: []backend.Hit{}}, nil
 	}
 	var batch []*qdrant.BatchResult
 	err := r.e.do(ctx, "hybrid query", r.coll, func(ctx context.Context, c *qdrant.Client) error {

@@ -12,6 +12,9 @@ import (
 func newEngine(t testing.TB, c *qdranttest.Cluster, index string, o Options) *Engine {
 	t.Helper()
 	o.Hosts, o.Index, o.BM25 = c.Addrs(), index, testParams
+	if o.REST == "" {
+		o.REST = c.Peers[0].HTTPAddr()
+	}
 	if o.Dim == 0 {
 		o.Dim = 8
 	}

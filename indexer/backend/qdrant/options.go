@@ -33,15 +33,22 @@ type Options struct {
 	// HNSW configures Qdrant's graph index of the dense vectors (see HNSW). Default: Qdrant's.
 	HNSW HNSW
 	// BM25 are the k1 and b baked into the sparse vectors at build; a reader opened with
-	// others is refused with backend.ErrScoring. Default k1 1.2, b 0.75 (bleve's).
+	// others is refused with backend.ErrScoring. Default backend.DefaultBM25, the searches'
+	// (the indexer passes its own, recorded in the manifest, in any case).
 	BM25 backend.BM25Params
 	// Shards per collection. Default 6: divisible by 1, 2, 3 and 6 peers, so shards spread
 	// evenly on the small clusters Kairos targets and a cluster can grow to 6 peers without
 	// resharding; more shards only add per-shard overhead on a small corpus.
 	Shards uint32
-	// Replication is the replication factor. Default 2 when more than one host is named (one
-	// peer may fail without losing reads or writes), else 1.
+	// Replication is the replication factor. Default: min(peers, MaxDefaultReplication), the
+	// peers counted by the cluster (GET /cluster on REST), so that one peer may fail without
+	// losing reads or writes however many hosts the location names; when the cluster cannot
+	// be asked, 2 when more than one host is named, else 1.
 	Replication uint32
+	// REST is the host:port of one peer's REST API, asked for the cluster's peers when
+	// Replication is 0. Default: the first host with the port below its gRPC port (Qdrant's
+	// 6333 beside 6334).
+	REST string
 	// Batch is the number of points per upsert request. Default 256.
 	Batch int
 	// Parallel is the number of upsert requests in flight. Default 4.
@@ -85,7 +92,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	if o.BM25 == (backend.BM25Params{}) {
-		o.BM25 = backend.BM25Params{K1: 1.2, B: 0.75}
+		o.BM25 = backend.DefaultBM25()
 	}
 	if o.BM25.K1 <= 0 || o.BM25.B < 0 || o.BM25.B > 1 {
 		return o, fmt.Errorf("qdrant: BM25 k1 %v must be > 0 and b %v in [0,1]", o.BM25.K1, o.BM25.B)
@@ -93,11 +100,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Shards == 0 {
 		o.Shards = DefaultShards
 	}
-	if o.Replication == 0 {
-		o.Replication = 1
-		if len(o.Hosts) > 1 {
-			o.Replication = 2
-		}
+	if o.REST == "" {
+		o.REST = defaultREST(o.Hosts[0])
+	}
+	if _, _, err := net.SplitHostPort(o.REST); err != nil {
+		return o, fmt.Errorf("qdrant: REST address %q: want host:port (%v)", o.REST, err)
 	}
 	if o.Batch <= 0 {
 		o.Batch = 256

@@ -31,8 +31,10 @@ func (e *Engine) OpenPassages(ctx context.Context, gen backend.Gen) (*PassageRea
 	return &PassageReader{e: e, coll: coll, n: n}, nil
 }
 
+// get reads one payload. Get, DocID and Meta take no context (backend.Passages has none on
+// them yet), so the request is bounded by the engine's timeout alone.
 func (r *PassageReader) get(key uint32, fields ...string) (map[string]*qdrant.Value, error) {
-	pls, err := r.getMany([]uint32{key}, fields...)
+	pls, err := r.getMany(context.Background(), []uint32{key}, fields...)
 	if err != nil {
 		return nil, err
 	}

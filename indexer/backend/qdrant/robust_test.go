@@ -115,7 +115,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 	// Wait for Qdrant's background indexing: the recall is the graph's only then, and the
 	// comparisons below want a settled collection (see the hybrid subtest).
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	st, err := e.WaitIndexed(wctx, genA, 250*time.Millisecond)
+	st, err := e.waitIndexed(wctx, genA, 250*time.Millisecond)
 	cancel()
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := lr.Hybrid(ctx, lq, vq)
+			got, err := lr.hybrid(ctx, lq, vq)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +273,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := lr.Hybrid(ctx, tc.lq, tc.vq)
+			got, err := lr.hybrid(ctx, tc.lq, tc.vq)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -289,7 +289,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 		for i := range n {
 			// Dense rankings compared across replicas must be exact: each replica builds its
 			// own graph, so two replicas' HNSW answers may differ by design.
-			got, err := lr.Hybrid(ctx, backend.LexicalQuery{Terms: lexQueries[i], N: 10}, backend.VectorQuery{Vector: queryVecs[i], K: 10, Exact: true})
+			got, err := lr.hybrid(ctx, backend.LexicalQuery{Terms: lexQueries[i], N: 10}, backend.VectorQuery{Vector: queryVecs[i], K: 10, Exact: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +315,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 					}
 					j := i % n
 					inFlight.Add(1)
-					got, err := lr.Hybrid(ctx, backend.LexicalQuery{Terms: lexQueries[j], N: 10}, backend.VectorQuery{Vector: queryVecs[j], K: 10, Exact: true})
+					got, err := lr.hybrid(ctx, backend.LexicalQuery{Terms: lexQueries[j], N: 10}, backend.VectorQuery{Vector: queryVecs[j], K: 10, Exact: true})
 					inFlight.Add(-1)
 					done.Add(1)
 					if killed.Load() {
@@ -520,8 +520,8 @@ func waitCaughtUp(t *testing.T, e *Engine, gen backend.Gen) {
 				why = fmt.Sprintf("%d shards, want %d", len(shards), e.opts.Shards)
 			}
 			for id, rs := range shards {
-				if len(rs) != int(e.opts.Replication) {
-					why = fmt.Sprintf("shard %d: %d replicas, want %d", id, len(rs), e.opts.Replication)
+				if want := e.replicationFactor(ctx); len(rs) != int(want) {
+					why = fmt.Sprintf("shard %d: %d replicas, want %d", id, len(rs), want)
 				}
 				for _, r := range rs[1:] {
 					if r.points != rs[0].points {

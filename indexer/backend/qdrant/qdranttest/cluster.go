@@ -46,6 +46,9 @@ type Peer struct {
 	done            chan struct{}
 }
 
+// HTTPAddr is the peer's REST address, host:port.
+func (p *Peer) HTTPAddr() string { return "127.0.0.1:" + strconv.Itoa(p.HTTP) }
+
 // GRPCAddr is the peer's gRPC address, host:port.
 func (p *Peer) GRPCAddr() string { return "127.0.0.1:" + strconv.Itoa(p.GRPC) }
 
