@@ -93,11 +93,14 @@ func loadMapped(f *os.File, o LoadOptions) (*Graph, error) {
 		return nil, fmt.Errorf("hnsw: mapping: %w", err)
 	}
 	n := int(h.Nodes)
-	secs, _ := layoutV2(n, g.dim, g.stride, h.UpperLen)
+	secs, _ := layoutV2(n, g.dim, g.stride, h.UpperLen, g.opts.Codes == CodesBinary)
 	l0 := secs[secLevel0]
 	g.level0 = unsafe.Slice((*uint32)(unsafe.Pointer(&data[l0.off])), n*g.stride)
 	c := secs[secCodes]
 	g.codes = data[c.off : c.off+c.size : c.off+c.size]
+	if b := secs[secBits]; b.size > 0 {
+		g.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&data[b.off])), b.size/8)
+	}
 	g.mapped = &mapping{data: data, f: f, vecOff: secs[secVectors].off}
 	g.rescore = o.Rescore
 	if err := g.checkStructure(h.Deleted); err != nil {
@@ -124,7 +127,7 @@ func (g *Graph) Close() error {
 		return nil
 	}
 	err := g.mapped.close()
-	g.mapped, g.codes, g.level0 = nil, nil, nil
+	g.mapped, g.codes, g.bits, g.level0 = nil, nil, nil, nil
 	return err
 }
 
@@ -180,6 +183,6 @@ func (g *Graph) thaw() error {
 	g.vecs = vecs
 	g.level0 = slices.Clone(g.level0)
 	err = g.mapped.close()
-	g.mapped, g.codes, g.quant = nil, nil, quantizer{}
+	g.mapped, g.codes, g.quant, g.bits, g.bitMeans = nil, nil, quantizer{}, nil, nil
 	return err
 }

@@ -18,7 +18,13 @@ import (
 // operation against the in-memory graph: exact scores, recall, deleted keys, filters, exact
 // search, vectors, re-saving, then growing it (which reads it into memory) and closing.
 func TestMappedMatchesMemory(t *testing.T) {
-	f := newFixture(t, 3000, 100, 48, hnsw.Options{Seed: 5, M: 12})
+	for _, codes := range []string{hnsw.CodesInt8, hnsw.CodesBinary} {
+		t.Run(codes, func(t *testing.T) { testMappedMatchesMemory(t, codes) })
+	}
+}
+
+func testMappedMatchesMemory(t *testing.T, codes string) {
+	f := newFixture(t, 3000, 100, 48, hnsw.Options{Seed: 5, M: 12, Codes: codes})
 	for _, k := range f.keys[:100] {
 		f.graph.Delete(k)
 		f.exact.Delete(k)
@@ -42,8 +48,13 @@ func TestMappedMatchesMemory(t *testing.T) {
 				t.Fatalf("mapped %v, Len/Live %d/%d, want true, %d/%d", m.Mapped(), m.Len(), m.Live(), f.graph.Len(), f.graph.Live())
 			}
 			mf := &fixture{ds: f.ds, keys: f.keys, graph: m, exact: f.exact}
-			if r := mf.recall(t, 10, 64); r < tc.minRec {
-				t.Errorf("mapped recall@10 at ef 64 = %.4f, want >= %.2f", r, tc.minRec)
+			minRec := tc.minRec
+			if codes == hnsw.CodesBinary {
+				// 48 bits order candidates coarsely: measured 0.888 (int8 walk: above 0.95).
+				minRec -= 0.08
+			}
+			if r := mf.recall(t, 10, 64); r < minRec {
+				t.Errorf("mapped recall@10 at ef 64 = %.4f, want >= %.2f", r, minRec)
 			}
 			for i, q := range f.ds.Queries[:20] {
 				got, err := m.Search(q, 10, 64)

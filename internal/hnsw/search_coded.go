@@ -28,6 +28,12 @@ func (g *Graph) searchCoded(s *searchScratch, q []float32, k, ef int, keep func(
 		cands[i] = res.pop().id
 	}
 	s.res, s.ids = res[:0], cands[:0]
+	return g.rescoreFloat(s, q, cands, k)
+}
+
+// rescoreFloat scores the first LoadOptions.Rescore (default 2*k) of cands, best first by an
+// approximate score, with their float vectors read from the file, and returns the best k.
+func (g *Graph) rescoreFloat(s *searchScratch, q []float32, cands []uint32, k int) ([]Result, error) {
 	r := 2 * k
 	if g.rescore > 0 {
 		r = max(g.rescore, k)

@@ -1,0 +1,59 @@
+package hnsw
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestBinaryCodes checks the bits against their definition (bit d set where v[d] is above the
+// mean of dimension d) and Hamming distance against a count of differing signs, on lengths that
+// do and do not fill whole words.
+func TestBinaryCodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, dim := range []int{1, 48, 64, 65, 256, 300} {
+		vecs := make([][]float32, 50)
+		for i := range vecs {
+			vecs[i] = make([]float32, dim)
+			for d := range vecs[i] {
+				vecs[i][d] = float32(rng.NormFloat64()) + float32(d%3) // off-centre dimensions
+			}
+		}
+		means := fitMeans(dim, len(vecs), func(i int) []float32 { return vecs[i] })
+		for d := range dim {
+			var s float64
+			for _, v := range vecs {
+				s += float64(v[d])
+			}
+			if got, want := means[d], float32(s/float64(len(vecs))); got != want {
+				t.Fatalf("dim %d: mean[%d] = %v, want %v", dim, d, got, want)
+			}
+		}
+		a, b := make([]uint64, words(dim)), make([]uint64, words(dim))
+		binarize(a, vecs[0], means)
+		for d := range dim {
+			if set := a[d/64]&(1<<(d%64)) != 0; set != (vecs[0][d] > means[d]) {
+				t.Fatalf("dim %d: bit %d is %v for %v against mean %v", dim, d, set, vecs[0][d], means[d])
+			}
+		}
+		for _, v := range vecs[1:] {
+			binarize(b, v, means)
+			want := 0
+			for d := range dim {
+				if (vecs[0][d] > means[d]) != (v[d] > means[d]) {
+					want++
+				}
+			}
+			if got := hamming(a, b); got != want {
+				t.Fatalf("dim %d: hamming %d, want %d", dim, got, want)
+			}
+		}
+		// Stale bits in a reused buffer must not survive.
+		for i := range b {
+			b[i] = ^uint64(0)
+		}
+		binarize(b, vecs[0], means)
+		if hamming(a, b) != 0 {
+			t.Fatalf("dim %d: binarize keeps bits of the buffer's previous contents", dim)
+		}
+	}
+}
