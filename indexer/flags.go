@@ -79,6 +79,7 @@ func HNSWFlags(fs *flag.FlagSet, h *hnsw.Options) {
 	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", h.EfConstruction, "HNSW: candidate list size while building")
 	fs.IntVar(&h.EfSearch, "hnsw-ef-search", h.EfSearch, "HNSW: default candidate list size of searches")
 	fs.Int64Var(&h.Seed, "hnsw-seed", h.Seed, "HNSW: random seed (level draws)")
+	fs.StringVar(&h.Codes, "vectors", h.Codes, "compact vectors a mapped search walks: int8 (1 byte a dimension; the default of a new index) or binary (1 bit, Hamming distance, candidates rescored with int8 then float); recorded, an update keeps the index's")
 }
 
 // Flags registers the build's flags (Options.Flags) and the update's: --delete-missing and

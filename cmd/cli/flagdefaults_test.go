@@ -77,7 +77,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
-		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index"), zero("int", "workers"),
+		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out", "min-score"), zero("int", "k", "per-doc"), zero("bool", "json")),
 		"eval": query.with(defaults{

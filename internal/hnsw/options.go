@@ -93,6 +93,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// CodesKind names o.Codes with its default filled in: CodesInt8 or CodesBinary (or an invalid
+// value as given).
+func (o Options) CodesKind() string {
+	if o.Codes == "" {
+		return CodesInt8
+	}
+	return o.Codes
+}
+
 // Validate reports the first invalid field, after defaults are applied.
 func (o Options) Validate() error {
 	o = o.withDefaults()

@@ -1,7 +1,8 @@
 // Package hnswvec is Kairos's local vector engine: one HNSW graph (internal/hnsw) per
 // generation, saved as one checksummed file and, by default, opened memory-mapped for searching
 // (the graph walks one-byte codes and rescores with the float vectors read from the file, so
-// opening is quick and resident memory stays a fraction of the file). Filters are applied
+// opening is quick and resident memory stays a fraction of the file; with binary codes,
+// hnsw.Options.Codes, the walk uses one bit per dimension instead). Filters are applied
 // inside the graph walk (hnsw.Graph.SearchFiltered), with the dates and sources of passages
 // from the passage store.
 package hnswvec
@@ -140,6 +141,9 @@ func (r *Reader) Graph() *hnsw.Graph { return r.g }
 
 // Dim is the dimension of the vectors.
 func (r *Reader) Dim() int { return r.g.Dim() }
+
+// Options are the graph's parameters, its codes among them, for checking against the manifest.
+func (r *Reader) Options() hnsw.Options { return r.g.Options() }
 
 // Len is the number of vectors, deleted ones included.
 func (r *Reader) Len() int { return r.g.Len() }
