@@ -1,6 +1,7 @@
 package hnsw
 
 import (
+	"fmt"
 	"io"
 	"math/bits"
 	"slices"
@@ -185,4 +186,23 @@ func (g *Graph) searchLevel0Binary(s *searchScratch, qb []uint64, ep uint32, epS
 		}
 	}
 	s.cand, s.res = cand[:0], res
+}
+
+// SetCodes changes the compact codes that the next Save writes (Options.Codes: CodesInt8 or
+// CodesBinary), so a graph can be re-saved with other codes without being rebuilt. The codes
+// are computed from the float vectors, so a mapped graph must first be read into memory: it is
+// refused here.
+func (g *Graph) SetCodes(codes string) error {
+	o := g.opts
+	o.Codes = codes
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mapped != nil || g.closed {
+		return fmt.Errorf("hnsw: SetCodes on a mapped or closed graph")
+	}
+	g.opts.Codes = o.withDefaults().Codes
+	return nil
 }

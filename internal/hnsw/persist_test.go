@@ -229,10 +229,10 @@ func FuzzReadValidChecksums(f *testing.F) {
 
 // TestBinaryCodesPersist: a graph with binary codes is written as version 3 and read back, in
 // memory and mapped, with its Codes option; a graph without them still writes version 2,
-// byte for byte what "int8" writes; a header whose codes field disagrees with its version is
-// corrupt.
+// byte for byte what "int8" writes; SetCodes switches between the two; a header whose codes
+// field disagrees with its version is corrupt.
 func TestBinaryCodesPersist(t *testing.T) {
-	bin := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Codes: hnsw.CodesBinary})
+	bin := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Workers: 1, Codes: hnsw.CodesBinary})
 	plain := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Workers: 1})
 	named := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Workers: 1, Codes: hnsw.CodesInt8})
 	pb, bb := serialize(t, plain.graph), serialize(t, bin.graph)
@@ -266,6 +266,19 @@ func TestBinaryCodesPersist(t *testing.T) {
 	defer m.Close()
 	if !m.Mapped() || m.Options().Codes != hnsw.CodesBinary {
 		t.Errorf("mapped %v, codes %q", m.Mapped(), m.Options().Codes)
+	}
+	// SetCodes re-saves a graph with the other codes, byte for byte what a build with them writes.
+	if err := plain.graph.SetCodes(hnsw.CodesBinary); err != nil || !bytes.Equal(serialize(t, plain.graph), bb) {
+		t.Errorf("SetCodes(binary): %v, or other bytes than a binary build", err)
+	}
+	if err := plain.graph.SetCodes(hnsw.CodesInt8); err != nil || !bytes.Equal(serialize(t, plain.graph), pb) {
+		t.Errorf("SetCodes(int8): %v, or other bytes than an int8 build", err)
+	}
+	if err := m.SetCodes(hnsw.CodesInt8); err == nil {
+		t.Error("SetCodes on a mapped graph accepted")
+	}
+	if err := plain.graph.SetCodes("int4"); err == nil {
+		t.Error("SetCodes(int4) accepted")
 	}
 	tab := crc32.MakeTable(crc32.Castagnoli)
 	for _, tc := range []struct {
