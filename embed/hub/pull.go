@@ -31,15 +31,15 @@ const ManifestName = "kairos-pull.json"
 
 // PullOptions configures Pull. Zero values mean defaults.
 type PullOptions struct {
-	Endpoint string       // default $HF_ENDPOINT, then DefaultEndpoint
-	Root     string       // models root; default DefaultRoot()
-	Revision string       // branch, tag or commit; default "main"
-	ONNXFile string       // ONNX file in the repo; default "onnx/model.onnx"
-	Token    string       // bearer token for gated repos; default $HF_TOKEN
-	Pins     Pins         // default BuiltinPins()
+	Endpoint string // default $HF_ENDPOINT, then DefaultEndpoint
+	Root     string // models root; default DefaultRoot()
+	Revision string // branch, tag or commit; default "main"
+	ONNXFile string // ONNX file in the repo; default "onnx/model.onnx"
+	Token    string // bearer token for gated repos; default $HF_TOKEN
+	Pins     Pins   // default BuiltinPins()
 	// Layouts are the repos with files other than an ONNX export's (static models);
 	// default Catalogue(). ONNXFile is ignored for them.
-	Layouts map[string]Layout
+	Layouts  map[string]Layout
 	Client   *http.Client // default: 30 s connect/header timeouts, no overall limit (files are big)
 	Progress io.Writer    // progress lines (rate, ETA); nil: none
 	Logger   *slog.Logger // nil: silent
