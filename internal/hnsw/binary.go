@@ -86,7 +86,8 @@ func (g *Graph) writeBits(w io.Writer, means []float32) error {
 // searchBinary is SearchFiltered on a mapped graph with binary codes: the walk scores nodes by
 // Hamming distance; its ef best are rescored with the one-byte codes, and the best of those
 // (LoadOptions.Rescore, default 2*k) with the float vectors read from the file, so the scores
-// returned are exact dot products. g.mu is held shared; q is normalised.
+// returned are exact dot products; with LoadOptions.BinaryRescore float, all ef candidates
+// go straight to the float vectors. g.mu is held shared; q is normalised.
 func (g *Graph) searchBinary(s *searchScratch, q []float32, k, ef int, keep func(uint64) bool) ([]Result, error) {
 	nw := words(g.dim)
 	s.qb = slices.Grow(s.qb[:0], nw)[:nw]
@@ -100,6 +101,15 @@ func (g *Graph) searchBinary(s *searchScratch, q []float32, k, ef int, keep func
 	}
 	g.searchLevel0Binary(s, qb, cur, curS, ef, keep)
 
+	if g.floatOnly { // every candidate of the walk with its float vector
+		res := s.res
+		ids := slices.Grow(s.ids[:0], len(res))[:len(res)]
+		for i := len(ids) - 1; i >= 0; i-- {
+			ids[i] = res.pop().id
+		}
+		s.res, s.ids = res[:0], ids[:0]
+		return g.rescoreFloatN(s, q, ids, k, len(ids))
+	}
 	// Rescore every candidate of the walk with the codes, best first.
 	s.qs = slices.Grow(s.qs[:0], g.dim)[:g.dim]
 	qs := s.qs

@@ -1,7 +1,9 @@
 package hnsw
 
 import (
+	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -55,5 +57,51 @@ func TestBinaryCodes(t *testing.T) {
 		if hamming(a, b) != 0 {
 			t.Fatalf("dim %d: binarize keeps bits of the buffer's previous contents", dim)
 		}
+	}
+}
+
+// TestBinaryFloatRescoreSkipsCodes: with BinaryRescore float a search reads the bits, the lists
+// and the float vectors only (what keeps the codes out of resident memory): it works with the
+// codes taken away, and a mapped graph rescoring with int8 would not.
+func TestBinaryFloatRescoreSkipsCodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, dim = 500, 32
+	keys := make([]uint64, n)
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		keys[i], vecs[i] = uint64(i), make([]float32, dim)
+		for d := range vecs[i] {
+			vecs[i][d] = float32(rng.NormFloat64())
+		}
+	}
+	g, _ := New(dim, Options{Seed: 1, Workers: 1, Codes: CodesBinary})
+	if err := g.Add(context.Background(), keys, vecs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "b.hnsw")
+	if err := g.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadWith(path, LoadOptions{Mapped: true, BinaryRescore: RescoreFloat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.codes = nil
+	found := 0
+	for i := 0; i < n; i += 10 {
+		res, err := m.Search(vecs[i], 5, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) > 0 && res[0].Key == uint64(i) {
+			found++
+		}
+	}
+	if found < 45 {
+		t.Errorf("float-rescored binary search found %d of 50 points first", found)
+	}
+	if _, err := LoadWith(path, LoadOptions{Mapped: true, BinaryRescore: "int4"}); err == nil {
+		t.Error("BinaryRescore int4 accepted")
 	}
 }

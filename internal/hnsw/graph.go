@@ -58,7 +58,10 @@ type Graph struct {
 	bitMeans []float32
 	mapped   *mapping // nil in memory
 	rescore  int      // LoadOptions.Rescore
-	closed   bool     // set by Close
+	// floatOnly (LoadOptions.BinaryRescore float) rescores a binary walk's candidates with
+	// the float vectors only.
+	floatOnly bool
+	closed    bool // set by Close
 
 	// deferRepair (DeferRepair) makes Add leave the repair pass to Repair or WriteTo;
 	// unrepaired says an Add has done so since the last pass.

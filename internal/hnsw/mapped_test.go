@@ -34,12 +34,14 @@ func testMappedMatchesMemory(t *testing.T, codes string) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name    string
-		rescore int
-		minRec  float64
-	}{{"rescore default", 0, 0.95}, {"rescore k", 10, 0.93}, {"rescore all", 1000, 0.95}} {
+		name          string
+		rescore       int
+		minRec        float64
+		binaryRescore string // ignored by int8 codes
+	}{{"rescore default", 0, 0.95, ""}, {"rescore k", 10, 0.93, ""}, {"rescore all", 1000, 0.95, ""},
+		{"binary rescored with floats", 0, 0.95, hnsw.RescoreFloat}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true, Rescore: tc.rescore})
+			m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true, Rescore: tc.rescore, BinaryRescore: tc.binaryRescore})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,6 +38,11 @@ func (g *Graph) rescoreFloat(s *searchScratch, q []float32, cands []uint32, k in
 	if g.rescore > 0 {
 		r = max(g.rescore, k)
 	}
+	return g.rescoreFloatN(s, q, cands, k, r)
+}
+
+// rescoreFloatN is rescoreFloat of the first r candidates.
+func (g *Graph) rescoreFloatN(s *searchScratch, q []float32, cands []uint32, k, r int) ([]Result, error) {
 	cands = cands[:min(len(cands), r)]
 	s.vec = slices.Grow(s.vec[:0], g.dim)[:g.dim]
 	out := make([]Result, len(cands))

@@ -32,6 +32,8 @@ type Engine struct {
 	InMemory bool
 	// Rescore is hnsw.LoadOptions.Rescore for mapped generations (0: its default, 2*k).
 	Rescore int
+	// BinaryRescore is hnsw.LoadOptions.BinaryRescore for generations with binary codes.
+	BinaryRescore string
 }
 
 var _ backend.Vectors = Engine{}
@@ -61,7 +63,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 
 // Open loads gen's graph.
 func (e Engine) Open(ctx context.Context, gen backend.Gen, meta backend.Meta) (backend.VectorReader, error) {
-	return OpenWith(gen.Dir, meta, hnsw.LoadOptions{Mapped: !e.InMemory, Rescore: e.Rescore})
+	return OpenWith(gen.Dir, meta, hnsw.LoadOptions{Mapped: !e.InMemory, Rescore: e.Rescore, BinaryRescore: e.BinaryRescore})
 }
 
 // Open is Engine.Open with its concrete result, for the default engine (mapped).

@@ -34,6 +34,8 @@ type Config struct {
 	// Binary also measures the graph re-saved with binary codes (hnsw.CodesBinary) and loaded
 	// mapped: rows with Mode "mapped-binary". With Save, that file is Save + ".binary".
 	Binary bool
+	// BinaryRescore is hnsw.LoadOptions.BinaryRescore of the mapped-binary rows.
+	BinaryRescore string
 }
 
 // Validate checks the sizes.
@@ -165,7 +167,7 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 		if i == 0 && !cfg.Mapped {
 			continue
 		}
-		m, err := hnsw.LoadWith(v.path, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore})
+		m, err := hnsw.LoadWith(v.path, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore})
 		if err != nil {
 			return nil, err
 		}
