@@ -188,6 +188,16 @@ func FuzzLoadMapped(f *testing.F) {
 		f.Add(good, off, byte(0xff))
 	}
 	f.Add(good[:5000], uint32(0), byte(0))
+	// The same graph with binary codes (version 3: bit thresholds and bits before the vectors).
+	if err := g.SetCodes(hnsw.CodesBinary); err != nil {
+		f.Fatal(err)
+	}
+	var bbuf bytes.Buffer // not buf: the seeds above still hold its bytes
+	g.WriteTo(&bbuf)
+	goodBin := bbuf.Bytes()
+	for _, off := range []uint32{8, 72, 9 * 4096, 10*4096 + 1, 11 * 4096} {
+		f.Add(goodBin, off, byte(0xff))
+	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, off uint32, x byte) {
 		data = bytes.Clone(data)
