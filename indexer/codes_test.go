@@ -84,3 +84,16 @@ func TestBinaryVectors(t *testing.T) {
 		t.Fatalf("open with a manifest saying int8 over a binary graph: %v", err)
 	}
 }
+
+// TestBinaryVectorsRefusedOnQdrant: binary codes belong to the local graph; a build of an index
+// on Qdrant asking for them is refused before any cluster is contacted.
+func TestBinaryVectorsRefusedOnQdrant(t *testing.T) {
+	older, _, _, _, _ := scifactRevisions(t)
+	bin := fastHNSW
+	bin.Codes = hnsw.CodesBinary
+	_, err := Build(context.Background(), Options{Dir: "qdrant://127.0.0.1:1/kairos-test", Inputs: []InputSpec{{Path: older}},
+		Encoder: &countingEncoder{dim: 16}, HNSW: bin})
+	if err == nil || !strings.Contains(err.Error(), "--vectors binary") {
+		t.Fatalf("build on Qdrant with binary codes: %v", err)
+	}
+}
