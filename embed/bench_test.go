@@ -3,6 +3,8 @@ package embed
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -90,11 +92,18 @@ func BenchmarkEncodeSciFact(b *testing.B) {
 // chunks of SortWindow) and kairos embed's (Tokenize, then EncodeTokens); minilm-l6 through
 // ONNX Runtime on 64 of the same passages is the anchor of the same run.
 // `GOMAXPROCS=2 go test -run '^$' -bench StaticSciFact -benchtime 3x ./embed/`.
+// $KAIROS_BENCH_STATIC adds static model folders (comma-separated, named by their base name),
+// such as a 1024-d fixture written by ../shared/models/gen_static.py, to the same run.
 func BenchmarkStaticSciFact(b *testing.B) {
 	texts := scifactPassages(b, 4096, 120)
 	ctx := context.Background()
-	for _, model := range []string{"static-model2vec", "static-st"} {
-		e, err := OpenEncoder(ctx, Options{ModelDir: synthetic(model)})
+	dirs := []string{synthetic("static-model2vec"), synthetic("static-st")}
+	if extra := os.Getenv("KAIROS_BENCH_STATIC"); extra != "" {
+		dirs = append(dirs, strings.Split(extra, ",")...)
+	}
+	for _, dir := range dirs {
+		model := filepath.Base(dir)
+		e, err := OpenEncoder(ctx, Options{ModelDir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 	"os"
 	"time"
 
@@ -31,6 +32,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	if loc.Qdrant != nil {
+		if opts.Encoder != nil && opts.HNSW.CodesKind() == hnsw.CodesBinary {
+			return nil, errors.New("--vectors binary: binary codes are the local HNSW graph's; an index on Qdrant keeps its vectors in Qdrant")
+		}
 		return buildQdrant(ctx, &opts, loc)
 	}
 	unlock, err := lockDir(opts.Dir)

@@ -243,7 +243,8 @@ func (c *checkpoint) matches(o *Options) error {
 			return err
 		}
 		h := o.HNSW
-		if h.M != 0 && h.M != c.HNSW.M || h.EfConstruction != 0 && h.EfConstruction != c.HNSW.EfConstruction || h.Seed != c.HNSW.Seed {
+		if h.M != 0 && h.M != c.HNSW.M || h.EfConstruction != 0 && h.EfConstruction != c.HNSW.EfConstruction || h.Seed != c.HNSW.Seed ||
+			h.Codes != "" && h.CodesKind() != c.HNSW.CodesKind() {
 			return fmt.Errorf("HNSW parameters differ from the checkpoint's %+v", *c.HNSW)
 		}
 	}

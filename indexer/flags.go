@@ -38,7 +38,7 @@ func (o *BuildOptions) Flags(fs *flag.FlagSet) {
 // options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery),
 // --checkpoint-after (default DefaultCheckpointAfter), --ram-budget (MiB, default
 // postings.DefaultRAMBudget), the HNSW parameters (--hnsw-m,
-// --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed) and the collections' of a qdrant://
+// --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed, --vectors) and the collections' of a qdrant://
 // index (--qdrant-shards, --qdrant-replication).
 // Inputs, the encoder and the outputs are the caller's.
 func (o *Options) Flags(fs *flag.FlagSet) {
@@ -73,6 +73,7 @@ func HNSWFlags(fs *flag.FlagSet, h *hnsw.Options) {
 	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", d.EfConstruction, "HNSW: candidate list size while building")
 	fs.IntVar(&h.EfSearch, "hnsw-ef-search", d.EfSearch, "HNSW: default candidate list size of searches")
 	fs.Int64Var(&h.Seed, "hnsw-seed", d.Seed, "HNSW: random seed (level draws)")
+	fs.StringVar(&h.Codes, "vectors", d.Codes, "compact vectors a mapped search walks: int8 (1 byte a dimension; the default of a new index) or binary (1 bit, Hamming distance, candidates rescored with int8 then float); recorded, an update keeps the index's")
 }
 
 // hnswDefaults is h with the defaults a build applies: hnsw's (hnsw.Options.SetDefaults) and

@@ -240,6 +240,9 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 				return err
 			}
 		}
+		if c := w.opts.HNSW; c.Codes != "" && c.CodesKind() != bm.Dense.HNSW.CodesKind() {
+			return fmt.Errorf("--vectors %s: the index's vectors are %s; rebuild it to change them", c.Codes, bm.Dense.HNSW.CodesKind())
+		}
 		if b.Vectors == nil {
 			return fmt.Errorf("%s: the base generation's vectors are not open", b.Dir)
 		}

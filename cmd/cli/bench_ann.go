@@ -19,7 +19,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
 	// seeded), prints the build time, and for each ef the recall@10 against exact search and
 	// single-thread queries/s.
-	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--rescore R] | --load FILE --data DIR [--mapped]", stdio.Stderr)
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--model DIR [--shared DIR]] | --load FILE --data DIR [--mapped]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
@@ -40,6 +40,10 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&cfg.Save, "save", "", "save the built graph to FILE (for --load)")
 	fs.BoolVar(&cfg.Mapped, "mapped", false, "also measure the graph saved and loaded memory-mapped (int8 codes, float rescoring); with --load: load it mapped")
 	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")
+	fs.BoolVar(&cfg.Binary, "binary", false, "also measure the graph saved with binary codes and loaded mapped (Hamming walk, int8 then float rescoring); with --save, its file is FILE.binary")
+	fs.StringVar(&cfg.BinaryRescore, "binary-rescore", "", "binary codes: rescore the walk's candidates with int8 codes, then floats (int8, the default) or with floats only (float: the codes stay out of resident memory)")
+	model := fs.String("model", "", "instead of clustered Gaussian vectors: --n synthetic passages and --queries real queries embedded with this sentence encoder `folder` (--dim is the model's)")
+	shared := fs.String("shared", defaultShared(), "with --model: the shared data `directory` (the texts the synthetic passages follow, the queries)")
 	fs.StringVar(&lcfg.Index, "load", "", "measure the graph FILE saved by --save instead of building: load time, VmRSS/VmHWM, recall, QPS")
 	fs.StringVar(&lcfg.Data, "data", "", "with --load: the --dump directory of the run that saved it (queries and ground truth)")
 	pos, err := parseFlags(fs, args)
@@ -59,16 +63,29 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 			return usageErr(fs, "--load needs --data")
 		}
 		lcfg.Mapped, lcfg.Rescore, lcfg.Efs, lcfg.Repeat = cfg.Mapped, cfg.Rescore, efs, cfg.Repeat
+		lcfg.BinaryRescore = cfg.BinaryRescore
 		rows, err := annbench.RunLoaded(ctx, lcfg, stdio.Stderr)
 		if err != nil {
 			return fmt.Errorf("bench ann: %w", err)
 		}
 		return writeANNRows(stdio.Stdout, rows, asJSON)
 	}
+	if *model != "" {
+		cfg.Dim = 1 // the model's, set by RunData
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr(fs, "%v", err)
 	}
-	rows, err := annbench.Run(ctx, cfg, stdio.Stderr)
+	var rows []annbench.Row
+	if *model != "" {
+		ds, derr := annModelDataset(ctx, *model, *shared, cfg.N, cfg.Queries, uint64(cfg.Seed), stdio.Stderr)
+		if derr != nil {
+			return fmt.Errorf("bench ann: %w", derr)
+		}
+		rows, err = annbench.RunData(ctx, ds, cfg, stdio.Stderr)
+	} else {
+		rows, err = annbench.Run(ctx, cfg, stdio.Stderr)
+	}
 	if err != nil {
 		return fmt.Errorf("bench ann: %w", err)
 	}

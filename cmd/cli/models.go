@@ -21,7 +21,7 @@ func modelsPull(ctx context.Context, args []string, stdio IO) error {
 	endpoint := fs.String("endpoint", "", "hub or mirror `URL` (default $HF_ENDPOINT, then "+hub.DefaultEndpoint+")")
 	dir := fs.String("dir", hub.DefaultRoot(), "models root `directory`")
 	rev := fs.String("revision", "main", "branch, tag or commit")
-	onnx := fs.String("onnx", "onnx/model.onnx", "ONNX `file` in the repo (e.g. onnx/model_fp16.onnx for --precision fp16, onnx/model_qint8_avx512.onnx)")
+	onnx := fs.String("onnx", "onnx/model.onnx", "ONNX `file` in the repo (e.g. onnx/model_fp16.onnx for --precision fp16, onnx/model_qint8_avx512.onnx); not used for the static models Kairos knows (minishlab/potion-base-8M, minishlab/potion-retrieval-32M, sentence-transformers/static-retrieval-mrl-en-v1), whose table files are fetched instead")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

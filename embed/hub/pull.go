@@ -29,21 +29,17 @@ const DefaultEndpoint = "https://huggingface.co"
 // with which hashes. Its presence means the pull completed.
 const ManifestName = "kairos-pull.json"
 
-// requiredFiles must exist upstream; optionalFiles are fetched when present (404 is fine).
-var (
-	requiredFiles = []string{"config.json", "tokenizer.json"}
-	optionalFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
-		"modules.json", "sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling/config.json"}
-)
-
 // PullOptions configures Pull. Zero values mean defaults.
 type PullOptions struct {
-	Endpoint string       // default $HF_ENDPOINT, then DefaultEndpoint
-	Root     string       // models root; default DefaultRoot()
-	Revision string       // branch, tag or commit; default "main"
-	ONNXFile string       // ONNX file in the repo; default "onnx/model.onnx"
-	Token    string       // bearer token for gated repos; default $HF_TOKEN
-	Pins     Pins         // default BuiltinPins()
+	Endpoint string // default $HF_ENDPOINT, then DefaultEndpoint
+	Root     string // models root; default DefaultRoot()
+	Revision string // branch, tag or commit; default "main"
+	ONNXFile string // ONNX file in the repo; default "onnx/model.onnx"
+	Token    string // bearer token for gated repos; default $HF_TOKEN
+	Pins     Pins   // default BuiltinPins()
+	// Layouts are the repos with files other than an ONNX export's (static models);
+	// default Catalogue(). ONNXFile is ignored for them.
+	Layouts  map[string]Layout
 	Client   *http.Client // default: 30 s connect/header timeouts, no overall limit (files are big)
 	Progress io.Writer    // progress lines (rate, ETA); nil: none
 	Logger   *slog.Logger // nil: silent
@@ -106,10 +102,13 @@ func Pull(ctx context.Context, repo string, o PullOptions) (Manifest, error) {
 // pull fetches repo's files into dir, then writes the manifest.
 func (o PullOptions) pull(ctx context.Context, repo, dir string) (Manifest, error) {
 	m := Manifest{Repo: repo, Revision: o.Revision, Endpoint: o.Endpoint}
-	files := append(append([]string{}, requiredFiles...), o.ONNXFile)
-	files = append(files, optionalFiles...)
+	layout, ok := o.Layouts[repo]
+	if !ok {
+		layout = onnxLayout(o.ONNXFile)
+	}
+	files := append(append([]string{}, layout.Required...), layout.Optional...)
 	for i, f := range files {
-		optional := i >= len(requiredFiles)+1
+		optional := i >= len(layout.Required)
 		rec, err := o.fetch(ctx, repo, f, dir)
 		if errors.Is(err, errNotFound) && optional {
 			o.Logger.Debug("optional file absent", slog.String("file", f))
@@ -153,6 +152,9 @@ func (o PullOptions) withDefaults() PullOptions {
 	}
 	if o.Pins == nil {
 		o.Pins = BuiltinPins()
+	}
+	if o.Layouts == nil {
+		o.Layouts = Catalogue()
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{Transport: &http.Transport{

@@ -21,7 +21,9 @@
 // and the codes instead of reading the file into memory: searches walk the graph over the codes
 // and rescore the best candidates with float vectors read from the file, so scores are exact
 // and resident memory is about a third of the file. Add turns a mapped graph back into the
-// in-memory form first.
+// in-memory form first. With Options.Codes binary the file also holds one bit per dimension
+// and the mapped walk uses Hamming distance over those (binary.go), rescoring with the codes
+// and the floats.
 //
 // Concurrency: Search and Exact.Search are safe for concurrent use with each other and with Add and
 // Delete; Add and Delete take an exclusive lock, so searches wait while a batch is inserted. Within

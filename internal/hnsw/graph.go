@@ -50,11 +50,18 @@ type Graph struct {
 
 	// A mapped graph (LoadWith, LoadOptions.Mapped) has no vecs: level0 and codes are views of
 	// the mapped file, and the float vectors are read from it on demand.
-	codes   []uint8   // node i's codes are codes[i*dim : (i+1)*dim]
-	quant   quantizer // the codes' per-dimension ranges
-	mapped  *mapping  // nil in memory
-	rescore int       // LoadOptions.Rescore
-	closed  bool      // set by Close
+	codes []uint8   // node i's codes are codes[i*dim : (i+1)*dim]
+	quant quantizer // the codes' per-dimension ranges
+	// With Options.Codes binary, node i's bits are bits[i*words(dim):], set where the vector
+	// is above bitMeans (binary.go); the walk uses them instead of the codes.
+	bits     []uint64
+	bitMeans []float32
+	mapped   *mapping // nil in memory
+	rescore  int      // LoadOptions.Rescore
+	// floatOnly (LoadOptions.BinaryRescore float) rescores a binary walk's candidates with
+	// the float vectors only.
+	floatOnly bool
+	closed    bool // set by Close
 
 	// deferRepair (DeferRepair) makes Add leave the repair pass to Repair or WriteTo;
 	// unrepaired says an Add has done so since the last pass.

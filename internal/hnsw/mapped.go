@@ -26,12 +26,28 @@ type LoadOptions struct {
 	// vectors, recall@10 was the same with 20 as with all ef candidates at ef 128..256 (the
 	// codes misorder only near-ties), and every rescored candidate costs a read of its vector.
 	Rescore int
+	// BinaryRescore is how a graph with binary codes (Options.Codes) rescores the candidates
+	// of its Hamming walk: RescoreInt8 (the default, ""), all ef with the mapped one-byte
+	// codes and then Rescore of those with the float vectors, or RescoreFloat, all ef with
+	// the float vectors read from the file. Float rescoring never touches the codes, so the
+	// process keeps only the bits and lists resident (the vectors it reads stay in the page
+	// cache, outside it), at the cost of ef reads a query.
+	BinaryRescore string
 }
+
+// The values of LoadOptions.BinaryRescore.
+const (
+	RescoreInt8  = "int8"
+	RescoreFloat = "float"
+)
 
 // Validate reports an invalid field.
 func (o LoadOptions) Validate() error {
 	if o.Rescore < 0 {
 		return fmt.Errorf("hnsw: Rescore %d must not be negative", o.Rescore)
+	}
+	if o.BinaryRescore != "" && o.BinaryRescore != RescoreInt8 && o.BinaryRescore != RescoreFloat {
+		return fmt.Errorf("hnsw: BinaryRescore %q: want %s or %s", o.BinaryRescore, RescoreInt8, RescoreFloat)
 	}
 	return nil
 }
@@ -93,13 +109,17 @@ func loadMapped(f *os.File, o LoadOptions) (*Graph, error) {
 		return nil, fmt.Errorf("hnsw: mapping: %w", err)
 	}
 	n := int(h.Nodes)
-	secs, _ := layoutV2(n, g.dim, g.stride, h.UpperLen)
+	secs, _ := layoutV2(n, g.dim, g.stride, h.UpperLen, g.opts.Codes == CodesBinary)
 	l0 := secs[secLevel0]
 	g.level0 = unsafe.Slice((*uint32)(unsafe.Pointer(&data[l0.off])), n*g.stride)
 	c := secs[secCodes]
 	g.codes = data[c.off : c.off+c.size : c.off+c.size]
+	if b := secs[secBits]; b.size > 0 {
+		g.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&data[b.off])), b.size/8)
+	}
 	g.mapped = &mapping{data: data, f: f, vecOff: secs[secVectors].off}
 	g.rescore = o.Rescore
+	g.floatOnly = o.BinaryRescore == RescoreFloat
 	if err := g.checkStructure(h.Deleted); err != nil {
 		unmapFile(data)
 		return nil, err
@@ -124,7 +144,7 @@ func (g *Graph) Close() error {
 		return nil
 	}
 	err := g.mapped.close()
-	g.mapped, g.codes, g.level0 = nil, nil, nil
+	g.mapped, g.codes, g.bits, g.level0 = nil, nil, nil, nil
 	return err
 }
 
@@ -180,6 +200,6 @@ func (g *Graph) thaw() error {
 	g.vecs = vecs
 	g.level0 = slices.Clone(g.level0)
 	err = g.mapped.close()
-	g.mapped, g.codes, g.quant = nil, nil, quantizer{}
+	g.mapped, g.codes, g.quant, g.bits, g.bitMeans = nil, nil, quantizer{}, nil, nil
 	return err
 }

@@ -18,7 +18,13 @@ import (
 // operation against the in-memory graph: exact scores, recall, deleted keys, filters, exact
 // search, vectors, re-saving, then growing it (which reads it into memory) and closing.
 func TestMappedMatchesMemory(t *testing.T) {
-	f := newFixture(t, 3000, 100, 48, hnsw.Options{Seed: 5, M: 12})
+	for _, codes := range []string{hnsw.CodesInt8, hnsw.CodesBinary} {
+		t.Run(codes, func(t *testing.T) { testMappedMatchesMemory(t, codes) })
+	}
+}
+
+func testMappedMatchesMemory(t *testing.T, codes string) {
+	f := newFixture(t, 3000, 100, 48, hnsw.Options{Seed: 5, M: 12, Codes: codes})
 	for _, k := range f.keys[:100] {
 		f.graph.Delete(k)
 		f.exact.Delete(k)
@@ -28,12 +34,14 @@ func TestMappedMatchesMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name    string
-		rescore int
-		minRec  float64
-	}{{"rescore default", 0, 0.95}, {"rescore k", 10, 0.93}, {"rescore all", 1000, 0.95}} {
+		name          string
+		rescore       int
+		minRec        float64
+		binaryRescore string // ignored by int8 codes
+	}{{"rescore default", 0, 0.95, ""}, {"rescore k", 10, 0.93, ""}, {"rescore all", 1000, 0.95, ""},
+		{"binary rescored with floats", 0, 0.95, hnsw.RescoreFloat}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true, Rescore: tc.rescore})
+			m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true, Rescore: tc.rescore, BinaryRescore: tc.binaryRescore})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,8 +50,13 @@ func TestMappedMatchesMemory(t *testing.T) {
 				t.Fatalf("mapped %v, Len/Live %d/%d, want true, %d/%d", m.Mapped(), m.Len(), m.Live(), f.graph.Len(), f.graph.Live())
 			}
 			mf := &fixture{ds: f.ds, keys: f.keys, graph: m, exact: f.exact}
-			if r := mf.recall(t, 10, 64); r < tc.minRec {
-				t.Errorf("mapped recall@10 at ef 64 = %.4f, want >= %.2f", r, tc.minRec)
+			minRec := tc.minRec
+			if codes == hnsw.CodesBinary {
+				// 48 bits order candidates coarsely: measured 0.888 (int8 walk: above 0.95).
+				minRec -= 0.08
+			}
+			if r := mf.recall(t, 10, 64); r < minRec {
+				t.Errorf("mapped recall@10 at ef 64 = %.4f, want >= %.2f", r, minRec)
 			}
 			for i, q := range f.ds.Queries[:20] {
 				got, err := m.Search(q, 10, 64)
@@ -175,6 +188,16 @@ func FuzzLoadMapped(f *testing.F) {
 		f.Add(good, off, byte(0xff))
 	}
 	f.Add(good[:5000], uint32(0), byte(0))
+	// The same graph with binary codes (version 3: bit thresholds and bits before the vectors).
+	if err := g.SetCodes(hnsw.CodesBinary); err != nil {
+		f.Fatal(err)
+	}
+	var bbuf bytes.Buffer // not buf: the seeds above still hold its bytes
+	g.WriteTo(&bbuf)
+	goodBin := bbuf.Bytes()
+	for _, off := range []uint32{8, 72, 9 * 4096, 10*4096 + 1, 11 * 4096} {
+		f.Add(goodBin, off, byte(0xff))
+	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, off uint32, x byte) {
 		data = bytes.Clone(data)

@@ -46,10 +46,25 @@ type Options struct {
 	Seed int64 `json:"seed"`
 	// Metric is Cosine (default) or Dot.
 	Metric Metric `json:"-"`
+	// Codes is the compact form of the vectors that a mapped search walks (LoadOptions.Mapped):
+	// CodesInt8 (the default, written "" in JSON) or CodesBinary. Save writes the one-byte codes
+	// always and, for CodesBinary, one bit per dimension besides; the graph file records the
+	// choice. The in-memory graph searches the float vectors whatever Codes says.
+	Codes string `json:"codes,omitempty"`
 	// Workers is the number of goroutines inserting in parallel within one Add call.
 	// Default runtime.GOMAXPROCS(0). Parallel insertion is not deterministic.
 	Workers int `json:"-"`
 }
+
+// The values of Options.Codes.
+const (
+	// CodesInt8: one byte per dimension (quant.go); the walk scores float query by byte code.
+	CodesInt8 = "int8"
+	// CodesBinary: one bit per dimension, set where the vector is above that dimension's mean
+	// (binary.go); the walk scores by Hamming distance to the query's bits, and the candidates
+	// are rescored with the one-byte codes and then the float vectors.
+	CodesBinary = "binary"
+)
 
 // Defaults.
 const (
@@ -77,7 +92,19 @@ func (o Options) withDefaults() Options {
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	if o.Codes == CodesInt8 { // the default is recorded as "", as manifests before binary codes have it
+		o.Codes = ""
+	}
 	return o
+}
+
+// CodesKind names o.Codes with its default filled in: CodesInt8 or CodesBinary (or an invalid
+// value as given).
+func (o Options) CodesKind() string {
+	if o.Codes == "" {
+		return CodesInt8
+	}
+	return o.Codes
 }
 
 // Validate reports the first invalid field, after defaults are applied.
@@ -94,6 +121,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("hnsw: unknown metric %v", o.Metric)
 	case o.Workers < 1:
 		return fmt.Errorf("hnsw: Workers %d must be positive", o.Workers)
+	case o.Codes != "" && o.Codes != CodesBinary:
+		return fmt.Errorf("hnsw: codes %q: want %s or %s", o.Codes, CodesInt8, CodesBinary)
 	}
 	return nil
 }

@@ -16,12 +16,15 @@ import (
 )
 
 // On-disk format, all integers little-endian. Save writes version 2 (persist_v2.go: the same
-// header, then page-aligned sections with one-byte codes, so the file can be mapped); Read and
-// Load still read version 1:
+// header, then page-aligned sections with one-byte codes, so the file can be mapped), or version
+// 3 for a graph with binary codes (version 2 plus two sections, the bits and their thresholds, so
+// a build without binary codes writes the same bytes as before); Read and Load still read
+// version 1:
 //
 //	header (80 bytes): magic "KAIHNSW\x00", version u32, dim u32, M u32, EfConstruction u32,
 //	  EfSearch u32, metric u32, seed i64, nodes u64, upper-list length u64, entry u32,
-//	  max level i32, deleted count u64, reserved u32, CRC-32C of the preceding header bytes u32
+//	  max level i32, deleted count u64, codes u32 (0 int8, 1 binary; 0 before version 3),
+//	  CRC-32C of the preceding header bytes u32
 //	body: vectors f32[nodes*dim], keys u64[nodes], levels u8[nodes], upper offsets u32[nodes],
 //	  level-0 lists u32[nodes*(2M+1)], upper lists u32[upper length], tombstones u64[ceil(nodes/64)]
 //	trailer: CRC-32C of the body u32
@@ -30,6 +33,7 @@ import (
 // allocated from it. Each body section is read straight into its final typed slice.
 const (
 	formatVersion = 2 // written; version 1 is still read
+	binaryVersion = 3 // written for Options.Codes binary
 	headerSize    = 80
 	maxDim        = 1 << 16
 	maxNodes      = 1<<31 - 1
@@ -53,7 +57,7 @@ type header struct {
 	Entry            uint32
 	MaxLevel         int32
 	Deleted          uint64
-	Reserved, CRC    uint32
+	Codes, CRC       uint32
 }
 
 // WriteTo writes the graph in the versioned, checksummed format, after the repair pass that
@@ -72,6 +76,9 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 		Metric: uint32(g.opts.Metric), Seed: g.opts.Seed, Nodes: uint64(n),
 		UpperLen: uint64(len(g.upper)), Entry: g.entry, MaxLevel: int32(g.maxLevel),
 		Deleted: uint64(g.nDeleted),
+	}
+	if g.opts.Codes == CodesBinary {
+		h.Version, h.Codes = binaryVersion, 1
 	}
 	hb, _ := binary.Append(nil, binary.LittleEndian, &h)
 	h.CRC = crc32.Checksum(hb[:headerSize-4], crcTable)
@@ -172,8 +179,8 @@ func readHeader(r io.Reader) (*Graph, *header, error) {
 	if h.Magic != magic {
 		return nil, nil, fmt.Errorf("hnsw: not a Kairos HNSW file (magic %q)", h.Magic[:])
 	}
-	if h.Version != 1 && h.Version != formatVersion {
-		return nil, nil, fmt.Errorf("hnsw: unsupported format version %d (this build reads 1 and %d)", h.Version, formatVersion)
+	if h.Version < 1 || h.Version > binaryVersion {
+		return nil, nil, fmt.Errorf("hnsw: unsupported format version %d (this build reads 1 to %d)", h.Version, binaryVersion)
 	}
 	if got := crc32.Checksum(hb[:headerSize-4], crcTable); got != h.CRC {
 		return nil, nil, fmt.Errorf("%w: header checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, h.CRC, got)
@@ -282,6 +289,12 @@ func (g *Graph) checkLevels(want uint64) error {
 func graphFromHeader(h *header) (*Graph, error) {
 	opts := Options{M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
 		Metric: Metric(h.Metric), Seed: h.Seed}
+	if h.Codes > 1 || (h.Codes == 1) != (h.Version == binaryVersion) {
+		return nil, fmt.Errorf("%w: codes %d in a version %d header", ErrCorrupt, h.Codes, h.Version)
+	}
+	if h.Codes == 1 {
+		opts.Codes = CodesBinary
+	}
 	if h.M == 0 || h.EfConstruction == 0 || h.EfSearch == 0 || h.Metric > uint32(Dot) || h.M > 256 {
 		return nil, fmt.Errorf("%w: invalid options in header (M %d, efConstruction %d, efSearch %d, metric %d)",
 			ErrCorrupt, h.M, h.EfConstruction, h.EfSearch, h.Metric)

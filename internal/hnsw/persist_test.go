@@ -226,3 +226,72 @@ func FuzzReadValidChecksums(f *testing.F) {
 		}
 	})
 }
+
+// TestBinaryCodesPersist: a graph with binary codes is written as version 3 and read back, in
+// memory and mapped, with its Codes option; a graph without them still writes version 2,
+// byte for byte what "int8" writes; SetCodes switches between the two; a header whose codes
+// field disagrees with its version is corrupt.
+func TestBinaryCodesPersist(t *testing.T) {
+	bin := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Workers: 1, Codes: hnsw.CodesBinary})
+	plain := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Workers: 1})
+	named := newFixture(t, 700, 1, 40, hnsw.Options{Seed: 3, Workers: 1, Codes: hnsw.CodesInt8})
+	pb, bb := serialize(t, plain.graph), serialize(t, bin.graph)
+	if !bytes.Equal(pb, serialize(t, named.graph)) {
+		t.Error(`Codes "int8" writes other bytes than the default`)
+	}
+	if v := binary.LittleEndian.Uint32(pb[8:]); v != 2 {
+		t.Errorf("int8 graph written as version %d, want 2", v)
+	}
+	if v := binary.LittleEndian.Uint32(bb[8:]); v != 3 {
+		t.Errorf("binary graph written as version %d, want 3", v)
+	}
+	g, err := hnsw.Read(bytes.NewReader(bb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Options().Codes != hnsw.CodesBinary {
+		t.Errorf("read back with codes %q", g.Options().Codes)
+	}
+	if !bytes.Equal(serialize(t, g), bb) {
+		t.Error("a binary graph read in memory re-serialises differently")
+	}
+	path := filepath.Join(t.TempDir(), "b.hnsw")
+	if err := os.WriteFile(path, bb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if !m.Mapped() || m.Options().Codes != hnsw.CodesBinary {
+		t.Errorf("mapped %v, codes %q", m.Mapped(), m.Options().Codes)
+	}
+	// SetCodes re-saves a graph with the other codes, byte for byte what a build with them writes.
+	if err := plain.graph.SetCodes(hnsw.CodesBinary); err != nil || !bytes.Equal(serialize(t, plain.graph), bb) {
+		t.Errorf("SetCodes(binary): %v, or other bytes than a binary build", err)
+	}
+	if err := plain.graph.SetCodes(hnsw.CodesInt8); err != nil || !bytes.Equal(serialize(t, plain.graph), pb) {
+		t.Errorf("SetCodes(int8): %v, or other bytes than an int8 build", err)
+	}
+	if err := m.SetCodes(hnsw.CodesInt8); err == nil {
+		t.Error("SetCodes on a mapped graph accepted")
+	}
+	if err := plain.graph.SetCodes("int4"); err == nil {
+		t.Error("SetCodes(int4) accepted")
+	}
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	for _, tc := range []struct {
+		name           string
+		data           []byte
+		version, codes uint32
+	}{{"version 2 with binary codes", pb, 2, 1}, {"version 3 without", bb, 3, 0}, {"unknown codes", bb, 3, 2}} {
+		d := bytes.Clone(tc.data)
+		binary.LittleEndian.PutUint32(d[8:], tc.version)
+		binary.LittleEndian.PutUint32(d[72:], tc.codes)
+		binary.LittleEndian.PutUint32(d[76:], crc32.Checksum(d[:76], tab))
+		if _, err := hnsw.Read(bytes.NewReader(d)); !errors.Is(err, hnsw.ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", tc.name, err)
+		}
+	}
+}

@@ -12,6 +12,10 @@ import (
 //	upper lists u32[upper length] | tombstones u64[ceil(n/64)] | quantiser f32[dim] lo, f32[dim] step |
 //	codes u8[n*dim] | vectors f32[n*dim] | CRC-32C u32
 //
+// Version 3 (binary codes) adds two sections before the vectors: the per-dimension thresholds
+// f32[dim] and the bits u64[n*ceil(dim/64)] (binary.go). In a version-2 file both are empty, and
+// an empty section moves nothing, so the two versions share one layout function.
+//
 // Every section starts at a multiple of pageSize from the start of the file; the gaps are zero
 // bytes. The CRC covers everything after the header, gaps included. The float vectors come last:
 // a mapped graph reads them only to rescore a handful of candidates per query.
@@ -27,23 +31,30 @@ const (
 	secTombstones
 	secQuant
 	secCodes
+	secBitMeans
+	secBits
 	secVectors
 	numSections
 )
 
 var sectionNames = [numSections]string{"keys", "levels", "upper offsets", "level-0 lists",
-	"upper lists", "tombstones", "quantiser", "codes", "vectors"}
+	"upper lists", "tombstones", "quantiser", "codes", "bit thresholds", "bits", "vectors"}
 
 // span is one section of a file: its offset from the start of the file and its size in bytes.
 type span struct{ off, size int64 }
 
-// layoutV2 returns the sections of a version-2 file and the file's total size.
-func layoutV2(n, dim, stride int, upperLen uint64) ([numSections]span, int64) {
+// layoutV2 returns the sections of a version-2 file (version 3 with bits) and the file's total
+// size.
+func layoutV2(n, dim, stride int, upperLen uint64, bits bool) ([numSections]span, int64) {
 	n64, d64 := int64(n), int64(dim)
 	sizes := [numSections]int64{
 		secKeys: 8 * n64, secLevels: n64, secUpperOff: 4 * n64, secLevel0: 4 * n64 * int64(stride),
 		secUpper: 4 * int64(upperLen), secTombstones: 8 * int64(words(n)), secQuant: 8 * d64,
 		secCodes: n64 * d64, secVectors: 4 * n64 * d64,
+	}
+	if bits {
+		sizes[secBitMeans] = 4 * d64
+		sizes[secBits] = 8 * n64 * int64(words(dim))
 	}
 	var out [numSections]span
 	at := int64(headerSize)
@@ -61,10 +72,14 @@ func alignPage(x int64) int64 { return (x + pageSize - 1) / pageSize * pageSize 
 // vectors unless the graph already holds them (a mapped graph).
 func (g *Graph) writeBodyV2(cw *crcWriter) error {
 	n := len(g.keys)
-	secs, _ := layoutV2(n, g.dim, g.stride, uint64(len(g.upper)))
-	quant := g.quant
+	binary := g.opts.Codes == CodesBinary
+	secs, _ := layoutV2(n, g.dim, g.stride, uint64(len(g.upper)), binary)
+	quant, means := g.quant, g.bitMeans
 	if g.codes == nil {
 		quant = fitQuantizer(g.dim, n, func(i int) []float32 { return g.vec(uint32(i)) })
+	}
+	if binary && g.bits == nil {
+		means = fitMeans(g.dim, n, func(i int) []float32 { return g.vec(uint32(i)) })
 	}
 	zeros := make([]byte, pageSize)
 	for i, sec := range secs {
@@ -93,6 +108,14 @@ func (g *Graph) writeBodyV2(cw *crcWriter) error {
 			}
 		case secCodes:
 			err = g.writeCodes(cw, quant)
+		case secBitMeans:
+			if binary {
+				err = writeSection(cw, means)
+			}
+		case secBits:
+			if binary {
+				err = g.writeBits(cw, means)
+			}
 		case secVectors:
 			err = g.writeVectors(cw)
 		}
@@ -140,7 +163,8 @@ func (g *Graph) writeVectors(w io.Writer) error {
 // codes and the vectors, which LoadMapped then maps from the file.
 func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
 	n := int(h.Nodes)
-	secs, total := layoutV2(n, g.dim, g.stride, h.UpperLen)
+	binary := g.opts.Codes == CodesBinary
+	secs, total := layoutV2(n, g.dim, g.stride, h.UpperLen, binary)
 	if l, ok := cr.r.(interface{ Len() int }); ok && int64(l.Len()) != total-headerSize {
 		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", total-headerSize, l.Len())
 	}
@@ -180,8 +204,13 @@ func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
 			if err = readSection(cr, g.quant.lo); err == nil {
 				err = readSection(cr, g.quant.step)
 			}
-		case secCodes:
+		case secCodes, secBits: // mapped by LoadMapped, or recomputed by the next Save
 			err = discard(cr, sec.size, buf)
+		case secBitMeans:
+			if binary {
+				g.bitMeans = make([]float32, g.dim)
+				err = readSection(cr, g.bitMeans)
+			}
 		case secVectors:
 			if mapped {
 				err = discard(cr, sec.size, buf)

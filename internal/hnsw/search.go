@@ -14,6 +14,7 @@ type searchScratch struct {
 	res      minHeap
 	q        []float32         // normalised query copy
 	qs       []float32         // query scaled for the codes (mapped graphs)
+	qb       []uint64          // query bits (mapped graphs with binary codes)
 	vec      []float32         // a float vector read for rescoring (mapped graphs)
 	ids      []uint32          // neighbour list copy (build path), unvisited neighbours (search path)
 	todo     []uint32          // unvisited neighbours (build path)
@@ -74,6 +75,9 @@ func (g *Graph) SearchFiltered(q []float32, k, ef int, keep func(key uint64) boo
 		s.q = slices.Grow(s.q[:0], g.dim)[:g.dim]
 		normalizeInto(s.q, q)
 		q = s.q
+	}
+	if g.bits != nil {
+		return g.searchBinary(s, q, k, ef, keep)
 	}
 	if g.mapped != nil {
 		return g.searchCoded(s, q, k, ef, keep)

@@ -28,10 +28,21 @@ func (g *Graph) searchCoded(s *searchScratch, q []float32, k, ef int, keep func(
 		cands[i] = res.pop().id
 	}
 	s.res, s.ids = res[:0], cands[:0]
+	return g.rescoreFloat(s, q, cands, k)
+}
+
+// rescoreFloat scores the first LoadOptions.Rescore (default 2*k) of cands, best first by an
+// approximate score, with their float vectors read from the file, and returns the best k.
+func (g *Graph) rescoreFloat(s *searchScratch, q []float32, cands []uint32, k int) ([]Result, error) {
 	r := 2 * k
 	if g.rescore > 0 {
 		r = max(g.rescore, k)
 	}
+	return g.rescoreFloatN(s, q, cands, k, r)
+}
+
+// rescoreFloatN is rescoreFloat of the first r candidates.
+func (g *Graph) rescoreFloatN(s *searchScratch, q []float32, cands []uint32, k, r int) ([]Result, error) {
 	cands = cands[:min(len(cands), r)]
 	s.vec = slices.Grow(s.vec[:0], g.dim)[:g.dim]
 	out := make([]Result, len(cands))

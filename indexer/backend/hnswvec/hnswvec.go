@@ -1,7 +1,8 @@
 // Package hnswvec is Kairos's local vector engine: one HNSW graph (internal/hnsw) per
 // generation, saved as one checksummed file and, by default, opened memory-mapped for searching
 // (the graph walks one-byte codes and rescores with the float vectors read from the file, so
-// opening is quick and resident memory stays a fraction of the file). Filters are applied
+// opening is quick and resident memory stays a fraction of the file; with binary codes,
+// hnsw.Options.Codes, the walk uses one bit per dimension instead). Filters are applied
 // inside the graph walk (hnsw.Graph.SearchFiltered), with the dates and sources of passages
 // from the passage store.
 package hnswvec
@@ -31,6 +32,8 @@ type Engine struct {
 	InMemory bool
 	// Rescore is hnsw.LoadOptions.Rescore for mapped generations (0: its default, 2*k).
 	Rescore int
+	// BinaryRescore is hnsw.LoadOptions.BinaryRescore for generations with binary codes.
+	BinaryRescore string
 }
 
 var _ backend.Vectors = Engine{}
@@ -60,7 +63,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 
 // Open loads gen's graph.
 func (e Engine) Open(ctx context.Context, gen backend.Gen, meta backend.Meta) (backend.VectorReader, error) {
-	return OpenWith(gen.Dir, meta, hnsw.LoadOptions{Mapped: !e.InMemory, Rescore: e.Rescore})
+	return OpenWith(gen.Dir, meta, hnsw.LoadOptions{Mapped: !e.InMemory, Rescore: e.Rescore, BinaryRescore: e.BinaryRescore})
 }
 
 // Open is Engine.Open with its concrete result, for the default engine (mapped).
@@ -140,6 +143,9 @@ func (r *Reader) Graph() *hnsw.Graph { return r.g }
 
 // Dim is the dimension of the vectors.
 func (r *Reader) Dim() int { return r.g.Dim() }
+
+// Options are the graph's parameters, its codes among them, for checking against the manifest.
+func (r *Reader) Options() hnsw.Options { return r.g.Options() }
 
 // Len is the number of vectors, deleted ones included.
 func (r *Reader) Len() int { return r.g.Len() }

@@ -1,7 +1,9 @@
 package annbench
 
 import (
+	"context"
 	"encoding/binary"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -90,5 +92,32 @@ func TestDumpRoundTrip(t *testing.T) {
 	}
 	if err := Dump(dir, ds, [][]uint64{{1}}, Config{}); err == nil {
 		t.Error("short ground truth row accepted")
+	}
+}
+
+// TestRunMeasuresEveryRepresentation: one run measures the graph as built (float32), mapped on
+// int8 codes and mapped on binary codes, with recall against exact search in each, and saves
+// both files when asked.
+func TestRunMeasuresEveryRepresentation(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "g.hnsw")
+	rows, err := Run(context.Background(), Config{N: 3000, Dim: 128, Queries: 50, Efs: []int{64}, Seed: 2,
+		Mapped: true, Binary: true, Save: save}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"": 0.95, "mapped": 0.93, "mapped-binary": 0.8}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for _, r := range rows {
+		if min, ok := want[r.Mode]; !ok || r.Recall < min || r.QPS <= 0 {
+			t.Errorf("mode %q: recall %.3f (want >= %.2f), QPS %.0f", r.Mode, r.Recall, min, r.QPS)
+		}
+		delete(want, r.Mode)
+	}
+	for _, p := range []string{save, save + ".binary"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -25,8 +25,10 @@ type LoadedConfig struct {
 	Data    string // directory with meta.json, queries.f32 and gt.i32
 	Mapped  bool   // hnsw.LoadOptions.Mapped
 	Rescore int    // hnsw.LoadOptions.Rescore
-	Efs     []int
-	Repeat  int // timed passes per ef, best QPS kept (0: 1)
+	// BinaryRescore is hnsw.LoadOptions.BinaryRescore (a file with binary codes).
+	BinaryRescore string
+	Efs           []int
+	Repeat        int // timed passes per ef, best QPS kept (0: 1)
 }
 
 // RunLoaded loads the graph (timed), then measures every ef like Run. Each row also carries
@@ -38,7 +40,7 @@ func RunLoaded(ctx context.Context, cfg LoadedConfig, log io.Writer) ([]Row, err
 		return nil, err
 	}
 	t0 := time.Now()
-	g, err := hnsw.LoadWith(cfg.Index, hnsw.LoadOptions{Mapped: cfg.Mapped, Rescore: cfg.Rescore})
+	g, err := hnsw.LoadWith(cfg.Index, hnsw.LoadOptions{Mapped: cfg.Mapped, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore})
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,11 @@ type Config struct {
 	Save            string // if set, the built graph is saved here (for RunLoaded)
 	Mapped          bool   // also measure the graph saved and loaded mapped (rows with Mode "mapped")
 	Rescore         int    // hnsw.LoadOptions.Rescore of the mapped rows
+	// Binary also measures the graph re-saved with binary codes (hnsw.CodesBinary) and loaded
+	// mapped: rows with Mode "mapped-binary". With Save, that file is Save + ".binary".
+	Binary bool
+	// BinaryRescore is hnsw.LoadOptions.BinaryRescore of the mapped-binary rows.
+	BinaryRescore string
 }
 
 // Validate checks the sizes.
@@ -65,7 +70,8 @@ type Row struct {
 	BuildSeconds float64 `json:"build_seconds"`
 	N            int     `json:"n"`
 	Dim          int     `json:"dim"`
-	// Mode is "memory" or "mapped" (hnsw.LoadOptions.Mapped); empty for the graph as built.
+	// Mode is "memory" or "mapped" (hnsw.LoadOptions.Mapped), "mapped-binary" for binary
+	// codes; empty for the graph as built.
 	Mode string `json:"mode,omitempty"`
 	// Load time and resident memory (MB): after loading, and VmRSS/VmHWM after this row's queries.
 	LoadSeconds float64 `json:"load_seconds,omitempty"`
@@ -84,7 +90,16 @@ func Run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 	t0 := time.Now()
 	ds := Generate(cfg.N, cfg.Queries, cfg.Dim, cfg.Seed)
 	fmt.Fprintf(log, "generated %d base + %d query vectors of dim %d in %.1fs\n", cfg.N, cfg.Queries, cfg.Dim, time.Since(t0).Seconds())
-	t0 = time.Now()
+	return RunData(ctx, ds, cfg, log)
+}
+
+// RunData is Run on a given data set (cfg.N, Dim and Queries are taken from it).
+func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row, error) {
+	cfg.N, cfg.Dim, cfg.Queries = len(ds.Base), ds.Dim, len(ds.Queries)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
 	gt, err := GroundTruth(ctx, ds, cfg.Workers)
 	if err != nil {
 		return nil, err
@@ -101,22 +116,30 @@ func Run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 		return nil, err
 	}
 	fmt.Fprintf(log, "built HNSW (M %d, efConstruction %d) in %.2fs\n", g.Options().M, g.Options().EfConstruction, build)
-	rows := make([]Row, 0, len(cfg.Efs))
-	for _, ef := range cfg.Efs {
-		// Best of Repeat passes: on a shared machine the fastest pass is the one least disturbed
-		// by other processes. Recall is the same in every pass (search is deterministic).
-		var recall, qps, cpuQPS float64
-		for range max(cfg.Repeat, 1) {
-			r, q, c, err := MeasureCPU(g, ds.Queries, gt, ef)
-			if err != nil {
-				return nil, err
+	measure := func(g *hnsw.Graph, mode string) ([]Row, error) {
+		rows := make([]Row, 0, len(cfg.Efs))
+		for _, ef := range cfg.Efs {
+			// Best of Repeat passes: on a shared machine the fastest pass is the one least
+			// disturbed by other processes. Recall is the same in every pass (search is
+			// deterministic).
+			var recall, qps, cpuQPS float64
+			for range max(cfg.Repeat, 1) {
+				r, q, c, err := MeasureCPU(g, ds.Queries, gt, ef)
+				if err != nil {
+					return nil, err
+				}
+				recall, qps, cpuQPS = r, max(qps, q), max(cpuQPS, c)
 			}
-			recall, qps, cpuQPS = r, max(qps, q), max(cpuQPS, c)
+			rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: mode})
 		}
-		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim})
+		return rows, nil
+	}
+	rows, err := measure(g, "")
+	if err != nil {
+		return nil, err
 	}
 	save := cfg.Save
-	if save == "" && cfg.Mapped {
+	if save == "" && (cfg.Mapped || cfg.Binary) {
 		dir, err := os.MkdirTemp("", "annbench")
 		if err != nil {
 			return nil, err
@@ -124,31 +147,36 @@ func Run(ctx context.Context, cfg Config, log io.Writer) ([]Row, error) {
 		defer os.RemoveAll(dir)
 		save = filepath.Join(dir, "graph.hnsw")
 	}
+	type variant struct{ codes, path, mode string }
+	var variants []variant
 	if save != "" {
-		t0 = time.Now()
-		if err := g.Save(save); err != nil {
+		variants = append(variants, variant{hnsw.CodesInt8, save, "mapped"})
+	}
+	if cfg.Binary {
+		variants = append(variants, variant{hnsw.CodesBinary, save + ".binary", "mapped-binary"})
+	}
+	for i, v := range variants {
+		if err := g.SetCodes(v.codes); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(log, "saved %s in %.2fs\n", save, time.Since(t0).Seconds())
-	}
-	if !cfg.Mapped {
-		return rows, nil
-	}
-	m, err := hnsw.LoadWith(save, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore})
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
-	for _, ef := range cfg.Efs {
-		var recall, qps, cpuQPS float64
-		for range max(cfg.Repeat, 1) {
-			r, q, c, err := MeasureCPU(m, ds.Queries, gt, ef)
-			if err != nil {
-				return nil, err
-			}
-			recall, qps, cpuQPS = r, max(qps, q), max(cpuQPS, c)
+		t0 = time.Now()
+		if err := g.Save(v.path); err != nil {
+			return nil, err
 		}
-		rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: "mapped"})
+		fmt.Fprintf(log, "saved %s (%s codes) in %.2fs\n", v.path, v.codes, time.Since(t0).Seconds())
+		if i == 0 && !cfg.Mapped {
+			continue
+		}
+		m, err := hnsw.LoadWith(v.path, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore})
+		if err != nil {
+			return nil, err
+		}
+		more, err := measure(m, v.mode)
+		m.Close()
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
 	}
 	return rows, nil
 }

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/synthcorpus"
+)
+
+// annModelDataset is `kairos bench ann --model DIR`'s data: n synthetic passages (learned from
+// the shared texts as `kairos bench scale` learns them, seeded) and q real queries (SciFact
+// claims and SQuAD questions, as bench scale asks), embedded with the encoder in modelDir. A
+// static model embeds a million passages in well under a minute on two cores; an ONNX one
+// would take hours.
+func annModelDataset(ctx context.Context, modelDir, shared string, n, q int, seed uint64, log io.Writer) (annbench.Dataset, error) {
+	model, err := learnScaleModel(ctx, shared)
+	if err != nil {
+		return annbench.Dataset{}, err
+	}
+	queries, err := scaleQueries(shared, q)
+	if err != nil {
+		return annbench.Dataset{}, err
+	}
+	enc, err := embed.OpenEncoder(ctx, embed.Options{ModelDir: modelDir})
+	if err != nil {
+		return annbench.Dataset{}, err
+	}
+	defer enc.Close()
+	ds := annbench.Dataset{Dim: enc.Info().Dim, Base: make([][]float32, 0, n)}
+	if ds.Queries, err = enc.Encode(ctx, embed.Query, queries); err != nil {
+		return ds, fmt.Errorf("embedding the queries: %w", err)
+	}
+
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := synthcorpus.Generate(ctx, pw, model, synthcorpus.Options{Passages: n, Seed: seed})
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
+	t0 := time.Now()
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(nil, 1<<20)
+	const chunk = 8192
+	texts := make([]string, 0, chunk)
+	flush := func() error {
+		if len(texts) == 0 {
+			return nil
+		}
+		vecs, err := enc.Encode(ctx, embed.Passage, texts)
+		if err != nil {
+			return fmt.Errorf("embedding passages %d..: %w", len(ds.Base), err)
+		}
+		ds.Base = append(ds.Base, vecs...)
+		texts = texts[:0]
+		if len(ds.Base)%(chunk*16) == 0 || len(ds.Base) == n {
+			el := time.Since(t0).Seconds()
+			fmt.Fprintf(log, "  embedded %d/%d synthetic passages (%.0f/s)\n", len(ds.Base), n, float64(len(ds.Base))/el)
+		}
+		return nil
+	}
+	for sc.Scan() {
+		var rec synthcorpus.Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return ds, fmt.Errorf("synthetic passage %d: %w", len(ds.Base)+len(texts)+1, err)
+		}
+		text := rec.Text
+		if rec.Title != "" {
+			text = rec.Title + " | " + text // as kairos index prefixes a passage with its title
+		}
+		if texts = append(texts, text); len(texts) == chunk {
+			if err := flush(); err != nil {
+				return ds, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return ds, fmt.Errorf("reading the synthetic passages: %w", err)
+	}
+	if err := flush(); err != nil {
+		return ds, err
+	}
+	if len(ds.Base) != n {
+		return ds, fmt.Errorf("generated %d synthetic passages, want %d", len(ds.Base), n)
+	}
+	return ds, nil
+}

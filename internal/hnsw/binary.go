@@ -1,0 +1,218 @@
+package hnsw
+
+import (
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"unsafe"
+)
+
+// Binary codes (Options.Codes binary): one bit per dimension, set where the vector is above that
+// dimension's mean over all stored vectors. Thresholding at the mean rather than at zero matters
+// for embeddings: their dimensions are rarely centred (a static model's vectors, means of
+// token rows, all lean the same way), and a dimension that is positive for every vector carries
+// no bit of information at zero. The query is thresholded the same way, and the walk scores a
+// node by minus the Hamming distance between the two bit strings: ceil(dim/64) XORs and
+// POPCNTs, 32 bytes a node at 256 dimensions against 256 for the one-byte codes. Hamming
+// distance only orders candidates coarsely, so the walk's ef best are rescored with the
+// one-byte codes and the best of those with the float vectors (searchBinary).
+
+// fitMeans returns the per-dimension means of n vectors read through vec.
+func fitMeans(dim, n int, vec func(i int) []float32) []float32 {
+	sum := make([]float64, dim)
+	for i := range n {
+		for d, x := range vec(i)[:dim] {
+			sum[d] += float64(x)
+		}
+	}
+	means := make([]float32, dim)
+	if n > 0 {
+		for d, s := range sum {
+			means[d] = float32(s / float64(n))
+		}
+	}
+	return means
+}
+
+// binarize writes the bits of v (above means or not) into dst (len words(len(v))).
+func binarize(dst []uint64, v, means []float32) {
+	clear(dst)
+	for d, x := range v {
+		if x > means[d] {
+			dst[d/64] |= 1 << (d % 64)
+		}
+	}
+}
+
+// hamming is the number of differing bits of a and b (len(b) >= len(a)).
+func hamming(a, b []uint64) int {
+	b = b[:len(a)]
+	n := 0
+	for i, x := range a {
+		n += bits.OnesCount64(x ^ b[i])
+	}
+	return n
+}
+
+// bitsOf returns node id's bits (mapped binary graphs).
+func (g *Graph) bitsOf(id uint32) []uint64 {
+	w := words(g.dim)
+	o := int(id) * w
+	return g.bits[o : o+w : o+w]
+}
+
+// writeBits writes the bits of every node, from the mapped file or computed in chunks.
+func (g *Graph) writeBits(w io.Writer, means []float32) error {
+	n, nw := len(g.keys), words(g.dim)
+	if g.bits != nil {
+		return writeSection(w, g.bits[:n*nw])
+	}
+	const chunk = 4096
+	buf := make([]uint64, chunk*nw)
+	for first := 0; first < n; first += chunk {
+		last := min(first+chunk, n)
+		for id := first; id < last; id++ {
+			o := (id - first) * nw
+			binarize(buf[o:o+nw], g.vec(uint32(id)), means)
+		}
+		if err := writeSection(w, buf[:(last-first)*nw]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchBinary is SearchFiltered on a mapped graph with binary codes: the walk scores nodes by
+// Hamming distance; its ef best are rescored with the one-byte codes, and the best of those
+// (LoadOptions.Rescore, default 2*k) with the float vectors read from the file, so the scores
+// returned are exact dot products; with LoadOptions.BinaryRescore float, all ef candidates
+// go straight to the float vectors. g.mu is held shared; q is normalised.
+func (g *Graph) searchBinary(s *searchScratch, q []float32, k, ef int, keep func(uint64) bool) ([]Result, error) {
+	nw := words(g.dim)
+	s.qb = slices.Grow(s.qb[:0], nw)[:nw]
+	qb := s.qb
+	binarize(qb, q, g.bitMeans)
+
+	cur := g.entry
+	curS := -float32(hamming(qb, g.bitsOf(cur)))
+	for l := g.maxLevel; l > 0; l-- {
+		cur, curS = g.greedyBinary(qb, cur, curS, l)
+	}
+	g.searchLevel0Binary(s, qb, cur, curS, ef, keep)
+
+	if g.floatOnly { // every candidate of the walk with its float vector
+		res := s.res
+		ids := slices.Grow(s.ids[:0], len(res))[:len(res)]
+		for i := len(ids) - 1; i >= 0; i-- {
+			ids[i] = res.pop().id
+		}
+		s.res, s.ids = res[:0], ids[:0]
+		return g.rescoreFloatN(s, q, ids, k, len(ids))
+	}
+	// Rescore every candidate of the walk with the codes, best first.
+	s.qs = slices.Grow(s.qs[:0], g.dim)[:g.dim]
+	qs := s.qs
+	c0 := g.quant.prepare(qs, q)
+	res := s.res
+	cands := s.cand[:0]
+	for len(res) > 0 {
+		id := res.pop().id
+		cands = append(cands, item{c0 + dotU8(qs, g.code(id)), id})
+	}
+	s.res = res[:0]
+	slices.SortFunc(cands, func(a, b item) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return int(a.id) - int(b.id)
+	})
+	ids := s.ids[:0]
+	for _, c := range cands {
+		ids = append(ids, c.id)
+	}
+	s.cand, s.ids = cands[:0], ids[:0]
+	return g.rescoreFloat(s, q, ids, k)
+}
+
+// greedyBinary is greedy over the bits.
+func (g *Graph) greedyBinary(qb []uint64, cur uint32, curS float32, l int) (uint32, float32) {
+	for changed := true; changed; {
+		changed = false
+		lst := g.list(cur, l)
+		for _, nb := range lst[1 : 1+lst[0]] {
+			if s := -float32(hamming(qb, g.bitsOf(nb))); s > curS {
+				cur, curS, changed = nb, s, true
+			}
+		}
+	}
+	return cur, curS
+}
+
+// searchLevel0Binary is searchLevel0 over the bits; it leaves the ef best admitted nodes by
+// Hamming distance in s.res.
+func (g *Graph) searchLevel0Binary(s *searchScratch, qb []uint64, ep uint32, epS float32, ef int, keep func(uint64) bool) {
+	vis, gen := s.visited, s.gen
+	cand, res := s.cand[:0], s.res[:0]
+	nw := len(qb)
+	lines := (nw*8 + 63) / 64
+	vis[ep] = gen
+	cand.push(item{epS, ep})
+	if g.admits(ep, keep) {
+		res.push(item{epS, ep})
+	}
+	for len(cand) > 0 {
+		c := cand.pop()
+		if len(res) >= ef && c.score < res[0].score {
+			break
+		}
+		o := int(c.id) * g.stride
+		lst := g.level0[o : o+g.stride : o+g.stride]
+		todo := s.ids[:0]
+		for _, nb := range lst[1 : 1+lst[0]] {
+			if vis[nb] == gen {
+				continue
+			}
+			vis[nb] = gen
+			todo = append(todo, nb)
+			prefetch(unsafe.Pointer(&g.bits[int(nb)*nw]), lines)
+		}
+		s.ids = todo
+		for _, nb := range todo {
+			sc := -float32(hamming(qb, g.bitsOf(nb)))
+			if len(res) < ef || sc > res[0].score {
+				cand.push(item{sc, nb})
+				prefetch(unsafe.Pointer(&g.level0[int(nb)*g.stride]), 2)
+				if g.admits(nb, keep) {
+					res.push(item{sc, nb})
+					if len(res) > ef {
+						res.pop()
+					}
+				}
+			}
+		}
+	}
+	s.cand, s.res = cand[:0], res
+}
+
+// SetCodes changes the compact codes that the next Save writes (Options.Codes: CodesInt8 or
+// CodesBinary), so a graph can be re-saved with other codes without being rebuilt. The codes
+// are computed from the float vectors, so a mapped graph must first be read into memory: it is
+// refused here.
+func (g *Graph) SetCodes(codes string) error {
+	o := g.opts
+	o.Codes = codes
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mapped != nil || g.closed {
+		return fmt.Errorf("hnsw: SetCodes on a mapped or closed graph")
+	}
+	g.opts.Codes = o.withDefaults().Codes
+	return nil
+}
