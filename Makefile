@@ -85,6 +85,10 @@ export KAIROS_FIXTURES ?= $(FIXTURES)
 FP16_SRC  := $(SHARED)/models/synthetic
 FP16_DONE := $(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx $(FIXTURES)/tiny-fp16-io/model_fp16.onnx
 models-fp16: $(FP16_DONE)
+	@# The links name ../shared by its absolute path: made from another checkout (CI's), they
+	@# would point there; re-pointed on every run, they follow this checkout's ../shared.
+	@ln -sfn $(FP16_SRC)/minilm-l6/model.onnx $(FIXTURES)/minilm-l6-precisions/model.onnx
+	@ln -sfn $(FP16_SRC)/minilm-l6-int8/model.onnx $(FIXTURES)/minilm-l6-precisions/onnx/model_quantized.onnx
 $(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx: embed/testdata/to_fp16.py
 	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
 	rm -rf $(FIXTURES)/minilm-l6-precisions && mkdir -p $(FIXTURES)/minilm-l6-precisions/onnx

@@ -65,10 +65,11 @@ func TestStoreRoundTrip(t *testing.T) {
 	if docs, err := s.DocIDs(ctx, keys); err != nil || !reflect.DeepEqual(docs, []string{"1", ps[0].DocID, "1"}) {
 		t.Errorf("DocIDs(%v) = %q, %v", keys, docs, err)
 	}
-	if _, err := s.GetMany(ctx, []uint32{0, 2}); err == nil {
+	end := uint32(len(ps))
+	if _, err := s.GetMany(ctx, []uint32{0, end}); err == nil {
 		t.Error("GetMany past the end succeeded")
 	}
-	if _, err := s.DocIDs(ctx, []uint32{2}); err == nil {
+	if _, err := s.DocIDs(ctx, []uint32{end}); err == nil {
 		t.Error("DocIDs past the end succeeded")
 	}
 	done, cancel := context.WithCancel(ctx)
