@@ -365,14 +365,7 @@ func (l *docLog) writeTable(path string, check func(first *docRec, rest []*docRe
 			h = h.combine(r.hash)
 			keys = append(keys, r.keys...)
 		}
-		b = framing.AppendString(b, string(first.id))
-		b = append(b, h[:]...)
-		b = binary.AppendUvarint(b, uint64(len(keys)))
-		prev := uint32(0)
-		for _, k := range keys {
-			b = binary.AppendUvarint(b, uint64(k-prev))
-			prev = k
-		}
+		b = appendDocTableEntry(b, string(first.id), h, keys)
 		if len(b) >= 1<<12 {
 			if _, err := fw.Write(b); err != nil {
 				return err

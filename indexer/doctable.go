@@ -91,14 +91,7 @@ func writeDocTableTo(w io.Writer, t map[string]*docEntry) error {
 	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 1<<12), uint64(len(ids)))
 	for _, id := range ids {
 		e := t[id]
-		b = framing.AppendString(b, id)
-		b = append(b, e.Hash[:]...)
-		b = binary.AppendUvarint(b, uint64(len(e.Keys)))
-		prev := uint32(0)
-		for _, k := range e.Keys {
-			b = binary.AppendUvarint(b, uint64(k-prev))
-			prev = k
-		}
+		b = appendDocTableEntry(b, id, e.Hash, e.Keys)
 		if len(b) >= 1<<12 {
 			if _, err := fw.Write(b); err != nil {
 				return err
@@ -113,6 +106,19 @@ func writeDocTableTo(w io.Writer, t map[string]*docEntry) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// appendDocTableEntry appends one document's record in the table's layout.
+func appendDocTableEntry(b []byte, id string, h DocHash, keys []uint32) []byte {
+	b = framing.AppendString(b, id)
+	b = append(b, h[:]...)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	prev := uint32(0)
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(k-prev))
+		prev = k
+	}
+	return b
 }
 
 func parseDocTable(b []byte) (map[string]*docEntry, error) {

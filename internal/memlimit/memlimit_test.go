@@ -153,10 +153,12 @@ func TestPaceCollectsAtTheFloor(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	// 256 MiB through a 64 MiB floor: about 4 collections; Go's default: dozens.
+	// 256 MiB through a 64 MiB floor: about 4 collections; Go's default: dozens on a quiet
+	// machine (48 to 78 here), but as few as 10 when other test processes hold the CPU (a
+	// cycle's marking then spans more allocation), so the default is logged, not compared.
 	t.Logf("256 MiB of garbage: %d collections unpaced, %d paced at a 64 MiB floor", unpaced, paced)
-	if paced > 8 || unpaced < 3*paced {
-		t.Errorf("%d collections paced at a 64 MiB floor, %d unpaced: want at most 8, and a third of the unpaced", paced, unpaced)
+	if paced > 8 {
+		t.Errorf("%d collections paced at a 64 MiB floor (%d unpaced): want at most 8", paced, unpaced)
 	}
 	if prev := debug.SetGCPercent(100); prev != 100 {
 		t.Errorf("GOGC %d after Pace, want 100 restored", prev)
