@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestReloadUnderLoad hammers a real HTTP server with searches while the index is reloaded
@@ -73,6 +74,21 @@ func TestReloadUnderLoad(t *testing.T) {
 	wg.Wait()
 	if failures.Load() != 0 {
 		t.Fatalf("%d of %d requests failed during %d reloads; first: %s", failures.Load(), requests.Load(), reloads, errMsg)
+	}
+	// A handler releases its generation after its response is written, so the last request of
+	// a retired generation may still be closing it after the clients have read their answers.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		l.mu.Lock()
+		open := 0
+		for i, e := range l.engines {
+			if i < reloads && !e.closed.Load() {
+				open++
+			}
+		}
+		l.mu.Unlock()
+		if open == 0 {
+			break
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
