@@ -43,12 +43,11 @@ const docLogLimit = 32 << 20
 
 // docRec is one entry while merging. Its slices are reused from entry to entry.
 type docRec struct {
-	id       []byte
-	hash     DocHash
-	input    int32 // 1 + the build's input index; 0: unknown (the base table does not store it)
-	fromPos  bool
-	keys     []uint32
-	fromBase bool
+	id      []byte
+	hash    DocHash
+	input   int32 // 1 + the build's input index; 0: unknown (the base table does not store it)
+	fromPos bool
+	keys    []uint32
 }
 
 // add appends a document's entry. input is 1 + the index of its input.
@@ -210,7 +209,6 @@ func (s *docSource) next() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("document log: reading back: %w", noEOF(err))
 	}
-	s.cur.fromBase = s.table
 	return true, nil
 }
 
@@ -322,7 +320,7 @@ func (l *docLog) advance(h *docHeap) error {
 
 func copyRec(dst, src *docRec) {
 	dst.id = append(dst.id[:0], src.id...)
-	dst.hash, dst.input, dst.fromPos, dst.fromBase = src.hash, src.input, src.fromPos, src.fromBase
+	dst.hash, dst.input, dst.fromPos = src.hash, src.input, src.fromPos
 	dst.keys = append(dst.keys[:0], src.keys...)
 }
 
