@@ -255,9 +255,11 @@ func (d *driver) seal(man *Manifest, gen int) error {
 // checkpoint commits what is written so far as a checkpoint generation and continues in a new
 // generation derived from it. The graph stays in memory; everything else is reopened.
 func (d *driver) checkpoint(ctx context.Context, pos position) error {
+	start := time.Now()
 	if err := d.w.wait(); err != nil {
 		return err
 	}
+	waited := time.Since(start)
 	vec := d.w.vec
 	// The table just written goes on in memory: reading it back would hold a second copy
 	// while the first is collected, and it grows with the collection.
@@ -270,10 +272,12 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := d.opts.at("checkpoint-finished"); err != nil {
 		return err
 	}
-	gen := d.w.gen
+	gen, took := d.w.gen, d.w.finishTook
+	t0 := time.Now()
 	if err := d.seal(man, gen); err != nil {
 		return err
 	}
+	sealed := time.Since(t0)
 	if r, ok := d.gens.(*qdrantGens); ok {
 		return d.checkpointQdrant(ctx, r, gen, man, docs, pos)
 	}
@@ -325,7 +329,16 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	}
 	d.releaseCheckpointBase()
 	d.cpBase = base
-	return d.open(ctx, base, docs)
+	if err := d.open(ctx, base, docs); err != nil {
+		return err
+	}
+	// The build stands still while a checkpoint runs: say where the time went.
+	d.opts.Logger.Info("checkpoint", "generation", gen, "passages", man.Counts.Passages,
+		"took", time.Since(start).Round(time.Millisecond), "wait", waited.Round(time.Millisecond),
+		"lexical", took.lexical.Round(time.Millisecond), "documents", took.docs.Round(time.Millisecond),
+		"vectors", took.vectors.Round(time.Millisecond), "checksums", took.sums.Round(time.Millisecond),
+		"sync", sealed.Round(time.Millisecond))
+	return nil
 }
 
 // releaseCheckpointBase closes what is left open of the checkpoint the writer continued from:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -100,12 +101,18 @@ type genWriter struct {
 	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
 	vectors func(src []uint32) ([][]float32, error)
 
+	// finishTook is how long finish spent in each of its stages, for the checkpoint's log line.
+	finishTook finishTimes
+
 	// the asynchronous half: bleve batches in flight and the embedder
 	g    *errgroup.Group
 	gctx context.Context
 	sem  chan struct{}
 	jobs chan embedJob
 }
+
+// finishTimes is how long genWriter.finish spent in each stage.
+type finishTimes struct{ lexical, docs, vectors, sums time.Duration }
 
 // docTables is the document table a writer continues with: a build that goes on from its own
 // checkpoint hands its table to the next writer instead of reading it back.
@@ -560,8 +567,10 @@ func (w *genWriter) finish() (*Manifest, error) {
 	if w.log != nil && !w.keepLog {
 		defer w.log.close() // its runs and base table are merged into the table written below
 	}
+	t0 := time.Now()
 	storeErr := w.seg.Close()
 	lc, lexErr := w.lex.Commit(ctx)
+	w.finishTook.lexical = time.Since(t0)
 	if storeErr != nil {
 		return nil, fmt.Errorf("closing passage store: %w", storeErr)
 	}
@@ -580,6 +589,7 @@ func (w *genWriter) finish() (*Manifest, error) {
 	if err := kpst.WriteTombstones(filepath.Join(w.dir, kpst.TombstonesName), w.dead); err != nil {
 		return nil, fmt.Errorf("writing tombstones: %w", err)
 	}
+	t0 = time.Now()
 	if w.mode == modeUpdate {
 		w.man.Counts.Documents = len(w.docs)
 		if err := writeDocTable(filepath.Join(w.dir, docTableName), w.docs); err != nil {
@@ -588,6 +598,8 @@ func (w *genWriter) finish() (*Manifest, error) {
 	} else if _, err := w.log.writeTable(filepath.Join(w.dir, docTableName), w.checkRepeats); err != nil {
 		return nil, fmt.Errorf("writing document table: %w", err)
 	}
+	w.finishTook.docs = time.Since(t0)
+	t0 = time.Now()
 	if w.vec != nil {
 		if err := w.vec.Commit(ctx); err != nil {
 			return nil, err
@@ -597,9 +609,12 @@ func (w *genWriter) finish() (*Manifest, error) {
 			w.man.Dense.HNSW = p.Options()
 		}
 	}
+	w.finishTook.vectors = time.Since(t0)
+	t0 = time.Now()
 	if err := w.sumFiles(); err != nil {
 		return nil, fmt.Errorf("checksumming: %w", err)
 	}
+	w.finishTook.sums = time.Since(t0)
 	return &w.man, nil
 }
 
