@@ -264,7 +264,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	// The table just written goes on in memory: reading it back would hold a second copy
 	// while the first is collected, and it grows with the collection.
 	docs := docTables{docs: d.w.docs, log: d.w.log}
-	d.w.keepLog = true
+	d.w.keepLog, d.w.checkpoint = true, true
 	man, err := d.w.finish()
 	if err != nil {
 		return err

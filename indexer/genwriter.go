@@ -85,16 +85,19 @@ type genWriter struct {
 	docs    map[string]*docEntry // update mode: the document table, in memory
 	log     *docLog              // append mode: the document table, spilled (doclog.go)
 	keepLog bool                 // finish leaves log open: a checkpoint hands it to the next writer
-	keys    []uint32             // scratch: the keys of the document being written
-	seen    map[string]bool      // update mode: ids met in the input
-	lex     backend.LexicalWriter
-	closed  bool // seg and lex are closed (finish or abort ran)
-	vec     backend.VectorWriter
-	text    *langanalysis.Passages // the index's analysis, to count the tokens of tombstoned passages
-	man     Manifest
-	upd     UpdateCounts
-	prog    *progress
-	model   ModelIdentity
+	// checkpoint: finish commits a build's checkpoint, its lexical part unmerged when the
+	// engine can (backend.CheckpointLexicalWriter); the next writer adopts it.
+	checkpoint bool
+	keys       []uint32        // scratch: the keys of the document being written
+	seen       map[string]bool // update mode: ids met in the input
+	lex        backend.LexicalWriter
+	closed     bool // seg and lex are closed (finish or abort ran)
+	vec        backend.VectorWriter
+	text       *langanalysis.Passages // the index's analysis, to count the tokens of tombstoned passages
+	man        Manifest
+	upd        UpdateCounts
+	prog       *progress
+	model      ModelIdentity
 	// tokens of the text field in the inherited live passages, less those tombstoned since;
 	// the lexical engine counts the passages added (BM25Stats.Tokens is the sum)
 	tokens int64
@@ -221,6 +224,13 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 	// segments only say which keys are taken: the writer's segment numbers on after them.
 	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: genName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
 		return err
+	}
+	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.mode == modeAppend {
+		// An append goes on from its own build's checkpoint (a build or a resumed one): its
+		// segments are this build's, merged with the rest at the end.
+		if err := cw.AdoptBase(ctx); err != nil {
+			return fmt.Errorf("adopting the checkpoint's lexical segments: %w", err)
+		}
 	}
 	w.man.Counts = Counts{Documents: bm.Counts.Documents, Passages: bm.Counts.Passages, Skipped: map[string]int{}}
 	for k, v := range bm.Counts.Skipped {
@@ -569,7 +579,13 @@ func (w *genWriter) finish() (*Manifest, error) {
 	}
 	t0 := time.Now()
 	storeErr := w.seg.Close()
-	lc, lexErr := w.lex.Commit(ctx)
+	var lc backend.LexicalCounts
+	var lexErr error
+	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.checkpoint {
+		lc, lexErr = cw.CommitUnmerged(ctx)
+	} else {
+		lc, lexErr = w.lex.Commit(ctx)
+	}
 	w.finishTook.lexical = time.Since(t0)
 	if storeErr != nil {
 		return nil, fmt.Errorf("closing passage store: %w", storeErr)

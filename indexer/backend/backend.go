@@ -166,6 +166,19 @@ type LexicalWriter interface {
 	Abort()
 }
 
+// CheckpointLexicalWriter is a LexicalWriter that commits a build's checkpoint without
+// merging what it flushed, so the build stands still for a rename instead of a rewrite: the
+// writer that goes on from the checkpoint adopts those segments and merges them with its own
+// at its final Commit, once. (postings; bleve merges in the background by itself.)
+type CheckpointLexicalWriter interface {
+	LexicalWriter
+	// CommitUnmerged is Commit leaving the part in as many segments as it was flushed in.
+	CommitUnmerged(ctx context.Context) (LexicalCounts, error)
+	// AdoptBase takes the segments of the base (the build's own checkpoint) as parts of this
+	// writer: merged with the passages it adds at Commit, left as they are by CommitUnmerged.
+	AdoptBase(ctx context.Context) error
+}
+
 // LexicalCounts is what a committed lexical part holds.
 type LexicalCounts struct {
 	Docs        int   // live passages indexed

@@ -23,3 +23,13 @@ func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
 	}
 	return b, func() error { return syscall.Munmap(b) }, nil
 }
+
+// releasePages drops the pages of a mapping from the process (MADV_DONTNEED): a later read
+// faults them back from the page cache, or from the file. A merge that streams through
+// segments larger than memory would otherwise keep every page it read resident until the
+// kernel reclaims them, and its RSS would grow with the index.
+func releasePages(b []byte) {
+	if len(b) > 0 {
+		_ = syscall.Madvise(b, syscall.MADV_DONTNEED) // advice: a failure only costs memory
+	}
+}

@@ -67,6 +67,11 @@ func (s *Segment) termBytes(i int) []byte {
 	return s.strs[off : off+n]
 }
 
+// releaseEvery is how many postings a merge copies between two releases of its inputs'
+// mapped pages (releasePages): a few tens of megabytes resident, whatever their size. (A
+// variable only so that a test can release after every term.)
+var releaseEvery uint64 = 8 << 20
+
 func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderOptions, st *BuildStats) error {
 	fw, err := framing.NewWriter(w, segmentFormat)
 	if err != nil {
@@ -103,7 +108,7 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 	}
 	var e [dictEntrySize]byte
 	var strOff uint64
-	var terms uint64
+	var terms, released uint64
 	for {
 		var term []byte
 		for i, s := range segs {
@@ -158,6 +163,12 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 			return err
 		}
 		st.Postings += int64(df)
+		if released += df; released >= releaseEvery {
+			released = 0
+			for _, s := range segs {
+				releasePages(s.data)
+			}
+		}
 		binary.LittleEndian.PutUint64(e[0:], strOff)
 		binary.LittleEndian.PutUint32(e[8:], uint32(len(term)))
 		binary.LittleEndian.PutUint32(e[12:], uint32(df))

@@ -11,6 +11,9 @@ import (
 // merges, as a budgeted build does, and checks the result against one segment built from all
 // the passages: the same tables and the same hits and scores for every query.
 func TestMergeSegmentsEqualsSingle(t *testing.T) {
+	// release the inputs' pages after every few terms: a merge reads them back unchanged
+	defer func(n uint64) { releaseEvery = n }(releaseEvery)
+	releaseEvery = 64
 	const vocab = 3000
 	c := newZipfCorpus(5, 5000, vocab)
 	sc := c.scoring()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,6 +40,14 @@ type Writer struct {
 	// committed, which is dropped).
 	parts   []part
 	partSeq int
+	bPath   string // the part the builder writes
+	// merging is set while a merge of parts runs in the background (one at a time), so that
+	// a build adds passages while its parts merge, as Lucene's merge scheduler does; mergeIdle
+	// is signalled when it ends. mergeCtx is cancelled by Abort.
+	merging     bool
+	mergeIdle   *sync.Cond
+	mergeCtx    context.Context
+	mergeCancel context.CancelFunc
 
 	// Batches are applied in the order they took their first operation, which is the order
 	// NewBatch made them for a caller that fills one batch before making the next (the
@@ -55,12 +64,16 @@ type Writer struct {
 	settled bool
 }
 
-var _ backend.LexicalWriter = (*Writer)(nil)
+var _ backend.CheckpointLexicalWriter = (*Writer)(nil)
 
 // mergeFactor is how many parts of one level are merged into one of the next, a log merge
 // policy: each posting is rewritten about log10(passages / passages per flush) times during
 // the build, and at most mergeFactor-1 parts per level wait for Commit's final merge.
 const mergeFactor = 10
+
+// adoptedLevel is the merge level of a part adopted from the build's checkpoint: above every
+// level the log policy reaches, so it waits for Commit's final merge.
+const adoptedLevel = 1 << 16
 
 // part is a segment file flushed or merged during the build.
 type part struct {
@@ -76,6 +89,8 @@ func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedD
 	w := &Writer{dir: dir, text: text, deleted: deleted, deletedDF: deletedDF.Map(), segPath: filepath.Join(dir, "seg-"+genName+segSuffix),
 		bopts: postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: e.MaxBufferedPostings, RAMBudget: e.RAMBudget}}
 	w.turn = sync.NewCond(&w.mu)
+	w.mergeIdle = sync.NewCond(&w.mu)
+	w.mergeCtx, w.mergeCancel = context.WithCancel(context.Background())
 	if err := w.newBuilder(); err != nil {
 		return nil, err
 	}
@@ -85,7 +100,8 @@ func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedD
 // newBuilder starts the next part.
 func (w *Writer) newBuilder() error {
 	w.partSeq++
-	b, err := postings.NewBuilder(w.partPath(w.partSeq), w.bopts)
+	w.bPath = w.partPath(w.partSeq)
+	b, err := postings.NewBuilder(w.bPath, w.bopts)
 	if err != nil {
 		return err
 	}
@@ -97,26 +113,76 @@ func (w *Writer) partPath(seq int) string {
 	return fmt.Sprintf("%s.part%06d", strings.TrimSuffix(w.segPath, segSuffix), seq)
 }
 
-// flushPart writes the builder's passages as a part, merges parts by the log policy and
-// starts a new builder. The builder must hold passages.
+// flushPart writes the builder's passages as a part, starts a background merge if the log
+// policy has one to do, and starts a new builder. The builder must hold passages. w.mu held.
 func (w *Writer) flushPart(ctx context.Context) error {
 	if _, err := w.b.Finish(ctx); err != nil {
 		return fmt.Errorf("writing lexical segment: %w", err)
 	}
-	w.parts = append(w.parts, part{path: w.partPath(w.partSeq), level: 0})
-	for n := len(w.parts); n >= mergeFactor; n = len(w.parts) {
-		tail := w.parts[n-mergeFactor:]
-		if tail[0].level != tail[len(tail)-1].level { // levels never increase along the list
-			break
-		}
-		w.partSeq++
-		merged := part{path: w.partPath(w.partSeq), level: tail[0].level + 1}
-		if err := w.mergeParts(ctx, tail, merged.path); err != nil {
-			return err
-		}
-		w.parts = append(w.parts[:n-mergeFactor], merged)
-	}
+	w.parts = append(w.parts, part{path: w.bPath, level: 0})
+	w.startMerge()
 	return w.newBuilder()
+}
+
+// mergeWindow returns the start of the first mergeFactor consecutive parts of one level below
+// adoptedLevel, or -1.
+func mergeWindow(parts []part) int {
+	for i := 0; i+mergeFactor <= len(parts); i++ {
+		lv := parts[i].level
+		if lv >= adoptedLevel {
+			continue
+		}
+		j := i + 1
+		for j < i+mergeFactor && parts[j].level == lv {
+			j++
+		}
+		if j == i+mergeFactor {
+			return i
+		}
+	}
+	return -1
+}
+
+// startMerge merges, in the background, the first window of mergeFactor parts of one level
+// into one part of the next level, unless a merge runs already; when it ends it looks for the
+// next. The parts around the window stay where they are (a merge only replaces its window,
+// flushes only append), so key order holds. A failed merge fails the writer. w.mu held.
+func (w *Writer) startMerge() {
+	if w.merging || w.failed != nil || w.settled {
+		return
+	}
+	i := mergeWindow(w.parts)
+	if i < 0 {
+		return
+	}
+	window := slices.Clone(w.parts[i : i+mergeFactor])
+	w.partSeq++
+	merged := part{path: w.partPath(w.partSeq), level: window[0].level + 1}
+	w.merging = true
+	go func() {
+		err := w.mergeParts(w.mergeCtx, window, merged.path)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.merging = false
+		defer w.mergeIdle.Broadcast()
+		if err != nil {
+			os.Remove(merged.path)
+			if w.failed == nil {
+				w.failed = err
+			}
+			w.turn.Broadcast()
+			return
+		}
+		w.parts = slices.Concat(w.parts[:i], []part{merged}, w.parts[i+mergeFactor:])
+		w.startMerge()
+	}()
+}
+
+// waitMerges waits for the background merge, if any, to end. w.mu held.
+func (w *Writer) waitMerges() {
+	for w.merging {
+		w.mergeIdle.Wait()
+	}
 }
 
 // mergeParts merges parts into the segment file path and removes them.
@@ -289,14 +355,55 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 
 // Commit writes the segment (unless nothing was added) and the deleted set.
 func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
+	return w.commit(ctx, true)
+}
+
+// CommitUnmerged is Commit leaving the parts flushed so far as the generation's segments, in
+// key order, instead of merging them: a checkpoint costs a rename, and the writer that goes on
+// from it adopts them (AdoptBase).
+func (w *Writer) CommitUnmerged(ctx context.Context) (backend.LexicalCounts, error) {
+	return w.commit(ctx, false)
+}
+
+// AdoptBase turns the segments linked from the base into parts of this writer, in key order,
+// before any it flushes: the build's final Commit merges them with its own, so a build that
+// went through checkpoints ends with one segment, as one that did not. The base must be the
+// build's own checkpoint (its segments are the build's work, not an index to leave alone).
+func (w *Writer) AdoptBase(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.made > 0 || len(w.parts) > 0 {
+		return errors.New("postingsbm25: AdoptBase after passages were added")
+	}
+	segs, err := segmentFiles(w.dir)
+	if err != nil {
+		return err
+	}
+	adopted := make([]part, 0, len(segs))
+	for _, s := range segs {
+		w.partSeq++
+		p := part{path: w.partPath(w.partSeq), level: adoptedLevel}
+		if err := os.Rename(s, p.path); err != nil {
+			return err
+		}
+		adopted = append(adopted, p)
+	}
+	// The builder made by newWriter holds the first number; its part comes after these.
+	w.parts = adopted
+	return nil
+}
+
+func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer w.mergeCancel()
+	w.waitMerges()
 	if w.failed != nil {
 		w.abortLocked()
 		return backend.LexicalCounts{}, w.failed
 	}
 	w.settled = true
-	if err := w.finishParts(ctx); err != nil {
+	if err := w.finishParts(ctx, merge); err != nil {
 		w.removeParts()
 		return backend.LexicalCounts{}, err
 	}
@@ -336,28 +443,39 @@ func (w *Writer) abortLocked() {
 		w.failed = errors.New("postingsbm25: writer aborted")
 	}
 	w.turn.Broadcast()
+	w.mergeCancel()
+	w.waitMerges()
 	w.b.Abort()
 	w.removeParts()
 	os.Remove(w.segPath)
 }
 
 // finishParts writes the passages added as the generation's one segment: the builder's last
-// part and the parts flushed before it, merged.
-func (w *Writer) finishParts(ctx context.Context) error {
+// part and the parts flushed before it, merged; or, without merge, each part as a segment
+// named after the generation and its place in key order.
+func (w *Writer) finishParts(ctx context.Context, merge bool) error {
 	if w.b.Len() > 0 {
 		if _, err := w.b.Finish(ctx); err != nil {
 			return fmt.Errorf("writing lexical segment: %w", err)
 		}
-		w.parts = append(w.parts, part{path: w.partPath(w.partSeq)})
+		w.parts = append(w.parts, part{path: w.bPath})
 	} else {
 		w.b.Abort()
 	}
-	switch len(w.parts) {
-	case 0:
+	switch {
+	case len(w.parts) == 0:
 		return nil
-	case 1:
+	case len(w.parts) == 1:
 		if err := os.Rename(w.parts[0].path, w.segPath); err != nil {
 			return err
+		}
+		w.parts = nil
+		return atomicfile.SyncDir(w.dir)
+	case !merge:
+		for i, p := range w.parts {
+			if err := os.Rename(p.path, w.unmergedPath(i)); err != nil {
+				return err
+			}
 		}
 		w.parts = nil
 		return atomicfile.SyncDir(w.dir)
@@ -367,6 +485,13 @@ func (w *Writer) finishParts(ctx context.Context) error {
 	}
 	w.parts = nil
 	return nil
+}
+
+// unmergedPath is the name of the i-th segment of a generation committed unmerged: segment
+// files are read in name order, which must be key order ("-" sorts before segSuffix's ".", so
+// these come before a merged segment of the same generation, and after every earlier one's).
+func (w *Writer) unmergedPath(i int) string {
+	return fmt.Sprintf("%s-%06d%s", strings.TrimSuffix(w.segPath, segSuffix), i, segSuffix)
 }
 
 // removeParts removes the parts left by a failed or aborted build.
