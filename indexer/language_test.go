@@ -90,7 +90,7 @@ func TestBuildLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n, err := liveTokens(g.Store, a); err != nil || n != m.BM25.Tokens {
+			if n, err := liveTokens(t.Context(), g.Store, a); err != nil || n != m.BM25.Tokens {
 				t.Errorf("manifest tokens %d, recounted with %s: %d (%v)", m.BM25.Tokens, tc.analyzer, n, err)
 			}
 		})
@@ -195,7 +195,7 @@ func TestUpdateMultilingual(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := liveTokens(g.Store, an); err != nil || n != m.BM25.Tokens {
+	if n, err := liveTokens(t.Context(), g.Store, an); err != nil || n != m.BM25.Tokens {
 		t.Errorf("manifest tokens %d, recounted %d (%v)", m.BM25.Tokens, n, err)
 	}
 	langs := map[string]string{}
