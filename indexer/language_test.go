@@ -199,7 +199,7 @@ func TestUpdateMultilingual(t *testing.T) {
 		t.Errorf("manifest tokens %d, recounted %d (%v)", m.BM25.Tokens, n, err)
 	}
 	langs := map[string]string{}
-	if err := g.Store.Each(func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
+	if err := g.Store.Each(t.Context(), func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if want := map[string]string{"de:1": "de", "de:2": "de", "fr:1": "fr", "fr:2": "fr"}; !maps.Equal(langs, want) {

@@ -43,15 +43,15 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range ps {
-		got, err := s.Get(uint32(i))
+		got, err := s.Get(t.Context(), uint32(i))
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("Get(%d) = %+v, %v\nwant %+v", i, got, err, want)
 		}
-		if doc, err := s.DocID(uint32(i)); err != nil || doc != want.DocID {
+		if doc, err := s.DocID(t.Context(), uint32(i)); err != nil || doc != want.DocID {
 			t.Errorf("DocID(%d) = %q, %v", i, doc, err)
 		}
 	}
-	if _, err := s.Get(uint32(len(ps))); err == nil {
+	if _, err := s.Get(t.Context(), uint32(len(ps))); err == nil {
 		t.Error("Get past the end succeeded")
 	}
 	// GetMany and DocIDs answer in the order asked, repeats included; a key past the end
@@ -94,8 +94,8 @@ func FuzzParseStore(f *testing.F) {
 		}
 		s := &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}
 		for k := 0; k < s.Len() && k < 100; k++ {
-			s.Get(uint32(k))
-			s.DocID(uint32(k))
+			s.Get(t.Context(), uint32(k))
+			s.DocID(t.Context(), uint32(k))
 		}
 	})
 }
@@ -185,19 +185,19 @@ func TestMetaMatchesGet(t *testing.T) {
 	}
 	defer s.Close()
 	for k := range ps {
-		p, err := s.Get(uint32(k))
+		p, err := s.Get(t.Context(), uint32(k))
 		if err != nil {
 			t.Fatal(err)
 		}
-		date, source, err := s.Meta(uint32(k))
+		date, source, err := s.Meta(t.Context(), uint32(k))
 		if err != nil || !date.Equal(p.Date) || source != p.Source {
 			t.Errorf("key %d: Meta = %v %q %v, Get has %v %q", k, date, source, err, p.Date, p.Source)
 		}
-		if lang, err := s.Language(uint32(k)); err != nil || lang != ps[k].Language || p.Language != ps[k].Language {
+		if lang, err := s.Language(t.Context(), uint32(k)); err != nil || lang != ps[k].Language || p.Language != ps[k].Language {
 			t.Errorf("key %d: Language = %q %v, Get has %q, want %q", k, lang, err, p.Language, ps[k].Language)
 		}
 	}
-	if _, _, err := s.Meta(uint32(len(ps))); err == nil {
+	if _, _, err := s.Meta(t.Context(), uint32(len(ps))); err == nil {
 		t.Error("Meta of a key beyond the store succeeded")
 	}
 }
