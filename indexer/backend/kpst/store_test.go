@@ -3,10 +3,12 @@ package kpst
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +201,52 @@ func TestMetaMatchesGet(t *testing.T) {
 	}
 	if _, _, err := s.Meta(t.Context(), uint32(len(ps))); err == nil {
 		t.Error("Meta of a key beyond the store succeeded")
+	}
+}
+
+// TestEachStopsWhenContextEnds: a walk of the whole store checks its context, every
+// eachCheck keys: cancelled before it starts, it reads nothing; cancelled by fn, it stops
+// within eachCheck keys with the context's error.
+func TestEachStopsWhenContextEnds(t *testing.T) {
+	n := 3 * eachCheck
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: "t"}
+		if _, err := w.Add(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := 0
+	if err := s.Each(t.Context(), func(uint32, corpus.Passage) error { all++; return nil }); err != nil || all != n {
+		t.Fatalf("Each: %d passages, %v; want %d", all, err, n)
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	seen := 0
+	if err := s.Each(done, func(uint32, corpus.Passage) error { seen++; return nil }); !errors.Is(err, context.Canceled) || seen != 0 {
+		t.Errorf("Each under a cancelled context: %d passages, %v; want none and context.Canceled", seen, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	seen = 0
+	err = s.Each(ctx, func(uint32, corpus.Passage) error {
+		if seen++; seen == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || seen != eachCheck {
+		t.Errorf("Each cancelled at the 10th passage: %d passages, %v; want %d and context.Canceled", seen, err, eachCheck)
 	}
 }
