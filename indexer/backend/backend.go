@@ -7,6 +7,15 @@
 // Filters are passed down: an engine applies dates and sources while it searches, so a
 // filtered search returns the best passages that pass, not the passing few of the best.
 //
+// Every method that may do I/O takes the caller's context first and returns an error when it
+// cannot answer: a remote engine (Qdrant) reads over the network, and a failed read must not
+// pass for an answer (a missing vector, a dead passage).
+//
+// What only some engines can do is an optional interface declared here (HybridSearcher,
+// LanguageMeta, HNSWOptioner, Reopener, DeletedCountsChecker), asserted by each
+// implementation with var _ and pinned by TestCapabilities, rather than an anonymous
+// interface at the place that looks for it, where a rename would drop it silently.
+//
 // The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
 // collection statistics), hnswvec (internal/hnsw) and kpst (the passage store).
 package backend
