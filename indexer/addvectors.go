@@ -206,7 +206,7 @@ func (r *embedRun) embedAll(ctx context.Context) (*Manifest, error) {
 		}
 		return nil
 	}
-	err := r.src.Store.Each(func(key uint32, p Passage) error {
+	err := r.src.Store.Each(ctx, func(key uint32, p Passage) error {
 		if key < r.next {
 			return nil
 		}
@@ -284,9 +284,7 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	}
 	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
 	base.Lexical = nil
-	if rv, ok := vec.(interface {
-		Reopen(backend.Meta) backend.VectorReader
-	}); ok {
+	if rv, ok := vec.(backend.Reopener); ok {
 		base.Vectors = rv.Reopen(base.Store)
 	} else if base.Vectors, err = openVectors(ctx, r.opts.Engines.Vectors, backend.Gen{Name: genName(r.gen), Dir: final}, man, base.Store); err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)

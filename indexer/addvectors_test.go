@@ -161,9 +161,12 @@ func sameVectors(t *testing.T, ref *Generation, dir string) {
 		t.Fatalf("vectors %v, want %d", g.Vectors, ref.Vectors.Live())
 	}
 	for k := uint32(0); int(k) < ref.Vectors.Len(); k++ {
-		a, _ := ref.Vectors.Vector(k)
-		b, ok := g.Vectors.Vector(k)
-		if !ok || !reflect.DeepEqual(a, b) {
+		a, _, err := ref.Vectors.Vector(t.Context(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok, err := g.Vectors.Vector(t.Context(), k)
+		if err != nil || !ok || !reflect.DeepEqual(a, b) {
 			t.Fatalf("key %d: vector differs from an inline build's", k)
 		}
 	}

@@ -60,7 +60,7 @@ func TestBuildEnwiki(t *testing.T) {
 		t.Fatalf("the lexical index has %d docs (%v), want %d", n, err, c.Passages)
 	}
 	docs := map[string]bool{}
-	err = g.Store.Each(func(key uint32, p corpus.Passage) error {
+	err = g.Store.Each(t.Context(), func(key uint32, p corpus.Passage) error {
 		docs[p.DocID] = true
 		if w := len(strings.Fields(p.Text)); w > 120 || w == 0 {
 			t.Errorf("%s: %d words", p.ID, w)

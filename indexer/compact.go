@@ -109,7 +109,10 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		w.vectors = func(src []uint32) ([][]float32, error) {
 			out := make([][]float32, len(src))
 			for i, k := range src {
-				v, ok := base.Vectors.Vector(k)
+				v, ok, err := base.Vectors.Vector(ctx, k)
+				if err != nil {
+					return nil, fmt.Errorf("passage key %d: reading its vector: %w", k, err)
+				}
 				if !ok {
 					return nil, fmt.Errorf("passage key %d has no vector", k)
 				}
@@ -133,7 +136,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		e := docs[id]
 		dp := docPassages{id: id, hash: e.Hash, src: e.Keys}
 		for _, k := range e.Keys {
-			p, err := base.Store.Get(k)
+			p, err := base.Store.Get(ctx, k)
 			if err != nil {
 				return nil, err
 			}

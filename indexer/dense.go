@@ -62,7 +62,7 @@ func openVectors(ctx context.Context, eng backend.Vectors, g backend.Gen, man *M
 		return nil, fmt.Errorf("%s: the vector index has %d vectors of dim %d, manifest says %d of dim %d",
 			g.Dir, v.Len(), v.Dim(), man.Dense.Vectors, man.Dense.Model.Dim)
 	}
-	if o, ok := v.(interface{ Options() HNSWParams }); ok && o.Options().CodesKind() != man.Dense.HNSW.CodesKind() {
+	if o, ok := v.(backend.HNSWOptioner); ok && o.Options().CodesKind() != man.Dense.HNSW.CodesKind() {
 		v.Close()
 		return nil, fmt.Errorf("%s: the vector index has %s codes, manifest says %s", g.Dir, o.Options().CodesKind(), man.Dense.HNSW.CodesKind())
 	}

@@ -318,10 +318,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
 	if vec != nil {
 		// The graph just committed goes on in memory rather than being loaded again.
-		r, ok := vec.(interface {
-			Reopen(backend.Meta) backend.VectorReader
-		})
-		if ok {
+		if r, ok := vec.(backend.Reopener); ok {
 			base.Vectors = r.Reopen(base.Store)
 		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: genName(gen), Dir: final}, man, base.Store); err != nil {
 			return fmt.Errorf("reopening checkpoint: %w", err)

@@ -246,7 +246,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 	w.man.Parent = bm.Generation
 	if st := bm.BM25; st != nil && !st.Legacy() {
 		w.tokens = st.Tokens
-	} else if w.tokens, err = liveTokens(b.Store, w.text); err != nil {
+	} else if w.tokens, err = liveTokens(ctx, b.Store, w.text); err != nil {
 		// a format 2 index: count once, from the store (its manifest lacks the count)
 		return fmt.Errorf("counting the tokens of the live passages: %w", err)
 	}
@@ -421,7 +421,7 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 		if !w.dead.Add(k) {
 			continue
 		}
-		p, err := w.base.Passages.Get(k)
+		p, err := w.base.Passages.Get(w.gctx, k) // the session's: it ends when the build does
 		if err != nil {
 			return fmt.Errorf("reading replaced passage: %w", err)
 		}
@@ -621,7 +621,7 @@ func (w *genWriter) finish() (*Manifest, error) {
 			return nil, err
 		}
 		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}
-		if p, ok := w.vec.(interface{ Options() HNSWParams }); ok {
+		if p, ok := w.vec.(backend.HNSWOptioner); ok {
 			w.man.Dense.HNSW = p.Options()
 		}
 	}

@@ -49,7 +49,7 @@ func TestPositionIDsNamespaced(t *testing.T) {
 			}
 			defer g.Close()
 			ids, docs := map[string]bool{}, map[string]map[string]bool{}
-			err = g.Passages.Each(func(_ uint32, p corpus.Passage) error {
+			err = g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 				ids[p.ID] = true
 				ns, _, ok := strings.Cut(p.DocID, ":")
 				if !ok {

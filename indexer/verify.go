@@ -131,8 +131,12 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 			defer v.Close()
 			missing, extra := 0, 0
 			for k := 0; k < store.Len(); k++ {
-				in := v.Has(uint32(k))
-				switch dead := store.Dead(uint32(k)); {
+				in, err := v.Has(ctx, uint32(k))
+				if err != nil {
+					bad(hnswPath(gen), "key %d: %v", k, err)
+					break
+				}
+				switch dead := store.Tombstones().Has(uint32(k)); {
 				case !dead && !in:
 					missing++
 				case dead && in:
@@ -165,7 +169,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	}
 	// An engine that keeps statistics of its deletions beside its index (postings) checks
 	// them against the index.
-	if c, ok := idx.(interface{ CheckDeletedCounts(context.Context) error }); ok {
+	if c, ok := idx.(backend.DeletedCountsChecker); ok {
 		if err := c.CheckDeletedCounts(ctx); err != nil {
 			bad(lexicalDir(gen, man.Options.Lexical), "%v", err)
 		}
@@ -188,7 +192,7 @@ func checkDocTable(gen string, store *kpst.Store, bad func(string, ...any)) {
 			case int(k) >= store.Len():
 				bad("document %q: key %d beyond the store", id, k)
 				return
-			case store.Dead(k):
+			case store.Tombstones().Has(k):
 				bad("document %q: key %d is tombstoned", id, k)
 				return
 			case seen[k]:
@@ -229,7 +233,7 @@ func checkBM25Keys(ctx context.Context, idx backend.LexicalReader, store *kpst.S
 		}
 		for k := lo; k < hi; k++ {
 			in := found[k-lo]
-			switch dead := store.Dead(uint32(k)); {
+			switch dead := store.Tombstones().Has(uint32(k)); {
 			case !dead && !in:
 				missing++
 			case dead && in:

@@ -87,7 +87,7 @@ func retrieve(t testing.TB, paras []tqParagraph, qs []*tqQuestion) (string, Sear
 	var s Searcher
 	name := "in-test BM25"
 	if dir := os.Getenv("KAIROS_TIMEQA_INDEX"); dir != "" {
-		ix, err := search.Open(dir, search.Options{})
+		ix, err := search.Open(t.Context(), dir, search.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

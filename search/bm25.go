@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/kairos-rag/kairos/indexer"
@@ -74,7 +75,9 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
+	if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
+		return nil, err
+	}
 	return ix.final(ctx, cands, req, "bm25")
 }
 
@@ -109,23 +112,38 @@ func (ix *Index) bm25Of(ctx context.Context, hits []backend.Hit) ([]candidate, e
 	return cands, nil
 }
 
-// capPerDoc keeps at most perDoc candidates of each document, in order.
-func capPerDoc(cands []candidate, perDoc int, store backend.Passages) []candidate {
+// capPerDoc keeps at most perDoc candidates of each document, in order. The document ids it
+// lacks are read in one DocIDs call (one request on a remote store), and a failure to read
+// them is the search's error.
+func capPerDoc(ctx context.Context, cands []candidate, perDoc int, store backend.Passages) ([]candidate, error) {
 	if perDoc <= 0 {
-		return cands
+		return cands, nil
+	}
+	var keys []uint32
+	var at []int
+	for i, c := range cands {
+		if c.doc == "" {
+			keys, at = append(keys, c.key), append(at, i)
+		}
+	}
+	if len(keys) > 0 {
+		docs, err := store.DocIDs(ctx, keys)
+		if err != nil {
+			return nil, fmt.Errorf("capping passages per document: %w", err)
+		}
+		for j, i := range at {
+			cands[i].doc = docs[j]
+		}
 	}
 	seen := make(map[string]int, len(cands))
 	out := cands[:0]
 	for _, c := range cands {
-		if c.doc == "" {
-			c.doc, _ = store.DocID(c.key) // a bad key fails later, in hits
-		}
 		if seen[c.doc] < perDoc {
 			seen[c.doc]++
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // candidate is a passage between retrieval and the final cut.

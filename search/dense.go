@@ -80,7 +80,9 @@ func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
+	if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
+		return nil, err
+	}
 	return ix.final(ctx, cands, req, "")
 }
 
@@ -94,7 +96,9 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 		return nil, err
 	}
 	cands := fuse(lex, den, ix.fusionOptions(req))
-	cands = capPerDoc(cands, req.PerDoc, ix.gen.Passages)
+	if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
+		return nil, err
+	}
 	return ix.final(ctx, cands, req, "")
 }
 

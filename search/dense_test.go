@@ -78,7 +78,7 @@ func TestDenseAndHybrid(t *testing.T) {
 	if rep, err := indexer.Verify(context.Background(), dir); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
-	ix, err := Open(dir, Options{Encoder: bow})
+	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestDenseAndHybrid(t *testing.T) {
 	ctx := context.Background()
 	// Every passage's own text finds that passage first, by HNSW and by exact search.
 	n, agree := 0, 0
-	err = ix.gen.Store.Each(func(key uint32, p corpus.Passage) error {
+	err = ix.gen.Store.Each(t.Context(), func(key uint32, p corpus.Passage) error {
 		if key%5 != 0 {
 			return nil
 		}
@@ -143,7 +143,7 @@ func TestDenseAndHybrid(t *testing.T) {
 		want[FusionConvex][h.ID] += DefaultAlpha * (h.Score - dlo) / (dhi - dlo)
 	}
 	for _, fusion := range []Fusion{FusionRRF, FusionConvex} {
-		hx, err := Open(dir, Options{Encoder: bow, Fusion: fusion})
+		hx, err := Open(t.Context(), dir, Options{Encoder: bow, Fusion: fusion})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,11 +186,11 @@ func TestDenseErrors(t *testing.T) {
 		{"other dimension", bowEncoder{dim: 128, sha: bow.sha}, "dimension 128, index has 256"},
 	}
 	for _, tc := range tests {
-		if _, err := Open(dir, Options{Encoder: tc.enc}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Open(t.Context(), dir, Options{Encoder: tc.enc}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	ix, err := Open(dir, Options{})
+	ix, err := Open(t.Context(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,10 +204,10 @@ func TestDenseErrors(t *testing.T) {
 			t.Errorf("request fusion %q alpha %v rrf k %d accepted", req.Fusion, req.Alpha, req.RRFK)
 		}
 	}
-	if _, err := Open(dir, Options{Alpha: math.NaN()}); err == nil || !strings.Contains(err.Error(), "alpha") {
+	if _, err := Open(t.Context(), dir, Options{Alpha: math.NaN()}); err == nil || !strings.Contains(err.Error(), "alpha") {
 		t.Errorf("options alpha NaN: %v", err)
 	}
-	if _, err := Open(testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
+	if _, err := Open(t.Context(), testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
 		t.Errorf("encoder on a BM25-only index: %v", err)
 	}
 }
@@ -238,7 +238,7 @@ func TestDenseFiltersInsideTheEngine(t *testing.T) {
 	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: in}}, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir, Options{Encoder: bow})
+	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}

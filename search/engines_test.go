@@ -32,7 +32,7 @@ func TestPostingsEqualsBleve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix, err := Open(dir, Options{})
+		ix, err := Open(t.Context(), dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

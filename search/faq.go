@@ -66,7 +66,11 @@ func (ix *Index) entries(ctx context.Context, hits []Hit, keys []uint32, k int) 
 // question's key minus its ordinal first, checked, and by id otherwise.
 func (ix *Index) answerOf(ctx context.Context, h Hit, key uint32) (corpus.Passage, bool, error) {
 	if key >= uint32(h.Ordinal) {
-		if p, err := ix.gen.Passages.Get(key - uint32(h.Ordinal)); err == nil && p.DocID == h.DocID && p.Ordinal == 0 {
+		p, err := ix.gen.Passages.Get(ctx, key-uint32(h.Ordinal))
+		if err != nil {
+			return corpus.Passage{}, false, err // the key is below a live one: only a failed read misses it
+		}
+		if p.DocID == h.DocID && p.Ordinal == 0 {
 			return p, true, nil
 		}
 	}

@@ -21,7 +21,7 @@ func TestFilterThatMatchesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix, err := Open(dir, Options{Encoder: bow})
+		ix, err := Open(t.Context(), dir, Options{Encoder: bow})
 		if err != nil {
 			t.Fatal(err)
 		}

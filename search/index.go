@@ -75,8 +75,9 @@ type Index struct {
 	idsErr  error
 }
 
-// Open opens the live generation of the index at dir.
-func Open(dir string, opts Options) (*Index, error) {
+// Open opens the live generation of the index at dir. ctx bounds the opening: an index on a
+// cluster (Qdrant) dials it and reads its collections' metadata there.
+func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if opts.DocEvidence == 0 {
 		opts.DocEvidence = DefaultDocEvidence
 	}
@@ -111,7 +112,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	if opts.VerifyFiles {
 		level = indexer.CheckFull
 	}
-	gen, err := indexer.OpenWith(context.Background(), dir, indexer.OpenOptions{
+	gen, err := indexer.OpenWith(ctx, dir, indexer.OpenOptions{
 		Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B},
 	})
 	if err != nil {
@@ -149,7 +150,9 @@ func (ix *Index) Manifest() *indexer.Manifest { return ix.gen.Manifest }
 func (ix *Index) Passage(ctx context.Context, id string) (corpus.Passage, error) {
 	ix.idsOnce.Do(func() {
 		ids := make(map[string]uint32, ix.gen.Passages.Len())
-		ix.idsErr = ix.gen.Passages.Each(func(key uint32, p corpus.Passage) error {
+		// The map serves every later caller: the first caller's cancellation must not leave
+		// it failed for good, so the walk keeps ctx's values but not its end.
+		ix.idsErr = ix.gen.Passages.Each(context.WithoutCancel(ctx), func(key uint32, p corpus.Passage) error {
 			ids[p.ID] = key
 			return nil
 		})
@@ -162,7 +165,7 @@ func (ix *Index) Passage(ctx context.Context, id string) (corpus.Passage, error)
 	if !ok {
 		return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, ErrNotFound)
 	}
-	return ix.gen.Passages.Get(key)
+	return ix.gen.Passages.Get(ctx, key)
 }
 
 // Stats describes the opened index.

@@ -44,7 +44,7 @@ func multilangEngine(t *testing.T, dir, lexical, language string, encoder bool) 
 	if _, err := indexer.Build(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir, sopts)
+	ix, err := Open(t.Context(), dir, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestHybridInOneCallOnQdrant(t *testing.T) {
 	if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
-	one, err := Open(loc, Options{Encoder: bow})
+	one, err := Open(t.Context(), loc, Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestHybridInOneCallOnQdrant(t *testing.T) {
 	if _, ok := one.gen.Lexical.(backend.HybridSearcher); !ok {
 		t.Fatalf("the Qdrant lexical reader (%T) does not offer backend.HybridSearcher", one.gen.Lexical)
 	}
-	two, err := Open(loc, Options{Encoder: bow})
+	two, err := Open(t.Context(), loc, Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}

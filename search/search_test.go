@@ -70,7 +70,7 @@ const (
 
 func openIndex(t testing.TB, rel string, opts Options) *Index {
 	t.Helper()
-	ix, err := Open(testIndex(t, rel), opts)
+	ix, err := Open(t.Context(), testIndex(t, rel), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func ExampleIndex_Search() {
 	if err != nil {
 		panic(err)
 	}
-	ix, err := Open(filepath.Join(dir, "idx"), Options{})
+	ix, err := Open(context.Background(), filepath.Join(dir, "idx"), Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -44,7 +44,7 @@ func TestTiesRankByKey(t *testing.T) {
 			if _, err := indexer.Build(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
-			ix, err := Open(dir, Options{})
+			ix, err := Open(t.Context(), dir, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

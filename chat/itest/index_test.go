@@ -50,7 +50,7 @@ func buildSciFact(tb testing.TB, n int) *rerank.Retriever {
 		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Format: corpus.FormatJSONL, Source: "scifact"}}}}); err != nil {
 		tb.Fatal(err)
 	}
-	ix, err := search.Open(idx, search.Options{})
+	ix, err := search.Open(tb.Context(), idx, search.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		scorer = ce
 	}
 	r.hasCross = scorer != nil
-	ix, err := search.Open(o.Index, o.Search)
+	ix, err := search.Open(ctx, o.Index, o.Search)
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)

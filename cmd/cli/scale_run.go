@@ -231,7 +231,7 @@ func queryIndex(ctx context.Context, cfg scaleConfig, idx string, queries []stri
 		defer enc.Close()
 		opts.Encoder = enc
 	}
-	ix, err := search.Open(idx, opts)
+	ix, err := search.Open(ctx, idx, opts)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", idx, err)
 	}

@@ -26,7 +26,7 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	if *dir == "" {
 		return usageErr(fs, "need --index")
 	}
-	ix, err := search.Open(*dir, search.Options{})
+	ix, err := search.Open(ctx, *dir, search.Options{})
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}

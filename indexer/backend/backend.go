@@ -7,6 +7,15 @@
 // Filters are passed down: an engine applies dates and sources while it searches, so a
 // filtered search returns the best passages that pass, not the passing few of the best.
 //
+// Every method that may do I/O takes the caller's context first and returns an error when it
+// cannot answer: a remote engine (Qdrant) reads over the network, and a failed read must not
+// pass for an answer (a missing vector, a dead passage).
+//
+// What only some engines can do is an optional interface declared here (HybridSearcher,
+// LanguageMeta, HNSWOptioner, Reopener, DeletedCountsChecker), asserted by each
+// implementation with var _ and pinned by TestCapabilities, rather than an anonymous
+// interface at the place that looks for it, where a rename would drop it silently.
+//
 // The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
 // collection statistics), hnswvec (internal/hnsw) and kpst (the passage store).
 package backend
@@ -17,6 +26,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // Gen names one generation for an engine. Local engines keep their files under Dir; a remote
@@ -226,15 +236,17 @@ type Vectors interface {
 	Drop(ctx context.Context, gen Gen) error
 }
 
-// Meta tells an engine the date and source of a passage, for filtering.
+// Meta tells an engine the date and source of a passage, for filtering. It takes the search's
+// context because a remote store answers it with a request.
 type Meta interface {
-	Meta(key uint32) (date time.Time, source string, err error)
+	Meta(ctx context.Context, key uint32) (date time.Time, source string, err error)
 }
 
-// LanguageMeta tells an engine the language of a passage, for language filters; the Meta of
-// an engine that filters by hand offers it (kpst.Store, Qdrant's passage reader).
+// LanguageMeta is an optional capability of a Meta: it tells an engine the language of a
+// passage, for language filters. The local store (kpst.Store) offers it; a Meta without it
+// cannot serve a language filter (NewKeeper refuses it).
 type LanguageMeta interface {
-	Language(key uint32) (string, error)
+	Language(ctx context.Context, key uint32) (string, error)
 }
 
 // VectorWriter writes the vector part of one generation. Add is called by one goroutine.
@@ -250,14 +262,37 @@ type VectorWriter interface {
 // VectorReader searches one committed vector part. It is safe for concurrent use.
 type VectorReader interface {
 	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
-	// Vector returns the stored vector of key (compaction reuses vectors).
-	Vector(key uint32) ([]float32, bool)
+	// Vector returns the stored vector of key (compaction reuses vectors); ok is false when
+	// key has none. A failure to read it (a network error, a damaged file) is an error, never
+	// a missing vector.
+	Vector(ctx context.Context, key uint32) (v []float32, ok bool, err error)
 	Dim() int  // dimension of the vectors
 	Len() int  // vectors held, deleted ones included
 	Live() int // vectors not deleted
-	// Has reports whether key has a live vector (verify).
-	Has(key uint32) bool
+	// Has reports whether key has a live vector (verify); an error when that cannot be told.
+	Has(ctx context.Context, key uint32) (bool, error)
 	Close() error
+}
+
+// HNSWOptioner is an optional capability of a VectorWriter or VectorReader whose engine
+// builds its own HNSW graph (hnswvec): it reports the graph's parameters, which the manifest
+// records and an open checks the codes kind against. A remote engine (Qdrant) keeps its own
+// parameters and offers none.
+type HNSWOptioner interface {
+	Options() hnsw.Options
+}
+
+// Reopener is an optional capability of a VectorWriter whose committed part stays usable in
+// memory (hnswvec's graph): Reopen returns a reader of it without loading it again, so a
+// checkpoint goes on from the graph it just wrote. Engines without it are opened again.
+type Reopener interface {
+	Reopen(meta Meta) VectorReader
+}
+
+// DeletedCountsChecker is an optional capability of a LexicalReader that keeps statistics of
+// its deletions beside its index (postings): verify has it check them against the index.
+type DeletedCountsChecker interface {
+	CheckDeletedCounts(ctx context.Context) error
 }
 
 // ErrScoring is wrapped by the error of an engine that cannot score with the parameters it
@@ -284,11 +319,12 @@ func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
 // payload of its points.
 type Passages interface {
 	Meta
-	Get(key uint32) (corpus.Passage, error)
+	Get(ctx context.Context, key uint32) (corpus.Passage, error)
 	// DocID returns the document id of key without decoding the whole passage.
-	DocID(key uint32) (string, error)
-	// Each calls fn for every live passage in key order, stopping at the first error.
-	Each(fn func(key uint32, p corpus.Passage) error) error
+	DocID(ctx context.Context, key uint32) (string, error)
+	// Each calls fn for every live passage in key order, stopping at the first error (fn's or
+	// the store's).
+	Each(ctx context.Context, fn func(key uint32, p corpus.Passage) error) error
 	// GetMany returns the passages of keys, in their order, and DocIDs their document ids: one
 	// request where reads are requests (Qdrant), a loop over Get and DocID locally. A search
 	// reads its candidates through them.
@@ -296,5 +332,7 @@ type Passages interface {
 	DocIDs(ctx context.Context, keys []uint32) ([]string, error)
 	Len() int  // keys, tombstoned ones included
 	Live() int // passages not tombstoned
-	Dead(key uint32) bool
+	// Dead reports whether key has no live passage; an error when that cannot be told (a
+	// remote store asks its server).
+	Dead(ctx context.Context, key uint32) (bool, error)
 }

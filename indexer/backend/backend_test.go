@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -46,7 +48,10 @@ func TestFilterMatch(t *testing.T) {
 
 type mapMeta map[uint32]string // key -> source; a missing key is unreadable
 
-func (m mapMeta) Meta(key uint32) (time.Time, string, error) {
+func (m mapMeta) Meta(ctx context.Context, key uint32) (time.Time, string, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, "", err // as a remote Meta whose request the context ended
+	}
 	s, ok := m[key]
 	if !ok {
 		return time.Time{}, "", fmt.Errorf("passage key %d: bad offsets", key)
@@ -58,7 +63,7 @@ func (m mapMeta) Meta(key uint32) (time.Time, string, error) {
 // error, is safe for concurrent use, and refuses to be built without metadata.
 func TestKeeper(t *testing.T) {
 	meta := mapMeta{1: "wiki", 2: "news", 3: "wiki"}
-	k, err := NewKeeper(meta, Filter{Sources: []string{"wiki"}})
+	k, err := NewKeeper(t.Context(), meta, Filter{Sources: []string{"wiki"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +80,30 @@ func TestKeeper(t *testing.T) {
 	if err := k.Err(); err == nil || !strings.Contains(err.Error(), "passage key 0") {
 		t.Errorf("Err = %v, want the error of key 0", err)
 	}
-	if ok, _ := NewKeeper(meta, Filter{Sources: []string{"wiki"}}); ok.Keep(1) && ok.Err() != nil {
+	if ok, _ := NewKeeper(t.Context(), meta, Filter{Sources: []string{"wiki"}}); ok.Keep(1) && ok.Err() != nil {
 		t.Error("a readable key left an error")
 	}
-	if _, err := NewKeeper(nil, Filter{Sources: []string{"x"}}); err == nil {
+	if _, err := NewKeeper(t.Context(), nil, Filter{Sources: []string{"x"}}); err == nil {
 		t.Error("NewKeeper without metadata succeeded")
+	}
+}
+
+// TestKeeperContext: a Keeper asks its Meta under the context of the search it was made for,
+// so a search whose context ends fails with that error instead of filtering everything out.
+func TestKeeperContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	k, err := NewKeeper(ctx, mapMeta{1: "wiki"}, Filter{Sources: []string{"wiki"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.Keep(1) || k.Err() != nil {
+		t.Fatalf("before cancel: Keep(1) false or Err %v", k.Err())
+	}
+	cancel()
+	if k.Keep(1) {
+		t.Error("Keep passed a key whose metadata could not be read")
+	}
+	if err := k.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Err = %v, want context.Canceled", err)
 	}
 }

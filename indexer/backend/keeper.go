@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,6 +13,10 @@ import (
 // A key whose metadata cannot be read does not pass, and its error is kept for Err, so the
 // search fails rather than treating an unreadable passage as filtered out.
 type Keeper struct {
+	// ctx is the search's: Keep is called back from inside an engine's walk (a func(key)
+	// bool), which has no context to hand it, and a remote Meta needs one for its requests.
+	// A Keeper lives as long as the one search it was made for.
+	ctx  context.Context
 	meta Meta
 	lang LanguageMeta // set when f has languages
 	f    Filter
@@ -19,12 +24,13 @@ type Keeper struct {
 	err  error
 }
 
-// NewKeeper returns a Keeper of f over meta; it fails when there is no metadata to filter by.
-func NewKeeper(meta Meta, f Filter) (*Keeper, error) {
+// NewKeeper returns a Keeper of f over meta for the search of ctx; it fails when there is no
+// metadata to filter by.
+func NewKeeper(ctx context.Context, meta Meta, f Filter) (*Keeper, error) {
 	if meta == nil {
 		return nil, errors.New("a filtered search needs passage metadata")
 	}
-	k := &Keeper{meta: meta, f: f}
+	k := &Keeper{ctx: ctx, meta: meta, f: f}
 	if len(f.Languages) > 0 {
 		lm, ok := meta.(LanguageMeta)
 		if !ok {
@@ -37,7 +43,7 @@ func NewKeeper(meta Meta, f Filter) (*Keeper, error) {
 
 // Keep reports whether key passes the filter.
 func (k *Keeper) Keep(key uint32) bool {
-	date, source, err := k.meta.Meta(key)
+	date, source, err := k.meta.Meta(k.ctx, key)
 	if err != nil {
 		k.fail(err)
 		return false
@@ -48,7 +54,7 @@ func (k *Keeper) Keep(key uint32) bool {
 	if k.lang == nil {
 		return true
 	}
-	lang, err := k.lang.Language(key)
+	lang, err := k.lang.Language(k.ctx, key)
 	if err != nil {
 		k.fail(err)
 		return false

@@ -40,7 +40,7 @@ func buildTwin(tb testing.TB, inputs []indexer.InputSpec) *twin {
 	if _, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: inputs}); err != nil {
 		tb.Fatal(err)
 	}
-	ix, err := search.Open(dir, search.Options{DocEvidence: -1}) // plain BM25 scores
+	ix, err := search.Open(ctx, dir, search.Options{DocEvidence: -1}) // plain BM25 scores
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,9 +60,9 @@ func buildTwin(tb testing.TB, inputs []indexer.InputSpec) *twin {
 		tb.Fatal(err)
 	}
 	keyOf := map[string]uint32{}
-	err = gen.Store.Each(func(key uint32, p corpus.Passage) error {
+	err = gen.Store.Each(ctx, func(key uint32, p corpus.Passage) error {
 		keyOf[p.ID] = key
-		if gen.Store.Dead(key) {
+		if gen.Store.Tombstones().Has(key) {
 			return nil
 		}
 		toks := an.Analyze([]byte(p.Text))

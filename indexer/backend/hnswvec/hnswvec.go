@@ -94,7 +94,11 @@ type Writer struct {
 	path string
 }
 
-var _ backend.VectorWriter = (*Writer)(nil)
+var (
+	_ backend.VectorWriter = (*Writer)(nil)
+	_ backend.HNSWOptioner = (*Writer)(nil)
+	_ backend.Reopener     = (*Writer)(nil)
+)
 
 // Add inserts vectors under keys (on all cores).
 func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error {
@@ -136,7 +140,10 @@ type Reader struct {
 	owned bool // opened from its file (a Writer's Reopen shares the writer's graph)
 }
 
-var _ backend.VectorReader = (*Reader)(nil)
+var (
+	_ backend.VectorReader = (*Reader)(nil)
+	_ backend.HNSWOptioner = (*Reader)(nil)
+)
 
 // Graph returns the graph, for tests and tools that inspect it.
 func (r *Reader) Graph() *hnsw.Graph { return r.g }
@@ -153,11 +160,17 @@ func (r *Reader) Len() int { return r.g.Len() }
 // Live is the number of vectors not deleted.
 func (r *Reader) Live() int { return r.g.Live() }
 
-// Has reports whether key has a live vector.
-func (r *Reader) Has(key uint32) bool { return r.g.Contains(uint64(key)) }
+// Has reports whether key has a live vector. The graph is in memory or mapped: it cannot
+// fail to tell.
+func (r *Reader) Has(ctx context.Context, key uint32) (bool, error) {
+	return r.g.Contains(uint64(key)), nil
+}
 
-// Vector returns the stored vector of key.
-func (r *Reader) Vector(key uint32) ([]float32, bool) { return r.g.Vector(uint64(key)) }
+// Vector returns the stored vector of key; it never fails, as Has.
+func (r *Reader) Vector(ctx context.Context, key uint32) ([]float32, bool, error) {
+	v, ok := r.g.Vector(uint64(key))
+	return v, ok, nil
+}
 
 // Close releases the graph's file, if this reader opened it: a mapped graph unmaps it.
 func (r *Reader) Close() error {
@@ -177,7 +190,7 @@ func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.H
 	var keeper *backend.Keeper
 	if !q.Filter.Empty() {
 		var err error
-		if keeper, err = backend.NewKeeper(r.meta, q.Filter); err != nil {
+		if keeper, err = backend.NewKeeper(ctx, r.meta, q.Filter); err != nil {
 			return nil, fmt.Errorf("hnswvec: %w", err)
 		}
 		keep = func(key uint64) bool { return keeper.Keep(uint32(key)) }

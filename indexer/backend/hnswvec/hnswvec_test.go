@@ -14,7 +14,7 @@ import (
 // meta gives every key a source: key%100 < pct of them are "rare", the rest "common".
 type meta struct{ pct uint32 }
 
-func (m meta) Meta(key uint32) (time.Time, string, error) {
+func (m meta) Meta(_ context.Context, key uint32) (time.Time, string, error) {
 	if key%100 < m.pct {
 		return time.Time{}, "rare", nil
 	}
@@ -97,7 +97,7 @@ func filteredSearch(t *testing.T, eng Engine, dir string, m meta, rng *rand.Rand
 			exact[h.Key] = true
 		}
 		for _, h := range got {
-			if _, src, _ := m.Meta(h.Key); src != "rare" || h.Key == 2 {
+			if _, src, _ := m.Meta(ctx, h.Key); src != "rare" || h.Key == 2 {
 				t.Fatalf("query %d: hit %d fails the filter or is deleted", qi, h.Key)
 			}
 			if exact[h.Key] {
@@ -109,7 +109,7 @@ func filteredSearch(t *testing.T, eng Engine, dir string, m meta, rng *rand.Rand
 			t.Fatal(err)
 		}
 		for _, h := range all {
-			if _, src, _ := m.Meta(h.Key); src == "rare" {
+			if _, src, _ := m.Meta(ctx, h.Key); src == "rare" {
 				postFiltered++
 			}
 		}
@@ -167,8 +167,10 @@ func TestDeriveFromMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	if r2.Len() != 300 || r2.Live() != 299 || r2.Has(5) || !r2.Has(250) {
-		t.Fatalf("derived generation: Len %d Live %d Has(5) %v Has(250) %v", r2.Len(), r2.Live(), r2.Has(5), r2.Has(250))
+	has5, err5 := r2.Has(ctx, 5)
+	has250, err250 := r2.Has(ctx, 250)
+	if r2.Len() != 300 || r2.Live() != 299 || has5 || !has250 || err5 != nil || err250 != nil {
+		t.Fatalf("derived generation: Len %d Live %d Has(5) %v %v Has(250) %v %v", r2.Len(), r2.Live(), has5, err5, has250, err250)
 	}
 	for _, key := range []uint32{10, 250} {
 		hits, err := r2.Search(ctx, backend.VectorQuery{Vector: vecs[key], K: 1, Ef: 32})
@@ -213,6 +215,6 @@ func TestMetaErrorFailsTheSearch(t *testing.T) {
 
 type failingMeta struct{}
 
-func (failingMeta) Meta(key uint32) (time.Time, string, error) {
+func (failingMeta) Meta(_ context.Context, key uint32) (time.Time, string, error) {
 	return time.Time{}, "", fmt.Errorf("passage key %d: bad offsets", key)
 }

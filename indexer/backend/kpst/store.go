@@ -291,8 +291,9 @@ type Segment struct {
 // local vector engine filters with it).
 //
 // It decodes only those two fields: a filtered search asks it for every candidate it meets,
-// and copying the text of each would cost more than the search.
-func (s *Store) Meta(key uint32) (time.Time, string, error) {
+// and copying the text of each would cost more than the search. The store reads memory, so it
+// does not consult ctx (backend.Meta's, for remote stores): per candidate, that would cost.
+func (s *Store) Meta(ctx context.Context, key uint32) (time.Time, string, error) {
 	seg, i, err := s.locate(key)
 	if err != nil {
 		return time.Time{}, "", err
@@ -319,7 +320,7 @@ func (s *Store) Meta(key uint32) (time.Time, string, error) {
 // Language returns the language of the passage with the given key ("" for a passage stored
 // without one), decoding only what precedes it: a language-filtered search asks for every
 // candidate it meets (backend.LanguageMeta).
-func (s *Store) Language(key uint32) (string, error) {
+func (s *Store) Language(ctx context.Context, key uint32) (string, error) {
 	seg, i, err := s.locate(key)
 	if err != nil {
 		return "", err
@@ -372,8 +373,9 @@ func (s *Store) Len() int { return s.n }
 // Live is the number of passages not tombstoned.
 func (s *Store) Live() int { return s.n - s.dead.Len() }
 
-// Dead reports whether key is tombstoned.
-func (s *Store) Dead(key uint32) bool { return s.dead.Has(key) }
+// Dead reports whether key is tombstoned (backend.Passages). The tombstones are in memory:
+// it never fails.
+func (s *Store) Dead(ctx context.Context, key uint32) (bool, error) { return s.dead.Has(key), nil }
 
 // Tombstones returns the store's tombstone set (not to be modified).
 func (s *Store) Tombstones() *Tombstones { return s.dead }
@@ -388,8 +390,8 @@ func (s *Store) locate(key uint32) (*segment, uint32, error) {
 }
 
 // Get decodes the passage with the given key. Tombstoned passages are still readable (an
-// update needs them); searches never produce their keys.
-func (s *Store) Get(key uint32) (corpus.Passage, error) {
+// update needs them); searches never produce their keys. ctx is not consulted, as Meta.
+func (s *Store) Get(ctx context.Context, key uint32) (corpus.Passage, error) {
 	seg, i, err := s.locate(key)
 	if err != nil {
 		return corpus.Passage{}, err
@@ -406,8 +408,8 @@ func (s *Store) Get(key uint32) (corpus.Passage, error) {
 }
 
 // DocID returns the document id of the passage with the given key without decoding the rest
-// of the record (the id and document id are its first two fields).
-func (s *Store) DocID(key uint32) (string, error) {
+// of the record (the id and document id are its first two fields). ctx is not consulted.
+func (s *Store) DocID(ctx context.Context, key uint32) (string, error) {
 	seg, i, err := s.locate(key)
 	if err != nil {
 		return "", err
@@ -431,7 +433,7 @@ func (s *Store) GetMany(ctx context.Context, keys []uint32) ([]corpus.Passage, e
 	out := make([]corpus.Passage, len(keys))
 	for i, k := range keys {
 		var err error
-		if out[i], err = s.Get(k); err != nil {
+		if out[i], err = s.Get(ctx, k); err != nil {
 			return nil, err
 		}
 	}
@@ -447,20 +449,26 @@ func (s *Store) DocIDs(ctx context.Context, keys []uint32) ([]string, error) {
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		var err error
-		if out[i], err = s.DocID(k); err != nil {
+		if out[i], err = s.DocID(ctx, k); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// Each calls fn for every live passage in key order, stopping at the first error.
-func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
+// Each calls fn for every live passage in key order, stopping at the first error, or when
+// ctx ends (a walk of the whole store is long: it checks every eachCheck keys).
+func (s *Store) Each(ctx context.Context, fn func(key uint32, p corpus.Passage) error) error {
 	for k := 0; k < s.n; k++ {
+		if k%eachCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if s.dead.Has(uint32(k)) {
 			continue
 		}
-		p, err := s.Get(uint32(k))
+		p, err := s.Get(ctx, uint32(k))
 		if err != nil {
 			return err
 		}
@@ -470,6 +478,9 @@ func (s *Store) Each(fn func(key uint32, p corpus.Passage) error) error {
 	}
 	return nil
 }
+
+// eachCheck is how many keys Each walks between looks at its context.
+const eachCheck = 1024
 
 var _ io.Closer = (*Writer)(nil)
 

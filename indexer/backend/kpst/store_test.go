@@ -3,10 +3,12 @@ package kpst
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,15 +45,15 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range ps {
-		got, err := s.Get(uint32(i))
+		got, err := s.Get(t.Context(), uint32(i))
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("Get(%d) = %+v, %v\nwant %+v", i, got, err, want)
 		}
-		if doc, err := s.DocID(uint32(i)); err != nil || doc != want.DocID {
+		if doc, err := s.DocID(t.Context(), uint32(i)); err != nil || doc != want.DocID {
 			t.Errorf("DocID(%d) = %q, %v", i, doc, err)
 		}
 	}
-	if _, err := s.Get(uint32(len(ps))); err == nil {
+	if _, err := s.Get(t.Context(), uint32(len(ps))); err == nil {
 		t.Error("Get past the end succeeded")
 	}
 	// GetMany and DocIDs answer in the order asked, repeats included; a key past the end
@@ -94,8 +96,8 @@ func FuzzParseStore(f *testing.F) {
 		}
 		s := &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}
 		for k := 0; k < s.Len() && k < 100; k++ {
-			s.Get(uint32(k))
-			s.DocID(uint32(k))
+			s.Get(t.Context(), uint32(k))
+			s.DocID(t.Context(), uint32(k))
 		}
 	})
 }
@@ -185,19 +187,66 @@ func TestMetaMatchesGet(t *testing.T) {
 	}
 	defer s.Close()
 	for k := range ps {
-		p, err := s.Get(uint32(k))
+		p, err := s.Get(t.Context(), uint32(k))
 		if err != nil {
 			t.Fatal(err)
 		}
-		date, source, err := s.Meta(uint32(k))
+		date, source, err := s.Meta(t.Context(), uint32(k))
 		if err != nil || !date.Equal(p.Date) || source != p.Source {
 			t.Errorf("key %d: Meta = %v %q %v, Get has %v %q", k, date, source, err, p.Date, p.Source)
 		}
-		if lang, err := s.Language(uint32(k)); err != nil || lang != ps[k].Language || p.Language != ps[k].Language {
+		if lang, err := s.Language(t.Context(), uint32(k)); err != nil || lang != ps[k].Language || p.Language != ps[k].Language {
 			t.Errorf("key %d: Language = %q %v, Get has %q, want %q", k, lang, err, p.Language, ps[k].Language)
 		}
 	}
-	if _, _, err := s.Meta(uint32(len(ps))); err == nil {
+	if _, _, err := s.Meta(t.Context(), uint32(len(ps))); err == nil {
 		t.Error("Meta of a key beyond the store succeeded")
+	}
+}
+
+// TestEachStopsWhenContextEnds: a walk of the whole store checks its context, every
+// eachCheck keys: cancelled before it starts, it reads nothing; cancelled by fn, it stops
+// within eachCheck keys with the context's error.
+func TestEachStopsWhenContextEnds(t *testing.T) {
+	n := 3 * eachCheck
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: "t"}
+		if _, err := w.Add(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := 0
+	if err := s.Each(t.Context(), func(uint32, corpus.Passage) error { all++; return nil }); err != nil || all != n {
+		t.Fatalf("Each: %d passages, %v; want %d", all, err, n)
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	seen := 0
+	if err := s.Each(done, func(uint32, corpus.Passage) error { seen++; return nil }); !errors.Is(err, context.Canceled) || seen != 0 {
+		t.Errorf("Each under a cancelled context: %d passages, %v; want none and context.Canceled", seen, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	seen = 0
+	err = s.Each(ctx, func(uint32, corpus.Passage) error {
+		if seen++; seen == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || seen != eachCheck {
+		t.Errorf("Each cancelled at the 10th passage: %d passages, %v; want %d and context.Canceled", seen, err, eachCheck)
 	}
 }

@@ -23,7 +23,10 @@ type Reader struct {
 	docs      int
 }
 
-var _ backend.LexicalReader = (*Reader)(nil)
+var (
+	_ backend.LexicalReader        = (*Reader)(nil)
+	_ backend.DeletedCountsChecker = (*Reader)(nil)
+)
 
 // Open opens the lexical part of the generation at genDir; meta answers filters (nil: a
 // filtered search fails).
@@ -76,7 +79,7 @@ func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.
 	var keeper *backend.Keeper
 	if !q.Filter.Empty() {
 		var err error
-		if keeper, err = backend.NewKeeper(r.meta, q.Filter); err != nil {
+		if keeper, err = backend.NewKeeper(ctx, r.meta, q.Filter); err != nil {
 			return nil, fmt.Errorf("postingsbm25: %w", err)
 		}
 		pq.Allow = keeper.Keep // safe for the segments searched in parallel

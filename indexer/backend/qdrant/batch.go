@@ -67,7 +67,7 @@ func (r *PassageReader) getMany(ctx context.Context, keys []uint32, fields ...st
 	for i, k := range keys {
 		pl, ok := byKey[uint64(k)]
 		if !ok {
-			return nil, fmt.Errorf("qdrant collection %s: no passage %d", r.coll, k)
+			return nil, fmt.Errorf("qdrant collection %s: %w %d", r.coll, errNoPassage, k)
 		}
 		out[i] = pl
 	}

@@ -164,7 +164,7 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("Live %d, want %d", pr.Live(), len(ps))
 		}
 		n := 0
-		err = pr.Each(func(key uint32, p corpus.Passage) error {
+		err = pr.Each(t.Context(), func(key uint32, p corpus.Passage) error {
 			if key != uint32(n) {
 				t.Fatalf("Each: key %d at position %d", key, n)
 			}
@@ -177,15 +177,17 @@ func TestCluster(t *testing.T) {
 		if err != nil || n != len(ps) {
 			t.Fatalf("Each: %d passages, %v", n, err)
 		}
-		d, src, err := pr.Meta(7)
+		d, src, err := pr.Meta(t.Context(), 7)
 		if err != nil || !d.Equal(ps[7].Date) || src != ps[7].Source {
 			t.Errorf("Meta(7) = %v %q %v, want %v %q", d, src, err, ps[7].Date, ps[7].Source)
 		}
-		if id, err := pr.DocID(7); err != nil || id != ps[7].DocID {
+		if id, err := pr.DocID(t.Context(), 7); err != nil || id != ps[7].DocID {
 			t.Errorf("DocID(7) = %q %v", id, err)
 		}
-		if !pr.Dead(uint32(len(ps))) || pr.Dead(0) {
-			t.Errorf("Dead wrong")
+		deadPast, errPast := pr.Dead(t.Context(), uint32(len(ps)))
+		dead0, err0 := pr.Dead(t.Context(), 0)
+		if !deadPast || dead0 || errPast != nil || err0 != nil {
+			t.Errorf("Dead(%d) = %v %v, Dead(0) = %v %v; want true, false and no errors", len(ps), deadPast, errPast, dead0, err0)
 		}
 	})
 

@@ -2,6 +2,7 @@ package qdrant
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // PassageReader reads passages from the payload of a collection's points (backend.Passages).
-// Its methods take no context (the interface's); each request is bounded by Options.Timeout.
+// Each request runs under its caller's context, bounded by Options.Timeout besides; a request
+// that fails returns its error (a missing passage is an error of its own, errNoPassage).
 type PassageReader struct {
 	e    *Engine
 	coll string
@@ -31,10 +33,13 @@ func (e *Engine) OpenPassages(ctx context.Context, gen backend.Gen) (*PassageRea
 	return &PassageReader{e: e, coll: coll, n: n}, nil
 }
 
-// get reads one payload. Get, DocID and Meta take no context (backend.Passages has none on
-// them yet), so the request is bounded by the engine's timeout alone.
-func (r *PassageReader) get(key uint32, fields ...string) (map[string]*qdrant.Value, error) {
-	pls, err := r.getMany(context.Background(), []uint32{key}, fields...)
+// errNoPassage is wrapped by the error of a read of a key the collection has no point for, so
+// that Dead tells a missing passage from a failed request.
+var errNoPassage = errors.New("no passage")
+
+// get reads one payload.
+func (r *PassageReader) get(ctx context.Context, key uint32, fields ...string) (map[string]*qdrant.Value, error) {
+	pls, err := r.getMany(ctx, []uint32{key}, fields...)
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +47,8 @@ func (r *PassageReader) get(key uint32, fields ...string) (map[string]*qdrant.Va
 }
 
 // Get returns the passage of key.
-func (r *PassageReader) Get(key uint32) (corpus.Passage, error) {
-	pl, err := r.get(key)
+func (r *PassageReader) Get(ctx context.Context, key uint32) (corpus.Passage, error) {
+	pl, err := r.get(ctx, key)
 	if err != nil {
 		return corpus.Passage{}, err
 	}
@@ -51,8 +56,8 @@ func (r *PassageReader) Get(key uint32) (corpus.Passage, error) {
 }
 
 // DocID returns the document id of key.
-func (r *PassageReader) DocID(key uint32) (string, error) {
-	pl, err := r.get(key, "doc_id")
+func (r *PassageReader) DocID(ctx context.Context, key uint32) (string, error) {
+	pl, err := r.get(ctx, key, "doc_id")
 	if err != nil {
 		return "", err
 	}
@@ -60,8 +65,8 @@ func (r *PassageReader) DocID(key uint32) (string, error) {
 }
 
 // Meta returns the date and source of key.
-func (r *PassageReader) Meta(key uint32) (time.Time, string, error) {
-	pl, err := r.get(key, fieldDate, fieldSource)
+func (r *PassageReader) Meta(ctx context.Context, key uint32) (time.Time, string, error) {
+	pl, err := r.get(ctx, key, fieldDate, fieldSource)
 	if err != nil {
 		return time.Time{}, "", err
 	}
@@ -75,12 +80,12 @@ func (r *PassageReader) Meta(key uint32) (time.Time, string, error) {
 }
 
 // Each calls fn for every passage in key order (Qdrant scrolls by point id).
-func (r *PassageReader) Each(fn func(key uint32, p corpus.Passage) error) error {
+func (r *PassageReader) Each(ctx context.Context, fn func(key uint32, p corpus.Passage) error) error {
 	var offset *qdrant.PointId
 	for {
 		var pts []*qdrant.RetrievedPoint
 		var next *qdrant.PointId
-		err := r.e.do(context.Background(), "scroll passages", r.coll, func(ctx context.Context, c *qdrant.Client) error {
+		err := r.e.do(ctx, "scroll passages", r.coll, func(ctx context.Context, c *qdrant.Client) error {
 			var err error
 			pts, next, err = c.ScrollAndOffset(ctx, &qdrant.ScrollPoints{CollectionName: r.coll, Filter: passagesFilter(),
 				Offset: offset, Limit: qdrant.PtrOf(uint32(r.e.opts.Batch)), WithPayload: qdrant.NewWithPayload(true)})
@@ -110,8 +115,14 @@ func (r *PassageReader) Each(fn func(key uint32, p corpus.Passage) error) error 
 func (r *PassageReader) Len() int  { return r.n }
 func (r *PassageReader) Live() int { return r.n }
 
-// Dead reports whether key has no passage.
-func (r *PassageReader) Dead(key uint32) bool {
-	_, err := r.get(key, fieldKey)
-	return err != nil
+// Dead reports whether key has no passage; a request that fails is an error, not a dead key.
+func (r *PassageReader) Dead(ctx context.Context, key uint32) (bool, error) {
+	_, err := r.get(ctx, key, fieldKey)
+	switch {
+	case errors.Is(err, errNoPassage):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return false, nil
 }

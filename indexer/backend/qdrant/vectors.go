@@ -167,9 +167,11 @@ func (r *VecReader) Search(ctx context.Context, q backend.VectorQuery) ([]backen
 	return denseHits(pts), nil
 }
 
-// Vector returns key's stored vector (normalised under Cosine, as Qdrant stores it).
-func (r *VecReader) Vector(key uint32) ([]float32, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.e.opts.Timeout)
+// Vector returns key's stored vector (normalised under Cosine, as Qdrant stores it); ok is
+// false when the collection has no point for key or the point no dense vector, and a request
+// that fails is an error.
+func (r *VecReader) Vector(ctx context.Context, key uint32) ([]float32, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.e.opts.Timeout)
 	defer cancel()
 	var pts []*qdrant.RetrievedPoint
 	err := r.e.do(ctx, "get vector", r.coll, func(ctx context.Context, c *qdrant.Client) error {
@@ -177,28 +179,31 @@ func (r *VecReader) Vector(key uint32) ([]float32, bool) {
 		pts, err = c.Get(ctx, &qdrant.GetPoints{CollectionName: r.coll, Ids: keyIDs([]uint32{key}), WithVectors: qdrant.NewWithVectorsInclude(vecDense)})
 		return err
 	})
-	if err != nil || len(pts) != 1 {
-		return nil, false
+	if err != nil {
+		return nil, false, err
+	}
+	if len(pts) != 1 {
+		return nil, false, nil
 	}
 	v := pts[0].GetVectors().GetVectors().GetVectors()[vecDense]
 	if d := v.GetDense(); d != nil {
-		return d.GetData(), true
+		return d.GetData(), true, nil
 	}
 	//lint:ignore SA1019 the 1.16 server's format
 	if data := v.GetData(); len(data) > 0 {
-		return data, true
+		return data, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 func (r *VecReader) Dim() int  { return r.e.opts.Dim }
 func (r *VecReader) Len() int  { return r.n }
 func (r *VecReader) Live() int { return r.n }
 
-// Has reports whether key has a dense vector.
-func (r *VecReader) Has(key uint32) bool {
-	_, ok := r.Vector(key)
-	return ok
+// Has reports whether key has a dense vector; a request that fails is an error.
+func (r *VecReader) Has(ctx context.Context, key uint32) (bool, error) {
+	_, ok, err := r.Vector(ctx, key)
+	return ok, err
 }
 
 func (r *VecReader) Close() error { return nil }
