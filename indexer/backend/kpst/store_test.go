@@ -298,3 +298,42 @@ func TestMetaMatchesGet(t *testing.T) {
 		t.Error("Meta of a key beyond the store succeeded")
 	}
 }
+
+// TestStoreMixedVersions: an index built before block types and updated since holds version 2
+// segments beside version 3 ones; each is read in its own layout.
+func TestStoreMixedVersions(t *testing.T) {
+	dir := t.TempDir()
+	old, err := os.ReadFile(v2Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s0.kpst"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(filepath.Join(dir, "s1.kpst"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := corpus.Passage{ID: "1#2", DocID: "1", Title: "Squirrel", Text: "Squirrel | Kingdom: Animalia", BlockType: corpus.BlockInfobox}
+	if _, err := w.Add(&added); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSegments(dir, []Segment{{Name: "s0.kpst", Base: 0, Count: 3}, {Name: "s1.kpst", Base: 3, Count: 1}}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for k, want := range []string{"", "", "", corpus.BlockInfobox} {
+		p, err := s.Get(uint32(k))
+		bt, btErr := s.BlockType(uint32(k))
+		if err != nil || btErr != nil || p.BlockType != want || bt != want {
+			t.Errorf("key %d: Get block %q (%v), BlockType %q (%v), want %q", k, p.BlockType, err, bt, btErr, want)
+		}
+	}
+	if p, _ := s.Get(3); !reflect.DeepEqual(p, added) {
+		t.Errorf("Get(3) = %+v, want %+v", p, added)
+	}
+}
