@@ -29,7 +29,7 @@ func TestHTMLSections(t *testing.T) {
 			},
 		},
 		{
-			name: "tables, infoboxes, navboxes, refs, figures, hatnotes, hidden text dropped",
+			name: "navboxes, refs, figures, hatnotes, hidden text dropped; infobox a block after the prose",
 			html: `<body><div class="shortdescription" style="display:none">Family of rodents</div>
 <div role="note" class="hatnote">For other uses, see X.</div>
 <table class="infobox"><tr><td>Kingdom: Animalia</td></tr></table>
@@ -41,7 +41,27 @@ func TestHTMLSections(t *testing.T) {
 <h2>References</h2><ol class="references"><li>Smith 2001.</li></ol>
 <h3>Sub of references</h3><p>Still dropped.</p>
 <h2>External links</h2><ul><li>Official site</li></ul></body>`,
-			want: []Section{{Text: "Squirrels live in trees."}},
+			want: []Section{{Text: "Squirrels live in trees."}, {Text: "Kingdom: Animalia", Block: "infobox"}},
+		},
+		{
+			name: "tables and infoboxes: one paragraph per row, named after their section, after all prose",
+			html: `<body><table class="infobox vcard"><caption>Red squirrel</caption>
+<tr><th colspan="2">Scientific classification</th></tr>
+<tr><th>Kingdom</th><td>Animalia<sup class="reference">[2]</sup></td></tr>
+<tr><td>Order:</td><td><a>Rodentia</a></td></tr></table>
+<p>Lead.</p><h2>Range</h2><p>Europe.</p>
+<table class="wikitable"><tr><th>Country</th><th>Population</th></tr><tr><td>UK</td><td>140<br/>000</td></tr>
+<tr><td>Nested<table><tr><td>inner</td><td>cell</td></tr></table></td><td>x</td></tr></table>
+<table class="navbox"><tr><td>Rodents</td></tr></table>
+<h2>See also</h2><table><tr><td>dropped with its section</td></tr></table>
+<h2>Diet</h2><p>Nuts.</p><table><tr><td> </td></tr></table></body>`,
+			want: []Section{
+				{Text: "Lead."},
+				{Name: "Range", Text: "Europe."},
+				{Name: "Diet", Text: "Nuts."},
+				{Text: "Red squirrel\n\nScientific classification\n\nKingdom: Animalia\n\nOrder: Rodentia", Block: "infobox"},
+				{Name: "Range", Text: "Country; Population\n\nUK; 140 000\n\nNested; x\n\ninner; cell", Block: "table"},
+			},
 		},
 		{
 			name: "a dropped section ends at the next heading of its level",
@@ -73,18 +93,30 @@ func TestEnterpriseHTMLClean(t *testing.T) {
 	docs, _ := readPath(t, enterpriseNDJSON, Options{})
 	en := docs[1]
 	var all strings.Builder
+	var infobox string
 	for _, s := range en.Sections {
 		all.WriteString(s.Name + "\n" + s.Text + "\n")
+		if s.Block == "" && strings.Contains(s.Text, "Scientific classification") {
+			t.Errorf("infobox text in prose section %q", s.Name)
+		}
+		if s.Block == "infobox" {
+			infobox = s.Text
+		}
 		if s.Name == "References" || s.Name == "External links" || s.Name == "See also" || strings.HasPrefix(s.Name, "Notes") {
 			t.Errorf("reference-like section kept: %q", s.Name)
 		}
 	}
 	text := all.String()
-	for _, bad := range []string{"<", "[1]", "citation needed", "mw-parser-output", "Scientific classification", "displaystyle", "{{"} {
+	for _, bad := range []string{"<", "[1]", "citation needed", "mw-parser-output", "displaystyle", "{{"} {
 		if strings.Contains(text, bad) {
 			i := strings.Index(text, bad)
 			t.Errorf("%q left in text: %q", bad, text[max(0, i-60):min(len(text), i+60)])
 		}
+	}
+	// The infobox is a block of its own, its rows "label: value" (the taxobox's labels are td
+	// cells ending in a colon).
+	if !strings.Contains(infobox, "Kingdom: Animalia") || !strings.HasPrefix(infobox, "Squirrels") {
+		t.Errorf("infobox block: %q", infobox)
 	}
 	for _, want := range []string{
 		"Squirrels are members of the family Sciuridae",
@@ -171,7 +203,7 @@ func TestEnterpriseBadInput(t *testing.T) {
 
 func TestEnterpriseSkips(t *testing.T) {
 	input := `{"name": "Talk:A", "identifier": 1, "namespace": {"identifier": 1}, "article_body": {"html": "<p>x</p>"}}
-{"name": "Only a table", "identifier": 2, "article_body": {"html": "<table><tr><td>x</td></tr></table>"}}
+{"name": "Only a navbox", "identifier": 2, "article_body": {"html": "<table class=\"navbox\"><tr><td>x</td></tr></table>"}}
 {"name": "Kept", "identifier": 3, "article_body": {"html": "<p>Text.</p>"}}`
 	r := newJSONReader(strings.NewReader(input), "s.ndjson", "s", convertEnterprise)
 	docs, recErrs, fatal := drain(t, r)
@@ -185,6 +217,7 @@ func FuzzHTMLSections(f *testing.F) {
 	f.Add(`<body><p>a<b>b</b></p><h2>S</h2><table><tr><td>x</td></tr></table><p>c</p></body>`)
 	f.Add(`<h2>References</h2><h3>x</h3><p>y</p><h1>z</h1>w`)
 	f.Add(`<p>unclosed <i>italic <sup class="reference">[1]</sup>`)
+	f.Add(`<table class="infobox"><caption>c</caption><tr><th>k</th><td>v<table><tr><td>n</td></tr></table></td></tr></table><div class="infobox">d</div>`)
 	f.Fuzz(func(t *testing.T, s string) {
 		secs, err := HTMLSections(strings.NewReader(s))
 		if err != nil {
@@ -193,6 +226,9 @@ func FuzzHTMLSections(f *testing.F) {
 		for _, sec := range secs {
 			if strings.TrimSpace(sec.Text) == "" {
 				t.Fatalf("empty section %q", sec.Name)
+			}
+			if sec.Block != "" && sec.Block != "table" && sec.Block != "infobox" {
+				t.Fatalf("block type %q", sec.Block)
 			}
 			if strings.Contains(sec.Text, "\n\n\n") || strings.HasPrefix(sec.Text, "\n") || strings.HasSuffix(sec.Text, "\n") {
 				t.Fatalf("paragraphs not normalised: %q", sec.Text)

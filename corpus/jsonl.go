@@ -293,6 +293,10 @@ type jsonlRecord struct {
 	Text  *string `json:"text"`
 	URL   string  `json:"url"`
 	Date  string  `json:"date"`
+	// BlockType is the record's block type (Passage.BlockType): "text", "table" or
+	// "infobox", for a corpus already cut into WikiChat-style blocks. Only "block_type" is
+	// read: a field named "type" means too many other things in the wild.
+	BlockType string `json:"block_type"`
 }
 
 // convertJSONL converts generic JSON lines and, with wikiExtractor, WikiExtractor output,
@@ -300,7 +304,8 @@ type jsonlRecord struct {
 //
 // The document id is the first of "id", "_id", "docid", "doc_id" and "pid" (a string or a
 // number); a record with none gets its record number, which is stable as long as the file is. "text" is required; "title" may be
-// absent (the passages then carry no title prefix).
+// absent (the passages then carry no title prefix). "block_type" is optional: "text" (the
+// default), "table" or "infobox"; anything else is a record error.
 func convertJSONL(wikiExtractor bool) convertFunc {
 	return func(rec rawRecord) (Document, string, error) {
 		var r jsonlRecord
@@ -339,9 +344,24 @@ func convertJSONL(wikiExtractor bool) convertFunc {
 				text = rest
 			}
 		}
-		doc.Sections = []Section{{Text: paragraphs(text, wikiExtractor)}}
+		block, err := jsonlBlock(r.BlockType)
+		if err != nil {
+			return Document{}, "", err
+		}
+		doc.Sections = []Section{{Text: paragraphs(text, wikiExtractor), Block: block}}
 		return doc, "", nil
 	}
+}
+
+// jsonlBlock checks a record's "block_type" and returns it as Section.Block ("" for text).
+func jsonlBlock(s string) (string, error) {
+	switch s {
+	case "", BlockText:
+		return "", nil
+	case BlockTable, BlockInfobox:
+		return s, nil
+	}
+	return "", fmt.Errorf(`block_type %q: want %q, %q or %q`, s, BlockText, BlockTable, BlockInfobox)
 }
 
 // jsonID reads an id given as a JSON string or number.

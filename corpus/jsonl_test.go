@@ -102,6 +102,7 @@ func TestJSONLBadInput(t *testing.T) {
 		{`{"_id": {"a": 1}, "title": "T", "text": "x"}`, `line 2: id must be a string or a number, not {"a": 1}`},
 		{`{"_id": "1", "title": "T", "text": "x", "date": "March 2020"}`, `line 2: date "March 2020" is neither RFC 3339 nor YYYY-MM-DD`},
 		{`[1, 2]`, "line 2: record is a JSON array, not an object"},
+		{`{"_id": "1", "text": "x", "block_type": "list"}`, `line 2: block_type "list": want "text", "table" or "infobox"`},
 	}
 	for _, tc := range tests {
 		input := `{"_id": "ok1", "title": "A", "text": "a"}` + "\n" + tc.line + "\n" + `{"_id": "ok2", "title": "B", "text": "b"}` + "\n"
@@ -119,6 +120,24 @@ func TestJSONLBadInput(t *testing.T) {
 		}
 		if st := r.Stats(); st.Bad != 1 || st.Documents != 2 {
 			t.Errorf("%s: stats %+v", tc.line, st)
+		}
+	}
+}
+
+// TestJSONLBlockType: "block_type" reaches the sections, "text" and absent alike as prose.
+func TestJSONLBlockType(t *testing.T) {
+	input := `{"_id": "1", "text": "a", "block_type": "table"}
+{"_id": "2", "text": "b", "block_type": "infobox"}
+{"_id": "3", "text": "c", "block_type": "text"}
+{"_id": "4", "text": "d"}
+`
+	docs, recErrs, fatal := drain(t, newJSONReader(strings.NewReader(input), "b.jsonl", "b", convertJSONL(false)))
+	if fatal != nil || len(recErrs) != 0 || len(docs) != 4 {
+		t.Fatalf("docs %d, errors %v, fatal %v", len(docs), recErrs, fatal)
+	}
+	for i, want := range []string{"table", "infobox", "", ""} {
+		if got := docs[i].Sections[0].Block; got != want {
+			t.Errorf("doc %s: block %q, want %q", docs[i].ID, got, want)
 		}
 	}
 }

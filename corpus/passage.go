@@ -25,7 +25,32 @@ type Passage struct {
 	// carried it: those are in the language of the index.
 	Language string `json:"language,omitempty"`
 	Ordinal  int    `json:"ordinal"` // 0-based position of the passage within its document
+	// BlockType is what kind of block of its document the passage was cut from: BlockText
+	// (prose), BlockTable or BlockInfobox, as WikiChat's blocks carry it. Empty means prose:
+	// inputs that have no tables (plain text, JSONL, FAQs) and indexes built before passages
+	// carried it leave it so, and Block reads it.
+	BlockType string `json:"block_type,omitempty"`
 	// Years the passage (title, section, text) mentions, extracted when the passage is made so
 	// that reranking never re-parses text. Pos is a byte offset into Text.
 	Years []timex.Mention `json:"years,omitempty"`
+}
+
+// Block types of passages (Passage.BlockType), WikiChat's names for the blocks of an article.
+const (
+	BlockText    = "text"    // prose paragraphs
+	BlockTable   = "table"   // a table's rows, cells separated by "; "
+	BlockInfobox = "infobox" // an infobox's "label: value" rows
+)
+
+// BlockTypes lists the block types a passage can have, for validating filters: a closed set,
+// so that a filter can say "text" by excluding the others, which is how engines match the
+// passages of indexes built before passages carried a type.
+func BlockTypes() []string { return []string{BlockText, BlockTable, BlockInfobox} }
+
+// Block returns p's block type, BlockText when it has none recorded.
+func (p *Passage) Block() string {
+	if p.BlockType == "" {
+		return BlockText
+	}
+	return p.BlockType
 }

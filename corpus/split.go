@@ -89,6 +89,9 @@ func (s *Splitter) Split(doc Document) []Passage {
 				Date:    doc.Date,
 				Source:  doc.Source,
 				Ordinal: n,
+				// Prose stays "" (Passage.Block reads it as text), so that passages of
+				// inputs without tables are what they were before passages had a type.
+				BlockType: sec.Block,
 				// Years are extracted here, once, so rerankers never parse text.
 				Years: timex.Extract(text),
 			})

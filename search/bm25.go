@@ -24,10 +24,11 @@ func (ix *Index) terms(text string, langs []string) ([]string, error) {
 	return ix.analysis.QueryTerms(text, langs)
 }
 
-// filter converts the request's filters for the engines, with the languages searched
-// (searchLanguages).
+// filter resolves the request's filters for the engines: the languages searched
+// (searchLanguages) replace Languages and ExcludeLanguages; the other fields pass as they are.
 func (ix *Index) filter(f Filters) backend.Filter {
-	bf := backend.Filter{DateFrom: f.DateFrom, DateTo: f.DateTo, Sources: f.Sources, None: f.None}
+	bf := f
+	bf.Languages, bf.ExcludeLanguages = nil, nil
 	langs, narrowed := ix.searchLanguages(f)
 	switch {
 	case len(langs) == 0:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // Mode selects the retriever.
@@ -30,18 +31,10 @@ func ParseMode(s string, def Mode) (Mode, error) {
 	return "", fmt.Errorf("unknown search mode %q (want bm25, dense or hybrid)", s)
 }
 
-// Filters restrict the passages a search may return. Zero values do not filter.
-type Filters struct {
-	DateFrom time.Time // passages dated on or after
-	DateTo   time.Time // passages dated on or before
-	Sources  []string  // passages whose Source is one of these; nil or empty: any source
-	// None lets no passage through (backend.Filter.None): a filter known to match nothing,
-	// such as a source no passage has.
-	None bool
-	// Languages are the languages a passage may be in; nil or empty: any. ExcludeLanguages
-	// are languages it may not be in. A query is analysed in each language searched.
-	Languages, ExcludeLanguages []string
-}
+// Filters restrict the passages a search may return: backend.Filter, the one definition of
+// the filter fields, which search hands to its engines once it has resolved the languages
+// (Index.filter). A query is analysed in each language searched.
+type Filters = backend.Filter
 
 // Request is one query.
 type Request struct {

@@ -180,7 +180,7 @@ func queryResult(q rerank.Query, res rerank.Result) QueryResult {
 		p := h.Passage
 		hr := HitResult{Rank: h.Rank, Score: h.Score, PassageID: p.ID, DocID: p.DocID,
 			Title: p.Title, Section: p.Section, Text: p.Text, URL: p.URL, Date: formatTime(p.Date),
-			Source: p.Source, Scores: h.Scores}
+			Source: p.Source, BlockType: p.Block(), Scores: h.Scores}
 		if x := h.Explain; x != nil {
 			hr.Explain = &ExplainResult{Retrieval: x.Retrieval, Relevance: x.Relevance,
 				Cross: x.Cross, Time: x.TimeScore, Final: x.Final, Notes: x.Notes,
@@ -223,7 +223,7 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 
 func passageResponse(p corpus.Passage) PassageResponse {
 	return PassageResponse{PassageID: p.ID, DocID: p.DocID, Title: p.Title, Section: p.Section,
-		Text: p.Text, URL: p.URL, Date: formatTime(p.Date), Source: p.Source, Ordinal: p.Ordinal,
+		Text: p.Text, URL: p.URL, Date: formatTime(p.Date), Source: p.Source, BlockType: p.Block(), Ordinal: p.Ordinal,
 		Years: p.Years}
 }
 

@@ -47,6 +47,7 @@ type HitResult struct {
 	URL       string             `json:"url"`
 	Date      string             `json:"date,omitempty"` // RFC 3339, absent when unknown
 	Source    string             `json:"source,omitempty"`
+	BlockType string             `json:"block_type"` // text, table or infobox (corpus.BlockTypes)
 	Scores    map[string]float64 `json:"scores,omitempty"`
 	Explain   *ExplainResult     `json:"explain,omitempty"`
 }
@@ -74,6 +75,7 @@ type PassageResponse struct {
 	URL       string          `json:"url"`
 	Date      string          `json:"date,omitempty"`
 	Source    string          `json:"source,omitempty"`
+	BlockType string          `json:"block_type"` // text, table or infobox (corpus.BlockTypes)
 	Ordinal   int             `json:"ordinal"`
 	Years     []timex.Mention `json:"years,omitempty"`
 }

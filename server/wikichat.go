@@ -351,7 +351,7 @@ func wikiChatBlocks(hits []rerank.Hit, lang string, unreranked bool) []WikiChatB
 		b := WikiChatBlock{DocumentTitle: wikiChatTitle(p), SectionTitle: p.Section, Content: body(p),
 			URL: wikiChatURL(p.URL), SimilarityScore: round3(h.Score), ProbabilityScore: round3(probs[i]),
 			BlockMetadata: map[string]any{"passage_id": p.ID, "doc_id": p.DocID, "rank": h.Rank,
-				"language": passageLanguage(p, lang)}}
+				"language": passageLanguage(p, lang), "block_type": p.Block()}}
 		if p.Source != "" {
 			b.BlockMetadata["source"] = p.Source
 		}

@@ -3,16 +3,19 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/search"
 )
 
 // wikiChatFilters maps WikiChat's filters onto Kairos's. Supported: last_edit_date with
 // eq/lt/lte/gt/gte (a datetime as Qdrant reads one, a date meaning its midnight), source with eq (Kairos's input name), and language
 // with eq/ne against the index language (a mismatch matches nothing; a multilingual index
-// selects its passages of that language). Anything else is a 400
+// selects its passages of that language), and block_type with eq/ne (text, table or
+// infobox). Anything else is a 400
 // naming the filter, rather than silently ignored.
 func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 	var f search.Filters
@@ -34,8 +37,10 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 			err = sourceFilter(&f, name, sf)
 		case "language":
 			err = languageFilter(&f, name, sf, lang)
+		case "block_type":
+			err = blockTypeFilter(&f, name, sf)
 		default:
-			err = badRequest(`%s: field_name %q is not supported (want last_edit_date, source or language)`, name, sf.FieldName)
+			err = badRequest(`%s: field_name %q is not supported (want last_edit_date, source, language or block_type)`, name, sf.FieldName)
 		}
 		if err != nil {
 			return f, err
@@ -136,6 +141,43 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		// Every passage of an index is in its language: a filter for another passes none.
 		f.None = true
 	}
+	return nil
+}
+
+// blockTypeFilter narrows f's block types: eq keeps one type, ne the others; filters AND, so
+// the types left are those every filter allows, and none left matches nothing.
+func blockTypeFilter(f *search.Filters, name string, sf WikiChatFilter) error {
+	var s string
+	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
+		return badRequest("%s: block_type field_value: want a string", name)
+	}
+	all := corpus.BlockTypes()
+	if !slices.Contains(all, s) {
+		return badRequest("%s: block_type %q: want %s", name, s, strings.Join(all, ", "))
+	}
+	allowed := all
+	if len(f.BlockTypes) > 0 {
+		allowed = f.BlockTypes
+	}
+	var keep []string
+	for _, t := range allowed {
+		switch sf.FilterType {
+		case "eq":
+			if t == s {
+				keep = append(keep, t)
+			}
+		case "ne":
+			if t != s {
+				keep = append(keep, t)
+			}
+		default:
+			return badRequest("%s: filter_type %q is not supported on block_type (want eq or ne)", name, sf.FilterType)
+		}
+	}
+	if len(keep) == 0 {
+		f.None = true // eq table and eq infobox, or eq text and ne text: nothing matches
+	}
+	f.BlockTypes = keep
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,22 @@ func TestWikiChatValid(t *testing.T) {
 					t.Errorf("filters %+v", f)
 				}
 			}},
+		{"block type filters AND", `{"query":"malaria","num_blocks":5,"search_filters":[
+			{"field_name":"block_type","filter_type":"ne","field_value":"text"},
+			{"field_name":"block_type","filter_type":"ne","field_value":"infobox"}]}`,
+			func(t *testing.T, b []byte, seen []rerank.Query) {
+				if f := seen[0].Filters; f.None || !slices.Equal(f.BlockTypes, []string{"table"}) {
+					t.Errorf("filters %+v, want block types [table]", f)
+				}
+			}},
+		{"block types that exclude each other match nothing", `{"query":"malaria","num_blocks":5,"search_filters":[
+			{"field_name":"block_type","filter_type":"eq","field_value":"table"},
+			{"field_name":"block_type","filter_type":"eq","field_value":"infobox"}]}`,
+			func(t *testing.T, b []byte, seen []rerank.Query) {
+				if string(b) != `[{"results":[]}]`+"\n" {
+					t.Errorf("got %s", b)
+				}
+			}},
 		{"language mismatch matches nothing", `{"query":"malaria","num_blocks":5,"search_filters":[{"field_name":"language","filter_type":"eq","field_value":"fa"}]}`,
 			func(t *testing.T, b []byte, seen []rerank.Query) {
 				if string(b) != `[{"results":[]}]`+"\n" {
@@ -141,7 +158,11 @@ func TestWikiChatInvalid(t *testing.T) {
 		{"filter type", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"language","filter_type":"like","field_value":"en"}]}`,
 			`search_filters[0]: filter_type "like": want eq, ne, lt, lte, gt or gte`},
 		{"filter field", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"speaker","filter_type":"eq","field_value":"John Doe"}]}`,
-			`search_filters[0]: field_name "speaker" is not supported (want last_edit_date, source or language)`},
+			`search_filters[0]: field_name "speaker" is not supported (want last_edit_date, source, language or block_type)`},
+		{"filter block type value", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"block_type","filter_type":"eq","field_value":"list"}]}`,
+			`search_filters[0]: block_type "list": want text, table, infobox`},
+		{"filter block type op", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"block_type","filter_type":"gt","field_value":"table"}]}`,
+			`search_filters[0]: filter_type "gt" is not supported on block_type (want eq or ne)`},
 		{"filter missing value", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"source","filter_type":"eq"}]}`,
 			`search_filters[0]: "field_name", "filter_type" and "field_value" are required`},
 		{"filter extra key", `{"query":"a","num_blocks":1,"search_filters":[{"field_name":"source","filter_type":"eq","field_value":"x","op":1}]}`,

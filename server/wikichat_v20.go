@@ -26,7 +26,7 @@ type WikiChatV20Result struct {
 	Text             []string  `json:"text"`               // the passage body, title prefix removed
 	Title            []string  `json:"title"`              // never empty: the document id stands in
 	FullSectionTitle []string  `json:"full_section_title"` // "Title > Section", or the title
-	BlockType        []string  `json:"block_type"`         // "text": Kairos passages are prose
+	BlockType        []string  `json:"block_type"`         // text, table or infobox (corpus.BlockTypes)
 	Language         []string  `json:"language"`           // the index's language
 	Prob             []float64 `json:"prob"`               // softmax over the query's scores
 	Score            []float64 `json:"score"`              // the retrieval score
@@ -90,7 +90,7 @@ func wikiChatV20Result(hits []rerank.Hit, lang string) WikiChatV20Result {
 		if p.Section != "" {
 			r.FullSectionTitle[i] = title + " > " + p.Section
 		}
-		r.BlockType[i], r.Language[i], r.Score[i] = "text", passageLanguage(p, lang), h.Score
+		r.BlockType[i], r.Language[i], r.Score[i] = p.Block(), passageLanguage(p, lang), h.Score
 		if d := formatTime(p.Date); d != "" {
 			r.LastEditDate[i] = &d
 		}

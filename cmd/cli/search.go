@@ -30,6 +30,7 @@ type queryFlags struct {
 	rerank    string
 	sources   stringList
 	languages stringList
+	blocks    stringList
 	search    search.Options // --ef
 	kFlag     string         // the flag that sets K: -k for search, --depth for eval
 	log       logFlags
@@ -52,6 +53,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&q.q.RecentHalfLifeYears, "recent-half-life", 0, fmt.Sprintf("time need recent: age in years at which a passage earns half the credit of a current one (0: %v)", rerank.DefaultOptions().RecentHalfLifeYears))
 	fs.Var(&q.sources, "source", "only passages from this source (repeatable)")
 	fs.Var(&q.languages, "language", "only passages in this language, the query analysed in it (repeatable; a multilingual index searches all its languages by default)")
+	fs.Var(&q.blocks, "block-type", "only passages of this block type: text, table or infobox (repeatable)")
 	fs.StringVar(&q.q.Filters.DateFrom, "date-from", "", "only passages dated on or after (YYYY-MM-DD or RFC 3339)")
 	fs.StringVar(&q.q.Filters.DateTo, "date-to", "", "only passages dated on or before (YYYY-MM-DD, whole day included, or RFC 3339)")
 }
@@ -68,6 +70,7 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, dir string, stderr io.Writer) (re
 	tmpl.Rerank = request.List{q.rerank}
 	tmpl.Filters.Source = request.List(q.sources)
 	tmpl.Filters.Language = request.List(q.languages)
+	tmpl.Filters.BlockType = request.List(q.blocks)
 	defaulted := false
 	if q.models.model == "" && tmpl.Mode == "" {
 		tmpl.Mode, defaulted = string(search.ModeBM25), true
@@ -106,6 +109,9 @@ func (q *queryFlags) requestErr(fs *flag.FlagSet, err error) error {
 	}
 	if !ok && strings.HasPrefix(re.Field, "filters.source") {
 		name, ok = "--source", true
+	}
+	if !ok && strings.HasPrefix(re.Field, "filters.block_type") {
+		name, ok = "--block-type", true
 	}
 	if !ok {
 		name = re.Field
@@ -334,6 +340,7 @@ func withTemplate(tmpl request.Query) batchQuery {
 	q.Rerank = slices.Clone(tmpl.Rerank)
 	q.Filters.Source = slices.Clone(tmpl.Filters.Source)
 	q.Filters.Language = slices.Clone(tmpl.Filters.Language)
+	q.Filters.BlockType = slices.Clone(tmpl.Filters.BlockType)
 	return batchQuery{Query: q}
 }
 

@@ -28,6 +28,9 @@ type Document struct {
 type Section struct {
 	Name string
 	Text string
+	// Block is the kind of block the text is, corpus.Passage.BlockType's values: "" for
+	// prose, "table" or "infobox" for a table's or an infobox's rows (HTML input only).
+	Block string
 }
 
 // Reader streams documents from one input.

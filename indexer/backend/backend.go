@@ -23,6 +23,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -37,6 +38,10 @@ type Gen struct {
 }
 
 // Filter restricts a search. Zero values do not filter.
+//
+// It is Kairos's one definition of a resolved filter: search.Filters is this type, and the
+// request front door (rerank/request) and the WikiChat filters (server) produce it; only the
+// wire form of a request, strings as a caller writes them, is a type of its own.
 type Filter struct {
 	DateFrom time.Time // passages dated on or after (an undated passage fails)
 	DateTo   time.Time // passages dated on or before (an undated passage fails)
@@ -52,24 +57,52 @@ type Filter struct {
 	// filter on a single-language index itself (all or None), so engines see it only on
 	// indexes whose passages all carry their language.
 	Languages []string
+	// ExcludeLanguages are languages a passage may not be in. search resolves them, with
+	// Languages, into the Languages it passes down (a query is analysed in each language
+	// searched), so engines meet them only from other callers; those that filter apply them.
+	ExcludeLanguages []string
+	// BlockTypes are the block types a passage may have (corpus.BlockTypes: "text", "table",
+	// "infobox"); nil and empty alike mean any. A passage with no recorded type is "text".
+	BlockTypes []string
 }
 
 // Empty reports whether f lets every passage through.
 func (f Filter) Empty() bool {
-	return !f.None && f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0 && len(f.Languages) == 0
+	return !f.None && f.DateFrom.IsZero() && f.DateTo.IsZero() && len(f.Sources) == 0 &&
+		len(f.Languages) == 0 && len(f.ExcludeLanguages) == 0 && len(f.BlockTypes) == 0
 }
 
 // MatchLanguage applies f's languages to a passage's language.
 func (f Filter) MatchLanguage(language string) bool {
-	if len(f.Languages) == 0 {
-		return true
+	return (len(f.Languages) == 0 || slices.Contains(f.Languages, language)) && !slices.Contains(f.ExcludeLanguages, language)
+}
+
+// MatchBlockType applies f's block types to a passage's block type as stored ("" is text).
+func (f Filter) MatchBlockType(blockType string) bool {
+	if blockType == "" {
+		blockType = corpus.BlockText
 	}
-	for _, l := range f.Languages {
-		if l == language {
-			return true
+	return len(f.BlockTypes) == 0 || slices.Contains(f.BlockTypes, blockType)
+}
+
+// BlockTypeTerms is f's block types as an engine that matches indexed values (bleve, Qdrant)
+// applies them: the types a passage must have one of, or, when "text" is among those asked
+// for, the types it must not have. Prose passages of indexes built before passages carried a
+// type have no value indexed at all, and only the second form finds them. Both are nil when
+// f does not filter by block type.
+func (f Filter) BlockTypeTerms() (must, mustNot []string) {
+	if len(f.BlockTypes) == 0 {
+		return nil, nil
+	}
+	if !slices.Contains(f.BlockTypes, corpus.BlockText) {
+		return f.BlockTypes, nil
+	}
+	for _, t := range corpus.BlockTypes() {
+		if !slices.Contains(f.BlockTypes, t) {
+			mustNot = append(mustNot, t)
 		}
 	}
-	return false
+	return nil, mustNot
 }
 
 // Match applies f to a passage's date and source: the one definition every engine that
@@ -247,6 +280,13 @@ type Meta interface {
 // cannot serve a language filter (NewKeeper refuses it).
 type LanguageMeta interface {
 	Language(ctx context.Context, key uint32) (string, error)
+}
+
+// BlockTypeMeta tells an engine the block type of a passage as stored ("" for prose), for
+// block type filters; the Meta of an engine that filters by hand offers it (kpst.Store,
+// Qdrant's passage reader).
+type BlockTypeMeta interface {
+	BlockType(ctx context.Context, key uint32) (string, error)
 }
 
 // VectorWriter writes the vector part of one generation. Add is called by one goroutine.

@@ -18,7 +18,8 @@ type Keeper struct {
 	// A Keeper lives as long as the one search it was made for.
 	ctx  context.Context
 	meta Meta
-	lang LanguageMeta // set when f has languages
+	lang LanguageMeta  // set when f has languages
+	blk  BlockTypeMeta // set when f has block types
 	f    Filter
 	mu   sync.Mutex
 	err  error
@@ -31,12 +32,19 @@ func NewKeeper(ctx context.Context, meta Meta, f Filter) (*Keeper, error) {
 		return nil, errors.New("a filtered search needs passage metadata")
 	}
 	k := &Keeper{ctx: ctx, meta: meta, f: f}
-	if len(f.Languages) > 0 {
+	if len(f.Languages) > 0 || len(f.ExcludeLanguages) > 0 {
 		lm, ok := meta.(LanguageMeta)
 		if !ok {
 			return nil, fmt.Errorf("a language filter needs the languages of passages (%T has none)", meta)
 		}
 		k.lang = lm
+	}
+	if len(f.BlockTypes) > 0 {
+		bm, ok := meta.(BlockTypeMeta)
+		if !ok {
+			return nil, fmt.Errorf("a block type filter needs the block types of passages (%T has none)", meta)
+		}
+		k.blk = bm
 	}
 	return k, nil
 }
@@ -51,15 +59,25 @@ func (k *Keeper) Keep(key uint32) bool {
 	if !k.f.Match(date, source) {
 		return false
 	}
-	if k.lang == nil {
-		return true
+	if k.lang != nil {
+		lang, err := k.lang.Language(k.ctx, key)
+		if err != nil {
+			k.fail(err)
+			return false
+		}
+		if !k.f.MatchLanguage(lang) {
+			return false
+		}
 	}
-	lang, err := k.lang.Language(k.ctx, key)
-	if err != nil {
-		k.fail(err)
-		return false
+	if k.blk != nil {
+		blk, err := k.blk.BlockType(k.ctx, key)
+		if err != nil {
+			k.fail(err)
+			return false
+		}
+		return k.f.MatchBlockType(blk)
 	}
-	return k.f.MatchLanguage(lang)
+	return true
 }
 
 func (k *Keeper) fail(err error) {

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
@@ -205,6 +207,14 @@ func filters(f Filters) (search.Filters, error) {
 	}
 	if len(f.Language) > 0 {
 		out.Languages = append([]string(nil), f.Language...)
+	}
+	for i, s := range f.BlockType {
+		if !slices.Contains(corpus.BlockTypes(), s) {
+			return out, fail(fmt.Sprintf("filters.block_type[%d]", i), "%q is not a block type (want %s)", s, strings.Join(corpus.BlockTypes(), ", "))
+		}
+	}
+	if len(f.BlockType) > 0 {
+		out.BlockTypes = append([]string(nil), f.BlockType...)
 	}
 	return out, nil
 }

@@ -75,6 +75,9 @@ func TestParseFields(t *testing.T) {
 		{"filters", Query{Text: "x", Filters: Filters{DateFrom: "2020-01-01", DateTo: "2020-12-31", Source: List{"a", "b"}}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{DateFrom: day(2020, 1, 1), DateTo: endOf(2020, 12, 31), Sources: []string{"a", "b"}}
 		}},
+		{"block type filter", Query{Text: "x", Filters: Filters{BlockType: List{"table", "infobox"}}}, func(q *rerank.Query) {
+			q.Filters = search.Filters{BlockTypes: []string{"table", "infobox"}}
+		}},
 		{"same-day filter", Query{Text: "x", Filters: Filters{DateFrom: "2020-01-01", DateTo: "2020-01-01"}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{DateFrom: day(2020, 1, 1), DateTo: endOf(2020, 1, 1)}
 		}},
@@ -130,6 +133,7 @@ func TestParseErrors(t *testing.T) {
 		{"date_to", Query{Text: "x", Filters: Filters{DateTo: "2020-02-30"}}, "filters.date_to", `"2020-02-30" is not a date (want YYYY-MM-DD or RFC 3339)`},
 		{"dates reversed", Query{Text: "x", Filters: Filters{DateFrom: "2021-01-01", DateTo: "2020-01-01"}}, "filters.date_to", "2020-01-01 is before date_from 2021-01-01"},
 		{"empty source", Query{Text: "x", Filters: Filters{Source: List{"a", ""}}}, "filters.source[1]", "empty string"},
+		{"block type", Query{Text: "x", Filters: Filters{BlockType: List{"text", "Table"}}}, "filters.block_type[1]", `"Table" is not a block type (want text, table, infobox)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

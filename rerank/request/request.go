@@ -73,7 +73,9 @@ type Query struct {
 	Filters Filters `json:"filters,omitzero"`
 }
 
-// Filters restrict the passages of one query.
+// Filters restrict the passages of one query: the wire form of search.Filters (backend.Filter,
+// the one definition of what a filter means), strings as a caller writes them, which Parse
+// validates and converts.
 type Filters struct {
 	// DateFrom and DateTo bound the passage date, YYYY-MM-DD or RFC 3339. A bare DateTo
 	// includes its whole day.
@@ -84,11 +86,14 @@ type Filters struct {
 	// Language keeps passages in these languages only (codes as the index records them,
 	// "de"; a region is ignored): "de" or ["de", "fr"]. A query is analysed in each.
 	Language List `json:"language,omitempty"`
+	// BlockType keeps passages of these block types only: "text" (prose), "table" or
+	// "infobox" (corpus.BlockTypes), as one string or a list.
+	BlockType List `json:"block_type,omitempty"`
 }
 
 // IsZero reports whether f filters nothing.
 func (f Filters) IsZero() bool {
-	return f.DateFrom == "" && f.DateTo == "" && len(f.Source) == 0 && len(f.Language) == 0
+	return f.DateFrom == "" && f.DateTo == "" && len(f.Source) == 0 && len(f.Language) == 0 && len(f.BlockType) == 0
 }
 
 // IsZero reports whether q sets no field at all (an empty JSON object).

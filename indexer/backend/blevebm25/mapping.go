@@ -29,6 +29,10 @@ const (
 	// FieldLanguage is the passage's language, for filters (multilingual indexes only: a
 	// single-language index has none, its language filters resolved by search).
 	FieldLanguage = "lang"
+	// FieldBlockType is the passage's block type (corpus.Passage.BlockType), for filters. Prose
+	// has none indexed, as in indexes built before passages had a type: a filter that asks for
+	// text excludes the other types instead (backend.Filter.BlockTypeTerms).
+	FieldBlockType = "block_type"
 )
 
 // newMapping returns the bleve mapping of a passage index with BM25 scoring, its text
@@ -58,6 +62,7 @@ func newMapping(analyzer string) (*mapping.IndexMappingImpl, error) {
 	doc.AddFieldMappingsAt(FieldSource, keywordField())
 	doc.AddFieldMappingsAt(FieldDoc, keywordField())
 	doc.AddFieldMappingsAt(FieldLanguage, keywordField())
+	doc.AddFieldMappingsAt(FieldBlockType, keywordField())
 	doc.AddFieldMappingsAt(FieldDate, dateField)
 
 	m := bleve.NewIndexMapping()
@@ -123,6 +128,9 @@ func (b *docBuilder) build(key uint32, p *corpus.Passage) (*document.Document, e
 	d.AddField(document.NewTextFieldCustom(FieldDoc, nil, []byte(p.DocID), indexOnly, b.kw))
 	if p.Source != "" {
 		d.AddField(document.NewTextFieldCustom(FieldSource, nil, []byte(p.Source), indexOnly, b.kw))
+	}
+	if p.BlockType != "" && p.BlockType != corpus.BlockText {
+		d.AddField(document.NewTextFieldCustom(FieldBlockType, nil, []byte(p.BlockType), indexOnly, b.kw))
 	}
 	if !p.Date.IsZero() {
 		f, err := document.NewDateTimeFieldWithIndexingOptions(FieldDate, nil, p.Date, time.RFC3339, indexOnly)

@@ -61,6 +61,10 @@ func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.
 	if fq := filterQuery(q.Filter); len(fq) > 0 {
 		bq = query.NewConjunctionQuery(append([]query.Query{bq}, fq...))
 	}
+	if nq := excludeQuery(q.Filter); nq != nil {
+		// A boolean query with a single must clause scores as that clause does.
+		bq = query.NewBooleanQuery([]query.Query{bq}, nil, []query.Query{nq})
+	}
 	sr := bleve.NewSearchRequestOptions(bq, q.N, 0, false)
 	sr.SortBy(bm25Sort)
 	// Score with the manifest's statistics, not bleve's segment-dependent ones.
@@ -125,16 +129,40 @@ func filterQuery(f backend.Filter) []query.Query {
 		out = append(out, query.NewDisjunctionQuery(any))
 	}
 	if len(f.Languages) > 0 {
-		any := make([]query.Query, len(f.Languages))
-		for i, l := range f.Languages {
-			q := query.NewTermQuery(l)
-			q.SetField(FieldLanguage)
-			q.SetBoost(0)
-			any[i] = q
-		}
-		out = append(out, query.NewDisjunctionQuery(any))
+		out = append(out, anyTerm(FieldLanguage, f.Languages))
+	}
+	if must, _ := f.BlockTypeTerms(); len(must) > 0 {
+		out = append(out, anyTerm(FieldBlockType, must))
 	}
 	return out
+}
+
+// excludeQuery is what the filter excludes, languages and block types, as one query matching
+// any of them; nil when it excludes nothing.
+func excludeQuery(f backend.Filter) query.Query {
+	var any []query.Query
+	if len(f.ExcludeLanguages) > 0 {
+		any = append(any, anyTerm(FieldLanguage, f.ExcludeLanguages))
+	}
+	if _, mustNot := f.BlockTypeTerms(); len(mustNot) > 0 {
+		any = append(any, anyTerm(FieldBlockType, mustNot))
+	}
+	if len(any) == 0 {
+		return nil
+	}
+	return query.NewDisjunctionQuery(any)
+}
+
+// anyTerm matches the passages whose keyword field holds one of values, without scoring.
+func anyTerm(field string, values []string) query.Query {
+	any := make([]query.Query, len(values))
+	for i, v := range values {
+		q := query.NewTermQuery(v)
+		q.SetField(field)
+		q.SetBoost(0)
+		any[i] = q
+	}
+	return query.NewDisjunctionQuery(any)
 }
 
 // statsFor converts the manifest's statistics to bleve's: bleve's average length is
@@ -150,7 +178,7 @@ func statsFor(s backend.CollectionStats) *bsearch.BM25Stats {
 	if s.Docs == 0 && total == 0 {
 		return nil
 	}
-	card := map[string]int{FieldText: total, FieldDoc: total, FieldSource: total, FieldDate: total, FieldLanguage: total}
+	card := map[string]int{FieldText: total, FieldDoc: total, FieldSource: total, FieldDate: total, FieldLanguage: total, FieldBlockType: total}
 	return &bsearch.BM25Stats{DocCount: float64(s.Docs), FieldCardinality: card}
 }
 

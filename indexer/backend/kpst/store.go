@@ -30,10 +30,17 @@ import (
 //
 // Version 1 had the same bytes but checksummed only what precedes the trailer and put the
 // checksum after it; version 2 checksums the trailer too, as the envelope does for every file.
-// Version 1 stores are refused with a request to rebuild the index.
+// Version 3 (written since passages carry a block type) has the same envelope, offsets and
+// trailer; its records end with the language and the block type, both always present, where a
+// version 2 record ends with an optional language. Version 2 stores are read as they are,
+// every passage of them prose (an empty block type, corpus.BlockText); version 1 stores are
+// refused with a request to rebuild the index.
 const storeTrailer = 8 + 8
 
-var storeFormat = framing.Format{Name: "passage store", Magic: "KPST", Version: 2}
+var (
+	storeFormat   = framing.Format{Name: "passage store", Magic: "KPST", Version: 3}
+	storeFormatV2 = framing.Format{Name: storeFormat.Name, Magic: storeFormat.Magic, Version: 2}
+)
 
 // Writer appends passages to a new store file. Not safe for concurrent use.
 type Writer struct {
@@ -103,8 +110,19 @@ func (sw *Writer) Close() error {
 	return sw.f.Sync()
 }
 
-// appendRecord encodes one passage. Field order is part of the format (storeFormat.Version).
+// appendRecord encodes one passage in the current version's layout. Field order is part of the
+// format (storeFormat.Version).
 func appendRecord(b []byte, p *corpus.Passage) []byte {
+	b = appendRecordV2(b, p)
+	if p.Language == "" {
+		b = framing.AppendString(b, "") // appendRecordV2 leaves it out
+	}
+	return framing.AppendString(b, p.BlockType)
+}
+
+// appendRecordV2 encodes one passage as version 2 did (no block type, the language optional):
+// the start of a version 3 record, and what tests write version 2 stores with.
+func appendRecordV2(b []byte, p *corpus.Passage) []byte {
 	b = framing.AppendString(b, p.ID)
 	b = framing.AppendString(b, p.DocID)
 	b = framing.AppendString(b, p.Title)
@@ -132,7 +150,8 @@ func appendRecord(b []byte, p *corpus.Passage) []byte {
 	return b
 }
 
-func decodeRecord(b []byte) (corpus.Passage, error) {
+// decodeRecord decodes a record of a store of the given version (2 or 3).
+func decodeRecord(b []byte, version uint32) (corpus.Passage, error) {
 	d := framing.Decoder{B: b}
 	p := corpus.Passage{
 		ID: d.ReadString(), DocID: d.ReadString(), Title: d.ReadString(), Section: d.ReadString(),
@@ -151,7 +170,10 @@ func decodeRecord(b []byte) (corpus.Passage, error) {
 			p.Years[i] = timex.Mention{From: int(d.ReadVarint()), To: int(d.ReadVarint()), Pos: int(d.ReadUvarint())}
 		}
 	}
-	if d.Err == nil && len(d.B) != 0 {
+	switch {
+	case version >= 3:
+		p.Language, p.BlockType = d.ReadString(), d.ReadString()
+	case d.Err == nil && len(d.B) != 0:
 		p.Language = d.ReadString()
 	}
 	if d.Err == nil && len(d.B) != 0 {
@@ -167,6 +189,7 @@ type segment struct {
 	data    []byte // whole file
 	offsets []byte // (count+1) x uint64 little endian, a view into data
 	count   int
+	version uint32 // the format version it was written in (decodeRecord)
 	unmap   func() error
 }
 
@@ -192,12 +215,17 @@ func openSegment(path string, trusted bool) (*segment, error) {
 }
 
 func parseStore(data []byte, verify bool) (*segment, error) {
-	payload, err := storeFormat.OpenUnverified(data)
-	if err == nil && verify {
-		err = storeFormat.Verify(data)
-	}
+	format := storeFormat
+	payload, err := format.OpenUnverified(data)
 	var ve *framing.VersionError
-	if errors.As(err, &ve) && ve.Got < storeFormat.Version {
+	if errors.As(err, &ve) && ve.Got == storeFormatV2.Version {
+		format = storeFormatV2
+		payload, err = format.OpenUnverified(data)
+	}
+	if err == nil && verify {
+		err = format.Verify(data)
+	}
+	if errors.As(err, &ve) && ve.Got < storeFormatV2.Version {
 		return nil, fmt.Errorf("%w: written by an older kairos; rebuild the index", err)
 	}
 	if err != nil {
@@ -213,7 +241,7 @@ func parseStore(data []byte, verify bool) (*segment, error) {
 	if offsetsPos < framing.HeaderSize || offsetsPos > end || (end-offsetsPos)%8 != 0 || (end-offsetsPos)/8 != count+1 {
 		return nil, fmt.Errorf("offset table inconsistent with count %d", count)
 	}
-	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count)}, nil
+	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count), version: format.Version}, nil
 }
 
 // record returns the raw record of local index i.
@@ -329,6 +357,49 @@ func (s *Store) Language(ctx context.Context, key uint32) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("passage key %d: %w", key, err)
 	}
+	d, err := toLanguage(rec)
+	if err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, err)
+	}
+	var lang string
+	if len(d.B) != 0 { // always in version 3, optional in version 2
+		lang = d.ReadString()
+	}
+	if d.Err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
+	}
+	return lang, nil
+}
+
+// BlockType returns the block type of the passage with the given key as stored ("" for prose,
+// and for every passage of a version 2 segment), decoding only what precedes it: a
+// block-type-filtered search asks for every candidate it meets (backend.BlockTypeMeta).
+func (s *Store) BlockType(_ context.Context, key uint32) (string, error) {
+	seg, i, err := s.locate(key)
+	if err != nil {
+		return "", err
+	}
+	if seg.version < 3 {
+		return "", nil
+	}
+	rec, err := seg.record(i)
+	if err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, err)
+	}
+	d, err := toLanguage(rec)
+	if err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, err)
+	}
+	d.SkipString() // language
+	block := d.ReadString()
+	if d.Err != nil {
+		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
+	}
+	return block, nil
+}
+
+// toLanguage decodes a record up to its language, the first field that follows the years.
+func toLanguage(rec []byte) (framing.Decoder, error) {
 	d := framing.Decoder{B: rec}
 	for range 7 { // id, document id, title, section, text, url, source (appendRecord's order)
 		d.SkipString()
@@ -337,21 +408,14 @@ func (s *Store) Language(ctx context.Context, key uint32) (string, error) {
 	d.ReadUvarint() // ordinal
 	n := d.ReadUvarint()
 	if d.Err == nil && n > uint64(len(d.B)) {
-		return "", fmt.Errorf("passage key %d: year count overruns record", key)
+		return d, errors.New("year count overruns record")
 	}
 	for range n {
 		d.ReadVarint()
 		d.ReadVarint()
 		d.ReadUvarint()
 	}
-	var lang string
-	if d.Err == nil && len(d.B) != 0 {
-		lang = d.ReadString()
-	}
-	if d.Err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
-	}
-	return lang, nil
+	return d, d.Err
 }
 
 // Close releases the segments' mappings. Nothing read from the store may be used after it
@@ -400,7 +464,7 @@ func (s *Store) Get(ctx context.Context, key uint32) (corpus.Passage, error) {
 	if err != nil {
 		return corpus.Passage{}, fmt.Errorf("passage key %d: %w", key, err)
 	}
-	p, err := decodeRecord(rec)
+	p, err := decodeRecord(rec, seg.version)
 	if err != nil {
 		return p, fmt.Errorf("passage key %d: %w", key, err)
 	}
@@ -485,7 +549,8 @@ const eachCheck = 1024
 var _ io.Closer = (*Writer)(nil)
 
 var (
-	_ backend.Meta         = (*Store)(nil)
-	_ backend.Passages     = (*Store)(nil)
-	_ backend.LanguageMeta = (*Store)(nil)
+	_ backend.Meta          = (*Store)(nil)
+	_ backend.Passages      = (*Store)(nil)
+	_ backend.LanguageMeta  = (*Store)(nil)
+	_ backend.BlockTypeMeta = (*Store)(nil)
 )

@@ -26,6 +26,8 @@ func TestStoreRoundTrip(t *testing.T) {
 		{ID: "1#1", DocID: "1", Title: "", Text: ""}, // zero date, no years
 		{ID: "de:2#0", DocID: "de:2", Title: "Häuser", Text: "Häuser | 1990", Language: "de", // multilingual index
 			Years: []timex.Mention{{From: 1990, To: 1990, Pos: 10}}},
+		{ID: "3#5", DocID: "3", Title: "T", Text: "T | Kingdom: Animalia", BlockType: corpus.BlockInfobox},
+		{ID: "fr:4#2", DocID: "fr:4", Text: "a; b", Language: "fr", BlockType: corpus.BlockTable},
 	}
 	path := filepath.Join(t.TempDir(), "p.kpst")
 	w, err := createStore(path)
@@ -81,14 +83,18 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
-// FuzzParseStore: a damaged store is an error, never a panic.
+// FuzzParseStore: a damaged store, of either version read, is an error, never a panic.
 func FuzzParseStore(f *testing.F) {
 	path := filepath.Join(f.TempDir(), "p.kpst")
 	w, _ := createStore(path)
 	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b", Years: []timex.Mention{{From: 1, To: 2}}})
+	w.Add(&corpus.Passage{ID: "a#1", DocID: "a", Text: "a | c; d", Language: "en", BlockType: corpus.BlockTable})
 	w.Close()
 	s, _ := openStore(path)
 	f.Add(s.segs[0].data)
+	if v2, err := os.ReadFile(v2Fixture); err == nil {
+		f.Add(v2)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		seg, err := parseStore(b, true)
 		if err != nil {
@@ -98,24 +104,108 @@ func FuzzParseStore(f *testing.F) {
 		for k := 0; k < s.Len() && k < 100; k++ {
 			s.Get(t.Context(), uint32(k))
 			s.DocID(t.Context(), uint32(k))
+			s.Meta(t.Context(), uint32(k))
+			s.Language(t.Context(), uint32(k))
+			s.BlockType(t.Context(), uint32(k))
 		}
 	})
 }
 
-// FuzzDecodeRecord checks the record decoder on arbitrary bytes (the CRC normally keeps
-// damaged records out, so this guards against panics on crafted files).
+// FuzzDecodeRecord checks the record decoder of both versions on arbitrary bytes (the CRC
+// normally keeps damaged records out, so this guards against panics on crafted files). A
+// record that decodes re-encodes to the same passage; a version 2 one, written again in
+// version 3, keeps its fields and reads as prose.
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(appendRecord(nil, &corpus.Passage{ID: "x#1", Title: "t", Years: []timex.Mention{{From: 2000, To: 2001, Pos: 5}}}))
-	f.Add(appendRecord(nil, &corpus.Passage{ID: "fr:x#1", Title: "t", Language: "fr"}))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := decodeRecord(b)
-		if err == nil {
-			again, err := decodeRecord(appendRecord(nil, &p))
-			if err != nil || !reflect.DeepEqual(again, p) {
-				t.Fatalf("re-encoding changed the record: %+v vs %+v (%v)", again, p, err)
-			}
+	for _, p := range []corpus.Passage{
+		{ID: "x#1", Title: "t", Years: []timex.Mention{{From: 2000, To: 2001, Pos: 5}}},
+		{ID: "fr:x#1", Title: "t", Language: "fr"},
+	} {
+		f.Add(appendRecordV2(nil, &p), uint8(2))
+		f.Add(appendRecord(nil, &p), uint8(3))
+	}
+	f.Add(appendRecord(nil, &corpus.Passage{ID: "x#2", Text: "k: v", BlockType: corpus.BlockInfobox}), uint8(3))
+	f.Add(appendRecord(nil, &corpus.Passage{ID: "fr:x#2", Text: "a; b", Language: "fr", BlockType: corpus.BlockTable}), uint8(3))
+	f.Fuzz(func(t *testing.T, b []byte, v uint8) {
+		version := uint32(2 + v%2)
+		p, err := decodeRecord(b, version)
+		if err != nil {
+			return
+		}
+		if version == 2 && p.BlockType != "" {
+			t.Fatalf("version 2 record with block type %q", p.BlockType)
+		}
+		again, err := decodeRecord(appendRecord(nil, &p), 3)
+		if err != nil || !reflect.DeepEqual(again, p) {
+			t.Fatalf("re-encoding changed the record: %+v vs %+v (%v)", again, p, err)
 		}
 	})
+}
+
+// v2Fixture is a version 2 store written by the kairos that preceded block types (three
+// passages: dated with years, a section, a German one of a multilingual index).
+const v2Fixture = "testdata/store_v2.kpst"
+
+// TestStoreVersion2Opens: a store written before passages carried a block type opens and
+// reads as it did, every passage prose; Meta, Language and BlockType agree with Get.
+func TestStoreVersion2Opens(t *testing.T) {
+	s, err := openStore(v2Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []corpus.Passage{
+		{ID: "1#0", DocID: "1", Title: "Squirrel", Text: "Squirrel | Squirrels are rodents of 1327.", URL: "https://en.wikipedia.org/wiki/Squirrel",
+			Date: time.Date(2023, 8, 24, 1, 14, 42, 0, time.UTC), Source: "articles", Years: []timex.Mention{{From: 1327, To: 1327, Pos: 36}}},
+		{ID: "1#1", DocID: "1", Title: "Squirrel", Section: "Diet", Text: "Squirrel > Diet | Nuts.", URL: "https://en.wikipedia.org/wiki/Squirrel#Diet", Source: "articles", Ordinal: 1},
+		{ID: "de:2#0", DocID: "de:2", Title: "Hörnchen", Text: "Hörnchen | Nagetiere.", Language: "de"},
+	}
+	if s.Len() != len(want) || s.segs[0].version != 2 {
+		t.Fatalf("%d passages, version %d; want %d, version 2", s.Len(), s.segs[0].version, len(want))
+	}
+	for k, w := range want {
+		p, err := s.Get(t.Context(), uint32(k))
+		if err != nil || !reflect.DeepEqual(p, w) {
+			t.Errorf("Get(%d) = %+v, %v\nwant %+v", k, p, err, w)
+		}
+		if p.Block() != corpus.BlockText {
+			t.Errorf("key %d: block %q, want text", k, p.Block())
+		}
+		if bt, err := s.BlockType(t.Context(), uint32(k)); err != nil || bt != "" {
+			t.Errorf("BlockType(%d) = %q, %v", k, bt, err)
+		}
+		if lang, err := s.Language(t.Context(), uint32(k)); err != nil || lang != w.Language {
+			t.Errorf("Language(%d) = %q, %v", k, lang, err)
+		}
+		if date, source, err := s.Meta(t.Context(), uint32(k)); err != nil || !date.Equal(w.Date) || source != w.Source {
+			t.Errorf("Meta(%d) = %v %q %v", k, date, source, err)
+		}
+	}
+}
+
+// TestStoreVersions: a new store is written in version 3; a version 4 store (a newer kairos)
+// is refused as a version this build does not read, not misread.
+func TestStoreVersions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(&corpus.Passage{ID: "a#0", DocID: "a", Text: "a | b", BlockType: corpus.BlockTable})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(b[4:8]); v != 3 {
+		t.Fatalf("written in version %d, want 3", v)
+	}
+	binary.LittleEndian.PutUint32(b[4:8], 4)
+	var ve *framing.VersionError
+	if _, err := parseStore(b, false); !errors.As(err, &ve) || ve.Got != 4 {
+		t.Fatalf("parseStore(v4) = %v, want a version error", err)
+	}
 }
 
 // TestStoreVersion1Refused: a version 1 store (the checksum after the trailer and not covering
@@ -130,21 +220,21 @@ func TestStoreVersion1Refused(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	v2, err := os.ReadFile(path)
+	cur, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Rewrite it in the version 1 layout: header(v1) | records | offsets | trailer(offsetsPos,
 	// count) | crc32c(header..offsets) | magic.
-	body := v2[:len(v2)-framing.FooterSize-storeTrailer]
+	body := cur[:len(cur)-framing.FooterSize-storeTrailer]
 	v1 := binary.LittleEndian.AppendUint32([]byte("KPST"), 1)
 	v1 = append(v1, body[framing.HeaderSize:]...)
 	crc := crc32.Checksum(v1, crc32.MakeTable(crc32.Castagnoli))
-	v1 = append(v1, v2[len(body):len(body)+storeTrailer]...)
+	v1 = append(v1, cur[len(body):len(body)+storeTrailer]...)
 	v1 = binary.LittleEndian.AppendUint32(v1, crc)
 	v1 = append(v1, "KPST"...)
-	if len(v1) != len(v2) {
-		t.Fatalf("v1 is %d bytes, v2 %d: the layouts differ only in the checksum's place", len(v1), len(v2))
+	if len(v1) != len(cur) {
+		t.Fatalf("v1 is %d bytes, the current version %d: the envelopes differ only in the checksum's place", len(v1), len(cur))
 	}
 	if err := os.WriteFile(path, v1, 0o644); err != nil {
 		t.Fatal(err)
@@ -172,6 +262,9 @@ func TestMetaMatchesGet(t *testing.T) {
 		{ID: "c#0", DocID: "c", Text: "old", Source: "news", Date: time.Date(1850, 1, 2, 0, 0, 0, 0, time.UTC)},
 		{ID: "d#0", DocID: "d", Text: "Paris 1900, 1901", Source: "frwiki", Language: "fr",
 			Years: []timex.Mention{{From: 1900, To: 1900, Pos: 6}, {From: 1901, To: 1901, Pos: 12}}},
+		{ID: "e#3", DocID: "e", Text: "Paris; 1900", Source: "frwiki", Language: "fr", BlockType: corpus.BlockTable,
+			Years: []timex.Mention{{From: 1900, To: 1900, Pos: 7}}},
+		{ID: "f#1", DocID: "f", Text: "Capital: Paris", BlockType: corpus.BlockInfobox},
 	}
 	for i := range ps {
 		if _, err := w.Add(&ps[i]); err != nil {
@@ -198,9 +291,51 @@ func TestMetaMatchesGet(t *testing.T) {
 		if lang, err := s.Language(t.Context(), uint32(k)); err != nil || lang != ps[k].Language || p.Language != ps[k].Language {
 			t.Errorf("key %d: Language = %q %v, Get has %q, want %q", k, lang, err, p.Language, ps[k].Language)
 		}
+		if bt, err := s.BlockType(t.Context(), uint32(k)); err != nil || bt != ps[k].BlockType || p.BlockType != ps[k].BlockType {
+			t.Errorf("key %d: BlockType = %q %v, Get has %q, want %q", k, bt, err, p.BlockType, ps[k].BlockType)
+		}
 	}
 	if _, _, err := s.Meta(t.Context(), uint32(len(ps))); err == nil {
 		t.Error("Meta of a key beyond the store succeeded")
+	}
+}
+
+// TestStoreMixedVersions: an index built before block types and updated since holds version 2
+// segments beside version 3 ones; each is read in its own layout.
+func TestStoreMixedVersions(t *testing.T) {
+	dir := t.TempDir()
+	old, err := os.ReadFile(v2Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s0.kpst"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(filepath.Join(dir, "s1.kpst"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := corpus.Passage{ID: "1#2", DocID: "1", Title: "Squirrel", Text: "Squirrel | Kingdom: Animalia", BlockType: corpus.BlockInfobox}
+	if _, err := w.Add(&added); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSegments(dir, []Segment{{Name: "s0.kpst", Base: 0, Count: 3}, {Name: "s1.kpst", Base: 3, Count: 1}}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for k, want := range []string{"", "", "", corpus.BlockInfobox} {
+		p, err := s.Get(t.Context(), uint32(k))
+		bt, btErr := s.BlockType(t.Context(), uint32(k))
+		if err != nil || btErr != nil || p.BlockType != want || bt != want {
+			t.Errorf("key %d: Get block %q (%v), BlockType %q (%v), want %q", k, p.BlockType, err, bt, btErr, want)
+		}
+	}
+	if p, _ := s.Get(t.Context(), 3); !reflect.DeepEqual(p, added) {
+		t.Errorf("Get(3) = %+v, want %+v", p, added)
 	}
 }
 

@@ -25,6 +25,9 @@ const (
 	// fieldLanguage is Passage.Language's JSON name: set in the payload of the passages of a
 	// multilingual index, for language filters.
 	fieldLanguage = "language"
+	// fieldBlockType is Passage.BlockType's JSON name: set in the payload of the passages of a
+	// table or an infobox, absent for prose (backend.Filter.BlockTypeTerms).
+	fieldBlockType = "block_type"
 )
 
 // ensureCollection creates collection coll with Kairos's layout, or checks an existing one.
@@ -63,7 +66,8 @@ func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
 		name string
 		typ  qdrant.FieldType
 	}{{fieldDate, qdrant.FieldType_FieldTypeDatetime}, {fieldSource, qdrant.FieldType_FieldTypeKeyword},
-		{fieldLanguage, qdrant.FieldType_FieldTypeKeyword}, {fieldKey, qdrant.FieldType_FieldTypeInteger}} {
+		{fieldLanguage, qdrant.FieldType_FieldTypeKeyword}, {fieldBlockType, qdrant.FieldType_FieldTypeKeyword},
+		{fieldKey, qdrant.FieldType_FieldTypeInteger}} {
 		err := e.do(ctx, "create payload index "+f.name, coll, func(ctx context.Context, c *qdrant.Client) error {
 			_, err := c.CreateFieldIndex(ctx, &qdrant.CreateFieldIndexCollection{
 				CollectionName: coll, FieldName: f.name, FieldType: qdrant.PtrOf(f.typ), Wait: qdrant.PtrOf(true),

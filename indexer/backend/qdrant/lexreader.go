@@ -120,6 +120,17 @@ func qdrantFilter(f backend.Filter) *qdrant.Filter {
 	if len(f.Languages) > 0 {
 		out.Must = append(out.Must, qdrant.NewMatchKeywords(fieldLanguage, f.Languages...))
 	}
+	if len(f.ExcludeLanguages) > 0 {
+		out.MustNot = append(out.MustNot, qdrant.NewMatchKeywords(fieldLanguage, f.ExcludeLanguages...))
+	}
+	// Prose passages have no block type in their payload: "text" is asked for by excluding
+	// the other types, which a payload without the field passes.
+	switch must, mustNot := f.BlockTypeTerms(); {
+	case len(must) > 0:
+		out.Must = append(out.Must, qdrant.NewMatchKeywords(fieldBlockType, must...))
+	case len(mustNot) > 0:
+		out.MustNot = append(out.MustNot, qdrant.NewMatchKeywords(fieldBlockType, mustNot...))
+	}
 	if f.None {
 		// Every passage point has a key: requiring it to be absent matches nothing.
 		out.Must = append(out.Must, qdrant.NewIsEmpty(fieldKey))

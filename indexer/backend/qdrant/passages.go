@@ -21,7 +21,11 @@ type PassageReader struct {
 	n    int
 }
 
-var _ backend.Passages = (*PassageReader)(nil)
+var (
+	_ backend.Passages      = (*PassageReader)(nil)
+	_ backend.LanguageMeta  = (*PassageReader)(nil)
+	_ backend.BlockTypeMeta = (*PassageReader)(nil)
+)
 
 // OpenPassages opens the passages of generation gen.
 func (e *Engine) OpenPassages(ctx context.Context, gen backend.Gen) (*PassageReader, error) {
@@ -77,6 +81,26 @@ func (r *PassageReader) Meta(ctx context.Context, key uint32) (time.Time, string
 		}
 	}
 	return d, pl[fieldSource].GetStringValue(), nil
+}
+
+// Language returns the language of key ("" when its payload has none: a single-language
+// index), for language filters of engines that filter by hand (backend.LanguageMeta).
+func (r *PassageReader) Language(ctx context.Context, key uint32) (string, error) {
+	pl, err := r.get(ctx, key, fieldLanguage)
+	if err != nil {
+		return "", err
+	}
+	return pl[fieldLanguage].GetStringValue(), nil
+}
+
+// BlockType returns the block type of key ("" when its payload has none: prose), for block
+// type filters of engines that filter by hand (backend.BlockTypeMeta).
+func (r *PassageReader) BlockType(ctx context.Context, key uint32) (string, error) {
+	pl, err := r.get(ctx, key, fieldBlockType)
+	if err != nil {
+		return "", err
+	}
+	return pl[fieldBlockType].GetStringValue(), nil
 }
 
 // Each calls fn for every passage in key order (Qdrant scrolls by point id).
