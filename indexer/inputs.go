@@ -70,10 +70,9 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	// repeat is a bad record, refused (naming its file and line and the first occurrence's)
 	// or, with SkipBad, skipped and counted as bad; the first occurrence is indexed. Before,
 	// a build merged the two (a search could return the same passage twice) while an update
-	// refused them without saying where. The map holds one id and position per document of
-	// the input, freed with it. Ids repeated across inputs are the document table's concern
-	// (checkRepeats, and the update's writer).
-	firstAt := map[string]string{}
+	// refused them without saying where. Ids repeated across inputs are the document table's
+	// concern (checkRepeats, and the update's writer).
+	firstAt := newIDIndex()
 	repeats := 0
 	var readBefore int64
 	source := ""
@@ -157,15 +156,14 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 
 // repeatedID records the id of the consumed-th document of input path in firstAt and returns
 // a *corpus.RecordError when the input had it already.
-func repeatedID(firstAt map[string]string, path, id string, doc *corpus.Document, consumed int) error {
+func repeatedID(firstAt *idIndex, path, id string, doc *corpus.Document, consumed int) error {
 	pos := doc.Pos
 	if pos == "" { // a reader that does not locate its records
 		pos = "document " + strconv.Itoa(consumed)
 	}
-	if first, ok := firstAt[id]; ok {
+	if first, ok := firstAt.add(id, pos); ok {
 		return &corpus.RecordError{File: path, Pos: pos, Err: fmt.Errorf("document id %q repeats the one at %s: ids must be unique within an input", id, first)}
 	}
-	firstAt[id] = pos
 	return nil
 }
 
