@@ -139,9 +139,9 @@ test: setup
 	@echo "test: go vet"; $(GO) vet ./...
 	@$(GO) build -o bin/testprogress ./internal/testprogress
 	@echo "test: go test ./... (compiling first: the first package starts after a minute or two)"
-	@set -o pipefail; $(GO) test -count=1 -timeout 20m -json ./... | bin/testprogress
+	@set -o pipefail; KAIROS_QDRANT_BIN=$(QDRANT_BIN) $(GO) test -count=1 -timeout 20m -json ./... | bin/testprogress
 	@echo "test: go test -race $(RACE_PKGS)"
-	@set -o pipefail; $(GO) test -count=1 -timeout 20m -race -json $(RACE_PKGS) | bin/testprogress
+	@set -o pipefail; KAIROS_QDRANT_BIN=$(QDRANT_BIN) $(GO) test -count=1 -timeout 20m -race -json $(RACE_PKGS) | bin/testprogress
 
 ## run: index the sample dump, query it, and say what to try next.
 run: build

@@ -259,7 +259,7 @@ func admit(s *ReadStats, doc Document, skip string, err error, file, pos, source
 		s.Skipped[skip]++
 		return Document{}, false, nil
 	}
-	doc.Source = source
+	doc.Source, doc.Pos = source, pos
 	s.Documents++
 	if l := doc.Meta["language"]; l != "" {
 		if s.Languages == nil {

@@ -66,6 +66,14 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	}
 	b := docBatch{input: i}
 	passages, consumed := 0, 0
+	// One rule for a build and an update: a document id may appear once in an input. A
+	// repeat is a bad record, refused (naming its file and line and the first occurrence's)
+	// or, with SkipBad, skipped and counted as bad; the first occurrence is indexed. Before,
+	// a build merged the two (a search could return the same passage twice) while an update
+	// refused them without saying where. Ids repeated across inputs are the document table's
+	// concern (checkRepeats, and the update's writer).
+	firstAt := newIDIndex()
+	repeats := 0
 	var readBefore int64
 	source := ""
 	for {
@@ -90,10 +98,23 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		r.prog.read(st.BytesRead-readBefore, 1)
 		readBefore = st.BytesRead
 		source = doc.Source
+		id := r.docID(i, &doc)
+		if err := repeatedID(firstAt, in.Path, id, &doc, consumed); err != nil {
+			// Checked before a resumed build skips what its checkpoint holds, so that a
+			// repeat of an id written before the checkpoint is still seen.
+			if !r.opts.SkipBad {
+				return err
+			}
+			repeats++
+			if len(r.bad) < r.opts.MaxBadListed {
+				r.bad = append(r.bad, err.Error())
+			}
+			continue
+		}
 		if consumed <= skip {
 			continue
 		}
-		if id := r.docID(i, &doc); id != doc.ID {
+		if id != doc.ID {
 			doc.ID = id
 			split = namespaced(split, id)
 		}
@@ -123,12 +144,27 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	}
 	b.docsIn = consumed
 	st := pr.Stats()
+	st.Documents -= repeats // skipped repeats count as bad records
+	st.Bad += repeats
 	format := st.Format // detected by the reader, or forced
 	if format == "" {
 		format = in.Options.Format
 	}
 	b.done = &inputDone{stats: st, format: format, source: source}
 	return send(b)
+}
+
+// repeatedID records the id of the consumed-th document of input path in firstAt and returns
+// a *corpus.RecordError when the input had it already.
+func repeatedID(firstAt *idIndex, path, id string, doc *corpus.Document, consumed int) error {
+	pos := doc.Pos
+	if pos == "" { // a reader that does not locate its records
+		pos = "document " + strconv.Itoa(consumed)
+	}
+	if first, ok := firstAt.add(id, pos); ok {
+		return &corpus.RecordError{File: path, Pos: pos, Err: fmt.Errorf("document id %q repeats the one at %s: ids must be unique within an input", id, first)}
+	}
+	return nil
 }
 
 // docID is the id a document is indexed under. With several inputs, an id derived from the

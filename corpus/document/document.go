@@ -22,6 +22,10 @@ type Document struct {
 	Sections []Section
 	// Meta holds extra string fields kept from the input (FAQ category, language, ...).
 	Meta map[string]string
+	// Pos locates the record in its input as RecordError.Pos does ("line 17", "row 8"), so
+	// that an error about a valid record (a repeated id) can point at it; empty where the
+	// reader cannot tell.
+	Pos string
 }
 
 // Section is a titled run of clean text (no markup). Paragraphs are separated by "\n\n".
