@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -177,12 +178,19 @@ func (pw *pageWriter) page(id, limit int) drawnPage {
 }
 
 // body writes a section's words as one or two paragraphs marked up as Wikipedia's are; the
-// markup leaves exactly the words once cleaned.
+// markup leaves exactly the words once cleaned. The cleaner drops a line with no letter or
+// digit (the residue of removed markup), so a paragraph of symbols alone ("±") gets a word in
+// place of its first: words is changed in place.
 func (pw *pageWriter) body(words []string) {
 	g, t := pw.g, &pw.text
 	split := -1
 	if len(words) > 40 {
 		split = len(words)/3 + g.rng.IntN(len(words)/3)
+	}
+	for _, para := range [][]string{words[:max(split, 0)], words[max(split, 0):]} {
+		if len(para) > 0 && !slices.ContainsFunc(para, hasWordChar) {
+			para[0] = pw.safeWord()
+		}
 	}
 	for k := 0; k < len(words); k++ {
 		if k == split {
@@ -302,6 +310,11 @@ func plainSafe(w string) bool {
 // tokenized text); they are redrawn.
 func standsAlone(w string) bool {
 	return !strings.ContainsRune(w, '\u200b') && !strings.ContainsAny(w[:1], ",.;)") && !strings.HasSuffix(w, "(") && !strings.Contains(w, ",,") && !strings.Contains(w, "()")
+}
+
+// hasWordChar reports whether w has a letter or a digit.
+func hasWordChar(w string) bool {
+	return strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }
 
 func upperFirst(w string) string {
