@@ -1,9 +1,11 @@
 package indexer
 
 import (
+	"context"
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // StageTime is how long one stage of a build worked, summed over the goroutines that run it
@@ -46,16 +48,47 @@ type BuildStages struct {
 	// Batch: the reader goroutine that hashes the documents and batches them for the writer;
 	// Items are the documents.
 	Batch StageTime
-	// Index: the writer goroutine, less its waits for batches (so work it hands to
-	// goroutines of its own counts while it waits for it); Items are the passages indexed.
+	// Index: the lexical engine's Apply of each batch (text analysis, postings), on the
+	// goroutines the writer hands batches to; Items are the passages indexed.
 	Index StageTime
+	// Write: the writer goroutine, less its waits for batches: the passage store, document
+	// table, checkpoints and commit, and its waits for Index when both of its batch slots are
+	// taken; Items are the passages indexed.
+	Write StageTime
 }
 
 // stageClocks are the clocks of a build's stages, filled while it runs.
 type stageClocks struct {
 	corpus.Stages
-	batch, index corpus.StageClock
-	writerWait   time.Duration // written by the writer goroutine only
+	batch, index, write corpus.StageClock
+	writerWait          time.Duration // written by the writer goroutine only
+}
+
+// timedLexical is a lexical engine whose writers' Apply is timed on clock: the indexing the
+// writer goroutine hands to goroutines of its own.
+type timedLexical struct {
+	backend.Lexical
+	clock *corpus.StageClock
+}
+
+func (t timedLexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
+	w, err := t.Lexical.Begin(ctx, gen, base, analyzer)
+	if err != nil {
+		return nil, err
+	}
+	return timedLexicalWriter{w, t.clock}, nil
+}
+
+type timedLexicalWriter struct {
+	backend.LexicalWriter
+	clock *corpus.StageClock
+}
+
+func (t timedLexicalWriter) Apply(ctx context.Context, b backend.LexicalBatch) error {
+	start := time.Now()
+	err := t.LexicalWriter.Apply(ctx, b)
+	t.clock.Add(time.Since(start), int64(b.Len()), 0)
+	return err
 }
 
 // writerWaited records a wait of the writer for its next batch (see driver.write).
@@ -66,5 +99,5 @@ func (c *stageClocks) result() *BuildStages {
 	st := func(k *corpus.StageClock) StageTime {
 		return StageTime{Busy: k.Busy(), Items: k.Items(), Bytes: k.Bytes()}
 	}
-	return &BuildStages{Decompress: st(&c.Decompress), Parse: st(&c.Parse), Split: st(&c.Split), Batch: st(&c.batch), Index: st(&c.index)}
+	return &BuildStages{Decompress: st(&c.Decompress), Parse: st(&c.Parse), Split: st(&c.Split), Batch: st(&c.batch), Index: st(&c.index), Write: st(&c.write)}
 }

@@ -16,7 +16,7 @@ import (
 
 // TestBuildStages: a build of a MediaWiki dump reports each stage's busy time and work, and
 // the work matches what was read and written: the dump's text for decompression, its pages
-// for parsing, the passages for splitting and indexing, the documents for batching. It runs
+// for parsing, the passages for splitting, indexing and writing, the documents for batching. It runs
 // on the shared sample as it is (one bzip2 stream, decompressed sequentially) and recompressed
 // as a multistream dump with its index (decompressed on a pool).
 func TestBuildStages(t *testing.T) {
@@ -63,6 +63,7 @@ func TestBuildStages(t *testing.T) {
 				{"split", st.Split, int64(c.Passages), 0},
 				{"batch", st.Batch, int64(c.Documents), 0},
 				{"index", st.Index, int64(c.Passages), 0},
+				{"write", st.Write, int64(c.Passages), 0},
 			}
 			// Busy time is summed over goroutines: at most the wall time on each of them (the
 			// pools are GOMAXPROCS wide; a scan, reader and writer goroutine run beside them).

@@ -257,6 +257,7 @@ func printStages(w io.Writer, st *indexer.BuildStages, wall time.Duration) {
 	row("split", st.Split, fmt.Sprintf("%.0f passages/s", st.Split.PerSecond()))
 	row("batch", st.Batch, fmt.Sprintf("%.0f documents/s", st.Batch.PerSecond()))
 	row("index", st.Index, fmt.Sprintf("%.0f passages/s", st.Index.PerSecond()))
+	row("write", st.Write, fmt.Sprintf("%.0f passages/s", st.Write.PerSecond()))
 }
 
 // plural is "1 document", "2 documents".
