@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/kairos-rag/kairos/corpus/document"
 	"github.com/kairos-rag/kairos/corpus/multistream"
 )
 
@@ -23,6 +24,7 @@ import (
 func decompress(ctx context.Context, r io.Reader, path string, opts Options) (io.Reader, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, _ := br.Peek(6)
+	clock := opts.Stages.decompress()
 	ext := strings.ToLower(filepath.Ext(path))
 	switch {
 	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
@@ -30,12 +32,12 @@ func decompress(ctx context.Context, r io.Reader, path string, opts Options) (io
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		return zr, nil
+		return timed(zr, clock), nil
 	case bytes.HasPrefix(magic, []byte("BZh")):
 		if opts.workers() == 1 {
-			return bzip2.NewReader(br), nil
+			return timed(bzip2.NewReader(br), clock), nil
 		}
-		mo := multistream.Options{File: path, Workers: opts.workers()}
+		mo := multistream.Options{File: path, Workers: opts.workers(), Clock: clock}
 		if index := cmp.Or(opts.MultistreamIndex, existing(multistream.IndexPath(path))); index != "" {
 			offsets, err := multistream.ReadIndex(ctx, index)
 			if err != nil {
@@ -54,6 +56,22 @@ func decompress(ctx context.Context, r io.Reader, path string, opts Options) (io
 		return nil, fmt.Errorf("%s: named .bz2 but not bzip2 data", path)
 	}
 	return br, nil
+}
+
+// timed is r with its reads timed on clock, when there is one. The reader's Close, if any, is
+// kept: a gzip reader is closed with the input.
+func timed(r io.Reader, clock *StageClock) io.Reader {
+	if clock == nil {
+		return r
+	}
+	tr := &document.TimedReader{R: r, Clock: clock}
+	if c, ok := r.(io.Closer); ok {
+		return struct {
+			io.Reader
+			io.Closer
+		}{tr, c}
+	}
+	return tr
 }
 
 // workers returns o.Workers or its default, GOMAXPROCS.

@@ -51,3 +51,6 @@ type (
 	sectionPath    = document.SectionPath
 	countingReader = document.CountingReader
 )
+
+// StageClock is document.StageClock: the busy time of one stage of reading.
+type StageClock = document.StageClock

@@ -58,6 +58,32 @@ type Options struct {
 	// publishes beside such a dump when it is there (multistream.IndexPath), and otherwise
 	// finds the streams by scanning the dump.
 	MultistreamIndex string
+	// Stages, when set, gets the busy time of the decompression (compressed inputs) and of
+	// the MediaWiki parsing and cleaning (see Stages).
+	Stages *Stages
+}
+
+// Stages times the stages of reading an input, each summed over the goroutines that run it
+// (see StageClock): what a build reports so that its slowest stage can be seen.
+type Stages struct {
+	Decompress StageClock // items: bzip2 streams decompressed in parallel; bytes: text out
+	Parse      StageClock // MediaWiki scan, XML decoding and cleaning; items: pages; bytes: XML
+	Split      StageClock // PassageReader's splitting; items: passages
+}
+
+// decompress and parse are s's clocks, nil when s is (nothing is timed).
+func (s *Stages) decompress() *StageClock {
+	if s == nil {
+		return nil
+	}
+	return &s.Decompress
+}
+
+func (s *Stages) parse() *StageClock {
+	if s == nil {
+		return nil
+	}
+	return &s.Parse
 }
 
 // Validate reports an unknown format or inconsistent FAQ columns.
@@ -174,7 +200,8 @@ func newFormatReader(r io.Reader, head []byte, file string, opts Options) (Reade
 	max := opts.maxRecordBytes()
 	switch format {
 	case FormatMediaWiki:
-		return mediawiki.New(r, mediawiki.Options{File: file, Source: opts.Source, MaxPageBytes: max, Workers: opts.workers()}), format, nil
+		return mediawiki.New(r, mediawiki.Options{File: file, Source: opts.Source, MaxPageBytes: max, Workers: opts.workers(),
+			Clock: opts.Stages.parse()}), format, nil
 	case FormatEnterprise:
 		return newJSONReader(r, file, opts.Source, convertEnterprise).capRecords(max), format, nil
 	case FormatWikiExtractor:

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"time"
 
 	"github.com/kairos-rag/kairos/internal/ordered"
 )
@@ -14,6 +15,9 @@ type PassageReaderOptions struct {
 	// position among the documents read. A document it refuses comes back with no passages
 	// (the indexer skips documents that are unchanged or already indexed).
 	Want func(n int, doc *Document) bool
+	// Clock, when set, gets the splitting's busy time summed over the workers, one item per
+	// passage.
+	Clock *StageClock
 }
 
 // PassageReader reads the documents of a Reader and splits them into passages on a pool of
@@ -57,7 +61,9 @@ func NewPassageReader(ctx context.Context, r Reader, split *Splitter, opts Passa
 	}
 	work := func(it readItem) (readItem, error) {
 		if it.err == nil && it.end == nil && (opts.Want == nil || opts.Want(it.n, &it.doc)) {
+			start := time.Now()
 			it.passages = split.Split(it.doc)
+			opts.Clock.Add(time.Since(start), int64(len(it.passages)), 0)
 		}
 		return it, nil
 	}

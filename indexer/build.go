@@ -103,6 +103,11 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		}
 	}
 	prog := newProgress(opts.Progress, total, opts.Encoder != nil)
+	if lex := opts.Engines.Lexical; lex != nil {
+		// Batches are indexed on goroutines the writer starts: their time is the index stage's.
+		opts.Engines.Lexical = timedLexical{lex, &prog.stages.index}
+		defer func() { opts.Engines.Lexical = lex }()
+	}
 	r := &reader{opts: opts, split: split, prog: prog}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.
@@ -168,7 +173,11 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	var man *Manifest
 	g.Go(func() (err error) {
 		defer recoverTo(&err, "indexing")
+		start := time.Now()
 		man, err = d.write(gctx, batches)
+		if err == nil {
+			prog.stages.write.Add(time.Since(start)-prog.stages.writerWait, int64(man.Counts.Passages), 0)
+		}
 		return err
 	})
 	stop := prog.start()
@@ -185,6 +194,6 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, BadRecords: r.bad,
 		Dense: man.Dense, Elapsed: time.Since(start), Update: d.update(), NotFound: d.notFound,
 		Tombstones: man.Tombstones, Compacted: d.compacted, CompactionError: d.compactErr, Checkpoints: d.checkpoints,
-		Resumed: spec.from.Docs, Language: opts.lang,
+		Resumed: spec.from.Docs, Language: opts.lang, Stages: prog.stages.result(),
 	}, nil
 }

@@ -75,7 +75,9 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		d.releaseCheckpointBase()
 	}()
 	sinceCheckpoint, lastCheckpoint := 0, time.Now()
+	idle := time.Now() // the writer's waits for batches are left out of its busy time
 	for b := range batches {
+		d.prog.writerWaited(time.Since(idle))
 		if err := d.w.apply(b); err != nil {
 			return nil, err
 		}
@@ -95,7 +97,9 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 			}
 			sinceCheckpoint, lastCheckpoint = 0, time.Now()
 		}
+		idle = time.Now()
 	}
+	d.prog.writerWaited(time.Since(idle))
 	if d.readErr != nil { // the input ended by failing, not at its end
 		if err := d.readErr(); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
 )
@@ -38,7 +39,11 @@ func (r *reader) readAll(ctx context.Context, from position, out chan<- docBatch
 // readInput streams one input into batches of documents, skipping its first skip documents
 // (consumed before a checkpoint).
 func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, out chan<- docBatch) error {
-	cr, err := corpus.Open(ctx, in.Path, in.Options)
+	copts := in.Options
+	if copts.Stages == nil {
+		copts.Stages = &r.prog.stages.Stages
+	}
+	cr, err := corpus.Open(ctx, in.Path, copts)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", in.Path, err)
 	}
@@ -47,6 +52,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	// (on update) the unchanged ones are not split: the writer skips them.
 	pr := corpus.NewPassageReader(ctx, cr, r.split, corpus.PassageReaderOptions{
 		Workers: in.Options.Workers,
+		Clock:   &copts.Stages.Split,
 		Want: func(n int, doc *corpus.Document) bool {
 			if n <= skip {
 				return false
@@ -56,7 +62,11 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		},
 	})
 	defer pr.Close() // before cr.Close: it stops the goroutine that reads cr
+	// This goroutine's busy time is the loop's, less its waits for documents and for the
+	// writer to take a batch.
+	started, waited := time.Now(), time.Duration(0)
 	send := func(b docBatch) error {
+		defer func(t time.Time) { waited += time.Since(t) }(time.Now())
 		select {
 		case out <- b:
 			return nil
@@ -77,7 +87,9 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	var readBefore int64
 	source := ""
 	for {
+		t := time.Now()
 		doc, split, err := pr.Next(ctx)
+		waited += time.Since(t)
 		if err == io.EOF {
 			break
 		}
@@ -151,7 +163,9 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		format = in.Options.Format
 	}
 	b.done = &inputDone{stats: st, format: format, source: source}
-	return send(b)
+	err = send(b)
+	r.prog.stages.batch.Add(time.Since(started)-waited, int64(consumed), 0)
+	return err
 }
 
 // repeatedID records the id of the consumed-th document of input path in firstAt and returns

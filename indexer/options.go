@@ -210,6 +210,9 @@ type Summary struct {
 	LexicalGeneration int
 	// LexicalElapsed is how long the build took to make LexicalGeneration live.
 	LexicalElapsed time.Duration
+	// Stages says how long each stage of reading and writing worked (builds, updates and
+	// resumes of a local index; nil otherwise).
+	Stages *BuildStages
 }
 
 // ErrEmptyInput is returned when the inputs yield nothing and committing would replace an

@@ -33,6 +33,8 @@ type progress struct {
 	// build's first minute (loading, warm-up) or a change of pace would otherwise sway the
 	// ETA for the rest of the run.
 	samples []sample
+
+	stages stageClocks // the busy time of each stage, for the Summary
 }
 
 // sample is the counts at one moment of a build.

@@ -235,6 +235,29 @@ func printSummary(stdio IO, s *indexer.Summary) {
 		// An update that wrote nothing has no rate to report: it only compared hashes.
 		fmt.Fprintf(w, "passages/s  %.0f\n", s.PassagesPerSecond())
 	}
+	printStages(w, s.Stages, s.Elapsed)
+}
+
+// printStages reports each stage's busy time, summed over its goroutines, its rate per busy
+// second and its busy time over the build's wall time: the cores it kept busy on average. The
+// stage with the lowest rate, or whose cores come near those it may use, limits the build.
+func printStages(w io.Writer, st *indexer.BuildStages, wall time.Duration) {
+	if st == nil || wall <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "stages      busy seconds summed over goroutines, rate per busy second, busy/wall (cores)\n")
+	row := func(name string, t indexer.StageTime, rate string) {
+		if t.Busy > 0 {
+			fmt.Fprintf(w, "  %-11s %9.2f s  %-26s %5.2f\n", name, t.Busy.Seconds(), rate, t.Busy.Seconds()/wall.Seconds())
+		}
+	}
+	d := st.Decompress
+	row("decompress", d, fmt.Sprintf("%.1f MB/s of text", d.BytesPerSecond()/1e6))
+	row("parse+clean", st.Parse, fmt.Sprintf("%.0f pages/s", st.Parse.PerSecond()))
+	row("split", st.Split, fmt.Sprintf("%.0f passages/s", st.Split.PerSecond()))
+	row("batch", st.Batch, fmt.Sprintf("%.0f documents/s", st.Batch.PerSecond()))
+	row("index", st.Index, fmt.Sprintf("%.0f passages/s", st.Index.PerSecond()))
+	row("write", st.Write, fmt.Sprintf("%.0f passages/s", st.Write.PerSecond()))
 }
 
 // plural is "1 document", "2 documents".

@@ -25,6 +25,14 @@ func TestPrintSummary(t *testing.T) {
 			[]string{"added       1 document\n", "deleted     1 document\n", "not found   1 document id: x\n", "passages/s"}, nil},
 		{"resume without a checkpoint", indexer.Summary{Dir: "x.idx", Elapsed: time.Second, NoCheckpoint: true},
 			[]string{"resumed     no: x.idx had no checkpoint, so the whole input was indexed\n"}, nil},
+		{"stages", indexer.Summary{Counts: indexer.Counts{Passages: 10}, Elapsed: 2 * time.Second, Stages: &indexer.BuildStages{
+			Decompress: indexer.StageTime{Busy: time.Second, Items: 3, Bytes: 5e6},
+			Parse:      indexer.StageTime{Busy: 500 * time.Millisecond, Items: 100, Bytes: 4e6},
+			Split:      indexer.StageTime{Busy: 100 * time.Millisecond, Items: 10},
+			Index:      indexer.StageTime{Busy: 3 * time.Second, Items: 10},
+			Write:      indexer.StageTime{Busy: 250 * time.Millisecond, Items: 10}}},
+			[]string{"  decompress       1.00 s  5.0 MB/s of text            0.50\n", "  parse+clean      0.50 s  200 pages/s", "  split            0.10 s  100 passages/s", "  index            3.00 s  3 passages/s                1.50\n", "  write            0.25 s  40 passages/s"},
+			[]string{"batch"}},
 		{"no-op update", indexer.Summary{Elapsed: time.Second, Update: &indexer.UpdateCounts{Unchanged: 2}},
 			[]string{"unchanged   2 documents\n", "deleted     0 documents\n"}, []string{"passages/s"}},
 	}

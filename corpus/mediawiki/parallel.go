@@ -21,14 +21,14 @@ func (r *Reader) startWorkers() {
 	r.stop = stop
 	site := &r.scan.site // fixed by the scanner before it hands out the first page
 	next := func() (chunk, error) {
-		c, err := r.scan.nextChunk()
+		c, err := r.nextChunk()
 		c.data = bytes.Clone(c.data) // the scanner reuses its buffer for the next page
 		return c, err
 	}
 	r.pipe = ordered.Start(ctx, r.workers, next, func(c chunk) (scanned, error) {
 		p := decodedPage{err: c.err}
 		if c.err == nil {
-			p = site.decode(c.data)
+			p = r.decode(site, c.data)
 		}
 		c.data = nil
 		return scanned{chunk: c, page: p}, nil

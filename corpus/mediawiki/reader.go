@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kairos-rag/kairos/corpus/document"
 	"github.com/kairos-rag/kairos/internal/ordered"
@@ -31,6 +32,10 @@ type Options struct {
 	// the same order, and Stats counts only what Next returned (with workers, Stats's
 	// BytesRead runs ahead of Next: the scan reads ahead).
 	Workers int
+	// Clock, when set, gets the parsing's busy time: the scan for pages (less its waits for
+	// the input) and the decoding and cleaning of each, summed over the goroutines that do
+	// them; one item per page decoded, with its bytes of XML.
+	Clock *document.StageClock
 }
 
 // Validate reports a negative cap.
@@ -55,6 +60,8 @@ func (o Options) maxPageBytes() int64 {
 type Reader struct {
 	scan    scanner
 	raw     *document.CountingReader
+	in      *document.TimedReader // raw, timed: the scan's waits for its input
+	clock   *document.StageClock
 	stats   document.ReadStats
 	err     error // sticky: I/O error or closed
 	workers int
@@ -77,9 +84,12 @@ func NewReader(r io.Reader, file, source string) *Reader {
 // close r: the caller owns it. Negative options are taken as their defaults.
 func New(r io.Reader, opts Options) *Reader {
 	raw := &document.CountingReader{R: r}
+	in := &document.TimedReader{R: raw}
 	return &Reader{
-		scan:    newScanner(decodeBOM(raw), opts),
+		scan:    newScanner(decodeBOM(in), opts),
 		raw:     raw,
+		in:      in,
+		clock:   opts.Clock,
 		stats:   document.ReadStats{Skipped: map[string]int{}},
 		workers: opts.Workers,
 	}
@@ -118,14 +128,14 @@ func (r *Reader) Next(ctx context.Context) (document.Document, error) {
 		if r.workers > 1 {
 			return r.nextParallel(ctx)
 		}
-		c, err := r.scan.nextChunk()
+		c, err := r.nextChunk()
 		if err != nil {
 			r.err = err
 			return document.Document{}, err
 		}
 		p := decodedPage{err: c.err}
 		if c.err == nil {
-			p = r.scan.site.decode(c.data)
+			p = r.decode(&r.scan.site, c.data)
 		}
 		if doc, err, done := tally(&r.stats, r.scan.site.language, r.scan.file, c, p); done {
 			return doc, err
@@ -156,6 +166,22 @@ func tally(stats *document.ReadStats, language, file string, c chunk, p decodedP
 		stats.Languages[language]++
 	}
 	return p.doc, nil, true
+}
+
+// nextChunk is the scanner's next page, its busy time (less the waits for input) recorded.
+func (r *Reader) nextChunk() (chunk, error) {
+	start, waited := time.Now(), r.in.Waited
+	c, err := r.scan.nextChunk()
+	r.clock.Add(time.Since(start)-(r.in.Waited-waited), 0, 0)
+	return c, err
+}
+
+// decode is site.decode, timed.
+func (r *Reader) decode(s *site, data []byte) decodedPage {
+	start := time.Now()
+	p := s.decode(data)
+	r.clock.Add(time.Since(start), 1, int64(len(data)))
+	return p
 }
 
 // bufioSize is the read buffer of the text scanner.

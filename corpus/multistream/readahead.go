@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kairos-rag/kairos/corpus/document"
 )
@@ -19,7 +20,7 @@ type readAhead struct {
 
 const readAheadBlock = 1 << 18
 
-func startReadAhead(ctx context.Context, file string, seg segment) *readAhead {
+func startReadAhead(ctx context.Context, file string, seg segment, clock *document.StageClock) *readAhead {
 	ra := &readAhead{ctx: ctx, blocks: make(chan []byte, 8)}
 	go func() {
 		defer close(ra.blocks)
@@ -27,7 +28,9 @@ func startReadAhead(ctx context.Context, file string, seg segment) *readAhead {
 		zr := bzip2.NewReader(raw)
 		for {
 			b := make([]byte, readAheadBlock)
+			start := time.Now()
 			n, err := fillFrom(zr, b)
+			clock.Add(time.Since(start), 0, int64(n))
 			if n > 0 {
 				select {
 				case ra.blocks <- b[:n]:

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/kairos-rag/kairos/corpus/document"
 	"github.com/kairos-rag/kairos/internal/ordered"
 )
 
@@ -33,6 +35,9 @@ type Options struct {
 	// cannot exhaust memory; a bigger one is an error naming its offset. 0 means
 	// DefaultMaxDecodedBytes (1 GiB).
 	MaxDecodedBytes int64
+	// Clock, when set, gets the decompression's busy time summed over the goroutines that
+	// decompress, one item per stream and the bytes of text.
+	Clock *document.StageClock
 }
 
 // Validate reports negative sizes.
@@ -57,6 +62,7 @@ func (o Options) Validate() error {
 type Reader struct {
 	file       string
 	maxDecoded int64
+	clock      *document.StageClock
 	pipe       *ordered.Pipeline[segment, piece]
 	ctx        context.Context
 	cancel     context.CancelFunc
@@ -97,7 +103,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 
 // newReader decompresses the segments next returns.
 func newReader(ctx context.Context, next func() (segment, error), opts Options) *Reader {
-	mr := &Reader{file: opts.File, maxDecoded: opts.MaxDecodedBytes}
+	mr := &Reader{file: opts.File, maxDecoded: opts.MaxDecodedBytes, clock: opts.Clock}
 	if mr.maxDecoded == 0 {
 		mr.maxDecoded = DefaultMaxDecodedBytes
 	}
@@ -113,12 +119,14 @@ func newReader(ctx context.Context, next func() (segment, error), opts Options) 
 
 // decode decompresses one segment.
 func (r *Reader) decode(seg segment) piece {
+	start := time.Now()
 	var out bytes.Buffer
 	out.Grow(5 * len(seg.data)) // Wikipedia's XML compresses about 4:1
 	n, err := io.Copy(&out, io.LimitReader(bzip2.NewReader(bytes.NewReader(seg.data)), r.maxDecoded+1))
 	if err == nil && n > r.maxDecoded {
 		err = fmt.Errorf("more than %d bytes of text (MaxDecodedBytes)", r.maxDecoded)
 	}
+	r.clock.Add(time.Since(start), 1, n)
 	return piece{seg: seg, text: out.Bytes(), err: err}
 }
 
@@ -142,7 +150,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		}
 		if pc.seg.tail != nil {
 			r.stats.Sequential = true
-			r.tail = startReadAhead(r.ctx, r.file, pc.seg)
+			r.tail = startReadAhead(r.ctx, r.file, pc.seg, r.clock)
 			continue
 		}
 		r.stats.Streams++

@@ -3,10 +3,12 @@ package multistream
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	dsbzip2 "github.com/dsnet/compress/bzip2"
@@ -188,4 +190,57 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// Create writes a MediaWiki XML dump (text) to path as a multistream bzip2 file (Write) and,
+// when path is named as Wikipedia names such dumps ("...-multistream.xml.bz2"), its index
+// beside it, bzip2-compressed, at IndexPath(path), where readers look for it.
+func Create(ctx context.Context, path string, xml io.Reader, opts WriteOptions) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	var index bytes.Buffer
+	var idx io.Writer
+	indexPath := IndexPath(path)
+	if indexPath != "" {
+		idx = &index
+	}
+	err = Write(ctx, bw, idx, xml, opts)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if indexPath == "" {
+		return nil
+	}
+	return writeCompressed(indexPath, index.Bytes(), opts.Level)
+}
+
+// writeCompressed writes data to path as one bzip2 stream.
+func writeCompressed(path string, data []byte, level int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	zw, err := dsbzip2.NewWriter(f, &dsbzip2.WriterConfig{Level: cmp.Or(level, 9)})
+	if err == nil {
+		_, err = zw.Write(data)
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

@@ -6,6 +6,9 @@
 // passages per document. Generate then streams N passages as JSON lines that `kairos index`
 // reads ({"id","title","text"}), one record per passage, each at most MaxWords words with its
 // "Title |" prefix, so that the indexer's splitter keeps every record as one passage.
+// GenerateMediaWiki writes the same kind of documents as the articles of a MediaWiki XML
+// export instead, in marked-up wikitext, one passage a section, so that the dump path of
+// `kairos index` (cleaning included) can be measured at any size.
 //
 // Words are drawn from the real unigram distribution (an alias table over the observed
 // counts), except for a share of draws equal to the Good–Turing estimate of unseen mass (the
