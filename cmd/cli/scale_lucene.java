@@ -202,7 +202,7 @@ public class ScaleLucene {
                     j.ws();
                     j.expect(':');
                     j.ws();
-                    String val = j.peek() == '"' ? j.str() : j.number();
+                    String val = j.value();
                     switch (key) {
                         case "id": id = val; break;
                         case "passage_id": pid = val; break;
@@ -263,6 +263,44 @@ public class ScaleLucene {
             if (i != s.length()) {
                 fail("trailing data");
             }
+        }
+
+        // value reads any JSON value: a string's text, a number's digits, or null for a
+        // literal, an array or an object (skipped: kairos passages adds fields such as
+        // "years" that the anchor does not index).
+        String value() {
+            char c = peek();
+            if (c == '"') {
+                return str();
+            }
+            if (c == '[' || c == '{') {
+                skipNested();
+                return null;
+            }
+            for (String lit : new String[] {"true", "false", "null"}) {
+                if (s.startsWith(lit, i)) {
+                    i += lit.length();
+                    return null;
+                }
+            }
+            return number();
+        }
+
+        void skipNested() {
+            int depth = 0;
+            do {
+                char c = peek();
+                if (c == '"') {
+                    str();
+                    continue;
+                }
+                i++;
+                if (c == '[' || c == '{') {
+                    depth++;
+                } else if (c == ']' || c == '}') {
+                    depth--;
+                }
+            } while (depth > 0);
         }
 
         String number() {

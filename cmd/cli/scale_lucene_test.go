@@ -35,18 +35,20 @@ func TestLuceneAnchor(t *testing.T) {
 	}
 	write(passages, `{"id":"a","title":"Zebra","text":"stripes \"quoted\" \u00e9t\u00e9 line\nbreak"}`+"\n"+
 		`{"passage_id":7,"text":"horses gallop in the meadow"}`+"\n"+
-		` { "id" : "c" , "title" : "" , "text" : "nothing else here" } `+"\n")
+		` { "id" : "c" , "title" : "" , "text" : "nothing else here" } `+"\n"+
+		// kairos passages' shape: arrays, objects and literals the anchor skips
+		`{"id":"d","text":"unicorns","ordinal":0,"years":[{"from":2006,"to":2006,"pos":[1,2]}],"x":{"a":"}]"},"b":true,"n":null,"f":false}`+"\n")
 	queries := filepath.Join(dir, "q.jsonl")
 	// zebra only in a title, "été" behind \u escapes, "horses" in the passage_id shape, and one
 	// word in no passage.
-	write(queries, `"zebra"`+"\n"+`"été"`+"\n"+`"galloping horse"`+"\n\n"+`"xylophone"`+"\n")
+	write(queries, `"zebra"`+"\n"+`"été"`+"\n"+`"galloping horse"`+"\n\n"+`"xylophone"`+"\n"+`"unicorn"`+"\n")
 	var stderr bytes.Buffer
 	r, err := l.run(context.Background(), dir, passages, queries, 10, 0, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if r.Passages != 3 || r.Queries != 4 || r.Empty != 1 || r.Segments != 1 || r.PeakRSS <= 0 || r.IndexBytes <= 0 {
-		t.Errorf("result %+v: want 3 passages, 4 queries of which 1 empty, 1 segment, RSS and size measured", r)
+	if r.Passages != 4 || r.Queries != 5 || r.Empty != 1 || r.Segments != 1 || r.PeakRSS <= 0 || r.IndexBytes <= 0 {
+		t.Errorf("result %+v: want 4 passages, 5 queries of which 1 empty, 1 segment, RSS and size measured", r)
 	}
 	write(passages, `{"id":"a","text":"fine"}`+"\n"+`{"id":"b","text":"unterminated}`+"\n")
 	stderr.Reset()
