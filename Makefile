@@ -22,12 +22,13 @@ export KAIROS_SHARED  ?= $(SHARED)
 
 all: build
 
-## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib (the ANN reference the tests run) and
-## chromium (the browser test of the web page).
+## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib (the ANN reference the tests run),
+## chromium (the browser test of the web page) and Apache Lucene 8 with a JDK (the bench scale anchor, whose
+## JSON reader a test runs).
 setup: ort qdrant apt models-fp16
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-numpy python3-onnx chromium
+APT_PKGS := python3-hnswlib python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 
