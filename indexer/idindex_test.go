@@ -38,3 +38,45 @@ func TestIDIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestIDIndexPositions: positions of the "word number" shape are stored as numbers, others as
+// they are, and both come back as given; a table of position words that fills up keeps the
+// rest as text.
+func TestIDIndexPositions(t *testing.T) {
+	x := newIDIndex()
+	poss := []string{"line 6", "row 12", "document 3", "line 007", "line", "", "page 2 of 3", "line -1"}
+	for i, p := range poss {
+		if _, rep := x.add("id"+strconv.Itoa(i), p); rep {
+			t.Fatalf("id%d repeated", i)
+		}
+	}
+	for i := 0; i < 300; i++ { // more words than the table holds
+		x.add("w"+strconv.Itoa(i), "w"+strconv.Itoa(i)+" 1")
+	}
+	for i, p := range poss {
+		if first, rep := x.add("id"+strconv.Itoa(i), "line 99"); !rep || first != p {
+			t.Errorf("id%d: first %q (repeated %v), want %q", i, first, rep, p)
+		}
+	}
+	for _, i := range []int{0, 254, 299} {
+		want := "w" + strconv.Itoa(i) + " 1"
+		if first, rep := x.add("w"+strconv.Itoa(i), "x 1"); !rep || first != want {
+			t.Errorf("w%d: first %q (repeated %v), want %q", i, first, rep, want)
+		}
+	}
+}
+
+// TestIDIndexBytes measures the bytes an id costs at a million JSONL ids (ids of the
+// generated corpora, positions "line N"): the index must stay far below a map of strings.
+func TestIDIndexBytes(t *testing.T) {
+	const n = 1_000_000
+	x := newIDIndex()
+	for i := range n {
+		x.add(strconv.Itoa(10_000_000+i), "line "+strconv.Itoa(i+1))
+	}
+	per := float64(len(x.arena)+8*len(x.slots)) / n
+	t.Logf("%.1f bytes an id (arena %d, slots %d)", per, len(x.arena), len(x.slots))
+	if per > 32 {
+		t.Errorf("%.1f bytes an id, want at most 32", per)
+	}
+}
