@@ -103,11 +103,6 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		}
 	}
 	prog := newProgress(opts.Progress, total, opts.Encoder != nil)
-	if lex := opts.Engines.Lexical; lex != nil {
-		// Batches are indexed on goroutines the writer starts: their time is the index stage's.
-		opts.Engines.Lexical = timedLexical{lex, &prog.stages.index}
-		defer func() { opts.Engines.Lexical = lex }()
-	}
 	r := &reader{opts: opts, split: split, prog: prog}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.

@@ -126,9 +126,6 @@ func newLexical(name string) string {
 // caller chose a non-local engine, picks the local engine of that name.
 func (o *Options) useLexical(name string) error {
 	o.Build.Lexical = name
-	if t, ok := o.Engines.Lexical.(timedLexical); ok { // a build's stage timing: see the engine it times
-		o.Engines.Lexical = t.Lexical
-	}
 	switch o.Engines.Lexical.(type) {
 	case nil, blevebm25.Engine, postingsbm25.Engine: // a local default, chosen before the name was settled
 		var err error

@@ -406,7 +406,11 @@ func (w *genWriter) submit(bb backend.LexicalBatch, job embedJob, passages int) 
 	w.g.Go(func() (err error) {
 		defer func() { <-w.sem }()
 		defer recoverTo(&err, "indexing batch")
-		if err := w.lex.Apply(w.gctx, bb); err != nil {
+		start := time.Now()
+		err = w.lex.Apply(w.gctx, bb)
+		// the index stage's busy time: batches are indexed on these goroutines
+		w.prog.stages.index.Add(time.Since(start), int64(bb.Len()), 0)
+		if err != nil {
 			return fmt.Errorf("indexing batch: %w", err)
 		}
 		w.prog.passagesIndexed(passages)

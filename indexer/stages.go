@@ -1,11 +1,9 @@
 package indexer
 
 import (
-	"context"
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/indexer/backend"
 )
 
 // StageTime is how long one stage of a build worked, summed over the goroutines that run it
@@ -62,33 +60,6 @@ type stageClocks struct {
 	corpus.Stages
 	batch, index, write corpus.StageClock
 	writerWait          time.Duration // written by the writer goroutine only
-}
-
-// timedLexical is a lexical engine whose writers' Apply is timed on clock: the indexing the
-// writer goroutine hands to goroutines of its own.
-type timedLexical struct {
-	backend.Lexical
-	clock *corpus.StageClock
-}
-
-func (t timedLexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
-	w, err := t.Lexical.Begin(ctx, gen, base, analyzer)
-	if err != nil {
-		return nil, err
-	}
-	return timedLexicalWriter{w, t.clock}, nil
-}
-
-type timedLexicalWriter struct {
-	backend.LexicalWriter
-	clock *corpus.StageClock
-}
-
-func (t timedLexicalWriter) Apply(ctx context.Context, b backend.LexicalBatch) error {
-	start := time.Now()
-	err := t.LexicalWriter.Apply(ctx, b)
-	t.clock.Add(time.Since(start), int64(b.Len()), 0)
-	return err
 }
 
 // writerWaited records a wait of the writer for its next batch (see driver.write).
