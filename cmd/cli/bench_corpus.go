@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kairos-rag/kairos/internal/tty"
+	"github.com/kairos-rag/kairos/internal/scalebench"
 )
 
 // cmdBenchCorpus is `kairos bench corpus`: writes the seeded synthetic passages that
@@ -14,7 +14,7 @@ func cmdBenchCorpus(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("bench corpus", "--passages N --out FILE [--seed S] [--shared DIR]", stdio.Stderr)
 	passages := fs.String("passages", "", "passages to generate (k and m suffixes: 100k, 1m)")
 	out := fs.String("out", "", "JSONL `file` to write")
-	seed := fs.Uint64("seed", 1, "generator seed (bench scale uses 1)")
+	seed := fs.Uint64("seed", scalebench.DefaultSeed, "generator seed (bench scale uses 1)")
 	shared := fs.String("shared", defaultShared(), "shared data `directory` whose texts' statistics the passages follow")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -23,16 +23,15 @@ func cmdBenchCorpus(ctx context.Context, args []string, stdio IO) error {
 	if len(pos) > 0 || *passages == "" || *out == "" {
 		return usageErr(fs, "need --passages and --out, and no positional arguments")
 	}
-	sizes, err := parseSizes(*passages)
+	sizes, err := scalebench.ParseSizes(*passages)
 	if err != nil || len(sizes) != 1 {
 		return usageErr(fs, "--passages %q: want one size", *passages)
 	}
-	model, err := learnScaleModel(ctx, *shared)
+	model, err := scalebench.LearnModel(ctx, *shared)
 	if err != nil {
 		return err
 	}
-	prog := newScaleProgress(stdio.Stderr, tty.Is(stdio.Stderr))
-	if err := writeSynthetic(ctx, *out, model, sizes[0], *seed, prog); err != nil {
+	if err := scalebench.WriteSynthetic(ctx, *out, model, sizes[0], *seed, stdio.Stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdio.Stdout, "wrote %d passages to %s\n", sizes[0], *out)
