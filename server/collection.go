@@ -42,17 +42,17 @@ func CheckCollectionName(name string) error {
 	return nil
 }
 
-// collection is one served index and its current generation.
+// collection is one served index and its current load (loadedIndex).
 type collection struct {
-	name    string
-	loader  Loader
-	cur     atomic.Pointer[generation]
-	nextGen uint64 // guarded by Server.reloadMu
+	name     string
+	loader   Loader
+	cur      atomic.Pointer[loadedIndex]
+	nextLoad uint64 // guarded by Server.reloadMu
 }
 
-// acquire returns the current generation with a reference held, or nil before the first
+// acquire returns the current load with a reference held, or nil before the first
 // load. If it races with a swap it retries, so it only fails when nothing is loaded.
-func (c *collection) acquire() *generation {
+func (c *collection) acquire() *loadedIndex {
 	for {
 		g := c.cur.Load()
 		if g == nil {
@@ -118,7 +118,7 @@ func (s *Server) noSuchCollection(name string) error {
 }
 
 // Reload reopens every collection's index (see ReloadCollection). A collection that fails
-// keeps its current generation and the others are reloaded all the same; the error names
+// keeps its current load (loadedIndex) and the others are reloaded all the same; the error names
 // each that failed.
 func (s *Server) Reload(ctx context.Context) error { return s.reloadEach(ctx, s.cols) }
 

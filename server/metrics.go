@@ -30,8 +30,8 @@ type metrics struct {
 	llmCost      *prometheus.CounterVec
 }
 
-// newMetrics registers every series; the index gauges read each collection's loaded
-// generation at scrape time, labelled with the collection's name.
+// newMetrics registers every series; the index gauges read each collection's current load
+// at scrape time, labelled with the collection's name.
 func newMetrics(cols []*collection) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
@@ -65,22 +65,22 @@ func newMetrics(cols []*collection) *metrics {
 		m.reloads.WithLabelValues(c.name, "ok")
 		m.reloads.WithLabelValues(c.name, "error") // both series exist from the start, at 0
 	}
-	index := func(name, help string, v func(g *generation) float64) prometheus.Collector {
+	index := func(name, help string, v func(g *loadedIndex) float64) prometheus.Collector {
 		return indexGauge{desc: prometheus.NewDesc(name, help, []string{"collection"}, nil), cols: cols, value: v}
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads, m.llmTokens, m.llmCalls, m.llmEstimated, m.llmCost,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		index("kairos_index_generation", "Generation of the loaded index; increments on each reload.",
-			func(g *generation) float64 { return float64(g.id) }),
+			func(g *loadedIndex) float64 { return float64(g.id) }),
 		index("kairos_index_documents", "Documents in the loaded index.",
-			func(g *generation) float64 { return float64(g.stats.Documents) }),
+			func(g *loadedIndex) float64 { return float64(g.stats.Documents) }),
 		index("kairos_index_passages", "Passages in the loaded index.",
-			func(g *generation) float64 { return float64(g.stats.Passages) }),
+			func(g *loadedIndex) float64 { return float64(g.stats.Passages) }),
 		index("kairos_index_size_bytes", "On-disk size of the loaded index.",
-			func(g *generation) float64 { return float64(g.stats.SizeBytes) }),
+			func(g *loadedIndex) float64 { return float64(g.stats.SizeBytes) }),
 		index("kairos_index_loaded_timestamp_seconds", "Unix time the loaded index was opened.",
-			func(g *generation) float64 { return float64(g.loadedAt.UnixNano()) / 1e9 }),
+			func(g *loadedIndex) float64 { return float64(g.loadedAt.UnixNano()) / 1e9 }),
 	)
 	return m
 }
@@ -118,11 +118,11 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
-// indexGauge is a gauge of each collection's loaded generation, absent before its first load.
+// indexGauge is a gauge of each collection's current load, absent before its first load.
 type indexGauge struct {
 	desc  *prometheus.Desc
 	cols  []*collection
-	value func(*generation) float64
+	value func(*loadedIndex) float64
 }
 
 var _ prometheus.Collector = indexGauge{}

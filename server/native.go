@@ -12,10 +12,10 @@ import (
 	"github.com/kairos-rag/kairos/rerank"
 )
 
-// acquireFor returns the current generation of the collection r names (the default one when
+// acquireFor returns the current load of the collection r names (the default one when
 // it names none) with a reference held: a 404 for an unknown collection, a 503 before the
 // collection's first load.
-func (s *Server) acquireFor(r *http.Request) (*generation, error) {
+func (s *Server) acquireFor(r *http.Request) (*loadedIndex, error) {
 	c, err := s.collection(r)
 	if err != nil {
 		return nil, err
@@ -24,7 +24,7 @@ func (s *Server) acquireFor(r *http.Request) (*generation, error) {
 }
 
 // acquireIn is acquireFor of a collection already resolved.
-func (s *Server) acquireIn(c *collection) (*generation, error) {
+func (s *Server) acquireIn(c *collection) (*loadedIndex, error) {
 	g := c.acquire()
 	if g == nil {
 		msg := "no index loaded yet"
@@ -259,7 +259,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-func (s *Server) info(g *generation) ServerInfo {
+func (s *Server) info(g *loadedIndex) ServerInfo {
 	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.id,
 		LoadedAt: formatTime(g.loadedAt)}
 	if s.opts.Chat != nil {

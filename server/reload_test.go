@@ -75,8 +75,8 @@ func TestReloadUnderLoad(t *testing.T) {
 	if failures.Load() != 0 {
 		t.Fatalf("%d of %d requests failed during %d reloads; first: %s", failures.Load(), requests.Load(), reloads, errMsg)
 	}
-	// A handler releases its generation after its response is written, so the last request of
-	// a retired generation may still be closing it after the clients have read their answers.
+	// A handler releases its load after its response is written, so the last request of
+	// a retired load may still be closing it after the clients have read their answers.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		l.mu.Lock()
 		open := 0

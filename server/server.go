@@ -87,7 +87,7 @@ func (s *Server) reload(ctx context.Context, c *collection) error {
 // load opens the index through the Loader. A panic inside it (a parser meeting a damaged
 // file) is recovered here and returned as the error, so a reload, by SIGHUP or HTTP, never
 // takes down a server that is serving the previous index.
-func (s *Server) load(ctx context.Context, c *collection) (g *generation, err error) {
+func (s *Server) load(ctx context.Context, c *collection) (g *loadedIndex, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			g, err = nil, fmt.Errorf("loading index panicked: %v", p)
@@ -111,8 +111,8 @@ func (s *Server) load(ctx context.Context, c *collection) (g *generation, err er
 			mode = search.ModeHybrid
 		}
 	}
-	c.nextGen++
-	return newGeneration(c.nextGen, e, closer, st, mode, s.opts.Logger), nil
+	c.nextLoad++
+	return newLoadedIndex(c.nextLoad, e, closer, st, mode, s.opts.Logger), nil
 }
 
 // Drain makes /readyz answer 503 so a load balancer stops sending traffic before shutdown;
@@ -134,9 +134,9 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// acquire returns the default collection's current generation with a reference held, or
+// acquire returns the default collection's current load with a reference held, or
 // nil before its first load.
-func (s *Server) acquire() *generation { return s.cols[0].acquire() }
+func (s *Server) acquire() *loadedIndex { return s.cols[0].acquire() }
 
 // Search runs q on the default collection's engine currently loaded, holding it open for the duration, so callers
 // outside HTTP (the chat pipelines of POST /v1/chat) follow reloads like requests do.

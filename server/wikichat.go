@@ -320,7 +320,7 @@ func wikiChatQueries(raw json.RawMessage, l limits) ([]string, error) {
 // language is the language WikiChat requests are answered in: Options.Language, else the
 // loaded index's, else DefaultLanguage; "" for a multilingual index, whose passages each
 // carry their own (filtered by search, reported per block).
-func (s *Server) language(g *generation) string {
+func (s *Server) language(g *loadedIndex) string {
 	switch {
 	case s.opts.Language != "":
 		return s.opts.Language

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/scalebench"
 	"github.com/kairos-rag/kairos/internal/synthcorpus"
 )
 
@@ -19,11 +20,11 @@ import (
 // static model embeds a million passages in well under a minute on two cores; an ONNX one
 // would take hours.
 func annModelDataset(ctx context.Context, modelDir, shared string, n, q int, seed uint64, log io.Writer) (annbench.Dataset, error) {
-	model, err := learnScaleModel(ctx, shared)
+	model, err := scalebench.LearnModel(ctx, shared)
 	if err != nil {
 		return annbench.Dataset{}, err
 	}
-	queries, err := scaleQueries(shared, q)
+	queries, err := scalebench.RealQueries(shared, q)
 	if err != nil {
 		return annbench.Dataset{}, err
 	}

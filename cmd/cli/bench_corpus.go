@@ -3,13 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"time"
 
-	"github.com/kairos-rag/kairos/corpus/multistream"
-	"github.com/kairos-rag/kairos/internal/synthcorpus"
-
-	"github.com/kairos-rag/kairos/internal/tty"
+	"github.com/kairos-rag/kairos/internal/scalebench"
 )
 
 // cmdBenchCorpus is `kairos bench corpus`: writes the seeded synthetic passages that
@@ -23,7 +18,7 @@ func cmdBenchCorpus(ctx context.Context, args []string, stdio IO) error {
 	passages := fs.String("passages", "", "passages to generate (k and m suffixes: 100k, 1m)")
 	out := fs.String("out", "", "`file` to write: JSONL, or with --format mediawiki a .bz2 dump (named NAME-multistream.xml.bz2, its index NAME-multistream-index.txt.bz2 is written beside it)")
 	format := fs.String("format", "jsonl", "jsonl (one passage a line) or mediawiki (a multistream .bz2 dump whose pages the indexer cleans and splits into the same number of passages)")
-	seed := fs.Uint64("seed", 1, "generator seed (bench scale uses 1)")
+	seed := fs.Uint64("seed", scalebench.DefaultSeed, "generator seed (bench scale uses 1)")
 	shared := fs.String("shared", defaultShared(), "shared data `directory` whose texts' statistics the passages follow")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -35,46 +30,21 @@ func cmdBenchCorpus(ctx context.Context, args []string, stdio IO) error {
 	if *format != "jsonl" && *format != "mediawiki" {
 		return usageErr(fs, "--format %q: want jsonl or mediawiki", *format)
 	}
-	sizes, err := parseSizes(*passages)
+	sizes, err := scalebench.ParseSizes(*passages)
 	if err != nil || len(sizes) != 1 {
 		return usageErr(fs, "--passages %q: want one size", *passages)
 	}
-	model, err := learnScaleModel(ctx, *shared)
+	model, err := scalebench.LearnModel(ctx, *shared)
 	if err != nil {
 		return err
 	}
-	prog := newScaleProgress(stdio.Stderr, tty.Is(stdio.Stderr))
-	write := writeSynthetic
+	write := scalebench.WriteSynthetic
 	if *format == "mediawiki" {
-		write = writeSyntheticDump
+		write = scalebench.WriteSyntheticDump
 	}
-	if err := write(ctx, *out, model, sizes[0], *seed, prog); err != nil {
+	if err := write(ctx, *out, model, sizes[0], *seed, stdio.Stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdio.Stdout, "wrote %d passages to %s\n", sizes[0], *out)
-	return nil
-}
-
-// writeSyntheticDump writes n synthetic passages as the pages of a multistream bzip2 dump at
-// path, with its index beside it when path is named as Wikipedia names such dumps. The XML is
-// generated on a goroutine of its own, beside the compression, which is the slower half.
-func writeSyntheticDump(ctx context.Context, path string, model *synthcorpus.Model, n int, seed uint64, prog *scaleProgress) error {
-	pr, pw := io.Pipe()
-	start := time.Now()
-	generated := make(chan struct{})
-	go func() {
-		defer close(generated)
-		_, err := synthcorpus.GenerateMediaWiki(ctx, pw, model, synthcorpus.Options{Passages: n, Seed: seed, Progress: func(done int) {
-			prog.report("generating: %d/%d passages (%.0f/s)", done, n, float64(done)/time.Since(start).Seconds())
-		}})
-		pw.CloseWithError(err)
-	}()
-	err := multistream.Create(ctx, path, pr, multistream.WriteOptions{})
-	pr.CloseWithError(io.ErrClosedPipe) // stops the generator if Create failed early
-	<-generated
-	prog.done()
-	if err != nil {
-		return fmt.Errorf("generating %s: %w", path, err)
-	}
 	return nil
 }

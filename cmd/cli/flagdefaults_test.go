@@ -16,6 +16,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/internal/postings"
+	"github.com/kairos-rag/kairos/internal/scalebench"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
@@ -112,6 +113,12 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"input": "-", "output": "-", "kind": "passage", "v": "false",
 		}),
 		"bank build": runtime.with(defaults{"encoder": "hash", "input": "", "out": "", "batch": "64"}),
+		"bench scale": models.with(defaults{ // scalebench.Options.Flags, from SetDefaults
+			"seed": str(scalebench.DefaultSeed), "queries": str(scalebench.DefaultQueries), "k": str(scalebench.DefaultK),
+			"warmup": str(scalebench.DefaultWarmup), "shared": scalebench.DefaultShared(), "xapian": scalebench.AnchorAuto,
+			"lucene": scalebench.AnchorAuto, "python": scalebench.DefaultPython, "java": scalebench.DefaultJava,
+			"lucene-jars": scalebench.DefaultJarDir,
+		}, zero("string", "passages", "input", "work", "kairos", "lexical"), zero("bool", "keep", "json")),
 	}
 	for cmd, want := range tests {
 		t.Run(cmd, func(t *testing.T) {

@@ -37,9 +37,12 @@ import (
 // refused with a request to rebuild the index.
 const storeTrailer = 8 + 8
 
+// The formats are literals, and the read-only one is named legacy*, because
+// internal/framing's TestMagicsAreDistinct reads them from the source to refuse a magic
+// shared by two written formats.
 var (
-	storeFormat   = framing.Format{Name: "passage store", Magic: "KPST", Version: 3}
-	storeFormatV2 = framing.Format{Name: storeFormat.Name, Magic: storeFormat.Magic, Version: 2}
+	storeFormat         = framing.Format{Name: "passage store", Magic: "KPST", Version: 3}
+	legacyStoreFormatV2 = framing.Format{Name: "passage store", Magic: "KPST", Version: 2} // read only
 )
 
 // Writer appends passages to a new store file. Not safe for concurrent use.
@@ -218,14 +221,14 @@ func parseStore(data []byte, verify bool) (*segment, error) {
 	format := storeFormat
 	payload, err := format.OpenUnverified(data)
 	var ve *framing.VersionError
-	if errors.As(err, &ve) && ve.Got == storeFormatV2.Version {
-		format = storeFormatV2
+	if errors.As(err, &ve) && ve.Got == legacyStoreFormatV2.Version {
+		format = legacyStoreFormatV2
 		payload, err = format.OpenUnverified(data)
 	}
 	if err == nil && verify {
 		err = format.Verify(data)
 	}
-	if errors.As(err, &ve) && ve.Got < storeFormatV2.Version {
+	if errors.As(err, &ve) && ve.Got < legacyStoreFormatV2.Version {
 		return nil, fmt.Errorf("%w: written by an older kairos; rebuild the index", err)
 	}
 	if err != nil {

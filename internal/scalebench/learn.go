@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"bufio"
@@ -23,9 +23,9 @@ var scaleSources = []string{
 	"data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
 }
 
-// learnScaleModel reads the shared texts through the same reader and splitter as kairos
+// LearnModel reads the shared texts through the same reader and splitter as kairos
 // index, so the learned passage lengths are those of real Kairos passages.
-func learnScaleModel(ctx context.Context, shared string) (*synthcorpus.Model, error) {
+func LearnModel(ctx context.Context, shared string) (*synthcorpus.Model, error) {
 	split, err := corpus.NewSplitter(corpus.SplitOptions{})
 	if err != nil {
 		return nil, err
@@ -79,9 +79,9 @@ func passageBody(words []string, prefixed bool) []string {
 	return words
 }
 
-// scaleQueries returns n real queries, alternately SciFact claims and SQuAD questions, in
+// RealQueries returns n real queries, alternately SciFact claims and SQuAD questions, in
 // file order: the same n gives the same queries.
-func scaleQueries(shared string, n int) ([]string, error) {
+func RealQueries(shared string, n int) ([]string, error) {
 	sci, err := readQueryField(filepath.Join(shared, "data/beir-scifact/queries.jsonl"), "text", n)
 	if err != nil {
 		return nil, err

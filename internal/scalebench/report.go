@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"encoding/json"
@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// writeScaleRows prints one table row per collection, or one JSON object per line.
-func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
+// WriteRows prints one table row per collection, or one JSON object per line.
+func WriteRows(w io.Writer, rows []Row, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
@@ -41,7 +41,7 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 		lines = append(lines, append(l, fmt.Sprintf("%.2f", r.Load1)))
 		for _, a := range []struct {
 			name string
-			r    *anchorResult
+			r    *AnchorResult
 		}{{"xapian", r.Xapian}, {"lucene", r.Lucene}} {
 			if a.r == nil {
 				continue
@@ -88,7 +88,7 @@ func writeScaleRows(w io.Writer, rows []scaleRow, asJSON bool) error {
 
 func pair(a, b float64) string { return fmt.Sprintf("%.2f / %.2f", a, b) }
 
-func pairOf(l *latency) string {
+func pairOf(l *Latency) string {
 	if l == nil {
 		return "-"
 	}

@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/synthcorpus"
 	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
 )
 
-// scaleRow is one collection's measurements.
-type scaleRow struct {
+// Row is one collection's measurements.
+type Row struct {
 	Passages     int     `json:"passages"`
 	Corpus       string  `json:"corpus"` // "synthetic seed S" or the input file
 	CorpusBytes  int64   `json:"corpus_bytes"`
@@ -33,20 +35,26 @@ type scaleRow struct {
 	Lexical       string        `json:"lexical_engine"` // as the built index's manifest names it
 	Dense         bool          `json:"dense"`
 	K             int           `json:"k"`
-	BM25          latency       `json:"bm25"`
-	DenseLatency  *latency      `json:"dense_latency,omitempty"`
-	HybridLatency *latency      `json:"hybrid_latency,omitempty"`
-	Xapian        *anchorResult `json:"xapian,omitempty"`
+	BM25          Latency       `json:"bm25"`
+	DenseLatency  *Latency      `json:"dense_latency,omitempty"`
+	HybridLatency *Latency      `json:"hybrid_latency,omitempty"`
+	Xapian        *AnchorResult `json:"xapian,omitempty"`
 	XapianNotRun  string        `json:"xapian_not_run,omitempty"`
-	Lucene        *anchorResult `json:"lucene,omitempty"`
+	Lucene        *AnchorResult `json:"lucene,omitempty"`
 	LuceneNotRun  string        `json:"lucene_not_run,omitempty"`
 	Load1         float64       `json:"load1"` // /proc/loadavg before the build: the machine is shared
 	GOMAXPROCS    int           `json:"gomaxprocs"`
 }
 
-func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRow, error) {
-	prog := newScaleProgress(stderr, tty.Is(stderr))
-	queries, err := scaleQueries(cfg.Shared, cfg.Queries)
+// Measure runs o (as Run, whose checks and defaults it does not repeat: o.Work must exist and
+// o.Kairos be set) and returns one row per size, those measured so far with an error.
+func Measure(ctx context.Context, o Options) ([]Row, error) {
+	cfg, stderr := o, o.Log
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	prog := newProgress(stderr, tty.Is(stderr))
+	queries, err := RealQueries(cfg.Shared, cfg.Queries)
 	if err != nil {
 		return nil, fmt.Errorf("queries: %w", err)
 	}
@@ -55,13 +63,13 @@ func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRo
 		return nil, err
 	}
 	xapianNote := ""
-	if cfg.Xapian == "off" {
+	if cfg.Xapian == AnchorOff {
 		xapianNote = "--xapian off"
 	} else if xapianNote = xapianAvailable(ctx, cfg.Python); xapianNote != "" {
 		fmt.Fprintf(stderr, "bench scale: the Xapian anchor does not run: %s\n", xapianNote)
 	}
 	anchors := scaleAnchors{xapianNote: xapianNote}
-	if cfg.Lucene == "off" {
+	if cfg.Lucene == AnchorOff {
 		anchors.luceneNote = "--lucene off"
 	} else if anchors.lucene, err = prepareLucene(ctx, cfg.Java, cfg.JarDir, cfg.CacheDir); err != nil {
 		anchors.luceneNote = err.Error()
@@ -70,7 +78,7 @@ func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRo
 	var model *synthcorpus.Model
 	if cfg.Input == "" {
 		start := time.Now()
-		if model, err = learnScaleModel(ctx, cfg.Shared); err != nil {
+		if model, err = LearnModel(ctx, cfg.Shared); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "bench scale: term statistics of %d real words (Zipf s %.3f, tail mass %.4f) learned in %s\n",
@@ -80,7 +88,7 @@ func runScale(ctx context.Context, cfg scaleConfig, stderr io.Writer) ([]scaleRo
 	if cfg.Input != "" {
 		sizes = []int{0}
 	}
-	var rows []scaleRow
+	var rows []Row
 	for _, n := range sizes {
 		row, err := scaleOne(ctx, cfg, model, n, queries, queriesFile, anchors, prog, stderr)
 		if err != nil {
@@ -99,10 +107,10 @@ type scaleAnchors struct {
 }
 
 // scaleOne measures one collection: generated with n passages, or cfg.Input when n is 0.
-func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n int, queries []string, queriesFile string, anchors scaleAnchors, prog *scaleProgress, stderr io.Writer) (scaleRow, error) {
-	row := scaleRow{K: cfg.K, Dense: cfg.Models.model != "", XapianNotRun: anchors.xapianNote, LuceneNotRun: anchors.luceneNote,
+func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int, queries []string, queriesFile string, anchors scaleAnchors, prog *progress, stderr io.Writer) (Row, error) {
+	row := Row{K: cfg.K, Dense: cfg.Model != "", XapianNotRun: anchors.xapianNote, LuceneNotRun: anchors.luceneNote,
 		Load1: load1(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
-	dir := scaleDir(cfg.Work, n)
+	dir := sizeDir(cfg.Work, n)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return row, err
 	}
@@ -125,23 +133,7 @@ func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n 
 		row.CorpusBytes = st.Size()
 	}
 	idx := filepath.Join(dir, "index")
-	args := []string{"--force", "--input", input, "--index", idx}
-	if format != "" {
-		args = append(args, "--format", format)
-	}
-	if cfg.Lexical != "" {
-		args = append(args, "--lexical", cfg.Lexical)
-	}
-	if m := cfg.Models; m.model != "" {
-		args = append(args, "--model", m.model, "--backend", m.rt.Backend, "--embed-batch", strconv.Itoa(m.rt.BatchSize),
-			"--device", m.rt.Device.String())
-		if m.rt.ORTLib != "" {
-			args = append(args, "--ort-lib", m.rt.ORTLib)
-		}
-		if m.rt.ORTProviderLib != "" {
-			args = append(args, "--ort-provider-lib", m.rt.ORTProviderLib)
-		}
-	}
+	args := indexArgs(cfg, input, format, idx)
 	fmt.Fprintf(stderr, "bench scale: building %s (load %.2f)\n", input, row.Load1)
 	b, err := buildIndex(ctx, cfg.Kairos, args, stderr)
 	if err != nil {
@@ -184,7 +176,44 @@ func scaleOne(ctx context.Context, cfg scaleConfig, model *synthcorpus.Model, n 
 	return row, nil
 }
 
-func writeSynthetic(ctx context.Context, path string, model *synthcorpus.Model, n int, seed uint64, prog *scaleProgress) error {
+// indexArgs are the arguments of the `kairos index` child that builds input into idx: the
+// lexical engine and, with a model, every embedding setting of o, so that the index is built
+// as the queries will encode (a --dim or --precision left out would build vectors the query
+// encoder does not match).
+func indexArgs(o Options, input, format, idx string) []string {
+	args := []string{"--force", "--input", input, "--index", idx}
+	if format != "" {
+		args = append(args, "--format", format)
+	}
+	if o.Lexical != "" {
+		args = append(args, "--lexical", o.Lexical)
+	}
+	if o.Model == "" {
+		return args
+	}
+	e := o.Embed
+	args = append(args, "--model", o.Model, "--embed-batch", strconv.Itoa(e.BatchSize), "--device", e.Device.String())
+	for _, f := range []struct{ name, value string }{
+		{"--backend", e.Backend}, {"--precision", e.Precision}, // "": the child's default, as Flags registers it
+		{"--ort-lib", e.ORTLib}, {"--ort-provider-lib", e.ORTProviderLib},
+	} {
+		if f.value != "" {
+			args = append(args, f.name, f.value)
+		}
+	}
+	if e.Dim != 0 {
+		args = append(args, "--dim", strconv.Itoa(e.Dim))
+	}
+	return args
+}
+
+// WriteSynthetic writes n synthetic passages following model, seeded, as JSON lines that
+// kairos index reads; log gets the progress lines (nil: none).
+func WriteSynthetic(ctx context.Context, path string, model *synthcorpus.Model, n int, seed uint64, log io.Writer) error {
+	return writeSynthetic(ctx, path, model, n, seed, newProgress(log, tty.Is(log)))
+}
+
+func writeSynthetic(ctx context.Context, path string, model *synthcorpus.Model, n int, seed uint64, prog *progress) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -221,15 +250,17 @@ func writeRealPassages(ctx context.Context, kairos, input, path string) error {
 	return nil
 }
 
-func queryIndex(ctx context.Context, cfg scaleConfig, idx string, queries []string, row *scaleRow, prog *scaleProgress) error {
+func queryIndex(ctx context.Context, cfg Options, idx string, queries []string, row *Row, prog *progress) error {
 	var opts search.Options
-	if cfg.Models.model != "" {
-		enc, err := openEncoder(ctx, &cfg.Models, nil)
+	if cfg.Model != "" {
+		eo := cfg.Embed
+		eo.ModelDir, eo.NoSpin = cfg.Model, true // query encoding between BM25 work: see embed.Options.NoSpin
+		enc, err := embed.OpenEncoder(ctx, eo)
 		if err != nil {
-			return err
+			return fmt.Errorf("opening model %s: %w", cfg.Model, err)
 		}
 		defer enc.Close()
-		opts.Encoder = enc
+		opts.Encoder = queryEncoder{enc}
 	}
 	ix, err := search.Open(ctx, idx, opts)
 	if err != nil {
@@ -240,7 +271,7 @@ func queryIndex(ctx context.Context, cfg scaleConfig, idx string, queries []stri
 	if row.BM25, err = timeQueries(ctx, ix, search.ModeBM25, queries, cfg.K, cfg.Warmup, prog); err != nil {
 		return err
 	}
-	if cfg.Models.model == "" {
+	if cfg.Model == "" {
 		return nil
 	}
 	d, err := timeQueries(ctx, ix, search.ModeDense, queries, cfg.K, cfg.Warmup, prog)
@@ -265,4 +296,19 @@ func load1() float64 {
 	var l float64
 	fmt.Sscanf(string(b), "%f", &l)
 	return l
+}
+
+// queryEncoder embeds queries for search with an embed.Encoder.
+type queryEncoder struct{ enc *embed.Encoder }
+
+var _ search.QueryEncoder = queryEncoder{}
+
+func (e queryEncoder) Identity() indexer.ModelIdentity { return e.enc.Info().Identity }
+
+func (e queryEncoder) EncodeQuery(ctx context.Context, text string) ([]float32, error) {
+	v, err := e.enc.Encode(ctx, embed.Query, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
 }

@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func xapianAvailable(ctx context.Context, python string) string {
 
 // runXapian indexes passages (a JSON lines file) with Xapian and times the queries, with
 // Kairos's BM25 k1 and b.
-func runXapian(ctx context.Context, python, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*anchorResult, error) {
+func runXapian(ctx context.Context, python, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*AnchorResult, error) {
 	script := filepath.Join(dir, "scale_xapian.py")
 	if err := os.WriteFile(script, xapianScript, 0o644); err != nil {
 		return nil, err

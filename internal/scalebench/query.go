@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/kairos-rag/kairos/search"
 )
 
-// latency is one mode's single-thread query latency.
-type latency struct {
+// Latency is one mode's single-thread query latency.
+type Latency struct {
 	P50MS   float64 `json:"p50_ms"`
 	P99MS   float64 `json:"p99_ms"`
 	MeanMS  float64 `json:"mean_ms"`
@@ -21,22 +21,22 @@ type latency struct {
 
 // timeQueries runs the queries one after another on one thread (GOMAXPROCS 1 while timed;
 // an ONNX Runtime encoder keeps its own threads), after warmup untimed ones.
-func timeQueries(ctx context.Context, ix *search.Index, mode search.Mode, queries []string, k, warmup int, p *scaleProgress) (latency, error) {
+func timeQueries(ctx context.Context, ix *search.Index, mode search.Mode, queries []string, k, warmup int, p *progress) (Latency, error) {
 	for i := range min(warmup, len(queries)) {
 		if _, err := ix.Search(ctx, search.Request{Text: queries[i], K: k, Mode: mode}); err != nil {
-			return latency{}, fmt.Errorf("%s query %d: %w", mode, i+1, err)
+			return Latency{}, fmt.Errorf("%s query %d: %w", mode, i+1, err)
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ds := make([]time.Duration, 0, len(queries))
-	var l latency
+	var l Latency
 	var total time.Duration
 	for i, q := range queries {
 		start := time.Now()
 		hits, err := ix.Search(ctx, search.Request{Text: q, K: k, Mode: mode})
 		d := time.Since(start)
 		if err != nil {
-			return latency{}, fmt.Errorf("%s query %d %q: %w", mode, i+1, q, err)
+			return Latency{}, fmt.Errorf("%s query %d %q: %w", mode, i+1, q, err)
 		}
 		if len(hits) == 0 {
 			l.Empty++
@@ -52,9 +52,9 @@ func timeQueries(ctx context.Context, ix *search.Index, mode search.Mode, querie
 	return l, nil
 }
 
-// scaleProgress prints true counts at most every interval: redrawn in place on a terminal,
+// progress prints true counts at most every interval: redrawn in place on a terminal,
 // one plain line each time elsewhere (as the indexer's progress does).
-type scaleProgress struct {
+type progress struct {
 	w     io.Writer
 	tty   bool
 	every time.Duration
@@ -62,15 +62,15 @@ type scaleProgress struct {
 	line  string
 }
 
-func newScaleProgress(w io.Writer, tty bool) *scaleProgress {
+func newProgress(w io.Writer, tty bool) *progress {
 	every := 5 * time.Second
 	if tty {
 		every = time.Second
 	}
-	return &scaleProgress{w: w, tty: tty, every: every, last: time.Now()}
+	return &progress{w: w, tty: tty, every: every, last: time.Now()}
 }
 
-func (p *scaleProgress) report(format string, args ...any) {
+func (p *progress) report(format string, args ...any) {
 	if p == nil || p.w == nil {
 		return
 	}
@@ -87,7 +87,7 @@ func (p *scaleProgress) report(format string, args ...any) {
 }
 
 // done prints the final count of the stage.
-func (p *scaleProgress) done() {
+func (p *progress) done() {
 	if p == nil || p.w == nil || p.line == "" {
 		return
 	}

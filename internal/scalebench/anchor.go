@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"syscall"
 )
 
-// anchorResult is what one anchor engine (Xapian, Lucene) measured on a collection: the child
+// AnchorResult is what one anchor engine (Xapian, Lucene) measured on a collection: the child
 // prints the build and query figures; peak RSS and index bytes are taken here, as for Kairos.
-type anchorResult struct {
+type AnchorResult struct {
 	Version    string  `json:"version,omitempty"`
 	Passages   int     `json:"passages"`
 	BuildS     float64 `json:"build_s"` // indexing and commit, timed inside the child (no start-up)
@@ -29,14 +29,14 @@ type anchorResult struct {
 
 // runAnchor runs an anchor child that builds into index and prints one JSON object, and adds
 // the child's peak RSS (getrusage of the waited-for child, as buildIndex) and the index's size.
-func runAnchor(ctx context.Context, name, index string, progress io.Writer, argv ...string) (*anchorResult, error) {
+func runAnchor(ctx context.Context, name, index string, progress io.Writer, argv ...string) (*AnchorResult, error) {
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, progress
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s anchor: %w", name, err)
 	}
-	var r anchorResult
+	var r AnchorResult
 	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil {
 		return nil, fmt.Errorf("%s anchor output %q: %w", name, out.String(), err)
 	}

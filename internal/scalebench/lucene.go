@@ -1,4 +1,4 @@
-package cli
+package scalebench
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // a cache directory keyed by its hash and the jars, so the binary works from any directory and
 // ships no class file.
 //
-//go:embed scale_lucene.java
+//go:embed ScaleLucene.java
 var luceneSource []byte
 
 // Lucene anchor settings the issue fixes: Lucene's usual indexing buffer, and enough warm-up
@@ -111,7 +111,7 @@ func dirHas(dir, name string) bool {
 
 // run indexes passages (a JSON lines file) with Lucene under dir and times the queries, with
 // Kairos's BM25 k1 and b.
-func (l *lucene) run(ctx context.Context, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*anchorResult, error) {
+func (l *lucene) run(ctx context.Context, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*AnchorResult, error) {
 	index := filepath.Join(dir, "lucene.index")
 	defer os.RemoveAll(index)
 	return runAnchor(ctx, "lucene", index, progress, l.java, "-cp", l.classpath, "ScaleLucene",

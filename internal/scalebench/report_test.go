@@ -1,0 +1,55 @@
+package scalebench
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestWriteRowsGolden holds the table's columns and the JSON fields of a row (with both
+// anchors, dense latencies and an anchor not run) to testdata: scripts read both, so a renamed
+// column or field must show up as a golden diff.
+func TestWriteRowsGolden(t *testing.T) {
+	lat := func(p50, p99 float64) Latency {
+		return Latency{P50MS: p50, P99MS: p99, MeanMS: (p50 + p99) / 2, Queries: 1000, Empty: 3}
+	}
+	d, h := lat(4.5, 9.25), lat(5.5, 11)
+	rows := []Row{
+		{Passages: 100000, Corpus: "synthetic seed 1", CorpusBytes: 61e6, GenerateS: 3.2, BuildS: 40.5, BuildPerS: 2469.1,
+			BuildPeakRSS: 812e6, BuildSlowest: 2100, BuildTailS: 1.5, IndexBytes: 140e6, Lexical: "postings", Dense: true, K: 10,
+			BM25: lat(0.42, 2.5), DenseLatency: &d, HybridLatency: &h,
+			Xapian:       &AnchorResult{Version: "1.4.22", Passages: 100000, BuildS: 30, BuildPerS: 3333.3, PeakRSS: 90e6, IndexBytes: 200e6, P50MS: 0.8, P99MS: 6, MeanMS: 1.2, Queries: 1000, Empty: 2},
+			LuceneNotRun: "no java (exec: \"java\": executable file not found in $PATH): install ...", Load1: 1.25, GOMAXPROCS: 2},
+		{Passages: 1000000, Corpus: "synthetic seed 1", CorpusBytes: 610e6, BuildS: 420, BuildPerS: 2381, BuildPeakRSS: 1.9e9,
+			IndexBytes: 1.4e9, Lexical: "postings", Dense: true, K: 10, BM25: lat(1.5, 12), Load1: 0.5, GOMAXPROCS: 2,
+			Xapian: &AnchorResult{Version: "1.4.22", Passages: 1000000, BuildS: 300, BuildPerS: 3333.3, PeakRSS: 95e6, IndexBytes: 2e9, P50MS: 3, P99MS: 30, MeanMS: 5, Queries: 1000},
+			Lucene: &AnchorResult{Version: "8.7.0", Passages: 1000000, BuildS: 200, BuildPerS: 5000, PeakRSS: 600e6, IndexBytes: 1.1e9, Segments: 4, P50MS: 1, P99MS: 8, MeanMS: 2, Queries: 1000}},
+	}
+	for _, tc := range []struct {
+		file   string
+		asJSON bool
+	}{{"rows.txt", false}, {"rows.jsonl", true}} {
+		var b bytes.Buffer
+		if err := WriteRows(&b, rows, tc.asJSON); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", tc.file)
+		if *update {
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s differs:\ngot\n%s\nwant\n%s", path, b.Bytes(), want)
+		}
+	}
+}
