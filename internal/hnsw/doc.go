@@ -32,5 +32,6 @@
 //
 // Concurrency: Search and Exact.Search are safe for concurrent use with each other and with Add and
 // Delete; Add and Delete take an exclusive lock, so searches wait while a batch is inserted. Within
-// one Add call, insertion runs on Options.Workers goroutines with a lock per node.
+// one Add call, insertion runs on Options.Workers goroutines, the neighbour lists guarded by
+// striped locks.
 package hnsw

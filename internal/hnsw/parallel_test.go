@@ -9,7 +9,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
-// TestParallelBuildRecall builds the same data with one worker and with four (per-node locks,
+// TestParallelBuildRecall builds the same data with one worker and with four (striped list locks,
 // hnsw's insert.go) and compares recall@10 against exact search at a low and a usual ef: the
 // parallel graph must be as good as the sequential one within noise (0.01). A low ef is where
 // a worse graph shows first.
