@@ -20,11 +20,32 @@ import (
 
 // fitMeans returns the per-dimension means of n vectors read through vec.
 func fitMeans(dim, n int, vec func(i int) []float32) []float32 {
-	sum := make([]float64, dim)
-	for i := range n {
-		for d, x := range vec(i)[:dim] {
-			sum[d] += float64(x)
+	means, _ := fitMeansEach(dim, func(fn func(int, []float32) error) error {
+		for i := range n {
+			if err := fn(i, vec(i)[:dim]); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	return means
+}
+
+// fitMeansEach is fitMeans over vectors given in blocks of consecutive vectors (Graph.eachVec).
+func fitMeansEach(dim int, each func(fn func(first int, block []float32) error) error) ([]float32, error) {
+	sum := make([]float64, dim)
+	n := 0
+	err := each(func(_ int, block []float32) error {
+		for o := 0; o+dim <= len(block); o += dim {
+			for d, x := range block[o : o+dim] {
+				sum[d] += float64(x)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	means := make([]float32, dim)
 	if n > 0 {
@@ -32,7 +53,7 @@ func fitMeans(dim, n int, vec func(i int) []float32) []float32 {
 			means[d] = float32(s / float64(n))
 		}
 	}
-	return means
+	return means, nil
 }
 
 // binarize writes the bits of v (above means or not) into dst (len words(len(v))).
@@ -62,7 +83,8 @@ func (g *Graph) bitsOf(id uint32) []uint64 {
 	return g.bits[o : o+w : o+w]
 }
 
-// writeBits writes the bits of every node, from the mapped file or computed in chunks.
+// writeBits writes the bits of every node, from the mapped file or computed in chunks from the
+// float vectors.
 func (g *Graph) writeBits(w io.Writer, means []float32) error {
 	n, nw := len(g.keys), words(g.dim)
 	if g.bits != nil {
@@ -70,17 +92,19 @@ func (g *Graph) writeBits(w io.Writer, means []float32) error {
 	}
 	const chunk = 4096
 	buf := make([]uint64, chunk*nw)
-	for first := 0; first < n; first += chunk {
-		last := min(first+chunk, n)
-		for id := first; id < last; id++ {
-			o := (id - first) * nw
-			binarize(buf[o:o+nw], g.vec(uint32(id)), means)
+	return g.eachVec(func(_ int, block []float32) error {
+		for len(block) > 0 {
+			cnt := min(chunk, len(block)/g.dim)
+			for j := range cnt {
+				binarize(buf[j*nw:(j+1)*nw], block[j*g.dim:(j+1)*g.dim], means)
+			}
+			if err := writeSection(w, buf[:cnt*nw]); err != nil {
+				return err
+			}
+			block = block[cnt*g.dim:]
 		}
-		if err := writeSection(w, buf[:(last-first)*nw]); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // searchBinary is SearchFiltered on a mapped graph with binary codes: the walk scores nodes by

@@ -25,7 +25,13 @@
 // and the mapped walk uses Hamming distance over those (binary.go), rescoring with the codes
 // and the floats.
 //
+// Building from codes: with Options.Build codes the graph is built on one byte per dimension
+// (a range per vector, buildcodes.go) instead of float32 vectors, and the floats are written to
+// an unlinked file as they arrive, read back by Save, exact search and rescoring; a build then
+// holds dim+8 bytes a vector in memory for the vectors instead of 4*dim.
+//
 // Concurrency: Search and Exact.Search are safe for concurrent use with each other and with Add and
 // Delete; Add and Delete take an exclusive lock, so searches wait while a batch is inserted. Within
-// one Add call, insertion runs on Options.Workers goroutines with a lock per node.
+// one Add call, insertion runs on Options.Workers goroutines, the neighbour lists guarded by
+// striped locks.
 package hnsw

@@ -63,6 +63,16 @@ type Graph struct {
 	floatOnly bool
 	closed    bool // set by Close
 
+	// A graph built from codes (Options.Build codes, buildcodes.go) has no vecs: node i's
+	// codes are bcodes[i*dim:], its range brange[2i] (lo) and brange[2i+1] (step), and the
+	// float vectors are in the spill file. batch holds the normalised vectors of the Add in
+	// progress, nodes batchFirst on.
+	bcodes     []uint8
+	brange     []float32
+	spill      *mapping
+	batch      []float32
+	batchFirst int
+
 	// deferRepair (DeferRepair) makes Add leave the repair pass to Repair or WriteTo;
 	// unrepaired says an Add has done so since the last pass.
 	deferRepair, unrepaired bool
@@ -128,9 +138,9 @@ func (g *Graph) Vector(key uint64) ([]float32, bool) {
 	if !ok || g.closed {
 		return nil, false
 	}
-	if g.mapped != nil {
+	if f := g.floatFile(); f != nil {
 		v := make([]float32, g.dim)
-		if g.mapped.vector(id, v) != nil {
+		if f.vector(id, v) != nil {
 			return nil, false
 		}
 		return v, true

@@ -46,15 +46,9 @@ func (g *Graph) SearchExactFiltered(q []float32, k int, keep func(key uint64) bo
 		}
 		return nil
 	}
-	// A mapped graph streams its vectors from the file in blocks: exact search reads them all,
-	// and mapping them would leave all of them resident.
-	var err error
-	if g.mapped != nil {
-		err = g.mapped.eachVectors(len(g.keys), g.dim, scan)
-	} else {
-		err = scan(0, g.vecs[:len(g.keys)*g.dim])
-	}
-	if err != nil {
+	// A mapped graph, or one built from codes, streams its vectors from its file in blocks:
+	// exact search reads them all, and mapping them would leave all of them resident.
+	if err := g.eachVec(scan); err != nil {
 		return nil, err
 	}
 	sortResults(top)

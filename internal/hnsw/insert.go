@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Add inserts vecs[i] under keys[i]. The batch is validated first (dimension, keys unique within
@@ -39,7 +38,11 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	if g.closed {
 		return ErrClosed
 	}
-	if err := g.thaw(); err != nil {
+	if g.opts.Build == BuildCodes {
+		if err := g.toCodes(); err != nil {
+			return fmt.Errorf("hnsw: add: %w", err)
+		}
+	} else if err := g.thaw(); err != nil {
 		return fmt.Errorf("hnsw: add: reading the mapped graph into memory: %w", err)
 	}
 	if len(g.keys)+len(keys) > maxNodes {
@@ -47,6 +50,12 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	}
 
 	first := len(g.keys)
+	if g.spill != nil {
+		if err := g.spillBatch(first, vecs); err != nil {
+			return fmt.Errorf("hnsw: add: %w", err)
+		}
+		defer func() { g.batch = nil }()
+	}
 	g.grow(keys, vecs)
 	next := first
 	if g.maxLevel < 0 { // empty graph: the first node is the entry point and needs no links
@@ -70,17 +79,24 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	return nil
 }
 
-// grow appends storage for a batch: vectors (normalised under Cosine), keys, levels, empty lists.
+// grow appends storage for a batch: vectors (normalised under Cosine) or, built from codes,
+// the codes of g.batch; keys, levels, empty lists.
 func (g *Graph) grow(keys []uint64, vecs [][]float32) {
 	first := len(g.keys)
 	n := first + len(keys)
-	g.vecs = slices.Grow(g.vecs, len(keys)*g.dim)
+	if g.spill != nil {
+		g.growCodes()
+	} else {
+		g.vecs = slices.Grow(g.vecs, len(keys)*g.dim)
+	}
 	g.level0 = slices.Grow(g.level0, len(keys)*g.stride)
 	for i, v := range vecs {
-		o := len(g.vecs)
-		g.vecs = append(g.vecs, v...)
-		if g.opts.Metric == Cosine {
-			normalizeInto(g.vecs[o:], v)
+		if g.spill == nil {
+			o := len(g.vecs)
+			g.vecs = append(g.vecs, v...)
+			if g.opts.Metric == Cosine {
+				normalizeInto(g.vecs[o:], v)
+			}
 		}
 		id := uint32(first + i)
 		lvl := g.randomLevel(id)
@@ -107,7 +123,11 @@ func (g *Graph) truncate(n int) {
 	if n < len(g.keys) {
 		g.upper = g.upper[:g.upperOff[n]]
 	}
-	g.vecs = g.vecs[:n*g.dim]
+	if g.spill != nil { // the spill file's vectors past n are overwritten by the next Add
+		g.bcodes, g.brange = g.bcodes[:n*g.dim], g.brange[:2*n]
+	} else {
+		g.vecs = g.vecs[:n*g.dim]
+	}
 	g.keys = g.keys[:n]
 	g.levels = g.levels[:n]
 	g.upperOff = g.upperOff[:n]
@@ -117,11 +137,24 @@ func (g *Graph) truncate(n int) {
 	}
 }
 
+// lockStripes is the number of mutexes guarding the neighbour lists during a parallel Add.
+// A mutex per node cost 8 bytes a node, allocated afresh by every Add (at 40M nodes, 320 MB
+// for each batch); nodes share stripes instead. No path holds two list locks at once, so
+// sharing cannot deadlock, and with a few workers on 4,096 stripes two rarely meet.
+const lockStripes = 1 << 12
+
+// stripe is a mutex alone on its cache line, so workers locking neighbouring stripes do not
+// contend for the line.
+type stripe struct {
+	sync.Mutex
+	_ [56]byte
+}
+
 // builder holds the state shared by the insertion workers of one Add call.
 type builder struct {
 	g     *Graph
-	locks []sync.Mutex // one per node, guarding its lists on every level; nil with one worker
-	epMu  sync.Mutex   // guards g.entry and g.maxLevel
+	locks []stripe   // node id's lists on every level are guarded by locks[id%lockStripes]; nil with one worker
+	epMu  sync.Mutex // guards g.entry and g.maxLevel
 }
 
 // insertAll inserts nodes [from, to) and returns the end of the finished prefix.
@@ -131,6 +164,7 @@ func (g *Graph) insertAll(ctx context.Context, from, to int) (int, error) {
 	if workers <= 1 { // no locks: nothing else touches the lists
 		s := g.getScratch(to)
 		defer g.scratch.Put(s)
+		s.sizeBuild(g.dim)
 		for id := from; id < to; id++ {
 			if id%256 == 0 && ctx.Err() != nil {
 				return id, ctx.Err()
@@ -139,13 +173,15 @@ func (g *Graph) insertAll(ctx context.Context, from, to int) (int, error) {
 		}
 		return to, nil
 	}
-	b.locks = make([]sync.Mutex, to)
+	b.locks = make([]stripe, lockStripes)
 	var next atomic.Int64
 	next.Store(int64(from))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			s := &searchScratch{visited: make([]uint32, to)}
+			s := g.getScratch(to) // pooled: a build of many batches reuses the visited arrays
+			defer g.scratch.Put(s)
+			s.sizeBuild(g.dim)
 			for {
 				if ctx.Err() != nil {
 					return
@@ -173,7 +209,7 @@ func (g *Graph) insertAll(ctx context.Context, from, to int) (int, error) {
 // insert links node id into the graph (the paper's INSERT, algorithm 1).
 func (b *builder) insert(s *searchScratch, id uint32) {
 	g := b.g
-	q := g.vec(id)
+	q := g.nodeQuery(s.qv, id)
 	lvl := int(g.levels[id])
 
 	b.epMu.Lock()
@@ -189,7 +225,7 @@ func (b *builder) insert(s *searchScratch, id uint32) {
 		}()
 	}
 
-	cur, curS := ep, dot(q, g.vec(ep))
+	cur, curS := ep, g.sim(q, ep)
 	for l := top; l > lvl; l-- {
 		cur, curS = b.greedy(s, q, cur, curS, l)
 	}
@@ -207,7 +243,7 @@ func (b *builder) insert(s *searchScratch, id uint32) {
 		}
 		s.visited[id] = s.gen // never link a node to itself
 		w := b.searchLayer(s, q, cur, curS, l, g.opts.EfConstruction)
-		s.levelSel[l] = g.selectNeighbors(w, g.m, s.levelSel[l][:0])
+		s.levelSel[l] = g.selectNeighbors(s, w, g.m, s.levelSel[l][:0])
 		cur, curS = w[0].id, w[0].score
 	}
 	for l := 0; l <= start; l++ {
@@ -220,29 +256,29 @@ func (b *builder) insert(s *searchScratch, id uint32) {
 		}
 		b.unlock(id)
 		for _, it := range sel {
-			b.link(it.id, id, it.score, l)
+			b.link(s, it.id, id, it.score, l)
 		}
 	}
 }
 
 func (b *builder) lock(id uint32) {
 	if b.locks != nil {
-		b.locks[id].Lock()
+		b.locks[id%lockStripes].Lock()
 	}
 }
 
 func (b *builder) unlock(id uint32) {
 	if b.locks != nil {
-		b.locks[id].Unlock()
+		b.locks[id%lockStripes].Unlock()
 	}
 }
 
 // greedy is Graph.greedy reading lists under their node's lock.
-func (b *builder) greedy(s *searchScratch, q []float32, cur uint32, curS float32, l int) (uint32, float32) {
+func (b *builder) greedy(s *searchScratch, q query, cur uint32, curS float32, l int) (uint32, float32) {
 	for changed := true; changed; {
 		changed = false
 		for _, nb := range b.neighbors(s, cur, l) {
-			if sc := dot(q, b.g.vec(nb)); sc > curS {
+			if sc := b.g.sim(q, nb); sc > curS {
 				cur, curS, changed = nb, sc, true
 			}
 		}
@@ -257,16 +293,16 @@ func (b *builder) neighbors(s *searchScratch, id uint32, l int) []uint32 {
 		lst := b.g.list(id, l)
 		return lst[1 : 1+lst[0]]
 	}
-	b.locks[id].Lock()
+	b.lock(id)
 	lst := b.g.list(id, l)
 	s.ids = append(s.ids[:0], lst[1:1+lst[0]]...)
-	b.locks[id].Unlock()
+	b.unlock(id)
 	return s.ids
 }
 
 // searchLayer is SEARCH-LAYER (algorithm 2). It includes deleted nodes:
 // they are valid routes. It returns the found nodes sorted best first, in s.cand's backing array.
-func (b *builder) searchLayer(s *searchScratch, q []float32, ep uint32, epS float32, l, ef int) []item {
+func (b *builder) searchLayer(s *searchScratch, q query, ep uint32, epS float32, l, ef int) []item {
 	g := b.g
 	vis, gen := s.visited, s.gen
 	cand, res := s.cand[:0], s.res[:0]
@@ -285,11 +321,11 @@ func (b *builder) searchLayer(s *searchScratch, q []float32, ep uint32, epS floa
 			}
 			vis[nb] = gen
 			todo = append(todo, nb)
-			prefetch(unsafe.Pointer(&g.vecs[int(nb)*g.dim]), g.prefetchLines)
+			g.prefetchNode(nb)
 		}
 		s.todo = todo
 		for _, nb := range todo {
-			sc := dot(q, g.vec(nb))
+			sc := g.sim(q, nb)
 			if len(res) < ef || sc > res[0].score {
 				cand.push(item{sc, nb})
 				res.push(item{sc, nb})
@@ -311,8 +347,8 @@ func (b *builder) searchLayer(s *searchScratch, q []float32, ep uint32, epS floa
 // selectNeighbors is the paper's heuristic (algorithm 4, without extending or keeping pruned
 // candidates, as in hnswlib): walking candidates best first, keep c only if it is closer to the
 // base than to every neighbour already kept. This spreads links across directions, which is what
-// keeps clustered data navigable. cands must be sorted best first.
-func (g *Graph) selectNeighbors(cands []item, m int, out []item) []item {
+// keeps clustered data navigable. cands must be sorted best first. s.dec is overwritten.
+func (g *Graph) selectNeighbors(s *searchScratch, cands []item, m int, out []item) []item {
 	if len(cands) <= m {
 		return append(out, cands...)
 	}
@@ -320,10 +356,10 @@ func (g *Graph) selectNeighbors(cands []item, m int, out []item) []item {
 		if len(out) >= m {
 			break
 		}
-		cv := g.vec(c.id)
+		cv := g.nodeQuery(s.dec, c.id)
 		good := true
 		for _, r := range out {
-			if dot(cv, g.vec(r.id)) > c.score {
+			if g.sim(cv, r.id) > c.score {
 				good = false
 				break
 			}
@@ -336,8 +372,9 @@ func (g *Graph) selectNeighbors(cands []item, m int, out []item) []item {
 }
 
 // link adds the edge from -> to at level l, with score = sim(from, to). When from's list is full
-// it is re-selected with the heuristic among the old neighbours and the new one.
-func (b *builder) link(from, to uint32, score float32, l int) {
+// it is re-selected with the heuristic among the old neighbours and the new one. s.lv and s.dec
+// are overwritten.
+func (b *builder) link(s *searchScratch, from, to uint32, score float32, l int) {
 	g := b.g
 	maxN := g.m
 	if l == 0 {
@@ -352,11 +389,11 @@ func (b *builder) link(from, to uint32, score float32, l int) {
 		lst[0]++
 		return
 	}
-	fv := g.vec(from)
+	fv := g.nodeQuery(s.lv, from)
 	cands := make([]item, 0, n+1)
 	cands = append(cands, item{score, to})
 	for _, nb := range lst[1 : 1+n] {
-		cands = append(cands, item{dot(fv, g.vec(nb)), nb})
+		cands = append(cands, item{g.sim(fv, nb), nb})
 	}
 	slices.SortFunc(cands, func(a, b item) int {
 		switch {
@@ -367,9 +404,16 @@ func (b *builder) link(from, to uint32, score float32, l int) {
 		}
 		return int(a.id) - int(b.id)
 	})
-	sel := g.selectNeighbors(cands, maxN, make([]item, 0, maxN))
+	sel := g.selectNeighbors(s, cands, maxN, make([]item, 0, maxN))
 	lst[0] = uint32(len(sel))
 	for i, it := range sel {
 		lst[1+i] = it.id
+	}
+}
+
+// sizeBuild gives s the buffers a build decodes node vectors into.
+func (s *searchScratch) sizeBuild(dim int) {
+	for _, p := range []*[]float32{&s.qv, &s.dec, &s.lv} {
+		*p = slices.Grow((*p)[:0], dim)[:dim]
 	}
 }

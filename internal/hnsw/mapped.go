@@ -61,6 +61,8 @@ type mapping struct {
 	f      *os.File // kept open for reading float vectors
 	vecOff int64    // offset of the vectors section
 	path   string
+	// unlinked says a spill file (buildcodes.go) was removed when created.
+	unlinked bool
 }
 
 // LoadWith reads a graph saved with Save, mapped or in memory as o says.
@@ -140,6 +142,11 @@ func (g *Graph) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.closed = true
+	if g.spill != nil {
+		err := g.spill.closeSpill()
+		g.spill, g.bcodes, g.brange = nil, nil, nil
+		return err
+	}
 	if g.mapped == nil {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
-// TestParallelBuildRecall builds the same data with one worker and with four (per-node locks,
+// TestParallelBuildRecall builds the same data with one worker and with four (striped list locks,
 // hnsw's insert.go) and compares recall@10 against exact search at a low and a usual ef: the
 // parallel graph must be as good as the sequential one within noise (0.01). A low ef is where
 // a worse graph shows first.
@@ -26,9 +26,19 @@ func TestParallelBuildRecall(t *testing.T) {
 }
 
 // TestParallelAddWithSearches is for -race: a small graph grows in batches on several workers
-// while other goroutines search it, delete from it and read its vectors.
+// while other goroutines search it, delete from it and read its vectors; built from floats
+// and from codes (whose searches and Vector read the spill file the Add writes).
 func TestParallelAddWithSearches(t *testing.T) {
-	f := newFixture(t, 200, 20, 16, hnsw.Options{Seed: 6, M: 4, EfConstruction: 16, Workers: 4})
+	for _, build := range []string{hnsw.BuildFloat, hnsw.BuildCodes} {
+		t.Run(build, func(t *testing.T) {
+			parallelAddWithSearches(t, hnsw.Options{Seed: 6, M: 4, EfConstruction: 16, Workers: 4, Build: build, SpillDir: t.TempDir()})
+		})
+	}
+}
+
+func parallelAddWithSearches(t *testing.T, opts hnsw.Options) {
+	f := newFixture(t, 200, 20, 16, opts)
+	defer f.graph.Close()
 	more := annbench.Generate(1200, 1, 16, 99).Base // not the fixture's seed: no duplicates
 	ctx := context.Background()
 	var wg sync.WaitGroup

@@ -76,10 +76,16 @@ func (g *Graph) writeBodyV2(cw *crcWriter) error {
 	secs, _ := layoutV2(n, g.dim, g.stride, uint64(len(g.upper)), binary)
 	quant, means := g.quant, g.bitMeans
 	if g.codes == nil {
-		quant = fitQuantizer(g.dim, n, func(i int) []float32 { return g.vec(uint32(i)) })
+		var err error
+		if quant, err = fitQuantizerEach(g.dim, g.eachVec); err != nil {
+			return fmt.Errorf("hnsw: fitting the codes: %w", err)
+		}
 	}
 	if binary && g.bits == nil {
-		means = fitMeans(g.dim, n, func(i int) []float32 { return g.vec(uint32(i)) })
+		var err error
+		if means, err = fitMeansEach(g.dim, g.eachVec); err != nil {
+			return fmt.Errorf("hnsw: fitting the bit thresholds: %w", err)
+		}
 	}
 	zeros := make([]byte, pageSize)
 	for i, sec := range secs {
@@ -135,25 +141,25 @@ func (g *Graph) writeCodes(w io.Writer, quant quantizer) error {
 	}
 	const chunk = 4096
 	buf := make([]byte, chunk*g.dim)
-	for first := 0; first < n; first += chunk {
-		last := min(first+chunk, n)
-		for id := first; id < last; id++ {
-			o := (id - first) * g.dim
-			quant.encode(buf[o:o+g.dim], g.vec(uint32(id)))
+	return g.eachVec(func(_ int, block []float32) error {
+		for len(block) > 0 {
+			cnt := min(chunk, len(block)/g.dim)
+			for j := range cnt {
+				quant.encode(buf[j*g.dim:(j+1)*g.dim], block[j*g.dim:(j+1)*g.dim])
+			}
+			if _, err := w.Write(buf[:cnt*g.dim]); err != nil {
+				return err
+			}
+			block = block[cnt*g.dim:]
 		}
-		if _, err := w.Write(buf[:(last-first)*g.dim]); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
-// writeVectors writes the float vectors, from memory or, for a mapped graph, from its file.
+// writeVectors writes the float vectors, from memory or from the file that holds them (a
+// mapped graph's, or the spill file of one built from codes).
 func (g *Graph) writeVectors(w io.Writer) error {
-	if g.mapped == nil {
-		return writeSection(w, g.vecs[:len(g.keys)*g.dim])
-	}
-	return g.mapped.eachVectors(len(g.keys), g.dim, func(first int, block []float32) error {
+	return g.eachVec(func(first int, block []float32) error {
 		return writeSection(w, block)
 	})
 }

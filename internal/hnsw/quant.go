@@ -23,16 +23,38 @@ type quantizer struct {
 
 // fitQuantizer computes the per-dimension ranges of n vectors read through vec.
 func fitQuantizer(dim, n int, vec func(i int) []float32) quantizer {
+	z, _ := fitQuantizerEach(dim, func(fn func(int, []float32) error) error {
+		for i := range n {
+			if err := fn(i, vec(i)[:dim]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return z
+}
+
+// fitQuantizerEach is fitQuantizer over vectors given in blocks of consecutive vectors
+// (Graph.eachVec), so that vectors on disk are read once, in order.
+func fitQuantizerEach(dim int, each func(fn func(first int, block []float32) error) error) (quantizer, error) {
 	lo := make([]float32, dim)
 	hi := make([]float32, dim)
 	for d := range lo {
 		lo[d], hi[d] = float32(math.Inf(1)), float32(math.Inf(-1))
 	}
-	for i := range n {
-		for d, x := range vec(i)[:dim] {
-			lo[d] = min(lo[d], x)
-			hi[d] = max(hi[d], x)
+	n := 0
+	err := each(func(_ int, block []float32) error {
+		for o := 0; o+dim <= len(block); o += dim {
+			for d, x := range block[o : o+dim] {
+				lo[d] = min(lo[d], x)
+				hi[d] = max(hi[d], x)
+			}
+			n++
 		}
+		return nil
+	})
+	if err != nil {
+		return quantizer{}, err
 	}
 	step := make([]float32, dim)
 	for d := range lo {
@@ -43,7 +65,7 @@ func fitQuantizer(dim, n int, vec func(i int) []float32) quantizer {
 			step[d] = w / 255
 		}
 	}
-	return quantizer{lo: lo, step: step}
+	return quantizer{lo: lo, step: step}, nil
 }
 
 // encode writes the codes of v into dst (len dim).

@@ -50,6 +50,7 @@ func (g *Graph) repair(s *searchScratch) (relinked int) {
 		}
 	}
 	b := &builder{g: g}
+	s.sizeBuild(g.dim)
 	ef := max(g.opts.EfSearch, 10)
 
 	// Outliers: search for the node as a query would; if it is not found, link it from the two
@@ -63,7 +64,7 @@ func (g *Graph) repair(s *searchScratch) (relinked int) {
 			continue
 		}
 		for _, v := range near[:min(2, len(near))] {
-			g.forceLink(v.id, uint32(u), indeg)
+			g.forceLink(s, v.id, uint32(u), indeg)
 		}
 		relinked++
 	}
@@ -99,7 +100,7 @@ func (g *Graph) repair(s *searchScratch) (relinked int) {
 		linked := 0
 		for _, it := range near {
 			if reached[it.id] && it.id != uint32(u) {
-				g.forceLink(it.id, uint32(u), indeg)
+				g.forceLink(s, it.id, uint32(u), indeg)
 				if linked++; linked == 2 {
 					break
 				}
@@ -116,8 +117,8 @@ func (g *Graph) repair(s *searchScratch) (relinked int) {
 // searchSelf searches for node u's own vector from the entry point at ef and reports whether u
 // was found, with the found nodes other than u, best first (valid until s is reused).
 func (g *Graph) searchSelf(b *builder, s *searchScratch, u uint32, ef int) (bool, []item) {
-	q := g.vec(u)
-	cur, curS := g.entry, dot(q, g.vec(g.entry))
+	q := g.nodeQuery(s.qv, u)
+	cur, curS := g.entry, g.sim(q, g.entry)
 	for l := g.maxLevel; l > 0; l-- {
 		cur, curS = b.greedy(s, q, cur, curS, l)
 	}
@@ -141,7 +142,8 @@ func (g *Graph) searchSelf(b *builder, s *searchScratch, u uint32, ef int) (bool
 
 // forceLink adds v -> u on level 0. If v's list is full, u replaces the neighbour with the most
 // other in-links (so nobody loses their last one), ties going to the least similar.
-func (g *Graph) forceLink(v, u uint32, indeg []int32) {
+// s.lv is overwritten.
+func (g *Graph) forceLink(s *searchScratch, v, u uint32, indeg []int32) {
 	lst := g.list(v, 0)
 	cnt := int(lst[0])
 	for _, x := range lst[1 : 1+cnt] {
@@ -155,11 +157,11 @@ func (g *Graph) forceLink(v, u uint32, indeg []int32) {
 		indeg[u]++
 		return
 	}
-	vv := g.vec(v)
+	vv := g.nodeQuery(s.lv, v)
 	best, bestDeg, bestS := -1, int32(1), float32(0)
 	for i, w := range lst[1 : 1+cnt] {
 		d := indeg[w]
-		if s := dot(vv, g.vec(w)); d > bestDeg || (d == bestDeg && best >= 0 && s < bestS) {
+		if s := g.sim(vv, w); d > bestDeg || (d == bestDeg && best >= 0 && s < bestS) {
 			best, bestDeg, bestS = i, d, s
 		}
 	}

@@ -16,6 +16,8 @@ type searchScratch struct {
 	qs       []float32         // query scaled for the codes (mapped graphs)
 	qb       []uint64          // query bits (mapped graphs with binary codes)
 	vec      []float32         // a float vector read for rescoring (mapped graphs)
+	qv, dec  []float32         // decoded node vectors (build path, graphs built from codes)
+	lv       []float32         // decoded node vector (build path, link)
 	ids      []uint32          // neighbour list copy (build path), unvisited neighbours (search path)
 	todo     []uint32          // unvisited neighbours (build path)
 	levelSel [maxLevels][]item // selected neighbours per level (build path)
@@ -81,6 +83,9 @@ func (g *Graph) SearchFiltered(q []float32, k, ef int, keep func(key uint64) boo
 	}
 	if g.mapped != nil {
 		return g.searchCoded(s, q, k, ef, keep)
+	}
+	if g.bcodes != nil {
+		return g.searchBuilt(s, q, k, ef, keep)
 	}
 
 	cur := g.entry

@@ -46,8 +46,9 @@ func (g *Graph) rescoreFloatN(s *searchScratch, q []float32, cands []uint32, k, 
 	cands = cands[:min(len(cands), r)]
 	s.vec = slices.Grow(s.vec[:0], g.dim)[:g.dim]
 	out := make([]Result, len(cands))
+	f := g.floatFile()
 	for i, id := range cands {
-		if err := g.mapped.vector(id, s.vec); err != nil {
+		if err := f.vector(id, s.vec); err != nil {
 			return nil, err
 		}
 		out[i] = Result{Key: g.keys[id], Score: dot(q, s.vec)}

@@ -4,7 +4,9 @@
 // opening is quick and resident memory stays a fraction of the file; with binary codes,
 // hnsw.Options.Codes, the walk uses one bit per dimension instead). Filters are applied
 // inside the graph walk (hnsw.Graph.SearchFiltered), with the dates and sources of passages
-// from the passage store.
+// from the passage store. A graph with int8 codes (the default) is built from one-byte codes,
+// its float vectors kept in a file in the generation's directory rather than in memory
+// (hnsw.Options.Build).
 package hnswvec
 
 import (
@@ -48,10 +50,14 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 		}
 		g := r.g
 		r.g, r.owned = nil, false
+		p := e.buildParams(gen, g.Options())
+		if err := g.SetBuild(p.Build, p.SpillDir); err != nil {
+			return nil, err
+		}
 		g.DeferRepair()
 		return &Writer{g: g, path: Path(gen.Dir)}, nil
 	}
-	g, err := hnsw.New(dim, e.Params)
+	g, err := hnsw.New(dim, e.buildParams(gen, e.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +65,18 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 	// saves it, not after every batch.
 	g.DeferRepair()
 	return &Writer{g: g, path: Path(gen.Dir)}, nil
+}
+
+// buildParams are p with what the graph of gen is built from: Params.Build when set, else from
+// int8 codes when those are the graph's codes (the default), from floats with binary codes;
+// a graph built from codes keeps its float vectors in gen's directory, not in memory.
+func (e Engine) buildParams(gen backend.Gen, p hnsw.Options) hnsw.Options {
+	p.Build = e.Params.Build
+	if p.Build == "" && p.CodesKind() == hnsw.CodesInt8 {
+		p.Build = hnsw.BuildCodes
+	}
+	p.SpillDir = gen.Dir
+	return p
 }
 
 // Open loads gen's graph.
@@ -130,8 +148,14 @@ func (w *Writer) Commit(ctx context.Context) error {
 // that checkpoints goes on from it.
 func (w *Writer) Reopen(meta backend.Meta) backend.VectorReader { return &Reader{g: w.g, meta: meta} }
 
-// Abort drops the graph from memory; its file, if any, goes with the generation.
-func (w *Writer) Abort() { w.g = nil }
+// Abort drops the graph from memory (and the file of its float vectors, if built from codes);
+// its graph file, if any, goes with the generation.
+func (w *Writer) Abort() {
+	if w.g != nil {
+		w.g.Close()
+	}
+	w.g = nil
+}
 
 // Reader searches one generation's graph. It is safe for concurrent use.
 type Reader struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -126,15 +127,35 @@ func filteredSearch(t *testing.T, eng Engine, dir string, m meta, rng *rand.Rand
 }
 
 // TestDeriveFromMapped: a generation derived from a mapped one takes its graph over, grows it
-// (reading it into memory) and saves it; the new generation has both old and new vectors.
+// (from codes or reading its floats into memory, as the engine builds) and saves it; the new
+// generation has both old and new vectors. Built from codes, the float vectors of the build
+// leave no file in the generation's directory.
 func TestDeriveFromMapped(t *testing.T) {
+	for _, tc := range []struct {
+		build, codes, want string
+	}{
+		{"", "", hnsw.BuildCodes}, // the default: int8 codes, built from them
+		{hnsw.BuildFloat, "", hnsw.BuildFloat},
+		{"", hnsw.CodesBinary, hnsw.BuildFloat},
+		{hnsw.BuildCodes, hnsw.CodesBinary, hnsw.BuildCodes},
+	} {
+		t.Run(fmt.Sprintf("build %q codes %q", tc.build, tc.codes), func(t *testing.T) {
+			deriveFromMapped(t, hnsw.Options{M: 8, EfConstruction: 40, Seed: 1, Build: tc.build, Codes: tc.codes}, tc.want)
+		})
+	}
+}
+
+func deriveFromMapped(t *testing.T, params hnsw.Options, wantBuild string) {
 	ctx := context.Background()
 	base, next := backend.Gen{Dir: t.TempDir()}, backend.Gen{Dir: t.TempDir()}
 	rng := rand.New(rand.NewPCG(3, 4))
-	eng := Engine{Params: hnsw.Options{M: 8, EfConstruction: 40, Seed: 1}}
+	eng := Engine{Params: params}
 	w, err := eng.Begin(ctx, base, 16, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := w.(*Writer).Options().BuildKind(); got != wantBuild {
+		t.Errorf("new graph builds from %s, want %s", got, wantBuild)
 	}
 	vecs := randVecs(rng, 300, 16)
 	if err := w.Add(ctx, seq(0, 200), vecs[:200]); err != nil {
@@ -161,6 +182,15 @@ func TestDeriveFromMapped(t *testing.T) {
 	}
 	if err := w2.Commit(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if got := w2.(*Writer).Options().BuildKind(); got != wantBuild {
+		t.Errorf("derived graph builds from %s, want %s", got, wantBuild)
+	}
+	for _, g := range []backend.Gen{base, next} {
+		ents, err := os.ReadDir(g.Dir)
+		if err != nil || len(ents) != 1 || ents[0].Name() != Name {
+			t.Errorf("%s holds %v (%v), want only %s", g.Dir, ents, err, Name)
+		}
 	}
 	r2, err := eng.Open(ctx, next, nil)
 	if err != nil {
