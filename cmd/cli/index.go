@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -99,7 +98,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = indexer.Build(ctx, opts)
 	}
 	if err != nil {
-		if ctx.Err() != nil && !indexer.IsQdrant(*dir) {
+		if ctx.Err() != nil {
 			interrupted(stdio.Stderr, *dir, args, *update, started)
 		}
 		return fmt.Errorf("index: %w", err)
@@ -110,11 +109,12 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 
 // interrupted tells the person who stopped a build (Ctrl-C, SIGTERM) what was kept and how
 // to go on: the live index, untouched; the checkpoint, if the build got to one, and the
-// command that resumes it (the same arguments with --resume).
+// command that resumes it (the same arguments with --resume). It asks the index's store, a
+// directory or a cluster alike; the build's context is over, so it uses its own.
 func interrupted(w io.Writer, dir string, args []string, update bool, started time.Time) {
 	live := "there is no index at " + dir + " yet"
-	if gen, err := indexer.Current(dir); err == nil {
-		live = "the live index (" + filepath.Base(gen) + ") is unchanged and searchable"
+	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil {
+		live = "the live index (" + indexer.GenerationName(m.Generation) + ") is unchanged and searchable"
 	}
 	if update {
 		fmt.Fprintf(w, "kairos: interrupted: the update was not committed; %s. Run the same command again to update.\n", live)
