@@ -86,7 +86,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if err != nil {
 		return nil, fmt.Errorf("opening generation %d to embed its passages: %w", lexGen, err)
 	}
-	r := &embedRun{opts: opts, gens: opts.gens(), lexGen: lexGen, prev: prev, src: src, last: time.Now()}
+	r := &embedRun{opts: opts, gens: dirStore{dir: opts.Dir, at: opts.at}, lexGen: lexGen, prev: prev, src: src, last: time.Now()}
 	defer r.close()
 	n := src.Manifest.Counts.Passages
 	r.prog = newProgress(opts.Progress, 1, true)
@@ -120,7 +120,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if err := writeManifest(r.tmp, man); err != nil {
 		return nil, fmt.Errorf("writing manifest: %w", err)
 	}
-	if err := r.gens.publish(ctx, r.gen, r.tmp, man); err != nil {
+	if err := r.gens.Commit(ctx, r.gen, r.tmp, man); err != nil {
 		return nil, fmt.Errorf("committing generation %d: %w", r.gen, err)
 	}
 	r.tmp = ""
@@ -128,7 +128,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if err := r.gens.dropCheckpoint(); err != nil {
 		opts.Logger.Warn("removing checkpoint", "dir", opts.Dir, "err", err)
 	}
-	if err := r.gens.clean(ctx, r.gen, prev); err != nil {
+	if err := r.gens.Drop(ctx, r.gen, prev); err != nil {
 		opts.Logger.Warn("removing old generations", "dir", opts.Dir, "err", err)
 	}
 	return man, nil
@@ -138,7 +138,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 // checkpoint it continues from.
 type embedRun struct {
 	opts         *Options
-	gens         generations
+	gens         dirStore // a LexicalFirst build is a local directory's (dirStore.build)
 	lexGen, prev int
 	src          *Generation // lexGen: the passages to embed
 	cpBase       *Generation // the checkpoint the writer continues from; nil: src
@@ -153,7 +153,7 @@ type embedRun struct {
 
 // open starts a writer of a new generation derived from base.
 func (r *embedRun) open(ctx context.Context, base *Generation, docs docTables) error {
-	gen, tmp, err := r.gens.create(ctx)
+	gen, tmp, err := r.gens.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (r *embedRun) close() {
 		r.w.log.close() // its runs: the table is written, or the run failed
 	}
 	if r.tmp != "" {
-		r.gens.discard(r.gen, r.tmp)
+		r.gens.Discard(r.gen, r.tmp)
 	}
 	if r.cpBase != nil {
 		r.cpBase.Store.Close()
@@ -234,7 +234,7 @@ func (r *embedRun) embedAll(ctx context.Context) (*Manifest, error) {
 
 // checkpointDue: checkpoints are on (CheckpointEvery) and CheckpointAfter has passed.
 func (r *embedRun) checkpointDue() bool {
-	return r.opts.CheckpointEvery > 0 && r.opts.CheckpointAfter > 0 && r.gens.checkpoints() &&
+	return r.opts.CheckpointEvery > 0 && r.opts.CheckpointAfter > 0 &&
 		time.Since(r.last) >= r.opts.CheckpointAfter
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/internal/hnsw"
 	"os"
 	"time"
 
@@ -24,25 +23,15 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
-	loc, err := ParseLocation(opts.Dir)
+	st, err := storeOf(opts.Dir, &opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err
 	}
-	if loc.Qdrant != nil {
-		if opts.Encoder != nil && opts.HNSW.CodesKind() == hnsw.CodesBinary {
-			return nil, errors.New("--vectors binary: binary codes are the local HNSW graph's; an index on Qdrant keeps its vectors in Qdrant")
-		}
-		return buildQdrant(ctx, &opts, loc)
-	}
-	unlock, err := lockDir(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	return buildLocked(ctx, &opts)
+	opts.store = st
+	return st.build(ctx, &opts)
 }
 
 // buildLocked builds from scratch; the caller holds the writer lock.
@@ -61,9 +50,10 @@ func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
 }
 
 // lexicalFirst reports whether a build commits its BM25 index before its vectors
-// (Options.LexicalFirst; local indexes with an encoder).
+// (Options.LexicalFirst, with an encoder). Only a local directory's build asks (dirStore):
+// a store whose checkpoints copy every point has nothing to gain from it.
 func (o *Options) lexicalFirst() bool {
-	return o.LexicalFirst && o.Encoder != nil && o.remote == nil && !IsQdrant(o.Dir)
+	return o.LexicalFirst && o.Encoder != nil
 }
 
 // position is how far a build has read: documents consumed from input Input.
@@ -87,8 +77,8 @@ type runSpec struct {
 // as the live generation.
 func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err error) {
 	start := time.Now()
-	gens := opts.gens()
-	prev, err := gens.live(ctx)
+	gens := opts.store
+	prev, err := gens.Live(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +169,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	err = g.Wait()
 	stop()
 	if d.tmp != "" && err != nil {
-		d.gens.discard(d.gen, d.tmp)
+		d.gens.Discard(d.gen, d.tmp)
 	}
 	if err != nil {
 		return nil, err

@@ -97,16 +97,13 @@ func syncDirIfExists(dir string) error {
 }
 
 // CheckpointGeneration returns the path of the checkpoint generation of the index at dir, or
-// "" when no resumable build is pending.
+// "" when no resumable build is pending or the checkpoint is not a directory (Qdrant).
 func CheckpointGeneration(dir string) (string, error) {
-	if IsQdrant(dir) {
-		return "", nil // an index on Qdrant keeps no checkpoint
-	}
-	c, err := readCheckpoint(dir)
-	if err != nil || c == nil {
+	st, err := storeOf(dir, nil)
+	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, c.Generation), nil
+	return st.checkpointDir()
 }
 
 // CheckpointInfo describes the checkpoint a build left behind, for a person deciding
@@ -120,19 +117,18 @@ type CheckpointInfo struct {
 }
 
 // PendingCheckpoint describes the checkpoint of the index at dir, or returns nil when no
-// resumable build is pending (or the index is on Qdrant).
-func PendingCheckpoint(dir string) (*CheckpointInfo, error) {
-	if IsQdrant(dir) {
-		return nil, nil
-	}
-	c, err := readCheckpoint(dir)
-	if err != nil || c == nil {
-		return nil, err
-	}
-	man, err := ReadManifest(filepath.Join(dir, c.Generation))
+// resumable build is pending.
+func PendingCheckpoint(ctx context.Context, dir string) (*CheckpointInfo, error) {
+	st, err := storeOf(dir, nil)
 	if err != nil {
 		return nil, err
 	}
+	defer st.Close()
+	return st.PendingCheckpoint(ctx)
+}
+
+// info describes c, whose generation man describes.
+func (c *checkpoint) info(man *Manifest) *CheckpointInfo {
 	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs}
 	if man.Dense != nil {
 		info.Vectors = man.Dense.Vectors
@@ -140,7 +136,7 @@ func PendingCheckpoint(dir string) (*CheckpointInfo, error) {
 	if c.Position.Input < len(c.Inputs) {
 		info.Input = c.Inputs[c.Position.Input].Path
 	}
-	return info, nil
+	return info
 }
 
 // Resume continues the build whose checkpoint is in opts.Dir, with the same inputs and
@@ -153,66 +149,15 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("build options: no input")
 	}
-	loc, err := ParseLocation(opts.Dir)
+	st, err := storeOf(opts.Dir, &opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := opts.resolveLanguage(ctx); err != nil {
 		return nil, err
 	}
-	if loc.Qdrant != nil {
-		return resumeQdrant(ctx, &opts, loc)
-	}
-	unlock, err := lockDir(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	cp, err := readCheckpoint(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	if cp == nil && opts.lexicalFirst() {
-		if sum, err := resumeAddVectors(ctx, &opts); sum != nil || err != nil {
-			return sum, err
-		}
-	}
-	if cp == nil {
-		opts.Logger.Info("no checkpoint: building from scratch", "dir", opts.Dir)
-		sum, err := buildLocked(ctx, &opts)
-		if sum != nil {
-			sum.NoCheckpoint = true
-		}
-		return sum, err
-	}
-	if opts.Build.Lexical == "" {
-		// Naming no engine resumes in the checkpoint's ("" there: bleve, from an older build).
-		if err := opts.useLexical(cp.Options.Lexical); err != nil {
-			return nil, err
-		}
-	}
-	// A LexicalFirst build checkpoints its BM25 half, without the encoder.
-	first := opts.lexicalFirst() && cp.Model == nil
-	match := opts
-	if first {
-		match.Encoder = nil
-	}
-	if err := cp.matches(&match); err != nil {
-		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
-	}
-	if cp.Embedding != nil {
-		return resumeEmbedding(ctx, &opts, cp)
-	}
-	base, err := OpenGeneration(filepath.Join(opts.Dir, cp.Generation))
-	if err != nil {
-		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
-	}
-	defer base.Close()
-	spec := runSpec{mode: modeAppend, base: base, from: cp.Position}
-	if first {
-		return buildLexicalFirst(ctx, &opts, spec)
-	}
-	return drive(ctx, &opts, spec)
+	opts.store = st
+	return st.resume(ctx, &opts)
 }
 
 // matches reports how opts differ from the build that wrote the checkpoint.

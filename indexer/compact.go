@@ -26,37 +26,12 @@ func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, er
 
 // compactDir is Compact with every option (the fault tests set faultAt).
 func compactDir(ctx context.Context, opts *Options) (*Summary, error) {
-	start, dir := time.Now(), opts.Dir
-	if IsQdrant(dir) {
-		// Updates on Qdrant delete points rather than tombstone them: there is nothing to
-		// drop, and the live generation is reported as it is.
-		man, err := LiveManifest(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		return &Summary{Dir: dir, Generation: man.Generation, Counts: man.Counts, Dense: man.Dense, Elapsed: time.Since(start)}, nil
-	}
-	if _, err := Current(dir); err != nil {
-		return nil, err
-	}
-	unlock, err := lockDir(dir)
+	st, err := storeOf(opts.Dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	gen, err := Current(dir) // again, under the lock
-	if err != nil {
-		return nil, err
-	}
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	man, err := compactGen(ctx, opts, gen, liveGen(dir))
-	if err != nil {
-		return nil, err
-	}
-	return &Summary{Dir: dir, Generation: man.Generation, Counts: man.Counts, Dense: man.Dense,
-		Elapsed: time.Since(start), Compacted: true}, nil
+	defer st.Close()
+	return st.compact(ctx, opts)
 }
 
 // compactGen compacts generation genDir into a new live generation; prev is the generation
@@ -88,7 +63,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	if _, local := o.Engines.Vectors.(hnswvec.Engine); local || o.Engines.Vectors == nil {
 		o.Engines.Vectors = hnswvec.Engine{Params: o.HNSW} // the compacted graph keeps the base's parameters
 	}
-	d := &driver{dir: opts.Dir, gens: o.gens(), opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
+	d := &driver{dir: opts.Dir, gens: dirStore{dir: opts.Dir, at: opts.at}, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
 	if err := d.open(ctx, nil, docTables{}); err != nil {
 		return nil, err

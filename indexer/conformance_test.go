@@ -682,9 +682,17 @@ func confResume(t *testing.T, b confBackend, fx *confFixture) {
 	if !errors.Is(err, errInjected) || !checkpointed {
 		t.Fatalf("build with a failure after a checkpoint: %v (checkpointed %v)", err, checkpointed)
 	}
+	// The store reports the checkpoint the failed build left, and none once it is resumed.
+	cp, err := PendingCheckpoint(ctx, loc)
+	if err != nil || cp == nil || cp.Passages == 0 || cp.Generation == 0 {
+		t.Fatalf("PendingCheckpoint after the failed build: %+v, %v; want a checkpoint with passages", cp, err)
+	}
 	sum, err := Resume(ctx, opts(loc, nil))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cp, err := PendingCheckpoint(ctx, loc); err != nil || cp != nil {
+		t.Errorf("PendingCheckpoint after Resume: %+v, %v; want none", cp, err)
 	}
 	if sum.Resumed == 0 || sum.NoCheckpoint {
 		t.Errorf("Resume started from scratch: %+v", sum)

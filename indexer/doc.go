@@ -12,8 +12,9 @@
 // Long builds write checkpoint generations that Resume continues from. Verify re-reads every
 // file of a generation against the checksums in its manifest.
 //
-// An index may also live on a Qdrant cluster (ParseLocation: qdrant://HOST:PORT/NAME): the same
-// lifecycle goes through the generations interface (gens.go), whose second implementation
-// keeps each generation as a collection with its manifest and document table on metadata
-// points and moves an alias to commit (qdrantgens.go).
+// Where an index lives is a Store (store.go), opened from a Location by OpenStore, the one
+// place that tells the kinds apart: a local directory (dirstore.go), or a Qdrant cluster
+// (ParseLocation: qdrant://HOST:PORT/NAME; qdrantstore.go), which keeps each generation as a
+// collection with its manifest and document table on metadata points and moves an alias to
+// commit. Every operation runs the same driver through its store.
 package indexer

@@ -3,13 +3,9 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
-
-	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // driver owns the writer side of drive.
@@ -21,7 +17,7 @@ type driver struct {
 	prev        int
 	inputs      func() ([]Input, error)
 	readErr     func() error // why the reader stopped, once batches is closed (nil: end of input)
-	gens        generations
+	gens        Store
 	tmp         string // directory being written
 	gen         int    // the generation being written in tmp
 	w           *genWriter
@@ -43,7 +39,7 @@ func (d *driver) update() *UpdateCounts {
 // open starts a new generation derived from base (nil: from scratch). docs is base's document
 // table when it is already in memory (see newGenWriter), else nil.
 func (d *driver) open(ctx context.Context, base *Generation, docs docTables) error {
-	gen, tmp, err := d.gens.create(ctx)
+	gen, tmp, err := d.gens.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -139,7 +135,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		// Nothing changed: the live generation stays, and no graph or bleve files are rewritten.
 		d.w.abort()
 		ok = true
-		d.gens.discard(d.gen, d.tmp)
+		d.gens.Discard(d.gen, d.tmp)
 		d.tmp = ""
 		return d.spec.base.Manifest, nil
 	}
@@ -163,11 +159,11 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	if err := d.seal(man, gen); err != nil {
 		return nil, err
 	}
-	if err := d.gens.publish(ctx, gen, d.tmp, man); err != nil {
+	if err := d.gens.Commit(ctx, gen, d.tmp, man); err != nil {
 		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
 	}
 	d.tmp = ""
-	if d.spec.mode == modeAppend && d.gens.checkpoints() { // a build's own checkpoint; an update leaves a pending build's alone
+	if d.spec.mode == modeAppend { // a build's own checkpoint; an update leaves a pending build's alone
 		if err := d.gens.dropCheckpoint(); err != nil {
 			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
 		}
@@ -175,7 +171,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 			return nil, err
 		}
 	}
-	if err := d.gens.clean(ctx, gen, d.prev); err != nil {
+	if err := d.gens.Drop(ctx, gen, d.prev); err != nil {
 		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
 	}
 	if err := d.opts.at("old-removed"); err != nil {
@@ -207,7 +203,7 @@ func (d *driver) checkpointDue(since int, elapsed time.Duration) bool {
 	if n <= 0 || since == 0 {
 		return false
 	}
-	if d.opts.Encoder != nil && d.opts.remote == nil && d.opts.CheckpointAfter > 0 {
+	if d.opts.Encoder != nil && !d.gens.checkpointCopies() && d.opts.CheckpointAfter > 0 {
 		return elapsed >= d.opts.CheckpointAfter
 	}
 	return since >= n && elapsed >= d.opts.CheckpointAfter
@@ -219,11 +215,8 @@ func (d *driver) checkpointDue(since int, elapsed time.Duration) bool {
 // the corpus. Store segments and bleve files are shared by link and cost nothing to carry.
 func (d *driver) checkpointInterval() int {
 	n := d.opts.CheckpointEvery
-	if !d.gens.checkpoints() {
-		return 0
-	}
-	// A checkpoint on Qdrant copies every point into the next collection: it grows too.
-	if n > 0 && (d.w.vec != nil || d.opts.remote != nil) {
+	// A checkpoint that copies every point into the next generation (Qdrant) grows too.
+	if n > 0 && (d.w.vec != nil || d.gens.checkpointCopies()) {
 		n = max(n, d.w.man.Counts.Passages/10)
 	}
 	return n
@@ -282,51 +275,9 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	sealed := time.Since(t0)
-	if r, ok := d.gens.(*qdrantGens); ok {
-		return d.checkpointQdrant(ctx, r, gen, man, docs, pos)
-	}
-	final := filepath.Join(d.dir, genName(gen))
-	if err := os.Rename(d.tmp, final); err != nil {
-		return err
-	}
-	d.tmp = ""
-	if err := atomicfile.SyncDir(d.dir); err != nil {
-		return err
-	}
-	if err := d.opts.at("checkpoint-renamed"); err != nil {
-		return err
-	}
-	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
-	if d.opts.Encoder != nil {
-		id := d.opts.Encoder.Identity()
-		cp.Model = &id
-		cp.HNSW = &man.Dense.HNSW
-	}
-	if err := writeCheckpoint(d.dir, &cp); err != nil {
-		return fmt.Errorf("writing checkpoint: %w", err)
-	}
-	d.checkpoints++
-	if err := d.opts.at("checkpoint-recorded"); err != nil {
-		return err
-	}
-	if err := cleanOld(d.dir, d.prev, d.prev); err != nil { // drops the previous checkpoint
-		d.opts.Logger.Warn("removing old checkpoints", "dir", d.dir, "err", err)
-	}
-	if err := d.opts.at("checkpoint-cleaned"); err != nil {
-		return err
-	}
-	base, err := openGen(ctx, final, OpenOptions{SkipVectors: true, Trusted: true})
+	base, err := d.gens.commitCheckpoint(ctx, d, gen, man, pos, vec)
 	if err != nil {
-		return fmt.Errorf("reopening checkpoint: %w", err)
-	}
-	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
-	if vec != nil {
-		// The graph just committed goes on in memory rather than being loaded again.
-		if r, ok := vec.(backend.Reopener); ok {
-			base.Vectors = r.Reopen(base.Store)
-		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: genName(gen), Dir: final}, man, base.Store); err != nil {
-			return fmt.Errorf("reopening checkpoint: %w", err)
-		}
+		return err
 	}
 	d.releaseCheckpointBase()
 	d.cpBase = base
@@ -342,16 +293,11 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	return nil
 }
 
-// releaseCheckpointBase closes what is left open of the checkpoint the writer continued from:
-// its passage store (its lexical part was closed at once, its vectors taken over by the
-// writer). The store's mapping would otherwise keep the files, and their file system, busy.
+// releaseCheckpointBase closes what is left open of the checkpoint the writer continued from
+// (genSource.release: its passage store, or its connection).
 func (d *driver) releaseCheckpointBase() {
 	if d.cpBase != nil {
-		if d.cpBase.remote != nil {
-			d.cpBase.Close() // its connection; the writer copied its points
-		} else {
-			d.cpBase.Store.Close()
-		}
+		d.cpBase.src.release(d.cpBase)
 		d.cpBase = nil
 	}
 }

@@ -34,6 +34,10 @@ var ErrNoIndex = errors.New("no index (no CURRENT file)")
 
 func genName(n int) string { return fmt.Sprintf("%s%06d", genPrefix, n) }
 
+// GenerationName is the name of generation n ("g-000003"): its directory in a local index,
+// the suffix of its collection on Qdrant.
+func GenerationName(n int) string { return genName(n) }
+
 func parseGen(name string) (int, bool) {
 	if !strings.HasPrefix(name, genPrefix) {
 		return 0, false

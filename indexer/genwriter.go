@@ -14,7 +14,6 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
-	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
@@ -213,15 +212,9 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 		}
 	}
 	w.segs = append([]Segment(nil), bm.segments()...)
-	if b.remote == nil {
-		w.dead = b.Store.Tombstones().Clone()
-		for _, s := range w.segs {
-			if err := atomicfile.LinkOrCopy(filepath.Join(b.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
-				return fmt.Errorf("linking store segment: %w", err)
-			}
-		}
-	} // else the base's passages are points, copied by the lexical engine's Begin, and its
-	// segments only say which keys are taken: the writer's segment numbers on after them.
+	if err := b.src.carry(b, w); err != nil {
+		return err
+	}
 	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: genName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
 		return err
 	}

@@ -152,6 +152,3 @@ func (l Location) String() string {
 	}
 	return s
 }
-
-// IsQdrant reports whether s names an index on a Qdrant cluster (it may still fail to parse).
-func IsQdrant(s string) bool { return strings.HasPrefix(s, QdrantScheme) }

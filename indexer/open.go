@@ -1,18 +1,15 @@
 package indexer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
-	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 )
 
 // Generation is one committed generation of an index, opened for reading.
@@ -24,58 +21,18 @@ type Generation struct {
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
 
-	remote *remoteGen // where a generation on Qdrant lives; nil for a local one
+	src genSource // where the generation lives: its files (dirGen) or a collection (remoteGen)
 }
 
-// remoteGen is a generation on a Qdrant cluster: the engine connected to it (owned by the
-// Generation, closed with it) and its collection.
-type remoteGen struct {
-	e    *qdrant.Engine
-	coll string
-}
-
-// docTable reads the generation's document table: its file, or its record on the cluster,
-// checked against the manifest's sum.
+// docTable reads the generation's document table, checked against the manifest.
 func (g *Generation) docTable(ctx context.Context) (map[string]*docEntry, error) {
-	if g.remote == nil {
-		return readDocTable(filepath.Join(g.Dir, docTableName))
-	}
-	b, err := g.remote.e.ReadRecord(ctx, g.remote.coll, recordDocTable)
-	if err != nil {
-		return nil, err
-	}
-	if got, want := sumOf(b), g.Manifest.Files[docTableName]; got != want {
-		return nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
-	}
-	t, err := parseDocTable(b)
-	if err != nil {
-		return nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
-	}
-	return t, nil
+	return g.src.docTable(ctx, g)
 }
 
 // docTableFile opens the generation's document table to be read as a stream (a build that
-// resumes from it merges it with what it adds: doclog.go). The local file is held open; a
-// table on the cluster is read into memory, checked against the manifest's sum.
+// resumes from it merges it with what it adds: doclog.go).
 func (g *Generation) docTableFile(ctx context.Context) (io.ReadSeeker, io.Closer, error) {
-	if g.remote == nil {
-		f, err := os.Open(filepath.Join(g.Dir, docTableName))
-		if err != nil {
-			return nil, nil, err
-		}
-		return f, f, nil
-	}
-	b, err := g.remote.e.ReadRecord(ctx, g.remote.coll, recordDocTable)
-	if err != nil {
-		return nil, nil, err
-	}
-	if got, want := sumOf(b), g.Manifest.Files[docTableName]; got != want {
-		return nil, nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
-	}
-	if _, err := docTableFormat.Open(b); err != nil {
-		return nil, nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
-	}
-	return bytes.NewReader(b), io.NopCloser(nil), nil
+	return g.src.docTableFile(ctx, g)
 }
 
 // OpenOptions say how a generation is opened.
@@ -109,18 +66,11 @@ func OpenChecked(ctx context.Context, dir string, level CheckLevel) (*Generation
 // OpenWith opens the live generation of the index at dir as o says. dir may also name an
 // index on a Qdrant cluster (ParseLocation); o.Level, Engines and Trusted then do not apply.
 func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Generation, error) {
-	if IsQdrant(dir) {
-		loc, err := ParseLocation(dir)
-		if err != nil {
-			return nil, err
-		}
-		return openQdrant(ctx, loc, o)
-	}
-	gen, err := Current(dir)
+	st, err := storeOf(dir, nil)
 	if err != nil {
 		return nil, err
 	}
-	return openGen(ctx, gen, o)
+	return st.Open(ctx, o)
 }
 
 // OpenGeneration opens one generation directory (live, older or a checkpoint) for reading.
@@ -172,7 +122,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 			return nil, &DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
 		}
 	}
-	return &Generation{Dir: gen, Manifest: man, Store: store, Passages: store, Lexical: lex, Vectors: vecs}, nil
+	return &Generation{Dir: gen, Manifest: man, Store: store, Passages: store, Lexical: lex, Vectors: vecs, src: dirGen{}}, nil
 }
 
 // asDamaged marks err, an error reading the files of gen, as damage unless it already is.
@@ -210,12 +160,5 @@ func (g *Generation) Close() error {
 	if g.Vectors != nil {
 		vecErr = g.Vectors.Close()
 	}
-	var storeErr, releaseErr error
-	if g.Store != nil {
-		storeErr = g.Store.Close()
-	}
-	if g.remote != nil {
-		releaseErr = g.remote.e.Close()
-	}
-	return errors.Join(g.Lexical.Close(), vecErr, storeErr, releaseErr)
+	return errors.Join(g.Lexical.Close(), vecErr, g.src.close(g))
 }

@@ -125,8 +125,9 @@ type Options struct {
 	// inputLang is the language detected in each input ("" for none), for the passages of a
 	// multilingual build (passageLanguage)
 	inputLang []string
-	// remote keeps the generations of an index that is not a local directory (nil: Dir).
-	remote generations
+	// store keeps the generations of the index (OpenStore), set by the operation
+	// (Build, Resume, Update, Delete) before it drives a writer.
+	store Store
 
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.

@@ -71,30 +71,12 @@ func ratio(r float64) float64 {
 // derive runs spec on top of the live generation.
 func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
 	opts.CheckpointEvery = 0
-	if IsQdrant(opts.Dir) {
-		return deriveQdrant(ctx, opts, spec)
-	}
-	if _, err := Current(opts.Dir); err != nil {
-		return nil, err // before lockDir, which would create a missing directory
-	}
-	unlock, err := lockDir(opts.Dir)
+	st, err := storeOf(opts.Dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	base, err := Open(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	defer base.Close()
-	if err := opts.adoptBase(ctx, base.Manifest); err != nil {
-		return nil, err
-	}
-	if err := opts.adoptLexical(base.Manifest); err != nil {
-		return nil, err
-	}
-	spec.base = base
-	return drive(ctx, opts, spec)
+	opts.store = st
+	return st.derive(ctx, opts, spec)
 }
 
 // adoptBase makes a derived generation split and analyse as its base did: the same passage

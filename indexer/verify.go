@@ -33,18 +33,11 @@ func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
 // Verify checks the live generation of the index at dir (see VerifyGeneration).
 // dir may name an index on a Qdrant cluster (ParseLocation).
 func Verify(ctx context.Context, dir string) (*VerifyReport, error) {
-	if IsQdrant(dir) {
-		loc, err := ParseLocation(dir)
-		if err != nil {
-			return nil, err
-		}
-		return verifyQdrant(ctx, loc)
-	}
-	gen, err := Current(dir)
+	st, err := storeOf(dir, nil)
 	if err != nil {
 		return nil, err
 	}
-	return VerifyGeneration(ctx, gen)
+	return st.Verify(ctx)
 }
 
 // VerifyGeneration checks one generation: the manifest's own checksum and version, the size

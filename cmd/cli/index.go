@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -99,7 +98,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = indexer.Build(ctx, opts)
 	}
 	if err != nil {
-		if ctx.Err() != nil && !indexer.IsQdrant(*dir) {
+		if ctx.Err() != nil {
 			interrupted(stdio.Stderr, *dir, args, *update, started)
 		}
 		return fmt.Errorf("index: %w", err)
@@ -110,11 +109,12 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 
 // interrupted tells the person who stopped a build (Ctrl-C, SIGTERM) what was kept and how
 // to go on: the live index, untouched; the checkpoint, if the build got to one, and the
-// command that resumes it (the same arguments with --resume).
+// command that resumes it (the same arguments with --resume). It asks the index's store, a
+// directory or a cluster alike; the build's context is over, so it uses its own.
 func interrupted(w io.Writer, dir string, args []string, update bool, started time.Time) {
 	live := "there is no index at " + dir + " yet"
-	if gen, err := indexer.Current(dir); err == nil {
-		live = "the live index (" + filepath.Base(gen) + ") is unchanged and searchable"
+	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil {
+		live = "the live index (" + indexer.GenerationName(m.Generation) + ") is unchanged and searchable"
 	}
 	if update {
 		fmt.Fprintf(w, "kairos: interrupted: the update was not committed; %s. Run the same command again to update.\n", live)
@@ -123,14 +123,14 @@ func interrupted(w io.Writer, dir string, args []string, update bool, started ti
 	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil && m.Dense == nil && !m.Created.Before(started) {
 		// A --bm25-first build stopped while embedding: its BM25 half is live.
 		kept := ""
-		if cp, err := indexer.PendingCheckpoint(dir); err == nil && cp != nil && cp.Vectors > 0 {
+		if cp, err := indexer.PendingCheckpoint(context.Background(), dir); err == nil && cp != nil && cp.Vectors > 0 {
 			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
 		}
 		fmt.Fprintf(w, "kairos: interrupted while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  Continue with: %s\n",
 			m.Generation, m.Counts.Passages, kept, resumeCommand(args))
 		return
 	}
-	cp, err := indexer.PendingCheckpoint(dir)
+	cp, err := indexer.PendingCheckpoint(context.Background(), dir)
 	if err != nil || cp == nil {
 		fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
 			"  A build checkpoints every --checkpoint-after (with --model), else every --checkpoint-every passages once that time has passed.\n", live)
@@ -271,27 +271,12 @@ func plural(n int, noun string) string {
 // refuseExisting stops a plain build from replacing an existing index without being asked: a
 // user who meant --update would lose every document not in this run's inputs.
 func refuseExisting(ctx context.Context, dir string) error {
-	var m *indexer.Manifest
-	var err error
-	if indexer.IsQdrant(dir) {
-		m, err = indexer.LiveManifest(ctx, dir)
-		if errors.Is(err, indexer.ErrNoIndex) {
-			return nil
-		}
-		if err != nil && !errors.Is(err, indexer.ErrDamaged) {
-			return fmt.Errorf("index: %w", err) // the cluster could not be asked
-		}
-	} else {
-		gen, cerr := indexer.Current(dir)
-		if errors.Is(cerr, indexer.ErrNoIndex) {
-			return nil
-		}
-		if cerr != nil && !errors.Is(cerr, indexer.ErrDamaged) {
-			return fmt.Errorf("index: %s: %w", dir, cerr)
-		}
-		if err = cerr; err == nil {
-			m, err = indexer.ReadManifest(gen)
-		}
+	m, err := indexer.LiveManifest(ctx, dir)
+	if errors.Is(err, indexer.ErrNoIndex) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, indexer.ErrDamaged) {
+		return fmt.Errorf("index: %w", err) // the store could not be asked (a cluster, a directory's CURRENT)
 	}
 	if err != nil {
 		return fmt.Errorf("index: %s holds an index that cannot be read (%v): add --force to replace it", dir, err)
