@@ -351,39 +351,34 @@ func (s *Store) Meta(ctx context.Context, key uint32) (time.Time, string, error)
 // Language returns the language of the passage with the given key ("" for a passage stored
 // without one), decoding only what precedes it: a language-filtered search asks for every
 // candidate it meets (backend.LanguageMeta).
-func (s *Store) Language(ctx context.Context, key uint32) (string, error) {
-	seg, i, err := s.locate(key)
-	if err != nil {
-		return "", err
-	}
-	rec, err := seg.record(i)
-	if err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, err)
-	}
-	d, err := toLanguage(rec)
-	if err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, err)
-	}
-	var lang string
-	if len(d.B) != 0 { // always in version 3, optional in version 2
-		lang = d.ReadString()
-	}
-	if d.Err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
-	}
-	return lang, nil
+func (s *Store) Language(_ context.Context, key uint32) (string, error) {
+	return s.tail(key, func(d *framing.Decoder, _ *segment) string {
+		if len(d.B) == 0 { // always there in version 3, optional in version 2
+			return ""
+		}
+		return d.ReadString()
+	})
 }
 
 // BlockType returns the block type of the passage with the given key as stored ("" for prose,
 // and for every passage of a version 2 segment), decoding only what precedes it: a
 // block-type-filtered search asks for every candidate it meets (backend.BlockTypeMeta).
 func (s *Store) BlockType(_ context.Context, key uint32) (string, error) {
+	return s.tail(key, func(d *framing.Decoder, seg *segment) string {
+		if seg.version < 3 {
+			return ""
+		}
+		d.SkipString() // language
+		return d.ReadString()
+	})
+}
+
+// tail reads a field of the record of key that follows its years, with read given the record
+// decoded up to its language.
+func (s *Store) tail(key uint32, read func(d *framing.Decoder, seg *segment) string) (string, error) {
 	seg, i, err := s.locate(key)
 	if err != nil {
 		return "", err
-	}
-	if seg.version < 3 {
-		return "", nil
 	}
 	rec, err := seg.record(i)
 	if err != nil {
@@ -393,12 +388,11 @@ func (s *Store) BlockType(_ context.Context, key uint32) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("passage key %d: %w", key, err)
 	}
-	d.SkipString() // language
-	block := d.ReadString()
+	v := read(&d, seg)
 	if d.Err != nil {
 		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
 	}
-	return block, nil
+	return v, nil
 }
 
 // toLanguage decodes a record up to its language, the first field that follows the years.
