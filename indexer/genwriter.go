@@ -165,17 +165,27 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 			}
 		}
 	} else if err := w.inherit(ctx, g, carried); err != nil {
-		if w.lex != nil {
-			w.lex.Abort()
-		}
+		w.abortEngines()
 		return nil, err
 	}
 	w.segName = fmt.Sprintf("passages-%06d.kpst", gen)
 	if w.seg, err = kpst.Create(filepath.Join(dir, w.segName), uint32(w.nextKey())); err != nil {
-		w.lex.Abort()
+		w.abortEngines()
 		return nil, err
 	}
 	return w, nil
+}
+
+// abortEngines releases the engines' writers begun so far when the writer cannot start: a
+// graph built from codes holds its spilled vectors open (TestDiskFullTmpfs saw the file keep
+// a full tmpfs busy after kpst.Create failed).
+func (w *genWriter) abortEngines() {
+	if w.lex != nil {
+		w.lex.Abort()
+	}
+	if w.vec != nil {
+		w.vec.Abort()
+	}
 }
 
 func (w *genWriter) nextKey() int {
@@ -568,9 +578,17 @@ func (w *genWriter) embedder(ctx context.Context, jobs <-chan embedJob) (err err
 // finish commits every part, writes the tombstones and the document table and fills the
 // manifest (all but Generation, Created and the checksum). The asynchronous session must be
 // over (wait).
-func (w *genWriter) finish() (*Manifest, error) {
+func (w *genWriter) finish() (_ *Manifest, err error) {
 	ctx := context.Background()
 	w.closed = true
+	defer func() {
+		// A failed finish releases the graph too (closeFiles will not: closed is set), whose
+		// spilled float vectors would keep their file, and its file system, busy; so does a
+		// final one: only a checkpoint's graph goes on (backend.Reopener), in memory.
+		if w.vec != nil && (err != nil || !w.keepLog) {
+			w.vec.Abort()
+		}
+	}()
 	if w.log != nil && !w.keepLog {
 		defer w.log.close() // its runs and base table are merged into the table written below
 	}

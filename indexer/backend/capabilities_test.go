@@ -40,7 +40,7 @@ func TestCapabilities(t *testing.T) {
 		{"hnswvec.Reader", (*hnswvec.Reader)(nil), []string{"HNSWOptioner"}},
 		{"qdrant.VecReader", (*qdrant.VecReader)(nil), nil},
 		{"kpst.Store", (*kpst.Store)(nil), []string{"LanguageMeta"}},
-		{"qdrant.PassageReader", (*qdrant.PassageReader)(nil), nil},
+		{"qdrant.PassageReader", (*qdrant.PassageReader)(nil), []string{"LanguageMeta"}},
 	}
 	for capName, offers := range capabilities {
 		t.Run(capName, func(t *testing.T) {
