@@ -10,8 +10,8 @@ import (
 
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
-	"github.com/kairos-rag/kairos/internal/scalebench"
-	"github.com/kairos-rag/kairos/internal/synthcorpus"
+	"github.com/kairos-rag/kairos/cmd/scalebench"
+	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 )
 
 // annModelDataset is `kairos bench ann --model DIR`'s data: n synthetic passages (learned from

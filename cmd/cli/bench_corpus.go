@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kairos-rag/kairos/internal/scalebench"
+	"github.com/kairos-rag/kairos/cmd/scalebench"
 )
 
 // cmdBenchCorpus is `kairos bench corpus`: writes the seeded synthetic passages that

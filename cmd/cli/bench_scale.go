@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kairos-rag/kairos/internal/scalebench"
+	"github.com/kairos-rag/kairos/cmd/scalebench"
 )
 
 // cmdBenchScale is `kairos bench scale`: build and query cost as the collection grows. The

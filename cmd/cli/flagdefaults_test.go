@@ -16,7 +16,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/internal/postings"
-	"github.com/kairos-rag/kairos/internal/scalebench"
+	"github.com/kairos-rag/kairos/cmd/scalebench"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"

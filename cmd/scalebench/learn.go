@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/internal/synthcorpus"
+	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 )
 
 // scaleSources are the real English texts whose statistics the synthetic passages follow:

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kairos-rag/kairos/internal/synthcorpus"
+	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 )
 
 func Example() {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus/multistream"
-	"github.com/kairos-rag/kairos/internal/synthcorpus"
+	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 	"github.com/kairos-rag/kairos/internal/tty"
 )
 

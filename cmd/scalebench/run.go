@@ -13,7 +13,7 @@ import (
 
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
-	"github.com/kairos-rag/kairos/internal/synthcorpus"
+	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
 )
