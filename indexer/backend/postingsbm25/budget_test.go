@@ -44,11 +44,11 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		flushes := w.partSeq
 		c, err := w.Commit(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
+		flushes := w.partSeq // read once Commit has ended the background merges, which number parts too
 		files, err := filepath.Glob(filepath.Join(Dir(g.Dir), "seg-*"))
 		if err != nil || len(files) != 1 || !strings.HasSuffix(files[0], segSuffix) {
 			t.Fatalf("%s: files %v (%v), want one segment", name, files, err)
