@@ -8,10 +8,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/kairos-rag/kairos/embed"
-	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 	"github.com/kairos-rag/kairos/cmd/scalebench"
 	"github.com/kairos-rag/kairos/corpus/synthcorpus"
+	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
 // annModelDataset is `kairos bench ann --model DIR`'s data: n synthetic passages (learned from

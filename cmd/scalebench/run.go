@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
-	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
 )
