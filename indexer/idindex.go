@@ -21,7 +21,7 @@ import (
 //
 // Ids of 8 bytes from JSONL lines cost 13 bytes of arena and 11 to 21 of slots each (the
 // table doubles): 29.8 in all at 1M (TestIDIndexBytes), where a map of strings took 116 and
-// an arena indexed by a Go map 64. A 10M input holds about 270 MB for the check.
+// an arena indexed by a Go map 64.
 type idIndex struct {
 	hash  func(string) uint64 // maphash with a seed of the index's own; tests force collisions
 	arena []byte

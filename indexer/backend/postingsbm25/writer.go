@@ -43,9 +43,8 @@ type Writer struct {
 	bPath   string // the part the builder writes
 	// merging is set while a merge of parts runs in the background (one at a time), so that
 	// a build adds passages while its parts merge, as Lucene's merge scheduler does; mergeIdle
-	// is signalled when it ends. mergeCtx is cancelled by Abort.
+	// is signalled when it ends. mergeCtx is cancelled by Commit and Abort, which stop it.
 	merging     bool
-	stopping    bool // Commit cancelled the merge: its cancellation is no failure
 	mergeIdle   *sync.Cond
 	mergeCtx    context.Context
 	mergeCancel context.CancelFunc
@@ -168,8 +167,8 @@ func (w *Writer) startMerge() {
 		defer w.mergeIdle.Broadcast()
 		if err != nil {
 			os.Remove(merged.path)
-			if w.stopping && errors.Is(err, context.Canceled) {
-				return // stopped by Commit: its parts are as they were
+			if w.mergeCtx.Err() != nil {
+				return // stopped by Commit or Abort: its parts are as they were
 			}
 			if w.failed == nil {
 				w.failed = err
@@ -403,7 +402,6 @@ func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts,
 	// A merge still running is stopped, not waited for: the final merge reads every part
 	// anyway, and a checkpoint commits the parts as they are. Waiting for a merge of a
 	// hundred parts stood the 10M build still for 25 s at its checkpoint.
-	w.stopping = true
 	w.mergeCancel()
 	w.waitMerges()
 	if w.failed != nil {
