@@ -16,6 +16,7 @@ type core struct {
 	io        ioInfo
 	batchSize int
 	depth     int // batches queued between pipeline stages; 0 runs them one after another
+	inFlight  int // model calls at once when pipelined (0 or 1: one)
 }
 
 // tokenizeAll encodes n inputs with enc on up to GOMAXPROCS goroutines (tokenizing a large
@@ -93,8 +94,8 @@ func (c *core) forEachBatch(ctx context.Context, encs []Encoding, emit func(idx 
 	defer cancel(nil)
 	inputs := make(chan paddedBatch, c.depth)
 	outputs := make(chan ranBatch, c.depth)
-	var wg sync.WaitGroup
-	wg.Add(2)
+	var wg, runs sync.WaitGroup
+	wg.Add(1)
 	go func() { // pad
 		defer wg.Done()
 		defer close(inputs)
@@ -108,23 +109,30 @@ func (c *core) forEachBatch(ctx context.Context, encs []Encoding, emit func(idx 
 			}
 		}
 	}()
-	go func() { // run
-		defer wg.Done()
-		defer close(outputs)
-		defer recoverInto(cancel, "running the model")
-		for p := range inputs {
-			out, err := c.runBatch(ctx, p.in)
-			if err != nil {
-				cancel(err)
-				return
+	// run: inFlight calls at once, each on its own batch. The batches are the same whatever
+	// finishes first, and emit places each row by its input index, so the vectors are too.
+	for range max(1, c.inFlight) {
+		runs.Go(func() {
+			defer recoverInto(cancel, "running the model")
+			for p := range inputs {
+				out, err := c.runBatch(ctx, p.in)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				select {
+				case outputs <- ranBatch{p, out}:
+				case <-ctx.Done():
+					out.done()
+					return
+				}
 			}
-			select {
-			case outputs <- ranBatch{p, out}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+		})
+	}
+	wg.Go(func() {
+		runs.Wait()
+		close(outputs)
+	})
 	var emitErr error
 	for b := range outputs { // emit; after an error, drain until the stages stop
 		if emitErr == nil {

@@ -35,7 +35,7 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 	if err != nil {
 		return nil, fmt.Errorf("opening cross-encoder: %w", err)
 	}
-	r, gi, err := openRunner(ctx, o, cfg.ONNXPath, cfg.Output, []string{"logits"})
+	r, gi, err := openRunner(ctx, o, cfg.ONNXPath, cfg.Output, []string{"logits"}, "")
 	if err != nil {
 		return nil, fmt.Errorf("opening cross-encoder: %w", err)
 	}

@@ -21,6 +21,8 @@ type Encoder struct {
 	cuda     bool         // runs on a CUDA device
 	static   *staticModel // a static model: no runner, vectors are table means (static.go)
 	modelDim int          // the ONNX model's output dimension (info.Dim is less with Options.Dim)
+	// sortBatches is how many batches a CUDA device sorts by length together (SortWindow).
+	sortBatches int
 }
 
 // OpenEncoder loads the model folder opts.ModelDir with the requested backend.
@@ -51,12 +53,19 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
 	}
-	r, gi, err := openRunner(ctx, o, cfg.ONNXPath, cfg.Output, []string{"last_hidden_state", "token_embeddings", "sentence_embedding"})
+	graphPool := ""
+	if o.poolInGraph() && (cfg.Pooling == "mean" || cfg.Pooling == "cls") {
+		graphPool = cfg.Pooling
+	}
+	r, gi, err := openRunner(ctx, o, cfg.ONNXPath, cfg.Output, []string{"last_hidden_state", "token_embeddings", "sentence_embedding"}, graphPool)
 	if err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
 	}
 	pooling := cfg.Pooling
 	switch {
+	case gi.pooled != "":
+		// pooled inside the graph: the identity keeps the folder's pooling, so the index
+		// accepts query vectors pooled on the host.
 	case gi.rank == 2:
 		pooling = "none" // the graph already pools
 	case gi.rank != 3:
@@ -87,9 +96,10 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		outDim = o.Dim
 	}
 	e := &Encoder{
-		modelDim: dim,
-		cuda:     o.Device.CUDA,
-		core:     core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device)},
+		modelDim:    dim,
+		cuda:        o.Device.CUDA,
+		core:        core{tok: tok, run: r, io: gi, batchSize: o.BatchSize, depth: depthFor(o.Device), inFlight: o.InFlight},
+		sortBatches: o.SortBatches,
 		info: ModelInfo{
 			Identity: modelid.Identity{
 				Name:          filepath.Base(filepath.Clean(o.ModelDir)),
@@ -116,12 +126,13 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 // a time: the texts of one call are length-sorted together, so the window bounds both the
 // memory held and how well batches group by length. On the CPU it is DefaultSortWindow
 // whatever the batch, which keeps the vectors byte-identical to earlier releases; on a CUDA
-// device it is eight batches, so the GPU gets full, evenly padded batches back to back.
+// device it is Options.SortBatches batches, so the GPU gets full, evenly padded batches back to
+// back.
 func (e *Encoder) SortWindow() int {
 	if !e.cuda {
 		return DefaultSortWindow
 	}
-	return max(DefaultSortWindow, 8*e.batchSize)
+	return max(DefaultSortWindow, e.sortBatches*e.batchSize)
 }
 
 // BatchSize is the number of texts per model call (Options.BatchSize with its default applied).

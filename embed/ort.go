@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -107,7 +108,10 @@ type ortRunner struct {
 	outBufs sync.Pool // of *[]float32
 }
 
-func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
+// openORT opens onnxPath in an ONNX Runtime session. graphPool, when not empty, is the pooling
+// ("mean" or "cls") to run inside the graph when the chosen output holds token embeddings (see
+// poolInGraph); a graph it does not apply to runs as it is, pooled on the host.
+func openORT(o Options, onnxPath, wantOutput string, preferred []string, graphPool string) (runner, ioInfo, error) {
 	var gpu *ort.EpDevice
 	if o.Device.CUDA {
 		d, err := initCUDA(o)
@@ -187,7 +191,28 @@ func openORT(o Options, onnxPath, wantOutput string, preferred []string) (runner
 			return nil, ioInfo{}, fmt.Errorf("--device %s: adding the CUDA provider to the session of %s: %w", o.Device, onnxPath, err)
 		}
 	}
-	sess, err := ort.NewDynamicAdvancedSession(onnxPath, info.inputs, []string{info.output}, so)
+	var pooledModel []byte
+	if graphPool != "" && info.rank == 3 {
+		model, err := os.ReadFile(onnxPath)
+		if err != nil {
+			return nil, ioInfo{}, err
+		}
+		pooledModel, err = poolInGraph(model, info.output, graphPool)
+		switch {
+		case errors.Is(err, errNoGraphPooling):
+			o.Logger.Info("pooling on the host", slog.String("model", onnxPath), slog.Any("reason", err))
+			pooledModel = nil
+		case err != nil:
+			return nil, ioInfo{}, fmt.Errorf("%s: %w", onnxPath, err)
+		}
+	}
+	var sess *ort.DynamicAdvancedSession
+	if pooledModel != nil {
+		sess, err = ort.NewDynamicAdvancedSessionWithONNXData(pooledModel, info.inputs, []string{pooledOutput}, so)
+		info.pooled, info.rank, half = graphPool, 2, nil
+	} else {
+		sess, err = ort.NewDynamicAdvancedSession(onnxPath, info.inputs, []string{info.output}, so)
+	}
 	if err != nil {
 		return nil, ioInfo{}, fmt.Errorf("opening %s with ONNX Runtime: %w", onnxPath, err)
 	}

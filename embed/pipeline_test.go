@@ -55,14 +55,16 @@ func TestPipelineMatchesSequential(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, depth := range []int{1, pipelineDepth} {
-			e.depth = depth
-			got, err := e.EncodeTokens(context.Background(), encs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range want {
-				if !slices.Equal(got[i], want[i]) {
-					t.Fatalf("batch %d depth %d: text %d differs from the sequential vector", batch, depth, i)
+			for _, inFlight := range []int{1, 3} { // several model calls at once (--in-flight)
+				e.depth, e.inFlight = depth, inFlight
+				got, err := e.EncodeTokens(context.Background(), encs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("batch %d depth %d in flight %d: text %d differs from the sequential vector", batch, depth, inFlight, i)
+					}
 				}
 			}
 		}
@@ -235,7 +237,7 @@ func testEncodeChunks(t *testing.T, e *Encoder) {
 }
 
 // The batch and the sort window follow the device: the CPU keeps 32 and 256 (the vectors of
-// earlier releases), a GPU gets 256 and eight batches.
+// earlier releases), a GPU gets 256 and eight batches (--sort-batches).
 func TestDeviceBatchDefaults(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -248,11 +250,13 @@ func TestDeviceBatchDefaults(t *testing.T) {
 		{"cuda", Options{Device: Device{CUDA: true}}, DefaultCUDABatchSize, 8 * DefaultCUDABatchSize},
 		{"cuda, batch 16", Options{Device: Device{CUDA: true, ID: 1}, BatchSize: 16}, 16, DefaultSortWindow},
 		{"cuda, batch 1024", Options{Device: Device{CUDA: true}, BatchSize: 1024}, 1024, 8192},
+		{"cuda, 32 batches", Options{Device: Device{CUDA: true}, SortBatches: 32}, DefaultCUDABatchSize, 32 * DefaultCUDABatchSize},
+		{"cpu ignores sort batches", Options{SortBatches: 32}, DefaultBatchSize, DefaultSortWindow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.opts.withDefaults()
-			e := &Encoder{core: core{batchSize: o.BatchSize}, cuda: o.Device.CUDA}
+			e := &Encoder{core: core{batchSize: o.BatchSize}, cuda: o.Device.CUDA, sortBatches: o.SortBatches}
 			if e.BatchSize() != tc.wantBatch || e.SortWindow() != tc.wantWindow {
 				t.Errorf("batch %d window %d, want %d %d", e.BatchSize(), e.SortWindow(), tc.wantBatch, tc.wantWindow)
 			}

@@ -47,6 +47,9 @@ type ioInfo struct {
 	output  string   // output chosen
 	rank    int      // rank of that output: 3 (token embeddings) or 2 (pooled / logits)
 	lastDim int      // its last dimension when static, else 0
+	// pooled is the pooling the graph was given (poolInGraph, "mean" or "cls"): the output
+	// then holds [n, dim] sentence vectors, though output names the token embeddings it pools.
+	pooled string
 }
 
 // chooseOutput picks the output named want, else the preferred names in order, else the first.
@@ -74,18 +77,19 @@ func chooseOutput(names []string, want string, preferred ...string) (int, error)
 
 // openRunner opens the ONNX file with the requested backend; auto tries ort, then go (on the
 // CPU only: --device cuda runs ort or fails).
-func openRunner(ctx context.Context, o Options, onnxPath, wantOutput string, preferred []string) (runner, ioInfo, error) {
+// graphPool is the pooling to run inside the graph (ort only; see openORT), "" for none.
+func openRunner(ctx context.Context, o Options, onnxPath, wantOutput string, preferred []string, graphPool string) (runner, ioInfo, error) {
 	if o.Device.CUDA {
 		// auto included: a GPU that cannot be used is an error, never a slow CPU run.
-		return openORT(o, onnxPath, wantOutput, preferred)
+		return openORT(o, onnxPath, wantOutput, preferred, graphPool)
 	}
 	switch o.Backend {
 	case BackendORT:
-		return openORT(o, onnxPath, wantOutput, preferred)
+		return openORT(o, onnxPath, wantOutput, preferred, graphPool)
 	case BackendGo:
 		return openGo(ctx, o, onnxPath, wantOutput, preferred)
 	}
-	r, info, err := openORT(o, onnxPath, wantOutput, preferred)
+	r, info, err := openORT(o, onnxPath, wantOutput, preferred, graphPool)
 	if err == nil {
 		o.Logger.Info("embed backend", slog.String("backend", BackendORT), slog.String("model", onnxPath))
 		return r, info, nil

@@ -652,7 +652,15 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 // sumFiles records the size and sha256 of every file of the generation. A file that is a hard
 // link of the base's file of the same name (an immutable segment shared with it) keeps the
 // base's sum without being read again, so an update costs what it changes.
+// A file an engine hashed while committing it (backend.FileSummer) keeps that sum when its size
+// on disk is the one hashed.
 func (w *genWriter) sumFiles() error {
+	hashed := map[string]backend.CommittedFile{}
+	if fs, ok := w.vec.(backend.FileSummer); ok {
+		for _, f := range fs.CommittedSums() {
+			hashed[f.Path] = f
+		}
+	}
 	return filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -662,6 +670,12 @@ func (w *genWriter) sumFiles() error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
+		if f, ok := hashed[rel]; ok && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil && info.Size() == f.Size {
+				w.man.Files[rel] = FileSum{Size: f.Size, SHA256: f.SHA256}
+				return nil
+			}
+		}
 		if w.base != nil {
 			if sum, ok := w.base.Manifest.Files[rel]; ok && sameFile(path, filepath.Join(w.base.Dir, filepath.FromSlash(rel))) {
 				w.man.Files[rel] = sum

@@ -61,6 +61,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	runtime := defaults{ // embed.Options.Flags
 		"backend": embed.BackendAuto, "device": embed.DeviceCPU, "ort-lib": "", "ort-provider-lib": "",
 		"precision": embed.PrecisionAuto, "dim": "0", // 0: the model's dimension
+		"pool-on": embed.PoolOnAuto, "sort-batches": "0", "in-flight": "0", // 0: DefaultSortBatches, DefaultInFlight
 	}
 	models := runtime.with(defaults{"model": "", "embed-batch": "0"}) // 0: embed.DefaultBatchSize, DefaultCUDABatchSize on cuda
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }

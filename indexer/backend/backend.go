@@ -329,6 +329,22 @@ type Reopener interface {
 	Reopen(meta Meta) VectorReader
 }
 
+// FileSummer is an optional capability of a writer that hashes the files it commits while it
+// writes them: CommittedSums gives their size and sha256 by path relative to the generation
+// directory, so the generation's checksums need not read them back. A 1M-vector graph is 2 GB;
+// reading it back took most of the last minute of a `kairos index --device cuda` (an H200
+// machine whose disk is slower than its GPU). The indexer still checks each size on disk.
+type FileSummer interface {
+	CommittedSums() []CommittedFile
+}
+
+// CommittedFile is one file a FileSummer wrote.
+type CommittedFile struct {
+	Path   string // relative to the generation directory, slash-separated
+	Size   int64
+	SHA256 string // hex
+}
+
 // DeletedCountsChecker is an optional capability of a LexicalReader that keeps statistics of
 // its deletions beside its index (postings): verify has it check them against the index.
 type DeletedCountsChecker interface {

@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -103,18 +104,29 @@ func words(n int) int { return (n + 63) / 64 }
 // Save writes the graph to path atomically (see internal/atomicfile): a crash leaves either the
 // old file or the new one.
 func (g *Graph) Save(path string) error {
+	_, _, err := g.SaveSum(path)
+	return err
+}
+
+// SaveSum is Save that also returns the size and sha256 of what it wrote, hashed on the way
+// out so that a caller recording checksums need not read the file back.
+func (g *Graph) SaveSum(path string) (int64, [sha256.Size]byte, error) {
 	var werr error // the graph's own error; atomicfile's errors already name path
+	var size int64
+	h := sha256.New()
 	err := atomicfile.Write(path, atomicfile.Options{}, func(w io.Writer) error {
-		_, werr = g.WriteTo(w)
+		size, werr = g.WriteTo(io.MultiWriter(w, h))
 		return werr
 	})
+	var sum [sha256.Size]byte
 	if werr != nil {
-		return fmt.Errorf("hnsw: saving %s: %w", path, werr)
+		return 0, sum, fmt.Errorf("hnsw: saving %s: %w", path, werr)
 	}
 	if err != nil {
-		return fmt.Errorf("hnsw: %w", err)
+		return 0, sum, fmt.Errorf("hnsw: %w", err)
 	}
-	return nil
+	h.Sum(sum[:0])
+	return size, sum, nil
 }
 
 // Load reads a graph saved with Save or WriteTo.

@@ -3,6 +3,7 @@ package hnsw_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -159,6 +160,28 @@ func TestSaveIsAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only g.hnsw (no temporary files)", len(entries))
+	}
+}
+
+// SaveSum returns the size and sha256 of the file it wrote, for graphs built from floats and
+// from codes (the indexer records them as the file's checksum without reading it back).
+func TestSaveSumIsTheFilesSum(t *testing.T) {
+	for _, build := range []string{"", hnsw.BuildCodes} {
+		t.Run("build "+build, func(t *testing.T) {
+			f := newFixture(t, 300, 1, 16, hnsw.Options{Build: build, SpillDir: t.TempDir()})
+			path := filepath.Join(t.TempDir(), "g.hnsw")
+			size, sum, err := f.graph.SaveSum(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if size != int64(len(data)) || sum != sha256.Sum256(data) {
+				t.Errorf("SaveSum: %d bytes, sha256 %x; the file has %d bytes, sha256 %x", size, sum, len(data), sha256.Sum256(data))
+			}
+		})
 	}
 }
 

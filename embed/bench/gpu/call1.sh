@@ -1,7 +1,8 @@
 #!/bin/bash
-# Device call 1 (see stage.sh): the first library chunk, the binary, and prep.sh started in the background.
-mkdir -p /tmp/ort /tmp/k && cp .gpu/chunk-0/* /tmp/ort/ && cp -r .devrun/* /tmp/k/ && cd /tmp/k && xz -d kairos.xz && chmod +x kairos
-./kairos version; nproc; free -g | head -2; nvidia-smi -L; df -h /tmp | tail -1
-which xz python3; python3 -c "import onnx, numpy; print(onnx.__version__, numpy.__version__)"
-setsid nohup bash /tmp/k/prep.sh > /tmp/k/prep.log 2>&1 < /dev/null &
-sleep 2; echo started
+# Device call 1 (see stage.sh): the core libraries and the last CUDA provider part (in .devrun),
+# the binary, and prep.sh started in the background (models, corpora) while the other parts travel.
+mkdir -p /tmp/ort /tmp/k && cp -r .devrun/* /tmp/k/ && cd /tmp/k && xz -d kairos.xz && chmod +x kairos &&
+  xz -dc ort-core.tar.xz | tar -C /tmp/ort -xf - && mv cuda.xz.part.* /tmp/ort/ && ls -la /tmp/ort
+./kairos version | head -3; nproc; free -g | head -2; nvidia-smi -L; df -h /tmp | tail -1
+setsid nohup bash /tmp/k/${PREP:-prep.sh} > /tmp/k/prep.log 2>&1 < /dev/null &
+sleep 1; echo started

@@ -11,6 +11,7 @@ package hnswvec
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,12 +111,14 @@ func (Engine) Drop(ctx context.Context, gen backend.Gen) error {
 type Writer struct {
 	g    *hnsw.Graph
 	path string
+	sum  *backend.CommittedFile // the graph file of the last Commit
 }
 
 var (
 	_ backend.VectorWriter = (*Writer)(nil)
 	_ backend.HNSWOptioner = (*Writer)(nil)
 	_ backend.Reopener     = (*Writer)(nil)
+	_ backend.FileSummer   = (*Writer)(nil)
 )
 
 // Add inserts vectors under keys (on all cores).
@@ -136,12 +139,22 @@ func (w *Writer) Len() int { return w.g.Len() }
 // Options are the graph's parameters, for the manifest.
 func (w *Writer) Options() hnsw.Options { return w.g.Options() }
 
-// Commit saves the graph.
+// Commit saves the graph, hashing it as it is written (CommittedSums).
 func (w *Writer) Commit(ctx context.Context) error {
-	if err := w.g.Save(w.path); err != nil {
+	size, sum, err := w.g.SaveSum(w.path)
+	if err != nil {
 		return fmt.Errorf("saving HNSW graph: %w", err)
 	}
+	w.sum = &backend.CommittedFile{Path: filepath.Base(w.path), Size: size, SHA256: hex.EncodeToString(sum[:])}
 	return nil
+}
+
+// CommittedSums is the graph file the last Commit wrote, with its size and sha256.
+func (w *Writer) CommittedSums() []backend.CommittedFile {
+	if w.sum == nil {
+		return nil
+	}
+	return []backend.CommittedFile{*w.sum}
 }
 
 // Reopen returns a reader of the graph just committed, without loading it again: a build
