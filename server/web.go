@@ -146,5 +146,11 @@ func PageQuery(v url.Values) (QueryRequest, error) {
 		qr.Rerank = request.List{rr}
 	}
 	qr.Filters = FilterRequest{DateFrom: v.Get("date_from"), DateTo: v.Get("date_to")}
+	if l := v.Get("language"); l != "" {
+		qr.Filters.Language = request.List{l}
+	}
+	if b := v.Get("block_type"); b != "" {
+		qr.Filters.BlockType = request.List{b}
+	}
 	return qr, nil
 }

@@ -25,6 +25,8 @@ func TestPageQuery(t *testing.T) {
 		{params: "q=x&time=range&from=1811&to=1827", want: QueryRequest{Text: "x", Time: "1811..1827"}, rerank: `"time"`},
 		{params: "q=x&rerank=none", want: QueryRequest{Text: "x"}},
 		{params: "q=x&date_from=2020-01-01", want: QueryRequest{Text: "x", Filters: FilterRequest{DateFrom: "2020-01-01"}}},
+		{params: "q=x&language=de&block_type=table", want: QueryRequest{Text: "x", Filters: FilterRequest{Language: request.List{"de"}, BlockType: request.List{"table"}}}},
+		{params: "q=x&language=&block_type=", want: QueryRequest{Text: "x"}},
 		{params: "q=x&k=ten", err: `k "ten": want an integer`},
 		{params: "q=x&time=soon", err: `time "soon": want none, recent, year, range or auto`},
 	}

@@ -355,6 +355,30 @@ func TestWebPage(t *testing.T) {
 	}
 	shot(t, ctx, "screenshot-search.png", false)
 
+	// Block types: the page filters as the API does. The fixture holds prose only, so "text"
+	// finds what the API finds and "table" finds nothing.
+	textIDs, _ := apiHits(t, base, map[string]any{"text": webVitaminQuery, "filters": map[string]any{"block_type": "text"}})
+	tableIDs, _ := apiHits(t, base, map[string]any{"text": webVitaminQuery, "filters": map[string]any{"block_type": "table"}})
+	if len(textIDs) == 0 || len(tableIDs) != 0 {
+		t.Fatalf("fixture: block_type text finds %d, table %d; want some and none", len(textIDs), len(tableIDs))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/?block_type=text&q="+url.QueryEscape(webVitaminQuery))); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := waitHits(ctx, nil); err != nil || !slices.Equal(got, textIDs) {
+		t.Errorf("block_type=text: page %v (%v), API %v", got, err, textIDs)
+	}
+	if v := evalJS[string](t, ctx, `document.getElementById('block_type').value`); v != "text" {
+		t.Errorf("block_type=text in the URL: the form says %q", v)
+	}
+	evalJS[bool](t, ctx, `document.getElementById('block_type').value = 'table', document.getElementById('block_type').dispatchEvent(new Event('change')), true`)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('summary').textContent.startsWith('0 results')`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("block type table: the page does not say 0 results (%q): %v", evalJS[string](t, ctx, `document.getElementById('summary').textContent`), err)
+	}
+	if u, _ := url.Parse(evalJS[string](t, ctx, `location.href`)); u == nil || u.Query().Get("block_type") != "table" {
+		t.Error("the URL does not carry block_type=table")
+	}
+
 	// Chat: one turn to the scripted LLM, streamed; count the reply's updates as it streams.
 	if err := chromedp.Do(ctx, chromedp.Click("#tab-chat"), chromedp.WaitVisible("#message")); err != nil {
 		t.Fatal(err)

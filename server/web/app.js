@@ -83,6 +83,13 @@ async function loadStats() {
   if (ix.date_from) facts.push(["Dates", day(ix.date_from) + " – " + day(ix.date_to)]);
   facts.push(["Server", sv.version]);
   $("facts").replaceChildren(...facts.map(([k, v]) => el("div", {}, el("dt", {}, k), el("dd", {}, v))));
+  // Offer a language filter when the index holds several (its analyzer is "multilingual").
+  const langs = Object.keys(ix.languages || {}).sort();
+  $("language-field").hidden = langs.length < 2;
+  $("language").replaceChildren(el("option", { value: "" }, "any"),
+    ...langs.map((l) => el("option", { value: l }, l + " (" + ix.languages[l].toLocaleString("en") + ")")));
+  const asked = new URLSearchParams(location.search).get("language");
+  if (asked) $("language").value = asked;
   // Offer only the modes the index can serve.
   for (const o of $("mode").options) {
     if (o.value === "dense" || o.value === "hybrid") o.disabled = o.hidden = !ix.dense;
@@ -98,7 +105,7 @@ async function loadStats() {
 
 // ---- search -------------------------------------------------------------------------------
 
-const fields = ["q", "mode", "time", "year", "from", "to", "rerank", "k", "date_from", "date_to"];
+const fields = ["q", "mode", "time", "year", "from", "to", "rerank", "k", "date_from", "date_to", "language", "block_type"];
 
 function readForm() {
   const p = {};
@@ -130,10 +137,12 @@ function request(p) {
   const stages = p.rerank ? p.rerank.split(",") : [];
   if (q.time && q.time !== "none" && !stages.includes("time")) stages.push("time");
   if (stages.length) q.rerank = stages.join(",");
-  if (p.date_from || p.date_to) {
+  if (p.date_from || p.date_to || p.language || p.block_type) {
     q.filters = {};
     if (p.date_from) q.filters.date_from = p.date_from;
     if (p.date_to) q.filters.date_to = p.date_to;
+    if (p.language) q.filters.language = p.language;
+    if (p.block_type) q.filters.block_type = p.block_type;
   }
   return q;
 }
@@ -411,7 +420,7 @@ async function start() {
   $("time").addEventListener("change", timeFields);
   $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(true); });
   // Settings apply at once, except a year or range that has yet to be typed in.
-  for (const id of ["mode", "time", "rerank"]) $(id).addEventListener("change", () => {
+  for (const id of ["mode", "time", "rerank", "language", "block_type"]) $(id).addEventListener("change", () => {
     const t = $("time").value;
     if (id === "time" && t === "year" && !$("year").value) return $("year").focus();
     if (id === "time" && t === "range" && !($("from").value && $("to").value)) return $("from").focus();
