@@ -100,7 +100,7 @@ func poolInGraph(model []byte, output, mode string) ([]byte, error) {
 	if graph == nil {
 		return nil, errors.New("reading the ONNX model: it has no graph")
 	}
-	if opset < 7 {
+	if opset < 8 { // Max broadcasts from opset 8 on
 		return nil, fmt.Errorf("%w: default-domain opset %d", errNoGraphPooling, opset)
 	}
 	g, err := rewriteGraph(graph, output, mode, opset)

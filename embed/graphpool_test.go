@@ -11,7 +11,8 @@ import (
 )
 
 // Pooling inside the graph (what --device cuda runs by default) gives the host's vectors to
-// float32 rounding, for mean and CLS pooling and for fp32, fp16 and int8 files, and keeps the
+// float32 rounding, for mean and CLS pooling, for fp32, fp16 and int8 files and for a graph
+// whose output is float16 (cast to float32 before the sum), and keeps the
 // model identity, so an index built on a GPU accepts queries encoded on the CPU. It runs here
 // on the CPU provider with PoolOn graph: the same rewritten graph the GPU runs.
 func TestPoolInGraphMatchesHost(t *testing.T) {
@@ -22,13 +23,15 @@ func TestPoolInGraphMatchesHost(t *testing.T) {
 	})
 	texts := append(testTexts(), scifactTexts(t, 40)...)
 	tests := []struct {
-		name, dir, precision, pooling string
+		name, dir, precision string
+		pooling              string // what the graph must pool
 	}{
 		{"mean fp32", synthetic("minilm-l6"), PrecisionFP32, "mean"},
 		{"mean fp16", precisions, PrecisionFP16, "mean"},
 		{"mean int8", precisions, PrecisionInt8, "mean"},
 		{"cls fp32", cls, PrecisionFP32, "cls"},
-		{"tiny encoder", synthetic("tiny-encoder"), PrecisionAuto, ""},
+		{"mean, float16 output", fixture(t, "tiny-fp16-io"), PrecisionFP16, "mean"},
+		{"tiny encoder", synthetic("tiny-encoder"), PrecisionAuto, "mean"},
 	}
 	ctx := context.Background()
 	for _, tc := range tests {
@@ -45,7 +48,7 @@ func TestPoolInGraphMatchesHost(t *testing.T) {
 			if host.io.pooled != "" {
 				t.Fatalf("pool on host: the graph pools (%q)", host.io.pooled)
 			}
-			if tc.pooling != "" && graph.io.pooled != tc.pooling {
+			if graph.io.pooled != tc.pooling {
 				t.Fatalf("pool on graph: the graph pools %q, want %q", graph.io.pooled, tc.pooling)
 			}
 			if host.Info() != graph.Info() {
