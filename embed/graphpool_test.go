@@ -3,7 +3,6 @@ package embed
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,7 +123,7 @@ func FuzzPoolInGraph(f *testing.F) {
 		}
 		out, err := poolInGraph(model, output, mode)
 		if err == nil && len(out) == 0 {
-			t.Fatal(fmt.Sprintf("no error and no model for output %q", output))
+			t.Fatalf("no error and no model for output %q", output)
 		}
 	})
 }
