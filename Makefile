@@ -22,13 +22,13 @@ export KAIROS_SHARED  ?= $(SHARED)
 
 all: build
 
-## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib (the ANN reference the tests run),
+## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib and FAISS (the ANN anchors the tests run),
 ## chromium (the browser test of the web page) and Apache Lucene 8 with a JDK (the bench scale anchor, whose
 ## JSON reader a test runs).
 setup: ort qdrant apt models-fp16
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless
+APT_PKGS := python3-hnswlib python3-faiss python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 
@@ -169,8 +169,18 @@ bench: build setup
 	$(GO) test -run '^$$' -bench 'BuildSciFact|UpdateSciFact' -benchtime 3x ./indexer/
 	$(GO) test -run '^$$' -bench BM25Query -benchtime 3000x ./search/
 	$(GO) test -run '^$$' -bench TimeRerank50 ./rerank/
-	KAIROS=$(BIN) ./internal/hnsw/bench/compare.sh
+	KAIROS=$(BIN) ANCHORS="hnswlib faiss-flat faiss-sq" ./internal/hnsw/bench/compare.sh
 	KAIROS=$(BIN) ./embed/bench/run.sh
+
+## bench-anchors: Kairos's graph (built, saved int8 and binary codes loaded mapped) against
+## hnswlib and FAISS (IndexHNSWFlat, IndexHNSWSQ 8-bit) on ANN_N passages embedded with the static
+## fixture (the 1M run: 70 minutes and 4.4 GB peak RSS on 2 cores, FAISS taking 45 of them).
+.PHONY: bench-anchors
+ANN_N ?= 1000000
+ANN_MODEL ?= $(SHARED)/models/synthetic/static-model2vec
+bench-anchors: build apt
+	KAIROS=$(BIN) MODEL=$(ANN_MODEL) ANCHORS="hnswlib faiss-flat faiss-sq" KAIROS_FLAGS="--mapped --binary" \
+	  ./internal/hnsw/bench/compare.sh $(ANN_N) 0 1000 16,24,32,48,64,96,128
 
 ## bench-scale: build rate, build peak RSS, index size and single-thread query latency of
 ## synthetic collections (real term statistics, seeded) at the sizes in SCALE, with Xapian's BM25

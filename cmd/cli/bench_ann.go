@@ -36,7 +36,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Workers, "workers", 0, "build goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","qps_cpu","build_seconds","n","dim",...}`)
-	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for internal/hnsw/bench/hnswlib_bench.py")
+	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for internal/hnsw/bench/anchor_bench.py (hnswlib, FAISS)")
 	fs.StringVar(&cfg.Save, "save", "", "save the built graph to FILE (for --load)")
 	fs.BoolVar(&cfg.Mapped, "mapped", false, "also measure the graph saved and loaded memory-mapped (int8 codes, float rescoring); with --load: load it mapped")
 	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")

@@ -27,6 +27,8 @@ type annRow struct {
 	RSSLoadMB   *float64 `json:"rss_after_load_mb"`
 	RSSMB       *float64 `json:"rss_mb"`
 	HWMMB       *float64 `json:"hwm_mb"`
+	// Engine names the anchor (anchor_bench.py) that wrote the row; kairos's rows have none.
+	Engine *string `json:"engine"`
 }
 
 // parseANNRows decodes `--json` output and checks every line has every field.
@@ -79,20 +81,21 @@ func TestBenchANNJSONAndDump(t *testing.T) {
 		}
 	}
 
-	// The hnswlib reference reads the same dump (when python3-hnswlib is installed, as `make bench`
-	// arranges) and must agree on the data: hnswlib at ef 64 also finds the exact neighbours.
+	// The anchors read the same dump (python3-hnswlib and python3-faiss, which `make setup`
+	// installs) and must agree on the data: each finds the exact neighbours at ef 64.
 	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import hnswlib, numpy").Run(); err != nil {
-		t.Fatalf("hnswlib reference not runnable (make setup installs it) (%s -c 'import hnswlib, numpy': %v); install python3-hnswlib", py, err)
-	}
-	cmd := exec.Command(py, "../../internal/hnsw/bench/hnswlib_bench.py", "--ef", "64", dump)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hnswlib_bench.py: %v", err)
-	}
-	ref := parseANNRows(t, out)
-	if len(ref) != 1 || *ref[0].N != 3000 || *ref[0].Dim != 32 || *ref[0].Recall < 0.95 {
-		t.Errorf("hnswlib on the dump: %s", out)
+	for _, engine := range []struct{ name, module string }{{"hnswlib", "hnswlib"}, {"faiss-flat", "faiss"}, {"faiss-sq", "faiss"}} {
+		if err := exec.Command(py, "-c", "import numpy, "+engine.module).Run(); err != nil {
+			t.Fatalf("%s anchor not runnable (make setup installs it) (%s -c 'import %s': %v)", engine.name, py, engine.module, err)
+		}
+		out, err := exec.Command(py, "../../internal/hnsw/bench/anchor_bench.py", "--engine", engine.name, "--ef", "64", "--repeat", "1", dump).Output()
+		if err != nil {
+			t.Fatalf("anchor_bench.py --engine %s: %v", engine.name, err)
+		}
+		ref := parseANNRows(t, out)
+		if len(ref) != 1 || *ref[0].N != 3000 || *ref[0].Dim != 32 || *ref[0].Recall < 0.95 || ref[0].Engine == nil || *ref[0].Engine != engine.name {
+			t.Errorf("%s on the dump: %s", engine.name, out)
+		}
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package annbench measures the hnsw index against exact search on synthetic clustered unit
 // vectors, and writes the same data for the hnswlib reference script
-// (internal/hnsw/bench/hnswlib_bench.py). The `kairos bench ann` subcommand is a thin flag layer
+// (internal/hnsw/bench/anchor_bench.py). The `kairos bench ann` subcommand is a thin flag layer
 // over Run.
 package annbench
 
