@@ -174,7 +174,7 @@ bench: build setup
 
 ## bench-anchors: Kairos's graph (built, saved int8 and binary codes loaded mapped) against
 ## hnswlib and FAISS (IndexHNSWFlat, IndexHNSWSQ 8-bit) on ANN_N passages embedded with the static
-## fixture (the 1M run: 70 minutes and 4.4 GB peak RSS on 2 cores, FAISS taking 45 of them).
+## fixture (the 1M run: about an hour and 4.4 GB peak RSS on 2 cores, 45 minutes of it FAISS).
 .PHONY: bench-anchors
 ANN_N ?= 1000000
 ANN_MODEL ?= $(SHARED)/models/synthetic/static-model2vec

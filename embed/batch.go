@@ -95,9 +95,7 @@ func (c *core) forEachBatch(ctx context.Context, encs []Encoding, emit func(idx 
 	inputs := make(chan paddedBatch, c.depth)
 	outputs := make(chan ranBatch, c.depth)
 	var wg, runs sync.WaitGroup
-	wg.Add(1)
-	go func() { // pad
-		defer wg.Done()
+	wg.Go(func() { // pad
 		defer close(inputs)
 		defer recoverInto(cancel, "padding a batch")
 		for start := 0; start < len(order); start += c.batchSize {
@@ -108,7 +106,7 @@ func (c *core) forEachBatch(ctx context.Context, encs []Encoding, emit func(idx 
 				return
 			}
 		}
-	}()
+	})
 	// run: inFlight calls at once, each on its own batch. The batches are the same whatever
 	// finishes first, and emit places each row by its input index, so the vectors are too.
 	for range max(1, c.inFlight) {

@@ -11,20 +11,15 @@ import (
 // and thread count are named differently by different commands, so BatchFlag and ThreadsFlag
 // register those under the caller's name.
 func (o *Options) Flags(fs *flag.FlagSet) {
-	if o.Backend == "" {
-		o.Backend = BackendAuto
-	}
+	// The flags show the defaults withDefaults fills in, where the flag takes the value itself
+	// rather than 0 for "the default".
+	d := o.withDefaults()
+	o.Backend, o.Precision, o.PoolOn = d.Backend, d.Precision, d.PoolOn
 	fs.StringVar(&o.Backend, "backend", o.Backend, "inference backend: auto, ort or go")
-	if o.Precision == "" {
-		o.Precision = PrecisionAuto
-	}
 	fs.StringVar(&o.Precision, "precision", o.Precision, "model file precision: `auto|fp32|fp16|int8` (model.onnx, model_fp16.onnx, model_int8.onnx or model_quantized.onnx, also under onnx/; auto: fp16 on cuda when the folder has it, else the folder's model.onnx)")
 	fs.StringVar(&o.ORTLib, "ort-lib", o.ORTLib, "libonnxruntime.so `path` (default $"+EnvORTLib+", then the `make ort` cache; with --device cuda, the libonnxruntime.so beside the provider library)")
 	fs.Var(&o.Device, "device", "where models run: `cpu|cuda|cuda:N` (default cpu; cuda:N is the N-th GPU, through ONNX Runtime's CUDA provider and backend ort; a GPU that cannot be used fails the command, never falls back to the CPU)")
 	fs.IntVar(&o.Dim, "dim", o.Dim, "keep the first `N` dimensions of each sentence vector (Matryoshka models; 0: all), renormalised when the model normalises; recorded in the index, so queries need the same --dim")
-	if o.PoolOn == "" {
-		o.PoolOn = PoolOnAuto
-	}
 	fs.StringVar(&o.PoolOn, "pool-on", o.PoolOn, "where token embeddings are pooled: `auto|graph|host` (auto: inside the ONNX graph on cuda, so only [n, dim] leaves the GPU; on the host on the CPU)")
 	fs.IntVar(&o.SortBatches, "sort-batches", o.SortBatches, fmt.Sprintf("with --device cuda: batches length-sorted together, the window handed to the GPU at a time (0: %d)", DefaultSortBatches))
 	fs.IntVar(&o.InFlight, "in-flight", o.InFlight, fmt.Sprintf("with --device cuda: batches run on the GPU at once (0: %d)", DefaultInFlight))

@@ -77,13 +77,13 @@ func poolInGraph(model []byte, output, mode string) ([]byte, error) {
 	var graph []byte
 	opset := int64(-1)
 	var rest []byte // every field but the graph, in order
-	err := eachField(model, func(num protowire.Number, typ protowire.Type, raw, val []byte) error {
+	err := eachField(model, func(f field) error {
 		switch {
-		case num == modelGraph && typ == protowire.BytesType:
-			graph = val
+		case f.bytes(modelGraph):
+			graph = f.val
 			return nil
-		case num == modelOpsetImport && typ == protowire.BytesType:
-			domain, version, err := readOpset(val)
+		case f.bytes(modelOpsetImport):
+			domain, version, err := readOpset(f.val)
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ func poolInGraph(model []byte, output, mode string) ([]byte, error) {
 				opset = version
 			}
 		}
-		rest = append(rest, raw...)
+		rest = append(rest, f.raw...)
 		return nil
 	})
 	if err != nil {
@@ -116,10 +116,10 @@ func rewriteGraph(graph []byte, output, mode string, opset int64) ([]byte, error
 	var elem int64
 	dim := int64(0)
 	found, hasMask := false, false
-	err := eachField(graph, func(num protowire.Number, typ protowire.Type, raw, val []byte) error {
+	err := eachField(graph, func(f field) error {
 		switch {
-		case num == graphOutput && typ == protowire.BytesType:
-			name, e, d, err := readValueInfo(val)
+		case f.bytes(graphOutput):
+			name, e, d, err := readValueInfo(f.val)
 			if err != nil {
 				return err
 			}
@@ -127,14 +127,14 @@ func rewriteGraph(graph []byte, output, mode string, opset int64) ([]byte, error
 				found, elem, dim = true, e, d
 			}
 			return nil // every output is replaced by the pooled one
-		case num == graphInput && typ == protowire.BytesType:
-			name, _, _, err := readValueInfo(val)
+		case f.bytes(graphInput):
+			name, _, _, err := readValueInfo(f.val)
 			if err != nil {
 				return err
 			}
 			hasMask = hasMask || name == "attention_mask"
-		case num == graphInitializer && typ == protowire.BytesType:
-			external, err := isExternal(val)
+		case f.bytes(graphInitializer):
+			external, err := isExternal(f.val)
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,7 @@ func rewriteGraph(graph []byte, output, mode string, opset int64) ([]byte, error
 				return fmt.Errorf("%w: its weights are in an external data file", errNoGraphPooling)
 			}
 		}
-		out = append(out, raw...)
+		out = append(out, f.raw...)
 		return nil
 	})
 	if err != nil {
@@ -248,24 +248,20 @@ func (p *poolNodes) initializer(what string, elem int64, dims []int64, raw []byt
 }
 
 // intAttr is an INT attribute field of a NodeProto.
-func intAttr(name string, v int64) []byte {
-	a := appendString(nil, attrName, name)
-	a = protowire.AppendTag(a, attrI, protowire.VarintType)
-	a = protowire.AppendVarint(a, uint64(v))
-	a = protowire.AppendTag(a, attrType, protowire.VarintType)
-	a = protowire.AppendVarint(a, attrTypeInt)
-	return protowire.AppendBytes(protowire.AppendTag(nil, nodeAttribute, protowire.BytesType), a)
-}
+func intAttr(name string, v int64) []byte { return attribute(name, attrTypeInt, attrI, v) }
 
 // intsAttr is an INTS attribute field of a NodeProto.
-func intsAttr(name string, vs ...int64) []byte {
+func intsAttr(name string, vs ...int64) []byte { return attribute(name, attrTypeInts, attrInts, vs...) }
+
+// attribute is an AttributeProto of the given type holding vs in field num, as a NodeProto field.
+func attribute(name string, typ uint64, num protowire.Number, vs ...int64) []byte {
 	a := appendString(nil, attrName, name)
 	for _, v := range vs {
-		a = protowire.AppendTag(a, attrInts, protowire.VarintType)
+		a = protowire.AppendTag(a, num, protowire.VarintType)
 		a = protowire.AppendVarint(a, uint64(v))
 	}
 	a = protowire.AppendTag(a, attrType, protowire.VarintType)
-	a = protowire.AppendVarint(a, attrTypeInts)
+	a = protowire.AppendVarint(a, typ)
 	return protowire.AppendBytes(protowire.AppendTag(nil, nodeAttribute, protowire.BytesType), a)
 }
 
@@ -293,9 +289,22 @@ func appendString(b []byte, num protowire.Number, s string) []byte {
 	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), s)
 }
 
-// eachField calls f with every field of the message b: its number, wire type, raw bytes (tag
-// included) and, for a length-delimited field, its payload.
-func eachField(b []byte, f func(num protowire.Number, typ protowire.Type, raw, val []byte) error) error {
+// field is one field of a protobuf message.
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	raw []byte // the whole field, tag included
+	val []byte // a length-delimited field's payload
+	v   uint64 // a varint field's value
+}
+
+func (f field) bytes(num protowire.Number) bool { return f.num == num && f.typ == protowire.BytesType }
+func (f field) varint(num protowire.Number) bool {
+	return f.num == num && f.typ == protowire.VarintType
+}
+
+// eachField calls fn with every field of the message b, in order.
+func eachField(b []byte, fn func(f field) error) error {
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
 		if n < 0 {
@@ -305,11 +314,14 @@ func eachField(b []byte, f func(num protowire.Number, typ protowire.Type, raw, v
 		if m < 0 {
 			return fmt.Errorf("byte %d: field %d: %w", off, num, protowire.ParseError(m))
 		}
-		var val []byte
-		if typ == protowire.BytesType {
-			val, _ = protowire.ConsumeBytes(b[off+n:])
+		f := field{num: num, typ: typ, raw: b[off : off+n+m]}
+		switch typ {
+		case protowire.BytesType:
+			f.val, _ = protowire.ConsumeBytes(b[off+n:])
+		case protowire.VarintType:
+			f.v, _ = protowire.ConsumeVarint(b[off+n:])
 		}
-		if err := f(num, typ, b[off:off+n+m], val); err != nil {
+		if err := fn(f); err != nil {
 			return err
 		}
 		off += n + m
@@ -319,13 +331,12 @@ func eachField(b []byte, f func(num protowire.Number, typ protowire.Type, raw, v
 
 // readOpset reads an OperatorSetIdProto.
 func readOpset(b []byte) (domain string, version int64, err error) {
-	err = eachField(b, func(num protowire.Number, typ protowire.Type, raw, val []byte) error {
+	err = eachField(b, func(f field) error {
 		switch {
-		case num == opsetDomain && typ == protowire.BytesType:
-			domain = string(val)
-		case num == opsetVersion && typ == protowire.VarintType:
-			v, _ := protowire.ConsumeVarint(raw[protowire.SizeTag(num):])
-			version = int64(v)
+		case f.bytes(opsetDomain):
+			domain = string(f.val)
+		case f.varint(opsetVersion):
+			version = int64(f.v)
 		}
 		return nil
 	})
@@ -334,38 +345,18 @@ func readOpset(b []byte) (domain string, version int64, err error) {
 
 // readValueInfo reads a ValueInfoProto's name, tensor element type and static last dimension.
 func readValueInfo(b []byte) (name string, elem, last int64, err error) {
-	err = eachField(b, func(num protowire.Number, typ protowire.Type, raw, val []byte) error {
+	err = eachField(b, func(f field) error {
 		switch {
-		case num == valueName && typ == protowire.BytesType:
-			name = string(val)
-		case num == valueType && typ == protowire.BytesType:
-			return eachField(val, func(num protowire.Number, typ protowire.Type, _, tensor []byte) error {
-				if num != typeTensor || typ != protowire.BytesType {
+		case f.bytes(valueName):
+			name = string(f.val)
+		case f.bytes(valueType):
+			return eachField(f.val, func(t field) error {
+				if !t.bytes(typeTensor) {
 					return nil
 				}
-				return eachField(tensor, func(num protowire.Number, typ protowire.Type, raw, val []byte) error {
-					switch {
-					case num == tensorElemType && typ == protowire.VarintType:
-						v, _ := protowire.ConsumeVarint(raw[protowire.SizeTag(num):])
-						elem = int64(v)
-					case num == tensorShape && typ == protowire.BytesType:
-						last = 0
-						return eachField(val, func(num protowire.Number, typ protowire.Type, _, d []byte) error {
-							if num != shapeDim || typ != protowire.BytesType {
-								return nil
-							}
-							last = 0
-							return eachField(d, func(num protowire.Number, typ protowire.Type, raw, _ []byte) error {
-								if num == dimValue && typ == protowire.VarintType {
-									v, _ := protowire.ConsumeVarint(raw[protowire.SizeTag(num):])
-									last = int64(v)
-								}
-								return nil
-							})
-						})
-					}
-					return nil
-				})
+				var terr error
+				elem, last, terr = readTensorType(t.val)
+				return terr
 			})
 		}
 		return nil
@@ -373,13 +364,39 @@ func readValueInfo(b []byte) (name string, elem, last int64, err error) {
 	return name, elem, last, err
 }
 
+// readTensorType reads a TypeProto.Tensor's element type and its shape's last dimension (0
+// when that is not a fixed value).
+func readTensorType(b []byte) (elem, last int64, err error) {
+	err = eachField(b, func(f field) error {
+		switch {
+		case f.varint(tensorElemType):
+			elem = int64(f.v)
+		case f.bytes(tensorShape):
+			last = 0
+			return eachField(f.val, func(d field) error {
+				if !d.bytes(shapeDim) {
+					return nil
+				}
+				last = 0
+				return eachField(d.val, func(x field) error {
+					if x.varint(dimValue) {
+						last = int64(x.v)
+					}
+					return nil
+				})
+			})
+		}
+		return nil
+	})
+	return elem, last, err
+}
+
 // isExternal reports whether a TensorProto keeps its data in an external file.
 func isExternal(b []byte) (bool, error) {
 	external := false
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, raw, _ []byte) error {
-		if num == tpDataLocation && typ == protowire.VarintType {
-			v, _ := protowire.ConsumeVarint(raw[protowire.SizeTag(num):])
-			external = v == 1
+	err := eachField(b, func(f field) error {
+		if f.varint(tpDataLocation) {
+			external = f.v == 1
 		}
 		return nil
 	})
