@@ -19,7 +19,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
 	// seeded), prints the build time, and for each ef the recall@10 against exact search and
 	// single-thread queries/s.
-	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--model DIR [--shared DIR]] | --load FILE --data DIR [--mapped]", stdio.Stderr)
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--shared DIR]] | --load FILE --data DIR [--mapped]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
@@ -42,6 +42,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")
 	fs.BoolVar(&cfg.Binary, "binary", false, "also measure the graph saved with binary codes and loaded mapped (Hamming walk, int8 then float rescoring); with --save, its file is FILE.binary")
 	fs.StringVar(&cfg.BinaryRescore, "binary-rescore", "", "binary codes: rescore the walk's candidates with int8 codes, then floats (int8, the default) or with floats only (float: the codes stay out of resident memory)")
+	fs.StringVar(&cfg.Build, "build", "", "what the graph is built from: float (the default: float32 vectors in memory) or codes (one byte per dimension in memory, as kairos index builds int8 graphs; the floats spill to a temporary file)")
 	model := fs.String("model", "", "instead of clustered Gaussian vectors: --n synthetic passages and --queries real queries embedded with this sentence encoder `folder` (--dim is the model's)")
 	shared := fs.String("shared", defaultShared(), "with --model: the shared data `directory` (the texts the synthetic passages follow, the queries)")
 	fs.StringVar(&lcfg.Index, "load", "", "measure the graph FILE saved by --save instead of building: load time, VmRSS/VmHWM, recall, QPS")
@@ -105,14 +106,14 @@ func writeANNRows(w io.Writer, rows []annbench.Row, asJSON bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "n %d, dim %d, build %.2f s\n%6s %12s %10s %10s %8s %8s %8s %8s\n", rows[0].N, rows[0].Dim, rows[0].BuildSeconds,
-		"ef", "recall@10", "QPS", "QPS/CPU-s", "mode", "load s", "RSS MB", "HWM MB")
+	fmt.Fprintf(w, "n %d, dim %d, build %.2f s\n%6s %12s %10s %10s %8s %8s %8s %8s %8s\n", rows[0].N, rows[0].Dim, rows[0].BuildSeconds,
+		"ef", "recall@10", "QPS", "QPS/CPU-s", "mode", "load s", "RSS MB", "HWM MB", "+RSS MB")
 	for _, r := range rows {
 		mode := r.Mode
 		if mode == "" {
 			mode = "built"
 		}
-		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f %10.0f %8s %8.2f %8.0f %8.0f\n", r.Ef, r.Recall, r.QPS, r.CPUQPS, mode, r.LoadSeconds, r.RSSMB, r.HWMMB); err != nil {
+		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f %10.0f %8s %8.2f %8.0f %8.0f %8.0f\n", r.Ef, r.Recall, r.QPS, r.CPUQPS, mode, r.LoadSeconds, r.RSSMB, r.HWMMB, r.GrowthMB); err != nil {
 			return err
 		}
 	}

@@ -27,6 +27,7 @@ type annRow struct {
 	RSSLoadMB   *float64 `json:"rss_after_load_mb"`
 	RSSMB       *float64 `json:"rss_mb"`
 	HWMMB       *float64 `json:"hwm_mb"`
+	GrowthMB    *float64 `json:"rss_growth_mb"`
 	// Engine names the anchor (anchor_bench.py) that wrote the row; kairos's rows have none.
 	Engine *string `json:"engine"`
 }
@@ -131,6 +132,41 @@ func TestBenchANNSaveLoadMapped(t *testing.T) {
 	}
 	if err := cmdBenchANN(context.Background(), []string{"--load", graph}, IO{Stdout: &stdout, Stderr: &stderr}); !errors.Is(err, ErrUsage) {
 		t.Errorf("--load without --data: %v, want a usage error", err)
+	}
+}
+
+// TestBenchANNBuildCodes: --build codes builds the graph as kairos index builds int8 graphs (codes
+// in memory, floats spilled), with the recall of a float build, and the mapped row says how much
+// resident memory the mapped graph added.
+func TestBenchANNBuildCodes(t *testing.T) {
+	args := []string{"--n", "3000", "--dim", "32", "--queries", "100", "--ef", "64", "--efc", "100", "--repeat", "1", "--json", "--mapped"}
+	recall := map[string][]annRow{}
+	for _, build := range []string{"float", "codes"} {
+		var stdout, stderr bytes.Buffer
+		if err := cmdBenchANN(context.Background(), append(args, "--build", build), IO{Stdout: &stdout, Stderr: &stderr}); err != nil {
+			t.Fatalf("--build %s: %v\n%s", build, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "from "+build+")") {
+			t.Errorf("--build %s: the log does not say what the graph was built from:\n%s", build, stderr.String())
+		}
+		rows := parseANNRows(t, stdout.Bytes())
+		if len(rows) != 2 || rows[1].Mode == nil || *rows[1].Mode != "mapped" {
+			t.Fatalf("--build %s: want a built and a mapped row, got %s", build, stdout.String())
+		}
+		if rows[0].GrowthMB != nil || rows[1].GrowthMB == nil || *rows[1].GrowthMB <= 0 {
+			t.Errorf("--build %s: rss_growth_mb on the mapped row only, and positive: %s", build, stdout.String())
+		}
+		recall[build] = rows
+	}
+	for i, mode := range []string{"built", "mapped"} {
+		f, c := *recall["float"][i].Recall, *recall["codes"][i].Recall
+		if c < 0.95 || c < f-0.02 {
+			t.Errorf("%s graph: recall@10 at ef 64 %.4f built from codes against %.4f from floats", mode, c, f)
+		}
+	}
+	var stderr bytes.Buffer
+	if err := cmdBenchANN(context.Background(), []string{"--n", "500", "--dim", "8", "--build", "bytes"}, IO{Stdout: &stderr, Stderr: &stderr}); !errors.Is(err, ErrUsage) {
+		t.Errorf("--build bytes: %v, want a usage error", err)
 	}
 }
 

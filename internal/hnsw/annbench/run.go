@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/hnsw"
@@ -36,6 +35,10 @@ type Config struct {
 	Binary bool
 	// BinaryRescore is hnsw.LoadOptions.BinaryRescore of the mapped-binary rows.
 	BinaryRescore string
+	// Build is hnsw.Options.Build: what the graph is built from, float32 vectors ("" or
+	// hnsw.BuildFloat) or one-byte codes (hnsw.BuildCodes, as `kairos index` builds int8
+	// graphs), the floats then spilled to a file in SpillDir (default os.TempDir()).
+	Build, SpillDir string
 }
 
 // Validate checks the sizes.
@@ -55,7 +58,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("annbench: ef %d must be positive", ef)
 		}
 	}
-	return hnsw.Options{M: c.M, EfConstruction: c.EfC, Workers: c.Workers}.Validate()
+	return hnsw.Options{M: c.M, EfConstruction: c.EfC, Workers: c.Workers, Build: c.Build}.Validate()
 }
 
 // Row is the result for one ef; its JSON form is the line `kairos bench ann --json` prints and the
@@ -78,6 +81,10 @@ type Row struct {
 	RSSLoadMB   float64 `json:"rss_after_load_mb,omitempty"`
 	RSSMB       float64 `json:"rss_mb,omitempty"`
 	HWMMB       float64 `json:"hwm_mb,omitempty"`
+	// GrowthMB is, for a mapped row of a run that built the graph, how much VmRSS grew from
+	// before the saved graph was loaded to after this row's queries: what the mapped graph keeps
+	// resident, without the base set and the built graph that the same process holds.
+	GrowthMB float64 `json:"rss_growth_mb,omitempty"`
 }
 
 // Run generates the data, computes exact ground truth, optionally dumps everything for hnswlib,
@@ -115,8 +122,11 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "built HNSW (M %d, efConstruction %d) in %.2fs\n", g.Options().M, g.Options().EfConstruction, build)
-	measure := func(g *hnsw.Graph, mode string) ([]Row, error) {
+	rss, hwm := memStatus()
+	fmt.Fprintf(log, "built HNSW (M %d, efConstruction %d, from %s) in %.2fs; VmRSS %.0f MB, VmHWM %.0f MB\n",
+		g.Options().M, g.Options().EfConstruction, g.Options().BuildKind(), build, rss, hwm)
+	// measure runs every ef on g; rss0 > 0 is VmRSS before g was loaded (mapped rows).
+	measure := func(g *hnsw.Graph, mode string, rss0 float64) ([]Row, error) {
 		rows := make([]Row, 0, len(cfg.Efs))
 		for _, ef := range cfg.Efs {
 			// Best of Repeat passes: on a shared machine the fastest pass is the one least
@@ -130,11 +140,16 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 				}
 				recall, qps, cpuQPS = r, max(qps, q), max(cpuQPS, c)
 			}
-			rows = append(rows, Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: mode})
+			row := Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: mode}
+			if rss0 > 0 {
+				rss, _ := memStatus()
+				row.GrowthMB = rss - rss0
+			}
+			rows = append(rows, row)
 		}
 		return rows, nil
 	}
-	rows, err := measure(g, "")
+	rows, err := measure(g, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +182,12 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 		if i == 0 && !cfg.Mapped {
 			continue
 		}
+		rss0, _ := memStatus()
 		m, err := hnsw.LoadWith(v.path, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore})
 		if err != nil {
 			return nil, err
 		}
-		more, err := measure(m, v.mode)
+		more, err := measure(m, v.mode, rss0)
 		m.Close()
 		if err != nil {
 			return nil, err
@@ -181,45 +197,19 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 	return rows, nil
 }
 
-// GroundTruth returns the exact top-K keys (base indices) of every query, queries spread over
-// workers goroutines (0: GOMAXPROCS).
+// GroundTruth returns the exact top-K keys (base indices) of every query, the base spread over
+// workers goroutines (0: GOMAXPROCS). It reads ds.Base in place: at 10M x 256 a copy would be
+// another 10 GB.
 func GroundTruth(ctx context.Context, ds Dataset, workers int) ([][]uint64, error) {
-	ex, err := hnsw.NewExact(ds.Dim, hnsw.Dot)
+	res, err := hnsw.ExactTopK(ctx, ds.Base, ds.Queries, K, workers)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("exact search: %w", err)
 	}
-	if err := ex.Add(seqKeys(len(ds.Base)), ds.Base); err != nil {
-		return nil, err
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	gt := make([][]uint64, len(ds.Queries))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(ds.Queries); i += workers {
-				if ctx.Err() != nil {
-					errs[w] = ctx.Err()
-					return
-				}
-				res, err := ex.Search(ds.Queries[i], K)
-				if err != nil {
-					errs[w] = fmt.Errorf("exact search of query %d: %w", i, err)
-					return
-				}
-				gt[i] = make([]uint64, len(res))
-				for j, r := range res {
-					gt[i][j] = r.Key
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	gt := make([][]uint64, len(res))
+	for i, r := range res {
+		gt[i] = make([]uint64, len(r))
+		for j, x := range r {
+			gt[i][j] = x.Key
 		}
 	}
 	return gt, nil
@@ -229,7 +219,7 @@ func GroundTruth(ctx context.Context, ds Dataset, workers int) ([][]uint64, erro
 // the build time in seconds.
 func Build(ctx context.Context, ds Dataset, cfg Config, log io.Writer) (*hnsw.Graph, float64, error) {
 	g, err := hnsw.New(ds.Dim, hnsw.Options{M: cfg.M, EfConstruction: cfg.EfC, Seed: cfg.Seed,
-		Metric: hnsw.Dot, Workers: cfg.Workers})
+		Metric: hnsw.Dot, Workers: cfg.Workers, Build: cfg.Build, SpillDir: cfg.SpillDir})
 	if err != nil {
 		return nil, 0, err
 	}
