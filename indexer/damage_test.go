@@ -6,7 +6,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"io/fs"
 	"os"
@@ -79,7 +79,7 @@ var fileKinds = []fileKind{
 	{"bleve index_meta.json", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/index_meta.json") }},
 	{"passage store", func(t testing.TB, gen string) string { return firstMatch(t, gen, "passages-*.kpst") }},
 	{"document table", func(t testing.TB, gen string) string { return filepath.Join(gen, docTableName) }},
-	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, kpst.TombstonesName) }},
+	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, tombstones.FileName) }},
 	{"hnsw graph", func(t testing.TB, gen string) string { return filepath.Join(gen, hnswvec.Name) }},
 	{"manifest", func(t testing.TB, gen string) string { return filepath.Join(gen, manifestName) }},
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -59,7 +59,7 @@ func FuzzParseDocTable(f *testing.F) {
 // TestFormatsKeepTheirBytes: moving the document table and the tombstones into
 // internal/framing kept their version 1 layout; these bytes were written by the code before it.
 func TestFormatsKeepTheirBytes(t *testing.T) {
-	ts := &kpst.Tombstones{}
+	ts := &tombstones.Set{}
 	for _, k := range []uint32{0, 5, 64, 1000} {
 		ts.Add(k)
 	}
@@ -81,11 +81,11 @@ func TestFormatsKeepTheirBytes(t *testing.T) {
 			t.Errorf("%s: wrote %s\nwant          %s", tc.name, got, tc.want)
 		}
 	}
-	tomb := filepath.Join(t.TempDir(), kpst.TombstonesName)
+	tomb := filepath.Join(t.TempDir(), tombstones.FileName)
 	if err := os.WriteFile(tomb, mustHex(t, tests[0].want), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kpst.ReadTombstones(tomb); err != nil {
+	if _, err := tombstones.Read(tomb); err != nil {
 		t.Errorf("reading version 1 tombstones: %v", err)
 	}
 	if _, err := parseDocTable(mustHex(t, tests[1].want)); err != nil {

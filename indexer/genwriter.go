@@ -14,6 +14,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
@@ -80,7 +81,7 @@ type genWriter struct {
 	segs    []Segment   // inherited segments
 	seg     *kpst.Writer
 	segName string
-	dead    *kpst.Tombstones
+	dead    *tombstones.Set
 	docs    map[string]*docEntry // update mode: the document table, in memory
 	log     *docLog              // append mode: the document table, spilled (doclog.go)
 	keepLog bool                 // finish leaves log open: a checkpoint hands it to the next writer
@@ -131,7 +132,7 @@ type docTables struct {
 func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried docTables, prog *progress) (_ *genWriter, err error) {
 	w := &genWriter{
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
-		dead: &kpst.Tombstones{}, seen: map[string]bool{},
+		dead: &tombstones.Set{}, seen: map[string]bool{},
 		man: Manifest{
 			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
 			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
@@ -617,7 +618,7 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	}
 	w.man.Segments = segs
 	w.man.Tombstones = w.dead.Len()
-	if err := kpst.WriteTombstones(filepath.Join(w.dir, kpst.TombstonesName), w.dead); err != nil {
+	if err := tombstones.Write(filepath.Join(w.dir, tombstones.FileName), w.dead); err != nil {
 		return nil, fmt.Errorf("writing tombstones: %w", err)
 	}
 	t0 = time.Now()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"hash/fnv"
 	"math"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -361,7 +361,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	}
 	gen, _ := Current(dir)
 	verifyOK(t, gen)
-	path := filepath.Join(gen, kpst.TombstonesName)
+	path := filepath.Join(gen, tombstones.FileName)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 )
 
 // Generation is one committed generation of an index, opened for reading.
@@ -136,7 +137,7 @@ func asDamaged(gen string, err error) error {
 // openGenStore opens a generation's store segments and tombstones and checks them against the
 // manifest.
 func openGenStore(gen string, man *Manifest, trusted bool) (*kpst.Store, error) {
-	dead, err := kpst.ReadTombstones(filepath.Join(gen, kpst.TombstonesName))
+	dead, err := tombstones.Read(filepath.Join(gen, tombstones.FileName))
 	if err != nil {
 		return nil, err
 	}

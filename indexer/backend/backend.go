@@ -17,7 +17,8 @@
 // interface at the place that looks for it, where a rename would drop it silently.
 //
 // The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
-// collection statistics), hnswvec (internal/hnsw) and kpst (the passage store).
+// collection statistics), hnswvec (internal/hnsw) and kpst (the passage store); tombstones owns the file of deleted
+// passage keys that the passage store and the postings engine both read.
 package backend
 
 import (
@@ -29,6 +30,14 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
+
+// VerifyBudget is the size up to which an engine verifies a file's checksum when it opens it
+// (a passage store segment, a postings segment). Larger files are memory-mapped and opened
+// without reading them whole, which is what lets an index of millions of passages open in a
+// moment and live in the page cache instead of the heap; every record read from them is
+// bounds-checked, and the manifest's sha256 of the file (indexer's full check: kairos verify,
+// serve --verify) covers their bytes.
+const VerifyBudget = 64 << 20
 
 // Gen names one generation for an engine. Local engines keep their files under Dir; a remote
 // engine keys its collection by Name.

@@ -16,6 +16,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
@@ -196,19 +197,12 @@ type segment struct {
 	unmap   func() error
 }
 
-// VerifyBudget is the size up to which a segment's checksum is verified when it is opened.
-// Larger segments are memory-mapped and opened without reading them whole, which is what lets
-// a store of millions of passages open in a moment and live in the page cache instead of the
-// heap; every record read from them is bounds-checked, and the manifest's sha256 of the file
-// (indexer's full check: kairos verify, serve --verify) covers their bytes.
-const VerifyBudget = 64 << 20
-
 func openSegment(path string, trusted bool) (*segment, error) {
 	data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseStore(data, !trusted && len(data) <= VerifyBudget)
+	s, err := parseStore(data, !trusted && len(data) <= backend.VerifyBudget)
 	if err != nil {
 		unmap()
 		return nil, fmt.Errorf("passage store %s: %w", path, err)
@@ -262,7 +256,7 @@ func (s *segment) record(i uint32) ([]byte, error) {
 // update). Keys are never reused. Safe for concurrent use.
 type Store struct {
 	segs []*segment // by base, contiguous: segs[i+1].base == segs[i].base+segs[i].count
-	dead *Tombstones
+	dead *tombstones.Set
 	n    int // keys 0..n-1 exist (dead included)
 }
 
@@ -273,7 +267,7 @@ func openStore(path string) (*Store, error) {
 		return nil, err
 	}
 	seg.name = filepath.Base(path)
-	return &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}, nil
+	return &Store{segs: []*segment{seg}, dead: &tombstones.Set{}, n: seg.count}, nil
 }
 
 // OpenSegments opens the segments listed in a manifest, in order, and checks that their
@@ -282,7 +276,7 @@ func openStore(path string) (*Store, error) {
 // trusted skips the checksums of the segments: for a generation this process has just written
 // and synced (a build going on from its checkpoint), which need not be read back whole, and
 // whose pages would otherwise count in the build's resident memory.
-func OpenSegments(genDir string, segs []Segment, dead *Tombstones, trusted bool) (*Store, error) {
+func OpenSegments(genDir string, segs []Segment, dead *tombstones.Set, trusted bool) (*Store, error) {
 	st := &Store{dead: dead}
 	for _, sg := range segs {
 		s, err := openSegment(filepath.Join(genDir, sg.Name), trusted)
@@ -301,7 +295,7 @@ func OpenSegments(genDir string, segs []Segment, dead *Tombstones, trusted bool)
 		st.n += s.count
 	}
 	if dead == nil {
-		st.dead = &Tombstones{}
+		st.dead = &tombstones.Set{}
 	}
 	if max, ok := st.dead.Max(); ok && int(max) >= st.n {
 		st.Close()
@@ -439,7 +433,7 @@ func (s *Store) Live() int { return s.n - s.dead.Len() }
 func (s *Store) Dead(ctx context.Context, key uint32) (bool, error) { return s.dead.Has(key), nil }
 
 // Tombstones returns the store's tombstone set (not to be modified).
-func (s *Store) Tombstones() *Tombstones { return s.dead }
+func (s *Store) Tombstones() *tombstones.Set { return s.dead }
 
 func (s *Store) locate(key uint32) (*segment, uint32, error) {
 	if int(key) >= s.n {

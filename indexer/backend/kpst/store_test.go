@@ -15,6 +15,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
@@ -100,7 +101,7 @@ func FuzzParseStore(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s := &Store{segs: []*segment{seg}, dead: &Tombstones{}, n: seg.count}
+		s := &Store{segs: []*segment{seg}, dead: &tombstones.Set{}, n: seg.count}
 		for k := 0; k < s.Len() && k < 100; k++ {
 			s.Get(t.Context(), uint32(k))
 			s.DocID(t.Context(), uint32(k))

@@ -29,7 +29,7 @@ import (
 	"strings"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
@@ -68,7 +68,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	deleted := &kpst.Tombstones{}
+	deleted := &tombstones.Set{}
 	var deletedDF *postings.TermCounts
 	if base != nil {
 		segs, err := segmentFiles(Dir(base.Dir))
@@ -80,7 +80,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 				return nil, fmt.Errorf("linking lexical segment: %w", err)
 			}
 		}
-		if deleted, err = kpst.ReadTombstones(filepath.Join(Dir(base.Dir), deletedName)); err != nil {
+		if deleted, err = tombstones.Read(filepath.Join(Dir(base.Dir), deletedName)); err != nil {
 			return nil, err
 		}
 		if deletedDF, err = deletedTermCounts(ctx, Dir(base.Dir), deleted, nil); err != nil {
@@ -90,7 +90,7 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e)
 }
 
-// Open opens gen's lexical part for searching with sc. Segments up to kpst.VerifyBudget bytes
+// Open opens gen's lexical part for searching with sc. Segments up to backend.VerifyBudget bytes
 // are checksummed at open; larger ones are mapped without reading them whole (the manifest's
 // sha256 covers them).
 func (Engine) Open(ctx context.Context, gen backend.Gen, sc backend.Scoring, meta backend.Meta) (backend.LexicalReader, error) {
@@ -116,7 +116,7 @@ func segmentFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// openSegments opens every segment of dir, checksumming those up to kpst.VerifyBudget bytes;
+// openSegments opens every segment of dir, checksumming those up to backend.VerifyBudget bytes;
 // with trusted, none (a writer counting the passages of segments it wrote or linked: reading
 // them all at every checkpoint would cost the whole lexical index each time, in I/O and in
 // resident pages).
@@ -132,7 +132,7 @@ func openSegments(dir string, trusted bool) ([]*postings.Segment, error) {
 			closeAll(segs)
 			return nil, err
 		}
-		s, err := postings.Open(f, postings.OpenOptions{SkipChecksum: trusted || fi.Size() > kpst.VerifyBudget})
+		s, err := postings.Open(f, postings.OpenOptions{SkipChecksum: trusted || fi.Size() > backend.VerifyBudget})
 		if err != nil {
 			closeAll(segs)
 			return nil, &backend.DamagedError{Path: f, What: err.Error()}
@@ -151,7 +151,7 @@ func closeAll(segs []*postings.Segment) {
 // deletedTermCounts returns the deleted term counts of the lexical directory dir, whose
 // deleted set is deleted: its file, or, for an index written before it existed, the counts
 // taken from its segments (segs, or those of dir when nil).
-func deletedTermCounts(ctx context.Context, dir string, deleted *kpst.Tombstones, segs []*postings.Segment) (*postings.TermCounts, error) {
+func deletedTermCounts(ctx context.Context, dir string, deleted *tombstones.Set, segs []*postings.Segment) (*postings.TermCounts, error) {
 	path := filepath.Join(dir, deletedDFName)
 	b, err := os.ReadFile(path)
 	switch {
@@ -176,7 +176,7 @@ func deletedTermCounts(ctx context.Context, dir string, deleted *kpst.Tombstones
 }
 
 // countDeleted counts the terms of the deleted passages from the segments.
-func countDeleted(ctx context.Context, segs []*postings.Segment, deleted *kpst.Tombstones) (*postings.TermCounts, error) {
+func countDeleted(ctx context.Context, segs []*postings.Segment, deleted *tombstones.Set) (*postings.TermCounts, error) {
 	m := map[string]int{}
 	for _, s := range segs {
 		if err := s.CountDeleted(ctx, deleted, m); err != nil {

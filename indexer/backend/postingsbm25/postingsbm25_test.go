@@ -13,7 +13,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
@@ -192,7 +192,7 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 
 	// The file holds what the segments say, and without it (an index written before it)
 	// the counts are taken from the segments: the same scores.
-	deleted, err := kpst.ReadTombstones(filepath.Join(Dir(g3.Dir), deletedName))
+	deleted, err := tombstones.Read(filepath.Join(Dir(g3.Dir), deletedName))
 	if err != nil || deleted.Len() != len(dead) {
 		t.Fatalf("deleted set: %d keys, %v; want %d", deleted.Len(), err, len(dead))
 	}
@@ -329,7 +329,7 @@ func BenchmarkSearchDeleted(b *testing.B) {
 	}
 	// Opening reads the counts' file; an index written before it counts them from the
 	// segments (once per open).
-	deleted, err := kpst.ReadTombstones(filepath.Join(Dir(g2.Dir), deletedName))
+	deleted, err := tombstones.Read(filepath.Join(Dir(g2.Dir), deletedName))
 	if err != nil {
 		b.Fatal(err)
 	}

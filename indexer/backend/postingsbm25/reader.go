@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
 
@@ -15,7 +15,7 @@ import (
 type Reader struct {
 	segs    []*postings.Segment
 	x       *postings.Searcher
-	deleted *kpst.Tombstones
+	deleted *tombstones.Set
 	// deletedDF: per term, the deleted passages that hold it, taken from its document frequency
 	deletedDF *postings.TermCounts
 	sc        postings.Scoring
@@ -35,7 +35,7 @@ func Open(ctx context.Context, genDir string, sc backend.Scoring, meta backend.M
 		return nil, fmt.Errorf("%w: postingsbm25 scores with token counts; this manifest predates them (update or compact the index)", backend.ErrScoring)
 	}
 	dir := Dir(genDir)
-	deleted, err := kpst.ReadTombstones(filepath.Join(dir, deletedName))
+	deleted, err := tombstones.Read(filepath.Join(dir, deletedName))
 	if err != nil {
 		return nil, &backend.DamagedError{Path: filepath.Join(dir, deletedName), What: err.Error()}
 	}

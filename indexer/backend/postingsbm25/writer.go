@@ -15,7 +15,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/postings"
@@ -26,7 +26,7 @@ import (
 type Writer struct {
 	dir     string
 	text    *langanalysis.Passages // each passage in its language when multilingual
-	deleted *kpst.Tombstones
+	deleted *tombstones.Set
 	// deletedDF counts, per term, the deleted passages that hold it (carried from the base,
 	// added to as passages are deleted), for the reader to take from document frequencies.
 	deletedDF map[string]int
@@ -81,7 +81,7 @@ type part struct {
 	level int
 }
 
-func newWriter(dir, genName, analyzer string, deleted *kpst.Tombstones, deletedDF *postings.TermCounts, e Engine) (*Writer, error) {
+func newWriter(dir, genName, analyzer string, deleted *tombstones.Set, deletedDF *postings.TermCounts, e Engine) (*Writer, error) {
 	text, err := langanalysis.NewPassages(analyzer)
 	if err != nil {
 		return nil, err
@@ -413,7 +413,7 @@ func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts,
 		w.removeParts()
 		return backend.LexicalCounts{}, err
 	}
-	if err := kpst.WriteTombstones(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
+	if err := tombstones.Write(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
 		return backend.LexicalCounts{}, fmt.Errorf("writing deleted keys: %w", err)
 	}
 	if w.deleted.Len() > 0 {

@@ -1,16 +1,16 @@
-package kpst
+package tombstones
 
 import (
 	"reflect"
 	"testing"
 )
 
-func TestTombstonesRoundTrip(t *testing.T) {
-	ts := &Tombstones{}
+func TestRoundTrip(t *testing.T) {
+	ts := &Set{}
 	for _, k := range []uint32{5, 64, 0, 1000, 5} {
 		ts.Add(k)
 	}
-	got, err := parseTombstones(ts.Encode())
+	got, err := parse(ts.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,19 +22,19 @@ func TestTombstonesRoundTrip(t *testing.T) {
 	}
 }
 
-// FuzzParseTombstones: a damaged tombstone file is an error, never a panic.
-func FuzzParseTombstones(f *testing.F) {
-	ts := &Tombstones{}
+// FuzzParse: a damaged tombstone file is an error, never a panic.
+func FuzzParse(f *testing.F) {
+	ts := &Set{}
 	ts.Add(1)
 	ts.Add(70)
 	f.Add(ts.Encode())
-	f.Add((&Tombstones{}).Encode())
+	f.Add((&Set{}).Encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ts, err := parseTombstones(b)
+		ts, err := parse(b)
 		if err != nil {
 			return
 		}
-		if again, err := parseTombstones(ts.Encode()); err != nil || !reflect.DeepEqual(again.Keys(), ts.Keys()) {
+		if again, err := parse(ts.Encode()); err != nil || !reflect.DeepEqual(again.Keys(), ts.Keys()) {
 			t.Fatalf("re-encoding changed the set: %v", err)
 		}
 	})

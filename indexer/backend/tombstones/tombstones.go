@@ -1,4 +1,8 @@
-package kpst
+// Package tombstones owns the tombstone file of a generation (tombstones.ktmb): the set of
+// passage keys deleted or superseded since the passages were written. Every engine that keeps
+// deleted passages until a compaction reads it (the passage store, the postings engine), so it
+// belongs to none of them.
+package tombstones
 
 import (
 	"encoding/binary"
@@ -11,30 +15,32 @@ import (
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// Tombstones is the set of passage keys deleted or superseded in a generation. Searches never
+// Set is the set of passage keys deleted or superseded in a generation. Searches never
 // return them: bleve and the HNSW graph have deleted them too, and the store's Each skips them.
 //
 // File format (tombstones.ktmb), in the envelope of internal/framing (magic "KTMB", version 1):
 //
 //	count uint64 | count x key uint32, ascending
-type Tombstones struct {
+type Set struct {
 	bits []uint64
 	n    int
 	max  uint32
 }
 
-const TombstonesName = "tombstones.ktmb"
+// FileName is the name of a generation's tombstone file.
+const FileName = "tombstones.ktmb"
 
-var tombFormat = framing.Format{Name: "tombstone file", Magic: "KTMB", Version: 1}
+// Format is the framing of the tombstone file.
+var Format = framing.Format{Name: "tombstone file", Magic: "KTMB", Version: 1}
 
 // Has reports whether key is tombstoned.
-func (t *Tombstones) Has(key uint32) bool {
+func (t *Set) Has(key uint32) bool {
 	w := int(key / 64)
 	return w < len(t.bits) && t.bits[w]&(1<<(key%64)) != 0
 }
 
 // Add tombstones key; it reports whether key was new.
-func (t *Tombstones) Add(key uint32) bool {
+func (t *Set) Add(key uint32) bool {
 	w := int(key / 64)
 	for len(t.bits) <= w {
 		t.bits = append(t.bits, 0)
@@ -49,13 +55,13 @@ func (t *Tombstones) Add(key uint32) bool {
 }
 
 // Len is the number of tombstoned keys.
-func (t *Tombstones) Len() int { return t.n }
+func (t *Set) Len() int { return t.n }
 
 // Max returns the largest tombstoned key.
-func (t *Tombstones) Max() (uint32, bool) { return t.max, t.n > 0 }
+func (t *Set) Max() (uint32, bool) { return t.max, t.n > 0 }
 
 // Keys returns the tombstoned keys in ascending order.
-func (t *Tombstones) Keys() []uint32 {
+func (t *Set) Keys() []uint32 {
 	out := make([]uint32, 0, t.n)
 	for w, word := range t.bits {
 		for word != 0 {
@@ -68,21 +74,22 @@ func (t *Tombstones) Keys() []uint32 {
 }
 
 // Clone returns an independent copy.
-func (t *Tombstones) Clone() *Tombstones {
-	return &Tombstones{bits: slices.Clone(t.bits), n: t.n, max: t.max}
+func (t *Set) Clone() *Set {
+	return &Set{bits: slices.Clone(t.bits), n: t.n, max: t.max}
 }
 
-func (t *Tombstones) Encode() []byte {
+// Encode returns the file form of t.
+func (t *Set) Encode() []byte {
 	keys := t.Keys()
-	b := binary.LittleEndian.AppendUint64(tombFormat.Begin(), uint64(len(keys)))
+	b := binary.LittleEndian.AppendUint64(Format.Begin(), uint64(len(keys)))
 	for _, k := range keys {
 		b = binary.LittleEndian.AppendUint32(b, k)
 	}
-	return tombFormat.Seal(b)
+	return Format.Seal(b)
 }
 
-func parseTombstones(b []byte) (*Tombstones, error) {
-	payload, err := tombFormat.Open(b)
+func parse(b []byte) (*Set, error) {
+	payload, err := Format.Open(b)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +101,7 @@ func parseTombstones(b []byte) (*Tombstones, error) {
 	if uint64(len(keys)) != 4*n {
 		return nil, fmt.Errorf("count %d does not match the file size", n)
 	}
-	t := &Tombstones{}
+	t := &Set{}
 	prev := int64(-1)
 	for i := uint64(0); i < n; i++ {
 		k := binary.LittleEndian.Uint32(keys[4*i:])
@@ -107,24 +114,24 @@ func parseTombstones(b []byte) (*Tombstones, error) {
 	return t, nil
 }
 
-// ReadTombstones reads a generation's tombstone file; a generation without one has none.
-func ReadTombstones(path string) (*Tombstones, error) {
+// Read reads a generation's tombstone file; a generation without one has none.
+func Read(path string) (*Set, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Tombstones{}, nil
+		return &Set{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	t, err := parseTombstones(b)
+	t, err := parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("tombstones %s: %w", path, err)
 	}
 	return t, nil
 }
 
-// WriteTombstones writes t to path and syncs it.
-func WriteTombstones(path string, t *Tombstones) error {
+// Write writes t to path and syncs it.
+func Write(path string, t *Set) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
