@@ -170,7 +170,7 @@ func (r *embedRun) close() {
 		r.w.abort()
 	}
 	if r.w != nil && r.w.log != nil {
-		r.w.log.close() // its runs: the table is written, or the run failed
+		r.w.log.Close() // its runs: the table is written, or the run failed
 	}
 	if r.tmp != "" {
 		r.gens.Discard(r.gen, r.tmp)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"time"
 
@@ -100,7 +101,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		if err != nil {
 			return nil, err
 		}
-		r.known = make(map[string]DocHash, len(docs))
+		r.known = make(map[string]doctable.Hash, len(docs))
 		for id, e := range docs {
 			r.known[id] = e.Hash
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	if bm.FormatVersion == 1 {
 		return nil, fmt.Errorf("%s: index format 1 has no document table; rebuild it", genDir)
 	}
-	docs, err := readDocTable(filepath.Join(genDir, docTableName))
+	docs, err := doctable.Read(filepath.Join(genDir, doctable.FileName))
 	if err != nil {
 		return nil, err
 	}

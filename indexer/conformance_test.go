@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"math"
 	"os"
 	"path/filepath"
@@ -234,7 +235,7 @@ func confSearch(t *testing.T, loc, mode, q string, n int, exact bool, f backend.
 }
 
 // liveDocs returns the document table of the live generation of loc.
-func liveDocs(t *testing.T, loc string) (map[string]*docEntry, *Manifest) {
+func liveDocs(t *testing.T, loc string) (map[string]*doctable.Entry, *Manifest) {
 	t.Helper()
 	ctx := context.Background()
 	g, err := OpenWith(ctx, loc, OpenOptions{})
@@ -529,7 +530,7 @@ func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 		t.Fatal(err)
 	}
 	// One file of each part: the document table, the lexical part's largest file, the graph.
-	targets := []string{docTableName}
+	targets := []string{doctable.FileName}
 	largest := ""
 	for name, fs := range man.Files {
 		if inLexicalDir(gen, man, name) && (largest == "" || fs.Size > man.Files[largest].Size) {

@@ -7,6 +7,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"io/fs"
 	"os"
@@ -78,7 +79,7 @@ var fileKinds = []fileKind{
 	{"bleve root.bolt", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/store/root.bolt") }},
 	{"bleve index_meta.json", func(t testing.TB, gen string) string { return filepath.Join(gen, "bm25/index_meta.json") }},
 	{"passage store", func(t testing.TB, gen string) string { return firstMatch(t, gen, "passages-*.kpst") }},
-	{"document table", func(t testing.TB, gen string) string { return filepath.Join(gen, docTableName) }},
+	{"document table", func(t testing.TB, gen string) string { return filepath.Join(gen, doctable.FileName) }},
 	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, tombstones.FileName) }},
 	{"hnsw graph", func(t testing.TB, gen string) string { return filepath.Join(gen, hnswvec.Name) }},
 	{"manifest", func(t testing.TB, gen string) string { return filepath.Join(gen, manifestName) }},

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"os"
 	"path/filepath"
@@ -278,13 +279,13 @@ type dirGen struct{}
 
 var _ genSource = dirGen{}
 
-func (dirGen) docTable(_ context.Context, g *Generation) (map[string]*docEntry, error) {
-	return readDocTable(filepath.Join(g.Dir, docTableName))
+func (dirGen) docTable(_ context.Context, g *Generation) (map[string]*doctable.Entry, error) {
+	return doctable.Read(filepath.Join(g.Dir, doctable.FileName))
 }
 
 // docTableFile holds the local file open.
 func (dirGen) docTableFile(_ context.Context, g *Generation) (io.ReadSeeker, io.Closer, error) {
-	f, err := os.Open(filepath.Join(g.Dir, docTableName))
+	f, err := os.Open(filepath.Join(g.Dir, doctable.FileName))
 	if err != nil {
 		return nil, nil, err
 	}

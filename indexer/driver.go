@@ -66,7 +66,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 			d.w.abort()
 		}
 		if d.w != nil && d.w.log != nil {
-			d.w.log.close() // its runs: the table is written, or the build failed
+			d.w.log.Close() // its runs: the table is written, or the build failed
 		}
 		d.releaseCheckpointBase()
 	}()

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,11 +17,11 @@ import (
 )
 
 func TestDocTableRoundTrip(t *testing.T) {
-	tbl := map[string]*docEntry{
-		"a":   {Hash: contentHash(&corpus.Document{ID: "a", Title: "A", Sections: []corpus.Section{{Text: "x"}}}), Keys: []uint32{0, 1, 7}},
-		"ü/2": {Hash: contentHash(&corpus.Document{ID: "ü/2"}), Keys: nil},
+	tbl := map[string]*doctable.Entry{
+		"a":   {Hash: doctable.ContentHash(&corpus.Document{ID: "a", Title: "A", Sections: []corpus.Section{{Text: "x"}}}), Keys: []uint32{0, 1, 7}},
+		"ü/2": {Hash: doctable.ContentHash(&corpus.Document{ID: "ü/2"}), Keys: nil},
 	}
-	got, err := parseDocTable(encodeDocTable(tbl))
+	got, err := doctable.Parse(encodeDocTable(tbl))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestDocTableRoundTrip(t *testing.T) {
 	d1 := corpus.Document{Title: "ab", Sections: []corpus.Section{{Text: "c"}}, Source: "x"}
 	d2 := corpus.Document{Title: "ab", Sections: []corpus.Section{{Text: "c"}}, Source: "y"}
 	d3 := corpus.Document{Title: "a", Sections: []corpus.Section{{Text: "bc"}}}
-	if contentHash(&d1) != contentHash(&d2) || contentHash(&d1) == contentHash(&d3) {
+	if doctable.ContentHash(&d1) != doctable.ContentHash(&d2) || doctable.ContentHash(&d1) == doctable.ContentHash(&d3) {
 		t.Error("content hash: source must not count, field boundaries must")
 	}
 }
@@ -42,14 +43,14 @@ func TestDocTableRoundTrip(t *testing.T) {
 // FuzzParseDocTable: a damaged document table is an error, never a panic, and what parses
 // re-encodes to the same bytes.
 func FuzzParseDocTable(f *testing.F) {
-	f.Add(encodeDocTable(map[string]*docEntry{"x": {Keys: []uint32{3, 4}}, "y": {Keys: []uint32{9}}}))
-	f.Add(encodeDocTable(map[string]*docEntry{}))
+	f.Add(encodeDocTable(map[string]*doctable.Entry{"x": {Keys: []uint32{3, 4}}, "y": {Keys: []uint32{9}}}))
+	f.Add(encodeDocTable(map[string]*doctable.Entry{}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tbl, err := parseDocTable(b)
+		tbl, err := doctable.Parse(b)
 		if err != nil {
 			return
 		}
-		again, err := parseDocTable(encodeDocTable(tbl))
+		again, err := doctable.Parse(encodeDocTable(tbl))
 		if err != nil || len(again) != len(tbl) {
 			t.Fatalf("re-encoding failed: %v", err)
 		}
@@ -63,11 +64,11 @@ func TestFormatsKeepTheirBytes(t *testing.T) {
 	for _, k := range []uint32{0, 5, 64, 1000} {
 		ts.Add(k)
 	}
-	var h DocHash
+	var h doctable.Hash
 	for i := range h {
 		h[i] = byte(i)
 	}
-	doc := map[string]*docEntry{"a": {Hash: h, Keys: []uint32{0, 1, 7}}, "ü/2": {Hash: h}}
+	doc := map[string]*doctable.Entry{"a": {Hash: h, Keys: []uint32{0, 1, 7}}, "ü/2": {Hash: h}}
 	tests := []struct {
 		name string
 		got  []byte
@@ -88,7 +89,7 @@ func TestFormatsKeepTheirBytes(t *testing.T) {
 	if _, err := tombstones.Read(tomb); err != nil {
 		t.Errorf("reading version 1 tombstones: %v", err)
 	}
-	if _, err := parseDocTable(mustHex(t, tests[1].want)); err != nil {
+	if _, err := doctable.Parse(mustHex(t, tests[1].want)); err != nil {
 		t.Errorf("reading version 1 document table: %v", err)
 	}
 }
@@ -121,10 +122,10 @@ func TestDenseInfoJSON(t *testing.T) {
 	}
 }
 
-// encodeDocTable is the document table t as writeDocTableTo writes it.
-func encodeDocTable(t map[string]*docEntry) []byte {
+// encodeDocTable is the document table t as doctable.WriteTo writes it.
+func encodeDocTable(t map[string]*doctable.Entry) []byte {
 	var b bytes.Buffer
-	if err := writeDocTableTo(&b, t); err != nil {
+	if err := doctable.WriteTo(&b, t); err != nil {
 		panic(err) // a bytes.Buffer does not fail
 	}
 	return b.Bytes()
@@ -133,16 +134,16 @@ func encodeDocTable(t map[string]*docEntry) []byte {
 // TestDocTableStreamedInChunks round-trips a table larger than the writer's 4 KiB chunks
 // and its 64 KiB buffer, so that every flush path writes what the parser reads back.
 func TestDocTableStreamedInChunks(t *testing.T) {
-	tbl := map[string]*docEntry{}
+	tbl := map[string]*doctable.Entry{}
 	for i := range 5000 {
 		id := fmt.Sprintf("doc-%05d", i)
-		tbl[id] = &docEntry{Hash: contentHash(&corpus.Document{ID: id, Title: id}), Keys: []uint32{uint32(3 * i), uint32(3*i + 1)}}
+		tbl[id] = &doctable.Entry{Hash: doctable.ContentHash(&corpus.Document{ID: id, Title: id}), Keys: []uint32{uint32(3 * i), uint32(3*i + 1)}}
 	}
 	b := encodeDocTable(tbl)
 	if len(b) < 1<<17 {
 		t.Fatalf("table of %d bytes does not cross the 64 KiB buffer twice", len(b))
 	}
-	got, err := parseDocTable(b)
+	got, err := doctable.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 // docPassages is one input document split into passages, with its content hash.
 type docPassages struct {
 	id       string
-	hash     DocHash
+	hash     doctable.Hash
 	passages []corpus.Passage
 	src      []uint32 // compaction: the passages' keys in the generation being compacted
 	// idFromPosition: the id is a record number the reader gave a record without one
@@ -82,9 +83,9 @@ type genWriter struct {
 	seg     *kpst.Writer
 	segName string
 	dead    *tombstones.Set
-	docs    map[string]*docEntry // update mode: the document table, in memory
-	log     *docLog              // append mode: the document table, spilled (doclog.go)
-	keepLog bool                 // finish leaves log open: a checkpoint hands it to the next writer
+	docs    map[string]*doctable.Entry // update mode: the document table, in memory
+	log     *doctable.Log              // append mode: the document table, spilled (doclog.go)
+	keepLog bool                       // finish leaves log open: a checkpoint hands it to the next writer
 	// checkpoint: finish commits a build's checkpoint, its lexical part unmerged when the
 	// engine can (backend.CheckpointLexicalWriter); the next writer adopts it.
 	checkpoint bool
@@ -120,8 +121,8 @@ type finishTimes struct{ lexical, docs, vectors, sums time.Duration }
 // docTables is the document table a writer continues with: a build that goes on from its own
 // checkpoint hands its table to the next writer instead of reading it back.
 type docTables struct {
-	docs map[string]*docEntry // update mode
-	log  *docLog              // append mode
+	docs map[string]*doctable.Entry // update mode
+	log  *doctable.Log              // append mode
 }
 
 // newGenWriter prepares dir (already created, empty) as generation gen. With base, the new
@@ -144,15 +145,15 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 	}
 	defer func() {
 		if err != nil && w.log != nil {
-			w.log.close() // the base table it holds open, the runs of a carried log
+			w.log.Close() // the base table it holds open, the runs of a carried log
 		}
 	}()
 	ctx := context.Background()
 	g := backend.Gen{Name: genName(gen), Dir: dir}
 	if mode == modeUpdate {
-		w.docs = map[string]*docEntry{}
+		w.docs = map[string]*doctable.Entry{}
 	} else {
-		w.log = &docLog{dir: dir, limit: docLogLimit}
+		w.log = &doctable.Log{Dir: dir, Limit: doctable.DefaultLogLimit}
 	}
 	if base == nil {
 		if w.lex, err = opts.Engines.Lexical.Begin(ctx, g, nil, opts.Build.Analyzer); err != nil {
@@ -216,9 +217,9 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 		}
 	case carried.log != nil:
 		w.log = carried.log
-		w.log.dir = w.dir // new runs go beside this generation (the last one's was renamed)
+		w.log.Dir = w.dir // new runs go beside this generation (the last one's was renamed)
 	default:
-		if w.log.base, w.log.baseDone, err = b.docTableFile(ctx); err != nil {
+		if w.log.Base, w.log.BaseDone, err = b.docTableFile(ctx); err != nil {
 			return err
 		}
 	}
@@ -325,7 +326,7 @@ func (w *genWriter) apply(b docBatch) error {
 	added := 0
 	for i := range b.docs {
 		d := &b.docs[i]
-		var e *docEntry // update mode: the document's entry in the table
+		var e *doctable.Entry // update mode: the document's entry in the table
 		if w.mode == modeUpdate {
 			old, had := w.docs[d.id]
 			if w.seen[d.id] {
@@ -349,7 +350,7 @@ func (w *genWriter) apply(b docBatch) error {
 			return fmt.Errorf("document %q: the index has dense vectors (%s); new passages need its encoder (--model)", d.id, w.model.Name)
 		}
 		if w.mode == modeUpdate {
-			e = &docEntry{Hash: d.hash}
+			e = &doctable.Entry{Hash: d.hash}
 			w.docs[d.id] = e
 		}
 		w.keys = w.keys[:0]
@@ -376,7 +377,7 @@ func (w *genWriter) apply(b docBatch) error {
 		}
 		if e != nil {
 			e.Keys = append(e.Keys, w.keys...)
-		} else if err := w.log.add(d.id, d.hash, w.keys, int32(b.input+1), d.idFromPosition); err != nil {
+		} else if err := w.log.Add(d.id, d.hash, w.keys, int32(b.input+1), d.idFromPosition); err != nil {
 			return err
 		}
 	}
@@ -591,7 +592,7 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		}
 	}()
 	if w.log != nil && !w.keepLog {
-		defer w.log.close() // its runs and base table are merged into the table written below
+		defer w.log.Close() // its runs and base table are merged into the table written below
 	}
 	t0 := time.Now()
 	storeErr := w.seg.Close()
@@ -624,10 +625,10 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	t0 = time.Now()
 	if w.mode == modeUpdate {
 		w.man.Counts.Documents = len(w.docs)
-		if err := writeDocTable(filepath.Join(w.dir, docTableName), w.docs); err != nil {
+		if err := doctable.Write(filepath.Join(w.dir, doctable.FileName), w.docs); err != nil {
 			return nil, fmt.Errorf("writing document table: %w", err)
 		}
-	} else if _, err := w.log.writeTable(filepath.Join(w.dir, docTableName), w.checkRepeats); err != nil {
+	} else if _, err := w.log.WriteTable(filepath.Join(w.dir, doctable.FileName), w.checkRepeats); err != nil {
 		return nil, fmt.Errorf("writing document table: %w", err)
 	}
 	w.finishTook.docs = time.Since(t0)
@@ -715,7 +716,7 @@ func (w *genWriter) closeFiles() {
 	w.seg.Abort()
 	w.lex.Abort()
 	if w.log != nil {
-		w.log.close()
+		w.log.Close()
 	}
 	if w.vec != nil {
 		w.vec.Abort()
@@ -727,10 +728,10 @@ func (w *genWriter) closeFiles() {
 // documents of different inputs that share an id when one of the ids is only a record number
 // (the record had no id): they are unrelated documents, and merging them would lose one
 // silently. The inputs of entries from a resumed build's base table are not known (0).
-func (w *genWriter) checkRepeats(first *docRec, rest []*docRec) error {
+func (w *genWriter) checkRepeats(first *doctable.Rec, rest []*doctable.Rec) error {
 	for _, r := range rest {
-		if first.input != 0 && r.input != first.input && (first.fromPos || r.fromPos) {
-			return w.positionIDCollision(string(first.id), first.input, first.fromPos, int(r.input)-1, r.fromPos)
+		if first.Input != 0 && r.Input != first.Input && (first.FromPos || r.FromPos) {
+			return w.positionIDCollision(string(first.ID), first.Input, first.FromPos, int(r.Input)-1, r.FromPos)
 		}
 	}
 	return nil

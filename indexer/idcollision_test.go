@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,14 +81,14 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 }
 
 // openDocs returns the live generation's document ids.
-func openDocs(t *testing.T, dir string) map[string]*docEntry {
+func openDocs(t *testing.T, dir string) map[string]*doctable.Entry {
 	t.Helper()
 	g, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	docs, err := readDocTable(filepath.Join(g.Dir, docTableName))
+	docs, err := doctable.Read(filepath.Join(g.Dir, doctable.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

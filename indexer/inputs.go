@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"runtime/debug"
 	"strconv"
@@ -17,7 +18,7 @@ type reader struct {
 	split *corpus.Splitter
 	prog  *progress
 	bad   []string
-	known map[string]DocHash // update: content hashes of the base generation (read only)
+	known map[string]doctable.Hash // update: content hashes of the base generation (read only)
 }
 
 func (r *reader) readAll(ctx context.Context, from position, out chan<- docBatch) error {
@@ -58,7 +59,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 				return false
 			}
 			known, ok := r.known[r.docID(i, doc)]
-			return !ok || known != contentHash(doc)
+			return !ok || known != doctable.ContentHash(doc)
 		},
 	})
 	defer pr.Close() // before cr.Close: it stops the goroutine that reads cr
@@ -135,7 +136,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 				split[j].Language = lang
 			}
 		}
-		h := contentHash(&doc)
+		h := doctable.ContentHash(&doc)
 		var ps []corpus.Passage
 		if known, ok := r.known[doc.ID]; !ok || known != h {
 			ps = split // unchanged documents are not split: the writer skips them

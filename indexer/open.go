@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"path/filepath"
 
@@ -26,7 +27,7 @@ type Generation struct {
 }
 
 // docTable reads the generation's document table, checked against the manifest.
-func (g *Generation) docTable(ctx context.Context) (map[string]*docEntry, error) {
+func (g *Generation) docTable(ctx context.Context) (map[string]*doctable.Entry, error) {
 	return g.src.docTable(ctx, g)
 }
 

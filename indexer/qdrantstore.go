@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"log/slog"
 	"os"
@@ -142,7 +143,7 @@ func (g *qdrantStore) Commit(ctx context.Context, gen int, dir string, man *Mani
 // as records of its collection.
 func (g *qdrantStore) store(ctx context.Context, gen int, dir string, man *Manifest) error {
 	bg := backend.Gen{Name: genName(gen)}
-	docs, err := os.ReadFile(filepath.Join(dir, docTableName))
+	docs, err := os.ReadFile(filepath.Join(dir, doctable.FileName))
 	if err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func (g *qdrantStore) store(ctx context.Context, gen int, dir string, man *Manif
 	// The scratch directory's files are gone once published: the manifest lists the
 	// records, with the sums verify checks them against. A deleted passage's point is
 	// removed, not tombstoned, so every vector left belongs to a live passage.
-	man.Files = map[string]FileSum{docTableName: sumOf(docs)}
+	man.Files = map[string]FileSum{doctable.FileName: sumOf(docs)}
 	man.Tombstones = 0
 	if man.Dense != nil {
 		man.Dense.Vectors = man.Counts.Passages
@@ -376,18 +377,18 @@ func (r *remoteGen) docTableRecord(ctx context.Context, g *Generation) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	if got, want := sumOf(b), g.Manifest.Files[docTableName]; got != want {
+	if got, want := sumOf(b), g.Manifest.Files[doctable.FileName]; got != want {
 		return nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
 	}
 	return b, nil
 }
 
-func (r *remoteGen) docTable(ctx context.Context, g *Generation) (map[string]*docEntry, error) {
+func (r *remoteGen) docTable(ctx context.Context, g *Generation) (map[string]*doctable.Entry, error) {
 	b, err := r.docTableRecord(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	t, err := parseDocTable(b)
+	t, err := doctable.Parse(b)
 	if err != nil {
 		return nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
 	}
@@ -400,7 +401,7 @@ func (r *remoteGen) docTableFile(ctx context.Context, g *Generation) (io.ReadSee
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := docTableFormat.Open(b); err != nil {
+	if _, err := doctable.Format.Open(b); err != nil {
 		return nil, nil, &DamagedError{Path: g.Dir + " document table", What: err.Error()}
 	}
 	return bytes.NewReader(b), io.NopCloser(nil), nil
@@ -679,11 +680,11 @@ func (g *qdrantStore) Verify(ctx context.Context) (*VerifyReport, error) {
 		bad("document table", "%v", err)
 		return rep, nil
 	}
-	if got, want := sumOf(docs), man.Files[docTableName]; got != want {
+	if got, want := sumOf(docs), man.Files[doctable.FileName]; got != want {
 		bad("document table", "size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)
 		return rep, nil
 	}
-	table, err := parseDocTable(docs)
+	table, err := doctable.Parse(docs)
 	if err != nil {
 		bad("document table", "%v", err)
 		return rep, nil

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
@@ -98,7 +99,7 @@ func storeOf(s string, opts *Options) (Store, error) {
 // document table, and what a writer derived from it carries over.
 type genSource interface {
 	// docTable reads the document table, checked against the manifest's sum.
-	docTable(ctx context.Context, g *Generation) (map[string]*docEntry, error)
+	docTable(ctx context.Context, g *Generation) (map[string]*doctable.Entry, error)
 	// docTableFile opens the document table to be read as a stream.
 	docTableFile(ctx context.Context, g *Generation) (io.ReadSeeker, io.Closer, error)
 	// carry gives the writer w, derived from g, what it shares of g's passage store.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"path/filepath"
 
@@ -108,7 +109,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	defer store.Close()
 	rep.Passages = store.Live()
 	if man.FormatVersion >= 2 {
-		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, docTableName), f, a...) })
+		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, doctable.FileName), f, a...) })
 	}
 	eng, err := Engines{}.withDefaults(man.Options.Lexical, HNSWParams{})
 	if err != nil {
@@ -172,7 +173,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 
 // checkDocTable checks that the document table lists exactly the live keys, each once.
 func checkDocTable(gen string, store *kpst.Store, bad func(string, ...any)) {
-	docs, err := readDocTable(filepath.Join(gen, docTableName))
+	docs, err := doctable.Read(filepath.Join(gen, doctable.FileName))
 	if err != nil {
 		bad("%v", err)
 		return

@@ -1,4 +1,4 @@
-package indexer
+package doctable
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// docLog is the document table of a build (append mode), kept out of memory: a build of ten
+// Log is the document table of a build (append mode), kept out of memory: a build of ten
 // million documents held them as a map of pointers (two objects and three pointers each),
 // which the collector walked over and over, so the cost of each passage grew with the
 // collection (issue 28: 55% of the CPU in the collector at 1.7M passages). Entries are
@@ -24,35 +24,36 @@ import (
 // the runs (and the table of the generation the build continued from, after a restart) into
 // the generation's docs.kdoc, combining the entries of a repeated id in the order they came.
 // Memory: the buffer's limit, whatever the number of documents.
-type docLog struct {
-	dir   string // where runs are created (and unlinked at once)
-	limit int    // bytes of buffered entries that make a run
-	buf   []byte
-	offs  []uint64 // each buffered entry: its start in buf << 32 | its length
-	runs  []*os.File
-	// base is the document table of the generation the build continued from when it started
+type Log struct {
+	Dir   string // where runs are created (and unlinked at once)
+	Limit int    // bytes of buffered entries that make a run (DefaultLogLimit)
+	// Base is the document table of the generation the build continued from when it started
 	// (a resumed build's checkpoint), held open because later checkpoints remove that
-	// generation; nil: none. Its entries come before every run's.
-	base     io.ReadSeeker
-	baseDone io.Closer
+	// generation; nil: none. Its entries come before every run's. Close closes BaseDone.
+	Base     io.ReadSeeker
+	BaseDone io.Closer
+
+	buf  []byte
+	offs []uint64 // each buffered entry: its start in buf << 32 | its length
+	runs []*os.File
 }
 
-// docLogLimit is the default buffer of a docLog: 32 MiB, about 600,000 entries of synthetic
+// DefaultLogLimit is the default buffer of a Log: 32 MiB, about 600,000 entries of synthetic
 // ids; ten million documents make 16 runs.
-const docLogLimit = 32 << 20
+const DefaultLogLimit = 32 << 20
 
-// docRec is one entry while merging. Its slices are reused from entry to entry.
-type docRec struct {
-	id      []byte
-	hash    DocHash
-	input   int32 // 1 + the build's input index; 0: unknown (the base table does not store it)
-	fromPos bool
-	keys    []uint32
+// Rec is one entry while merging. Its slices are reused from entry to entry.
+type Rec struct {
+	ID      []byte
+	Hash    Hash
+	Input   int32 // 1 + the build's input index; 0: unknown (the base table does not store it)
+	FromPos bool  // the id was made from the record's position in its input (no id field)
+	Keys    []uint32
 }
 
-// add appends a document's entry. input is 1 + the index of its input.
-func (l *docLog) add(id string, h DocHash, keys []uint32, input int32, fromPos bool) error {
-	if len(l.buf) >= l.limit && len(l.offs) > 0 {
+// Add appends a document's entry. input is 1 + the index of its input.
+func (l *Log) Add(id string, h Hash, keys []uint32, input int32, fromPos bool) error {
+	if len(l.buf) >= l.Limit && len(l.offs) > 0 {
 		if err := l.spill(); err != nil {
 			return err
 		}
@@ -66,7 +67,7 @@ func (l *docLog) add(id string, h DocHash, keys []uint32, input int32, fromPos b
 	return nil
 }
 
-func appendDocRec(b []byte, id string, h DocHash, keys []uint32, input int32, fromPos bool) []byte {
+func appendDocRec(b []byte, id string, h Hash, keys []uint32, input int32, fromPos bool) []byte {
 	b = framing.AppendString(b, id)
 	b = append(b, h[:]...)
 	b = binary.AppendUvarint(b, uint64(input))
@@ -85,12 +86,12 @@ func appendDocRec(b []byte, id string, h DocHash, keys []uint32, input int32, fr
 }
 
 // entry returns the bytes of a buffered entry, and idAt its id.
-func (l *docLog) entry(e uint64) []byte {
+func (l *Log) entry(e uint64) []byte {
 	start := int(e >> 32)
 	return l.buf[start : start+int(uint32(e))]
 }
 
-func (l *docLog) idAt(e uint64) []byte {
+func (l *Log) idAt(e uint64) []byte {
 	b := l.entry(e)
 	n, w := binary.Uvarint(b)
 	return b[w : w+int(n)]
@@ -98,9 +99,9 @@ func (l *docLog) idAt(e uint64) []byte {
 
 // spill sorts the buffered entries by id (stably: a repeated id keeps its order) and writes
 // them as a run.
-func (l *docLog) spill() error {
+func (l *Log) spill() error {
 	slices.SortStableFunc(l.offs, func(a, b uint64) int { return bytes.Compare(l.idAt(a), l.idAt(b)) })
-	f, err := os.CreateTemp(l.dir, "docs-run-*.tmp")
+	f, err := os.CreateTemp(l.Dir, "docs-run-*.tmp")
 	if err != nil {
 		return fmt.Errorf("document log: %w", err)
 	}
@@ -121,15 +122,15 @@ func (l *docLog) spill() error {
 	return nil
 }
 
-// byteReader is what readDocRec reads from.
+// byteReader is what readRec reads from.
 type byteReader interface {
 	io.Reader
 	io.ByteReader
 }
 
-// readDocRec reads one entry into r: a run's layout, or with table set the layout of
+// readRec reads one entry into r: a run's layout, or with table set the layout of
 // docs.kdoc, which has no input and flag.
-func readDocRec(br byteReader, r *docRec, table bool) error {
+func readRec(br byteReader, r *Rec, table bool) error {
 	uv := func() (uint64, error) { return binary.ReadUvarint(br) }
 	n, err := uv()
 	if err != nil {
@@ -138,14 +139,14 @@ func readDocRec(br byteReader, r *docRec, table bool) error {
 	if n > 1<<20 {
 		return fmt.Errorf("document id of %d bytes", n)
 	}
-	r.id = slices.Grow(r.id[:0], int(n))[:n]
-	if _, err := io.ReadFull(br, r.id); err != nil {
+	r.ID = slices.Grow(r.ID[:0], int(n))[:n]
+	if _, err := io.ReadFull(br, r.ID); err != nil {
 		return noEOF(err)
 	}
-	if _, err := io.ReadFull(br, r.hash[:]); err != nil {
+	if _, err := io.ReadFull(br, r.Hash[:]); err != nil {
 		return noEOF(err)
 	}
-	r.input, r.fromPos = 0, false
+	r.Input, r.FromPos = 0, false
 	if !table {
 		in, err := uv()
 		if err != nil {
@@ -155,16 +156,16 @@ func readDocRec(br byteReader, r *docRec, table bool) error {
 		if err != nil {
 			return noEOF(err)
 		}
-		r.input, r.fromPos = int32(in), flag == 1
+		r.Input, r.FromPos = int32(in), flag == 1
 	}
 	nk, err := uv()
 	if err != nil {
 		return noEOF(err)
 	}
 	if nk > 1<<32 {
-		return fmt.Errorf("document %q: %d keys", r.id, nk)
+		return fmt.Errorf("document %q: %d keys", r.ID, nk)
 	}
-	r.keys = r.keys[:0]
+	r.Keys = r.Keys[:0]
 	var k uint64
 	for range nk {
 		d, err := uv()
@@ -172,9 +173,9 @@ func readDocRec(br byteReader, r *docRec, table bool) error {
 			return noEOF(err)
 		}
 		if k += d; k > 1<<32-1 {
-			return fmt.Errorf("document %q: key out of range", r.id)
+			return fmt.Errorf("document %q: key out of range", r.ID)
 		}
-		r.keys = append(r.keys, uint32(k))
+		r.Keys = append(r.Keys, uint32(k))
 	}
 	return nil
 }
@@ -186,23 +187,23 @@ func noEOF(err error) error {
 	return err
 }
 
-// docSource yields the entries of one sorted run (or the base table) in id order.
-type docSource struct {
+// runSource yields the entries of one sorted run (or the base table) in id order.
+type runSource struct {
 	r     *bufio.Reader
 	idx   int    // order of the source: the base first, then runs as written
 	table bool   // the base table's layout
 	left  uint64 // entries left in the base table
-	cur   docRec
+	cur   Rec
 }
 
-func (s *docSource) next() (bool, error) {
+func (s *runSource) next() (bool, error) {
 	if s.table {
 		if s.left == 0 {
 			return false, nil
 		}
 		s.left--
 	}
-	err := readDocRec(s.r, &s.cur, s.table)
+	err := readRec(s.r, &s.cur, s.table)
 	if err == io.EOF && !s.table {
 		return false, nil
 	}
@@ -212,18 +213,18 @@ func (s *docSource) next() (bool, error) {
 	return true, nil
 }
 
-type docHeap []*docSource
+type runHeap []*runSource
 
-func (h docHeap) Len() int { return len(h) }
-func (h docHeap) Less(i, j int) bool {
-	if c := bytes.Compare(h[i].cur.id, h[j].cur.id); c != 0 {
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].cur.ID, h[j].cur.ID); c != 0 {
 		return c < 0
 	}
 	return h[i].idx < h[j].idx
 }
-func (h docHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *docHeap) Push(x any)   { *h = append(*h, x.(*docSource)) }
-func (h *docHeap) Pop() any {
+func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runSource)) }
+func (h *runHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
@@ -231,27 +232,27 @@ func (h *docHeap) Pop() any {
 }
 
 // open positions every source at its start: the base table, then the runs in order.
-func (l *docLog) open() (docHeap, error) {
-	var h docHeap
-	if l.base != nil {
-		if _, err := l.base.Seek(0, io.SeekStart); err != nil {
+func (l *Log) open() (runHeap, error) {
+	var h runHeap
+	if l.Base != nil {
+		if _, err := l.Base.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("base document table: %w", err)
 		}
-		br := bufio.NewReaderSize(l.base, 1<<16)
+		br := bufio.NewReaderSize(l.Base, 1<<16)
 		var head [framing.HeaderSize + 8]byte
 		if _, err := io.ReadFull(br, head[:]); err != nil {
 			return nil, fmt.Errorf("base document table: %w", noEOF(err))
 		}
-		if string(head[:4]) != docTableFormat.Magic || binary.LittleEndian.Uint32(head[4:8]) != docTableFormat.Version {
-			return nil, fmt.Errorf("base document table: not a %s of version %d", docTableFormat.Name, docTableFormat.Version)
+		if string(head[:4]) != Format.Magic || binary.LittleEndian.Uint32(head[4:8]) != Format.Version {
+			return nil, fmt.Errorf("base document table: not a %s of version %d", Format.Name, Format.Version)
 		}
-		h = append(h, &docSource{r: br, idx: 0, table: true, left: binary.LittleEndian.Uint64(head[8:])})
+		h = append(h, &runSource{r: br, idx: 0, table: true, left: binary.LittleEndian.Uint64(head[8:])})
 	}
 	for i, f := range l.runs {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("document log: %w", err)
 		}
-		h = append(h, &docSource{r: bufio.NewReaderSize(f, 1<<16), idx: i + 1})
+		h = append(h, &runSource{r: bufio.NewReaderSize(f, 1<<16), idx: i + 1})
 	}
 	live := h[:0]
 	for _, s := range h {
@@ -267,17 +268,17 @@ func (l *docLog) open() (docHeap, error) {
 	return live, nil
 }
 
-// merge calls each(first, rest) for every distinct id in id order: first is the id's first
+// Merge calls each(first, rest) for every distinct id in id order: first is the id's first
 // entry, rest its repeats in the order they came. The records passed are valid during the
 // call only.
-func (l *docLog) merge(each func(first *docRec, rest []*docRec) error) error {
+func (l *Log) Merge(each func(first *Rec, rest []*Rec) error) error {
 	h, err := l.open()
 	if err != nil {
 		return err
 	}
-	var first docRec
-	var rest []*docRec
-	var pool []*docRec
+	var first Rec
+	var rest []*Rec
+	var pool []*Rec
 	for len(h) > 0 {
 		s := h[0]
 		copyRec(&first, &s.cur)
@@ -285,9 +286,9 @@ func (l *docLog) merge(each func(first *docRec, rest []*docRec) error) error {
 		if err := l.advance(&h); err != nil {
 			return err
 		}
-		for len(h) > 0 && bytes.Equal(h[0].cur.id, first.id) {
+		for len(h) > 0 && bytes.Equal(h[0].cur.ID, first.ID) {
 			if len(pool) == len(rest) {
-				pool = append(pool, &docRec{})
+				pool = append(pool, &Rec{})
 			}
 			r := pool[len(rest)]
 			copyRec(r, &h[0].cur)
@@ -304,7 +305,7 @@ func (l *docLog) merge(each func(first *docRec, rest []*docRec) error) error {
 }
 
 // advance moves the top source to its next entry, dropping it at its end.
-func (l *docLog) advance(h *docHeap) error {
+func (l *Log) advance(h *runHeap) error {
 	s := (*h)[0]
 	ok, err := s.next()
 	if err != nil {
@@ -318,15 +319,15 @@ func (l *docLog) advance(h *docHeap) error {
 	return nil
 }
 
-func copyRec(dst, src *docRec) {
-	dst.id = append(dst.id[:0], src.id...)
-	dst.hash, dst.input, dst.fromPos = src.hash, src.input, src.fromPos
-	dst.keys = append(dst.keys[:0], src.keys...)
+func copyRec(dst, src *Rec) {
+	dst.ID = append(dst.ID[:0], src.ID...)
+	dst.Hash, dst.Input, dst.FromPos = src.Hash, src.Input, src.FromPos
+	dst.Keys = append(dst.Keys[:0], src.Keys...)
 }
 
-// writeTable writes the merged table to path (docs.kdoc) and returns its number of documents.
+// WriteTable writes the merged table to path (docs.kdoc) and returns its number of documents.
 // check sees each id's entries before they are combined (a build refuses some repeats).
-func (l *docLog) writeTable(path string, check func(first *docRec, rest []*docRec) error) (int, error) {
+func (l *Log) WriteTable(path string, check func(first *Rec, rest []*Rec) error) (int, error) {
 	if len(l.offs) > 0 {
 		if err := l.spill(); err != nil {
 			return 0, err
@@ -334,7 +335,7 @@ func (l *docLog) writeTable(path string, check func(first *docRec, rest []*docRe
 	}
 	// The count heads the payload, so a first pass counts the distinct ids.
 	count := 0
-	if err := l.merge(func(first *docRec, rest []*docRec) error {
+	if err := l.Merge(func(first *Rec, rest []*Rec) error {
 		count++
 		return check(first, rest)
 	}); err != nil {
@@ -350,20 +351,20 @@ func (l *docLog) writeTable(path string, check func(first *docRec, rest []*docRe
 		return 0, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
-	fw, err := framing.NewWriter(bw, docTableFormat)
+	fw, err := framing.NewWriter(bw, Format)
 	if err != nil {
 		return fail(err)
 	}
 	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 1<<12), uint64(count))
 	var keys []uint32
-	err = l.merge(func(first *docRec, rest []*docRec) error {
-		h := first.hash
-		keys = append(keys[:0], first.keys...)
+	err = l.Merge(func(first *Rec, rest []*Rec) error {
+		h := first.Hash
+		keys = append(keys[:0], first.Keys...)
 		for _, r := range rest {
-			h = h.combine(r.hash)
-			keys = append(keys, r.keys...)
+			h = h.Combine(r.Hash)
+			keys = append(keys, r.Keys...)
 		}
-		b = appendDocTableEntry(b, string(first.id), h, keys)
+		b = AppendEntry(b, string(first.ID), h, keys)
 		if len(b) >= 1<<12 {
 			if _, err := fw.Write(b); err != nil {
 				return err
@@ -390,13 +391,13 @@ func (l *docLog) writeTable(path string, check func(first *docRec, rest []*docRe
 	return count, f.Close()
 }
 
-// close releases the runs.
-func (l *docLog) close() {
+// Close releases the runs.
+func (l *Log) Close() {
 	for _, f := range l.runs {
 		f.Close()
 	}
-	if l.baseDone != nil {
-		l.baseDone.Close()
+	if l.BaseDone != nil {
+		l.BaseDone.Close()
 	}
-	l.runs, l.buf, l.offs, l.base, l.baseDone = nil, nil, nil, nil, nil
+	l.runs, l.buf, l.offs, l.Base, l.BaseDone = nil, nil, nil, nil, nil
 }

@@ -1,4 +1,4 @@
-package indexer
+package doctable
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 func TestDocLogMatchesMapTable(t *testing.T) {
 	type ent struct {
 		id   string
-		hash DocHash
+		hash Hash
 		keys []uint32
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -26,7 +26,7 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 		if i%500 == 0 {
 			id = "" // an empty id sorts first
 		}
-		var h DocHash
+		var h Hash
 		for j := range h {
 			h[j] = byte(rng.Uint32())
 		}
@@ -38,23 +38,23 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 		}
 		ents = append(ents, ent{id, h, keys})
 	}
-	table := func(es []ent) map[string]*docEntry {
-		m := map[string]*docEntry{}
+	table := func(es []ent) map[string]*Entry {
+		m := map[string]*Entry{}
 		for _, e := range es {
 			if d, ok := m[e.id]; ok {
-				d.Hash = d.Hash.combine(e.hash)
+				d.Hash = d.Hash.Combine(e.hash)
 				d.Keys = append(d.Keys, e.keys...)
 				continue
 			}
-			m[e.id] = &docEntry{Hash: e.hash, Keys: append([]uint32(nil), e.keys...)}
+			m[e.id] = &Entry{Hash: e.hash, Keys: append([]uint32(nil), e.keys...)}
 		}
 		return m
 	}
 	var want bytes.Buffer
-	if err := writeDocTableTo(&want, table(ents)); err != nil {
+	if err := WriteTo(&want, table(ents)); err != nil {
 		t.Fatal(err)
 	}
-	noCheck := func(*docRec, []*docRec) error { return nil }
+	noCheck := func(*Rec, []*Rec) error { return nil }
 
 	for _, tc := range []struct {
 		name  string
@@ -69,26 +69,26 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			l := &docLog{dir: dir, limit: tc.limit}
-			defer l.close()
+			l := &Log{Dir: dir, Limit: tc.limit}
+			defer l.Close()
 			if tc.base > 0 {
 				bp := filepath.Join(dir, "base.kdoc")
-				if err := writeDocTable(bp, table(ents[:tc.base])); err != nil {
+				if err := Write(bp, table(ents[:tc.base])); err != nil {
 					t.Fatal(err)
 				}
 				f, err := os.Open(bp)
 				if err != nil {
 					t.Fatal(err)
 				}
-				l.base, l.baseDone = f, f
+				l.Base, l.BaseDone = f, f
 			}
 			for _, e := range ents[tc.base:] {
-				if err := l.add(e.id, e.hash, e.keys, 1, false); err != nil {
+				if err := l.Add(e.id, e.hash, e.keys, 1, false); err != nil {
 					t.Fatal(err)
 				}
 			}
-			path := filepath.Join(dir, docTableName)
-			n, err := l.writeTable(path, noCheck)
+			path := filepath.Join(dir, FileName)
+			n, err := l.WriteTable(path, noCheck)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,15 +99,15 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 			if !bytes.Equal(got, want.Bytes()) {
 				t.Fatalf("table differs from the in-memory table's (%d bytes, want %d)", len(got), want.Len())
 			}
-			if m, err := parseDocTable(got); err != nil || len(m) != n {
+			if m, err := Parse(got); err != nil || len(m) != n {
 				t.Fatalf("parsed %d documents (err %v), writeTable said %d", len(m), err, n)
 			}
 			// A second table from the same log (the next checkpoint) has the entries added since.
-			if err := l.add("zz-late", DocHash{9}, []uint32{key}, 1, false); err != nil {
+			if err := l.Add("zz-late", Hash{9}, []uint32{key}, 1, false); err != nil {
 				t.Fatal(err)
 			}
 			path2 := filepath.Join(dir, "second.kdoc")
-			n2, err := l.writeTable(path2, noCheck)
+			n2, err := l.WriteTable(path2, noCheck)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,10 +122,10 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 // in the order the entries came, with their inputs, and stops at its error.
 func TestDocLogCheckSeesRepeats(t *testing.T) {
 	dir := t.TempDir()
-	l := &docLog{dir: dir, limit: 1}
-	defer l.close()
+	l := &Log{Dir: dir, Limit: 1}
+	defer l.Close()
 	add := func(id string, input int32, fromPos bool, key uint32) {
-		if err := l.add(id, DocHash{byte(key)}, []uint32{key}, input, fromPos); err != nil {
+		if err := l.Add(id, Hash{byte(key)}, []uint32{key}, input, fromPos); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,14 +134,14 @@ func TestDocLogCheckSeesRepeats(t *testing.T) {
 	add("b", 2, false, 2)
 	add("a", 1, true, 3)
 	var seen []string
-	_, err := l.writeTable(filepath.Join(dir, "t.kdoc"), func(first *docRec, rest []*docRec) error {
-		s := fmt.Sprintf("%s:%d", first.id, first.input)
+	_, err := l.WriteTable(filepath.Join(dir, "t.kdoc"), func(first *Rec, rest []*Rec) error {
+		s := fmt.Sprintf("%s:%d", first.ID, first.Input)
 		for _, r := range rest {
-			s += fmt.Sprintf(",%d/%v", r.input, r.keys)
+			s += fmt.Sprintf(",%d/%v", r.Input, r.Keys)
 		}
 		seen = append(seen, s)
-		if string(first.id) == "b" {
-			return fmt.Errorf("refused %s", first.id)
+		if string(first.ID) == "b" {
+			return fmt.Errorf("refused %s", first.ID)
 		}
 		return nil
 	})

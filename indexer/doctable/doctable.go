@@ -1,4 +1,7 @@
-package indexer
+// Package doctable owns the document table of a generation (docs.kdoc): each live document id
+// with the hash of its content and the keys of its passages, read and written here, and Log,
+// the table of a build kept out of memory in sorted runs and merged into the file.
+package doctable
 
 import (
 	"bufio"
@@ -23,25 +26,25 @@ import (
 //
 //	count uint64 |
 //	per document: uvarint len | id | sha256 [32]byte | uvarint nkeys | nkeys x uvarint key delta
-const docTableName = "docs.kdoc"
+const FileName = "docs.kdoc"
 
-var docTableFormat = framing.Format{Name: "document table", Magic: "KDOC", Version: 1}
+var Format = framing.Format{Name: "document table", Magic: "KDOC", Version: 1}
 
-// DocHash is the sha256 of a document's content (see contentHash).
-type DocHash [32]byte
+// Hash is the sha256 of a document's content (see ContentHash).
+type Hash [32]byte
 
-// docEntry is one document of the table.
-type docEntry struct {
-	Hash DocHash
+// Entry is one document of the table.
+type Entry struct {
+	Hash Hash
 	Keys []uint32 // ascending
 }
 
-// contentHash hashes the content of a document that shapes its passages: title, sections,
+// ContentHash hashes the content of a document that shapes its passages: title, sections,
 // date and URL. Fields are length-prefixed so that no two documents collide by concatenation.
 // The source is left out on purpose: by default it is the input's file name
 // ("enwiki-20240101"), which changes with every dump, and hashing it would make an update
 // re-embed every document. Unchanged documents keep the source they were indexed under.
-func contentHash(d *corpus.Document) DocHash {
+func ContentHash(d *corpus.Document) Hash {
 	h := sha256.New()
 	var buf []byte
 	put := func(s string) {
@@ -63,35 +66,35 @@ func contentHash(d *corpus.Document) DocHash {
 		put(s.Name)
 		put(s.Text)
 	}
-	var out DocHash
+	var out Hash
 	h.Sum(out[:0])
 	return out
 }
 
-// combine folds a repeated document id's content into one hash (a dump that repeats an id keeps
+// Combine folds a repeated document id's content into one hash (a dump that repeats an id keeps
 // both records' passages under that id).
-func (a DocHash) combine(b DocHash) DocHash {
+func (a Hash) Combine(b Hash) Hash {
 	return sha256.Sum256(append(a[:], b[:]...))
 }
 
-// writeDocTableTo streams t to w in the table's format, sorted by id. It streams because the
+// WriteTo streams t to w in the table's format, sorted by id. It streams because the
 // table grows with the collection (tens of megabytes at a million documents) and a build
 // writes it at every checkpoint: an encoded copy beside the map would double its memory.
-func writeDocTableTo(w io.Writer, t map[string]*docEntry) error {
+func WriteTo(w io.Writer, t map[string]*Entry) error {
 	ids := make([]string, 0, len(t))
 	for id := range t {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	bw := bufio.NewWriterSize(w, 1<<16)
-	fw, err := framing.NewWriter(bw, docTableFormat)
+	fw, err := framing.NewWriter(bw, Format)
 	if err != nil {
 		return err
 	}
 	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 1<<12), uint64(len(ids)))
 	for _, id := range ids {
 		e := t[id]
-		b = appendDocTableEntry(b, id, e.Hash, e.Keys)
+		b = AppendEntry(b, id, e.Hash, e.Keys)
 		if len(b) >= 1<<12 {
 			if _, err := fw.Write(b); err != nil {
 				return err
@@ -108,8 +111,8 @@ func writeDocTableTo(w io.Writer, t map[string]*docEntry) error {
 	return bw.Flush()
 }
 
-// appendDocTableEntry appends one document's record in the table's layout.
-func appendDocTableEntry(b []byte, id string, h DocHash, keys []uint32) []byte {
+// AppendEntry appends one document's record in the table's layout.
+func AppendEntry(b []byte, id string, h Hash, keys []uint32) []byte {
 	b = framing.AppendString(b, id)
 	b = append(b, h[:]...)
 	b = binary.AppendUvarint(b, uint64(len(keys)))
@@ -121,8 +124,8 @@ func appendDocTableEntry(b []byte, id string, h DocHash, keys []uint32) []byte {
 	return b
 }
 
-func parseDocTable(b []byte) (map[string]*docEntry, error) {
-	payload, err := docTableFormat.Open(b)
+func Parse(b []byte) (map[string]*Entry, error) {
+	payload, err := Format.Open(b)
 	if err != nil {
 		return nil, err
 	}
@@ -134,13 +137,13 @@ func parseDocTable(b []byte) (map[string]*docEntry, error) {
 	if n > uint64(len(d.B)) {
 		return nil, fmt.Errorf("count %d exceeds the file", n)
 	}
-	t := make(map[string]*docEntry, n)
+	t := make(map[string]*Entry, n)
 	for i := uint64(0); i < n && d.Err == nil; i++ {
 		id := d.ReadString()
 		if len(d.B) < 32 {
 			return nil, fmt.Errorf("document %d: truncated", i)
 		}
-		e := &docEntry{}
+		e := &Entry{}
 		copy(e.Hash[:], d.B)
 		d.B = d.B[32:]
 		nk := d.ReadUvarint()
@@ -170,24 +173,24 @@ func parseDocTable(b []byte) (map[string]*docEntry, error) {
 	return t, nil
 }
 
-func readDocTable(path string) (map[string]*docEntry, error) {
+func Read(path string) (map[string]*Entry, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := parseDocTable(b)
+	t, err := Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("document table %s: %w", path, err)
 	}
 	return t, nil
 }
 
-func writeDocTable(path string, t map[string]*docEntry) error {
+func Write(path string, t map[string]*Entry) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := writeDocTableTo(f, t); err != nil {
+	if err := WriteTo(f, t); err != nil {
 		f.Close()
 		return err
 	}
