@@ -5,9 +5,9 @@
 // generation beside the live one and commits it by renaming CURRENT, under a writer lock, so a
 // crash at any point leaves the previous generation serving. A generation holds its manifest
 // (inputs, counts, BM25 statistics, checksums of every file), the passage store (kpst), the
-// document table, the lexical part (Kairos's postings by default, or bleve: the engine the
-// manifest names, engines.go) and, when a model was given, the dense vectors and their HNSW
-// graph. The engines sit behind the interfaces of indexer/backend.
+// document table (indexer/doctable), the lexical part (Kairos's postings by default, or
+// bleve: the engine the manifest names, engines.go) and, when a model was given, the dense
+// vectors and their HNSW graph. The engines sit behind the interfaces of indexer/backend.
 //
 // Long builds write checkpoint generations that Resume continues from. Verify re-reads every
 // file of a generation against the checksums in its manifest.
