@@ -84,7 +84,7 @@ type genWriter struct {
 	segName string
 	dead    *tombstones.Set
 	docs    map[string]*doctable.Entry // update mode: the document table, in memory
-	log     *doctable.Log              // append mode: the document table, spilled (doclog.go)
+	log     *doctable.Log              // append mode: the document table, spilled (doctable.Log)
 	keepLog bool                       // finish leaves log open: a checkpoint hands it to the next writer
 	// checkpoint: finish commits a build's checkpoint, its lexical part unmerged when the
 	// engine can (backend.CheckpointLexicalWriter); the next writer adopts it.
