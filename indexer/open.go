@@ -32,7 +32,7 @@ func (g *Generation) docTable(ctx context.Context) (map[string]*doctable.Entry, 
 }
 
 // docTableFile opens the generation's document table to be read as a stream (a build that
-// resumes from it merges it with what it adds: indexer/doctable/log.go)..
+// resumes from it merges it with what it adds: indexer/doctable/log.go).
 func (g *Generation) docTableFile(ctx context.Context) (io.ReadSeeker, io.Closer, error) {
 	return g.src.docTableFile(ctx, g)
 }
