@@ -82,10 +82,14 @@ func (ix *Index) answerOf(ctx context.Context, h Hit, key uint32) (corpus.Passag
 }
 
 // final decodes the best candidates into at most req.K hits: FAQ question hits become their
-// entries (entries), and hits scoring under req.MinScore are dropped. Twice K candidates are
-// decoded, since an entry found both by its question and by its answer takes one place.
+// entries (entries), and hits scoring under req.MinScore are dropped. K candidates are decoded
+// first, which is all a collection without FAQ entries needs (decoding a passage copies its
+// text: under load, every passage decoded and thrown away is garbage); when entries fold some
+// of them (an entry found both by its question and by its answer takes one place), twice as
+// many, and so on. entries reads the hits in order and stops at K, so a longer prefix gives
+// the same first hits: the result does not depend on where the doubling starts.
 func (ix *Index) final(ctx context.Context, cands []candidate, req Request, single string) ([]Hit, error) {
-	for n := min(len(cands), 2*req.K); ; n = min(len(cands), 2*n) {
+	for n := min(len(cands), req.K); ; n = min(len(cands), 2*n) {
 		hits, err := ix.hits(ctx, cands[:n], single)
 		if err != nil {
 			return nil, err
