@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load test of `kairos serve` (issue 5), run by `make loadtest`:
 #   1. builds kairos and, if needed, a BM25 index of SciFact;
-#   2. starts `kairos serve` on loopback with GOMAXPROCS=2;
+#   2. starts `kairos serve` on loopback with GOMAXPROCS=2 (SERVE_PROCS) and SERVE_FLAGS;
 #   3. runs wrk (bounded: -d DURATION) on POST /v1/search with the SciFact claims;
 #   4. runs it again while POST /v1/admin/reload swaps the index every RELOAD_EVERY seconds;
 #   5. prints requests/s, p50/p99 and error counts for both runs, and stops the server.
@@ -16,6 +16,8 @@ DURATION=${DURATION:-20s}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-4}  # closed loop: 32 connections only measure queueing at saturation
 RELOAD_EVERY=${RELOAD_EVERY:-1}
+SERVE_FLAGS=${SERVE_FLAGS:-}  # more `kairos serve` flags, e.g. "--log-level warn" (no access log)
+SERVE_PROCS=${SERVE_PROCS:-2} # the server's GOMAXPROCS
 KAIROS=${KAIROS:-$OUT/kairos}
 INDEX=${INDEX:-$OUT/scifact-index}
 QUERIES=$SHARED/data/beir-scifact/queries.jsonl
@@ -36,7 +38,8 @@ if [ ! -e "$INDEX/CURRENT" ]; then
   "$KAIROS" index --input "$SHARED/data/beir-scifact/corpus.jsonl" --index "$INDEX" --source scifact --quiet
 fi
 
-GOMAXPROCS=2 "$KAIROS" serve --index "$INDEX" --addr "$ADDR" 2>"$OUT/serve.log" &
+# shellcheck disable=SC2086 # SERVE_FLAGS is a list of flags
+GOMAXPROCS=$SERVE_PROCS "$KAIROS" serve --index "$INDEX" --addr "$ADDR" $SERVE_FLAGS 2>"$OUT/serve.log" &
 SERVER=$!
 RELOADER=
 cleanup() {
