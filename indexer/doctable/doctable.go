@@ -94,7 +94,7 @@ func WriteTo(w io.Writer, t map[string]*Entry) error {
 	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 1<<12), uint64(len(ids)))
 	for _, id := range ids {
 		e := t[id]
-		b = AppendEntry(b, id, e.Hash, e.Keys)
+		b = appendEntry(b, id, e.Hash, e.Keys)
 		if len(b) >= 1<<12 {
 			if _, err := fw.Write(b); err != nil {
 				return err
@@ -111,8 +111,8 @@ func WriteTo(w io.Writer, t map[string]*Entry) error {
 	return bw.Flush()
 }
 
-// AppendEntry appends one document's record in the table's layout.
-func AppendEntry(b []byte, id string, h Hash, keys []uint32) []byte {
+// appendEntry appends one document's record in the table's layout.
+func appendEntry(b []byte, id string, h Hash, keys []uint32) []byte {
 	b = framing.AppendString(b, id)
 	b = append(b, h[:]...)
 	b = binary.AppendUvarint(b, uint64(len(keys)))

@@ -364,7 +364,7 @@ func (l *Log) WriteTable(path string, check func(first *Rec, rest []*Rec) error)
 			h = h.Combine(r.Hash)
 			keys = append(keys, r.Keys...)
 		}
-		b = AppendEntry(b, string(first.ID), h, keys)
+		b = appendEntry(b, string(first.ID), h, keys)
 		if len(b) >= 1<<12 {
 			if _, err := fw.Write(b); err != nil {
 				return err

@@ -30,8 +30,8 @@ type Set struct {
 // FileName is the name of a generation's tombstone file.
 const FileName = "tombstones.ktmb"
 
-// Format is the framing of the tombstone file.
-var Format = framing.Format{Name: "tombstone file", Magic: "KTMB", Version: 1}
+// format is the framing of the tombstone file.
+var format = framing.Format{Name: "tombstone file", Magic: "KTMB", Version: 1}
 
 // Has reports whether key is tombstoned.
 func (t *Set) Has(key uint32) bool {
@@ -81,15 +81,15 @@ func (t *Set) Clone() *Set {
 // Encode returns the file form of t.
 func (t *Set) Encode() []byte {
 	keys := t.Keys()
-	b := binary.LittleEndian.AppendUint64(Format.Begin(), uint64(len(keys)))
+	b := binary.LittleEndian.AppendUint64(format.Begin(), uint64(len(keys)))
 	for _, k := range keys {
 		b = binary.LittleEndian.AppendUint32(b, k)
 	}
-	return Format.Seal(b)
+	return format.Seal(b)
 }
 
 func parse(b []byte) (*Set, error) {
-	payload, err := Format.Open(b)
+	payload, err := format.Open(b)
 	if err != nil {
 		return nil, err
 	}
