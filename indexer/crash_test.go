@@ -92,12 +92,16 @@ func TestCrashResume(t *testing.T) {
 		rounds := 1 + rng.Intn(2) // one or two killed children before the final resume
 		for r := 0; r < rounds; r++ {
 			delay := time.Duration(rng.Int63n(int64(full)))
-			if resumedFromCheckpoint == 0 && it >= iterations-2 {
-				// No kill has yet come after a checkpoint (4 iterations under -race leave
-				// that to chance): the last ones land in the second half of the build.
-				delay = full/2 + time.Duration(rng.Int63n(int64(full/2)))
+			var completed bool
+			if resumedFromCheckpoint == 0 && it == iterations-1 {
+				// No kill has yet come after a checkpoint (4 iterations under -race leave that
+				// to chance, and a timed kill in the second half of the build still missed
+				// every checkpoint on a loaded CI machine): the last iteration kills the child
+				// the moment it has committed a new checkpoint.
+				completed = runAndKillAtCheckpoint(t, dir, input)
+			} else {
+				completed = runAndKill(t, dir, input, delay)
 			}
-			completed := runAndKill(t, dir, input, delay)
 			if !completed {
 				kills++
 			}
@@ -150,17 +154,17 @@ func TestCrashResume(t *testing.T) {
 
 	// A resume with other inputs or options is refused.
 	dir := t.TempDir()
-	runAndKill(t, dir, input, full/2)
-	if cp, _ := CheckpointGeneration(dir); cp != "" {
-		o := crashOptions(dir, input)
-		o.Build.MaxWords = 100
-		if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
-			t.Errorf("resume with other options: %v", err)
-		}
-		o = crashOptions(dir, faq)
-		if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
-			t.Errorf("resume with another input: %v", err)
-		}
+	if runAndKillAtCheckpoint(t, dir, input) {
+		t.Fatal("the child finished without committing a checkpoint")
+	}
+	o := crashOptions(dir, input)
+	o.Build.MaxWords = 100
+	if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
+		t.Errorf("resume with other options: %v", err)
+	}
+	o = crashOptions(dir, faq)
+	if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
+		t.Errorf("resume with another input: %v", err)
 	}
 }
 
@@ -177,6 +181,47 @@ func mustCurrent(t testing.TB, dir string) string {
 // child finished first.
 func runAndKill(t testing.TB, dir, input string, delay time.Duration) (completed bool) {
 	t.Helper()
+	return runChild(t, dir, input, func(stop <-chan struct{}) bool {
+		select {
+		case <-stop:
+			return false
+		case <-time.After(delay):
+			return true
+		}
+	})
+}
+
+// runAndKillAtCheckpoint starts the child on dir and SIGKILLs it as soon as a checkpoint
+// other than the one dir had at the start is committed; it reports whether the child
+// finished first (possible only if it wrote no checkpoint this side of its commit).
+func runAndKillAtCheckpoint(t testing.TB, dir, input string) (completed bool) {
+	t.Helper()
+	before, err := CheckpointGeneration(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runChild(t, dir, input, func(stop <-chan struct{}) bool {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return false
+			case <-tick.C:
+				// A read racing the child's commit may fail; the next tick reads again.
+				if cp, err := CheckpointGeneration(dir); err == nil && cp != "" && cp != before {
+					return true
+				}
+			}
+		}
+	})
+}
+
+// runChild starts the child on dir and SIGKILLs it when killNow returns true; killNow must
+// return false once stop is closed (the child exited). It reports whether the child finished
+// before the kill.
+func runChild(t testing.TB, dir, input string, killNow func(stop <-chan struct{}) bool) (completed bool) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashResume$")
 	cmd.Env = append(os.Environ(), crashEnv+"="+dir+"|"+input)
 	var stderr strings.Builder
@@ -185,16 +230,18 @@ func runAndKill(t testing.TB, dir, input string, delay time.Duration) (completed
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
+	stop := make(chan struct{})
+	go func() { done <- cmd.Wait(); close(stop) }()
+	kill := killNow(stop)
+	if kill {
+		cmd.Process.Kill() // SIGKILL; an error means the child had already exited
+	}
+	err := <-done
+	if !kill || err == nil {
 		if err != nil {
 			t.Fatalf("child failed: %v\n%s", err, stderr.String())
 		}
 		return true
-	case <-time.After(delay):
-		cmd.Process.Kill() // SIGKILL
-		<-done
-		return false
 	}
+	return false
 }
