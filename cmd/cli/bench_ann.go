@@ -113,7 +113,11 @@ func writeANNRows(w io.Writer, rows []annbench.Row, asJSON bool) error {
 		if mode == "" {
 			mode = "built"
 		}
-		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f %10.0f %8s %8.2f %8.0f %8.0f %8.0f\n", r.Ef, r.Recall, r.QPS, r.CPUQPS, mode, r.LoadSeconds, r.RSSMB, r.HWMMB, r.GrowthMB); err != nil {
+		growth := "-"
+		if r.GrowthMB != nil {
+			growth = fmt.Sprintf("%.0f", *r.GrowthMB)
+		}
+		if _, err := fmt.Fprintf(w, "%6d %12.4f %10.0f %10.0f %8s %8.2f %8.0f %8.0f %8s\n", r.Ef, r.Recall, r.QPS, r.CPUQPS, mode, r.LoadSeconds, r.RSSMB, r.HWMMB, growth); err != nil {
 			return err
 		}
 	}

@@ -83,8 +83,9 @@ type Row struct {
 	HWMMB       float64 `json:"hwm_mb,omitempty"`
 	// GrowthMB is, for a mapped row of a run that built the graph, how much VmRSS grew from
 	// before the saved graph was loaded to after this row's queries: what the mapped graph keeps
-	// resident, without the base set and the built graph that the same process holds.
-	GrowthMB float64 `json:"rss_growth_mb,omitempty"`
+	// resident, without the base set and the built graph that the same process holds. Nil on
+	// other rows; it can be negative when the runtime returned more than the graph mapped.
+	GrowthMB *float64 `json:"rss_growth_mb,omitempty"`
 }
 
 // Run generates the data, computes exact ground truth, optionally dumps everything for hnswlib,
@@ -143,7 +144,8 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 			row := Row{Ef: ef, Recall: recall, QPS: qps, CPUQPS: cpuQPS, BuildSeconds: build, N: cfg.N, Dim: cfg.Dim, Mode: mode}
 			if rss0 > 0 {
 				rss, _ := memStatus()
-				row.GrowthMB = rss - rss0
+				growth := rss - rss0
+				row.GrowthMB = &growth
 			}
 			rows = append(rows, row)
 		}
