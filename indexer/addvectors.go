@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
@@ -19,7 +20,7 @@ func resumeAddVectors(ctx context.Context, opts *Options) (*Summary, error) {
 	if lexGen == 0 {
 		return nil, nil
 	}
-	man, err := ReadManifest(filepath.Join(opts.Dir, genName(lexGen)))
+	man, err := ReadManifest(filepath.Join(opts.Dir, manifest.GenerationName(lexGen)))
 	if err != nil || man.Dense != nil {
 		return nil, nil
 	}
@@ -29,7 +30,7 @@ func resumeAddVectors(ctx context.Context, opts *Options) (*Summary, error) {
 	if lex.Build.Lexical == "" { // naming no engine continues in the generation's
 		lex.Build.Lexical = man.Options.Lexical
 	}
-	if cp.matches(&lex) != nil {
+	if checkpointMatches(&cp, &lex) != nil {
 		return nil, nil
 	}
 	if err := opts.useLexical(man.Options.Lexical); err != nil {
@@ -82,7 +83,7 @@ func buildLexicalFirst(ctx context.Context, opts *Options, spec runSpec) (*Summa
 // says up to which key) that Resume continues from; lexGen stays live meanwhile. from, when
 // not nil, is such a checkpoint to continue.
 func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *checkpoint) (*Manifest, error) {
-	src, err := openGen(ctx, filepath.Join(opts.Dir, genName(lexGen)), OpenOptions{SkipVectors: true, Trusted: true})
+	src, err := openGen(ctx, filepath.Join(opts.Dir, manifest.GenerationName(lexGen)), OpenOptions{SkipVectors: true, Trusted: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening generation %d to embed its passages: %w", lexGen, err)
 	}
@@ -117,7 +118,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if err := syncTree(r.tmp); err != nil {
 		return nil, fmt.Errorf("syncing new generation: %w", err)
 	}
-	if err := writeManifest(r.tmp, man); err != nil {
+	if err := manifest.Write(r.tmp, man); err != nil {
 		return nil, fmt.Errorf("writing manifest: %w", err)
 	}
 	if err := r.gens.Commit(ctx, r.gen, r.tmp, man); err != nil {
@@ -256,10 +257,10 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	if err := syncTree(r.tmp); err != nil {
 		return fmt.Errorf("syncing checkpoint: %w", err)
 	}
-	if err := writeManifest(r.tmp, man); err != nil {
+	if err := manifest.Write(r.tmp, man); err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
-	final := filepath.Join(r.opts.Dir, genName(r.gen))
+	final := filepath.Join(r.opts.Dir, manifest.GenerationName(r.gen))
 	if err := os.Rename(r.tmp, final); err != nil {
 		return err
 	}
@@ -268,9 +269,9 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 		return err
 	}
 	id := r.opts.Encoder.Identity()
-	cp := checkpoint{Generation: genName(r.gen), Inputs: man.Inputs, Options: r.opts.Build, SkipBad: r.opts.SkipBad,
+	cp := checkpoint{Generation: manifest.GenerationName(r.gen), Inputs: man.Inputs, Options: r.opts.Build, SkipBad: r.opts.SkipBad,
 		Model: &id, HNSW: &man.Dense.HNSW, Embedding: &embedPosition{LexicalGeneration: r.lexGen, NextKey: next}}
-	if err := writeCheckpoint(r.opts.Dir, &cp); err != nil {
+	if err := manifest.WriteCheckpoint(r.opts.Dir, &cp); err != nil {
 		return fmt.Errorf("writing checkpoint: %w", err)
 	}
 	r.checkpoints++
@@ -286,7 +287,7 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	base.Lexical = nil
 	if rv, ok := vec.(backend.Reopener); ok {
 		base.Vectors = rv.Reopen(base.Store)
-	} else if base.Vectors, err = openVectors(ctx, r.opts.Engines.Vectors, backend.Gen{Name: genName(r.gen), Dir: final}, man, base.Store); err != nil {
+	} else if base.Vectors, err = openVectors(ctx, r.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(r.gen), Dir: final}, man, base.Store); err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)
 	}
 	if r.cpBase != nil {

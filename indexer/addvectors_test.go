@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // gateEncoder holds its first call until released, so a test can look at the index while a
@@ -212,7 +213,7 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 	if _, err := Build(cctx, opts(dir, &cancelEncoder{countingEncoder: &countingEncoder{dim: 32}, n: 4, cancel: cancel})); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted build: %v", err)
 	}
-	cp, err := readCheckpoint(dir)
+	cp, err := manifest.ReadCheckpoint(dir)
 	if err != nil || cp == nil || cp.Embedding == nil {
 		t.Fatalf("checkpoint %+v, %v: want one of the embedding", cp, err)
 	}
@@ -227,7 +228,7 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 	if want := int64(ref.Counts.Passages) - 300; enc.texts.Load() != want || sum.Dense == nil || sum.Dense.Vectors != ref.Counts.Passages {
 		t.Errorf("resume embedded %d passages (want %d), dense %+v", enc.texts.Load(), want, sum.Dense)
 	}
-	if cp, _ := readCheckpoint(dir); cp != nil {
+	if cp, _ := manifest.ReadCheckpoint(dir); cp != nil {
 		t.Errorf("checkpoint left after the build: %+v", cp)
 	}
 	sameVectors(t, refGen, dir)

@@ -3,12 +3,14 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -183,7 +185,7 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.FormatVersion, m.BM25 = 2, &BM25Stats{Docs: m.BM25.Docs, Terms: 12345}
-	if err := writeManifest(gen, m); err != nil {
+	if err := manifest.Write(gen, m); err != nil {
 		t.Fatal(err)
 	}
 	g, err := Open(dir)

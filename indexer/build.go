@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"golang.org/x/sync/errgroup"
 
@@ -41,7 +43,7 @@ func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
 		return nil, err
 	}
 	// A new build abandons any checkpoint of an earlier one.
-	if err := removeCheckpoint(opts.Dir); err != nil {
+	if err := manifest.RemoveCheckpoint(opts.Dir); err != nil {
 		return nil, err
 	}
 	if opts.lexicalFirst() {
@@ -58,10 +60,7 @@ func (o *Options) lexicalFirst() bool {
 }
 
 // position is how far a build has read: documents consumed from input Input.
-type position struct {
-	Input int `json:"input"`
-	Docs  int `json:"docs"`
-}
+type position = manifest.Position
 
 // runSpec says what drive does.
 type runSpec struct {

@@ -3,11 +3,13 @@ package indexer
 import (
 	"context"
 	"errors"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/corpus"
 )
@@ -168,7 +170,7 @@ func TestDamageDetected(t *testing.T) {
 	if _, err := Open(dir); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "index damaged: "+store+": sha256 ") {
 		t.Fatalf("Open of damaged store: %v, want index damaged: %s: sha256 ...", err, store)
 	}
-	man := filepath.Join(gen, manifestName)
+	man := filepath.Join(gen, manifest.FileName)
 	mb, _ := os.ReadFile(man)
 	os.WriteFile(man, []byte(strings.Replace(string(mb), `"documents": 213`, `"documents": 214`, 1)), 0o644)
 	if _, err := ReadManifest(gen); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {

@@ -2,99 +2,21 @@ package indexer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 
-	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // A build with Options.CheckpointEvery commits checkpoint generations as it goes. They are
 // complete generations (a manifest, fsynced, renamed into place) that CURRENT does not name;
-// DIR/CHECKPOINT names the latest and says how far the build had read. It is replaced
-// atomically, so a crash leaves the previous checkpoint or the new one.
-const checkpointName = "CHECKPOINT"
-
-type checkpoint struct {
-	Generation string         `json:"generation"`
-	Position   position       `json:"position"` // next document to read
-	Inputs     []Input        `json:"inputs"`   // every input of the build, with sha256
-	Options    BuildOptions   `json:"options"`
-	SkipBad    bool           `json:"skip_bad"`
-	Model      *ModelIdentity `json:"model,omitempty"`
-	HNSW       *HNSWParams    `json:"hnsw,omitempty"`
-	// Embedding is set on a checkpoint of the embedding half of a LexicalFirst build: which
-	// generation it embeds and the first key not yet embedded.
-	Embedding *embedPosition `json:"embedding,omitempty"`
-	Checksum  string         `json:"checksum"` // sha256 of the JSON with this field empty
-}
-
-// embedPosition is how far the embedding half of a LexicalFirst build got.
-type embedPosition struct {
-	LexicalGeneration int    `json:"lexical_generation"`
-	NextKey           uint32 `json:"next_key"`
-}
-
-func (c *checkpoint) sum() string {
-	cc := *c
-	cc.Checksum = ""
-	b, _ := json.Marshal(&cc)
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-func writeCheckpoint(dir string, c *checkpoint) error {
-	c.Checksum = c.sum()
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, checkpointName), append(b, '\n'), atomicfile.Options{})
-}
-
-// readCheckpoint returns the checkpoint of dir, or nil when there is none.
-func readCheckpoint(dir string) (*checkpoint, error) {
-	path := filepath.Join(dir, checkpointName)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var c checkpoint
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if c.sum() != c.Checksum {
-		return nil, fmt.Errorf("%s: checksum mismatch (damaged or edited)", path)
-	}
-	if _, ok := parseGen(c.Generation); !ok {
-		return nil, fmt.Errorf("%s: names %q, not a generation", path, c.Generation)
-	}
-	return &c, nil
-}
-
-func removeCheckpoint(dir string) error {
-	err := os.Remove(filepath.Join(dir, checkpointName))
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return syncDirIfExists(dir)
-	}
-	return err
-}
-
-func syncDirIfExists(dir string) error {
-	if err := atomicfile.SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
+// DIR/CHECKPOINT names the latest and says how far the build had read (manifest.Checkpoint,
+// whose package owns the record).
+type (
+	checkpoint    = manifest.Checkpoint
+	embedPosition = manifest.EmbedPosition
+)
 
 // CheckpointGeneration returns the path of the checkpoint generation of the index at dir, or
 // "" when no resumable build is pending or the checkpoint is not a directory (Qdrant).
@@ -127,8 +49,8 @@ func PendingCheckpoint(ctx context.Context, dir string) (*CheckpointInfo, error)
 	return st.PendingCheckpoint(ctx)
 }
 
-// info describes c, whose generation man describes.
-func (c *checkpoint) info(man *Manifest) *CheckpointInfo {
+// checkpointInfo describes c, whose generation man describes.
+func checkpointInfo(c *checkpoint, man *Manifest) *CheckpointInfo {
 	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs}
 	if man.Dense != nil {
 		info.Vectors = man.Dense.Vectors
@@ -160,8 +82,8 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 	return st.resume(ctx, &opts)
 }
 
-// matches reports how opts differ from the build that wrote the checkpoint.
-func (c *checkpoint) matches(o *Options) error {
+// checkpointMatches reports how o differs from the build that wrote the checkpoint c.
+func checkpointMatches(c *checkpoint, o *Options) error {
 	if len(o.Inputs) != len(c.Inputs) {
 		return fmt.Errorf("%d inputs, the checkpointed build had %d", len(o.Inputs), len(c.Inputs))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -77,7 +78,7 @@ func TestBinaryVectors(t *testing.T) {
 	verifyOK(t, gen)
 
 	m.Dense.HNSW.Codes = ""
-	if err := writeManifest(gen, m); err != nil {
+	if err := manifest.Write(gen, m); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "binary codes, manifest says int8") {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
@@ -79,7 +81,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	}()
 	if base.Vectors != nil {
 		w.model = bm.Dense.Model
-		if w.vec, err = o.Engines.Vectors.Begin(ctx, backend.Gen{Name: genName(w.gen), Dir: d.tmp}, w.model.Dim, nil); err != nil {
+		if w.vec, err = o.Engines.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil); err != nil {
 			return nil, err
 		}
 		w.vectors = func(src []uint32) ([][]float32, error) {
@@ -155,7 +157,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		os.RemoveAll(d.tmp)
 		return nil, err
 	}
-	if err := writeManifest(d.tmp, man); err != nil {
+	if err := manifest.Write(d.tmp, man); err != nil {
 		os.RemoveAll(d.tmp)
 		return nil, err
 	}

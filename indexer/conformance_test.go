@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
@@ -586,7 +588,7 @@ func confVerifyRemote(t *testing.T, loc string) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	g := backend.Gen{Name: genName(man.Generation)}
+	g := backend.Gen{Name: manifest.GenerationName(man.Generation)}
 	orig, err := e.ReadRecord(ctx, e.Collection(g.Name), recordDocTable)
 	if err != nil {
 		t.Fatal(err)

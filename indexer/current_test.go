@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // TestCurrentNamesAMissingGeneration: a CURRENT naming a generation that is not there (or
@@ -24,7 +26,7 @@ func TestCurrentNamesAMissingGeneration(t *testing.T) {
 	} {
 		dir := filepath.Join(t.TempDir(), "idx")
 		build(t, dir, in)
-		cur := filepath.Join(dir, currentName)
+		cur := filepath.Join(dir, manifest.CurrentFileName)
 		if err := os.WriteFile(cur, []byte(tc.current), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -3,18 +3,20 @@ package indexer
 import (
 	"context"
 	"errors"
-	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
-	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
-	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
-	"github.com/kairos-rag/kairos/indexer/doctable"
-	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // damage is one way a file gets damaged on disk.
@@ -82,7 +84,7 @@ var fileKinds = []fileKind{
 	{"document table", func(t testing.TB, gen string) string { return filepath.Join(gen, doctable.FileName) }},
 	{"tombstones", func(t testing.TB, gen string) string { return filepath.Join(gen, tombstones.FileName) }},
 	{"hnsw graph", func(t testing.TB, gen string) string { return filepath.Join(gen, hnswvec.Name) }},
-	{"manifest", func(t testing.TB, gen string) string { return filepath.Join(gen, manifestName) }},
+	{"manifest", func(t testing.TB, gen string) string { return filepath.Join(gen, manifest.FileName) }},
 }
 
 func firstMatch(t testing.TB, gen, pattern string) string {

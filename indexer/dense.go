@@ -33,13 +33,6 @@ type ChunkPassageEncoder interface {
 	ChunkSize() int
 }
 
-// DenseInfo describes the dense part of a generation.
-type DenseInfo struct {
-	Model   ModelIdentity `json:"model"`
-	HNSW    HNSWParams    `json:"hnsw"`
-	Vectors int           `json:"vectors"`
-}
-
 // HNSWParams are the graph parameters recorded in the manifest: hnsw.Options, whose JSON form
 // holds M, EfConstruction, EfSearch and Seed.
 type HNSWParams = hnsw.Options

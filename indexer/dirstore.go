@@ -3,11 +3,13 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
@@ -36,7 +38,7 @@ func (s dirStore) Begin(context.Context) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	tmp := filepath.Join(s.dir, genName(gen)+tmpSuffix)
+	tmp := filepath.Join(s.dir, manifest.GenerationName(gen)+tmpSuffix)
 	if err := os.RemoveAll(tmp); err != nil {
 		return 0, "", err
 	}
@@ -65,14 +67,14 @@ func (s dirStore) Discard(_ int, dir string) { os.RemoveAll(dir) }
 func (s dirStore) Close() error { return nil }
 
 func (s dirStore) checkpointDir() (string, error) {
-	c, err := readCheckpoint(s.dir)
+	c, err := manifest.ReadCheckpoint(s.dir)
 	if err != nil || c == nil {
 		return "", err
 	}
 	return filepath.Join(s.dir, c.Generation), nil
 }
 
-func (s dirStore) dropCheckpoint() error { return removeCheckpoint(s.dir) }
+func (s dirStore) dropCheckpoint() error { return manifest.RemoveCheckpoint(s.dir) }
 
 // checkpointCopies: a local checkpoint shares the store segments and bleve files by link;
 // only a graph is written again (the driver accounts for it).
@@ -103,7 +105,7 @@ func (s dirStore) Verify(ctx context.Context) (*VerifyReport, error) {
 }
 
 func (s dirStore) PendingCheckpoint(context.Context) (*CheckpointInfo, error) {
-	c, err := readCheckpoint(s.dir)
+	c, err := manifest.ReadCheckpoint(s.dir)
 	if err != nil || c == nil {
 		return nil, err
 	}
@@ -111,7 +113,7 @@ func (s dirStore) PendingCheckpoint(context.Context) (*CheckpointInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.info(man), nil
+	return checkpointInfo(c, man), nil
 }
 
 func (s dirStore) build(ctx context.Context, opts *Options) (*Summary, error) {
@@ -129,7 +131,7 @@ func (s dirStore) resume(ctx context.Context, opts *Options) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
-	cp, err := readCheckpoint(opts.Dir)
+	cp, err := manifest.ReadCheckpoint(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func (s dirStore) resume(ctx context.Context, opts *Options) (*Summary, error) {
 	if first {
 		match.Encoder = nil
 	}
-	if err := cp.matches(&match); err != nil {
+	if err := checkpointMatches(cp, &match); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", opts.Dir, err)
 	}
 	if cp.Embedding != nil {
@@ -228,7 +230,7 @@ func (s dirStore) compact(ctx context.Context, opts *Options) (*Summary, error) 
 // commitCheckpoint renames the sealed generation into place, records it in CHECKPOINT and
 // reopens it; the graph just committed (vec) goes on in memory rather than being loaded again.
 func (s dirStore) commitCheckpoint(ctx context.Context, d *driver, gen int, man *Manifest, pos position, vec backend.VectorWriter) (*Generation, error) {
-	final := filepath.Join(s.dir, genName(gen))
+	final := filepath.Join(s.dir, manifest.GenerationName(gen))
 	if err := os.Rename(d.tmp, final); err != nil {
 		return nil, err
 	}
@@ -239,13 +241,13 @@ func (s dirStore) commitCheckpoint(ctx context.Context, d *driver, gen int, man 
 	if err := d.opts.at("checkpoint-renamed"); err != nil {
 		return nil, err
 	}
-	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
+	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
 		id := d.opts.Encoder.Identity()
 		cp.Model = &id
 		cp.HNSW = &man.Dense.HNSW
 	}
-	if err := writeCheckpoint(s.dir, &cp); err != nil {
+	if err := manifest.WriteCheckpoint(s.dir, &cp); err != nil {
 		return nil, fmt.Errorf("writing checkpoint: %w", err)
 	}
 	d.checkpoints++
@@ -266,7 +268,7 @@ func (s dirStore) commitCheckpoint(ctx context.Context, d *driver, gen int, man 
 	if vec != nil {
 		if r, ok := vec.(backend.Reopener); ok {
 			base.Vectors = r.Reopen(base.Store)
-		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: genName(gen), Dir: final}, man, base.Store); err != nil {
+		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(gen), Dir: final}, man, base.Store); err != nil {
 			base.Store.Close()
 			return nil, fmt.Errorf("reopening checkpoint: %w", err)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // driver owns the writer side of drive.
@@ -179,7 +181,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	}
 	if d.spec.compact && d.spec.compactRatio > 0 && man.Tombstones > 0 &&
 		float64(man.Tombstones) > d.spec.compactRatio*float64(man.Tombstones+man.Counts.Passages) {
-		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, genName(gen)), d.prev)
+		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, manifest.GenerationName(gen)), d.prev)
 		if err != nil {
 			// The update is committed and live: report that, and the compaction's failure
 			// beside it, rather than an error that reads as if nothing had happened.
@@ -243,7 +245,7 @@ func (d *driver) seal(man *Manifest, gen int) error {
 	if err := d.opts.at("synced"); err != nil {
 		return err
 	}
-	if err := writeManifest(d.tmp, man); err != nil {
+	if err := manifest.Write(d.tmp, man); err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
 	return d.opts.at("manifest-written")

@@ -9,6 +9,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -25,11 +26,12 @@ type Engines struct {
 }
 
 // Lexical engines a manifest may name (BuildOptions.Lexical); a local build names one of
-// the first two. lexicalEngines is the table behind them.
+// the first two. lexicalEngines is the table behind them. The names are recorded values,
+// defined with the manifest.
 const (
-	LexicalBleve    = "bleve"    // bleve's scorch index ("" in manifests older than the postings default)
-	LexicalPostings = "postings" // Kairos's postings with block-max MaxScore
-	LexicalQdrant   = "qdrant"   // an index on Qdrant: its BM25 lives in the cluster
+	LexicalBleve    = manifest.LexicalBleve
+	LexicalPostings = manifest.LexicalPostings
+	LexicalQdrant   = manifest.LexicalQdrant
 )
 
 // lexicalEngineSpec is one row of the engine table: the name a manifest records and, for a
@@ -51,9 +53,9 @@ func lexicalEngines() []lexicalEngineSpec {
 	}
 }
 
-// lexicalSpec returns the row of name as a manifest reads it (manifestLexical).
+// lexicalSpec returns the row of name as a manifest reads it (manifest.LexicalName).
 func lexicalSpec(name string) (lexicalEngineSpec, bool) {
-	name = manifestLexical(name)
+	name = manifest.LexicalName(name)
 	for _, e := range lexicalEngines() {
 		if e.name == name {
 			return e, true
@@ -74,26 +76,10 @@ func localLexicalNames() string {
 }
 
 // DefaultLexical is the lexical engine of a new local index whose build names none
-// (BuildOptions.Lexical ""): the one definition of that default, which `kairos index`,
-// `make run` and `kairos bench scale` inherit. A build records it in the manifest; an update,
-// compaction or resumed build keeps the engine its base records instead.
-const DefaultLexical = LexicalPostings
+// (manifest.DefaultLexical).
+const DefaultLexical = manifest.DefaultLexical
 
-// manifestLexical is the engine a manifest's BuildOptions.Lexical names: "" is bleve, the
-// only engine of the indexes written before the field existed, and the default until
-// postings replaced it, so those indexes keep opening with the engine that wrote them.
-func manifestLexical(name string) string {
-	if name == "" {
-		return LexicalBleve
-	}
-	return name
-}
-
-// LexicalEngine names the lexical engine of the generation m describes: LexicalPostings,
-// LexicalBleve (also for manifests that name none) or LexicalQdrant.
-func (m *Manifest) LexicalEngine() string { return manifestLexical(m.Options.Lexical) }
-
-// lexicalEngine returns the local engine a manifest's Lexical names (manifestLexical).
+// lexicalEngine returns the local engine a manifest's Lexical names (manifest.LexicalName).
 func lexicalEngine(name string) (backend.Lexical, error) {
 	e, ok := lexicalSpec(name)
 	switch {
@@ -143,8 +129,8 @@ func hnswPath(genDir string) string { return hnswvec.Path(genDir) }
 // from: the engine that wrote its files is the one that can extend them. Naming another is an
 // error (rebuild to change engines).
 func (o *Options) adoptLexical(base *Manifest) error {
-	if o.Build.Lexical != "" && manifestLexical(o.Build.Lexical) != manifestLexical(base.Options.Lexical) {
-		return fmt.Errorf("--lexical %s: the index uses the %s engine; rebuild it to change engines", o.Build.Lexical, manifestLexical(base.Options.Lexical))
+	if o.Build.Lexical != "" && manifest.LexicalName(o.Build.Lexical) != manifest.LexicalName(base.Options.Lexical) {
+		return fmt.Errorf("--lexical %s: the index uses the %s engine; rebuild it to change engines", o.Build.Lexical, manifest.LexicalName(base.Options.Lexical))
 	}
 	return o.useLexical(base.Options.Lexical)
 }
@@ -166,7 +152,7 @@ func inLexicalDir(gen string, man *Manifest, name string) bool {
 }
 
 // withDefaults fills the engines left nil: lexical names the lexical engine as a manifest does
-// (manifestLexical), params are the graph parameters of new graphs.
+// (manifest.LexicalName), params are the graph parameters of new graphs.
 func (e Engines) withDefaults(lexical string, params hnsw.Options) (Engines, error) {
 	if e.Lexical == nil {
 		var err error

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // The fault-injection suite: every writer operation (index, resume, update, update followed
@@ -597,7 +599,7 @@ func TestEmptyInputKeepsLiveIndex(t *testing.T) {
 // delete releases it; taking it removes unfinished generations a killed writer left.
 func TestLockSurvivesFileDeletion(t *testing.T) {
 	dir := t.TempDir()
-	stale := filepath.Join(dir, genName(7)+tmpSuffix)
+	stale := filepath.Join(dir, manifest.GenerationName(7)+tmpSuffix)
 	if err := os.MkdirAll(filepath.Join(stale, "bm25"), 0o755); err != nil {
 		t.Fatal(err)
 	}

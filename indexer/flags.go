@@ -24,16 +24,6 @@ const DefaultCheckpointAfter = 5 * time.Minute
 // vectors are, and an interrupted embedding does not cost the BM25 work.
 const DefaultLexicalFirst = true
 
-// Flags registers the build options with their defaults: --max-words, --batch and --language.
-func (o *BuildOptions) Flags(fs *flag.FlagSet) {
-	d := *o
-	d.SetDefaults()
-	fs.IntVar(&o.MaxWords, "max-words", d.MaxWords, "passage size limit in words, title prefix included")
-	fs.IntVar(&o.BatchSize, "batch", d.BatchSize, "passages per index batch")
-	fs.StringVar(&o.Lexical, "lexical", o.Lexical, "lexical engine of a new index: postings (Kairos's own: same scores, pruned queries, bounded build memory) or bleve; default "+DefaultLexical+"; an update keeps the index's")
-	fs.StringVar(&o.Language, "language", o.Language, "analyse the passages as this language (a Wikipedia code: bg, de, ru, ...; one without an analyzer gets Unicode words without stemming; multilingual: each document in its own language); default: detected from the inputs (MediaWiki <siteinfo>, Enterprise in_language), else en; inputs in different languages make a multilingual index")
-}
-
 // Flags registers the options of a build a command line sets, with their defaults: the build
 // options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery),
 // --checkpoint-after (default DefaultCheckpointAfter), --ram-budget (MiB, default

@@ -5,11 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"

@@ -2,13 +2,12 @@ package indexer
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
@@ -21,54 +20,18 @@ import (
 // A build writes a new generation beside the live one, syncs it, then replaces CURRENT by
 // rename. Readers resolve CURRENT once and then only read that generation, so they always see
 // a complete commit, and a crash at any point leaves the previous generation live.
-const (
-	currentName  = "CURRENT"
-	manifestName = "manifest.json"
-	storeName    = "passages.kpst"
-	genPrefix    = "g-"
-	tmpSuffix    = ".tmp"
-)
+// The files' formats and the generation names belong to package indexer/manifest.
+const tmpSuffix = ".tmp"
 
-// ErrNoIndex is returned when a directory holds no committed index.
-var ErrNoIndex = errors.New("no index (no CURRENT file)")
-
-func genName(n int) string { return fmt.Sprintf("%s%06d", genPrefix, n) }
+// ErrNoIndex is returned when a directory holds no committed index (manifest.ErrNoIndex).
+var ErrNoIndex = manifest.ErrNoIndex
 
 // GenerationName is the name of generation n ("g-000003"): its directory in a local index,
-// the suffix of its collection on Qdrant.
-func GenerationName(n int) string { return genName(n) }
+// the suffix of its collection on Qdrant (manifest.GenerationName).
+func GenerationName(n int) string { return manifest.GenerationName(n) }
 
-func parseGen(name string) (int, bool) {
-	if !strings.HasPrefix(name, genPrefix) {
-		return 0, false
-	}
-	n, err := strconv.Atoi(name[len(genPrefix):])
-	return n, err == nil && n > 0
-}
-
-// Current returns the path of the live generation of the index at dir. A CURRENT that names
-// no generation, or one that does not exist, is a *DamagedError naming CURRENT.
-func Current(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, currentName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: %w", dir, ErrNoIndex)
-	}
-	if err != nil {
-		return "", err
-	}
-	name := strings.TrimSpace(string(b))
-	cur := filepath.Join(dir, currentName)
-	if _, ok := parseGen(name); !ok {
-		return "", &DamagedError{Path: cur, What: fmt.Sprintf("names %q, not a generation", name)}
-	}
-	// Checked here so that the error names CURRENT, the file that is wrong, and not the
-	// manifest a reader would fail to find next.
-	gen := filepath.Join(dir, name)
-	if _, err := os.Stat(gen); errors.Is(err, fs.ErrNotExist) {
-		return "", &DamagedError{Path: cur, What: fmt.Sprintf("names generation %s, which does not exist", name)}
-	}
-	return gen, nil
-}
+// Current returns the path of the live generation of the index at dir (manifest.Current).
+func Current(dir string) (string, error) { return manifest.Current(dir) }
 
 // nextGen returns the number for a new generation: one past the highest on disk.
 func nextGen(dir string) (int, error) {
@@ -78,7 +41,7 @@ func nextGen(dir string) (int, error) {
 	}
 	max := 0
 	for _, e := range entries {
-		if n, ok := parseGen(strings.TrimSuffix(e.Name(), tmpSuffix)); ok && n > max {
+		if n, ok := manifest.ParseGeneration(strings.TrimSuffix(e.Name(), tmpSuffix)); ok && n > max {
 			max = n
 		}
 	}
@@ -88,7 +51,7 @@ func nextGen(dir string) (int, error) {
 // commitGen makes tmpDir (a finished, synced generation) live: rename it to its final name,
 // then point CURRENT at it. at marks the commit points (Options.at).
 func commitGen(dir, tmpDir string, gen int, at func(string) error) error {
-	final := filepath.Join(dir, genName(gen))
+	final := filepath.Join(dir, manifest.GenerationName(gen))
 	if err := os.Rename(tmpDir, final); err != nil {
 		return err
 	}
@@ -101,7 +64,7 @@ func commitGen(dir, tmpDir string, gen int, at func(string) error) error {
 	if err := at("dir-synced"); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, currentName), []byte(genName(gen)+"\n"), atomicfile.Options{}); err != nil {
+	if err := manifest.WriteCurrent(dir, gen); err != nil {
 		return err
 	}
 	return at("current-written")
@@ -117,8 +80,8 @@ func cleanOld(dir string, live, prev int) error {
 		return err
 	}
 	keep := map[int]bool{live: true, prev: true}
-	if cp, err := readCheckpoint(dir); err == nil && cp != nil {
-		if n, ok := parseGen(cp.Generation); ok {
+	if cp, err := manifest.ReadCheckpoint(dir); err == nil && cp != nil {
+		if n, ok := manifest.ParseGeneration(cp.Generation); ok {
 			keep[n] = true
 		}
 	}
@@ -126,12 +89,12 @@ func cleanOld(dir string, live, prev int) error {
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasSuffix(name, tmpSuffix) {
-			if _, ok := parseGen(strings.TrimSuffix(name, tmpSuffix)); ok {
+			if _, ok := manifest.ParseGeneration(strings.TrimSuffix(name, tmpSuffix)); ok {
 				errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
 			}
 			continue
 		}
-		if n, ok := parseGen(name); ok && !keep[n] {
+		if n, ok := manifest.ParseGeneration(name); ok && !keep[n] {
 			errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
 		}
 	}
@@ -144,7 +107,7 @@ func liveGen(dir string) int {
 	if err != nil {
 		return 0
 	}
-	n, _ := parseGen(filepath.Base(cur))
+	n, _ := manifest.ParseGeneration(filepath.Base(cur))
 	return n
 }
 

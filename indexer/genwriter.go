@@ -3,12 +3,14 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"golang.org/x/sync/errgroup"
 
@@ -149,7 +151,7 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 		}
 	}()
 	ctx := context.Background()
-	g := backend.Gen{Name: genName(gen), Dir: dir}
+	g := backend.Gen{Name: manifest.GenerationName(gen), Dir: dir}
 	if mode == modeUpdate {
 		w.docs = map[string]*doctable.Entry{}
 	} else {
@@ -223,11 +225,11 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 			return err
 		}
 	}
-	w.segs = append([]Segment(nil), bm.segments()...)
+	w.segs = append([]Segment(nil), bm.StoreSegments()...)
 	if err := b.src.carry(b, w); err != nil {
 		return err
 	}
-	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: genName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
+	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
 		return err
 	}
 	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.mode == modeAppend {

@@ -2,11 +2,12 @@ package indexer
 
 import (
 	"context"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
 )
 
 // Records without ids are numbered per file. With several inputs the numbers are prefixed with

@@ -3,11 +3,12 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"runtime/debug"
 	"strconv"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
 
 	"github.com/kairos-rag/kairos/corpus"
 )

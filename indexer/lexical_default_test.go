@@ -13,6 +13,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // TestDefaultLexicalIsPostings: a build that names no lexical engine writes Kairos's postings
@@ -100,7 +101,7 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 					t.Fatal(err)
 				}
 				m.Options.Lexical = ""
-				if err := writeManifest(gen, m); err != nil {
+				if err := manifest.Write(gen, m); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"hash/fnv"
 	"math"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // ErrLocked is returned when another process is writing the index.
@@ -45,7 +47,7 @@ func removeUnfinished(dir string) error {
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
-		if _, ok := parseGen(strings.TrimSuffix(name, tmpSuffix)); ok && strings.HasSuffix(name, tmpSuffix) {
+		if _, ok := manifest.ParseGeneration(strings.TrimSuffix(name, tmpSuffix)); ok && strings.HasSuffix(name, tmpSuffix) {
 			errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
 		}
 	}

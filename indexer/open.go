@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"path/filepath"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
@@ -99,10 +101,10 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", gen, err)
 	}
-	g := backend.Gen{Name: genName(man.Generation), Dir: gen}
+	g := backend.Gen{Name: manifest.GenerationName(man.Generation), Dir: gen}
 	var stats backend.CollectionStats
 	if st := man.BM25; st != nil {
-		stats = st.collection()
+		stats = st.Collection()
 	}
 	lex, err := eng.Lexical.Open(ctx, g, backend.Scoring{Params: o.BM25, Stats: stats}, store)
 	if err != nil {
@@ -145,7 +147,7 @@ func openGenStore(gen string, man *Manifest, trusted bool) (*kpst.Store, error) 
 	if dead.Len() != man.Tombstones {
 		return nil, fmt.Errorf("%s: %d tombstones, manifest says %d", gen, dead.Len(), man.Tombstones)
 	}
-	store, err := kpst.OpenSegments(gen, man.segments(), dead, trusted)
+	store, err := kpst.OpenSegments(gen, man.StoreSegments(), dead, trusted)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", gen, err)
 	}

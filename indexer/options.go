@@ -12,52 +12,6 @@ import (
 	"github.com/kairos-rag/kairos/internal/postings"
 )
 
-// BuildOptions are the settings of a build that shape the index; they are recorded in the
-// manifest.
-type BuildOptions struct {
-	// MaxWords is the passage size limit, title prefix included. Default 120.
-	MaxWords int `json:"max_words"`
-	// BatchSize is the number of passages per bleve batch. Default 5000: bleve analyses a
-	// batch in parallel, and larger batches make fewer, larger segments.
-	BatchSize int `json:"batch_size"`
-	// Language is the language the passages are analysed as (language.go): set, it is
-	// forced; empty, the build detects it from its inputs; langanalysis.Multilingual
-	// analyses each document in its own language (its "language" field, else its input's).
-	Language string `json:"language,omitempty"`
-	// Analyzer is the text analyzer of Language, set by the build (internal/langanalysis).
-	Analyzer string `json:"analyzer"`
-	// Lexical names the lexical engine: LexicalPostings or LexicalBleve. Empty, a new build
-	// uses DefaultLexical and records it; an update, compaction or resumed build keeps the
-	// engine of the generation it derives from. In a manifest, "" (older indexes) reads as
-	// LexicalBleve.
-	Lexical string `json:"lexical,omitempty"`
-	// Qdrant records the collection settings of an index on Qdrant (nil for a local one), so
-	// that updates make their collections alike.
-	Qdrant *QdrantBuild `json:"qdrant,omitempty"`
-}
-
-// QdrantBuild are the settings of the collections of an index on Qdrant: shards and
-// replication as asked (0: the engine's default) and the BM25 parameters baked into them.
-type QdrantBuild struct {
-	Shards      uint32  `json:"shards,omitempty"`
-	Replication uint32  `json:"replication,omitempty"`
-	K1          float64 `json:"k1"`
-	B           float64 `json:"b"`
-}
-
-// SetDefaults fills the zero fields with the defaults a build applies (DefaultMaxWords,
-// DefaultBatchSize) and sets the analyzer. Flags calls it on a copy to show them, so that a
-// default is written only here.
-func (o *BuildOptions) SetDefaults() {
-	if o.MaxWords == 0 {
-		o.MaxWords = DefaultMaxWords
-	}
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	o.Analyzer = Analyzer
-}
-
 // InputSpec is one corpus input of a build.
 type InputSpec struct {
 	Path    string

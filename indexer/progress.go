@@ -2,12 +2,13 @@ package indexer
 
 import (
 	"fmt"
-	"github.com/kairos-rag/kairos/internal/tty"
 	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kairos-rag/kairos/internal/tty"
 )
 
 // progress reports a build's true counts per stage: documents read (and the share of the input

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // errInjected is the failure the hooks below inject.
@@ -132,12 +133,12 @@ func TestQdrantCommitAndResume(t *testing.T) {
 	}
 	defer e.Close()
 	big := []byte(strings.Repeat("document table bytes ", 60000)) // 1.26 MB: three chunks
-	if err := e.WriteRecord(ctx, backend.Gen{Name: genName(sum.Generation)}, 9, big); err != nil {
+	if err := e.WriteRecord(ctx, backend.Gen{Name: manifest.GenerationName(sum.Generation)}, 9, big); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := e.ReadRecord(ctx, e.Collection(genName(sum.Generation)), 9); err != nil || string(got) != string(big) {
+	if got, err := e.ReadRecord(ctx, e.Collection(manifest.GenerationName(sum.Generation)), 9); err != nil || string(got) != string(big) {
 		t.Errorf("record of %d bytes read back as %d bytes, %v", len(big), len(got), err)
 	}
 }
 
-func genNum(n int) string { return strings.TrimPrefix(genName(n), genPrefix) }
+func genNum(n int) string { return strings.TrimPrefix(manifest.GenerationName(n), "g-") }

@@ -9,13 +9,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
@@ -98,7 +100,7 @@ func (g *qdrantStore) Live(ctx context.Context) (int, error) {
 	if err != nil || coll == "" {
 		return 0, err
 	}
-	n, ok := parseGen(coll[len(g.e.Alias())+1:])
+	n, ok := manifest.ParseGeneration(coll[len(g.e.Alias())+1:])
 	if !ok {
 		return 0, fmt.Errorf("%s: the alias %s names %s, not a generation of this index", g.loc, g.e.Alias(), coll)
 	}
@@ -115,11 +117,11 @@ func (g *qdrantStore) Begin(ctx context.Context) (int, string, error) {
 	}
 	next := 1
 	for _, name := range names {
-		if n, ok := parseGen(name); ok && n >= next {
+		if n, ok := manifest.ParseGeneration(name); ok && n >= next {
 			next = n + 1
 		}
 	}
-	dir, err := os.MkdirTemp("", "kairos-qdrant-"+genName(next)+"-*")
+	dir, err := os.MkdirTemp("", "kairos-qdrant-"+manifest.GenerationName(next)+"-*")
 	return next, dir, err
 }
 
@@ -130,7 +132,7 @@ func (g *qdrantStore) Commit(ctx context.Context, gen int, dir string, man *Mani
 	if err := g.store(ctx, gen, dir, man); err != nil {
 		return err
 	}
-	if err := g.e.Promote(ctx, backend.Gen{Name: genName(gen)}); err != nil {
+	if err := g.e.Promote(ctx, backend.Gen{Name: manifest.GenerationName(gen)}); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -142,7 +144,7 @@ func (g *qdrantStore) Commit(ctx context.Context, gen int, dir string, man *Mani
 // store writes the document table and then the manifest of generation gen, sealed in dir,
 // as records of its collection.
 func (g *qdrantStore) store(ctx context.Context, gen int, dir string, man *Manifest) error {
-	bg := backend.Gen{Name: genName(gen)}
+	bg := backend.Gen{Name: manifest.GenerationName(gen)}
 	docs, err := os.ReadFile(filepath.Join(dir, doctable.FileName))
 	if err != nil {
 		return err
@@ -158,7 +160,7 @@ func (g *qdrantStore) store(ctx context.Context, gen int, dir string, man *Manif
 	if man.Dense != nil {
 		man.Dense.Vectors = man.Counts.Passages
 	}
-	sum, err := man.checksum()
+	sum, err := man.Sum()
 	if err != nil {
 		return err
 	}
@@ -183,7 +185,7 @@ func (g *qdrantStore) Drop(ctx context.Context, live, prev int) error {
 	}
 	var errs []error
 	for _, name := range names {
-		if n, ok := parseGen(name); ok && n != live && n != prev && n != g.keep {
+		if n, ok := manifest.ParseGeneration(name); ok && n != live && n != prev && n != g.keep {
 			errs = append(errs, g.e.Drop(ctx, backend.Gen{Name: name}))
 		}
 	}
@@ -197,7 +199,7 @@ func (g *qdrantStore) Discard(gen int, dir string) {
 	defer cancel()
 	if _, err := g.engine(ctx); err != nil {
 		g.logger().Warn("dropping unfinished generation", "index", g.loc.String(), "generation", gen, "err", err)
-	} else if err := g.e.Drop(ctx, backend.Gen{Name: genName(gen)}); err != nil {
+	} else if err := g.e.Drop(ctx, backend.Gen{Name: manifest.GenerationName(gen)}); err != nil {
 		g.logger().Warn("dropping unfinished generation", "index", g.loc.String(), "generation", gen, "err", err)
 	}
 	os.RemoveAll(dir)
@@ -317,7 +319,7 @@ func openQdrantGen(ctx context.Context, loc Location, gen, dim int, o OpenOption
 	if err != nil {
 		return nil, err
 	}
-	coll := e.Collection(genName(gen))
+	coll := e.Collection(manifest.GenerationName(gen))
 	man, err := readManifestRecord(ctx, e, loc, coll)
 	if err != nil {
 		e.Close()
@@ -329,7 +331,7 @@ func openQdrantGen(ctx context.Context, loc Location, gen, dim int, o OpenOption
 // openQdrantParts opens the passages, BM25 and vectors of collection coll, described by man;
 // the Generation owns e, which is closed on failure.
 func openQdrantParts(ctx context.Context, e *qdrant.Engine, loc Location, coll string, man *Manifest, o OpenOptions) (*Generation, error) {
-	g := backend.Gen{Name: genName(man.Generation)}
+	g := backend.Gen{Name: manifest.GenerationName(man.Generation)}
 	where := loc.String() + " (collection " + coll + ")"
 	fail := func(err error) (*Generation, error) {
 		e.Close()
@@ -337,7 +339,7 @@ func openQdrantParts(ctx context.Context, e *qdrant.Engine, loc Location, coll s
 	}
 	var stats backend.CollectionStats
 	if st := man.BM25; st != nil {
-		stats = st.collection()
+		stats = st.Collection()
 	}
 	passages, err := e.OpenPassages(ctx, g)
 	if err != nil {
@@ -456,12 +458,12 @@ func readManifestRecord(ctx context.Context, e *qdrant.Engine, loc Location, col
 	if err != nil {
 		return nil, &DamagedError{Path: loc.String() + " (collection " + coll + ")", What: "manifest: " + err.Error()}
 	}
-	man, err := parseManifest(b, loc.String()+" (collection "+coll+", manifest)")
+	man, err := manifest.Parse(b, loc.String()+" (collection "+coll+", manifest)")
 	if err != nil {
 		return nil, err
 	}
-	if want := e.Collection(genName(man.Generation)); want != coll {
-		return nil, &DamagedError{Path: loc.String() + " (collection " + coll + ")", What: "its manifest describes generation " + genName(man.Generation)}
+	if want := e.Collection(manifest.GenerationName(man.Generation)); want != coll {
+		return nil, &DamagedError{Path: loc.String() + " (collection " + coll + ")", What: "its manifest describes generation " + manifest.GenerationName(man.Generation)}
 	}
 	return man, nil
 }
@@ -493,7 +495,7 @@ func (g *qdrantStore) PendingCheckpoint(ctx context.Context) (*CheckpointInfo, e
 	if err != nil {
 		return nil, err
 	}
-	return cp.info(man), nil
+	return checkpointInfo(cp, man), nil
 }
 
 // checkpointDir: a checkpoint on Qdrant is a collection, not a directory.
@@ -522,12 +524,11 @@ func (g *qdrantStore) saveCheckpoint(ctx context.Context, gen int, dir string, m
 	if err := g.store(ctx, gen, dir, man); err != nil {
 		return err
 	}
-	cp.Checksum = cp.sum()
-	b, err := json.Marshal(cp)
+	b, err := cp.Marshal()
 	if err != nil {
 		return err
 	}
-	if err := g.e.WriteRecord(ctx, backend.Gen{Name: genName(gen)}, recordCheckpoint, b); err != nil {
+	if err := g.e.WriteRecord(ctx, backend.Gen{Name: manifest.GenerationName(gen)}, recordCheckpoint, b); err != nil {
 		return fmt.Errorf("storing the checkpoint: %w", err)
 	}
 	g.keep = gen
@@ -548,7 +549,7 @@ func (g *qdrantStore) pending(ctx context.Context) (*checkpoint, error) {
 		return nil, err
 	}
 	for i := len(names) - 1; i >= 0; i-- {
-		n, ok := parseGen(names[i])
+		n, ok := manifest.ParseGeneration(names[i])
 		if !ok || n <= live {
 			continue
 		}
@@ -560,14 +561,15 @@ func (g *qdrantStore) pending(ctx context.Context) (*checkpoint, error) {
 		if err != nil {
 			return nil, err
 		}
-		var cp checkpoint
-		if err := json.Unmarshal(b, &cp); err != nil {
-			return nil, fmt.Errorf("%s (collection %s) checkpoint: %w", g.loc, coll, err)
+		where := fmt.Sprintf("%s (collection %s, checkpoint)", g.loc, coll)
+		cp, err := manifest.ParseCheckpoint(b, where)
+		if err != nil {
+			return nil, err
 		}
-		if cp.sum() != cp.Checksum || cp.Generation != names[i] {
-			return nil, fmt.Errorf("%s (collection %s) checkpoint: checksum mismatch or names %q (damaged)", g.loc, coll, cp.Generation)
+		if cp.Generation != names[i] {
+			return nil, &DamagedError{Path: where, What: fmt.Sprintf("names generation %s, not its own", cp.Generation)}
 		}
-		return &cp, nil
+		return cp, nil
 	}
 	return nil, nil
 }
@@ -575,7 +577,7 @@ func (g *qdrantStore) pending(ctx context.Context) (*checkpoint, error) {
 // commitCheckpoint stores the sealed generation gen as a checkpoint at pos and reopens it;
 // the next collection is copied from its points (vec: the collection has no graph to keep).
 func (g *qdrantStore) commitCheckpoint(ctx context.Context, d *driver, gen int, man *Manifest, pos position, _ backend.VectorWriter) (*Generation, error) {
-	cp := checkpoint{Generation: genName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
+	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
 		id := d.opts.Encoder.Identity()
 		h := d.opts.HNSW // the collection has no graph of Kairos's: the options asked for
@@ -629,10 +631,10 @@ func (g *qdrantStore) resume(ctx context.Context, opts *Options) (*Summary, erro
 		}
 		return sum, err
 	}
-	if err := cp.matches(opts); err != nil {
+	if err := checkpointMatches(cp, opts); err != nil {
 		return nil, fmt.Errorf("cannot resume the build in %s: %w", loc, err)
 	}
-	n, _ := parseGen(cp.Generation)
+	n, _ := manifest.ParseGeneration(cp.Generation)
 	base, err := openQdrantGen(ctx, loc, n, buildDim(opts), OpenOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
@@ -662,7 +664,7 @@ func (g *qdrantStore) Verify(ctx context.Context) (*VerifyReport, error) {
 	bad := func(what string, format string, a ...any) {
 		rep.Problems = append(rep.Problems, Problem{Path: where + " " + what, What: fmt.Sprintf(format, a...)})
 	}
-	bg := backend.Gen{Name: genName(man.Generation)}
+	bg := backend.Gen{Name: manifest.GenerationName(man.Generation)}
 	counts, err := e.VerifyParts(ctx, bg, man.Dense != nil)
 	rep.Passages = counts.Passages
 	if err != nil {

@@ -2,8 +2,9 @@ package indexer
 
 import (
 	"context"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"io"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 )

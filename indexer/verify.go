@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"os"
 	"path/filepath"
+
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
@@ -57,7 +59,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		if errors.As(err, &de) {
 			bad(de.Path, "%s", de.What)
 		} else {
-			bad(filepath.Join(gen, manifestName), "%v", err)
+			bad(filepath.Join(gen, manifest.FileName), "%v", err)
 		}
 		return rep, nil
 	}
@@ -89,7 +91,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.Name() == manifestName {
+		if e.Name() == manifest.FileName {
 			continue
 		}
 		if err := sumTree(gen, filepath.Join(gen, e.Name()), onDisk); err != nil {
@@ -116,7 +118,7 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 		bad(gen, "%v", err)
 		return rep, nil
 	}
-	g := backend.Gen{Name: genName(man.Generation), Dir: gen}
+	g := backend.Gen{Name: manifest.GenerationName(man.Generation), Dir: gen}
 	if man.Dense != nil {
 		v, err := openVectors(ctx, eng.Vectors, g, man, store)
 		if err != nil {

@@ -1,0 +1,144 @@
+package manifest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/modelid"
+)
+
+func TestGenerationNames(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n    int
+		ok   bool
+	}{
+		{"g-000003", 3, true}, {"g-1234567", 1234567, true}, {"g-000000", 0, false}, {"g--1", 0, false},
+		{"g-", 0, false}, {"h-000001", 0, false}, {"g-000001.tmp", 0, false}, {"", 0, false},
+	} {
+		if n, ok := ParseGeneration(c.name); n != c.n && c.ok || ok != c.ok {
+			t.Errorf("ParseGeneration(%q) = %d, %v", c.name, n, ok)
+		}
+	}
+	if n, ok := ParseGeneration(GenerationName(42)); GenerationName(42) != "g-000042" || n != 42 || !ok {
+		t.Errorf("GenerationName(42) = %q", GenerationName(42))
+	}
+}
+
+func TestCurrent(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Current(dir); !errors.Is(err, ErrNoIndex) {
+		t.Fatalf("no CURRENT: %v", err)
+	}
+	if err := WriteCurrent(dir, 2); err != nil {
+		t.Fatal(err)
+	}
+	var de *backend.DamagedError
+	if _, err := Current(dir); !errors.As(err, &de) || de.Path != filepath.Join(dir, CurrentFileName) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("CURRENT naming a missing generation: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, GenerationName(2)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Current(dir); err != nil || got != filepath.Join(dir, "g-000002") {
+		t.Errorf("Current = %q, %v", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, CurrentFileName), []byte("../etc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Current(dir); !errors.As(err, &de) || !strings.Contains(err.Error(), "not a generation") {
+		t.Errorf("CURRENT naming no generation: %v", err)
+	}
+}
+
+func sampleCheckpoint() *Checkpoint {
+	return &Checkpoint{
+		Generation: "g-000004", Position: Position{Input: 1, Docs: 300}, Inputs: sample().Inputs,
+		Options: BuildOptions{MaxWords: 100, BatchSize: 100, Analyzer: Analyzer}, SkipBad: true,
+		Model: &modelid.Identity{Name: "m", Dim: 8}, HNSW: &hnsw.Options{M: 16, Seed: 1},
+		Embedding: &EmbedPosition{LexicalGeneration: 3, NextKey: 77},
+	}
+}
+
+func TestCheckpointFile(t *testing.T) {
+	dir := t.TempDir()
+	if c, err := ReadCheckpoint(dir); c != nil || err != nil {
+		t.Fatalf("no checkpoint: %v %v", c, err)
+	}
+	want := sampleCheckpoint()
+	if err := WriteCheckpoint(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCheckpoint(dir)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back %+v, %v; wrote %+v", got, err, want)
+	}
+	if err := RemoveCheckpoint(dir); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ReadCheckpoint(dir); c != nil || err != nil {
+		t.Errorf("after RemoveCheckpoint: %v %v", c, err)
+	}
+	if err := RemoveCheckpoint(dir); err != nil {
+		t.Errorf("removing no checkpoint: %v", err)
+	}
+}
+
+func TestParseCheckpointRefuses(t *testing.T) {
+	good, err := sampleCheckpoint().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noGen := sampleCheckpoint()
+	noGen.Generation = "CURRENT"
+	badName, _ := noGen.Marshal()
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "not a checkpoint"},
+		{"truncated", good[:len(good)-20], "not a checkpoint"},
+		{"edited", []byte(strings.Replace(string(good), `"docs": 300`, `"docs": 301`, 1)), "checksum mismatch"},
+		{"names no generation", badName, "not a generation"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseCheckpoint(c.b, "idx/CHECKPOINT")
+			var de *backend.DamagedError
+			if !errors.As(err, &de) || de.Path != "idx/CHECKPOINT" || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err %v, want a DamagedError naming idx/CHECKPOINT saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+func FuzzParseCheckpoint(f *testing.F) {
+	good, err := sampleCheckpoint().Marshal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"generation": "g-000001"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCheckpoint(b, "fuzz")
+		if err != nil {
+			return
+		}
+		if _, ok := ParseGeneration(c.Generation); !ok {
+			t.Fatalf("accepted a checkpoint naming %q", c.Generation)
+		}
+		again, err := c.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c2, err := ParseCheckpoint(again, "fuzz"); err != nil || !reflect.DeepEqual(c, c2) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
