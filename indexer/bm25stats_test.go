@@ -9,15 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
-	"github.com/kairos-rag/kairos/indexer/manifest"
-
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // liveLength returns the number of live passages of the index at dir and their total length

@@ -7,12 +7,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-	"github.com/kairos-rag/kairos/indexer/manifest"
-
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // Build reads the inputs, splits them into passages and writes a new generation of the index

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/manifest"
-
-	"github.com/kairos-rag/kairos/corpus"
 )
 
 func shared(t testing.TB, rel string) string {

@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
-
-	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 

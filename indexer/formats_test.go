@@ -10,10 +10,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 

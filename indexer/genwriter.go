@@ -9,15 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-	"github.com/kairos-rag/kairos/indexer/manifest"
-
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 

@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 )
 
 // reader streams documents of the inputs into batches.

@@ -16,12 +16,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
-
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )

@@ -7,13 +7,12 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-	"github.com/kairos-rag/kairos/indexer/manifest"
-
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // Generation is one committed generation of an index, opened for reading.

@@ -16,11 +16,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-	"github.com/kairos-rag/kairos/indexer/manifest"
-
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 

@@ -4,9 +4,8 @@ import (
 	"context"
 	"io"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/doctable"
 )
 
 // Store is where the generations of an index live: a local directory (dirStore) or a Qdrant

@@ -7,11 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kairos-rag/kairos/indexer/doctable"
-	"github.com/kairos-rag/kairos/indexer/manifest"
-
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // Problem is one defect found by Verify.

@@ -14,7 +14,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"math"
 	"os"
 	"slices"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"github.com/kairos-rag/kairos/search"
 )
 

@@ -14,10 +14,9 @@ import (
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
-
-	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 // Retriever is an in-memory TF-IDF retriever over real passages, standing in for an index. It

@@ -14,10 +14,9 @@ import (
 	"github.com/kairos-rag/kairos/chat/chattest"
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
-
-	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 var scifact = sharedtest.Join("data/beir-scifact/corpus.jsonl")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kairos-rag/kairos/internal/tty"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
 )
 
