@@ -177,12 +177,12 @@ func (r *embedRun) close() {
 		r.gens.Discard(r.gen, r.tmp)
 	}
 	if r.cpBase != nil {
-		r.cpBase.Store.Close()
+		r.cpBase.store.Close()
 	}
 	if r.src.Lexical != nil {
 		r.src.Lexical.Close()
 	}
-	r.src.Store.Close()
+	r.src.store.Close()
 }
 
 // embedAll hands every live passage of src from r.next on to the writer's embedder,
@@ -207,7 +207,7 @@ func (r *embedRun) embedAll(ctx context.Context) (*Manifest, error) {
 		}
 		return nil
 	}
-	err := r.src.Store.Each(ctx, func(key uint32, p Passage) error {
+	err := r.src.store.Each(ctx, func(key uint32, p Passage) error {
 		if key < r.next {
 			return nil
 		}
@@ -286,12 +286,12 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
 	base.Lexical = nil
 	if rv, ok := vec.(backend.Reopener); ok {
-		base.Vectors = rv.Reopen(base.Store)
-	} else if base.Vectors, err = openVectors(ctx, r.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(r.gen), Dir: final}, man, base.Store); err != nil {
+		base.Vectors = rv.Reopen(base.store)
+	} else if base.Vectors, err = openVectors(ctx, r.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(r.gen), Dir: final}, man, base.store); err != nil {
 		return fmt.Errorf("reopening checkpoint: %w", err)
 	}
 	if r.cpBase != nil {
-		r.cpBase.Store.Close()
+		r.cpBase.store.Close()
 	}
 	r.cpBase = base
 	return r.open(ctx, base, docs)

@@ -27,7 +27,7 @@ func liveLength(t testing.TB, g *Generation) (docs int, tokens int64) {
 	if a == nil {
 		t.Fatal("no English analyzer")
 	}
-	err := g.Store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	err := g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		docs++
 		tokens += int64(len(a.Analyze([]byte(p.Text))))
 		return nil
@@ -116,7 +116,7 @@ func TestBM25AverageLength(t *testing.T) {
 	// divid without control mani tissu" (and, in: stop words).
 	got := map[string]int{}
 	a := bleveIdx(g).Mapping().AnalyzerNamed(en.AnalyzerName)
-	g.Store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		got[p.DocID] = len(a.Analyze([]byte(p.Text)))
 		return nil
 	})

@@ -53,15 +53,15 @@ func TestBuildEnwiki(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if g.Store.Len() != c.Passages || c.Passages < 1000 {
-		t.Fatalf("store has %d passages, summary %d", g.Store.Len(), c.Passages)
+	if g.store.Len() != c.Passages || c.Passages < 1000 {
+		t.Fatalf("store has %d passages, summary %d", g.store.Len(), c.Passages)
 	}
 	n, err := g.Lexical.Docs(context.Background())
 	if err != nil || n != c.Passages {
 		t.Fatalf("the lexical index has %d docs (%v), want %d", n, err, c.Passages)
 	}
 	docs := map[string]bool{}
-	err = g.Store.Each(t.Context(), func(key uint32, p corpus.Passage) error {
+	err = g.store.Each(t.Context(), func(key uint32, p corpus.Passage) error {
 		docs[p.DocID] = true
 		if w := len(strings.Fields(p.Text)); w > 120 || w == 0 {
 			t.Errorf("%s: %d words", p.ID, w)

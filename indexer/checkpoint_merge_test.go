@@ -47,7 +47,7 @@ func lexicalScores(t testing.TB, g *Generation, q string, n int) []string {
 	}
 	var out []string
 	for _, h := range hits {
-		p, err := g.Store.Get(context.Background(), h.Key)
+		p, err := g.store.Get(context.Background(), h.Key)
 		if err != nil {
 			t.Fatal(err)
 		}

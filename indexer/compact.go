@@ -113,7 +113,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		e := docs[id]
 		dp := docPassages{id: id, hash: e.Hash, src: e.Keys}
 		for _, k := range e.Keys {
-			p, err := base.Store.Get(ctx, k)
+			p, err := base.store.Get(ctx, k)
 			if err != nil {
 				return nil, err
 			}

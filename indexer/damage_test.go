@@ -113,7 +113,7 @@ func damageFixture(t testing.TB, lexical string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := g.Store.Get(t.Context(), 0)
+	p, err := g.store.Get(t.Context(), 0)
 	g.Close()
 	if err != nil {
 		t.Fatal(err)

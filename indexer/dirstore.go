@@ -266,9 +266,9 @@ func (s dirStore) commitCheckpoint(ctx context.Context, d *driver, gen int, man 
 	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
 	if vec != nil {
 		if r, ok := vec.(backend.Reopener); ok {
-			base.Vectors = r.Reopen(base.Store)
-		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(gen), Dir: final}, man, base.Store); err != nil {
-			base.Store.Close()
+			base.Vectors = r.Reopen(base.store)
+		} else if base.Vectors, err = openVectors(ctx, d.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(gen), Dir: final}, man, base.store); err != nil {
+			base.store.Close()
 			return nil, fmt.Errorf("reopening checkpoint: %w", err)
 		}
 	}
@@ -296,7 +296,7 @@ func (dirGen) docTableFile(_ context.Context, g *Generation) (io.ReadSeeker, io.
 // carry links the base's store segments into the writer's directory and takes over its
 // tombstones.
 func (dirGen) carry(g *Generation, w *genWriter) error {
-	w.dead = g.Store.Tombstones().Clone()
+	w.dead = g.store.Tombstones().Clone()
 	for _, s := range w.segs {
 		if err := atomicfile.LinkOrCopy(filepath.Join(g.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
 			return fmt.Errorf("linking store segment: %w", err)
@@ -307,6 +307,6 @@ func (dirGen) carry(g *Generation, w *genWriter) error {
 
 // release closes the passage store: the lexical part was closed at once, the vectors taken
 // over by the writer. Its mapping would otherwise keep the files, and their file system, busy.
-func (dirGen) release(g *Generation) { g.Store.Close() }
+func (dirGen) release(g *Generation) { g.store.Close() }
 
-func (dirGen) close(g *Generation) error { return g.Store.Close() }
+func (dirGen) close(g *Generation) error { return g.store.Close() }

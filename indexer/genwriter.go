@@ -252,7 +252,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 	w.man.Parent = bm.Generation
 	if st := bm.BM25; st != nil && !st.Legacy() {
 		w.tokens = st.Tokens
-	} else if w.tokens, err = liveTokens(ctx, b.Store, w.text); err != nil {
+	} else if w.tokens, err = liveTokens(ctx, b.store, w.text); err != nil {
 		// a format 2 index: count once, from the store (its manifest lacks the count)
 		return fmt.Errorf("counting the tokens of the live passages: %w", err)
 	}

@@ -90,7 +90,7 @@ func TestBuildLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n, err := liveTokens(t.Context(), g.Store, a); err != nil || n != m.BM25.Tokens {
+			if n, err := liveTokens(t.Context(), g.store, a); err != nil || n != m.BM25.Tokens {
 				t.Errorf("manifest tokens %d, recounted with %s: %d (%v)", m.BM25.Tokens, tc.analyzer, n, err)
 			}
 		})
@@ -195,11 +195,11 @@ func TestUpdateMultilingual(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := liveTokens(t.Context(), g.Store, an); err != nil || n != m.BM25.Tokens {
+	if n, err := liveTokens(t.Context(), g.store, an); err != nil || n != m.BM25.Tokens {
 		t.Errorf("manifest tokens %d, recounted %d (%v)", m.BM25.Tokens, n, err)
 	}
 	langs := map[string]string{}
-	if err := g.Store.Each(t.Context(), func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
+	if err := g.store.Each(t.Context(), func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if want := map[string]string{"de:1": "de", "de:2": "de", "fr:1": "fr", "fr:2": "fr"}; !maps.Equal(langs, want) {

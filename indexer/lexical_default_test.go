@@ -141,7 +141,7 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ids []string
-			g.Store.Each(t.Context(), func(_ uint32, p corpus.Passage) error { ids = append(ids, p.DocID); return nil })
+			g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error { ids = append(ids, p.DocID); return nil })
 			g.Close()
 			if slices.Contains(ids, gone) {
 				t.Errorf("deleted document %s is live", gone)

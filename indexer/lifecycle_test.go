@@ -119,7 +119,7 @@ func livePassages(t testing.TB, dir string) map[string]string {
 	}
 	defer g.Close()
 	out := map[string]string{}
-	err = g.Store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	err = g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		if _, dup := out[p.ID]; dup {
 			return fmt.Errorf("passage id %s live twice", p.ID)
 		}
@@ -152,11 +152,11 @@ func bm25Top(t testing.TB, g *Generation, q string) []string {
 	for _, h := range res.Hits {
 		var key uint32
 		fmt.Sscan(h.ID, &key)
-		p, err := g.Store.Get(t.Context(), key)
+		p, err := g.store.Get(t.Context(), key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Store.Tombstones().Has(key) {
+		if g.store.Tombstones().Has(key) {
 			t.Errorf("query %q: hit %s (key %d) is tombstoned", q, p.ID, key)
 		}
 		hits = append(hits, hit{p.ID, math.Round(h.Score*1e9) / 1e9})
@@ -267,7 +267,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res {
-		if gu.Store.Tombstones().Has(uint32(r.Key)) {
+		if gu.store.Tombstones().Has(uint32(r.Key)) {
 			t.Errorf("dense hit %d is tombstoned", r.Key)
 		}
 	}
@@ -300,13 +300,13 @@ func TestDeleteDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	victims := map[string]corpus.Passage{}
-	g.Store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
+	g.store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
 		if len(victims) < 3 && p.Ordinal == 0 && k%20 == 0 {
 			victims[p.DocID] = p
 		}
 		return nil
 	})
-	before := g.Store.Live()
+	before := g.store.Live()
 	g.Close()
 	ids := []string{"no-such-doc"}
 	for id := range victims {
@@ -324,10 +324,10 @@ func TestDeleteDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if g.Store.Live() != before-sum.Update.PassagesDeleted || sum.Update.PassagesDeleted < 3 {
-		t.Fatalf("live %d, before %d, deleted %d", g.Store.Live(), before, sum.Update.PassagesDeleted)
+	if g.store.Live() != before-sum.Update.PassagesDeleted || sum.Update.PassagesDeleted < 3 {
+		t.Fatalf("live %d, before %d, deleted %d", g.store.Live(), before, sum.Update.PassagesDeleted)
 	}
-	g.Store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
+	g.store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
 		if _, ok := victims[p.DocID]; ok {
 			t.Errorf("passage %s of a deleted document is live", p.ID)
 		}
@@ -397,7 +397,7 @@ func denseTop(t testing.TB, g *Generation, enc PassageEncoder, q string) []strin
 	}
 	var out []string
 	for _, r := range res {
-		p, err := g.Store.Get(t.Context(), uint32(r.Key))
+		p, err := g.store.Get(t.Context(), uint32(r.Key))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,12 +19,12 @@ import (
 type Generation struct {
 	Dir      string
 	Manifest *Manifest
-	Store    *kpst.Store           // live passages: Store.Each and Store.Dead skip tombstoned keys; nil on Qdrant
-	Passages backend.Passages      // the passages, wherever they are kept (Store for a local index)
+	Passages backend.Passages      // the live passages, wherever they are kept
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
 
-	src genSource // where the generation lives: its files (dirGen) or a collection (remoteGen)
+	src   genSource   // where the generation lives: its files (dirGen) or a collection (remoteGen)
+	store *kpst.Store // a local generation's passage store (Passages): segments a writer links, tombstones it carries; nil on Qdrant
 }
 
 // docTable reads the generation's document table, checked against the manifest.
@@ -125,7 +125,7 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 			return nil, &DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
 		}
 	}
-	return &Generation{Dir: gen, Manifest: man, Store: store, Passages: store, Lexical: lex, Vectors: vecs, src: dirGen{}}, nil
+	return &Generation{Dir: gen, Manifest: man, store: store, Passages: store, Lexical: lex, Vectors: vecs, src: dirGen{}}, nil
 }
 
 // asDamaged marks err, an error reading the files of gen, as damage unless it already is.

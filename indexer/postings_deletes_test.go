@@ -72,11 +72,11 @@ func scoredTop(t testing.TB, g *Generation, q string, k int) []scoredHit {
 		if len(hits) == k+1 && h.Score <= hits[k].Score {
 			continue
 		}
-		p, err := g.Store.Get(t.Context(), h.Key)
+		p, err := g.store.Get(t.Context(), h.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Store.Tombstones().Has(h.Key) {
+		if g.store.Tombstones().Has(h.Key) {
 			t.Errorf("query %q: hit %s is tombstoned", q, p.ID)
 		}
 		out = append(out, scoredHit{p.ID, h.Score})

@@ -35,11 +35,11 @@ func lexicalTop(t testing.TB, g *Generation, q string, n int) []string {
 	}
 	var out []string
 	for _, h := range hits {
-		p, err := g.Store.Get(t.Context(), h.Key)
+		p, err := g.store.Get(t.Context(), h.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Store.Tombstones().Has(h.Key) {
+		if g.store.Tombstones().Has(h.Key) {
 			t.Errorf("query %q: hit %s is tombstoned", q, p.ID)
 		}
 		out = append(out, p.ID)
@@ -110,7 +110,7 @@ func TestPostingsLifecycle(t *testing.T) {
 		// Compare passage texts: keys differ between the two indexes.
 		texts := func(g *Generation, ids []string) []string {
 			byID := map[string]string{}
-			g.Store.Each(t.Context(), func(_ uint32, p corpus.Passage) error { byID[p.ID] = p.Text; return nil })
+			g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error { byID[p.ID] = p.Text; return nil })
 			var out []string
 			for _, id := range ids {
 				out = append(out, id+" "+byID[id])

@@ -89,7 +89,7 @@ func TestDenseAndHybrid(t *testing.T) {
 	ctx := context.Background()
 	// Every passage's own text finds that passage first, by HNSW and by exact search.
 	n, agree := 0, 0
-	err = ix.gen.Store.Each(t.Context(), func(key uint32, p corpus.Passage) error {
+	err = ix.gen.Passages.Each(t.Context(), func(key uint32, p corpus.Passage) error {
 		if key%5 != 0 {
 			return nil
 		}

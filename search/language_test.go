@@ -116,7 +116,7 @@ func TestInflectedQueryNeedsTheIndexLanguage(t *testing.T) {
 				t.Errorf("top passage lacks %q: %.200s", tc.form, hits[0].Text)
 			}
 			// The query's own form occurs in no passage: only analysis can match it.
-			ix.gen.Store.Each(t.Context(), func(_ uint32, p indexer.Passage) error {
+			ix.gen.Passages.Each(t.Context(), func(_ uint32, p indexer.Passage) error {
 				if slices.Contains(strings.Fields(strings.ToLower(p.Text)), strings.ToLower(tc.query)) {
 					t.Errorf("passage %s contains %q itself", p.ID, tc.query)
 				}
