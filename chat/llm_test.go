@@ -158,7 +158,10 @@ func TestClientTimeoutIsRetried(t *testing.T) {
 		fmt.Fprint(w, okBody("late", 1, 1))
 	}))
 	defer srv.Close()
-	c, _ := newTestClient(t, srv.URL, func(o *ClientOptions) { o.Timeout = 50 * time.Millisecond })
+	// A second per attempt: attempt 2 answers at once, and a timeout short enough to expire
+	// while a loaded machine opens its connection would make a third attempt (hang returns
+	// as soon as the client gives up, so the wait costs the first attempt's second).
+	c, _ := newTestClient(t, srv.URL, func(o *ClientOptions) { o.Timeout = time.Second })
 	out, err := c.Complete(context.Background(), CompletionRequest{Messages: userMsg("x")})
 	if err != nil || out.Text != "late" || out.Attempts != 2 {
 		t.Fatalf("out %+v err %v: want success on attempt 2", out, err)
@@ -177,23 +180,48 @@ func TestClientTimeoutExhausted(t *testing.T) {
 	}
 }
 
+// TestClientCancellation: a call whose context ends, cancelled or past its deadline, returns
+// the context's error and is not retried (the per-attempt timeout is, which a caller's
+// deadline must not be mistaken for).
 func TestClientCancellation(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		hang(r)
-	}))
-	defer srv.Close()
-	c, _ := newTestClient(t, srv.URL, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := c.Complete(ctx, CompletionRequest{Messages: userMsg("x")})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-	if calls.Load() != 1 || time.Since(start) > 2*time.Second {
-		t.Errorf("calls = %d after %v: a cancelled call must not be retried", calls.Load(), time.Since(start))
+	for _, tc := range []struct {
+		name string
+		ctx  func(arrived <-chan struct{}) (context.Context, context.CancelFunc)
+		want error
+	}{
+		// Cancelled once the call has reached the server, not after a fixed time that a
+		// loaded machine could spend before sending it.
+		{"cancelled", func(arrived <-chan struct{}) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { <-arrived; cancel() }()
+			return ctx, cancel
+		}, context.Canceled},
+		// A second is ample for the call to arrive first.
+		{"deadline", func(<-chan struct{}) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), time.Second)
+		}, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			arrived := make(chan struct{}, 8)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				arrived <- struct{}{}
+				hang(r)
+			}))
+			defer srv.Close()
+			c, _ := newTestClient(t, srv.URL, nil)
+			ctx, cancel := tc.ctx(arrived)
+			defer cancel()
+			start := time.Now()
+			_, err := c.Complete(ctx, CompletionRequest{Messages: userMsg("x")})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if calls.Load() != 1 || time.Since(start) > 5*time.Second {
+				t.Errorf("calls = %d after %v: a call whose context ended must not be retried", calls.Load(), time.Since(start))
+			}
+		})
 	}
 }
 

@@ -59,12 +59,22 @@ func contentWords(s string) []string {
 // is SUPPORTED only if the evidence the Retriever found contains all its content words.
 type wikiScript struct {
 	query, generate, claims string
+	// generating, when set, is closed when the generate stage's call arrives, and the query
+	// stage's call waits for it (10 s at most): a test of the branches' overlap that does not
+	// depend on how fast a loaded machine starts the second branch.
+	generating chan struct{}
 }
 
 func (s wikiScript) answer(stage string, msgs []chat.Message) string {
 	p := chattest.LastUser(msgs)
 	switch stage {
 	case chat.StageQuery:
+		if s.generating != nil {
+			select {
+			case <-s.generating:
+			case <-time.After(10 * time.Second):
+			}
+		}
 		return s.query
 	case chat.StageSummarize:
 		var bullets []string
@@ -88,6 +98,9 @@ func (s wikiScript) answer(stage string, msgs []chat.Message) string {
 		}
 		return "Here is what I found:\n" + strings.Join(bullets, "\n")
 	case chat.StageGenerate:
+		if s.generating != nil {
+			close(s.generating) // once: the test makes one turn
+		}
 		return s.generate
 	case chat.StageClaims:
 		return s.claims
@@ -169,9 +182,10 @@ func findStage(t *testing.T, tr []chat.StageTrace, name string) chat.StageTrace 
 
 func TestWikiChatSupportedClaimsOnly(t *testing.T) {
 	env := newWikiEnv(t, wikiScript{
-		query:    "Search: yes\nQuery: Frozen 2013 animated film directed\nTime: none",
-		generate: "Frozen was directed by Chris Buck and Jennifer Lee. It was released in 1998 by Pixar.",
-		claims:   "1. Frozen was directed by Chris Buck and Jennifer Lee.\n2. Frozen was released in 1998 by Pixar.",
+		query:      "Search: yes\nQuery: Frozen 2013 animated film directed\nTime: none",
+		generate:   "Frozen was directed by Chris Buck and Jennifer Lee. It was released in 1998 by Pixar.",
+		claims:     "1. Frozen was directed by Chris Buck and Jennifer Lee.\n2. Frozen was released in 1998 by Pixar.",
+		generating: make(chan struct{}),
 	}, 40*time.Millisecond, chat.WikiChatOptions{})
 
 	resp, err := env.svc.Turn(context.Background(), chat.TurnRequest{Message: "Who directed the movie Frozen?"}, nil)
@@ -204,7 +218,9 @@ func TestWikiChatSupportedClaimsOnly(t *testing.T) {
 		}
 	}
 
-	// Stages 1-2 and 3-4 overlapped in time.
+	// Stages 1-2 and 3-4 overlapped in time: the query call waited for the generate call
+	// (wikiScript.generating), which it would have for 10 s had the branches run one after
+	// the other.
 	q, g := findStage(t, resp.Turn.Stages, "query"), findStage(t, resp.Turn.Stages, "generate")
 	if g.Start >= q.Start+q.Duration {
 		t.Errorf("generate started at %v, after query ended at %v: branches did not run in parallel", g.Start, q.Start+q.Duration)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -65,14 +66,19 @@ func TestCrashResume(t *testing.T) {
 	ctx := context.Background()
 	input := scifactHead(t, 800)
 	faq := shared(t, "data/faq-covid-deepset/faq_covidbert.csv")
-	// The clean reference is built by a child too, which measures how long a child takes from
-	// start to finish; kills land uniformly within that span.
-	clean := t.TempDir()
-	start := time.Now()
-	if !runAndKill(t, clean, input, time.Hour) {
-		t.Fatal("reference build did not finish")
+	// The clean reference is built by a child too, twice, which measures how long a child takes
+	// from start to finish; kills land uniformly within the shorter span (one run slowed by a
+	// burst of load would otherwise let most later children finish before their kill).
+	var clean string
+	full := time.Duration(math.MaxInt64)
+	for range 2 {
+		clean = t.TempDir()
+		start := time.Now()
+		if !runAndKill(t, clean, input, time.Hour) {
+			t.Fatal("reference build did not finish")
+		}
+		full = min(full, time.Since(start))
 	}
-	full := time.Since(start)
 	want := livePassages(t, clean)
 	wantMan, _ := ReadManifest(mustCurrent(t, clean))
 

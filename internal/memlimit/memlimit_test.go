@@ -157,8 +157,10 @@ func TestPaceCollectsAtTheFloor(t *testing.T) {
 	// machine (48 to 78 here), but as few as 10 when other test processes hold the CPU (a
 	// cycle's marking then spans more allocation), so the default is logged, not compared.
 	t.Logf("256 MiB of garbage: %d collections unpaced, %d paced at a 64 MiB floor", unpaced, paced)
-	if paced > 8 {
-		t.Errorf("%d collections paced at a 64 MiB floor (%d unpaced): want at most 8", paced, unpaced)
+	// At most 12: three times the expected count, room for a loaded machine's pacing, and
+	// still below what the default does on a quiet one.
+	if paced > 12 {
+		t.Errorf("%d collections paced at a 64 MiB floor (%d unpaced): want at most 12", paced, unpaced)
 	}
 	if prev := debug.SetGCPercent(100); prev != 100 {
 		t.Errorf("GOGC %d after Pace, want 100 restored", prev)

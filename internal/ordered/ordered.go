@@ -73,6 +73,12 @@ func (p *Pipeline[In, Out]) produce(ctx context.Context, next func() (In, error)
 	defer close(jobs)
 	defer close(p.order)
 	for {
+		// select picks at random among ready cases, so a send that is ready beside a closed
+		// ctx.Done() can win; checking first keeps Close's promise that no item is read
+		// after it.
+		if ctx.Err() != nil {
+			return
+		}
 		in, err := call(next)
 		res := make(chan result[Out], 1) // buffered: a worker never waits for the consumer
 		if err != nil {
@@ -83,7 +89,7 @@ func (p *Pipeline[In, Out]) produce(ctx context.Context, next func() (In, error)
 		case <-ctx.Done():
 			return
 		}
-		if err != nil {
+		if err != nil || ctx.Err() != nil {
 			return
 		}
 		select {

@@ -8,12 +8,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -258,9 +260,59 @@ func get(ctx context.Context, url string) (int, []byte, error) {
 	return res.StatusCode, body, nil
 }
 
-// freePorts reserves n distinct loopback ports by listening on port 0, then releases them for
-// the server; another process could take one in between, which Start reports as a failure.
+// freePorts picks n distinct free loopback ports for the server below the kernel's ephemeral
+// range, at random. A port taken from that range (a listen on port 0) is released before the
+// server binds it, and again for seconds while a killed peer restarts, and any test of the
+// same run that listens on port 0 or dials out can be handed it in between; ports below the
+// range are only ever taken by name. Where the range leaves no room, it falls back to port 0.
 func freePorts(n int) ([]int, error) {
+	lo := ephemeralLow()
+	const first = 10000
+	if lo-first < 1000 {
+		return ephemeralPorts(n)
+	}
+	seen := map[int]bool{}
+	var out []int
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 1000 {
+			return nil, fmt.Errorf("no %d free loopback ports in %d..%d", n, first, lo-1)
+		}
+		port := first + rand.IntN(lo-first)
+		if seen[port] {
+			continue
+		}
+		seen[port] = true
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // in use
+		}
+		l.Close()
+		out = append(out, port)
+	}
+	return out, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux), 32768 when it
+// cannot be read.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 32768
+	}
+	lo, err := strconv.Atoi(f[0])
+	if err != nil || lo <= 0 || lo > 65535 {
+		return 32768
+	}
+	return lo
+}
+
+// ephemeralPorts reserves n distinct loopback ports by listening on port 0, then releases
+// them for the server.
+func ephemeralPorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
