@@ -1,7 +1,8 @@
 // Package indexer builds, updates, compacts, verifies and opens Kairos index directories.
 //
-// An index directory holds immutable generations and a CURRENT pointer to the live one (see
-// generation.go). Every write (Build, Resume, an update, a delete, Compact) prepares a new
+// An index directory holds immutable generations and a CURRENT pointer to the live one
+// (generation.go; the CURRENT, CHECKPOINT and manifest formats belong to indexer/manifest).
+// Every write (Build, Resume, an update, a delete, Compact) prepares a new
 // generation beside the live one and commits it by renaming CURRENT, under a writer lock, so a
 // crash at any point leaves the previous generation serving. A generation holds its manifest
 // (inputs, counts, BM25 statistics, checksums of every file), the passage store (kpst), the
