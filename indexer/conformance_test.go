@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
@@ -588,20 +589,20 @@ func confVerifyRemote(t *testing.T, loc string) {
 	}
 	defer e.Close()
 	g := backend.Gen{Name: manifest.GenerationName(man.Generation)}
-	orig, err := e.ReadRecord(ctx, e.Collection(g.Name), recordDocTable)
+	orig, err := e.ReadRecord(ctx, e.Collection(g.Name), qdrant.RecordDocTable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	flipped := slices.Clone(orig)
 	flipped[len(flipped)/2] ^= 0x5a
-	if err := e.WriteRecord(ctx, g, recordDocTable, flipped); err != nil {
+	if err := e.WriteRecord(ctx, g, qdrant.RecordDocTable, flipped); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Verify(ctx, loc)
 	if err != nil || rep.OK() || !strings.Contains(fmt.Sprint(rep.Problems), "document table") {
 		t.Errorf("verify with a byte of the document table flipped: %v, %v; want a problem naming it", rep.Problems, err)
 	}
-	if err := e.WriteRecord(ctx, g, recordDocTable, orig); err != nil {
+	if err := e.WriteRecord(ctx, g, qdrant.RecordDocTable, orig); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := Verify(ctx, loc); err != nil || !rep.OK() {

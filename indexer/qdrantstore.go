@@ -3,9 +3,6 @@ package indexer
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,12 +20,12 @@ import (
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
-// The Qdrant implementation of Store, in one file. It stays in package indexer rather than
-// beside the engine in indexer/backend/qdrant because it is glue between the engine and this
-// package's own types: it writes and parses the Manifest, the checkpoint record and the
-// document table, opens a Generation and fills a VerifyReport, and it runs the driver. Moving
-// it out would need those types in packages of their own first (issue 25's "formats owned by
-// their packages"); until then one file, reached only through OpenStore, is the seam.
+// The Qdrant implementation of Store. What it keeps on the cluster and how (generation
+// numbers, the records of the manifest, document table and checkpoint, dropping generations)
+// is the engine's, indexer/backend/qdrant (generations.go), which reads and writes the
+// records through indexer/manifest and indexer/doctable. This file is the adapter between
+// that engine and what stays in indexer: the driver every build, update and resume runs,
+// the Generation it opens and the VerifyReport it fills.
 
 // qdrantStore keeps generations on a Qdrant cluster: generation g is the collection
 // NAME-g-00000g holding the passages, both vectors, the BM25 metadata and, as records, the
@@ -95,13 +92,9 @@ func (g *qdrantStore) Live(ctx context.Context) (int, error) {
 	if _, err := g.engine(ctx); err != nil {
 		return 0, err
 	}
-	coll, err := g.e.Live(ctx)
-	if err != nil || coll == "" {
-		return 0, err
-	}
-	n, ok := manifest.ParseGeneration(coll[len(g.e.Alias())+1:])
-	if !ok {
-		return 0, fmt.Errorf("%s: the alias %s names %s, not a generation of this index", g.loc, g.e.Alias(), coll)
+	n, err := g.e.LiveGeneration(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", g.loc, err)
 	}
 	return n, nil
 }
@@ -110,15 +103,9 @@ func (g *qdrantStore) Begin(ctx context.Context) (int, string, error) {
 	if _, err := g.engine(ctx); err != nil {
 		return 0, "", err
 	}
-	names, err := g.e.Generations(ctx)
+	next, err := g.e.NextGeneration(ctx)
 	if err != nil {
 		return 0, "", err
-	}
-	next := 1
-	for _, name := range names {
-		if n, ok := manifest.ParseGeneration(name); ok && n >= next {
-			next = n + 1
-		}
 	}
 	dir, err := os.MkdirTemp("", "kairos-qdrant-"+manifest.GenerationName(next)+"-*")
 	return next, dir, err
@@ -140,55 +127,22 @@ func (g *qdrantStore) Commit(ctx context.Context, gen int, dir string, man *Mani
 	return nil
 }
 
-// store writes the document table and then the manifest of generation gen, sealed in dir,
-// as records of its collection.
+// store writes the records of generation gen, sealed in dir: its document table, then its
+// manifest (qdrant.Engine.WriteGeneration). The scratch directory's files are gone once
+// published.
 func (g *qdrantStore) store(ctx context.Context, gen int, dir string, man *Manifest) error {
-	bg := backend.Gen{Name: manifest.GenerationName(gen)}
 	docs, err := os.ReadFile(filepath.Join(dir, doctable.FileName))
 	if err != nil {
 		return err
 	}
-	if err := g.e.WriteRecord(ctx, bg, recordDocTable, docs); err != nil {
-		return fmt.Errorf("storing the document table: %w", err)
-	}
-	// The scratch directory's files are gone once published: the manifest lists the
-	// records, with the sums verify checks them against. A deleted passage's point is
-	// removed, not tombstoned, so every vector left belongs to a live passage.
-	man.Files = map[string]FileSum{doctable.FileName: sumOf(docs)}
-	man.Tombstones = 0
-	if man.Dense != nil {
-		man.Dense.Vectors = man.Counts.Passages
-	}
-	sum, err := man.Sum()
-	if err != nil {
-		return err
-	}
-	man.Checksum = sum
-	b, err := json.MarshalIndent(man, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := g.e.WriteRecord(ctx, bg, recordManifest, append(b, '\n')); err != nil {
-		return fmt.Errorf("storing the manifest: %w", err)
-	}
-	return nil
+	return g.e.WriteGeneration(ctx, gen, docs, man)
 }
 
 func (g *qdrantStore) Drop(ctx context.Context, live, prev int) error {
 	if _, err := g.engine(ctx); err != nil {
 		return err
 	}
-	names, err := g.e.Generations(ctx)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, name := range names {
-		if n, ok := manifest.ParseGeneration(name); ok && n != live && n != prev && n != g.keep {
-			errs = append(errs, g.e.Drop(ctx, backend.Gen{Name: name}))
-		}
-	}
-	return errors.Join(errs...)
+	return g.e.DropGenerations(ctx, func(n int) bool { return n == live || n == prev || n == g.keep })
 }
 
 // Discard drops the unpublished collection; the build's context may be over, so it gets
@@ -251,17 +205,6 @@ func (g *qdrantStore) prepare(opts *Options, e *qdrant.Engine) {
 	opts.store = g
 }
 
-// sumOf is the FileSum of b.
-func sumOf(b []byte) FileSum {
-	h := sha256Hex(b)
-	return FileSum{Size: int64(len(b)), SHA256: h}
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
 // derive runs spec (an update or a delete) on top of the live generation: the new
 // collection starts as a copy of the live one's points.
 func (g *qdrantStore) derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
@@ -319,7 +262,7 @@ func openQdrantGen(ctx context.Context, loc Location, gen, dim int, o OpenOption
 		return nil, err
 	}
 	coll := e.Collection(manifest.GenerationName(gen))
-	man, err := readManifestRecord(ctx, e, loc, coll)
+	man, err := e.ReadManifest(ctx, coll)
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -374,14 +317,7 @@ var _ genSource = (*remoteGen)(nil)
 
 // docTableRecord reads the document table record, checked against the manifest's sum.
 func (r *remoteGen) docTableRecord(ctx context.Context, g *Generation) ([]byte, error) {
-	b, err := r.e.ReadRecord(ctx, r.coll, recordDocTable)
-	if err != nil {
-		return nil, err
-	}
-	if got, want := sumOf(b), g.Manifest.Files[doctable.FileName]; got != want {
-		return nil, &DamagedError{Path: g.Dir + " document table", What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
-	}
-	return b, nil
+	return r.e.ReadDocTable(ctx, r.coll, g.Manifest)
 }
 
 func (r *remoteGen) docTable(ctx context.Context, g *Generation) (map[string]*doctable.Entry, error) {
@@ -447,24 +383,8 @@ func readLiveManifest(ctx context.Context, e *qdrant.Engine, loc Location) (stri
 	if coll == "" {
 		return "", nil, fmt.Errorf("%s: %w", loc, ErrNoIndex)
 	}
-	man, err := readManifestRecord(ctx, e, loc, coll)
+	man, err := e.ReadManifest(ctx, coll)
 	return coll, man, err
-}
-
-// readManifestRecord reads and checks the manifest record of collection coll.
-func readManifestRecord(ctx context.Context, e *qdrant.Engine, loc Location, coll string) (*Manifest, error) {
-	b, err := e.ReadRecord(ctx, coll, recordManifest)
-	if err != nil {
-		return nil, &DamagedError{Path: loc.String() + " (collection " + coll + ")", What: "manifest: " + err.Error()}
-	}
-	man, err := manifest.Parse(b, loc.String()+" (collection "+coll+", manifest)")
-	if err != nil {
-		return nil, err
-	}
-	if want := e.Collection(manifest.GenerationName(man.Generation)); want != coll {
-		return nil, &DamagedError{Path: loc.String() + " (collection " + coll + ")", What: "its manifest describes generation " + manifest.GenerationName(man.Generation)}
-	}
-	return man, nil
 }
 
 // Manifest reads the manifest record of the live generation.
@@ -490,7 +410,7 @@ func (g *qdrantStore) PendingCheckpoint(ctx context.Context) (*CheckpointInfo, e
 	if err != nil || cp == nil {
 		return nil, err
 	}
-	man, err := readManifestRecord(ctx, g.e, g.loc, g.e.Collection(cp.Generation))
+	man, err := g.e.ReadManifest(ctx, g.e.Collection(cp.Generation))
 	if err != nil {
 		return nil, err
 	}
@@ -523,12 +443,8 @@ func (g *qdrantStore) saveCheckpoint(ctx context.Context, gen int, dir string, m
 	if err := g.store(ctx, gen, dir, man); err != nil {
 		return err
 	}
-	b, err := cp.Marshal()
-	if err != nil {
+	if err := g.e.WriteCheckpoint(ctx, gen, cp); err != nil {
 		return err
-	}
-	if err := g.e.WriteRecord(ctx, backend.Gen{Name: manifest.GenerationName(gen)}, recordCheckpoint, b); err != nil {
-		return fmt.Errorf("storing the checkpoint: %w", err)
 	}
 	g.keep = gen
 	if err := os.RemoveAll(dir); err != nil {
@@ -543,34 +459,7 @@ func (g *qdrantStore) pending(ctx context.Context) (*checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := g.e.Generations(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(names) - 1; i >= 0; i-- {
-		n, ok := manifest.ParseGeneration(names[i])
-		if !ok || n <= live {
-			continue
-		}
-		coll := g.e.Collection(names[i])
-		b, err := g.e.ReadRecord(ctx, coll, recordCheckpoint)
-		if errors.Is(err, qdrant.ErrNoRecord) {
-			continue // an unfinished writer's collection
-		}
-		if err != nil {
-			return nil, err
-		}
-		where := fmt.Sprintf("%s (collection %s, checkpoint)", g.loc, coll)
-		cp, err := manifest.ParseCheckpoint(b, where)
-		if err != nil {
-			return nil, err
-		}
-		if cp.Generation != names[i] {
-			return nil, &DamagedError{Path: where, What: fmt.Sprintf("names generation %s, not its own", cp.Generation)}
-		}
-		return cp, nil
-	}
-	return nil, nil
+	return g.e.PendingCheckpoint(ctx, live)
 }
 
 // commitCheckpoint stores the sealed generation gen as a checkpoint at pos and reopens it;
@@ -676,13 +565,13 @@ func (g *qdrantStore) Verify(ctx context.Context) (*VerifyReport, error) {
 		bad("points", "%d dense vectors, the manifest says %d", counts.Dense, man.Dense.Vectors)
 	}
 	rep.Files++
-	docs, err := e.ReadRecord(ctx, coll, recordDocTable)
+	docs, err := e.ReadDocTable(ctx, coll, man)
 	if err != nil {
+		var de *DamagedError
+		if errors.As(err, &de) {
+			err = errors.New(de.What)
+		}
 		bad("document table", "%v", err)
-		return rep, nil
-	}
-	if got, want := sumOf(docs), man.Files[doctable.FileName]; got != want {
-		bad("document table", "size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)
 		return rep, nil
 	}
 	table, err := doctable.Parse(docs)
@@ -774,13 +663,6 @@ func (o QdrantOptions) merge(q *QdrantLocation) (shards, replication uint32) {
 	}
 	return shards, replication
 }
-
-// Record slots of a generation's collection (qdrant.Engine.WriteRecord).
-const (
-	recordManifest   = 0
-	recordDocTable   = 1
-	recordCheckpoint = 2 // a checkpoint generation's progress (qdrantStore.commitCheckpoint)
-)
 
 // placeholderDim is the dense vector size of the collections of an index without
 // embeddings: the engine's collection layout always has a dense vector, never filled there.
