@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,11 +60,21 @@ func contentWords(s string) []string {
 // is SUPPORTED only if the evidence the Retriever found contains all its content words.
 type wikiScript struct {
 	query, generate, claims string
-	// generating, when set, is closed when the generate stage's call arrives, and the query
+	// generating, when set, is opened when the generate stage's call arrives, and the query
 	// stage's call waits for it (10 s at most): a test of the branches' overlap that does not
 	// depend on how fast a loaded machine starts the second branch.
-	generating chan struct{}
+	generating *gate
 }
+
+// gate is a one-way signal that may be opened more than once (a retried call).
+type gate struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
 
 func (s wikiScript) answer(stage string, msgs []chat.Message) string {
 	p := chattest.LastUser(msgs)
@@ -71,7 +82,7 @@ func (s wikiScript) answer(stage string, msgs []chat.Message) string {
 	case chat.StageQuery:
 		if s.generating != nil {
 			select {
-			case <-s.generating:
+			case <-s.generating.ch:
 			case <-time.After(10 * time.Second):
 			}
 		}
@@ -99,7 +110,7 @@ func (s wikiScript) answer(stage string, msgs []chat.Message) string {
 		return "Here is what I found:\n" + strings.Join(bullets, "\n")
 	case chat.StageGenerate:
 		if s.generating != nil {
-			close(s.generating) // once: the test makes one turn
+			s.generating.open()
 		}
 		return s.generate
 	case chat.StageClaims:
@@ -185,7 +196,7 @@ func TestWikiChatSupportedClaimsOnly(t *testing.T) {
 		query:      "Search: yes\nQuery: Frozen 2013 animated film directed\nTime: none",
 		generate:   "Frozen was directed by Chris Buck and Jennifer Lee. It was released in 1998 by Pixar.",
 		claims:     "1. Frozen was directed by Chris Buck and Jennifer Lee.\n2. Frozen was released in 1998 by Pixar.",
-		generating: make(chan struct{}),
+		generating: newGate(),
 	}, 40*time.Millisecond, chat.WikiChatOptions{})
 
 	resp, err := env.svc.Turn(context.Background(), chat.TurnRequest{Message: "Who directed the movie Frozen?"}, nil)

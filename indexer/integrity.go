@@ -58,7 +58,7 @@ func checkFiles(ctx context.Context, gen string, man *Manifest, level CheckLevel
 		want := man.Files[name]
 		fi, err := os.Stat(path)
 		if err != nil {
-			return &DamagedError{Path: path, What: "listed in the manifest but cannot be read: " + errWithoutPath(err)}
+			return &DamagedError{Path: path, What: "listed in the manifest but cannot be read: " + backend.WithoutPath(err)}
 		}
 		if !fi.Mode().IsRegular() {
 			return &DamagedError{Path: path, What: "not a regular file"}
@@ -82,22 +82,13 @@ func checkFiles(ctx context.Context, gen string, man *Manifest, level CheckLevel
 		path := filepath.Join(gen, filepath.FromSlash(name))
 		got, err := fileSHA256(path)
 		if err != nil {
-			return &DamagedError{Path: path, What: "reading: " + errWithoutPath(err)}
+			return &DamagedError{Path: path, What: "reading: " + backend.WithoutPath(err)}
 		}
 		if got.Size != want.Size || got.SHA256 != want.SHA256 {
 			return &DamagedError{Path: path, What: fmt.Sprintf("sha256 %s, manifest says %s", got.SHA256, want.SHA256)}
 		}
 	}
 	return nil
-}
-
-// errWithoutPath drops the path a *PathError repeats, since DamagedError names it already.
-func errWithoutPath(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Op + ": " + pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // damagedBM25File names the bleve file to blame when bleve panicked on gen: the first bleve

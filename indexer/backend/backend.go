@@ -24,6 +24,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"time"
 
@@ -378,6 +379,16 @@ func (e *DamagedError) Error() string { return "index damaged: " + e.Path + ": "
 
 // Is makes errors.Is(err, ErrDamaged) true.
 func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// WithoutPath is err's message without the path an *os.PathError repeats, for a
+// DamagedError's What: its Path names the file already.
+func WithoutPath(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
 
 // Passages reads the passages of one committed generation by key. It is safe for concurrent
 // use. The local store (kpst) implements it; a remote engine may keep passages in the

@@ -115,6 +115,12 @@ func WriteTo(w io.Writer, t map[string]*Entry) error {
 func appendEntry(b []byte, id string, h Hash, keys []uint32) []byte {
 	b = framing.AppendString(b, id)
 	b = append(b, h[:]...)
+	return appendKeys(b, keys)
+}
+
+// appendKeys appends a document's passage keys, ascending: their count, then each key's
+// difference from the one before, as uvarints (the table and the Log share this layout).
+func appendKeys(b []byte, keys []uint32) []byte {
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	prev := uint32(0)
 	for _, k := range keys {

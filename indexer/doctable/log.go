@@ -76,13 +76,7 @@ func appendDocRec(b []byte, id string, h Hash, keys []uint32, input int32, fromP
 	} else {
 		b = append(b, 0)
 	}
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	prev := uint32(0)
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k-prev))
-		prev = k
-	}
-	return b
+	return appendKeys(b, keys)
 }
 
 // entry returns the bytes of a buffered entry, and idAt its id.

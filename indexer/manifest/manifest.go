@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,12 +154,7 @@ func Read(genDir string) (*Manifest, error) {
 	path := filepath.Join(genDir, FileName)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		what := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			what = pe.Op + ": " + pe.Err.Error() // DamagedError names the path already
-		}
-		return nil, &backend.DamagedError{Path: path, What: "cannot be read: " + what}
+		return nil, &backend.DamagedError{Path: path, What: "cannot be read: " + backend.WithoutPath(err)}
 	}
 	return Parse(b, path)
 }

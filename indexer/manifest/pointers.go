@@ -122,7 +122,10 @@ func (c *Checkpoint) Sum() string {
 func (c *Checkpoint) Marshal() ([]byte, error) {
 	c.Checksum = c.Sum()
 	b, err := json.MarshalIndent(c, "", "  ")
-	return append(b, '\n'), err
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // ParseCheckpoint decodes and checks a checkpoint record read from path (a file, or a record

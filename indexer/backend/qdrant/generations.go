@@ -28,8 +28,12 @@ const (
 	RecordCheckpoint = 2 // a checkpoint generation's progress (manifest.Checkpoint)
 )
 
-// where names collection coll in messages, as a location a user gave would.
-func (e *Engine) where(coll string) string {
+// where names collection coll, or its record when record is not "", in messages, as a
+// location a user gave would.
+func (e *Engine) where(coll, record string) string {
+	if record != "" {
+		coll += ", " + record
+	}
 	return "qdrant://" + strings.Join(e.opts.Hosts, ",") + "/" + e.opts.Index + " (collection " + coll + ")"
 }
 
@@ -39,8 +43,9 @@ func (e *Engine) LiveGeneration(ctx context.Context) (int, error) {
 	if err != nil || coll == "" {
 		return 0, err
 	}
-	n, ok := manifest.ParseGeneration(strings.TrimPrefix(coll, e.Alias()+"-"))
-	if !ok || !strings.HasPrefix(coll, e.Alias()+"-") {
+	name, own := strings.CutPrefix(coll, e.Alias()+"-")
+	n, ok := manifest.ParseGeneration(name)
+	if !own || !ok {
 		return 0, fmt.Errorf("qdrant: the alias %s names %s, not a generation of this index", e.Alias(), coll)
 	}
 	return n, nil
@@ -114,15 +119,14 @@ func sumOf(b []byte) manifest.FileSum {
 func (e *Engine) ReadManifest(ctx context.Context, coll string) (*manifest.Manifest, error) {
 	b, err := e.ReadRecord(ctx, coll, RecordManifest)
 	if err != nil {
-		return nil, &backend.DamagedError{Path: e.where(coll), What: "manifest: " + err.Error()}
+		return nil, &backend.DamagedError{Path: e.where(coll, ""), What: "manifest: " + err.Error()}
 	}
-	where := strings.TrimSuffix(e.where(coll), ")") + ", manifest)"
-	man, err := manifest.Parse(b, where)
+	man, err := manifest.Parse(b, e.where(coll, "manifest"))
 	if err != nil {
 		return nil, err
 	}
 	if want := e.Collection(manifest.GenerationName(man.Generation)); want != coll {
-		return nil, &backend.DamagedError{Path: e.where(coll), What: "its manifest describes generation " + manifest.GenerationName(man.Generation)}
+		return nil, &backend.DamagedError{Path: e.where(coll, ""), What: "its manifest describes generation " + manifest.GenerationName(man.Generation)}
 	}
 	return man, nil
 }
@@ -135,7 +139,7 @@ func (e *Engine) ReadDocTable(ctx context.Context, coll string, man *manifest.Ma
 		return nil, err
 	}
 	if got, want := sumOf(b), man.Files[doctable.FileName]; got != want {
-		return nil, &backend.DamagedError{Path: e.where(coll) + " document table",
+		return nil, &backend.DamagedError{Path: e.where(coll, "document table"),
 			What: fmt.Sprintf("size %d sha256 %s, manifest says size %d sha256 %s", got.Size, got.SHA256, want.Size, want.SHA256)}
 	}
 	return b, nil
@@ -174,7 +178,7 @@ func (e *Engine) PendingCheckpoint(ctx context.Context, live int) (*manifest.Che
 		if err != nil {
 			return nil, err
 		}
-		where := strings.TrimSuffix(e.where(coll), ")") + ", checkpoint)"
+		where := e.where(coll, "checkpoint")
 		cp, err := manifest.ParseCheckpoint(b, where)
 		if err != nil {
 			return nil, err
