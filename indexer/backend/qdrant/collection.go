@@ -2,6 +2,7 @@ package qdrant
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/qdrant/go-client/qdrant"
@@ -114,11 +115,27 @@ func (e *Engine) checkCollection(ctx context.Context, coll string) error {
 func (e *Engine) Drop(ctx context.Context, gen backend.Gen) error {
 	coll := e.Collection(gen.Name)
 	return e.do(ctx, "delete collection", coll, func(ctx context.Context, c *qdrant.Client) error {
-		err := c.DeleteCollection(ctx, coll)
-		if status.Code(err) == codes.NotFound {
+		res, err := c.GetCollectionsClient().Delete(ctx, &qdrant.DeleteCollection{CollectionName: coll})
+		switch {
+		case status.Code(err) == codes.NotFound:
+			return nil
+		case err != nil:
+			return err
+		case res.GetResult():
 			return nil
 		}
-		return err
+		// Qdrant answers false, not NotFound, for a collection it does not hold: after a
+		// retried request whose first attempt deleted it (the answer lost to a failover),
+		// or on a peer that left the cluster's list before this one. Only a collection the
+		// cluster still lists is a failure; Drop is idempotent otherwise.
+		exists, err := c.CollectionExists(ctx, coll)
+		switch {
+		case err != nil:
+			return err
+		case exists:
+			return errors.New("the cluster answered that it deleted nothing, and still lists the collection")
+		}
+		return nil
 	})
 }
 

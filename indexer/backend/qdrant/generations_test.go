@@ -109,4 +109,11 @@ func TestGenerations(t *testing.T) {
 	if names, err := e.Generations(ctx); err != nil || !reflect.DeepEqual(names, []string{"g-000001"}) {
 		t.Errorf("after DropGenerations: %v, %v", names, err)
 	}
+	// Drop is idempotent: Qdrant answers false, not NotFound, for a collection it does not
+	// hold, and a dropped generation's drop retried after a failover must not fail on it.
+	for _, gen := range []string{manifest.GenerationName(2), manifest.GenerationName(9)} {
+		if err := e.Drop(ctx, backend.Gen{Name: gen}); err != nil {
+			t.Errorf("Drop of %s, which the cluster does not hold: %v", gen, err)
+		}
+	}
 }
