@@ -3,13 +3,13 @@ package indexer
 import (
 	"context"
 
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // liveTokens counts the analysed tokens of the text field over the live passages of store:
 // the migration of a format 2 index, whose manifest lacks the count.
-func liveTokens(ctx context.Context, store *kpst.Store, text *langanalysis.Passages) (int64, error) {
+func liveTokens(ctx context.Context, store backend.Passages, text *langanalysis.Passages) (int64, error) {
 	var n int64
 	err := store.Each(ctx, func(_ uint32, p Passage) error {
 		toks, err := text.Analyze(p.Language, []byte(p.Text))

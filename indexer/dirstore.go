@@ -293,18 +293,6 @@ func (dirGen) docTableFile(_ context.Context, g *Generation) (io.ReadSeeker, io.
 	return f, f, nil
 }
 
-// carry links the base's store segments into the writer's directory and takes over its
-// tombstones.
-func (dirGen) carry(g *Generation, w *genWriter) error {
-	w.dead = g.store.Tombstones().Clone()
-	for _, s := range w.segs {
-		if err := atomicfile.LinkOrCopy(filepath.Join(g.Dir, s.Name), filepath.Join(w.dir, s.Name)); err != nil {
-			return fmt.Errorf("linking store segment: %w", err)
-		}
-	}
-	return nil
-}
-
 // release closes the passage store: the lexical part was closed at once, the vectors taken
 // over by the writer. Its mapping would otherwise keep the files, and their file system, busy.
 func (dirGen) release(g *Generation) { g.store.Close() }

@@ -8,21 +8,22 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
-// Engines are the backends that hold the lexical and vector parts of a generation (see
-// indexer/backend). A nil engine means the local one, each in its own package: for BM25 the
-// one BuildOptions.Lexical names (Kairos's own postings, postingsbm25, the default of a new
-// index, or bleve, blevebm25; the manifest records it, so readers and updates use the engine
-// that wrote the generation),
-// and the HNSW graph (hnswvec); passages always go to the local store (kpst), whose keys every
-// part shares.
+// Engines are the backends that hold the passage, lexical and vector parts of a generation
+// (see indexer/backend). A nil engine means the local one, each in its own package: the
+// passage store (kpst), for BM25 the one BuildOptions.Lexical names (Kairos's own postings,
+// postingsbm25, the default of a new index, or bleve, blevebm25; the manifest records it, so
+// readers and updates use the engine that wrote the generation), and the HNSW graph
+// (hnswvec). The driver numbers the passages; every part keys them the same way.
 type Engines struct {
-	Lexical backend.Lexical
-	Vectors backend.Vectors
+	Passages backend.PassageStore
+	Lexical  backend.Lexical
+	Vectors  backend.Vectors
 }
 
 // Lexical engines a manifest may name (BuildOptions.Lexical); a local build names one of
@@ -154,6 +155,9 @@ func inLexicalDir(gen string, man *Manifest, name string) bool {
 // withDefaults fills the engines left nil: lexical names the lexical engine as a manifest does
 // (manifest.LexicalName), params are the graph parameters of new graphs.
 func (e Engines) withDefaults(lexical string, params hnsw.Options) (Engines, error) {
+	if e.Passages == nil {
+		e.Passages = kpst.Engine{}
+	}
 	if e.Lexical == nil {
 		var err error
 		if e.Lexical, err = lexicalEngine(lexical); err != nil {

@@ -2,8 +2,10 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +15,6 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
-	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
@@ -80,10 +80,8 @@ type genWriter struct {
 	opts    *Options
 	mode    writeMode
 	base    *Generation // nil when writing from scratch
-	segs    []Segment   // inherited segments
-	seg     *kpst.Writer
-	segName string
-	dead    *tombstones.Set
+	pw      backend.PassageWriter
+	next    uint32                     // the key of the next passage added
 	docs    map[string]*doctable.Entry // update mode: the document table, in memory
 	log     *doctable.Log              // append mode: the document table, spilled (doctable.Log)
 	keepLog bool                       // finish leaves log open: a checkpoint hands it to the next writer
@@ -134,7 +132,7 @@ type docTables struct {
 func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried docTables, prog *progress) (_ *genWriter, err error) {
 	w := &genWriter{
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
-		dead: &tombstones.Set{}, seen: map[string]bool{},
+		seen: map[string]bool{},
 		man: Manifest{
 			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
 			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
@@ -171,17 +169,27 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 		w.abortEngines()
 		return nil, err
 	}
-	w.segName = fmt.Sprintf("passages-%06d.kpst", gen)
-	if w.seg, err = kpst.Create(filepath.Join(dir, w.segName), uint32(w.nextKey())); err != nil {
+	var pb *backend.PassageBase
+	if base != nil {
+		bm := base.Manifest
+		pb = &backend.PassageBase{Gen: backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: base.Dir}, Layout: passageLayout(bm), Store: base.Passages}
+		w.next = pb.Layout.NextKey()
+	}
+	if w.pw, err = opts.Engines.Passages.Begin(ctx, g, pb); err != nil {
 		w.abortEngines()
 		return nil, err
 	}
 	return w, nil
 }
 
+// passageLayout is the passage part of the generation man describes.
+func passageLayout(man *Manifest) backend.PassageLayout {
+	return backend.PassageLayout{Segments: man.StoreSegments(), Tombstones: man.Tombstones, Live: man.Counts.Passages}
+}
+
 // abortEngines releases the engines' writers begun so far when the writer cannot start: a
 // graph built from codes holds its spilled vectors open (TestDiskFullTmpfs saw the file keep
-// a full tmpfs busy after kpst.Create failed).
+// a full tmpfs busy after the passage store's Begin failed).
 func (w *genWriter) abortEngines() {
 	if w.lex != nil {
 		w.lex.Abort()
@@ -191,16 +199,7 @@ func (w *genWriter) abortEngines() {
 	}
 }
 
-func (w *genWriter) nextKey() int {
-	n := 0
-	for _, s := range w.segs {
-		n = int(s.Base) + s.Count
-	}
-	return n
-}
-
-// inherit links the base generation's store segments into w.dir and begins the engines'
-// parts as copies of the base's. carried is the base's document table when the caller has it
+// inherit begins the lexical and vector engines' parts as copies of the base's. carried is the base's document table when the caller has it
 // (see newGenWriter).
 func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTables) error {
 	b := w.base
@@ -223,10 +222,6 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 		if w.log.Base, w.log.BaseDone, err = b.docTableFile(ctx); err != nil {
 			return err
 		}
-	}
-	w.segs = append([]Segment(nil), bm.StoreSegments()...)
-	if err := b.src.carry(b, w); err != nil {
-		return err
 	}
 	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
 		return err
@@ -252,7 +247,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 	w.man.Parent = bm.Generation
 	if st := bm.BM25; st != nil && !st.Legacy() {
 		w.tokens = st.Tokens
-	} else if w.tokens, err = liveTokens(ctx, b.store, w.text); err != nil {
+	} else if w.tokens, err = liveTokens(ctx, b.Passages, w.text); err != nil {
 		// a format 2 index: count once, from the store (its manifest lacks the count)
 		return fmt.Errorf("counting the tokens of the live passages: %w", err)
 	}
@@ -357,10 +352,14 @@ func (w *genWriter) apply(b docBatch) error {
 		w.keys = w.keys[:0]
 		for j := range d.passages {
 			p := &d.passages[j]
-			key, err := w.seg.Add(p)
-			if err != nil {
-				return fmt.Errorf("passage store: %w", err)
+			key := w.next
+			if key == math.MaxUint32 {
+				return errors.New("passage store full (2^32 passage keys)")
 			}
+			if err := w.pw.Add(w.gctx, key, p); err != nil {
+				return err
+			}
+			w.next++
 			w.keys = append(w.keys, key)
 			if err := bb.Add(key, p); err != nil {
 				return err
@@ -428,7 +427,7 @@ func (w *genWriter) submit(bb backend.LexicalBatch, job embedJob, passages int) 
 // tombstone deletes keys of the base generation from every part of the index.
 func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 	for _, k := range keys {
-		if !w.dead.Add(k) {
+		if !w.pw.Delete(k) {
 			continue
 		}
 		p, err := w.base.Passages.Get(w.gctx, k) // the session's: it ends when the build does
@@ -596,7 +595,7 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		defer w.log.Close() // its runs and base table are merged into the table written below
 	}
 	t0 := time.Now()
-	storeErr := w.seg.Close()
+	layout, storeErr := w.pw.Commit(ctx)
 	var lc backend.LexicalCounts
 	var lexErr error
 	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.checkpoint {
@@ -606,23 +605,17 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	}
 	w.finishTook.lexical = time.Since(t0)
 	if storeErr != nil {
-		return nil, fmt.Errorf("closing passage store: %w", storeErr)
+		return nil, storeErr
 	}
 	if lexErr != nil {
 		return nil, lexErr
 	}
 	w.man.BM25 = &BM25Stats{Docs: lc.Docs, Tokens: w.tokens + lc.TokensAdded}
-	segs := w.segs
-	if w.seg.Count() > 0 || len(segs) == 0 {
-		segs = append(segs, Segment{Name: w.segName, Base: w.seg.Base(), Count: w.seg.Count()})
-	} else if err := os.Remove(filepath.Join(w.dir, w.segName)); err != nil {
-		return nil, err
+	if layout.Live != w.man.Counts.Passages {
+		return nil, fmt.Errorf("the passage store holds %d live passages, the writer counted %d", layout.Live, w.man.Counts.Passages)
 	}
-	w.man.Segments = segs
-	w.man.Tombstones = w.dead.Len()
-	if err := tombstones.Write(filepath.Join(w.dir, tombstones.FileName), w.dead); err != nil {
-		return nil, fmt.Errorf("writing tombstones: %w", err)
-	}
+	w.man.Segments = layout.Segments
+	w.man.Tombstones = layout.Tombstones
 	t0 = time.Now()
 	if w.mode == modeUpdate {
 		w.man.Counts.Documents = len(w.docs)
@@ -714,7 +707,7 @@ func (w *genWriter) closeFiles() {
 		return
 	}
 	w.closed = true
-	w.seg.Abort()
+	w.pw.Abort()
 	w.lex.Abort()
 	if w.log != nil {
 		w.log.Close()

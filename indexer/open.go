@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
-	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 )
@@ -92,15 +90,15 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	if err := checkFiles(ctx, gen, man, o.Level); err != nil {
 		return nil, err
 	}
-	store, err := openGenStore(gen, man, o.Trusted)
-	if err != nil {
-		return nil, asDamaged(gen, err)
-	}
 	eng, err := o.Engines.withDefaults(man.Options.Lexical, HNSWParams{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", gen, err)
 	}
 	g := backend.Gen{Name: manifest.GenerationName(man.Generation), Dir: gen}
+	store, err := openLocalStore(ctx, eng.Passages, g, man, o.Trusted)
+	if err != nil {
+		return nil, asDamaged(gen, err)
+	}
 	var stats backend.CollectionStats
 	if st := man.BM25; st != nil {
 		stats = st.Collection()
@@ -136,23 +134,17 @@ func asDamaged(gen string, err error) error {
 	return &DamagedError{Path: gen, What: err.Error()}
 }
 
-// openGenStore opens a generation's store segments and tombstones and checks them against the
-// manifest.
-func openGenStore(gen string, man *Manifest, trusted bool) (*kpst.Store, error) {
-	dead, err := tombstones.Read(filepath.Join(gen, tombstones.FileName))
+// openLocalStore opens the passage part of the local generation g with eng, which must be
+// the local store: a writer links its segments and carries its tombstones, and verify reads
+// its tombstones.
+func openLocalStore(ctx context.Context, eng backend.PassageStore, g backend.Gen, man *Manifest, trusted bool) (*kpst.Store, error) {
+	p, err := eng.Open(ctx, g, passageLayout(man), trusted)
 	if err != nil {
 		return nil, err
 	}
-	if dead.Len() != man.Tombstones {
-		return nil, fmt.Errorf("%s: %d tombstones, manifest says %d", gen, dead.Len(), man.Tombstones)
-	}
-	store, err := kpst.OpenSegments(gen, man.StoreSegments(), dead, trusted)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", gen, err)
-	}
-	if store.Live() != man.Counts.Passages {
-		store.Close()
-		return nil, fmt.Errorf("%s: passage store has %d live passages, manifest %d", gen, store.Live(), man.Counts.Passages)
+	store, ok := p.(*kpst.Store)
+	if !ok {
+		return nil, fmt.Errorf("%s: the passages of a local generation are not a local store (%T)", g.Dir, p)
 	}
 	return store, nil
 }

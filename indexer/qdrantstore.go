@@ -197,7 +197,7 @@ func (g *qdrantStore) build(ctx context.Context, opts *Options) (*Summary, error
 // prepare points the build options at the engine e, connected for the build's collections,
 // and at this store.
 func (g *qdrantStore) prepare(opts *Options, e *qdrant.Engine) {
-	opts.Engines = Engines{Lexical: e.Lexical(), Vectors: e.Vectors()}
+	opts.Engines = Engines{Passages: e.PassageStore(), Lexical: e.Lexical(), Vectors: e.Vectors()}
 	opts.Build.Lexical = LexicalQdrant
 	qb := opts.Qdrant.build(g.loc.Qdrant)
 	opts.Build.Qdrant = &qb
@@ -234,7 +234,7 @@ func (g *qdrantStore) derive(ctx context.Context, opts *Options, spec runSpec) (
 	defer e.Close()
 	qb := qo.build(loc.Qdrant)
 	opts.Build.Qdrant = &qb
-	opts.Engines = Engines{Lexical: e.Lexical(), Vectors: e.Vectors()}
+	opts.Engines = Engines{Passages: e.PassageStore(), Lexical: e.Lexical(), Vectors: e.Vectors()}
 	if err := opts.adoptLexical(base.Manifest); err != nil {
 		return nil, err
 	}
@@ -343,11 +343,6 @@ func (r *remoteGen) docTableFile(ctx context.Context, g *Generation) (io.ReadSee
 	}
 	return bytes.NewReader(b), io.NopCloser(nil), nil
 }
-
-// carry has nothing to do: the base's passages are points, copied by the lexical engine's
-// Begin, and its segments only say which keys are taken: the writer's segment numbers on
-// after them.
-func (r *remoteGen) carry(*Generation, *genWriter) error { return nil }
 
 // release closes the whole base: its connection; the writer copied its points.
 func (r *remoteGen) release(g *Generation) { g.Close() }

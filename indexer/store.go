@@ -102,8 +102,6 @@ type genSource interface {
 	docTable(ctx context.Context, g *Generation) (map[string]*doctable.Entry, error)
 	// docTableFile opens the document table to be read as a stream.
 	docTableFile(ctx context.Context, g *Generation) (io.ReadSeeker, io.Closer, error)
-	// carry gives the writer w, derived from g, what it shares of g's passage store.
-	carry(g *Generation, w *genWriter) error
 	// release closes what a checkpoint base the writer went on from still holds.
 	release(g *Generation)
 	// close releases what the generation holds beyond its engines' readers.

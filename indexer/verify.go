@@ -102,7 +102,13 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 			bad(filepath.Join(gen, name), "file not in the manifest")
 		}
 	}
-	store, err := openGenStore(gen, man, false)
+	eng, err := Engines{}.withDefaults(man.Options.Lexical, HNSWParams{})
+	if err != nil {
+		bad(gen, "%v", err)
+		return rep, nil
+	}
+	g := backend.Gen{Name: manifest.GenerationName(man.Generation), Dir: gen}
+	store, err := openLocalStore(ctx, eng.Passages, g, man, false)
 	if err != nil {
 		bad(gen, "passage store: %v", err)
 		return rep, nil
@@ -112,12 +118,6 @@ func VerifyGeneration(ctx context.Context, gen string) (*VerifyReport, error) {
 	if man.FormatVersion >= 2 {
 		checkDocTable(gen, store, func(f string, a ...any) { bad(filepath.Join(gen, doctable.FileName), f, a...) })
 	}
-	eng, err := Engines{}.withDefaults(man.Options.Lexical, HNSWParams{})
-	if err != nil {
-		bad(gen, "%v", err)
-		return rep, nil
-	}
-	g := backend.Gen{Name: manifest.GenerationName(man.Generation), Dir: gen}
 	if man.Dense != nil {
 		v, err := openVectors(ctx, eng.Vectors, g, man, store)
 		if err != nil {

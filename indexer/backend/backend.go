@@ -1,5 +1,6 @@
 // Package backend declares the engines one generation of a Kairos index is made of: a
-// lexical index (BM25), a vector index (dense) and the passage store. Each is a small
+// lexical index (BM25), a vector index (dense) and the passage store (PassageStore, whose keys
+// the indexer allocates and every part shares). Each is a small
 // interface, generation-aware (begin a generation from scratch or from a base, write to it,
 // commit it, open it, drop it), so that another engine (a different lexical index, a remote
 // vector database) replaces one part without touching the indexer or the searches.

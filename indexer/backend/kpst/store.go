@@ -306,11 +306,7 @@ func OpenSegments(genDir string, segs []Segment, dead *tombstones.Set, trusted b
 
 // Segment is one store file of a generation, as its manifest lists it: keys Base to
 // Base+Count-1.
-type Segment struct {
-	Name  string `json:"name"`
-	Base  uint32 `json:"base"`
-	Count int    `json:"count"`
-}
+type Segment = backend.Segment
 
 // Meta returns the date and source of the passage with the given key (backend.Meta: the
 // local vector engine filters with it).
