@@ -70,20 +70,27 @@ func TestPassageStoreEngines(t *testing.T) {
 				}
 				return l
 			}
+			// open opens a committed local part, closed when the test ends; a remote part is
+			// not opened here (nil).
+			open := func(g backend.Gen, l backend.PassageLayout) backend.Passages {
+				t.Helper()
+				if !tc.local {
+					return nil
+				}
+				p, err := tc.eng.Open(ctx, g, l, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { p.(*kpst.Store).Close() })
+				return p
+			}
 			g1 := gen(1)
 			l1 := write(g1, nil, 0, 6)
 			if l1.Live != 6 || l1.Tombstones != 0 || l1.NextKey() != 6 || len(l1.Segments) != 1 {
 				t.Fatalf("first generation's layout: %+v", l1)
 			}
-			var base1 backend.Passages
-			if tc.local {
-				p, err := tc.eng.Open(ctx, g1, l1, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer p.(*kpst.Store).Close()
-				base1 = p
-			} else if files, _ := os.ReadDir(g1.Dir); len(files) != 0 {
+			base1 := open(g1, l1)
+			if files, _ := os.ReadDir(g1.Dir); !tc.local && len(files) != 0 {
 				t.Errorf("Qdrant's passage writer left files: %v", files)
 			}
 
@@ -101,15 +108,7 @@ func TestPassageStoreEngines(t *testing.T) {
 			}
 
 			// A generation that only deletes adds no key range.
-			var base2 backend.Passages
-			if tc.local {
-				p, err := tc.eng.Open(ctx, g2, l2, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer p.(*kpst.Store).Close()
-				base2 = p
-			}
+			base2 := open(g2, l2)
 			l3 := write(gen(3), &backend.PassageBase{Gen: g2, Layout: l2, Store: base2}, 9, 9, 3)
 			if l3.Live != 6 || !reflect.DeepEqual(l3.Segments, l2.Segments) || l3.NextKey() != 9 {
 				t.Fatalf("a generation that only deletes: %+v", l3)

@@ -96,7 +96,7 @@ func storeOf(s string, opts *Options) (Store, error) {
 }
 
 // genSource is what an open Generation reads beyond its engines' parts, where it lives: its
-// document table, and what a writer derived from it carries over.
+// document table; and what it releases once a writer has gone on from it.
 type genSource interface {
 	// docTable reads the document table, checked against the manifest's sum.
 	docTable(ctx context.Context, g *Generation) (map[string]*doctable.Entry, error)
