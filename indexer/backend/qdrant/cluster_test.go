@@ -275,7 +275,7 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("Verify after a write with a peer killed: %+v %v", got, err)
 		}
 		start = time.Now()
-		c.Restart(2)
+		c.Restart(t, 2)
 		waitActive(t, e, c, 2, genD)
 		t.Logf("peer 2 restarted, replicas active after %v", time.Since(start).Round(time.Millisecond))
 		if err := e.Drop(ctx, genD); err != nil {
@@ -315,7 +315,7 @@ func TestCluster(t *testing.T) {
 		if failed > 0 {
 			t.Fatalf("%d failed queries with a peer down", failed)
 		}
-		c.Restart(1)
+		c.Restart(t, 1)
 		waitActive(t, e, c, 1, genA)
 	})
 }

@@ -337,7 +337,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 		flying := inFlight.Load()
 		c.Kill(2)
 		time.Sleep(3 * time.Second)
-		c.Restart(2) // the loop runs on while the peer rejoins
+		c.Restart(t, 2) // the loop runs on while the peer rejoins
 		time.Sleep(time.Second)
 		close(stop)
 		wg.Wait()
@@ -450,9 +450,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 				t.Fatalf("the update failed without naming the host and collection: %v", err)
 			}
 			start = time.Now()
-			for _, i := range tc.kill {
-				c.Restart(i)
-			}
+			c.Restart(t, tc.kill...)
 			waitCaughtUp(t, e, genS)
 			if err != nil {
 				// Restarted peers rejoin consensus after they answer, so a deletion can time

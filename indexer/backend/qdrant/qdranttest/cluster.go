@@ -64,6 +64,11 @@ type Cluster struct {
 // StartupTimeout bounds how long Start waits for the cluster to form.
 const StartupTimeout = 60 * time.Second
 
+// RestartTimeout bounds how long Restart waits for a restarted peer: it is ready only once
+// its shards have caught up, by transfers that a loaded machine slows down (CI's 2 cores
+// took more than StartupTimeout once).
+const RestartTimeout = 3 * time.Minute
+
 // Start starts a cluster of n peers and waits until every peer is ready and sees all n peers.
 // It skips the test when the qdrant binary is absent, and stops the peers in t.Cleanup.
 func Start(t testing.TB, n int) *Cluster {
@@ -91,13 +96,13 @@ func Start(t testing.TB, n int) *Cluster {
 			t.Fatal(err)
 		}
 		if i == 0 { // the others bootstrap from peer 0, which must be listening first
-			if err := c.waitReady(0, 1); err != nil {
+			if err := c.waitReady(0, 1, StartupTimeout); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	for i := range c.Peers {
-		if err := c.waitReady(i, n); err != nil {
+		if err := c.waitReady(i, n, StartupTimeout); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -150,10 +155,10 @@ func (c *Cluster) spawn(i int) error {
 }
 
 // waitReady waits until peer i answers /readyz with 200 and /cluster lists want peers.
-func (c *Cluster) waitReady(i, want int) error {
+func (c *Cluster) waitReady(i, want int, limit time.Duration) error {
 	p := c.Peers[i]
 	base := "http://127.0.0.1:" + strconv.Itoa(p.HTTP)
-	ctx, cancel := context.WithTimeout(context.Background(), StartupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var last string
 	for {
@@ -161,7 +166,7 @@ func (c *Cluster) waitReady(i, want int) error {
 		case <-p.done:
 			return fmt.Errorf("qdrant peer %d exited while starting; log: %s", i, tail(filepath.Join(p.Dir, "qdrant.log")))
 		case <-ctx.Done():
-			return fmt.Errorf("qdrant peer %d not ready after %v (%s); log: %s", i, StartupTimeout, last, tail(filepath.Join(p.Dir, "qdrant.log")))
+			return fmt.Errorf("qdrant peer %d not ready after %v (%s); log: %s", i, limit, last, tail(filepath.Join(p.Dir, "qdrant.log")))
 		case <-time.After(100 * time.Millisecond):
 		}
 		code, _, err := get(ctx, base+"/readyz")
@@ -202,15 +207,26 @@ func (c *Cluster) Kill(i int) {
 	p.cmd = nil
 }
 
-// Restart starts peer i again on its ports and storage and waits until it is ready and sees
-// the whole cluster.
-func (c *Cluster) Restart(i int) {
-	c.t.Helper()
-	if err := c.spawn(i); err != nil {
-		c.t.Fatal(err)
+// Restart starts the given peers again on their ports and storage, all of them before it
+// waits for any, and waits until each is ready and sees the whole cluster. Peers killed
+// together come back together: a restarted peer is ready only when its shards have caught
+// up, and a shard whose other replicas are on a peer still down cannot (stop 37's make test:
+// peer 1, restarted alone after peers 1 and 2 were killed, was not ready after a minute of
+// restarted shard transfers).
+//
+// A failure fails t, the test that restarts (a subtest's FailNow on the cluster's own test
+// would end the wrong goroutine).
+func (c *Cluster) Restart(t testing.TB, ids ...int) {
+	t.Helper()
+	for _, i := range ids {
+		if err := c.spawn(i); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := c.waitReady(i, len(c.Peers)); err != nil {
-		c.t.Fatal(err)
+	for _, i := range ids {
+		if err := c.waitReady(i, len(c.Peers), RestartTimeout); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

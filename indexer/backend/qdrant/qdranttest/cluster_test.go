@@ -18,9 +18,9 @@ func TestStartKillRestart(t *testing.T) {
 	if err == nil {
 		t.Fatalf("killed peer still answers (%d)", code)
 	}
-	c.Restart(1)
+	c.Restart(t, 1)
 	for i := range c.Peers {
-		if err := c.waitReady(i, 3); err != nil {
+		if err := c.waitReady(i, 3, StartupTimeout); err != nil {
 			t.Fatal(err)
 		}
 	}
