@@ -199,8 +199,9 @@ func (w *genWriter) abortEngines() {
 	}
 }
 
-// inherit begins the lexical and vector engines' parts as copies of the base's. carried is the base's document table when the caller has it
-// (see newGenWriter).
+// inherit begins the lexical and vector engines' parts as copies of the base's (the
+// passage part is begun by newGenWriter). carried is the base's document table when the
+// caller has it (see newGenWriter).
 func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTables) error {
 	b := w.base
 	bm := b.Manifest

@@ -22,7 +22,7 @@ type Generation struct {
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
 
 	src   genSource   // where the generation lives: its files (dirGen) or a collection (remoteGen)
-	store *kpst.Store // a local generation's passage store (Passages): segments a writer links, tombstones it carries; nil on Qdrant
+	store *kpst.Store // a local generation's passage store (Passages), closed with it; nil on Qdrant
 }
 
 // docTable reads the generation's document table, checked against the manifest.
@@ -135,8 +135,8 @@ func asDamaged(gen string, err error) error {
 }
 
 // openLocalStore opens the passage part of the local generation g with eng, which must be
-// the local store: a writer links its segments and carries its tombstones, and verify reads
-// its tombstones.
+// the local store: the Generation closes it (Passages has no Close), the vector engine
+// reopens with it (backend.Reopener) and verify reads its tombstones.
 func openLocalStore(ctx context.Context, eng backend.PassageStore, g backend.Gen, man *Manifest, trusted bool) (*kpst.Store, error) {
 	p, err := eng.Open(ctx, g, passageLayout(man), trusted)
 	if err != nil {
