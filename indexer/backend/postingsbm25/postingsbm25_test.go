@@ -169,6 +169,12 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 		if n, _ := r.Docs(context.Background()); n != cc.Docs {
 			t.Fatalf("%s holds %d live passages, want %d", g.Name, n, cc.Docs)
 		}
+		// Only a generation with deletions hands the search its tombstones: with a set,
+		// the search reads the key of every candidate to look it up, a cost no ranking shows.
+		pq := r.postingsQuery(backend.LexicalQuery{Terms: queries[0], N: 10})
+		if carries, deletes := pq.Deleted != nil, r.deleted.Len() > 0; carries != deletes {
+			t.Fatalf("%s: the query carries a tombstone set: %v; the generation has deletions: %v", g.Name, carries, deletes)
+		}
 		var out [][]backend.Hit
 		for _, q := range queries {
 			hits, err := r.Search(context.Background(), backend.LexicalQuery{Terms: q, N: 10})

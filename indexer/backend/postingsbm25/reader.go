@@ -72,10 +72,7 @@ func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.
 	if r.sc.K1 == 0 && r.sc.B == 0 {
 		return nil, errors.New("postingsbm25: opened without BM25 parameters")
 	}
-	pq := postings.Query{Terms: q.Terms, K: q.N, Deleted: r.deleted}
-	if r.deletedDF.Len() > 0 {
-		pq.DeletedDocFreq = r.deletedDF.Get
-	}
+	pq := r.postingsQuery(q)
 	var keeper *backend.Keeper
 	if !q.Filter.Empty() {
 		var err error
@@ -96,6 +93,21 @@ func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.
 		out[i] = backend.Hit{Key: h.Key, Score: h.Score}
 	}
 	return out, nil
+}
+
+// postingsQuery is the search of q's terms over the segments, without its filter. The
+// tombstone set goes along only when something is deleted: a non-nil set makes the search
+// read every candidate's key (a random read into the key array, 40 MB at 10M passages)
+// to look it up, where without one it reads keys of the hits alone.
+func (r *Reader) postingsQuery(q backend.LexicalQuery) postings.Query {
+	pq := postings.Query{Terms: q.Terms, K: q.N}
+	if r.deleted.Len() > 0 {
+		pq.Deleted = r.deleted
+	}
+	if r.deletedDF.Len() > 0 {
+		pq.DeletedDocFreq = r.deletedDF.Get
+	}
+	return pq
 }
 
 // Docs is the number of live passages indexed.
