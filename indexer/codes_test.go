@@ -87,14 +87,20 @@ func TestBinaryVectors(t *testing.T) {
 }
 
 // TestBinaryVectorsRefusedOnQdrant: binary codes belong to the local graph; a build of an index
-// on Qdrant asking for them is refused before any cluster is contacted.
+// on Qdrant asking for them, or a resumed build, is refused before any cluster is contacted
+// (port 1 answers nothing: a contact would fail as unreachable, not name the flag).
 func TestBinaryVectorsRefusedOnQdrant(t *testing.T) {
 	older, _, _, _, _ := scifactRevisions(t)
 	bin := fastHNSW
 	bin.Codes = hnsw.CodesBinary
-	_, err := Build(context.Background(), Options{Dir: "qdrant://127.0.0.1:1/kairos-test", Inputs: []InputSpec{{Path: older}},
-		Encoder: &countingEncoder{dim: 16}, HNSW: bin})
-	if err == nil || !strings.Contains(err.Error(), "--vectors binary") {
-		t.Fatalf("build on Qdrant with binary codes: %v", err)
+	for _, op := range []struct {
+		name string
+		run  func(context.Context, Options) (*Summary, error)
+	}{{"build", Build}, {"resume", Resume}} {
+		_, err := op.run(context.Background(), Options{Dir: "qdrant://127.0.0.1:1/kairos-test", Inputs: []InputSpec{{Path: older}},
+			Encoder: &countingEncoder{dim: 16}, HNSW: bin})
+		if err == nil || !strings.Contains(err.Error(), "--vectors binary") {
+			t.Errorf("%s on Qdrant with binary codes: %v", op.name, err)
+		}
 	}
 }

@@ -583,7 +583,7 @@ func confVerifyRemote(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := connectQdrant(ctx, l.Qdrant, QdrantOptions{}, confEncoder.dim, nil)
+	e, err := connectTestEngine(ctx, l.Qdrant, confEncoder.dim)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,6 @@ type dirStore struct {
 
 var _ Store = dirStore{}
 
-func (s dirStore) with(opts *Options) Store {
-	s.at = opts.at
-	return s
-}
-
 func (s dirStore) Location() Location { return Location{Dir: s.dir} }
 
 func (s dirStore) Live(context.Context) (int, error) { return liveGen(s.dir), nil }

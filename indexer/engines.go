@@ -49,7 +49,7 @@ func lexicalEngines() []lexicalEngineSpec {
 	return []lexicalEngineSpec{
 		{LexicalPostings, func() backend.Lexical { return postingsbm25.Engine{} }, postingsbm25.Dir},
 		{LexicalBleve, func() backend.Lexical { return blevebm25.Engine{} }, blevebm25.Dir},
-		// Opened through its location (qdrantStore.prepare), which names the cluster.
+		// Opened through its location (remoteStore.writers), which names the cluster.
 		{LexicalQdrant, nil, nil},
 	}
 }

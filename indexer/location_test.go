@@ -2,8 +2,11 @@ package indexer
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 )
 
 func TestParseLocation(t *testing.T) {
@@ -77,7 +80,7 @@ func FuzzParseLocation(f *testing.F) {
 			return
 		}
 		if q := loc.Qdrant; q != nil {
-			if len(q.Hosts) == 0 || !qdrantIndexName.MatchString(q.Name) || q.Shards > maxQdrantCount || q.Replication > maxQdrantCount {
+			if len(q.Hosts) == 0 || !indexNameRe.MatchString(q.Name) || q.Shards > qdrant.MaxCount || q.Replication > qdrant.MaxCount {
 				t.Fatalf("ParseLocation(%q) accepted %+v", s, q)
 			}
 		} else if loc.Dir != s {
@@ -89,3 +92,6 @@ func FuzzParseLocation(f *testing.F) {
 		}
 	})
 }
+
+// indexNameRe is what the Qdrant engine accepts as an index name.
+var indexNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)

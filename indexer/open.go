@@ -21,7 +21,7 @@ type Generation struct {
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; tombstoned keys deleted
 
-	src   genSource   // where the generation lives: its files (dirGen) or a collection (remoteGen)
+	src   genSource   // where the generation lives: its files (dirGen) or a remote store (remoteGen)
 	store *kpst.Store // a local generation's passage store (Passages), closed with it; nil on Qdrant
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/indexer/backend/qdrant/qdranttest"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 )
@@ -127,7 +128,7 @@ func TestQdrantCommitAndResume(t *testing.T) {
 
 	// A record of several chunks (a large document table) comes back whole.
 	l, _ := ParseLocation(loc)
-	e, err := connectQdrant(ctx, l.Qdrant, QdrantOptions{}, 32, nil)
+	e, err := connectTestEngine(ctx, l.Qdrant, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,3 +143,9 @@ func TestQdrantCommitAndResume(t *testing.T) {
 }
 
 func genNum(n int) string { return strings.TrimPrefix(manifest.GenerationName(n), "g-") }
+
+// connectTestEngine connects to the cluster of q for vectors of dim, to read and write its
+// records directly.
+func connectTestEngine(ctx context.Context, q *QdrantLocation, dim int) (*qdrant.Engine, error) {
+	return qdrant.New(ctx, qdrant.Options{Hosts: q.Hosts, REST: q.REST, Index: q.Name, Dim: dim})
+}

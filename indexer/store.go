@@ -5,13 +5,14 @@ import (
 	"io"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 )
 
-// Store is where the generations of an index live: a local directory (dirStore) or a Qdrant
-// cluster (qdrantStore). It numbers, commits and drops generations and keeps the records
+// Store is where the generations of an index live: a local directory (dirStore) or a remote
+// store (remoteStore over qdrant.Store, a Qdrant cluster). It numbers, commits and drops generations and keeps the records
 // that describe them (the manifest, the document table, the checkpoint of a build in
-// progress). OpenStore is the one place that decides which implementation serves a
+// progress). openStore is the one place that decides which implementation serves a
 // location; everything above it (Build, Resume, Update, Delete, Compact, Open, Verify, the
 // checkpoint queries) asks the Store and never looks at the location itself.
 //
@@ -67,32 +68,34 @@ type Store interface {
 	// checkpointCopies reports whether a checkpoint copies the whole generation (its cost
 	// grows with the index) rather than sharing its files.
 	checkpointCopies() bool
-	// with returns the store with the fault hook (Options.at) and logger of opts.
-	with(opts *Options) Store
 }
 
-// OpenStore returns the store of the index at loc: the one place that tells a local
-// directory from a Qdrant cluster. It connects to nothing yet: each operation connects as it
-// needs (the dimension of a Qdrant collection is known only from a manifest or an encoder).
-func OpenStore(loc Location) Store {
+// OpenStore returns the store of the index at loc, with default options (openStore).
+func OpenStore(loc Location) Store { return openStore(loc, nil) }
+
+// openStore returns the store of the index at loc, with the fault hook, logger and Qdrant
+// options of opts (nil: none): the one place that tells a local directory from a Qdrant
+// cluster. It connects to nothing yet: each operation connects as it needs (the dimension of
+// a Qdrant collection is known only from a manifest or an encoder).
+func openStore(loc Location, opts *Options) Store {
+	if opts == nil {
+		opts = &Options{}
+	}
 	switch {
 	case loc.Qdrant != nil:
-		return &qdrantStore{loc: loc}
+		return &remoteStore{r: qdrant.NewStore(loc.Qdrant, opts.Qdrant, opts.Logger), loc: loc}
 	default:
-		return dirStore{dir: loc.Dir}
+		return dirStore{dir: loc.Dir, at: opts.at}
 	}
 }
 
-// storeOf parses the location s and opens its store, with the fault hook and logger of opts.
+// storeOf parses the location s and opens its store, with the options of opts (nil: none).
 func storeOf(s string, opts *Options) (Store, error) {
 	loc, err := ParseLocation(s)
 	if err != nil {
 		return nil, err
 	}
-	if opts == nil {
-		return OpenStore(loc), nil
-	}
-	return OpenStore(loc).with(opts), nil
+	return openStore(loc, opts), nil
 }
 
 // genSource is what an open Generation reads beyond its engines' parts, where it lives: its

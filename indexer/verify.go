@@ -10,27 +10,16 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/genstore"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
-// Problem is one defect found by Verify.
-type Problem struct {
-	Path string `json:"path"` // file or directory concerned
-	What string `json:"what"`
-}
-
-func (p Problem) String() string { return p.Path + ": " + p.What }
-
-// VerifyReport lists what Verify checked and what it found.
-type VerifyReport struct {
-	Generation string    `json:"generation"`
-	Files      int       `json:"files_checked"`
-	Passages   int       `json:"passages"`
-	Problems   []Problem `json:"problems"`
-}
-
-// OK reports whether no problem was found.
-func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
+// Problem is one defect found by Verify; VerifyReport lists what Verify checked and what it
+// found. They are genstore's, which a store away from the local disk fills too.
+type (
+	Problem      = genstore.Problem
+	VerifyReport = genstore.VerifyReport
+)
 
 // Verify checks the live generation of the index at dir (see VerifyGeneration).
 // dir may name an index on a Qdrant cluster (ParseLocation).
