@@ -13,9 +13,11 @@
 // Long builds write checkpoint generations that Resume continues from. Verify re-reads every
 // file of a generation against the checksums in its manifest.
 //
-// Where an index lives is a Store (store.go), opened from a Location by OpenStore, the one
+// Where an index lives is a Store (store.go), opened from a Location by openStore, the one
 // place that tells the kinds apart: a local directory (dirstore.go), or a Qdrant cluster
-// (ParseLocation: qdrant://HOST:PORT/NAME; qdrantstore.go), which keeps each generation as a
-// collection with its manifest and document table on metadata points and moves an alias to
-// commit. Every operation runs the same driver through its store.
+// (ParseLocation: qdrant://HOST:PORT/NAME), whose store is qdrant.Store (indexer/backend/qdrant)
+// behind remoteStore (remotestore.go): it keeps each generation as a collection with its
+// manifest and document table on metadata points and moves an alias to commit. The values
+// that cross that seam are indexer/genstore's. Every operation runs the same driver through
+// its store.
 package indexer
