@@ -84,6 +84,12 @@ func TestSearchFiltersAndDerive(t *testing.T) {
 		{"date range", backend.Filter{DateFrom: day("2004-01-01"), DateTo: day("2009-12-31")}, []uint32{3}},
 		{"undated fail a date filter", backend.Filter{DateTo: day("2020-01-01"), Sources: []string{"wiki"}}, []uint32{3}},
 		{"nothing passes", backend.Filter{Sources: []string{"none"}}, []uint32{}},
+		// bleve cannot hold a date outside 1677..2262; a bound there is still a bound.
+		{"a lower bound before 1677", backend.Filter{DateFrom: day("1500-01-01")}, []uint32{3, 0, 1}},
+		{"a lower bound just after the zero instant", backend.Filter{DateFrom: time.Time{}.Add(1)}, []uint32{3, 0, 1}},
+		{"an upper bound before 1677", backend.Filter{DateTo: day("1500-01-01")}, []uint32{}},
+		{"an upper bound after 2262", backend.Filter{DateFrom: day("2004-01-01"), DateTo: day("2300-01-01")}, []uint32{3, 1}},
+		{"a lower bound after 2262", backend.Filter{DateFrom: day("2300-01-01")}, []uint32{}},
 	}
 	for _, tc := range tests {
 		hits, err := r.Search(ctx, backend.LexicalQuery{Terms: []string{"vitamin", "d"}, N: 10, Filter: tc.filter})

@@ -105,6 +105,13 @@ func (r *Reader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
 	return out, nil
 }
 
+// bleveFirstInstant and bleveLastInstant bound the dates a bleve range query takes (its
+// dates are nanoseconds since 1970 in an int64, and it refuses bounds near the ends).
+var (
+	bleveFirstInstant = query.MinRFC3339CompatibleTime
+	bleveLastInstant  = query.MaxRFC3339CompatibleTime
+)
+
 // filterQuery returns the filter as queries that restrict but do not score (boost 0).
 func filterQuery(f backend.Filter) []query.Query {
 	if f.None {
@@ -112,8 +119,20 @@ func filterQuery(f backend.Filter) []query.Query {
 	}
 	var out []query.Query
 	if !f.DateFrom.IsZero() || !f.DateTo.IsZero() {
+		from, to := f.DateFrom, f.DateTo
+		// bleve refuses a bound outside 1677..2262 as an error; a bound there still means
+		// something: a lower one before keeps every dated passage, an upper one none.
+		if !to.IsZero() && to.Before(bleveFirstInstant) || !from.IsZero() && from.After(bleveLastInstant) {
+			return []query.Query{query.NewMatchNoneQuery()}
+		}
+		if !from.IsZero() && from.Before(bleveFirstInstant) {
+			from = bleveFirstInstant
+		}
+		if to.After(bleveLastInstant) {
+			to = bleveLastInstant
+		}
 		t := true
-		q := query.NewDateRangeInclusiveQuery(f.DateFrom, f.DateTo, &t, &t)
+		q := query.NewDateRangeInclusiveQuery(from, to, &t, &t)
 		q.SetField(FieldDate)
 		q.SetBoost(0)
 		out = append(out, q)
