@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -118,7 +119,7 @@ func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]r
 	}
 	out := make([]rerank.Result, len(qs))
 	if len(qs) == 1 {
-		res, err := e.Search(ctx, qs[0])
+		res, err := s.searchOne(ctx, e, qs[0])
 		out[0] = res
 		return out, err
 	}
@@ -134,7 +135,7 @@ func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]r
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				res, err := e.Search(ctx, qs[i])
+				res, err := s.searchOne(ctx, e, qs[i])
 				if err != nil {
 					once.Do(func() { firstErr = &queryError{index: i, err: err}; cancel() })
 					continue
@@ -158,6 +159,23 @@ feed:
 	}
 	return out, firstErr
 }
+
+// searchOne runs one query of a batch. A panic in the engine becomes the query's error:
+// the workers run on goroutines of their own, outside instrument's recover, where a panic
+// would end the process and every request in flight with it.
+func (s *Server) searchOne(ctx context.Context, e Engine, q rerank.Query) (res rerank.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.Error("search panic", "query", q.Text, "panic", p, "stack", string(debug.Stack()))
+			res, err = rerank.Result{}, errSearchPanicked
+		}
+	}()
+	return e.Search(ctx, q)
+}
+
+// errSearchPanicked answers a query whose search panicked: a 500 (classify's default), whose
+// message, like instrument's, leaves the panic's details to the server log.
+var errSearchPanicked = errors.New("the search panicked; see the server log")
 
 // queryError says which query of a batch failed.
 type queryError struct {

@@ -291,6 +291,37 @@ func TestPanicBecomes500(t *testing.T) {
 	wantError(t, w.Body.Bytes(), "internal error: the handler panicked; see the server log")
 }
 
+// TestBatchQueryPanicBecomes500: a panic in the search of one query answers that request
+// 500 with the usual JSON error, on the batch workers' goroutines as on the handler's, and
+// the server keeps serving. Without the recover in searchOne it ends the test binary.
+func TestBatchQueryPanicBecomes500(t *testing.T) {
+	s, l := newTestServer(t, Options{Workers: 2})
+	l.latest().panicOn = "boom"
+	tests := []struct{ name, path, body, msg string }{
+		{"v1 single", "/v1/search", `{"text":"boom"}`, "internal error: the search panicked; see the server log"},
+		{"v1 batch first", "/v1/search", `{"queries":[{"text":"boom"},{"text":"malaria"},{"text":"cancer"}]}`,
+			"internal error: queries[0]: the search panicked; see the server log"},
+		{"v1 batch last", "/v1/search", `{"queries":[{"text":"malaria"},{"text":"cancer"},{"text":"boom"}]}`,
+			"internal error: queries[2]: the search panicked; see the server log"},
+		{"wikichat batch", "/search", `{"query":["malaria","boom"],"num_blocks":2}`,
+			"internal error: queries[1]: the search panicked; see the server log"},
+		{"wikichat 2.0 batch", "/v2/search", `{"query":["boom","malaria"],"num_blocks":2}`,
+			"internal error: queries[0]: the search panicked; see the server log"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(s, "POST", tc.path, tc.body)
+			if w.Code != http.StatusInternalServerError {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			wantError(t, w.Body.Bytes(), tc.msg)
+		})
+	}
+	if w := do(s, "POST", "/v1/search", `{"queries":[{"text":"malaria"},{"text":"cancer"}]}`); w.Code != http.StatusOK {
+		t.Errorf("after the panics: status %d: %s", w.Code, w.Body)
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	s, l := newTestServer(t, Options{Timeout: 50 * time.Millisecond})
 	e := l.latest()
