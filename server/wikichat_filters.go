@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -116,9 +117,10 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		return badRequest("%s: language field_value: want a string", name)
 	}
 	if lang == "" { // a multilingual index: search selects the passages of the language
+		s = langanalysis.Normalize(s)
 		switch sf.FilterType {
 		case "eq":
-			if len(f.Languages) > 0 && !containsFold(f.Languages, s) {
+			if len(f.Languages) > 0 && !containsLanguage(f.Languages, s) {
 				f.None = true // two different eq filters ANDed: nothing matches
 			}
 			f.Languages = []string{s}
@@ -129,7 +131,7 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		}
 		return nil
 	}
-	match := strings.EqualFold(s, lang)
+	match := sameLanguage(s, lang)
 	switch sf.FilterType {
 	case "eq":
 	case "ne":
@@ -142,6 +144,17 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		f.None = true
 	}
 	return nil
+}
+
+// sameLanguage compares language codes as /v1's filters.language and search compare them
+// (langanalysis.Normalize): case, region and script aside, so that a client's "en-US" or "EN"
+// is the "en" its passages are in. Compared strictly, "ne en-US" had passed every passage of
+// an English index and "eq en-US" none.
+func sameLanguage(a, b string) bool { return langanalysis.Normalize(a) == langanalysis.Normalize(b) }
+
+// containsLanguage reports whether list holds the language code l, compared as sameLanguage.
+func containsLanguage(list []string, l string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return sameLanguage(x, l) })
 }
 
 // blockTypeFilter narrows f's block types: eq keeps one type, ne the others; filters AND, so
