@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -54,9 +55,9 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 }
 
 func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: last_edit_date field_value: want a date string", name)
+	s, err := filterString(name, sf, "want a date string")
+	if err != nil {
+		return err
 	}
 	t, err := parseWikiChatDate(s)
 	if err != nil {
@@ -81,6 +82,23 @@ func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 	return nil
 }
 
+// filterString reads a filter's field_value as a string. A null or empty one is refused, not
+// read as "": as "", source eq kept every passage without a source, and language eq matched
+// nothing, each without a word to the client.
+func filterString(name string, sf WikiChatFilter, want string) (string, error) {
+	if bytes.Equal(bytes.TrimSpace(sf.FieldValue), []byte("null")) {
+		return "", badRequest(`%s: "field_value" of %s is null: want a non-empty string`, name, sf.FieldName)
+	}
+	var s string
+	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
+		return "", badRequest("%s: %s field_value: %s", name, sf.FieldName, want)
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", badRequest(`%s: "field_value" of %s is empty: want a non-empty string`, name, sf.FieldName)
+	}
+	return s, nil
+}
+
 func later(a, b time.Time) time.Time {
 	if a.IsZero() || b.After(a) {
 		return b
@@ -96,9 +114,9 @@ func earlier(a, b time.Time) time.Time {
 }
 
 func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: source field_value: want a string", name)
+	s, err := filterString(name, sf, "want a string")
+	if err != nil {
+		return err
 	}
 	if sf.FilterType != "eq" {
 		return badRequest("%s: filter_type %q is not supported on source (want eq)", name, sf.FilterType)
@@ -112,9 +130,9 @@ func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 }
 
 func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang string) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: language field_value: want a string", name)
+	s, err := filterString(name, sf, "want a string")
+	if err != nil {
+		return err
 	}
 	if lang == "" { // a multilingual index: search selects the passages of the language
 		s = langanalysis.Normalize(s)
@@ -160,9 +178,9 @@ func containsLanguage(list []string, l string) bool {
 // blockTypeFilter narrows f's block types: eq keeps one type, ne the others; filters AND, so
 // the types left are those every filter allows, and none left matches nothing.
 func blockTypeFilter(f *search.Filters, name string, sf WikiChatFilter) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: block_type field_value: want a string", name)
+	s, err := filterString(name, sf, "want a string")
+	if err != nil {
+		return err
 	}
 	all := corpus.BlockTypes()
 	if !slices.Contains(all, s) {
