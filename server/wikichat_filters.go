@@ -21,6 +21,7 @@ import (
 // naming the filter, rather than silently ignored.
 func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 	var f search.Filters
+	var dates dateBounds
 	for i, sf := range fs {
 		name := fmt.Sprintf("search_filters[%d]", i)
 		if sf.FieldName == "" || sf.FilterType == "" || len(sf.FieldValue) == 0 {
@@ -34,7 +35,7 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 		var err error
 		switch sf.FieldName {
 		case "last_edit_date":
-			err = dateFilter(&f, name, sf)
+			err = dateFilter(&dates, name, sf)
 		case "source":
 			err = sourceFilter(&f, name, sf)
 		case "language":
@@ -48,13 +49,14 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 			return f, err
 		}
 	}
-	if !f.DateFrom.IsZero() && !f.DateTo.IsZero() && f.DateTo.Before(f.DateFrom) {
+	if dates.hasFrom && dates.hasTo && dates.to.Before(dates.from) {
 		f.None = true // bounds that cross (eq a, gt a): no instant lies between them
 	}
+	dates.apply(&f)
 	return f, nil
 }
 
-func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
+func dateFilter(b *dateBounds, name string, sf WikiChatFilter) error {
 	s, err := filterString(name, sf, "want a date string")
 	if err != nil {
 		return err
@@ -67,15 +69,16 @@ func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 	// passage dates in every engine.
 	switch sf.FilterType {
 	case "gte":
-		f.DateFrom = later(f.DateFrom, t)
+		b.lower(t)
 	case "gt":
-		f.DateFrom = later(f.DateFrom, t.Add(time.Nanosecond))
+		b.lower(t.Add(time.Nanosecond))
 	case "lte":
-		f.DateTo = earlier(f.DateTo, t)
+		b.upper(t)
 	case "lt":
-		f.DateTo = earlier(f.DateTo, t.Add(-time.Nanosecond))
+		b.upper(t.Add(-time.Nanosecond))
 	case "eq":
-		f.DateFrom, f.DateTo = later(f.DateFrom, t), earlier(f.DateTo, t)
+		b.lower(t)
+		b.upper(t)
 	default:
 		return badRequest("%s: filter_type %q is not supported on last_edit_date (want eq, lt, lte, gt or gte)", name, sf.FilterType)
 	}
@@ -97,20 +100,6 @@ func filterString(name string, sf WikiChatFilter, want string) (string, error) {
 		return "", badRequest(`%s: "field_value" of %s is empty: want a non-empty string`, name, sf.FieldName)
 	}
 	return s, nil
-}
-
-func later(a, b time.Time) time.Time {
-	if a.IsZero() || b.After(a) {
-		return b
-	}
-	return a
-}
-
-func earlier(a, b time.Time) time.Time {
-	if a.IsZero() || b.Before(a) {
-		return b
-	}
-	return a
 }
 
 func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
