@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -216,7 +219,8 @@ func formatTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// handlePassage serves GET /v1/passages/{id}. Ids contain '#', so clients escape it (%23).
+// handlePassage serves GET /v1/passages/{id}. Ids contain '#', so clients escape it (%23);
+// a 404 for an id without one says so.
 func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if id == "" {
@@ -232,6 +236,13 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
 	p, err := g.engine.Passage(ctx, id)
+	if errors.Is(err, ErrNotFound) && !strings.Contains(id, "#") {
+		// Likely curl .../passages/127#0: a client never sends a URL's fragment, so the
+		// server saw "127" and the '#' went unsaid. Say how to write it.
+		writeError(w, http.StatusNotFound, fmt.Sprintf(`passage %q not found; passage ids look like "%s#0", and a URL must write '#' as %%23: %s%s%%230`,
+			id, id, strings.TrimSuffix(r.URL.Path, id), url.PathEscape(id)))
+		return
+	}
 	if err != nil {
 		writeErr(w, err, s.opts.Timeout.String())
 		return
