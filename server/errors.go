@@ -239,6 +239,12 @@ func jsonKind(k string) string {
 
 // readBody reads a request body within the size limit.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	// Go's server does not decode request bodies: a compressed one read as malformed JSON
+	// ("invalid character '\x1f'"), which sent the client looking at its JSON.
+	if ce := strings.TrimSpace(r.Header.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil, &apiError{status: http.StatusUnsupportedMediaType,
+			msg: "Content-Encoding " + ce + " is not supported: send the request body uncompressed"}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
