@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -33,6 +35,9 @@ type searchBody struct {
 func decodeSearchRequest(body []byte, l limits) ([]rerank.Query, error) {
 	var b searchBody
 	if err := decodeStrict(body, &b); err != nil {
+		return nil, err
+	}
+	if err := emptyListFilters(body); err != nil {
 		return nil, err
 	}
 	if b.Queries == nil {
@@ -141,4 +146,46 @@ func (b dateBounds) apply(f *search.Filters) {
 			f.None = true
 		}
 	}
+}
+
+// listFilters are the filters of a query that request.List reads, as written.
+type listFilters struct {
+	Source    json.RawMessage `json:"source"`
+	Language  json.RawMessage `json:"language"`
+	BlockType json.RawMessage `json:"block_type"`
+}
+
+// emptyListFilters refuses a list filter written as "" ("source": ""), as request.Parse
+// refuses [""]: request.List reads "" as no list, so the filter meant "any source", the
+// opposite of what a client writing it could mean. body has passed decodeStrict.
+func emptyListFilters(body []byte) error {
+	var b struct {
+		Queries []struct {
+			Filters listFilters `json:"filters"`
+		} `json:"queries"`
+		Filters listFilters `json:"filters"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return nil // not the shapes above: decodeStrict's errors are the ones to report
+	}
+	check := func(path string, f listFilters) error {
+		for _, x := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"source", f.Source}, {"language", f.Language}, {"block_type", f.BlockType}} {
+			if bytes.Equal(bytes.TrimSpace(x.raw), []byte(`""`)) {
+				return &request.Error{Field: path + "filters." + x.name, Msg: "empty string"}
+			}
+		}
+		return nil
+	}
+	if err := check("", b.Filters); err != nil {
+		return err
+	}
+	for i, q := range b.Queries {
+		if err := check(fmt.Sprintf("queries[%d].", i), q.Filters); err != nil {
+			return err
+		}
+	}
+	return nil
 }
