@@ -114,7 +114,7 @@ func decodeStrict(body []byte, v any) error {
 				return unknownField(body, v, name)
 			}
 		}
-		return jsonError(err)
+		return jsonError(err, reflect.TypeOf(v))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("malformed JSON: unexpected data after the top-level value")
@@ -122,7 +122,9 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-func jsonError(err error) error {
+// jsonError turns a decoding error into a 400; root is the type decoded into, which places
+// a type error's field.
+func jsonError(err error, root reflect.Type) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
@@ -133,8 +135,7 @@ func jsonError(err error) error {
 	case errors.As(err, &se):
 		return badRequest("malformed JSON at byte %d: %s", se.Offset, se.Error())
 	case errors.As(err, &te):
-		// The single-query shorthand embeds QueryRequest; its name is no field of the API.
-		te.Field = strings.TrimPrefix(te.Field, "QueryRequest.")
+		te.Field = apiFieldPath(root, te.Field)
 		if te.Field == "" {
 			return badRequest("request body: want %s, got JSON %s", jsonKind(te.Type.Kind().String()), te.Value)
 		}
@@ -152,6 +153,69 @@ func jsonError(err error) error {
 		return ae
 	}
 	return badRequest("malformed JSON: %v", err)
+}
+
+// apiFieldPath is a type error's field path as the API spells it. encoding/json joins the JSON
+// names along the way, but names an embedded struct by its Go name ("WikiChatRequest.num_blocks"
+// for WikiChat 2.0's request, which embeds 2.1's; "QueryRequest.k" for the single-query
+// shorthand): those segments are no field of the API, and are dropped. The walk follows root's
+// fields, so a JSON field that happens to share a Go type's name is kept.
+func apiFieldPath(root reflect.Type, path string) string {
+	if root == nil || path == "" {
+		return path
+	}
+	t := root
+	var out []string
+	for seg := range strings.SplitSeq(path, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			out = append(out, seg) // beyond what the types say (a map's keys): kept as written
+			continue
+		}
+		f, ok := jsonField(t, seg)
+		switch {
+		case ok:
+			out = append(out, seg)
+			t = f.Type
+		case embedded(t, seg) != nil:
+			t = embedded(t, seg).Type // a Go name, not the API's: dropped
+		default:
+			out = append(out, seg)
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// jsonField finds the field of struct t, or of a struct it embeds, that JSON calls name.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous && f.Tag.Get("json") == "" {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// embedded is the field of struct t, itself embedded at any depth, whose Go name is name, or nil.
+func embedded(t reflect.Type, name string) *reflect.StructField {
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous && f.Name == name && f.Tag.Get("json") == "" {
+			return &f
+		}
+	}
+	return nil
 }
 
 // jsonKind names a Go kind the way a JSON client thinks of it.
@@ -175,6 +239,12 @@ func jsonKind(k string) string {
 
 // readBody reads a request body within the size limit.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	// Go's server does not decode request bodies: a compressed one read as malformed JSON
+	// ("invalid character '\x1f'"), which sent the client looking at its JSON.
+	if ce := strings.TrimSpace(r.Header.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil, &apiError{status: http.StatusUnsupportedMediaType,
+			msg: "Content-Encoding " + ce + " is not supported: send the request body uncompressed"}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError

@@ -80,6 +80,9 @@ type fakeEngine struct {
 	// entered and hold, when set, make Search signal its start and wait, so a test can
 	// reload while a request is in flight.
 	entered, hold chan struct{}
+	// panicOn, when set, makes Search panic on a query of that text, as an engine with a bug
+	// would.
+	panicOn string
 
 	mu   sync.Mutex
 	seen []rerank.Query
@@ -114,6 +117,9 @@ func (e *fakeEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result,
 	}
 	if err := ctx.Err(); err != nil {
 		return rerank.Result{}, err
+	}
+	if e.panicOn != "" && q.Text == e.panicOn {
+		panic("fake engine: panic on " + q.Text)
 	}
 	e.mu.Lock()
 	e.seen = append(e.seen, q)

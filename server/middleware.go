@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -240,6 +242,76 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sameOrigin refuses, 403, a request of an unsafe method (POST, DELETE, ...) sent by a web
+// page of an origin that CORS does not allow. CORS only keeps such a page from reading the
+// answer: the request itself still runs, and a page anywhere could make the server reload
+// (POST /v1/admin/reload) or spend the operator's LLM (POST /v1/chat) from a visitor's
+// browser. Browsers send Origin on every cross-origin POST; clients that send none (curl,
+// WikiChat's Python client, other servers) are not concerned, nor are safe methods.
+//
+// The server's own origin is allowed, so that its page (GET /) can search: Origin's host is
+// the request's Host, or, behind a reverse proxy that rewrites Host, its X-Forwarded-Host. A
+// page cannot forge either (a cross-origin request with an extra header needs a preflight,
+// which CORS refuses), nor Sec-Fetch-Site, which browsers set: same-origin is accepted too.
+func (s *Server) sameOrigin(next http.Handler) http.Handler {
+	anyOrigin := slices.Contains(s.opts.CORSOrigins, "*")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" || anyOrigin || safeMethod(r.Method) || slices.Contains(s.opts.CORSOrigins, origin) ||
+			r.Header.Get("Sec-Fetch-Site") == "same-origin" || ownOrigin(r, origin) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		writeError(w, http.StatusForbidden, "cross-origin request refused: origin "+origin+
+			" is not allowed (--cors-origins); a web page may send "+r.Method+" only to its own server or one that allows it")
+	})
+}
+
+// safeMethod reports whether m changes nothing on the server (RFC 9110, 9.2.1): such requests
+// need no origin check, and preflights are CORS's to answer.
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
+}
+
+// ownOrigin reports whether origin is the server's own, as the browser addressed it: its host
+// and port are the request's Host, or the first X-Forwarded-Host, the one the client named to
+// the first proxy. The scheme is not compared: behind a proxy the server cannot know it.
+func ownOrigin(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // "null" (a sandboxed page, a file) or not an origin at all
+	}
+	if fwd := r.Header.Get("X-Forwarded-Host"); fwd != "" {
+		first, _, _ := strings.Cut(fwd, ",")
+		if sameHost(u, strings.TrimSpace(first)) {
+			return true
+		}
+	}
+	return sameHost(u, r.Host)
+}
+
+// sameHost compares origin u's host and port with a Host header's, a default port written or
+// not, case aside.
+func sameHost(u *url.URL, host string) bool {
+	if host == "" {
+		return false
+	}
+	h, err := url.Parse("//" + host)
+	if err != nil {
+		return false
+	}
+	port := func(p, scheme string) string {
+		if p != "" {
+			return p
+		}
+		if scheme == "https" {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(u.Hostname(), h.Hostname()) && port(u.Port(), u.Scheme) == port(h.Port(), u.Scheme)
 }
 
 // statusWriter records the status and size of a response. Unwrap lets

@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,7 +122,7 @@ func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]r
 	}
 	out := make([]rerank.Result, len(qs))
 	if len(qs) == 1 {
-		res, err := e.Search(ctx, qs[0])
+		res, err := s.searchOne(ctx, e, qs[0])
 		out[0] = res
 		return out, err
 	}
@@ -134,7 +138,7 @@ func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]r
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				res, err := e.Search(ctx, qs[i])
+				res, err := s.searchOne(ctx, e, qs[i])
 				if err != nil {
 					once.Do(func() { firstErr = &queryError{index: i, err: err}; cancel() })
 					continue
@@ -158,6 +162,23 @@ feed:
 	}
 	return out, firstErr
 }
+
+// searchOne runs one query of a batch. A panic in the engine becomes the query's error:
+// the workers run on goroutines of their own, outside instrument's recover, where a panic
+// would end the process and every request in flight with it.
+func (s *Server) searchOne(ctx context.Context, e Engine, q rerank.Query) (res rerank.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.Error("search panic", "query", q.Text, "panic", p, "stack", string(debug.Stack()))
+			res, err = rerank.Result{}, errSearchPanicked
+		}
+	}()
+	return e.Search(ctx, q)
+}
+
+// errSearchPanicked answers a query whose search panicked: a 500 (classify's default), whose
+// message, like instrument's, leaves the panic's details to the server log.
+var errSearchPanicked = errors.New("the search panicked; see the server log")
 
 // queryError says which query of a batch failed.
 type queryError struct {
@@ -198,7 +219,8 @@ func formatTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// handlePassage serves GET /v1/passages/{id}. Ids contain '#', so clients escape it (%23).
+// handlePassage serves GET /v1/passages/{id}. Ids contain '#', so clients escape it (%23);
+// a 404 for an id without one says so.
 func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if id == "" {
@@ -214,6 +236,13 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
 	p, err := g.engine.Passage(ctx, id)
+	if errors.Is(err, ErrNotFound) && !strings.Contains(id, "#") {
+		// Likely curl .../passages/127#0: a client never sends a URL's fragment, so the
+		// server saw "127" and the '#' went unsaid. Say how to write it.
+		writeError(w, http.StatusNotFound, fmt.Sprintf(`passage %q not found; passage ids look like "%s#0", and a URL must write '#' as %%23: %s%s%%230`,
+			id, id, strings.TrimSuffix(r.URL.Path, id), url.PathEscape(id)))
+		return
+	}
 	if err != nil {
 		writeErr(w, err, s.opts.Timeout.String())
 		return

@@ -188,6 +188,17 @@ func TestPassageAndStats(t *testing.T) {
 		{"unknown passage", "/v1/passages/nope%230", 404, func(t *testing.T, b []byte) {
 			wantError(t, b, `passage "nope#0": not found`)
 		}},
+		// curl .../v1/passages/4983#0 sends /v1/passages/4983: a client never sends a URL's
+		// fragment. The 404 says how to write the '#'.
+		{"id cut at an unescaped '#'", "/v1/passages/4983", 404, func(t *testing.T, b []byte) {
+			wantError(t, b, `passage "4983" not found; passage ids look like "4983#0", and a URL must write '#' as %23: /v1/passages/4983%230`)
+		}},
+		{"id cut at '#', in a collection", "/v1/collections/default/passages/4983", 404, func(t *testing.T, b []byte) {
+			wantError(t, b, `passage "4983" not found; passage ids look like "4983#0", and a URL must write '#' as %23: /v1/collections/default/passages/4983%230`)
+		}},
+		{"id with a space cut at '#'", "/v1/passages/a%20b", 404, func(t *testing.T, b []byte) {
+			wantError(t, b, `passage "a b" not found; passage ids look like "a b#0", and a URL must write '#' as %23: /v1/passages/a%20b%230`)
+		}},
 		{"empty id", "/v1/passages/", 400, func(t *testing.T, b []byte) {
 			wantError(t, b, "missing passage id")
 		}},

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -52,6 +54,7 @@ func TestAuth(t *testing.T) {
 func TestCORS(t *testing.T) {
 	off, _ := newTestServer(t, Options{})
 	on, _ := newTestServer(t, Options{CORSOrigins: []string{"https://chat.example.org"}})
+	anyOrigin, _ := newTestServer(t, Options{CORSOrigins: []string{"*"}})
 	tests := []struct {
 		name      string
 		s         *Server
@@ -61,10 +64,13 @@ func TestCORS(t *testing.T) {
 		allowed   string
 		preflight bool
 	}{
-		{"off by default", off, "POST", "https://chat.example.org", 200, "", false},
+		// A POST from a page of an origin CORS does not allow is refused before it runs: the
+		// browser would hide the answer, but not undo a reload or an LLM call.
+		{"off by default", off, "POST", "https://chat.example.org", 403, "", false},
 		{"preflight off by default", off, "OPTIONS", "https://chat.example.org", 405, "", true},
 		{"allowed origin", on, "POST", "https://chat.example.org", 200, "https://chat.example.org", false},
-		{"other origin", on, "POST", "https://evil.example.com", 200, "", false},
+		{"other origin", on, "POST", "https://evil.example.com", 403, "", false},
+		{"any origin", anyOrigin, "POST", "https://evil.example.com", 200, "*", false},
 		{"preflight", on, "OPTIONS", "https://chat.example.org", 204, "https://chat.example.org", true},
 	}
 	for _, tt := range tests {
@@ -87,11 +93,86 @@ func TestCORS(t *testing.T) {
 			if tt.status == 204 && !strings.Contains(w.Header().Get("Access-Control-Allow-Headers"), "Authorization") {
 				t.Errorf("preflight allows headers %q", w.Header().Get("Access-Control-Allow-Headers"))
 			}
+			if tt.status == 403 {
+				wantError(t, w.Body.Bytes(), "cross-origin request refused: origin "+tt.origin+
+					" is not allowed (--cors-origins); a web page may send POST only to its own server or one that allows it")
+			}
 		})
 	}
 	if _, err := New(Options{Loader: (&fakeLoader{}).load, CORSOrigins: []string{"chat.example.org"}}); err == nil ||
 		err.Error() != `server options: CORS origin "chat.example.org": want scheme://host[:port] or *` {
 		t.Errorf("bad origin accepted or wrong error: %v", err)
+	}
+}
+
+// TestSameOrigin: unsafe requests carrying an Origin are served only from the server's own
+// origin (its Host, or the X-Forwarded-Host of a proxy in front) or one CORS allows, so that
+// no web page elsewhere can make the server reload, or spend its LLM on /v1/chat. Clients
+// that send no Origin (curl, WikiChat's Python client) and safe methods are not concerned.
+func TestSameOrigin(t *testing.T) {
+	off, _ := newTestServer(t, Options{})
+	on, _ := newTestServer(t, Options{CORSOrigins: []string{"https://chat.example.org"}})
+	tests := []struct {
+		name         string
+		s            *Server
+		method, path string
+		hdr          []string
+		status       int
+	}{
+		{"no origin", off, "POST", "/v1/search", nil, 200},
+		{"own origin", off, "POST", "/v1/search", []string{"Origin", "http://kairos.local:8080", "Host", "kairos.local:8080"}, 200},
+		{"own origin, host case", off, "POST", "/v1/search", []string{"Origin", "http://Kairos.Local:8080", "Host", "kairos.local:8080"}, 200},
+		{"own page behind a proxy", off, "POST", "/v1/search",
+			[]string{"Origin", "https://search.example.org", "Host", "127.0.0.1:8080", "X-Forwarded-Host", "search.example.org"}, 200},
+		{"own page behind two proxies", off, "POST", "/v1/search",
+			[]string{"Origin", "https://search.example.org", "Host", "127.0.0.1:8080", "X-Forwarded-Host", "search.example.org, edge.internal"}, 200},
+		{"fetch metadata says same origin", off, "POST", "/v1/search",
+			[]string{"Origin", "https://search.example.org", "Host", "127.0.0.1:8080", "Sec-Fetch-Site", "same-origin"}, 200},
+		{"other port", off, "POST", "/v1/search", []string{"Origin", "http://kairos.local:9999", "Host", "kairos.local:8080"}, 403},
+		{"other host behind a proxy", off, "POST", "/v1/search",
+			[]string{"Origin", "https://evil.example.com", "Host", "127.0.0.1:8080", "X-Forwarded-Host", "search.example.org"}, 403},
+		{"cross-site despite fetch metadata", off, "POST", "/v1/search",
+			[]string{"Origin", "https://evil.example.com", "Sec-Fetch-Site", "cross-site"}, 403},
+		{"opaque origin", off, "POST", "/v1/search", []string{"Origin", "null"}, 403},
+		{"reload from another origin", off, "POST", "/v1/admin/reload", []string{"Origin", "https://evil.example.com"}, 403},
+		{"chat from another origin", off, "POST", "/v1/chat", []string{"Origin", "https://evil.example.com"}, 403},
+		{"chat delete from another origin", off, "DELETE", "/v1/chat/abc", []string{"Origin", "https://evil.example.com"}, 403},
+		{"wikichat from another origin", on, "POST", "/search", []string{"Origin", "https://evil.example.com"}, 403},
+		{"allowed origin reloads", on, "POST", "/v1/admin/reload", []string{"Origin", "https://chat.example.org"}, 200},
+		{"GET from another origin", off, "GET", "/v1/stats", []string{"Origin", "https://evil.example.com"}, 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := ""
+			switch tc.path {
+			case "/v1/search":
+				body = `{"text":"malaria"}`
+			case "/search":
+				body = `{"query":"malaria","num_blocks":1}`
+			case "/v1/chat":
+				body = `{"messages":[{"role":"user","content":"hi"}]}`
+			}
+			var r io.Reader
+			if body != "" {
+				r = strings.NewReader(body)
+			}
+			req := httptest.NewRequest(tc.method, tc.path, r)
+			for i := 0; i+1 < len(tc.hdr); i += 2 {
+				if tc.hdr[i] == "Host" {
+					req.Host = tc.hdr[i+1]
+				} else {
+					req.Header.Set(tc.hdr[i], tc.hdr[i+1])
+				}
+			}
+			w := httptest.NewRecorder()
+			tc.s.ServeHTTP(w, req)
+			if (w.Code == 403) != (tc.status == 403) || tc.status == 200 && w.Code != 200 {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			if w.Code == 403 && !strings.Contains(errorOf(t, w), "cross-origin request refused") {
+				t.Errorf("403 for another reason: %s", w.Body)
+			}
+		})
 	}
 }
 
@@ -289,6 +370,37 @@ func TestPanicBecomes500(t *testing.T) {
 		t.Fatalf("status %d", w.Code)
 	}
 	wantError(t, w.Body.Bytes(), "internal error: the handler panicked; see the server log")
+}
+
+// TestBatchQueryPanicBecomes500: a panic in the search of one query answers that request
+// 500 with the usual JSON error, on the batch workers' goroutines as on the handler's, and
+// the server keeps serving. Without the recover in searchOne it ends the test binary.
+func TestBatchQueryPanicBecomes500(t *testing.T) {
+	s, l := newTestServer(t, Options{Workers: 2})
+	l.latest().panicOn = "boom"
+	tests := []struct{ name, path, body, msg string }{
+		{"v1 single", "/v1/search", `{"text":"boom"}`, "internal error: the search panicked; see the server log"},
+		{"v1 batch first", "/v1/search", `{"queries":[{"text":"boom"},{"text":"malaria"},{"text":"cancer"}]}`,
+			"internal error: queries[0]: the search panicked; see the server log"},
+		{"v1 batch last", "/v1/search", `{"queries":[{"text":"malaria"},{"text":"cancer"},{"text":"boom"}]}`,
+			"internal error: queries[2]: the search panicked; see the server log"},
+		{"wikichat batch", "/search", `{"query":["malaria","boom"],"num_blocks":2}`,
+			"internal error: queries[1]: the search panicked; see the server log"},
+		{"wikichat 2.0 batch", "/v2/search", `{"query":["boom","malaria"],"num_blocks":2}`,
+			"internal error: queries[0]: the search panicked; see the server log"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(s, "POST", tc.path, tc.body)
+			if w.Code != http.StatusInternalServerError {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			wantError(t, w.Body.Bytes(), tc.msg)
+		})
+	}
+	if w := do(s, "POST", "/v1/search", `{"queries":[{"text":"malaria"},{"text":"cancer"}]}`); w.Code != http.StatusOK {
+		t.Errorf("after the panics: status %d: %s", w.Code, w.Body)
+	}
 }
 
 func TestTimeout(t *testing.T) {

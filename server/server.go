@@ -48,7 +48,7 @@ func New(opts Options) (*Server, error) {
 		s.byName[c.name] = c
 	}
 	s.metrics = newMetrics(s.cols)
-	s.handler = s.cors(s.routesMux())
+	s.handler = s.cors(s.sameOrigin(s.routesMux()))
 	return s, nil
 }
 

@@ -233,7 +233,7 @@ func wikiChatQueriesOf(req WikiChatRequest, extra search.Filters, o Options) ([]
 	default: // both: the languages in each
 		var both []string
 		for _, l := range extra.Languages {
-			if containsFold(f.Languages, l) {
+			if containsLanguage(f.Languages, l) {
 				both = append(both, l)
 			}
 		}

@@ -94,6 +94,15 @@ func TestWikiChatDateFilterBounds(t *testing.T) {
 		{"eq", []WikiChatFilter{{"last_edit_date", "eq", []byte(`"2016-04-22T00:00"`)}}, mid, mid, false},
 		{"eq and gt cross", []WikiChatFilter{{"last_edit_date", "eq", []byte(`"2016-04-22"`)},
 			{"last_edit_date", "gt", []byte(`"2016-04-22"`)}}, mid.Add(ns), mid, true},
+		// Bounds at Go's zero instant, which search.Filters reads as none: a lower one passes
+		// the dated passages (after the zero instant, an undated passage's), an upper one none.
+		{"gte zero instant", []WikiChatFilter{{"last_edit_date", "gte", []byte(`"0001-01-01"`)}}, time.Time{}.Add(ns), time.Time{}, false},
+		{"gt just before the zero instant", []WikiChatFilter{{"last_edit_date", "gt", []byte(`"0000-12-31T23:59:59.999999999Z"`)}}, time.Time{}.Add(ns), time.Time{}, false},
+		{"lte zero instant", []WikiChatFilter{{"last_edit_date", "lte", []byte(`"0001-01-01T00:00:00Z"`)}}, time.Time{}, time.Time{}, true},
+		{"lt just after the zero instant", []WikiChatFilter{{"last_edit_date", "lt", []byte(`"0001-01-01T00:00:00.000000001Z"`)}}, time.Time{}, time.Time{}, true},
+		{"eq zero instant", []WikiChatFilter{{"last_edit_date", "eq", []byte(`"0001-01-01 00:00"`)}}, time.Time{}.Add(ns), time.Time{}, true},
+		{"gte zero instant and lte", []WikiChatFilter{{"last_edit_date", "gte", []byte(`"0001-01-01"`)},
+			{"last_edit_date", "lte", []byte(`"2016-04-22"`)}}, time.Time{}.Add(ns), mid, false},
 	}
 	for _, tc := range tests {
 		f, err := wikiChatFilters(tc.filters, "en")
@@ -103,5 +112,59 @@ func TestWikiChatDateFilterBounds(t *testing.T) {
 		if !f.DateFrom.Equal(tc.from) || !f.DateTo.Equal(tc.to) || f.None != tc.none {
 			t.Errorf("%s: filters %+v, want from %s to %s none %v", tc.name, f, tc.from, tc.to, tc.none)
 		}
+	}
+}
+
+// TestZeroInstantDateBound: a date bound at Go's zero instant is a bound, on /search and on
+// /v1/search: the SciFact passages are undated, so any bound keeps none of them (it had
+// read as no bound, and kept them all).
+func TestZeroInstantDateBound(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	wiki := func(op, v string) string {
+		return `{"query":"malaria","num_blocks":3,"search_filters":[{"field_name":"last_edit_date","filter_type":"` + op + `","field_value":"` + v + `"}]}`
+	}
+	v1 := func(filters string) string { return `{"text":"malaria","k":3,"filters":` + filters + `}` }
+	tests := []struct {
+		name, path, body string
+		status           int
+		hits             int // -1: an error
+		msg              string
+	}{
+		{"wikichat no bound", "/search", `{"query":"malaria","num_blocks":3}`, 200, 3, ""},
+		{"wikichat gte", "/search", wiki("gte", "0001-01-01"), 200, 0, ""},
+		{"wikichat lte", "/search", wiki("lte", "0001-01-01T00:00:00Z"), 200, 0, ""},
+		{"wikichat eq", "/search", wiki("eq", "0001-01-01"), 200, 0, ""},
+		{"v1 no bound", "/v1/search", `{"text":"malaria","k":3}`, 200, 3, ""},
+		{"v1 date_from date", "/v1/search", v1(`{"date_from":"0001-01-01"}`), 200, 0, ""},
+		{"v1 date_from instant", "/v1/search", v1(`{"date_from":"0001-01-01T00:00:00Z"}`), 200, 0, ""},
+		{"v1 date_to instant", "/v1/search", v1(`{"date_to":"0001-01-01T00:00:00Z"}`), 200, 0, ""},
+		{"v1 date_to instant in a batch", "/v1/search", `{"queries":[{"text":"malaria","k":3},{"text":"malaria","k":3,"filters":{"date_to":"0001-01-01T00:00:00+00:00"}}]}`, 200, 0, ""},
+		{"v1 date_to instant before date_from", "/v1/search", v1(`{"date_from":"2020-01-01","date_to":"0001-01-01T00:00:00Z"}`), 400, -1,
+			"filters.date_to: 0001-01-01T00:00:00Z is before date_from 2020-01-01"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(s, "POST", tc.path, tc.body)
+			if w.Code != tc.status {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			if tc.hits < 0 {
+				wantError(t, w.Body.Bytes(), tc.msg)
+				return
+			}
+			var n int
+			if tc.path == "/search" {
+				var out []WikiChatQueryResult
+				mustJSON(t, w.Body.Bytes(), &out)
+				n = len(out[len(out)-1].Results)
+			} else {
+				var out SearchResponse
+				mustJSON(t, w.Body.Bytes(), &out)
+				n = len(out.Results[len(out.Results)-1].Hits)
+			}
+			if n != tc.hits {
+				t.Errorf("%d hits, want %d: %.300s", n, tc.hits, w.Body)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -19,6 +21,7 @@ import (
 // naming the filter, rather than silently ignored.
 func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 	var f search.Filters
+	var dates dateBounds
 	for i, sf := range fs {
 		name := fmt.Sprintf("search_filters[%d]", i)
 		if sf.FieldName == "" || sf.FilterType == "" || len(sf.FieldValue) == 0 {
@@ -32,7 +35,7 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 		var err error
 		switch sf.FieldName {
 		case "last_edit_date":
-			err = dateFilter(&f, name, sf)
+			err = dateFilter(&dates, name, sf)
 		case "source":
 			err = sourceFilter(&f, name, sf)
 		case "language":
@@ -46,16 +49,17 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 			return f, err
 		}
 	}
-	if !f.DateFrom.IsZero() && !f.DateTo.IsZero() && f.DateTo.Before(f.DateFrom) {
+	if dates.hasFrom && dates.hasTo && dates.to.Before(dates.from) {
 		f.None = true // bounds that cross (eq a, gt a): no instant lies between them
 	}
+	dates.apply(&f)
 	return f, nil
 }
 
-func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: last_edit_date field_value: want a date string", name)
+func dateFilter(b *dateBounds, name string, sf WikiChatFilter) error {
+	s, err := filterString(name, sf, "want a date string")
+	if err != nil {
+		return err
 	}
 	t, err := parseWikiChatDate(s)
 	if err != nil {
@@ -65,39 +69,43 @@ func dateFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 	// passage dates in every engine.
 	switch sf.FilterType {
 	case "gte":
-		f.DateFrom = later(f.DateFrom, t)
+		b.lower(t)
 	case "gt":
-		f.DateFrom = later(f.DateFrom, t.Add(time.Nanosecond))
+		b.lower(t.Add(time.Nanosecond))
 	case "lte":
-		f.DateTo = earlier(f.DateTo, t)
+		b.upper(t)
 	case "lt":
-		f.DateTo = earlier(f.DateTo, t.Add(-time.Nanosecond))
+		b.upper(t.Add(-time.Nanosecond))
 	case "eq":
-		f.DateFrom, f.DateTo = later(f.DateFrom, t), earlier(f.DateTo, t)
+		b.lower(t)
+		b.upper(t)
 	default:
 		return badRequest("%s: filter_type %q is not supported on last_edit_date (want eq, lt, lte, gt or gte)", name, sf.FilterType)
 	}
 	return nil
 }
 
-func later(a, b time.Time) time.Time {
-	if a.IsZero() || b.After(a) {
-		return b
+// filterString reads a filter's field_value as a string. A null or empty one is refused, not
+// read as "": as "", source eq kept every passage without a source, and language eq matched
+// nothing, each without a word to the client.
+func filterString(name string, sf WikiChatFilter, want string) (string, error) {
+	if bytes.Equal(bytes.TrimSpace(sf.FieldValue), []byte("null")) {
+		return "", badRequest(`%s: "field_value" of %s is null: want a non-empty string`, name, sf.FieldName)
 	}
-	return a
-}
-
-func earlier(a, b time.Time) time.Time {
-	if a.IsZero() || b.Before(a) {
-		return b
+	var s string
+	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
+		return "", badRequest("%s: %s field_value: %s", name, sf.FieldName, want)
 	}
-	return a
+	if strings.TrimSpace(s) == "" {
+		return "", badRequest(`%s: "field_value" of %s is empty: want a non-empty string`, name, sf.FieldName)
+	}
+	return s, nil
 }
 
 func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: source field_value: want a string", name)
+	s, err := filterString(name, sf, "want a string")
+	if err != nil {
+		return err
 	}
 	if sf.FilterType != "eq" {
 		return badRequest("%s: filter_type %q is not supported on source (want eq)", name, sf.FilterType)
@@ -111,14 +119,15 @@ func sourceFilter(f *search.Filters, name string, sf WikiChatFilter) error {
 }
 
 func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang string) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: language field_value: want a string", name)
+	s, err := filterString(name, sf, "want a string")
+	if err != nil {
+		return err
 	}
 	if lang == "" { // a multilingual index: search selects the passages of the language
+		s = langanalysis.Normalize(s)
 		switch sf.FilterType {
 		case "eq":
-			if len(f.Languages) > 0 && !containsFold(f.Languages, s) {
+			if len(f.Languages) > 0 && !containsLanguage(f.Languages, s) {
 				f.None = true // two different eq filters ANDed: nothing matches
 			}
 			f.Languages = []string{s}
@@ -129,7 +138,7 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 		}
 		return nil
 	}
-	match := strings.EqualFold(s, lang)
+	match := sameLanguage(s, lang)
 	switch sf.FilterType {
 	case "eq":
 	case "ne":
@@ -144,12 +153,23 @@ func languageFilter(f *search.Filters, name string, sf WikiChatFilter, lang stri
 	return nil
 }
 
+// sameLanguage compares language codes as /v1's filters.language and search compare them
+// (langanalysis.Normalize): case, region and script aside, so that a client's "en-US" or "EN"
+// is the "en" its passages are in. Compared strictly, "ne en-US" had passed every passage of
+// an English index and "eq en-US" none.
+func sameLanguage(a, b string) bool { return langanalysis.Normalize(a) == langanalysis.Normalize(b) }
+
+// containsLanguage reports whether list holds the language code l, compared as sameLanguage.
+func containsLanguage(list []string, l string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return sameLanguage(x, l) })
+}
+
 // blockTypeFilter narrows f's block types: eq keeps one type, ne the others; filters AND, so
 // the types left are those every filter allows, and none left matches nothing.
 func blockTypeFilter(f *search.Filters, name string, sf WikiChatFilter) error {
-	var s string
-	if err := json.Unmarshal(sf.FieldValue, &s); err != nil {
-		return badRequest("%s: block_type field_value: want a string", name)
+	s, err := filterString(name, sf, "want a string")
+	if err != nil {
+		return err
 	}
 	all := corpus.BlockTypes()
 	if !slices.Contains(all, s) {

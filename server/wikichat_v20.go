@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
+	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -44,8 +44,11 @@ func decodeWikiChatV20(body []byte, o Options) (wikiChatParsed, error) {
 	}
 	var extra search.Filters
 	if len(langs) > 0 && o.Language == "" {
-		extra.Languages = langs // a multilingual index: search keeps these and analyses the query in each
-	} else if len(langs) > 0 && !containsFold(langs, o.Language) {
+		// A multilingual index: search keeps these and analyses the query in each.
+		for _, l := range langs {
+			extra.Languages = append(extra.Languages, langanalysis.Normalize(l))
+		}
+	} else if len(langs) > 0 && !containsLanguage(langs, o.Language) {
 		extra.None = true // every passage is in the index's language, which was not asked for
 	}
 	qs, err := wikiChatQueriesOf(req.WikiChatRequest, extra, o)
@@ -67,15 +70,6 @@ func wikiChatLanguages(raw json.RawMessage) ([]string, error) {
 		return nil, badRequest(`"languages": want a string or a list of strings`)
 	}
 	return many, nil
-}
-
-func containsFold(ss []string, s string) bool {
-	for _, x := range ss {
-		if strings.EqualFold(strings.TrimSpace(x), s) {
-			return true
-		}
-	}
-	return false
 }
 
 func wikiChatV20Result(hits []rerank.Hit, lang string) WikiChatV20Result {
