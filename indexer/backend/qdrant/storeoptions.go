@@ -61,10 +61,11 @@ func (o StoreOptions) Build(q *Location) manifest.QdrantBuild {
 	if q.Replication != 0 {
 		repl = q.Replication
 	}
-	if o.BM25 == (backend.BM25Params{}) {
-		o.BM25 = backend.DefaultBM25()
+	bm25 := o.BM25
+	if bm25 == (backend.BM25Params{}) {
+		bm25 = backend.DefaultBM25()
 	}
-	return manifest.QdrantBuild{Shards: shards, Replication: repl, K1: o.BM25.K1, B: o.BM25.B}
+	return manifest.QdrantBuild{Shards: shards, Replication: repl, K1: bm25.K1, B: bm25.B}
 }
 
 // placeholderDim is the dense vector size of the collections of an index without
