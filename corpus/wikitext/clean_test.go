@@ -97,6 +97,46 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// TestCleanLangTemplates holds {{lang}} and its kin to their text, malformed forms included:
+// "{{lang}}" with no argument once indexed pos[-1] and panicked, which stopped a whole build.
+func TestCleanLangTemplates(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a {{lang}} b", "a b"},
+		{"a {{lang|}} b", "a b"},
+		{"a {{lang|fr}} b", "a b"}, // a code and no text
+		{"a {{lang|fr|}} b", "a b"},
+		{"a {{lang|fr|Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|fr|Bonjour|italic=no}} b", "a Bonjour b"},
+		{"a {{lang|code=fr|text=Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|text=Bonjour|code=fr}} b", "a Bonjour b"},
+		{"a {{lang|fr|text=Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|code=fr|Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|code=fr}} b", "a b"},
+		{"a {{lang|=}} b", "a b"},
+		{"a {{lang-rtl}} b", "a b"},
+		{"a {{lang-rtl|he|שלום}} b", "a שלום b"},
+		{"a {{transl}} b", "a b"},
+		{"a {{transl|ar|DIN|qalb}} b", "a qalb b"},
+		{"a {{transliteration|ar|qalb}} b", "a qalb b"},
+		{"a {{script}} b", "a b"},
+		{"a {{script|Arab|قلب}} b", "a قلب b"},
+		{"a {{unicode}} b", "a b"},
+		{"a {{unicode|ǂ}} b", "a ǂ b"},
+		{"a {{unicode|text=ǂ}} b", "a ǂ b"},
+		{"a {{resize}} b", "a b"},
+		{"a {{resize|big}} b", "a big b"},
+		{"a {{resize|90%|small}} b", "a small b"},
+		{"a {{lang-}} b", "a b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Clean("T", tt.in); !slices.Equal(got, lead(tt.want)) {
+				t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestCleanHostileNesting checks that deep nesting and many unmatched openers stay
 // linear: each case is large enough that quadratic behaviour would take minutes.
 func TestCleanHostileNesting(t *testing.T) {
@@ -141,7 +181,7 @@ func FuzzClean(f *testing.F) {
 		"'''a''' [[b|c]] {{d|e}} <ref>f</ref> == g ==\nh", "{|\n|x\n|}", "{{{{{{", "]]]]}}}}",
 		"<nowiki>[[x]]</nowiki>", "&amp;&#x110000;&#0;", "[[File:a|[[b|[[c]]]]]]", "==\n=\n===",
 		"<ref name=x/>{{convert|1|to|2|m}}", "[http://x [[y]] z]", "* a\n# b\n: c\n; d",
-		"<!--", "<ref>", "{{lang|", "__NOTOC__", "'''''", "{{nowrap|{{nowrap|{{nowrap|x}}}}}}",
+		"<!--", "<ref>", "{{lang|", "{{lang}}", "{{resize}}", "{{lang|code=x|text=y}}", "__NOTOC__", "'''''", "{{nowrap|{{nowrap|{{nowrap|x}}}}}}",
 	} {
 		f.Add(s)
 	}
