@@ -137,6 +137,30 @@ func TestCleanLangTemplates(t *testing.T) {
 	}
 }
 
+// TestCleanLinkPrefixes keeps links whose title holds a colon after something that is no
+// language code nor namespace: "[[CSI: Miami]]" vanished when any two or three letters before a
+// colon read as an interlanguage link.
+func TestCleanLinkPrefixes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[[CSI: Miami]] aired.", "CSI: Miami aired."},
+		{"[[CSI: Miami|the show]] aired.", "the show aired."},
+		{"[[Ion: A Story]] and [[USA: Road]].", "Ion: A Story and USA: Road."},
+		{"[[ABC:Def]] and [[Fox-News:X]].", "ABC:Def and Fox-News:X."},
+		{"[[Star Wars: Episode I]]", "Star Wars: Episode I"},
+		{"[[Help:Contents]] here", "Help:Contents here"},
+		{"Text.\n[[de:Text]]\n[[fr: Paris]]\n[[zh-min-nan:Bûn]]\n[[be-tarask:Y]]\n[[nb:Z]]", "Text."},
+		{"Text.\n[[EN:Text]] [[Simple:Text]]", "Text."},
+		{"see [[:de:Text]]", "see de:Text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Clean("T", tt.in); !slices.Equal(got, lead(tt.want)) {
+				t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestCleanHostileNesting checks that deep nesting and many unmatched openers stay
 // linear: each case is large enough that quadratic behaviour would take minutes.
 func TestCleanHostileNesting(t *testing.T) {
