@@ -161,6 +161,32 @@ func TestCleanLinkPrefixes(t *testing.T) {
 	}
 }
 
+// TestCleanTidyPunct holds the tidying of what removed markup leaves ("word ,", "( )") to the
+// residue only: ".NET", ".22" and "main()" are text of the same shapes, and were once tidied
+// into "uses.NET", "a.22" and "main".
+func TestCleanTidyPunct(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"It uses .NET and .22 rounds.", "It uses .NET and .22 rounds."},
+		{"Call main() or f( ) or g_() first.", "Call main() or f() or g_() first."},
+		{"The .com boom , then .", "The .com boom, then."},
+		{"Paris ({{IPA|x}}) is , big {{sfn|x}}.", "Paris is, big."},
+		{"A ( ( {{x}} ) ) B", "A B"},
+		{"A ({{x}}; born 1900) B", "A (born 1900) B"},
+		{"A ({{x}}, 1900 {{y}}) B ,, C", "A (1900) B, C"},
+		{"Ends {{sfn|x}} .", "Ends."},
+		{"our friend ... has", "our friend ... has"},
+		{"Паріж ({{IPA|x}}) і .ua", "Паріж і .ua"},
+		{"Ünïcode() stays", "Ünïcode() stays"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Clean("T", tt.in); !slices.Equal(got, lead(tt.want)) {
+				t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestCleanHostileNesting checks that deep nesting and many unmatched openers stay
 // linear: each case is large enough that quadratic behaviour would take minutes.
 func TestCleanHostileNesting(t *testing.T) {
