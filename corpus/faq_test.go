@@ -204,3 +204,56 @@ func TestFAQJSONKeysIgnoreCase(t *testing.T) {
 		t.Errorf("format %q, docs %+v", st.Format, docs)
 	}
 }
+
+// TestJSONArrayTruncated holds a JSON array of records to its closing ']': an array cut
+// between records ("[{...},{...}" and no ']') once read as complete, losing the records after
+// the cut without a word. Every cut is fatal (not a skippable record error) and names the file,
+// the byte and the line; the records before it are still returned.
+func TestJSONArrayTruncated(t *testing.T) {
+	const r1 = `{"question": "Q1?", "answer": "A1."}`
+	const r2 = `{"question": "Q2?", "answer": "A2."}`
+	whole := "[\n" + r1 + ",\n" + r2 + "\n]\n"
+	tests := []struct {
+		name, data string
+		docs       int
+		want       string // the fatal error after "path: "; "" for a clean end
+	}{
+		{"whole", whole, 2, ""},
+		{"whole, no line end", strings.TrimSuffix(whole, "\n"), 2, ""},
+		{"empty array", "[]", 0, ""},
+		{"no closing bracket", "[\n" + r1 + ",\n" + r2, 2,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 3) after record 2 of a JSON array, without the array's closing ']'", len("[\n"+r1+",\n"+r2))},
+		{"no closing bracket, line end", "[\n" + r1 + ",\n" + r2 + "\n", 2,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 4) after record 2 of a JSON array, without the array's closing ']'", len("[\n"+r1+",\n"+r2+"\n"))},
+		{"cut after a comma", "[\n" + r1 + ",\n", 1,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 3) inside record 2 of the JSON array", len("[\n"+r1+",\n"))},
+		{"cut inside a record", "[\n" + r1 + ",\n" + r2[:10], 1,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 3) inside record 2 of the JSON array", len("[\n"+r1+",\n"+r2[:10]))},
+		{"only the bracket", "[\n", 0, "truncated input: the file ends (byte 2, line 2) after record 0 of a JSON array, without the array's closing ']'"},
+		{"data after the array", "[\n" + r1 + "\n]\n" + r2 + "\n", 1,
+			fmt.Sprintf("data after the JSON array's closing ']' (byte %d, line 3)", len("[\n"+r1+"\n]"))},
+		{"brace for bracket", "[\n" + r1 + "\n}", 1, "after record 1 (byte " + fmt.Sprint(len("[\n"+r1+"\n")) + ", line 3): invalid character '}' after array element"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeTemp(t, "faq.json", []byte(tt.data))
+			r, err := Open(context.Background(), path, Options{Format: FormatFAQJSON})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			if len(recErrs) != 0 {
+				t.Errorf("record errors %q", recErrs)
+			}
+			if len(docs) != tt.docs {
+				t.Errorf("%d documents, want %d", len(docs), tt.docs)
+			}
+			switch {
+			case tt.want == "" && fatal != nil:
+				t.Errorf("fatal %v, want a clean end", fatal)
+			case tt.want != "" && (fatal == nil || fatal.Error() != path+": "+tt.want):
+				t.Errorf("fatal %v\nwant %s", fatal, path+": "+tt.want)
+			}
+		})
+	}
+}

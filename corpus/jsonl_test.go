@@ -193,6 +193,8 @@ func TestJSONReaderContext(t *testing.T) {
 func FuzzJSONL(f *testing.F) {
 	f.Add([]byte(`{"_id": "1", "title": "T", "text": "x. Y."}` + "\n" + `{"id": 2, "text": "y", "date": "2020-01-02"}`))
 	f.Add([]byte(`[{"_id": "1", "text": "x"}, {"_id": 2}]`))
+	f.Add([]byte("[\n{\"_id\": \"1\", \"text\": \"x\"},\n{\"_id\": 2, \"text\": \"y\"}")) // no ']'
+	f.Add([]byte(`[{"_id": "1", "text": "x"}] {"_id": 2}`))
 	f.Add([]byte("{\n \"_id\": \"1\",\n \"text\": \"x\"\n}\n{\"_id\":\"2\",\"text\":\"y\"}"))
 	f.Add([]byte("\xff\xfe{\"_id\": \"\xc3\x28\", \"text\": \"\xff\"}\n\n\n{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
