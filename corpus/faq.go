@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -212,10 +213,12 @@ func (f faqFields) faqRow(get func(col string) (string, bool), n int) (Document,
 }
 
 // convertFAQJSON converts one JSON object (from a JSON array or JSON lines) of an FAQ.
-// Values may be strings, numbers or booleans; null counts as absent.
+// Values may be strings, numbers or booleans; null counts as absent. Numbers are read as the
+// text of their literal, not as float64: FAQ ids of 17 digits (above 2^53) were rounded to the
+// same float and collided.
 func convertFAQJSON(cols FAQColumns) convertFunc {
 	return func(rec rawRecord) (Document, string, error) {
-		var m map[string]any
+		var m map[string]json.RawMessage
 		if err := json.Unmarshal(rec.data, &m); err != nil {
 			return Document{}, "", jsonError(err)
 		}
@@ -233,26 +236,11 @@ func convertFAQJSON(cols FAQColumns) convertFunc {
 		}
 		var bad error
 		get := func(col string) (string, bool) {
-			switch v := m[col].(type) {
-			case nil:
-				return "", false
-			case string:
-				return v, true
-			case float64:
-				return strconv.FormatFloat(v, 'f', -1, 64), true
-			case bool:
-				return strconv.FormatBool(v), true
-			case []any:
-				if bad == nil {
-					bad = fmt.Errorf("field %q: JSON array where a string was expected", col)
-				}
-				return "", false
-			default:
-				if bad == nil {
-					bad = fmt.Errorf("field %q: JSON object where a string was expected", col)
-				}
-				return "", false
+			s, ok, err := faqJSONValue(m[col])
+			if err != nil && bad == nil {
+				bad = fmt.Errorf("field %q: %w", col, err)
 			}
+			return s, ok
 		}
 		doc, skip, err := f.faqRow(get, rec.n)
 		if err == nil && bad != nil {
@@ -260,6 +248,38 @@ func convertFAQJSON(cols FAQColumns) convertFunc {
 		}
 		return doc, skip, err
 	}
+}
+
+// faqJSONValue reads one value of an FAQ record as text: a string as itself, a boolean as
+// "true" or "false", and a number as its literal when it is an integer ("12345678901234567"
+// stays exact as an id), or formatted back from float64 when it has a fraction or an exponent
+// ("1.50" -> "1.5", as before). null (or an absent key) is ok == false.
+func faqJSONValue(raw json.RawMessage) (s string, ok bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, nil
+	}
+	switch raw[0] {
+	case '"':
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", false, err
+		}
+		return s, true, nil
+	case 't', 'f':
+		return string(raw), true, nil // json.Unmarshal already checked it is true or false
+	case '[':
+		return "", false, errors.New("JSON array where a string was expected")
+	case '{':
+		return "", false, errors.New("JSON object where a string was expected")
+	}
+	if !bytes.ContainsAny(raw, ".eE") {
+		return string(raw), true, nil // an integer literal: its digits, exactly
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return "", false, fmt.Errorf("number %s: %w", raw, err)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64), true, nil
 }
 
 // faqCSVReader reads an FAQ as CSV with a header row (RFC 4180: quoted fields may span lines).

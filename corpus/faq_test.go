@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +257,89 @@ func TestJSONArrayTruncated(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFAQJSONNumbers reads numeric values of FAQ JSON records as their literal: ids above 2^53
+// were read as float64, so 12345678901234567 and 12345678901234568 became the same id.
+func TestFAQJSONNumbers(t *testing.T) {
+	tests := []struct {
+		value, wantID string
+	}{
+		{`12345678901234567`, "12345678901234567"},
+		{`12345678901234568`, "12345678901234568"},
+		{`9007199254740993`, "9007199254740993"}, // 2^53 + 1, the first integer float64 misses
+		{`-98765432109876543210`, "-98765432109876543210"},
+		{`7`, "7"},
+		{`0`, "0"},
+		{`1.50`, "1.5"}, // not an integer: formatted as a number, as before
+		{`1e3`, "1000"},
+		{`2.5E-1`, "0.25"},
+		{`"0012"`, "0012"},
+		{`true`, "true"},
+	}
+	var arr, lines []string
+	for i, tt := range tests {
+		rec := `{"id": ` + tt.value + `, "question": "Q` + strconv.Itoa(i) + `?", "answer": "A."}`
+		arr = append(arr, rec)
+		lines = append(lines, rec)
+	}
+	inputs := map[string]string{
+		"faq.json":  "[\n" + strings.Join(arr, ",\n") + "\n]\n",
+		"faq.jsonl": strings.Join(lines, "\n") + "\n",
+	}
+	for name, data := range inputs {
+		path := writeTemp(t, name, []byte(data))
+		r, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, recErrs, fatal := drain(t, r)
+		if fatal != nil || len(recErrs) != 0 || len(docs) != len(tests) {
+			t.Fatalf("%s: %d docs, errors %q, fatal %v", name, len(docs), recErrs, fatal)
+		}
+		for i, tt := range tests {
+			t.Run(name+"/"+tt.value, func(t *testing.T) {
+				if docs[i].ID != tt.wantID || docs[i].IDFromPosition {
+					t.Errorf("id %q (from position %v), want %q", docs[i].ID, docs[i].IDFromPosition, tt.wantID)
+				}
+			})
+		}
+	}
+}
+
+// TestFAQJSONValueErrors names the field of a value that is no text.
+func TestFAQJSONValueErrors(t *testing.T) {
+	tests := []struct{ rec, want string }{
+		{`{"question": "Q?", "answer": ["a"]}`, `field "answer": JSON array where a string was expected`},
+		{`{"question": "Q?", "answer": {"a": 1}}`, `field "answer": JSON object where a string was expected`},
+		{`{"question": "Q?", "answer": "A.", "id": 1e999}`, `field "id": number 1e999: strconv.ParseFloat: parsing "1e999": value out of range`},
+		{`{"question": "Q?", "answer": "A."} {"x": 1}`, `invalid character '{' after top-level value`},
+		{`[1]`, `record is a JSON array, not an object`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rec, func(t *testing.T) {
+			_, _, err := convertFAQJSON(DefaultFAQColumns())(rawRecord{data: []byte(tt.rec), n: 1})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzFAQJSON(f *testing.F) {
+	f.Add([]byte(`[{"id": 12345678901234567, "question": "Q?", "answer": "A.", "category": 1.5}, {"question": "R?", "answer": true}]`))
+	f.Add([]byte(`{"qid": "x", "question": "Q?", "answer": null}` + "\n" + `{"question": "Q?", "answer": [1]}`))
+	f.Add([]byte(`[{"question": "Q?", "answer": "A."},`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := newJSONReader(bytes.NewReader(data), "f.json", "f", convertFAQJSON(DefaultFAQColumns()))
+		docs, recErrs, _ := drain(t, r)
+		if st := r.Stats(); st.Documents != len(docs) || st.Bad != len(recErrs) {
+			t.Fatalf("stats %+v for %d docs, %d errors", st, len(docs), len(recErrs))
+		}
+		for _, d := range docs {
+			if d.ID == "" || d.Title == "" || isEmpty(d) {
+				t.Fatalf("bad document %+v", d)
+			}
+		}
+	})
 }
