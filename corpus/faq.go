@@ -377,6 +377,9 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 			}
 			// encoding/csv resumes at the next line after a parse error.
 			fr.stats.Bad++
+			if errors.Is(pe.Err, csv.ErrQuote) && pe.Line > pe.StartLine {
+				return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (lines %d-%d)", fr.row, pe.StartLine, pe.Line), Err: fr.openQuote(pe)}
+			}
 			return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (line %d)", fr.row, pe.StartLine), Err: pe.Err}
 		}
 		line, _ := fr.cr.FieldPos(0)
@@ -406,6 +409,19 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 			return doc, err
 		}
 	}
+}
+
+// openQuote words a quote error that spans lines: a quoted field that never closed read the
+// lines after it, rows and all, as its own text until a stray quote or the end of the file,
+// and encoding/csv's "extraneous or missing \" in quoted-field" neither says so nor which rows
+// went with it.
+func (fr *faqCSVReader) openQuote(pe *csv.ParseError) error {
+	end := fmt.Sprintf("to a quote on line %d followed by neither a comma nor a line end", pe.Line)
+	if fr.cap.eof && fr.cr.InputOffset() == fr.cap.n {
+		end = "to the end of the file"
+	}
+	return fmt.Errorf("unclosed quote: a quoted field opened in the row on line %d swallowed lines %d-%d, %s",
+		pe.StartLine, pe.StartLine, pe.Line, end)
 }
 
 func (fr *faqCSVReader) Stats() ReadStats { return fr.stats.Clone() }

@@ -26,6 +26,7 @@ type capReader struct {
 	start int64 // stream offset where the current record starts
 	max   int64
 	lines int64 // line ends read so far, to name the line of an error found at a byte offset
+	eof   bool  // r returned io.EOF: n is the input's size
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -35,6 +36,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	c.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
+	if err == io.EOF {
+		c.eof = true
+	}
 	return n, err
 }
 
