@@ -340,7 +340,39 @@ func (fr *faqCSVReader) readHeader() error {
 			return fmt.Errorf("%s: header has no %q column (columns: %s)", fr.file, need.want, strings.Join(header, ", "))
 		}
 	}
+	if err := repeatedColumn(names, fr.use); err != nil {
+		return fmt.Errorf("%s: header (line 1): %w", fr.file, err)
+	}
 	fr.stats.Columns = fr.use.report()
+	return nil
+}
+
+// repeatedColumn reports a column the reader uses that the header names more than once
+// (ignoring case, as columns are matched): only the first copy would be read and the others
+// lost without a word, and which copy holds the data is not for the reader to guess. Unused
+// columns may repeat.
+func repeatedColumn(names []string, use faqFields) error {
+	used := []string{use.question, use.answer, use.date, use.category, use.url, use.id}
+	meta := make([]string, 0, len(use.meta))
+	for _, n := range use.meta {
+		meta = append(meta, n)
+	}
+	sort.Strings(meta) // the same error every run
+	used = append(used, meta...)
+	for _, col := range used {
+		if col == "" {
+			continue
+		}
+		var at []string
+		for i, n := range names {
+			if strings.EqualFold(n, col) {
+				at = append(at, strconv.Itoa(i+1))
+			}
+		}
+		if len(at) > 1 {
+			return fmt.Errorf("column %q is named %d times (columns %s): rename or drop the copies", col, len(at), strings.Join(at, ", "))
+		}
+	}
 	return nil
 }
 

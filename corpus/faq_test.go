@@ -119,6 +119,8 @@ func FuzzFAQCSV(f *testing.F) {
 	f.Add([]byte("question,answer,last_update,category,link\nQ?,A.,2020/03/17,c,http://x\n"))
 	f.Add([]byte("question,answer\n\"Q\n?\",\"A \"\"quoted\"\"\"\nbad,\"row\nq,a,extra\n"))
 	f.Add([]byte("\uFEFFquestion,answer\n\xff,\xfe\n"))
+	f.Add([]byte("question,answer,Answer\nQ?,A.,B.\n"))
+	f.Add([]byte("question,answer\nQ1?,\"A1\nQ2?,A2.\nQ3?,\"A3\",x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := newFAQCSVReader(bytes.NewReader(data), "f.csv", "f", DefaultFAQColumns())
 		docs, recErrs, _ := drain(t, r)
@@ -385,6 +387,51 @@ func TestFAQCSVUnclosedQuote(t *testing.T) {
 			}
 			if want := []string{path + ": " + tt.want}; fmt.Sprint(recErrs) != fmt.Sprint(want) {
 				t.Errorf("errors %q\nwant   %q", recErrs, want)
+			}
+		})
+	}
+}
+
+// TestFAQCSVRepeatedColumn fails a header that names a column the reader uses twice: the
+// second copy was silently dropped. Columns the reader does not use may repeat.
+func TestFAQCSVRepeatedColumn(t *testing.T) {
+	tests := []struct {
+		name, header string
+		cols         FAQColumns
+		want         string // the fatal error after "path: header (line 1): "; "" reads
+	}{
+		{"answer twice", "question,answer,answer", FAQColumns{}, `column "answer" is named 2 times (columns 2, 3): rename or drop the copies`},
+		{"question in another case", "Question,answer,question", FAQColumns{}, `column "Question" is named 2 times (columns 1, 3): rename or drop the copies`},
+		{"date alias twice", "question,answer,last_update,x,last_update", FAQColumns{}, `column "last_update" is named 2 times (columns 3, 5): rename or drop the copies`},
+		{"named id thrice", "qid,question,qid,answer,QID", FAQColumns{ID: "qid"}, `column "qid" is named 3 times (columns 1, 3, 5): rename or drop the copies`},
+		{"meta twice", "question,answer,lang,lang", FAQColumns{Meta: []string{"lang"}}, `column "lang" is named 2 times (columns 3, 4): rename or drop the copies`},
+		{"unused twice", "question,answer,notes,notes", FAQColumns{}, ""},
+		{"turned off twice", "question,answer,category,category", FAQColumns{Category: "-"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := strings.Count(tt.header, ",") + 1
+			row := "Q?,A." + strings.Repeat(",x", n-2)
+			if strings.HasPrefix(tt.header, "qid") {
+				row = "1,Q?,x,A.,y"
+			}
+			path := writeTemp(t, "faq.csv", []byte(tt.header+"\n"+row+"\n"))
+			r, err := Open(context.Background(), path, Options{FAQ: tt.cols})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			if tt.want == "" {
+				if fatal != nil || len(recErrs) != 0 || len(docs) != 1 {
+					t.Errorf("%d docs, errors %q, fatal %v", len(docs), recErrs, fatal)
+				}
+				return
+			}
+			if want := path + ": header (line 1): " + tt.want; fatal == nil || fatal.Error() != want {
+				t.Errorf("fatal %v\nwant  %s", fatal, want)
+			}
+			if len(docs) != 0 {
+				t.Errorf("%d documents read past a bad header", len(docs))
 			}
 		})
 	}
