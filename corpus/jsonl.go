@@ -67,7 +67,7 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 			return nil, err
 		}
 		return &jsonRecords{dec: dec, array: true, cap: c, max: DefaultMaxRecordBytes, blank: blank, size: size}, nil
-	case first == '{' && !firstLineComplete(br):
+	case first == '{' && !firstLineComplete(br) && !badFirstLine(br):
 		c := &capReader{r: br, max: DefaultMaxRecordBytes}
 		return &jsonRecords{dec: json.NewDecoder(c), cap: c, max: DefaultMaxRecordBytes, blank: blank, size: size}, nil
 	default:
@@ -116,6 +116,29 @@ func firstLineComplete(br *bufio.Reader) bool {
 	}
 	line = bytes.TrimPrefix(line, []byte("\uFEFF"))
 	return json.Valid(line)
+}
+
+// badFirstLine reports whether the input is JSON lines whose first line is broken: the first
+// value is a syntax error, not a value spread over lines, and the next line that is not blank
+// is a whole value. Read as pretty-printed JSON, such a file failed as a whole on its first
+// line; as JSON lines, that line is one bad record and the others are read.
+func badFirstLine(br *bufio.Reader) bool {
+	b, _ := br.Peek(maxJSONLineProbe)
+	b = bytes.TrimLeft(b, " \t\r\n\uFEFF")
+	var raw json.RawMessage
+	var se *json.SyntaxError
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw); !errors.As(err, &se) {
+		return false // a value over several lines, or one longer than the probe
+	}
+	_, rest, _ := bytes.Cut(b, []byte("\n"))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			return (line[0] == '{' || line[0] == '[') && json.Valid(line)
+		}
+	}
+	return false
 }
 
 // next returns the next record, io.EOF at the end, or a fatal error.
