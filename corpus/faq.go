@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -212,10 +213,12 @@ func (f faqFields) faqRow(get func(col string) (string, bool), n int) (Document,
 }
 
 // convertFAQJSON converts one JSON object (from a JSON array or JSON lines) of an FAQ.
-// Values may be strings, numbers or booleans; null counts as absent.
+// Values may be strings, numbers or booleans; null counts as absent. Numbers are read as the
+// text of their literal, not as float64: FAQ ids of 17 digits (above 2^53) were rounded to the
+// same float and collided.
 func convertFAQJSON(cols FAQColumns) convertFunc {
 	return func(rec rawRecord) (Document, string, error) {
-		var m map[string]any
+		var m map[string]json.RawMessage
 		if err := json.Unmarshal(rec.data, &m); err != nil {
 			return Document{}, "", jsonError(err)
 		}
@@ -233,26 +236,11 @@ func convertFAQJSON(cols FAQColumns) convertFunc {
 		}
 		var bad error
 		get := func(col string) (string, bool) {
-			switch v := m[col].(type) {
-			case nil:
-				return "", false
-			case string:
-				return v, true
-			case float64:
-				return strconv.FormatFloat(v, 'f', -1, 64), true
-			case bool:
-				return strconv.FormatBool(v), true
-			case []any:
-				if bad == nil {
-					bad = fmt.Errorf("field %q: JSON array where a string was expected", col)
-				}
-				return "", false
-			default:
-				if bad == nil {
-					bad = fmt.Errorf("field %q: JSON object where a string was expected", col)
-				}
-				return "", false
+			s, ok, err := faqJSONValue(m[col])
+			if err != nil && bad == nil {
+				bad = fmt.Errorf("field %q: %w", col, err)
 			}
+			return s, ok
 		}
 		doc, skip, err := f.faqRow(get, rec.n)
 		if err == nil && bad != nil {
@@ -260,6 +248,38 @@ func convertFAQJSON(cols FAQColumns) convertFunc {
 		}
 		return doc, skip, err
 	}
+}
+
+// faqJSONValue reads one value of an FAQ record as text: a string as itself, a boolean as
+// "true" or "false", and a number as its literal when it is an integer ("12345678901234567"
+// stays exact as an id), or formatted back from float64 when it has a fraction or an exponent
+// ("1.50" -> "1.5", as before). null (or an absent key) is ok == false.
+func faqJSONValue(raw json.RawMessage) (s string, ok bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, nil
+	}
+	switch raw[0] {
+	case '"':
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", false, err
+		}
+		return s, true, nil
+	case 't', 'f':
+		return string(raw), true, nil // json.Unmarshal already checked it is true or false
+	case '[':
+		return "", false, errors.New("JSON array where a string was expected")
+	case '{':
+		return "", false, errors.New("JSON object where a string was expected")
+	}
+	if !bytes.ContainsAny(raw, ".eE") {
+		return string(raw), true, nil // an integer literal: its digits, exactly
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return "", false, fmt.Errorf("number %s: %w", raw, err)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64), true, nil
 }
 
 // faqCSVReader reads an FAQ as CSV with a header row (RFC 4180: quoted fields may span lines).
@@ -320,7 +340,39 @@ func (fr *faqCSVReader) readHeader() error {
 			return fmt.Errorf("%s: header has no %q column (columns: %s)", fr.file, need.want, strings.Join(header, ", "))
 		}
 	}
+	if err := repeatedColumn(names, fr.use); err != nil {
+		return fmt.Errorf("%s: header (line 1): %w", fr.file, err)
+	}
 	fr.stats.Columns = fr.use.report()
+	return nil
+}
+
+// repeatedColumn reports a column the reader uses that the header names more than once
+// (ignoring case, as columns are matched): only the first copy would be read and the others
+// lost without a word, and which copy holds the data is not for the reader to guess. Unused
+// columns may repeat.
+func repeatedColumn(names []string, use faqFields) error {
+	used := []string{use.question, use.answer, use.date, use.category, use.url, use.id}
+	meta := make([]string, 0, len(use.meta))
+	for _, n := range use.meta {
+		meta = append(meta, n)
+	}
+	sort.Strings(meta) // the same error every run
+	used = append(used, meta...)
+	for _, col := range used {
+		if col == "" {
+			continue
+		}
+		var at []string
+		for i, n := range names {
+			if strings.EqualFold(n, col) {
+				at = append(at, strconv.Itoa(i+1))
+			}
+		}
+		if len(at) > 1 {
+			return fmt.Errorf("column %q is named %d times (columns %s): rename or drop the copies", col, len(at), strings.Join(at, ", "))
+		}
+	}
 	return nil
 }
 
@@ -357,6 +409,9 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 			}
 			// encoding/csv resumes at the next line after a parse error.
 			fr.stats.Bad++
+			if errors.Is(pe.Err, csv.ErrQuote) && pe.Line > pe.StartLine {
+				return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (lines %d-%d)", fr.row, pe.StartLine, pe.Line), Err: fr.openQuote(pe)}
+			}
 			return Document{}, &RecordError{File: fr.file, Pos: fmt.Sprintf("row %d (line %d)", fr.row, pe.StartLine), Err: pe.Err}
 		}
 		line, _ := fr.cr.FieldPos(0)
@@ -386,6 +441,19 @@ func (fr *faqCSVReader) Next(ctx context.Context) (Document, error) {
 			return doc, err
 		}
 	}
+}
+
+// openQuote words a quote error that spans lines: a quoted field that never closed read the
+// lines after it, rows and all, as its own text until a stray quote or the end of the file,
+// and encoding/csv's "extraneous or missing \" in quoted-field" neither says so nor which rows
+// went with it.
+func (fr *faqCSVReader) openQuote(pe *csv.ParseError) error {
+	end := fmt.Sprintf("to a quote on line %d followed by neither a comma nor a line end", pe.Line)
+	if fr.cap.eof && fr.cr.InputOffset() == fr.cap.n {
+		end = "to the end of the file"
+	}
+	return fmt.Errorf("unclosed quote: a quoted field opened in the row on line %d swallowed lines %d-%d, %s",
+		pe.StartLine, pe.StartLine, pe.Line, end)
 }
 
 func (fr *faqCSVReader) Stats() ReadStats { return fr.stats.Clone() }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,8 @@ func FuzzFAQCSV(f *testing.F) {
 	f.Add([]byte("question,answer,last_update,category,link\nQ?,A.,2020/03/17,c,http://x\n"))
 	f.Add([]byte("question,answer\n\"Q\n?\",\"A \"\"quoted\"\"\"\nbad,\"row\nq,a,extra\n"))
 	f.Add([]byte("\uFEFFquestion,answer\n\xff,\xfe\n"))
+	f.Add([]byte("question,answer,Answer\nQ?,A.,B.\n"))
+	f.Add([]byte("question,answer\nQ1?,\"A1\nQ2?,A2.\nQ3?,\"A3\",x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := newFAQCSVReader(bytes.NewReader(data), "f.csv", "f", DefaultFAQColumns())
 		docs, recErrs, _ := drain(t, r)
@@ -202,5 +205,234 @@ func TestFAQJSONKeysIgnoreCase(t *testing.T) {
 	docs, st := readPath(t, path, Options{})
 	if st.Format != FormatFAQJSONL || len(docs) != 1 || docs[0].ID != "x1" || docs[0].Title != "Why?" || docs[0].Sections[0].Text != "Because." {
 		t.Errorf("format %q, docs %+v", st.Format, docs)
+	}
+}
+
+// TestJSONArrayTruncated holds a JSON array of records to its closing ']': an array cut
+// between records ("[{...},{...}" and no ']') once read as complete, losing the records after
+// the cut without a word. Every cut is fatal (not a skippable record error) and names the file,
+// the byte and the line; the records before it are still returned.
+func TestJSONArrayTruncated(t *testing.T) {
+	const r1 = `{"question": "Q1?", "answer": "A1."}`
+	const r2 = `{"question": "Q2?", "answer": "A2."}`
+	whole := "[\n" + r1 + ",\n" + r2 + "\n]\n"
+	tests := []struct {
+		name, data string
+		docs       int
+		want       string // the fatal error after "path: "; "" for a clean end
+	}{
+		{"whole", whole, 2, ""},
+		{"whole, no line end", strings.TrimSuffix(whole, "\n"), 2, ""},
+		{"empty array", "[]", 0, ""},
+		{"no closing bracket", "[\n" + r1 + ",\n" + r2, 2,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 3) after record 2 of a JSON array, without the array's closing ']'", len("[\n"+r1+",\n"+r2))},
+		{"no closing bracket, line end", "[\n" + r1 + ",\n" + r2 + "\n", 2,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 4) after record 2 of a JSON array, without the array's closing ']'", len("[\n"+r1+",\n"+r2+"\n"))},
+		{"cut after a comma", "[\n" + r1 + ",\n", 1,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 3) inside record 2 of the JSON array", len("[\n"+r1+",\n"))},
+		{"cut inside a record", "[\n" + r1 + ",\n" + r2[:10], 1,
+			fmt.Sprintf("truncated input: the file ends (byte %d, line 3) inside record 2 of the JSON array", len("[\n"+r1+",\n"+r2[:10]))},
+		{"only the bracket", "[\n", 0, "truncated input: the file ends (byte 2, line 2) after record 0 of a JSON array, without the array's closing ']'"},
+		{"data after the array", "[\n" + r1 + "\n]\n" + r2 + "\n", 1,
+			fmt.Sprintf("data after the JSON array's closing ']' (byte %d, line 3)", len("[\n"+r1+"\n]"))},
+		{"brace for bracket", "[\n" + r1 + "\n}", 1, "after record 1 (byte " + fmt.Sprint(len("[\n"+r1+"\n")) + ", line 3): invalid character '}' after array element"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeTemp(t, "faq.json", []byte(tt.data))
+			r, err := Open(context.Background(), path, Options{Format: FormatFAQJSON})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			if len(recErrs) != 0 {
+				t.Errorf("record errors %q", recErrs)
+			}
+			if len(docs) != tt.docs {
+				t.Errorf("%d documents, want %d", len(docs), tt.docs)
+			}
+			switch {
+			case tt.want == "" && fatal != nil:
+				t.Errorf("fatal %v, want a clean end", fatal)
+			case tt.want != "" && (fatal == nil || fatal.Error() != path+": "+tt.want):
+				t.Errorf("fatal %v\nwant %s", fatal, path+": "+tt.want)
+			}
+		})
+	}
+}
+
+// TestFAQJSONNumbers reads numeric values of FAQ JSON records as their literal: ids above 2^53
+// were read as float64, so 12345678901234567 and 12345678901234568 became the same id.
+func TestFAQJSONNumbers(t *testing.T) {
+	tests := []struct {
+		value, wantID string
+	}{
+		{`12345678901234567`, "12345678901234567"},
+		{`12345678901234568`, "12345678901234568"},
+		{`9007199254740993`, "9007199254740993"}, // 2^53 + 1, the first integer float64 misses
+		{`-98765432109876543210`, "-98765432109876543210"},
+		{`7`, "7"},
+		{`0`, "0"},
+		{`1.50`, "1.5"}, // not an integer: formatted as a number, as before
+		{`1e3`, "1000"},
+		{`2.5E-1`, "0.25"},
+		{`"0012"`, "0012"},
+		{`true`, "true"},
+	}
+	var arr, lines []string
+	for i, tt := range tests {
+		rec := `{"id": ` + tt.value + `, "question": "Q` + strconv.Itoa(i) + `?", "answer": "A."}`
+		arr = append(arr, rec)
+		lines = append(lines, rec)
+	}
+	inputs := map[string]string{
+		"faq.json":  "[\n" + strings.Join(arr, ",\n") + "\n]\n",
+		"faq.jsonl": strings.Join(lines, "\n") + "\n",
+	}
+	for name, data := range inputs {
+		path := writeTemp(t, name, []byte(data))
+		r, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, recErrs, fatal := drain(t, r)
+		if fatal != nil || len(recErrs) != 0 || len(docs) != len(tests) {
+			t.Fatalf("%s: %d docs, errors %q, fatal %v", name, len(docs), recErrs, fatal)
+		}
+		for i, tt := range tests {
+			t.Run(name+"/"+tt.value, func(t *testing.T) {
+				if docs[i].ID != tt.wantID || docs[i].IDFromPosition {
+					t.Errorf("id %q (from position %v), want %q", docs[i].ID, docs[i].IDFromPosition, tt.wantID)
+				}
+			})
+		}
+	}
+}
+
+// TestFAQJSONValueErrors names the field of a value that is no text.
+func TestFAQJSONValueErrors(t *testing.T) {
+	tests := []struct{ rec, want string }{
+		{`{"question": "Q?", "answer": ["a"]}`, `field "answer": JSON array where a string was expected`},
+		{`{"question": "Q?", "answer": {"a": 1}}`, `field "answer": JSON object where a string was expected`},
+		{`{"question": "Q?", "answer": "A.", "id": 1e999}`, `field "id": number 1e999: strconv.ParseFloat: parsing "1e999": value out of range`},
+		{`{"question": "Q?", "answer": "A."} {"x": 1}`, `invalid character '{' after top-level value`},
+		{`[1]`, `record is a JSON array, not an object`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rec, func(t *testing.T) {
+			_, _, err := convertFAQJSON(DefaultFAQColumns())(rawRecord{data: []byte(tt.rec), n: 1})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzFAQJSON(f *testing.F) {
+	f.Add([]byte(`[{"id": 12345678901234567, "question": "Q?", "answer": "A.", "category": 1.5}, {"question": "R?", "answer": true}]`))
+	f.Add([]byte(`{"qid": "x", "question": "Q?", "answer": null}` + "\n" + `{"question": "Q?", "answer": [1]}`))
+	f.Add([]byte(`[{"question": "Q?", "answer": "A."},`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := newJSONReader(bytes.NewReader(data), "f.json", "f", convertFAQJSON(DefaultFAQColumns()))
+		docs, recErrs, _ := drain(t, r)
+		if st := r.Stats(); st.Documents != len(docs) || st.Bad != len(recErrs) {
+			t.Fatalf("stats %+v for %d docs, %d errors", st, len(docs), len(recErrs))
+		}
+		for _, d := range docs {
+			if d.ID == "" || d.Title == "" || isEmpty(d) {
+				t.Fatalf("bad document %+v", d)
+			}
+		}
+	})
+}
+
+// TestFAQCSVUnclosedQuote names the lines an unclosed quote swallowed: encoding/csv reads
+// every line after an opening quote into the field until a quote ends it, and its "extraneous
+// or missing \" in quoted-field" named only the first line, so the rows lost went unsaid.
+func TestFAQCSVUnclosedQuote(t *testing.T) {
+	tests := []struct {
+		name, data string
+		docs       []string // titles read
+		want       string   // the record error after "path: "
+	}{
+		{"to the end", "question,answer\nQ1?,\"A1\nQ2?,A2.\nQ3?,A3.\n", nil,
+			"row 1 (lines 2-4): unclosed quote: a quoted field opened in the row on line 2 swallowed lines 2-4, to the end of the file"},
+		{"to the end, no line end", "question,answer\nQ0?,A0.\nQ1?,\"A1\nQ2?,A2.\nQ3?,A3.", []string{"Q0?"},
+			"row 2 (lines 3-5): unclosed quote: a quoted field opened in the row on line 3 swallowed lines 3-5, to the end of the file"},
+		{"to a stray quote", "question,answer\nQ1?,\"A1\nQ2?,A2.\nQ3?,\"A3\",x\nQ4?,A4.\n", []string{"Q4?"},
+			"row 1 (lines 2-4): unclosed quote: a quoted field opened in the row on line 2 swallowed lines 2-4, to a quote on line 4 followed by neither a comma nor a line end"},
+		{"in the question", "question,answer\n\"Q1?,A1.\nQ2?,A2.\n", nil,
+			"row 1 (lines 2-3): unclosed quote: a quoted field opened in the row on line 2 swallowed lines 2-3, to the end of the file"},
+		// A bad quote on one line swallows nothing: the error stays encoding/csv's.
+		{"one line", "question,answer\nQ1?,\"A1 \"x\" y\"\nQ2?,A2.\n", []string{"Q2?"},
+			"row 1 (line 2): extraneous or missing \" in quoted-field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeTemp(t, "faq.csv", []byte(tt.data))
+			r, err := Open(context.Background(), path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			if fatal != nil {
+				t.Fatal(fatal)
+			}
+			var titles []string
+			for _, d := range docs {
+				titles = append(titles, d.Title)
+			}
+			if fmt.Sprint(titles) != fmt.Sprint(tt.docs) {
+				t.Errorf("documents %q, want %q", titles, tt.docs)
+			}
+			if want := []string{path + ": " + tt.want}; fmt.Sprint(recErrs) != fmt.Sprint(want) {
+				t.Errorf("errors %q\nwant   %q", recErrs, want)
+			}
+		})
+	}
+}
+
+// TestFAQCSVRepeatedColumn fails a header that names a column the reader uses twice: the
+// second copy was silently dropped. Columns the reader does not use may repeat.
+func TestFAQCSVRepeatedColumn(t *testing.T) {
+	tests := []struct {
+		name, header string
+		cols         FAQColumns
+		want         string // the fatal error after "path: header (line 1): "; "" reads
+	}{
+		{"answer twice", "question,answer,answer", FAQColumns{}, `column "answer" is named 2 times (columns 2, 3): rename or drop the copies`},
+		{"question in another case", "Question,answer,question", FAQColumns{}, `column "Question" is named 2 times (columns 1, 3): rename or drop the copies`},
+		{"date alias twice", "question,answer,last_update,x,last_update", FAQColumns{}, `column "last_update" is named 2 times (columns 3, 5): rename or drop the copies`},
+		{"named id thrice", "qid,question,qid,answer,QID", FAQColumns{ID: "qid"}, `column "qid" is named 3 times (columns 1, 3, 5): rename or drop the copies`},
+		{"meta twice", "question,answer,lang,lang", FAQColumns{Meta: []string{"lang"}}, `column "lang" is named 2 times (columns 3, 4): rename or drop the copies`},
+		{"unused twice", "question,answer,notes,notes", FAQColumns{}, ""},
+		{"turned off twice", "question,answer,category,category", FAQColumns{Category: "-"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := strings.Count(tt.header, ",") + 1
+			row := "Q?,A." + strings.Repeat(",x", n-2)
+			if strings.HasPrefix(tt.header, "qid") {
+				row = "1,Q?,x,A.,y"
+			}
+			path := writeTemp(t, "faq.csv", []byte(tt.header+"\n"+row+"\n"))
+			r, err := Open(context.Background(), path, Options{FAQ: tt.cols})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			if tt.want == "" {
+				if fatal != nil || len(recErrs) != 0 || len(docs) != 1 {
+					t.Errorf("%d docs, errors %q, fatal %v", len(docs), recErrs, fatal)
+				}
+				return
+			}
+			if want := path + ": header (line 1): " + tt.want; fatal == nil || fatal.Error() != want {
+				t.Errorf("fatal %v\nwant  %s", fatal, want)
+			}
+			if len(docs) != 0 {
+				t.Errorf("%d documents read past a bad header", len(docs))
+			}
+		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/kairos-rag/kairos/corpus/document"
 )
 
 // jsonRecords yields the raw records of a JSON input in one of three layouts:
@@ -25,9 +27,11 @@ type jsonRecords struct {
 	lines *lineReader   // JSON lines
 	dec   *json.Decoder // array or concatenated values
 	array bool
-	cap   *capReader // under dec: bounds what it buffers for one record
-	max   int64      // MaxRecordBytes
-	n     int        // records returned so far
+	cap   *capReader               // under dec: bounds what it buffers for one record
+	max   int64                    // MaxRecordBytes
+	n     int                      // records returned so far
+	blank int                      // line ends discarded before the first value, not seen by cap
+	size  *document.CountingReader // the input's bytes read, which at its end are its size
 	err   error
 }
 
@@ -46,7 +50,8 @@ type rawRecord struct {
 const maxJSONLineProbe = 1 << 16
 
 func newJSONRecords(r io.Reader) (*jsonRecords, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	size := &document.CountingReader{R: r}
+	br := bufio.NewReaderSize(size, 1<<16)
 	first, blank, err := firstNonSpace(br)
 	if err != nil {
 		if err == io.EOF {
@@ -61,10 +66,10 @@ func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 		if _, err := dec.Token(); err != nil { // the opening bracket
 			return nil, err
 		}
-		return &jsonRecords{dec: dec, array: true, cap: c, max: DefaultMaxRecordBytes}, nil
-	case first == '{' && !firstLineComplete(br):
+		return &jsonRecords{dec: dec, array: true, cap: c, max: DefaultMaxRecordBytes, blank: blank, size: size}, nil
+	case first == '{' && !firstLineComplete(br) && !badFirstLine(br):
 		c := &capReader{r: br, max: DefaultMaxRecordBytes}
-		return &jsonRecords{dec: json.NewDecoder(c), cap: c, max: DefaultMaxRecordBytes}, nil
+		return &jsonRecords{dec: json.NewDecoder(c), cap: c, max: DefaultMaxRecordBytes, blank: blank, size: size}, nil
 	default:
 		return &jsonRecords{lines: &lineReader{br: br, line: blank, max: DefaultMaxRecordBytes}, max: DefaultMaxRecordBytes}, nil
 	}
@@ -113,6 +118,29 @@ func firstLineComplete(br *bufio.Reader) bool {
 	return json.Valid(line)
 }
 
+// badFirstLine reports whether the input is JSON lines whose first line is broken: the first
+// value is a syntax error, not a value spread over lines, and the next line that is not blank
+// is a whole value. Read as pretty-printed JSON, such a file failed as a whole on its first
+// line; as JSON lines, that line is one bad record and the others are read.
+func badFirstLine(br *bufio.Reader) bool {
+	b, _ := br.Peek(maxJSONLineProbe)
+	b = bytes.TrimLeft(b, " \t\r\n\uFEFF")
+	var raw json.RawMessage
+	var se *json.SyntaxError
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw); !errors.As(err, &se) {
+		return false // a value over several lines, or one longer than the probe
+	}
+	_, rest, _ := bytes.Cut(b, []byte("\n"))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			return (line[0] == '{' || line[0] == '[') && json.Valid(line)
+		}
+	}
+	return false
+}
+
 // next returns the next record, io.EOF at the end, or a fatal error.
 func (j *jsonRecords) next() (rawRecord, error) {
 	if j.err != nil {
@@ -143,8 +171,8 @@ func (j *jsonRecords) next() (rawRecord, error) {
 		}
 	}
 	if j.array && !j.dec.More() {
-		j.err = io.EOF
-		return rawRecord{}, io.EOF
+		j.err = j.endArray()
+		return rawRecord{}, j.err
 	}
 	offset := j.dec.InputOffset()
 	j.cap.start = offset
@@ -159,6 +187,12 @@ func (j *jsonRecords) next() (rawRecord, error) {
 			j.err = io.EOF
 			return rawRecord{}, io.EOF
 		}
+		if j.array && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			// "[{...},{...}," or a record cut short: records may be missing after it.
+			j.err = fmt.Errorf("truncated input: the file ends (byte %d, line %d) inside record %d of the JSON array",
+				j.size.Count(), j.endLine(), j.n+1)
+			return rawRecord{}, j.err
+		}
 		j.err = fmt.Errorf("record %d (byte %d): %w", j.n+1, offset, err)
 		return rawRecord{}, j.err
 	}
@@ -170,6 +204,39 @@ func (j *jsonRecords) next() (rawRecord, error) {
 	data, repaired := repairUTF8(raw)
 	return rawRecord{data: data, n: j.n, pos: fmt.Sprintf("record %d (byte %d)", j.n, start), repaired: repaired}, nil
 }
+
+// endArray reads the end of a JSON array once it holds no more records: its closing ']',
+// then nothing but white space. It returns io.EOF, or a fatal error: an array cut short
+// ("[{...},{...}" with no ']') reads exactly like a whole one up to there, and only the missing
+// bracket tells that the records after the cut are lost; data after the ']' would be lost too.
+func (j *jsonRecords) endArray() error {
+	at := j.dec.InputOffset()
+	tok, err := j.dec.Token()
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return fmt.Errorf("truncated input: the file ends (byte %d, line %d) after record %d of a JSON array, without the array's closing ']'",
+			j.size.Count(), j.endLine(), j.n)
+	case err != nil:
+		return fmt.Errorf("after record %d (byte %d, line %d): %w", j.n, at, j.line(), err)
+	case tok != json.Delim(']'):
+		return fmt.Errorf("after record %d (byte %d, line %d): %v where the JSON array should end", j.n, at, j.line(), tok)
+	}
+	at, line := j.dec.InputOffset(), j.line() // before Token reads on
+	if _, err := j.dec.Token(); err != io.EOF {
+		return fmt.Errorf("data after the JSON array's closing ']' (byte %d, line %d)", at, line)
+	}
+	return io.EOF
+}
+
+// line is the 1-based line of the decoder's input offset: the line ends it has read, less
+// those still in its buffer.
+func (j *jsonRecords) line() int64 {
+	buffered, _ := io.ReadAll(j.dec.Buffered())
+	return 1 + int64(j.blank) + j.cap.lines - int64(bytes.Count(buffered, []byte{'\n'}))
+}
+
+// endLine is the line the input ends on, once the decoder has read all of it.
+func (j *jsonRecords) endLine() int64 { return 1 + int64(j.blank) + j.cap.lines }
 
 // convertFunc turns one raw record into a document. A non-empty skip reason drops a
 // well-formed record (counted in ReadStats.Skipped); an error makes it a *RecordError.

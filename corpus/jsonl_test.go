@@ -193,6 +193,9 @@ func TestJSONReaderContext(t *testing.T) {
 func FuzzJSONL(f *testing.F) {
 	f.Add([]byte(`{"_id": "1", "title": "T", "text": "x. Y."}` + "\n" + `{"id": 2, "text": "y", "date": "2020-01-02"}`))
 	f.Add([]byte(`[{"_id": "1", "text": "x"}, {"_id": 2}]`))
+	f.Add([]byte("[\n{\"_id\": \"1\", \"text\": \"x\"},\n{\"_id\": 2, \"text\": \"y\"}")) // no ']'
+	f.Add([]byte(`[{"_id": "1", "text": "x"}] {"_id": 2}`))
+	f.Add([]byte("{\"_id\": \"1\", \"text\": \"x\"\n{\"_id\": \"2\", \"text\": \"y\"}\n")) // bad first line
 	f.Add([]byte("{\n \"_id\": \"1\",\n \"text\": \"x\"\n}\n{\"_id\":\"2\",\"text\":\"y\"}"))
 	f.Add([]byte("\xff\xfe{\"_id\": \"\xc3\x28\", \"text\": \"\xff\"}\n\n\n{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -238,6 +241,53 @@ func TestJSONLLeadingBlankLines(t *testing.T) {
 			want := "blank.jsonl: line " + strconv.Itoa(tc.lines+2) + `: missing "text" field`
 			if len(recErrs) != 1 || recErrs[0] != want {
 				t.Errorf("errors %q, want %q", recErrs, want)
+			}
+		})
+	}
+}
+
+// TestJSONLBadFirstLine reads a JSON lines file whose first line is broken as JSON lines: the
+// broken "{" line was taken for the start of pretty-printed JSON, and the whole file failed
+// with a syntax error at byte 0. Pretty-printed values are still read as such.
+func TestJSONLBadFirstLine(t *testing.T) {
+	const l2, l3 = `{"_id": "2", "text": "y"}`, `{"_id": "3", "text": "z"}`
+	tests := []struct {
+		name, data string
+		ids        []string
+		errs       []string // record errors, after "path: "
+		fatal      string   // after "path: "
+	}{
+		{"unclosed first line", `{"_id": "1", "text": "x"` + "\n" + l2 + "\n" + l3 + "\n", []string{"2", "3"},
+			[]string{"line 1: unexpected end of JSON input"}, ""},
+		{"trailing comma", `{"_id": "1", "text": "x",}` + "\n\n" + l2 + "\n", []string{"2"},
+			[]string{"line 1: invalid character '}' looking for beginning of object key string"}, ""},
+		{"garbage", "{bad\n" + l2 + "\n", []string{"2"},
+			[]string{"line 1: invalid character 'b' looking for beginning of object key string"}, ""},
+		{"pretty-printed", "{\n \"_id\": \"1\",\n \"text\": \"x\"\n}\n" + l2, []string{"1", "2"}, nil, ""},
+		{"pretty-printed, broken", "{\n \"_id\": \"1\",\n \"text\" \"x\"\n}\n" + l2, nil, nil,
+			"record 1 (byte 0): invalid character '\"' after object key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeTemp(t, "a.jsonl", []byte(tt.data))
+			r, err := Open(context.Background(), path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, recErrs, fatal := drain(t, r)
+			var ids []string
+			for _, d := range docs {
+				ids = append(ids, d.ID)
+			}
+			var errs []string
+			for _, e := range tt.errs {
+				errs = append(errs, path+": "+e)
+			}
+			if strings.Join(ids, ",") != strings.Join(tt.ids, ",") || strings.Join(recErrs, "\n") != strings.Join(errs, "\n") {
+				t.Errorf("ids %q, errors %q\nwant ids %q, errors %q", ids, recErrs, tt.ids, errs)
+			}
+			if (fatal == nil) != (tt.fatal == "") || fatal != nil && fatal.Error() != path+": "+tt.fatal {
+				t.Errorf("fatal %v, want %q", fatal, tt.fatal)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/kairos-rag/kairos/corpus/document"
@@ -24,6 +25,8 @@ type capReader struct {
 	n     int64 // bytes read so far
 	start int64 // stream offset where the current record starts
 	max   int64
+	lines int64 // line ends read so far, to name the line of an error found at a byte offset
+	eof   bool  // r returned io.EOF: n is the input's size
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -32,6 +35,10 @@ func (c *capReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	c.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
+	if err == io.EOF {
+		c.eof = true
+	}
 	return n, err
 }
 

@@ -15,9 +15,11 @@ import (
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
-// TestMediaWikiTruncated cuts a real dump inside a page and reads it as a plain XML file
-// through Open: the reader must stop with a fatal error (not a *RecordError that --skip-bad
-// would skip) naming the file, the page and its line, after the complete pages before it.
+// TestMediaWikiTruncated cuts a real dump inside a page, or between pages, and reads it as a
+// plain XML file through Open: the reader must stop with a fatal error (not a *RecordError
+// that --skip-bad would skip) naming the file, the page and its line, after the complete pages
+// before it. A cut between pages leaves only whole pages, so only the missing </mediawiki>
+// tells it from the end of the dump; a dump cut that way once read to a clean EOF.
 func TestMediaWikiTruncated(t *testing.T) {
 	full := readGensimDump(t, "testcorpus.xml.bz2")
 	pages := bytes.Count(full, []byte("<page>"))
@@ -31,20 +33,42 @@ func TestMediaWikiTruncated(t *testing.T) {
 		}
 		return off
 	}
+	endOf := func(n int) int { // offset after the n-th "</page>" and its line end
+		off := nth(n)
+		off += bytes.Index(full[off:], []byte("</page>")) + len("</page>\n")
+		return off
+	}
+	lineAt := func(data []byte, off int) string { return strconv.Itoa(1 + bytes.Count(data[:off], []byte("\n"))) }
+	inside := func(page int) string {
+		return "truncated input: end of file inside page " + strconv.Itoa(page) + " (line "
+	}
+	between := func(data []byte, page int) string {
+		return "truncated input: end of file at line " + lineAt(data, len(data)) + " after page " + strconv.Itoa(page) +
+			" (which ended on line " + lineAt(data, bytes.LastIndex(data, []byte("</page>"))) + ") without </mediawiki>"
+	}
+	twice := append(append([]byte{}, full...), full[:endOf(2)]...) // a whole dump, then one cut
 	tests := []struct {
 		name     string
-		cut      int // bytes kept
-		complete int // pages before the cut
-		page     int // the truncated page
+		data     []byte
+		complete int    // pages before the cut
+		want     string // the error, after the file name
 	}{
-		{"inside the second page", nth(2) + 40, 1, 2},
-		{"inside the last page", nth(pages) + 100, pages - 1, pages},
-		{"just after a page start", nth(3) + len("<page>"), 2, 3},
+		{"inside the second page", full[:nth(2)+40], 1, inside(2)},
+		{"inside the last page", full[:nth(pages)+100], pages - 1, inside(pages)},
+		{"just after a page start", full[:nth(3)+len("<page>")], 2, inside(3)},
+		{"between pages", full[:endOf(2)], 2, between(full[:endOf(2)], 2)},
+		{"between pages, no line end", full[:endOf(2)-1], 2, between(full[:endOf(2)-1], 2)},
+		{"after the last page", full[:endOf(pages)], pages, between(full[:endOf(pages)], pages)},
+		{"end tag cut", full[:bytes.LastIndex(full, []byte("</mediawiki>"))+5], pages,
+			between(full[:bytes.LastIndex(full, []byte("</mediawiki>"))+5], pages)},
+		{"before any page", full[:nth(1)], 0, "truncated input: end of file at line " + lineAt(full, nth(1)) +
+			" before any page and without </mediawiki>"},
+		{"a whole dump then a cut one", twice, pages + 2, between(twice, pages+2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "cut.xml")
-			if err := os.WriteFile(path, full[:tt.cut], 0o644); err != nil {
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			r, err := Open(context.Background(), path, Options{})
@@ -66,8 +90,7 @@ func TestMediaWikiTruncated(t *testing.T) {
 			if errors.Is(err, io.EOF) {
 				t.Fatalf("truncated dump read to a clean EOF after %d documents", docs)
 			}
-			want := path + ": truncated input: end of file inside page " + strconv.Itoa(tt.page) + " (line "
-			if !strings.HasPrefix(err.Error(), want) {
+			if want := path + ": " + tt.want; !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("error %q, want prefix %q", err, want)
 			}
 			st := r.Stats()
@@ -75,6 +98,14 @@ func TestMediaWikiTruncated(t *testing.T) {
 				t.Errorf("%d documents + %d skipped before the cut, want %d pages", st.Documents, sumSkipped(st), tt.complete)
 			}
 		})
+	}
+	// The whole dump still reads to a clean EOF.
+	path := filepath.Join(t.TempDir(), "whole.xml")
+	if err := os.WriteFile(path, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, st := readPath(t, path, Options{}); st.Documents+sumSkipped(st) != pages {
+		t.Errorf("whole dump: %d documents + %d skipped, want %d pages", st.Documents, sumSkipped(st), pages)
 	}
 }
 

@@ -287,3 +287,40 @@ func TestMediaWikiIOError(t *testing.T) {
 		t.Errorf("error not sticky: %v", err2)
 	}
 }
+
+// TestMediaWikiTimestamp fails a page whose <timestamp> is malformed, naming the page: it was
+// read as undated without a word. A page without a timestamp stays undated.
+func TestMediaWikiTimestamp(t *testing.T) {
+	tests := []struct {
+		name, revision string
+		date           time.Time
+		err            string // the record error, "" for a document
+	}{
+		{"RFC 3339", "<timestamp>2020-01-02T03:04:05Z</timestamp>", time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), ""},
+		{"spaces", "<timestamp> 2020-01-02T03:04:05Z\n</timestamp>", time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), ""},
+		{"absent", "", time.Time{}, ""},
+		{"empty", "<timestamp></timestamp>", time.Time{}, ""},
+		{"date only", "<timestamp>2020-01-02</timestamp>", time.Time{}, `t.xml: page 1 (line 2): page "P": bad <timestamp> "2020-01-02": want RFC 3339, e.g. 2006-01-02T15:04:05Z`},
+		{"month 13", "<timestamp>2020-13-02T03:04:05Z</timestamp>", time.Time{}, `t.xml: page 1 (line 2): page "P": bad <timestamp> "2020-13-02T03:04:05Z": want RFC 3339, e.g. 2006-01-02T15:04:05Z`},
+		{"words", "<timestamp>yesterday</timestamp>", time.Time{}, `t.xml: page 1 (line 2): page "P": bad <timestamp> "yesterday": want RFC 3339, e.g. 2006-01-02T15:04:05Z`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dump := "<mediawiki>\n<page><title>P</title><ns>0</ns><id>1</id><revision>" + tt.revision +
+				"<text>Some text.</text></revision></page>\n</mediawiki>\n"
+			r := NewReader(strings.NewReader(dump), "t.xml", "test")
+			d, err := r.Next(context.Background())
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.err == "" && !d.Date.Equal(tt.date):
+				t.Errorf("date %v, want %v", d.Date, tt.date)
+			case tt.err != "" && (!document.IsRecordError(err) || err.Error() != tt.err):
+				t.Errorf("error %v (document %q)\nwant %s", err, d.Title, tt.err)
+			}
+			if _, err := r.Next(context.Background()); err != io.EOF {
+				t.Errorf("then %v, want io.EOF", err)
+			}
+		})
+	}
+}

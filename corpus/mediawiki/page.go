@@ -89,14 +89,20 @@ func (s *site) decodePage(chunk []byte) (document.Document, string, error) {
 	if p.Redirect != nil || isRedirectText(text) {
 		return document.Document{}, document.SkipRedirect, nil
 	}
+	// A page without a <timestamp> is undated; a malformed one is a bad page, not silently
+	// undated: a date filter would drop the article without a word about why.
+	var date time.Time
+	if stamp = strings.TrimSpace(stamp); stamp != "" {
+		if date, err = time.Parse(time.RFC3339, stamp); err != nil {
+			return document.Document{}, "", fmt.Errorf("page %q: bad <timestamp> %q: want RFC 3339, e.g. 2006-01-02T15:04:05Z", title, stamp)
+		}
+	}
 	c := s.cleaner
 	c.Title = title
 	sections := c.Clean(text)
 	if len(sections) == 0 {
 		return document.Document{}, document.SkipEmpty, nil
 	}
-	// A malformed timestamp only loses the date; the article is still worth indexing.
-	date, _ := time.Parse(time.RFC3339, strings.TrimSpace(stamp))
 	return document.Document{
 		ID:       id,
 		Title:    title,

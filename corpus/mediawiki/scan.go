@@ -22,9 +22,14 @@ type scanner struct {
 	header    []byte
 	headerOK  bool // header parsed (first page seen or EOF)
 	sawRoot   bool
-	buf       []byte // the current chunk, reused from one page to the next
-	maxPage   int64  // Options.MaxPageBytes: a bigger <page> is a bad record, not buffered
-	site      site   // filled by parseHeader, fixed from the first page on
+	// sawEnd says "</mediawiki>" was read since the last page start: without it at the end of
+	// the input, the dump was cut between two pages (a page start clears it, so an end tag
+	// before a later page does not vouch for the rest).
+	sawEnd  bool
+	endLine int    // line of the last page's end, for the truncation error
+	buf     []byte // the current chunk, reused from one page to the next
+	maxPage int64  // Options.MaxPageBytes: a bigger <page> is a bad record, not buffered
+	site    site   // filled by parseHeader, fixed from the first page on
 }
 
 // chunk is one <page>...</page> of a dump, or the reason it is malformed (err: unterminated,
@@ -50,6 +55,15 @@ func (r *scanner) nextChunk() (chunk, error) {
 			r.parseHeader()
 			if r.pages == 0 && !r.sawRoot {
 				return chunk{}, fmt.Errorf("%s: no <mediawiki> element: not a MediaWiki XML dump", r.file)
+			}
+			if !r.sawEnd {
+				// Cut between pages: every page read was whole, but the ones after the cut are
+				// missing, and a clean EOF would index half a dump as a success.
+				if r.pages == 0 {
+					return chunk{}, fmt.Errorf("%s: truncated input: end of file at line %d before any page and without </mediawiki>", r.file, r.line)
+				}
+				return chunk{}, fmt.Errorf("%s: truncated input: end of file at line %d after page %d (which ended on line %d) without </mediawiki>",
+					r.file, r.line, r.pages, r.endLine)
 			}
 			return chunk{}, io.EOF
 		}
@@ -80,6 +94,7 @@ func (r *scanner) nextChunk() (chunk, error) {
 		switch r.peekTag() {
 		case tagPageEnd:
 			r.discard(len("/page>"))
+			r.endLine = r.line
 			if oversized {
 				c.err = document.RecordTooLargeError{Max: r.maxPage}
 				return c, nil
@@ -135,6 +150,9 @@ func (r *scanner) seekPage() (bool, error) {
 			r.startPage()
 			return true, nil
 		}
+		if p, _ := r.in.Peek(len("/mediawiki>")); string(p) == "/mediawiki>" {
+			r.sawEnd = true
+		}
 	}
 }
 
@@ -143,6 +161,7 @@ func (r *scanner) startPage() {
 	r.pages++
 	r.startLine = r.line
 	r.pending = true
+	r.sawEnd = false
 	for {
 		c, err := r.in.ReadByte()
 		if err != nil || c == '>' {

@@ -144,8 +144,10 @@ func cleanAfter(text string, j int) bool {
 func rangeEnd(text string, i, j, y int) (int, int, bool) {
 	k := skipSpaces(text, j)
 	dash := false
+	var sep byte // the ASCII '-' or '/' after the year, which numeric dates use too
 	switch {
 	case strings.HasPrefix(text[k:], "-") || strings.HasPrefix(text[k:], "/"):
+		sep = text[k]
 		k++
 		dash = true
 	case strings.HasPrefix(text[k:], "–") || strings.HasPrefix(text[k:], "—"):
@@ -172,6 +174,9 @@ func rangeEnd(text string, i, j, y int) (int, int, bool) {
 			e++
 		}
 		if e-k == 2 && (e == len(text) || !isWordByte(text[e])) {
+			if sep != 0 && k == j+1 && dateGoesOn(text, k, e, sep) {
+				return 0, 0, false // "2001-09-11" is a day of 2001, not 2001 to 2009
+			}
 			to := y - y%100 + atoi(text[k:e])
 			if to < y {
 				to += 100
@@ -219,6 +224,28 @@ func rangeEnd(text string, i, j, y int) (int, int, bool) {
 		return 0, 0, false
 	}
 	return to, e, true
+}
+
+// dateGoesOn reports whether the two digits text[k:e], right after a year and the separator
+// sep, are the month of a numeric date: a month number followed by the same separator and a
+// day ("2001-09-11", "2001/09/11"). Without the day, "2001-09" stays the range it reads as in
+// prose ("the 2001-09 seasons").
+func dateGoesOn(text string, k, e int, sep byte) bool {
+	if month := atoi(text[k:e]); month < 1 || month > 12 {
+		return false
+	}
+	if e >= len(text) || text[e] != sep {
+		return false
+	}
+	d := e + 1
+	for d < len(text) && isDigit(text[d]) {
+		d++
+	}
+	if n := d - (e + 1); n < 1 || n > 2 {
+		return false
+	}
+	day := atoi(text[e+1 : d])
+	return day >= 1 && day <= 31 && (d == len(text) || !isWordByte(text[d]))
 }
 
 // betweenBefore reports whether "between" is one of the three words before offset i

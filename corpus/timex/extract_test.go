@@ -80,6 +80,14 @@ func TestExtract(t *testing.T) {
 			[]wantMention{{880, 887, "880 to"}, {899, 899, "899 ."}}},
 		{"early year era", "founded c. 850 and rebuilt 960 AD", []wantMention{{850, 850, "850 and"}, {960, 960, "960 AD"}}},
 		{"three digit count", "he scored 300 goals in 500 games", nil},
+		// A numeric date is a day of its year, not a range to the year its month spells.
+		{"iso date", "On 2001-09-11 the towers fell.", []wantMention{{2001, 2001, "2001-09-11"}}},
+		{"slash date", "On 2001/09/11 and 1999/12/31.", []wantMention{{2001, 2001, "2001/09/11"}, {1999, 1999, "1999/12/31"}}},
+		{"iso date one-digit day", "dated 2001-09-1 here", []wantMention{{2001, 2001, "2001-09-1"}}},
+		{"iso date end of text", "2010-05-30", []wantMention{{2010, 2010, "2010-05-30"}}},
+		{"iso date in range", "from 2001-09-11 to 2003-03-20", []wantMention{{2001, 2001, "2001-09-11"}, {2003, 2003, "2003-03-20"}}},
+		{"range then dash", "the 2001-09 seasons and 1990-98-era", []wantMention{{2001, 2009, "2001-09"}, {1990, 1998, "1990-98"}}},
+		{"mixed separators", "in 2001-09/11", []wantMention{{2001, 2009, "2001-09"}}},
 		{"reversed range", "1998 to 1990", []wantMention{{1998, 1998, "1998 to"}, {1990, 1990, "1990"}}},
 	}
 	for _, tc := range tests {
@@ -135,7 +143,7 @@ func TestExtractTimeQAGold(t *testing.T) {
 
 func FuzzExtract(f *testing.F) {
 	for _, s := range []string{"from 1990 to 1998", "1990-98", "2006–07", "the 1990s", "1,500",
-		"September 8 , 2005 – December 22 , 2006", "from 880 to 887", "1999–00", "2000 people", "\u00a01994"} {
+		"September 8 , 2005 – December 22 , 2006", "from 880 to 887", "1999–00", "2000 people", "\u00a01994", "2001-09-11", "2001/09/11"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

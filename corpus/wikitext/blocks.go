@@ -156,10 +156,7 @@ func normalizeLine(s string) string {
 	return out
 }
 
-var punctFixes = strings.NewReplacer("()", "", "( )", "", "(; ", "(", "(, ", "(", " ,", ",",
-	" .", ".", " ;", ";", "( ", "(", " )", ")", ",,", ",")
-
-// needsTidy is a quick test for the patterns punctFixes repairs; most lines have none.
+// needsTidy is a quick test for the patterns tidyOnce repairs; most lines have none.
 func needsTidy(s string) bool {
 	for i := 0; i+1 < len(s); i++ {
 		switch a, b := s[i], s[i+1]; {
@@ -174,13 +171,67 @@ func needsTidy(s string) bool {
 
 func tidyPunct(s string) string {
 	for range 3 { // fixes can uncover each other: "( ( ) )"
-		t := punctFixes.Replace(s)
+		t := tidyOnce(s)
 		if t == s {
 			break
 		}
 		s = t
 	}
 	return strings.TrimSpace(strings.ReplaceAll(s, "  ", " "))
+}
+
+// tidyOnce makes one left-to-right pass of the repairs: "()" and "( )" go, "(; ", "(, " and
+// "( " become "(", " ,", " .", " ;" and " )" lose their space, ",," becomes ",". Two of them
+// look at what is around, because text that is no residue of markup has the same shapes:
+// parentheses right after a word are a call ("main()", "f( )"), and a '.' that begins a word
+// is part of it (".NET", ".22 calibre", "the .com boom"), as one that begins an ellipsis is the
+// source's spacing ("our American friend ... has"), so their space stays.
+func tidyOnce(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		rest := s[i:]
+		switch {
+		case strings.HasPrefix(rest, "()") && !endsWithWord(b):
+			i += 2
+		case strings.HasPrefix(rest, "( )") && !endsWithWord(b):
+			i += 3
+		case strings.HasPrefix(rest, "(; "), strings.HasPrefix(rest, "(, "):
+			b = append(b, '(')
+			i += 3
+		case strings.HasPrefix(rest, "( "):
+			b = append(b, '(')
+			i += 2
+		case strings.HasPrefix(rest, " ."):
+			if startsWithWord(rest[2:]) || strings.HasPrefix(rest[2:], ".") {
+				b = append(b, " ."...)
+			} else {
+				b = append(b, '.')
+			}
+			i += 2
+		case strings.HasPrefix(rest, " ,"), strings.HasPrefix(rest, " ;"), strings.HasPrefix(rest, " )"):
+			b = append(b, rest[1])
+			i += 2
+		case strings.HasPrefix(rest, ",,"):
+			b = append(b, ',')
+			i += 2
+		default:
+			b = append(b, s[i])
+			i++
+		}
+	}
+	return string(b)
+}
+
+// endsWithWord reports whether b ends with a letter, a digit or '_'.
+func endsWithWord(b []byte) bool {
+	r, _ := utf8.DecodeLastRune(b)
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// startsWithWord reports whether s begins with a letter or a digit.
+func startsWithWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func hasWordChar(s string) bool {

@@ -97,6 +97,96 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// TestCleanLangTemplates holds {{lang}} and its kin to their text, malformed forms included:
+// "{{lang}}" with no argument once indexed pos[-1] and panicked, which stopped a whole build.
+func TestCleanLangTemplates(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a {{lang}} b", "a b"},
+		{"a {{lang|}} b", "a b"},
+		{"a {{lang|fr}} b", "a b"}, // a code and no text
+		{"a {{lang|fr|}} b", "a b"},
+		{"a {{lang|fr|Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|fr|Bonjour|italic=no}} b", "a Bonjour b"},
+		{"a {{lang|code=fr|text=Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|text=Bonjour|code=fr}} b", "a Bonjour b"},
+		{"a {{lang|fr|text=Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|code=fr|Bonjour}} b", "a Bonjour b"},
+		{"a {{lang|code=fr}} b", "a b"},
+		{"a {{lang|=}} b", "a b"},
+		{"a {{lang-rtl}} b", "a b"},
+		{"a {{lang-rtl|he|שלום}} b", "a שלום b"},
+		{"a {{transl}} b", "a b"},
+		{"a {{transl|ar|DIN|qalb}} b", "a qalb b"},
+		{"a {{transliteration|ar|qalb}} b", "a qalb b"},
+		{"a {{script}} b", "a b"},
+		{"a {{script|Arab|قلب}} b", "a قلب b"},
+		{"a {{unicode}} b", "a b"},
+		{"a {{unicode|ǂ}} b", "a ǂ b"},
+		{"a {{unicode|text=ǂ}} b", "a ǂ b"},
+		{"a {{resize}} b", "a b"},
+		{"a {{resize|big}} b", "a big b"},
+		{"a {{resize|90%|small}} b", "a small b"},
+		{"a {{lang-}} b", "a b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Clean("T", tt.in); !slices.Equal(got, lead(tt.want)) {
+				t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCleanLinkPrefixes keeps links whose title holds a colon after something that is no
+// language code nor namespace: "[[CSI: Miami]]" vanished when any two or three letters before a
+// colon read as an interlanguage link.
+func TestCleanLinkPrefixes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[[CSI: Miami]] aired.", "CSI: Miami aired."},
+		{"[[CSI: Miami|the show]] aired.", "the show aired."},
+		{"[[Ion: A Story]] and [[USA: Road]].", "Ion: A Story and USA: Road."},
+		{"[[ABC:Def]] and [[Fox-News:X]].", "ABC:Def and Fox-News:X."},
+		{"[[Star Wars: Episode I]]", "Star Wars: Episode I"},
+		{"[[Help:Contents]] here", "Help:Contents here"},
+		{"Text.\n[[de:Text]]\n[[fr: Paris]]\n[[zh-min-nan:Bûn]]\n[[be-tarask:Y]]\n[[nb:Z]]", "Text."},
+		{"Text.\n[[EN:Text]] [[Simple:Text]]", "Text."},
+		{"see [[:de:Text]]", "see de:Text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Clean("T", tt.in); !slices.Equal(got, lead(tt.want)) {
+				t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCleanTidyPunct holds the tidying of what removed markup leaves ("word ,", "( )") to the
+// residue only: ".NET", ".22" and "main()" are text of the same shapes, and were once tidied
+// into "uses.NET", "a.22" and "main".
+func TestCleanTidyPunct(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"It uses .NET and .22 rounds.", "It uses .NET and .22 rounds."},
+		{"Call main() or f( ) or g_() first.", "Call main() or f() or g_() first."},
+		{"The .com boom , then .", "The .com boom, then."},
+		{"Paris ({{IPA|x}}) is , big {{sfn|x}}.", "Paris is, big."},
+		{"A ( ( {{x}} ) ) B", "A B"},
+		{"A ({{x}}; born 1900) B", "A (born 1900) B"},
+		{"A ({{x}}, 1900 {{y}}) B ,, C", "A (1900) B, C"},
+		{"Ends {{sfn|x}} .", "Ends."},
+		{"our friend ... has", "our friend ... has"},
+		{"Паріж ({{IPA|x}}) і .ua", "Паріж і .ua"},
+		{"Ünïcode() stays", "Ünïcode() stays"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Clean("T", tt.in); !slices.Equal(got, lead(tt.want)) {
+				t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestCleanHostileNesting checks that deep nesting and many unmatched openers stay
 // linear: each case is large enough that quadratic behaviour would take minutes.
 func TestCleanHostileNesting(t *testing.T) {
@@ -141,7 +231,7 @@ func FuzzClean(f *testing.F) {
 		"'''a''' [[b|c]] {{d|e}} <ref>f</ref> == g ==\nh", "{|\n|x\n|}", "{{{{{{", "]]]]}}}}",
 		"<nowiki>[[x]]</nowiki>", "&amp;&#x110000;&#0;", "[[File:a|[[b|[[c]]]]]]", "==\n=\n===",
 		"<ref name=x/>{{convert|1|to|2|m}}", "[http://x [[y]] z]", "* a\n# b\n: c\n; d",
-		"<!--", "<ref>", "{{lang|", "__NOTOC__", "'''''", "{{nowrap|{{nowrap|{{nowrap|x}}}}}}",
+		"<!--", "<ref>", "{{lang|", "{{lang}}", "{{resize}}", "{{lang|code=x|text=y}}", "__NOTOC__", "'''''", "{{nowrap|{{nowrap|{{nowrap|x}}}}}}",
 	} {
 		f.Add(s)
 	}

@@ -63,22 +63,41 @@ func (c *Cleaner) isCategoryNS(p string) bool {
 	return c.CategoryNS[p]
 }
 
-// isLangCode recognises interlanguage prefixes: "de", "zh-yue", "simple", "be-tarask".
+// isLangCode recognises interlanguage prefixes ("de", "zh-yue", "simple", "be-tarask"): the
+// language editions of Wikipedia and the aliases MediaWiki's interwiki table maps to them. A
+// list, not a shape: "[[CSI: Miami]]" and "[[Ion: a story]]" are links to articles whose titles
+// hold a colon, and any two or three letters before one read as a language code dropped them.
 func isLangCode(p string) bool {
-	if p == "simple" {
-		return true
-	}
-	head, _, _ := strings.Cut(p, "-")
-	if len(head) < 2 || len(head) > 3 {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if (p[i] < 'a' || p[i] > 'z') && p[i] != '-' {
-			return false
-		}
-	}
-	return true
+	return langCodes[p]
 }
+
+// langCodes are the interlanguage prefixes of Wikipedia (meta.wikimedia.org's List of
+// Wikipedias, closed editions included, as old dumps link to them), with the aliases
+// MediaWiki accepts for some of them.
+var langCodes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Fields(`
+		aa ab ace ady af ak als alt am ami an ang ann anp ar arc ary arz as ast atj av avk awa ay
+		az azb ba ban bar bat-smg bbc bcl bdr be be-tarask be-x-old bew bg bh bi bjn blk bm bn bo
+		bpy br bs btm bug bxr ca cbk-zam cdo ce ceb ch cho chr chy ckb co cr crh cs csb cu cv cy
+		da dag de dga din diq dsb dtp dty dv dz ee el eml en eo es et eu ext fa fat ff fi fiu-vro
+		fj fo fon fr frp frr fur fy ga gag gan gcr gd gl glk gn gom gor got gpe gu guc gur guw gv
+		ha hak haw he hi hif ho hr hsb ht hu hy hyw hz ia iba id ie ig igl ii ik ilo inh io is it
+		iu ja jam jbo jv ka kaa kab kbd kbp kcg kg kge ki kj kk kl km kn knc ko koi kr krc ks ksh
+		ku kus kv kw ky la lad lb lbe lez lfn lg li lij lld lmo ln lo lrc lt ltg lv mad mai
+		map-bms mdf mg mh mhr mi min mk ml mn mni mnw mos mr mrj ms mt mus mwl my myv mzn na nah
+		nap nds nds-nl ne new ng nia nl nn no nov nqo nr nrm nso nup nv ny oc olo om or os pa pag
+		pam pap pcd pcm pdc pfl pi pih pl pms pnb pnt ps pt pwn qu rm rmy rn ro roa-rup roa-tara
+		rsk ru rue rw sa sah sat sc scn sco sd se sg sh shi shn si simple sk skr sl sm smn sn so sq
+		sr srn ss st stq su sv sw syl szl szy ta tay tcy tdd te tet tg th ti tig tk tl tly tn to
+		tpi tr trv ts tt tum tw ty tyv udm ug uk ur uz ve vec vep vi vls vo wa war wo wuu xal xh
+		xmf yi yo yue za zea zgh zh zh-classical zh-min-nan zh-yue zu
+		nb lzh nan rup sgs vro
+	`) {
+		m[c] = true
+	}
+	return m
+}()
 
 func isInterwiki(p string) bool {
 	switch p {

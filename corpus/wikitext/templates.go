@@ -26,8 +26,10 @@ func (c *Cleaner) template(span string, depth int, b *strings.Builder) {
 		k, v, _ := strings.Cut(p, "=")
 		named[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
+	// arg is "" for a missing argument, also for k < 0: "{{lang}}" asks for its last argument
+	// when it has none, and a panic here would stop the whole build on one bad template.
 	arg := func(k int) string {
-		if k < len(pos) {
+		if k >= 0 && k < len(pos) {
 			return pos[k]
 		}
 		return ""
@@ -55,8 +57,10 @@ func (c *Cleaner) template(span string, depth int, b *strings.Builder) {
 		out = arg(0)
 	case "resize":
 		out = arg(len(pos) - 1)
-	case "lang", "transl", "transliteration", "script", "unicode", "lang-rtl":
-		out = arg(len(pos) - 1)
+	case "unicode":
+		out = cmp.Or(named["text"], arg(len(pos)-1)) // "{{unicode|ǂ}}": its one argument is text
+	case "lang", "transl", "transliteration", "script", "lang-rtl":
+		out = langText(pos, named)
 	case "quote", "quotation", "blockquote", "cquote", "quote box":
 		out = cmp.Or(named["text"], named["quote"], arg(0))
 	case "as of":
@@ -81,6 +85,26 @@ func (c *Cleaner) template(span string, depth int, b *strings.Builder) {
 	if out != "" {
 		c.inline(out, depth+1, b)
 	}
+}
+
+// langText is the text of {{lang|fr|Bonjour}} and its kin ({{transl|ar|DIN|qalb}},
+// {{script|Arab|...}}): the text is named "text=", else the last positional argument after the
+// code, which comes first unless it is named "code=". "{{lang|fr}}" has a code and no text, so
+// it renders nothing rather than the code.
+func langText(pos []string, named map[string]string) string {
+	if t, ok := named["text"]; ok {
+		return t
+	}
+	if _, ok := named["code"]; !ok {
+		if len(pos) == 0 {
+			return ""
+		}
+		pos = pos[1:]
+	}
+	if len(pos) == 0 {
+		return ""
+	}
+	return pos[len(pos)-1]
 }
 
 // splitTemplate splits a template body at the '|' that are not inside nested {{ }} or [[ ]].
