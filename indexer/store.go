@@ -10,15 +10,17 @@ import (
 )
 
 // Store is where the generations of an index live: a local directory (dirStore) or a remote
-// store (remoteStore over qdrant.Store, a Qdrant cluster). It numbers, commits and drops generations and keeps the records
-// that describe them (the manifest, the document table, the checkpoint of a build in
-// progress). openStore is the one place that decides which implementation serves a
-// location; everything above it (Build, Resume, Update, Delete, Compact, Open, Verify, the
-// checkpoint queries) asks the Store and never looks at the location itself.
+// store (remoteStore over qdrant.Store, a Qdrant cluster). It numbers, commits and drops
+// generations and keeps the records that describe them (the manifest, the document table,
+// the checkpoint of a build in progress). openStore is the one place that decides which
+// implementation serves a location; everything above it (Build, Resume, Update, Delete,
+// Compact, Open, Verify, the checkpoint queries) asks the Store and never looks at the
+// location itself.
 //
 // The interface is sealed (its lifecycle methods are unexported): a new kind of location is
-// a new case in OpenStore and a new implementation in this package, whose writers share the
-// driver, the manifest and the document table.
+// a new case in openStore and, for a store away from the local disk, a new implementation of
+// remote (remotestore.go) in its own package; every writer shares the driver, the manifest
+// and the document table.
 type Store interface {
 	// Location is where the store is.
 	Location() Location
