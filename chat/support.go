@@ -3,19 +3,62 @@ package chat
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // A summary bullet is the LLM's restatement of one retrieved passage. Nothing downstream checks
 // it again: the draft prompt lists it under "Verified facts". So a bullet is kept only when the
-// passage it came from supports it lexically: every number in it appears in the passage, and
-// most of its content words do. This is cheap and crude on purpose; it catches a bullet that
-// carries words from somewhere else (the user's own assertion, the model's memory), not a
-// subtle misreading. TestSummarySupportTable measures it on faithful and laundered bullets.
+// passage it came from supports it lexically: every number in it appears in the passage, every
+// name in it does too, it negates only where the passage negates, and most of its content words
+// are the passage's. This is cheap and crude on purpose; it catches a bullet that carries words
+// from somewhere else (the user's own assertion, the model's memory), and a bullet that changed
+// the one word that mattered (a date, a name, a "not"), not a subtle misreading. The content
+// word share alone let "Beethoven was not a German composer" and "Elmer Fleming discovered
+// penicillin" through: one word in eight is within the share. TestSummarySupportTable measures
+// it on faithful and laundered bullets.
 
 // MinBulletSupport is the share of a bullet's content words that must occur in its passage.
 const MinBulletSupport = 0.75
 
-var numberRe = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
+// numberRe finds numbers once asciiDigits has rewritten their digits. Separators are only "."
+// and ",": a dash or slash joins two numbers ("1809–1882", "1809-1882", "1998/99"), and each
+// part is a number of its own, so a passage's "(1809–1882)" holds 1809.
+var numberRe = regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)*`)
+
+// asciiDigits rewrites every decimal digit of any script (\p{Nd}: full-width "１８９９",
+// Arabic-Indic "١٨٩٩", Devanagari ...) as its ASCII digit, so that a number is compared by its
+// value and not by its script: without it a bullet's "１８９９" was no number at all to the
+// check, and a passage's 1889 did not stop it.
+func asciiDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r <= unicode.MaxASCII || !unicode.IsDigit(r) {
+			return r
+		}
+		return '0' + digitValue(r)
+	}, s)
+}
+
+// digitValue is the value of a \p{Nd} digit. Unicode encodes each script's decimal digits as a
+// contiguous run of ten, zero first, and unicode.Nd's ranges are whole runs (one range may hold
+// several adjacent runs), so the value is the offset in the range modulo ten.
+func digitValue(r rune) rune {
+	for _, rg := range unicode.Nd.R16 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return (r - rune(rg.Lo)) % 10
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return (r - rune(rg.Lo)) % 10
+		}
+	}
+	return 0
+}
+
+// bulletNegationRe finds the words by which a sentence denies what it states (ParseVerdict's
+// negationRe also finds hedges, which a bullet may well carry from its passage). A bullet that denies needs a passage that denies something: "not a
+// German composer" from "was a German composer" turns the passage around with one word.
+var bulletNegationRe = regexp.MustCompile(`(?i)\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot)\b|n['’]t\b`)
 
 // stopwords are function words, which say nothing about whether a passage supports a sentence.
 var stopwords = func() map[string]bool {
@@ -60,22 +103,25 @@ func sameStem(a, b string) bool {
 	return n >= max(4, min(len(a), len(b))-3)
 }
 
-// bulletSupport returns the share of the bullet's content words found in the passage, and
-// whether the passage supports the bullet: every number of the bullet is in the passage and the
-// share is at least MinBulletSupport. A bullet with no content word is not supported.
-func bulletSupport(bullet, passage string) (float64, bool) {
+// bulletSupport returns the share of the bullet's content words found in the passage, and what
+// of the bullet the passage lacks: "" when it supports the bullet (every number, every name and
+// any negation of the bullet are in the passage, and the share is at least MinBulletSupport),
+// else a short description for the trace. The share is 0 when a number is missing (bestSupport
+// ranks passages by it). A bullet with no content word is not supported.
+func bulletSupport(bullet, passage string) (float64, string) {
+	bullet, passage = asciiDigits(bullet), asciiDigits(passage)
 	nums := map[string]bool{}
 	for _, n := range numberRe.FindAllString(passage, -1) {
 		nums[strings.ReplaceAll(n, ",", "")] = true
 	}
 	for _, n := range numberRe.FindAllString(bullet, -1) {
 		if !nums[strings.ReplaceAll(n, ",", "")] {
-			return 0, false
+			return 0, "the number " + n
 		}
 	}
 	words := contentWords(bullet)
 	if len(words) == 0 {
-		return 0, false
+		return 0, "a content word"
 	}
 	pw := contentWords(passage)
 	found := 0
@@ -88,5 +134,115 @@ func bulletSupport(bullet, passage string) (float64, bool) {
 		}
 	}
 	share := float64(found) / float64(len(words))
-	return share, share >= MinBulletSupport
+	if name, ok := namesIn(bullet, passage); !ok {
+		return share, "the name " + name
+	}
+	if bulletNegationRe.MatchString(bullet) && !bulletNegationRe.MatchString(passage) {
+		return share, "a negation"
+	}
+	if share < MinBulletSupport {
+		return share, "most of its words"
+	}
+	return share, ""
+}
+
+// token is a word of a sentence with what the name check needs to know about it.
+type token struct {
+	word      string // lower case, possessive stripped
+	capital   bool   // starts with an upper-case letter
+	sentStart bool   // first word of its sentence
+	possessed bool   // written with a possessive ("Darwin's"), which ends a name
+}
+
+// tokens splits s into words (Words' rule), noting capitals and sentence starts.
+func tokens(s string) []token {
+	var out []token
+	start := true
+	word := []rune(nil)
+	flush := func() {
+		if len(word) == 0 {
+			return
+		}
+		w := string(word)
+		lw := strings.ToLower(w)
+		stem := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(lw, "'s"), "’s"), "'")
+		possessed := stem != lw
+		lw = strings.Trim(stem, "'’")
+		if lw != "" {
+			out = append(out, token{word: lw, capital: unicode.IsUpper(word[0]), sentStart: start, possessed: possessed})
+			start = false
+		}
+		word = word[:0]
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’':
+			word = append(word, r)
+		default:
+			flush()
+			if r == '.' || r == '!' || r == '?' || r == ':' || r == ';' || r == '\n' || r == '|' {
+				start = true
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// namesIn reports whether every name of the bullet occurs in the passage, and the first that
+// does not. A name is a run of capitalised words, ended by a sentence's end or a possessive
+// ("Darwin's On the Origin ..." is two); a run's leading function words ("The Eiffel Tower",
+// "In 1922") are not part of it. A name of several words must occur as those words in a
+// row ("Elmer Fleming" is not in "Alexander Fleming"); a name of one word must occur as a word,
+// an "s" ending aside ("Maine Coons"). A lone capitalised word that opens a sentence may be a
+// common word ("Octopuses have ..."), so it may also occur in another form ("octopus").
+// Matching ignores case: the words, not their spelling, are what a laundered bullet changes.
+func namesIn(bullet, passage string) (string, bool) {
+	pt := tokens(passage)
+	bt := tokens(bullet)
+	for i := 0; i < len(bt); {
+		if !bt[i].capital {
+			i++
+			continue
+		}
+		j := i
+		for j < len(bt) && bt[j].capital && (j == i || !bt[j].sentStart && !bt[j-1].possessed) {
+			j++
+		}
+		run := bt[i:j]
+		i = j
+		for len(run) > 0 && stopwords[run[0].word] {
+			run = run[1:]
+		}
+		if len(run) == 0 || !hasRun(pt, run) {
+			if len(run) == 0 {
+				continue
+			}
+			var ws []string
+			for _, t := range run {
+				ws = append(ws, t.word)
+			}
+			return strings.Join(ws, " "), false
+		}
+	}
+	return "", true
+}
+
+// hasRun reports whether the passage's tokens hold run's words in a row.
+func hasRun(pt, run []token) bool {
+	loose := len(run) == 1 && run[0].sentStart
+	for i := 0; i+len(run) <= len(pt); i++ {
+		ok := true
+		for k, t := range run {
+			p := pt[i+k].word
+			if p != t.word && strings.TrimSuffix(p, "s") != strings.TrimSuffix(t.word, "s") && !(loose && sameStem(p, t.word)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

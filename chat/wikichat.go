@@ -261,11 +261,11 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 		// A bullet is kept only if its own passage supports it: the draft prompt lists it as
 		// verified, and nothing else checks it.
 		for _, x := range b {
-			if share, ok := bulletSupport(x, res.Hits[i].Text); ok {
+			if share, missing := bulletSupport(x, res.Hits[i].Text); missing == "" {
 				per[i] = append(per[i], x)
 			} else {
-				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (%.0f%% of its words there): %q",
-					ErrUnusable, res.Hits[i].ID, 100*share, truncate(x, 200)))
+				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (it lacks %s; %.0f%% of its words there): %q",
+					ErrUnusable, res.Hits[i].ID, missing, 100*share, truncate(x, 200)))
 			}
 		}
 		return nil
