@@ -259,9 +259,15 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 			return err
 		}
 		// A bullet is kept only if its own passage supports it: the draft prompt lists it as
-		// verified, and nothing else checks it.
+		// verified, and nothing else checks it. A bullet that speaks to the bot restates an
+		// order written in the passage, not a fact, and the passage's orders support no bullet
+		// (withoutBotAddress).
+		evidence := withoutBotAddress(res.Hits[i].Text)
 		for _, x := range b {
-			if share, missing := bulletSupport(x, res.Hits[i].Text); missing == "" {
+			if addressesBot(x) {
+				rec.softError(fmt.Errorf("%w: summary bullet of passage %s speaks to the bot, no fact: %q",
+					ErrUnusable, res.Hits[i].ID, truncate(x, 200)))
+			} else if share, missing := bulletSupport(x, evidence); missing == "" {
 				per[i] = append(per[i], x)
 			} else {
 				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (it lacks %s; %.0f%% of its words there): %q",
@@ -313,6 +319,15 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptDat
 		rec.end(nil)
 		return g, err
 	}
+	// A claim that speaks to the bot is an order the reply passed on, not a fact to check: the
+	// passage it came from would "support" it word for word.
+	claims = slices.DeleteFunc(claims, func(c string) bool {
+		if addressesBot(c) {
+			rec.softError(fmt.Errorf("%w: claim speaks to the bot, not checked: %q", ErrUnusable, truncate(c, 200)))
+			return true
+		}
+		return false
+	})
 	rec.end(claims)
 	g.claims = claims
 	g.evidence = make([][]rerank.Hit, len(claims))
