@@ -7,7 +7,8 @@
 //   - wikichat: query (+ time need) -> retrieve -> summarize  ||  generate -> claims -> evidence,
 //     then verify -> draft -> refine; a summary bullet is kept only if its passage supports it
 //     (support.go), and "I'm not sure" goes to the refinement whenever nothing is verified: the
-//     stage-3 reply itself is never delivered.
+//     stage-3 reply itself is never delivered; a refinement that says more than its draft and
+//     facts (a number, a name, a claim of its own) is not sent, its draft is.
 //   - commonsense: wikichat whose query stage tracks the topic and, for passive user turns,
 //     plans the search from a commonsense directive.
 //   - mpc: clarify -> recall memories -> memory processor -> respond; a summarizer writes

@@ -2,6 +2,8 @@ package chat_test
 
 import (
 	"context"
+	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -259,3 +261,56 @@ func TestRoadClaimThatSpeaksToTheBot(t *testing.T) {
 		t.Errorf("the assistant professor was dropped: %q (draft prompts %q)", resp.Response, llm.stage(chat.StageDraft))
 	}
 }
+
+// Road 4: the refinement is the turn's last word, and nothing checked it. A revision that adds
+// a number, a name or a claim to its draft, or assents to the user where the draft was not
+// sure, is not sent: the draft is.
+func TestRoadRefineAddsFacts(t *testing.T) {
+	const fact = "It was identified in 1922 by Elmer McCollum, who named it after finding that cod liver oil cured rickets."
+	notSure := map[string]string{chat.StageQuery: "Search: no\nQuery: none\nTime: none", chat.StageClaims: "None"}
+	tests := []struct {
+		name     string
+		notSure  bool   // the not-sure path: nothing verified, no draft stage
+		revision string // after "Revised response: "
+		revised  bool   // the revision is sent
+	}{
+		{"not sure: assent with a year", true, "Yes, Napoleon discovered vitamin D in 1850.", false},
+		{"not sure: the user's claim", true, "Napoleon Bonaparte discovered vitamin D while studying rickets.", false},
+		{"not sure: denial naming the question", true, "Sorry, I'm not sure whether Napoleon Bonaparte discovered vitamin D.", true},
+		{"facts: an added year", false, fact + " Napoleon Bonaparte confirmed it in 1850.", false},
+		{"facts: an added name", false, "Elmer McCollum, a chemist at Harvard, identified vitamin D in 1922.", false},
+		{"facts: an added claim", false, "Vitamin D was identified in 1922 by Elmer McCollum; it also prevents baldness and flu.", false},
+		{"facts: a rewording", false, "Vitamin D was identified by Elmer McCollum in 1922 [1].", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			over := map[string]string{chat.StageRefine: "Relevance: ok 100/100\nRevised response: " + tt.revision}
+			if tt.notSure {
+				for k, v := range notSure {
+					over[k] = v
+				}
+			}
+			resp, _ := roadTurn(t, over, napoleonClaim+", right?")
+			t.Logf("reply: %q", resp.Response)
+			draft := chat.DefaultNotSure
+			if !tt.notSure {
+				if err := json.Unmarshal(findStage(t, resp.Turn.Stages, chat.StageDraft).Output, &draft); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := draft
+			if tt.revised {
+				want = tt.revision
+			}
+			if got := markerFree(resp.Response); got != markerFree(want) {
+				t.Errorf("reply %q, want %q", resp.Response, want)
+			}
+			if st := findStage(t, resp.Turn.Stages, chat.StageRefine); !tt.revised && len(st.Errors) == 0 {
+				t.Error("the refine trace has no note for the refused revision")
+			}
+		})
+	}
+}
+
+// markerFree drops citation markers, which cite.go renumbers.
+func markerFree(s string) string { return regexp.MustCompile(`\s*\[\d+\]`).ReplaceAllString(s, "") }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -70,7 +71,7 @@ var stopwords = func() map[string]bool {
 		them his her hers their theirs him we us our you your i me my mine as than then also too
 		very which who whom whose what when where why how not no all any both each few more most
 		other some such only own same just up down out off again further once while if because
-		until s known called one`) {
+		until s known called one i'm i've i'd i'll`) {
 		m[w] = true
 	}
 	return m
@@ -190,6 +191,91 @@ func withoutBotAddress(passage string) string {
 	return b.String()
 }
 
+// A revision is the refine stage's rewrite of the draft, and the turn's last word: nothing
+// checks it after. The prompt asks it to add no fact, and a hallucinating model adds one anyway
+// (on the not-sure path it answered "Yes, Napoleon discovered vitamin D in 1850"). So a
+// revision is held to what it was written from: it may reword its draft and the verified facts
+// the draft was written from, and it may name what the user asked about, to deny or doubt it.
+// Anything else is a fact of its own, and the draft goes out instead.
+
+// revisionChatWords are words a revision adds to make its draft conversational, which state
+// nothing about the world ("Sure, here's a fun one", "Actually, ...").
+var revisionChatWords = setOf(`yes yeah yep sure sorry well actually indeed fun fact facts interesting
+	great glad happy hope think believe guess sounds seems really quite pretty certainly definitely
+	course okay thanks thank hmm wow answer question asked ask know anything else something more
+	tell let help`)
+
+// revisionAssentRe finds an assent. A revision that assents where its sources do not agrees
+// with the user on its own authority: "Yes, ..." on the not-sure path.
+var revisionAssentRe = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|yup|correct|exactly|absolutely|indeed|true)\b|` +
+	`\b(?:that's|that\s+is|you're|you\s+are)\s+(?:right|correct|true)\b`)
+
+// revisionDoubtRe finds the words by which a revision denies or doubts what it names: a
+// revision that repeats the user's words is allowed only with one ("I'm not sure whether
+// Napoleon discovered vitamin D"), never as an assent ("Yes, Napoleon discovered vitamin D").
+var revisionDoubtRe = regexp.MustCompile(`(?i)\b(?:not|no|never|nobody|nothing|neither|nor|cannot|unsure|uncertain|unclear|unknown|doubt\w*)\b|n['’]t\b`)
+
+// MaxRevisionBorrowedWords is how many of the user's words (in no source) a revision that
+// denies nothing may use, and then fewer than it takes from its sources: the name of what was
+// asked about ("Vitamin D was identified by Elmer McCollum"), not the user's assertion
+// ("Napoleon discovered vitamin D", "Napoleon did").
+const MaxRevisionBorrowedWords = 2
+
+// MaxRevisionNewWords is how many content words a revision may add that are in neither its
+// sources nor the user's turn nor revisionChatWords: a rewording's verb ("hangs" for "is"),
+// never a clause ("invented the telephone").
+const MaxRevisionNewWords = 1
+
+// revisionUnsupported returns what in revised is supported by neither source (the draft and
+// the verified facts it was written from) nor, for names and terms, the user's message: a
+// number not in source, a name in neither, more than MaxRevisionNewWords new content words, an
+// assent, or the user's words beyond MaxRevisionBorrowedWords without a denial. It returns "" when the
+// revision only rewords. Citation markers are not numbers here (cite.go binds them).
+func revisionUnsupported(revised, source, userMsg string) string {
+	revised = asciiDigits(markerRe.ReplaceAllString(revised, ""))
+	source = asciiDigits(markerRe.ReplaceAllString(source, ""))
+	userMsg = asciiDigits(userMsg)
+	nums := map[string]bool{}
+	for _, n := range numberRe.FindAllString(source, -1) {
+		nums[strings.ReplaceAll(n, ",", "")] = true
+	}
+	for _, n := range numberRe.FindAllString(revised, -1) {
+		if !nums[strings.ReplaceAll(n, ",", "")] {
+			return "the number " + n
+		}
+	}
+	if name, ok := namesIn(revised, source+"\n"+userMsg); !ok {
+		return "the name " + name
+	}
+	sw, uw := contentWords(source), contentWords(userMsg)
+	has := func(ws []string, w string) bool {
+		return slices.ContainsFunc(ws, func(x string) bool { return sameStem(w, x) })
+	}
+	var added, borrowed []string
+	sourced := 0 // content words from the sources
+	for _, w := range contentWords(revised) {
+		switch {
+		case revisionChatWords[w] || revisionDoubtRe.MatchString(w):
+		case has(sw, w):
+			sourced++
+		case has(uw, w):
+			borrowed = append(borrowed, w)
+		default:
+			added = append(added, w)
+		}
+	}
+	if len(added) > MaxRevisionNewWords {
+		return "words of its own: " + strings.Join(added, " ")
+	}
+	if revisionAssentRe.MatchString(revised) && !revisionAssentRe.MatchString(source) {
+		return "an assent of its own"
+	}
+	if len(borrowed) > 0 && !revisionDoubtRe.MatchString(revised) && (len(borrowed) > MaxRevisionBorrowedWords || len(borrowed) >= sourced) {
+		return "the user's words, not denied: " + strings.Join(borrowed, " ")
+	}
+	return ""
+}
+
 // token is a word of a sentence with what the name check needs to know about it.
 type token struct {
 	word      string // lower case, possessive stripped
@@ -236,7 +322,7 @@ func tokens(s string) []token {
 // namesIn reports whether every name of the bullet occurs in the passage, and the first that
 // does not. A name is a run of capitalised words, ended by a sentence's end or a possessive
 // ("Darwin's On the Origin ..." is two); a run's leading function words ("The Eiffel Tower",
-// "In 1922") are not part of it. A name of several words must occur as those words in a
+// "In 1922", "I'm") and chat words ("Sorry", "Anything else?") are not part of it. A name of several words must occur as those words in a
 // row ("Elmer Fleming" is not in "Alexander Fleming"); a name of one word must occur as a word,
 // an "s" ending aside ("Maine Coons"). A lone capitalised word that opens a sentence may be a
 // common word ("Octopuses have ..."), so it may also occur in another form ("octopus").
@@ -255,7 +341,7 @@ func namesIn(bullet, passage string) (string, bool) {
 		}
 		run := bt[i:j]
 		i = j
-		for len(run) > 0 && stopwords[run[0].word] {
+		for len(run) > 0 && (stopwords[run[0].word] || revisionChatWords[run[0].word]) {
 			run = run[1:]
 		}
 		if len(run) == 0 || !hasRun(pt, run) {

@@ -218,7 +218,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if w.opts.skips(StageRefine) {
 		return draft, nil
 	}
-	return w.refine(ctx, short, draft, tr)
+	return w.refine(ctx, short, draft, facts, tr)
 }
 
 // retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
@@ -409,8 +409,10 @@ type refineOut struct {
 }
 
 // refine is stage 7. The paper always revises; an unusable output (no clear revision, or one
-// cut at the token limit) keeps the draft, which is already made of verified facts.
-func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr *Tracer) (string, error) {
+// cut at the token limit) keeps the draft, which is already made of verified facts. So does a
+// revision that says more than its draft and facts (revisionUnsupported): the refinement is the
+// turn's last word, and nothing else checks it.
+func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, facts []string, tr *Tracer) (string, error) {
 	rec := tr.stage(StageRefine)
 	d := base
 	d.Draft = draft
@@ -430,7 +432,13 @@ func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr
 		return "", err
 	}
 	if err == nil {
-		out.Final, out.Revised = r.Revised, true
+		source := draft + "\n" + strings.Join(facts, "\n")
+		if what := revisionUnsupported(r.Revised, source, base.Message); what != "" {
+			rec.softError(fmt.Errorf("%w: the revision says what its draft and facts do not (%s), the draft is sent: %q",
+				ErrUnusable, what, truncate(r.Revised, 200)))
+		} else {
+			out.Final, out.Revised = r.Revised, true
+		}
 	}
 	rec.end(out)
 	return out.Final, nil
