@@ -266,15 +266,23 @@ func ParseVerdict(out string) (Verdict, string, error) {
 }
 
 var (
-	// againstRe finds reasoning that argues the evidence does not back the claim.
+	// againstRe finds reasoning that argues the evidence does not back the claim: that it does
+	// not support, mention or match it, that the claim is wrong, incorrect or false, that the
+	// two contradict, conflict or differ. A SUPPORTS whose reasoning said "which does not match
+	// the claim" or "the claim's year is wrong" was a verdict until these were added.
 	againstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were|can|could)\s*(?:not|n't)|cannot|fails?\s+to|never)\s+` +
-		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show)|` +
-		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated)\b|` +
-		`\bno\s+(?:evidence|mention|information|support|indication)\b|\b(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|` +
-		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b`)
-	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict"), which
-	// argue for the claim.
-	notAgainstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were)\s*(?:not|n't)|nothing|never)\s+(?:\w+\s+)?(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|\bno\s+contradiction\b`)
+		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show|match|agree|align|correspond)|` +
+		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated|matching|consistent)\b|` +
+		`\bno\s+(?:evidence|mention|information|support|indication|match)\b|\b(?:refutes?|refuted|refuting|contradicts?|contradicted|contradicting|contradictory|contradiction)\b|` +
+		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b|` +
+		`\b(?:wrong|incorrect|false|inaccurate|mistaken|untrue|erroneous|inconsistent|mismatch(?:es|ed)?|conflicts?|conflicting|conflicted|differs?|differing|discrepanc(?:y|ies))\b`)
+	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict", "is not
+	// wrong", "nothing in the evidence is inconsistent", "no discrepancy"), which argue for the
+	// claim.
+	notAgainstRe = regexp.MustCompile(`(?i)(?:\b(?:(?:does|do|did|is|are|was|were)\s*(?:not|n't)|never)\s+(?:\w+\s+)?|` +
+		`\bnothing\s+(?:(?:in|of|from|about)\s+(?:the\s+)?\w+\s+)?(?:is\s+|was\s+|seems\s+)?(?:\w+\s+)?)` +
+		`(?:refutes?|refuted|contradicts?|contradicted|contradictory|wrong|incorrect|false|inaccurate|mistaken|inconsistent|conflicts?|conflicting|differs?)\b|` +
+		`\bno\s+(?:contradiction|conflict|discrepancy|mismatch|inconsistency)\b`)
 )
 
 // reasoningAgainst returns the phrase of a verdict's reasoning that argues against the claim, or "".
