@@ -137,9 +137,23 @@ func yesNo(s string) (yes, ok bool) {
 
 var yearRe = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})\b`)
 
-// parseTimeNeed reads "none", "recent", "year=1994", "1994", "1990-1998".
+var (
+	// notRecentRe matches a recency that is denied ("not recent", "isn't current", "no recent
+	// need"), which is no recency: "Time: none, not recent" was read as recent.
+	notRecentRe = regexp.MustCompile(`\b(?:not|no|never|isn't|is\s+not|nothing)\s+(?:\w+\s+)?(?:recent|latest|current)\w*`)
+	// timeNoneRe matches a time need that opens with none.
+	timeNoneRe = regexp.MustCompile(`^[\W_]*(?:none|n/a|no)\b`)
+)
+
+// parseTimeNeed reads "none", "recent", "year=1994", "1994", "1990-1998". A value that opens
+// with none is none whatever its aside says ("none; the latest is not needed"), and a denied
+// recency ("not recent") is not recent.
 func parseTimeNeed(s string) timex.Spec {
 	l := strings.ToLower(cleanLine(s))
+	if timeNoneRe.MatchString(l) {
+		return timex.Spec{Kind: timex.KindNone}
+	}
+	l = notRecentRe.ReplaceAllString(l, " ")
 	if strings.Contains(l, "recent") || strings.Contains(l, "latest") || strings.Contains(l, "current") {
 		return timex.Spec{Kind: timex.KindRecent}
 	}

@@ -312,3 +312,43 @@ func TestParseQueryPlanTable(t *testing.T) {
 		})
 	}
 }
+
+// A time need's value may come with asides; only the value decides, and a recency that is
+// negated is none.
+func TestParseTimeNeedTable(t *testing.T) {
+	none, recent := timex.Spec{Kind: timex.KindNone}, timex.Spec{Kind: timex.KindRecent}
+	years := func(from, to int) timex.Spec { return timex.Spec{Kind: timex.KindRange, From: from, To: to} }
+	tests := []struct {
+		in   string
+		want timex.Spec
+	}{
+		{"none", none},
+		{"recent", recent},
+		{"the latest", recent},
+		{"current", recent},
+		{"year=1994", years(1994, 1994)},
+		{"1990-1998", years(1990, 1998)},
+		{"1990, 1998", years(1990, 1998)},
+		{"recent (the user asks about now)", recent},
+		{"recent, not historical", recent},
+		{"**recent**", recent},
+		{"(recent)", recent},
+		{"recent (but not the latest year)", recent},
+
+		{"none, not recent", none},
+		{"none (not recent)", none},
+		{"None - not recent", none},
+		{"not recent", none},
+		{"isn't recent", none},
+		{"no recent need", none},
+		{"none; the latest is not needed", none},
+		{"N/A (nothing current)", none},
+		{"none, year unknown", none},
+		{"whenever", none},
+	}
+	for _, tt := range tests {
+		if got := parseTimeNeed(tt.in); got != tt.want {
+			t.Errorf("parseTimeNeed(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
