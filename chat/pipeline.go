@@ -27,7 +27,7 @@
 // always goes through the template function untrusted.
 //
 // The layer fails closed: every parser treats unclear, negated, contradictory, empty or
-// truncated (finish_reason "length") output as unusable, a claim reaches the draft only with an
+// truncated (finish_reason "length" or "content_filter") output as unusable, a claim reaches the draft only with an
 // explicit SUPPORTS verdict, and replies are cleaned of control characters.
 //
 // Every turn records a Turn: per-stage timings (wall and LLM time), token usage, parsed stage
