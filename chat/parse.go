@@ -506,6 +506,33 @@ func ParseLabeled(out, label string) (string, error) {
 	return "", unusable(label+" line", out)
 }
 
+// topicRefusalRe matches a topic tracker's answer that names no topic: a refusal ("I can't
+// determine the topic", "Sorry, ..."), a remark that there is none ("no clear topic", "The
+// topic is unclear", "unknown"), or the model speaking of itself ("As an AI"). A title that
+// opens like one is a topic: "I Will Always Love You" and "I Can't Get No Satisfaction" name
+// no refusal verb, and "Sorry" alone is a song.
+var topicRefusalRe = regexp.MustCompile(`(?i)^\W*(?:` +
+	`i\s*(?:can't|cannot|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|don't|do\s+not|won't)\s+(?:\w+\s+)?` +
+	`(?:determine|tell|identify|say|find|know|see|infer|figure|detect|decide|extract|provide|help|answer|discern)|` +
+	`sorry\s*[,.!:;]|unable\s+to\b|(?:it\s+is|it's)\s+(?:unclear|not\s+clear|hard|difficult|impossible)\b|` +
+	`(?:unclear|unknown|uncertain|undetermined|not\s+sure|not\s+clear|no\s+(?:clear\s+|specific\s+|particular\s+|identifiable\s+)?topic)\b|` +
+	`(?:the\s+)?topic\s+(?:is|was|remains)\s+(?:unclear|unknown|not\s+clear|undetermined|none)\b|` +
+	`(?:there\s+is|there's)\s+no\b|as\s+an\s+ai\b)`)
+
+// parseTopic reads the topic tracker's "Topic: ..." answer. None, a refusal and a remark that
+// there is no topic (topicRefusalRe) are unusable, so that the conversation keeps the topic it
+// had: "Topic: none" became the topic "none", and the directive was asked about it.
+func parseTopic(out string) (string, error) {
+	topic, err := ParseLabeled(out, "topic")
+	if err != nil {
+		return "", err
+	}
+	if isNone(topic) || topicRefusalRe.MatchString(topic) {
+		return "", fmt.Errorf("%w: no topic in %q", ErrUnusable, truncate(topic, 100))
+	}
+	return topic, nil
+}
+
 // MemoryFact is one fact the MPC summarizer extracted.
 type MemoryFact struct {
 	About string `json:"about"` // "user" or "bot"
