@@ -370,11 +370,21 @@ func errStageFormat(line string) error {
 	return fmt.Errorf("%w: a stage's format line in the reply: %q", ErrUnusable, truncate(line, 120))
 }
 
+// revisionNoteRe matches a line in which the model speaks of its revision rather than to the
+// user: a note, a list of changes, "This revision removes ...", "I removed ...". Models add one
+// after the revision, and it was sent as part of the reply.
+var revisionNoteRe = regexp.MustCompile(`(?i)^[\W_]*(?:` +
+	`(?:notes?|explanation|changes?(?:\s+made)?|edits?|rationale|justification)\s*[:：]|` +
+	`(?:this|the|my)\s+(?:revision|revised\s+(?:response|reply|version|text)|rewrite|edit|changes?)\b|` +
+	`(?:this|the)\s+(?:response|reply)\s+(?:now|has\s+been|was|is\s+now)\b|` +
+	`i\s+(?:have\s+|'ve\s+)?(?:removed|added|kept|changed|rephrased|reworded|shortened|merged|dropped|corrected|fixed|revised|rewrote|made|cut|moved|replaced|softened)\b)`)
+
 // ParseRefinement reads four scored feedback lines and "Revised response: ...". Scores are
 // optional (their absence is not worth failing a turn for); the revised response is not. The
 // response is the text after the last "Revised response:" label line, up to a line that starts
 // another label or a user turn; a revision that is empty, itself a feedback line, or more than
-// one revision is unusable.
+// one revision is unusable. A note about the revision after it (revisionNoteRe) is not part of
+// it, and a revision that is only a note is unusable.
 func ParseRefinement(out string) (Refinement, error) {
 	r := Refinement{Scores: map[string]int{}}
 	for _, l := range strings.Split(out, "\n") {
@@ -394,13 +404,13 @@ func ParseRefinement(out string) (Refinement, error) {
 	}
 	var lines []string
 	for i, l := range strings.Split(out[locs[0][1]:], "\n") {
-		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l))) {
+		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l)) || revisionNoteRe.MatchString(cleanLine(l))) {
 			break
 		}
 		lines = append(lines, l)
 	}
 	r.Revised = cleanResponse(strings.Join(lines, "\n"))
-	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) {
+	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) || revisionNoteRe.MatchString(r.Revised) {
 		return r, unusable("text after Revised response", out)
 	}
 	if l, bad := stageFormatLine(r.Revised); bad {
