@@ -195,6 +195,12 @@ var firstPersonRe = regexp.MustCompile(`\bI(?:['’](?:m|ve|d|ll))?\b|\bus\b|(?i
 // firstPerson reports whether a memory fact is written in the first person (firstPersonRe).
 func firstPerson(s string) bool { return firstPersonRe.MatchString(s) }
 
+// summaryWindowTurns is how many times SummaryEvery turns the summarizer reads at most. Its
+// window starts after the turns it has read; a summarizer that keeps failing would read the
+// whole conversation, a prompt that grows with every turn, so the turns before the window are
+// left unread instead.
+const summaryWindowTurns = 3
+
 // recall returns the TopK memories most similar to the clarified turn.
 func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) ([]recalled, error) {
 	vecs, err := m.d.Encoder.Encode(ctx, []string{clarified})
@@ -229,14 +235,15 @@ func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) 
 }
 
 // maybeSummarize runs the summarizer over the turns it has not read once SummaryEvery of them
-// (this one included) have accumulated.
+// (this one included) have accumulated, the last summaryWindowTurns × SummaryEvery at most.
 func (m *MPC) maybeSummarize(ctx context.Context, conv *Conversation, message, reply string, tr *Tracer) error {
 	index := len(conv.Turns) // this turn's index; the Service appends it after Respond
 	if m.opts.SummaryEvery == 0 || index+1-conv.SummarizedThrough < m.opts.SummaryEvery {
 		return nil
 	}
 	var hist []PromptTurn
-	for _, t := range conv.Turns[conv.SummarizedThrough:] {
+	from := max(conv.SummarizedThrough, index+1-summaryWindowTurns*m.opts.SummaryEvery)
+	for _, t := range conv.Turns[from:] {
 		hist = append(hist, PromptTurn{"User", t.User}, PromptTurn{"Bot", t.Bot})
 	}
 	hist = append(hist, PromptTurn{"User", message}, PromptTurn{"Bot", reply})

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -194,6 +195,36 @@ func TestMPCRefusesFirstPersonFacts(t *testing.T) {
 			}
 			if !kept {
 				t.Errorf("the third-person fact %q was lost", tt.kept)
+			}
+		})
+	}
+}
+
+// A summarizer that keeps failing reads at most 3 × SummaryEvery turns, not every turn since
+// it last succeeded: its window must not grow with the conversation.
+func TestMPCSummaryWindowIsBounded(t *testing.T) {
+	for _, every := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(every), func(t *testing.T) {
+			var turns []string
+			for i := range 12 {
+				turns = append(turns, fmt.Sprintf("message number %d", i+1))
+			}
+			var prompts []string
+			_, _ = mpcWith(t, every, func(p string) string {
+				prompts = append(prompts, p)
+				return "The conversation is about numbers." // unusable: no fact lines and no None
+			}, turns...)
+			if len(prompts) == 0 {
+				t.Fatal("the summarizer never ran")
+			}
+			last := prompts[len(prompts)-1]
+			_, live, _ := strings.Cut(last[strings.LastIndex(last, "Conversation:"):], "Conversation:")
+			n := strings.Count(live, "User: ")
+			if n > 3*every {
+				t.Errorf("the last summarizer call read %d turns, want at most %d", n, 3*every)
+			}
+			if !strings.Contains(live, "message number 12") {
+				t.Errorf("the last summarizer call lacks the latest turn:\n%s", live)
 			}
 		})
 	}
