@@ -102,7 +102,7 @@ func (c *Commonsense) plan(ctx context.Context, conv *Conversation, base PromptD
 	rec := tr.stage(StageCSTopic)
 	d := base
 	d.Topic = conv.Topic
-	topic, err := call(ctx, &c.d, rec, PromptCSTopic, d, func(s string) (string, error) { return ParseLabeled(s, "topic") })
+	topic, err := call(ctx, &c.d, rec, PromptCSTopic, d, parseTopic)
 	rec.end(topic)
 	if err != nil && !soft(rec, err) {
 		return QueryPlan{}, err

@@ -271,3 +271,63 @@ func TestCommonsenseFinalResponseSampling(t *testing.T) {
 		})
 	}
 }
+
+// A topic tracker that answers "none" or refuses ("I can't determine the topic", "Sorry, ...")
+// names no topic: the conversation keeps the one it had. A real title that opens like a
+// refusal is a topic.
+func TestCommonsenseTopicRefusalIsNoTopic(t *testing.T) {
+	const first = "the 2013 Disney film Frozen"
+	tests := []struct {
+		out, want string
+	}{
+		{"Topic: none", first},
+		{"Topic: None.", first},
+		{"Topic: N/A", first},
+		{"Topic: I can't determine the topic from this conversation.", first},
+		{"I cannot tell what the topic is.", first},
+		{"Topic: Sorry, the conversation has no clear topic.", first},
+		{"Topic: unclear", first},
+		{"Topic: no specific topic", first},
+		{"Topic: The topic is unclear.", first},
+		{"Topic: As an AI, I cannot infer topics.", first},
+		{"Topic: I Will Always Love You", "I Will Always Love You"},
+		{"Topic: I Can't Get No Satisfaction", "I Can't Get No Satisfaction"},
+		{"Topic: Sorry", "Sorry"},
+		{"Topic: Nobody's Fool (2018 film)", "Nobody's Fool (2018 film)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.out, func(t *testing.T) {
+			turn := 0
+			script := func(stage string, msgs []chat.Message) string {
+				switch stage {
+				case chat.StageCSTopic:
+					turn++
+					if turn == 1 {
+						return "Topic: " + first
+					}
+					return tt.out
+				case chat.StageCSDirect:
+					return "Directive: Say something about the topic."
+				case chat.StageCSQuery:
+					return "Query: vitamin D\nTime: none"
+				}
+				return hallucinator(nil)(stage, msgs)
+			}
+			tpl, _ := chat.LoadTemplates("")
+			wc, err := chat.NewWikiChat(chat.Deps{LLM: chattest.Completer{Script: script}, Templates: tpl, Retriever: chattest.NewRetriever(roadPassages)},
+				chat.WikiChatOptions{QueryGen: "commonsense", Skip: []string{"refine"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
+			for _, msg := range []string{"yeah it was good", "haha nice."} {
+				if _, err := svc.Turn(context.Background(), chat.TurnRequest{ConversationID: "cs", Message: msg}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if conv, _, _ := svc.Conversation("cs"); conv.Topic != tt.want {
+				t.Errorf("topic %q, want %q", conv.Topic, tt.want)
+			}
+		})
+	}
+}

@@ -79,9 +79,12 @@ type Completion struct {
 	FinishReason string
 }
 
-// Truncated reports whether the server stopped at the token limit: the text is cut off and must
-// not be parsed as if it were complete.
-func (c Completion) Truncated() bool { return c.FinishReason == "length" }
+// Truncated reports whether the server stopped before the model finished: at the token limit
+// ("length") or at its content filter ("content_filter", which cuts the text where the filter
+// fired). Either way the text is cut off and must not be parsed as if it were complete.
+func (c Completion) Truncated() bool {
+	return c.FinishReason == "length" || c.FinishReason == "content_filter"
+}
 
 // Completer is what pipelines need from an LLM. *Client implements it; tests use fakes.
 type Completer interface {

@@ -423,28 +423,47 @@ func TestSameOrigin(t *testing.T) {
 	}
 }
 
-// finish_reason "length" marks a completion cut at the token limit, streamed or not.
+// finish_reason "length" (the token limit) and "content_filter" (the provider's filter) mark a
+// completion that was cut off, streamed or not; any other reason is a finished one.
 func TestClientFinishReason(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{
-			"message": map[string]string{"role": "assistant", "content": "Reasoning: supports the first half but"}, "finish_reason": "length"}}})
-		w.Write(b)
-	}))
-	defer srv.Close()
-	c, _ := newTestClient(t, srv.URL, nil)
-	out, err := c.Complete(context.Background(), CompletionRequest{Messages: userMsg("x")})
-	if err != nil || !out.Truncated() || out.FinishReason != "length" {
-		t.Fatalf("got %+v, %v; want a truncated completion", out, err)
-	}
-	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"Hi th\"},\"finish_reason\":null}]}\n\n")
-		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
-	}))
-	defer sse.Close()
-	c, _ = newTestClient(t, sse.URL, nil)
-	out, err = c.Stream(context.Background(), CompletionRequest{Messages: userMsg("x")}, func(string) {})
-	if err != nil || !out.Truncated() || out.Text != "Hi th" {
-		t.Fatalf("stream: got %+v, %v; want a truncated completion", out, err)
+	for _, tt := range []struct {
+		reason    string
+		truncated bool
+	}{
+		{"length", true},
+		{"content_filter", true},
+		{"stop", false},
+		{"", false},
+		{"tool_calls", false},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			var reason any = tt.reason
+			if tt.reason == "" {
+				reason = nil
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{
+					"message": map[string]string{"role": "assistant", "content": "Reasoning: supports the first half but"}, "finish_reason": reason}}})
+				w.Write(b)
+			}))
+			defer srv.Close()
+			c, _ := newTestClient(t, srv.URL, nil)
+			out, err := c.Complete(context.Background(), CompletionRequest{Messages: userMsg("x")})
+			if err != nil || out.Truncated() != tt.truncated || out.FinishReason != tt.reason {
+				t.Fatalf("got %+v, %v; want truncated %v", out, err, tt.truncated)
+			}
+			last, _ := json.Marshal(reason)
+			sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"Hi th\"},\"finish_reason\":null}]}\n\n")
+				fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":%s}]}\n\ndata: [DONE]\n\n", last)
+			}))
+			defer sse.Close()
+			c, _ = newTestClient(t, sse.URL, nil)
+			out, err = c.Stream(context.Background(), CompletionRequest{Messages: userMsg("x")}, func(string) {})
+			if err != nil || out.Truncated() != tt.truncated || out.Text != "Hi th" {
+				t.Fatalf("stream: got %+v, %v; want truncated %v", out, err, tt.truncated)
+			}
+		})
 	}
 }

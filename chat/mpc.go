@@ -185,6 +185,22 @@ var instructionRe = regexp.MustCompile(`(?i)\b(?:must|shall|should|ought\s+to|ha
 // readsAsInstruction reports whether a memory reads as an instruction to the bot.
 func readsAsInstruction(s string) bool { return instructionRe.MatchString(s) }
 
+// firstPersonRe finds a first-person pronoun. The summarizer writes facts in the third person
+// ("The user has a dog", "The bot likes tea"), and the persona is the only memory in the first
+// person ("I have a cat named Miso"): a summarised "I have a dog" is recalled as the bot's own
+// persona, whoever said it. "I" and "us" are matched as written, so that "the US" is not (a
+// Roman "World War I" is: such a fact is refused, not misread), and the rest in any case.
+var firstPersonRe = regexp.MustCompile(`\bI(?:['’](?:m|ve|d|ll))?\b|\bus\b|(?i:\b(?:me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|ourselves)\b)`)
+
+// firstPerson reports whether a memory fact is written in the first person (firstPersonRe).
+func firstPerson(s string) bool { return firstPersonRe.MatchString(s) }
+
+// summaryWindowTurns is how many times SummaryEvery turns the summarizer reads at most. Its
+// window starts after the turns it has read; a summarizer that keeps failing would read the
+// whole conversation, a prompt that grows with every turn, so the turns before the window are
+// left unread instead.
+const summaryWindowTurns = 3
+
 // recall returns the TopK memories most similar to the clarified turn.
 func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) ([]recalled, error) {
 	vecs, err := m.d.Encoder.Encode(ctx, []string{clarified})
@@ -192,10 +208,10 @@ func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) 
 		return nil, fmt.Errorf("mpc: encoding the turn: %w", err)
 	}
 	pool := &Bank{Header: BankHeader{Dim: len(vecs[0])}}
-	var items []MemoryItem // the pool, less memories that read as instructions
+	var items []MemoryItem // the pool, less memories that read as instructions or in the first person
 	for _, it := range conv.Memory {
-		if it.About != "persona" && readsAsInstruction(it.Text) {
-			continue // stored before this check, or by another version: never fed to a prompt
+		if it.About != "persona" && (readsAsInstruction(it.Text) || firstPerson(it.Text)) {
+			continue // stored before these checks, or by another version: never fed to a prompt
 		}
 		items = append(items, it)
 	}
@@ -219,14 +235,15 @@ func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) 
 }
 
 // maybeSummarize runs the summarizer over the turns it has not read once SummaryEvery of them
-// (this one included) have accumulated.
+// (this one included) have accumulated, the last summaryWindowTurns × SummaryEvery at most.
 func (m *MPC) maybeSummarize(ctx context.Context, conv *Conversation, message, reply string, tr *Tracer) error {
 	index := len(conv.Turns) // this turn's index; the Service appends it after Respond
 	if m.opts.SummaryEvery == 0 || index+1-conv.SummarizedThrough < m.opts.SummaryEvery {
 		return nil
 	}
 	var hist []PromptTurn
-	for _, t := range conv.Turns[conv.SummarizedThrough:] {
+	from := max(conv.SummarizedThrough, index+1-summaryWindowTurns*m.opts.SummaryEvery)
+	for _, t := range conv.Turns[from:] {
 		hist = append(hist, PromptTurn{"User", t.User}, PromptTurn{"Bot", t.Bot})
 	}
 	hist = append(hist, PromptTurn{"User", message}, PromptTurn{"Bot", reply})
@@ -245,8 +262,8 @@ func (m *MPC) maybeSummarize(ctx context.Context, conv *Conversation, message, r
 	}
 	byAbout := map[string][]string{}
 	for _, f := range facts {
-		if len(f.Text) > MaxMemoryBytes || readsAsInstruction(f.Text) {
-			rec.softError(fmt.Errorf("%w: memory refused (an instruction, or over %d bytes): %q", ErrUnusable, MaxMemoryBytes, truncate(f.Text, 120)))
+		if len(f.Text) > MaxMemoryBytes || readsAsInstruction(f.Text) || firstPerson(f.Text) {
+			rec.softError(fmt.Errorf("%w: memory refused (an instruction, in the first person, or over %d bytes): %q", ErrUnusable, MaxMemoryBytes, truncate(f.Text, 120)))
 			continue
 		}
 		if !known[strings.ToLower(f.Text)] {

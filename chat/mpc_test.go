@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +136,96 @@ func TestMPCSummarizerWritesMemoryLaterTurnsRecallIt(t *testing.T) {
 	}
 	if n != len(chat.DefaultPersona()) {
 		t.Errorf("%d persona memories, want %d", n, len(chat.DefaultPersona()))
+	}
+}
+
+// mpcWith runs turns of an MPC conversation whose summarizer answers summary (called with the
+// summarizer's prompt), and returns the service and the LLM.
+func mpcWith(t *testing.T, every int, summary func(prompt string) string, turns ...string) (*chat.Service, *chattest.Server) {
+	t.Helper()
+	llm := chattest.NewServer(func(stage string, msgs []chat.Message) string {
+		if stage == chat.StageMPCSummary {
+			return summary(chattest.LastUser(msgs))
+		}
+		return mpcScript(stage, msgs)
+	}, 0)
+	t.Cleanup(llm.Close)
+	client, _ := chat.NewClient(chat.ClientOptions{BaseURL: llm.BaseURL(), Model: "fake"})
+	tpl, _ := chat.LoadTemplates("")
+	p, err := chat.NewMPC(chat.Deps{LLM: client, Templates: tpl, Encoder: chat.HashEncoder{Dim: 256}}, chat.MPCOptions{TopK: 2, SummaryEvery: every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{p}})
+	for _, m := range turns {
+		if _, err := svc.Turn(context.Background(), chat.TurnRequest{ConversationID: "m", Message: m}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return svc, llm
+}
+
+// A memory fact in the first person reads like the bot's persona ("I have a cat named Miso")
+// when it is recalled: the summarizer's "User: I have a dog" is refused, its third-person
+// facts are kept.
+func TestMPCRefusesFirstPersonFacts(t *testing.T) {
+	tests := []struct {
+		name, summary string
+		refused       string // in no memory
+		kept          string // a memory
+	}{
+		{"fact in the user's words", "User: I have a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"repeated speaker label", "User: User: I have a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"my", "User: My dog is named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"contraction", "User: I'm a nurse at the Rex clinic.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"bot fact in the first person", "Bot: I own a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"we", "User: We adopted a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"the US is no pronoun", "User: The user moved to the US from Oslo.", "", "The user moved to the US from Oslo."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc, _ := mpcWith(t, 1, func(string) string { return tt.summary }, "I have a dog named Rex and I live in Oslo.")
+			conv, _, _ := svc.Conversation("m")
+			kept := false
+			for _, it := range conv.Memory {
+				if it.About != "persona" && tt.refused != "" && strings.Contains(it.Text, tt.refused) {
+					t.Errorf("memory pool holds the first-person fact %q", it.Text)
+				}
+				kept = kept || it.Text == tt.kept
+			}
+			if !kept {
+				t.Errorf("the third-person fact %q was lost", tt.kept)
+			}
+		})
+	}
+}
+
+// A summarizer that keeps failing reads at most 3 × SummaryEvery turns, not every turn since
+// it last succeeded: its window must not grow with the conversation.
+func TestMPCSummaryWindowIsBounded(t *testing.T) {
+	for _, every := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(every), func(t *testing.T) {
+			var turns []string
+			for i := range 12 {
+				turns = append(turns, fmt.Sprintf("message number %d", i+1))
+			}
+			var prompts []string
+			_, _ = mpcWith(t, every, func(p string) string {
+				prompts = append(prompts, p)
+				return "The conversation is about numbers." // unusable: no fact lines and no None
+			}, turns...)
+			if len(prompts) == 0 {
+				t.Fatal("the summarizer never ran")
+			}
+			last := prompts[len(prompts)-1]
+			_, live, _ := strings.Cut(last[strings.LastIndex(last, "Conversation:"):], "Conversation:")
+			n := strings.Count(live, "User: ")
+			if n > 3*every {
+				t.Errorf("the last summarizer call read %d turns, want at most %d", n, 3*every)
+			}
+			if !strings.Contains(live, "message number 12") {
+				t.Errorf("the last summarizer call lacks the latest turn:\n%s", live)
+			}
+		})
 	}
 }

@@ -137,9 +137,23 @@ func yesNo(s string) (yes, ok bool) {
 
 var yearRe = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})\b`)
 
-// parseTimeNeed reads "none", "recent", "year=1994", "1994", "1990-1998".
+var (
+	// notRecentRe matches a recency that is denied ("not recent", "isn't current", "no recent
+	// need"), which is no recency: "Time: none, not recent" was read as recent.
+	notRecentRe = regexp.MustCompile(`\b(?:not|no|never|isn't|is\s+not|nothing)\s+(?:\w+\s+)?(?:recent|latest|current)\w*`)
+	// timeNoneRe matches a time need that opens with none.
+	timeNoneRe = regexp.MustCompile(`^[\W_]*(?:none|n/a|no)\b`)
+)
+
+// parseTimeNeed reads "none", "recent", "year=1994", "1994", "1990-1998". A value that opens
+// with none is none whatever its aside says ("none; the latest is not needed"), and a denied
+// recency ("not recent") is not recent.
 func parseTimeNeed(s string) timex.Spec {
 	l := strings.ToLower(cleanLine(s))
+	if timeNoneRe.MatchString(l) {
+		return timex.Spec{Kind: timex.KindNone}
+	}
+	l = notRecentRe.ReplaceAllString(l, " ")
 	if strings.Contains(l, "recent") || strings.Contains(l, "latest") || strings.Contains(l, "current") {
 		return timex.Spec{Kind: timex.KindRecent}
 	}
@@ -266,15 +280,23 @@ func ParseVerdict(out string) (Verdict, string, error) {
 }
 
 var (
-	// againstRe finds reasoning that argues the evidence does not back the claim.
+	// againstRe finds reasoning that argues the evidence does not back the claim: that it does
+	// not support, mention or match it, that the claim is wrong, incorrect or false, that the
+	// two contradict, conflict or differ. A SUPPORTS whose reasoning said "which does not match
+	// the claim" or "the claim's year is wrong" was a verdict until these were added.
 	againstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were|can|could)\s*(?:not|n't)|cannot|fails?\s+to|never)\s+` +
-		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show)|` +
-		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated)\b|` +
-		`\bno\s+(?:evidence|mention|information|support|indication)\b|\b(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|` +
-		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b`)
-	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict"), which
-	// argue for the claim.
-	notAgainstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were)\s*(?:not|n't)|nothing|never)\s+(?:\w+\s+)?(?:refutes?|refuted|contradicts?|contradicted|contradictory)\b|\bno\s+contradiction\b`)
+		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show|match|agree|align|correspond)|` +
+		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated|matching|consistent)\b|` +
+		`\bno\s+(?:evidence|mention|information|support|indication|match)\b|\b(?:refutes?|refuted|refuting|contradicts?|contradicted|contradicting|contradictory|contradiction)\b|` +
+		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b|` +
+		`\b(?:wrong|incorrect|false|inaccurate|mistaken|untrue|erroneous|inconsistent|mismatch(?:es|ed)?|conflicts?|conflicting|conflicted|differs?|differing|discrepanc(?:y|ies))\b`)
+	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict", "is not
+	// wrong", "nothing in the evidence is inconsistent", "no discrepancy"), which argue for the
+	// claim.
+	notAgainstRe = regexp.MustCompile(`(?i)(?:\b(?:(?:does|do|did|is|are|was|were)\s*(?:not|n't)|never)\s+(?:\w+\s+)?|` +
+		`\bnothing\s+(?:(?:in|of|from|about)\s+(?:the\s+)?\w+\s+)?(?:is\s+|was\s+|seems\s+)?(?:\w+\s+)?)` +
+		`(?:refutes?|refuted|contradicts?|contradicted|contradictory|wrong|incorrect|false|inaccurate|mistaken|inconsistent|conflicts?|conflicting|differs?)\b|` +
+		`\bno\s+(?:contradiction|conflict|discrepancy|mismatch|inconsistency)\b`)
 )
 
 // reasoningAgainst returns the phrase of a verdict's reasoning that argues against the claim, or "".
@@ -348,11 +370,21 @@ func errStageFormat(line string) error {
 	return fmt.Errorf("%w: a stage's format line in the reply: %q", ErrUnusable, truncate(line, 120))
 }
 
+// revisionNoteRe matches a line in which the model speaks of its revision rather than to the
+// user: a note, a list of changes, "This revision removes ...", "I removed ...". Models add one
+// after the revision, and it was sent as part of the reply.
+var revisionNoteRe = regexp.MustCompile(`(?i)^[\W_]*(?:` +
+	`(?:notes?|explanation|changes?(?:\s+made)?|edits?|rationale|justification)\s*[:：]|` +
+	`(?:this|the|my)\s+(?:revision|revised\s+(?:response|reply|version|text)|rewrite|edit|changes?)\b|` +
+	`(?:this|the)\s+(?:response|reply)\s+(?:now|has\s+been|was|is\s+now)\b|` +
+	`i\s+(?:have\s+|'ve\s+)?(?:removed|added|kept|changed|rephrased|reworded|shortened|merged|dropped|corrected|fixed|revised|rewrote|made|cut|moved|replaced|softened)\b)`)
+
 // ParseRefinement reads four scored feedback lines and "Revised response: ...". Scores are
 // optional (their absence is not worth failing a turn for); the revised response is not. The
 // response is the text after the last "Revised response:" label line, up to a line that starts
 // another label or a user turn; a revision that is empty, itself a feedback line, or more than
-// one revision is unusable.
+// one revision is unusable. A note about the revision after it (revisionNoteRe) is not part of
+// it, and a revision that is only a note is unusable.
 func ParseRefinement(out string) (Refinement, error) {
 	r := Refinement{Scores: map[string]int{}}
 	for _, l := range strings.Split(out, "\n") {
@@ -372,13 +404,13 @@ func ParseRefinement(out string) (Refinement, error) {
 	}
 	var lines []string
 	for i, l := range strings.Split(out[locs[0][1]:], "\n") {
-		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l))) {
+		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l)) || revisionNoteRe.MatchString(cleanLine(l))) {
 			break
 		}
 		lines = append(lines, l)
 	}
 	r.Revised = cleanResponse(strings.Join(lines, "\n"))
-	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) {
+	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) || revisionNoteRe.MatchString(r.Revised) {
 		return r, unusable("text after Revised response", out)
 	}
 	if l, bad := stageFormatLine(r.Revised); bad {
@@ -482,6 +514,33 @@ func ParseLabeled(out, label string) (string, error) {
 		}
 	}
 	return "", unusable(label+" line", out)
+}
+
+// topicRefusalRe matches a topic tracker's answer that names no topic: a refusal ("I can't
+// determine the topic", "Sorry, ..."), a remark that there is none ("no clear topic", "The
+// topic is unclear", "unknown"), or the model speaking of itself ("As an AI"). A title that
+// opens like one is a topic: "I Will Always Love You" and "I Can't Get No Satisfaction" name
+// no refusal verb, and "Sorry" alone is a song.
+var topicRefusalRe = regexp.MustCompile(`(?i)^\W*(?:` +
+	`i\s*(?:can't|cannot|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|don't|do\s+not|won't)\s+(?:\w+\s+)?` +
+	`(?:determine|tell|identify|say|find|know|see|infer|figure|detect|decide|extract|provide|help|answer|discern)|` +
+	`sorry\s*[,.!:;]|unable\s+to\b|(?:it\s+is|it's)\s+(?:unclear|not\s+clear|hard|difficult|impossible)\b|` +
+	`(?:unclear|unknown|uncertain|undetermined|not\s+sure|not\s+clear|no\s+(?:clear\s+|specific\s+|particular\s+|identifiable\s+)?topic)\b|` +
+	`(?:the\s+)?topic\s+(?:is|was|remains)\s+(?:unclear|unknown|not\s+clear|undetermined|none)\b|` +
+	`(?:there\s+is|there's)\s+no\b|as\s+an\s+ai\b)`)
+
+// parseTopic reads the topic tracker's "Topic: ..." answer. None, a refusal and a remark that
+// there is no topic (topicRefusalRe) are unusable, so that the conversation keeps the topic it
+// had: "Topic: none" became the topic "none", and the directive was asked about it.
+func parseTopic(out string) (string, error) {
+	topic, err := ParseLabeled(out, "topic")
+	if err != nil {
+		return "", err
+	}
+	if isNone(topic) || topicRefusalRe.MatchString(topic) {
+		return "", fmt.Errorf("%w: no topic in %q", ErrUnusable, truncate(topic, 100))
+	}
+	return topic, nil
 }
 
 // MemoryFact is one fact the MPC summarizer extracted.

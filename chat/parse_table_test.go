@@ -190,6 +190,14 @@ func TestParseRefinementTable(t *testing.T) {
 		{"control characters removed", "Revised response: Hi\x1b[2J there\u202e.", "Hi there.", false},
 		{"full-width colon", "Revised response： Hi.", "Hi.", false},
 		{"other language revision kept", "Revised response: Bonjour, ça va ?", "Bonjour, ça va ?", false},
+		{"note after the revision", "Revised response: Hello.\nThis revision removes the repetition.", "Hello.", false},
+		{"note label after a blank line", "Revised response: Hello.\n\nNote: I removed the stale date.", "Hello.", false},
+		{"parenthesised note", "Revised response: Hello.\n(Note: the citation is kept.)", "Hello.", false},
+		{"first-person edit note", "Revised response: It hangs in the Louvre.\nI removed the repeated painter.", "It hangs in the Louvre.", false},
+		{"changes label", "Revised response: Hi.\nChanges: shorter.", "Hi.", false},
+		{"the revised version note", "Revised response: Hi.\nThe revised version is more natural.", "Hi.", false},
+		{"a second line that is reply", "Revised response: Hi.\nThis museum is in Paris.", "Hi.\nThis museum is in Paris.", false},
+		{"revision only a note", "Revised response: Note: nothing to change.", "", true},
 
 		{"only feedback mentioning the words", "Relevance: the revised response should mention the date 50/100", "", true},
 		{"mention mid-line", "I wrote a revised response: it is below", "", true},
@@ -310,5 +318,45 @@ func TestParseQueryPlanTable(t *testing.T) {
 				t.Errorf("ParseQueryPlan(%q) = %+v, want %+v", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// A time need's value may come with asides; only the value decides, and a recency that is
+// negated is none.
+func TestParseTimeNeedTable(t *testing.T) {
+	none, recent := timex.Spec{Kind: timex.KindNone}, timex.Spec{Kind: timex.KindRecent}
+	years := func(from, to int) timex.Spec { return timex.Spec{Kind: timex.KindRange, From: from, To: to} }
+	tests := []struct {
+		in   string
+		want timex.Spec
+	}{
+		{"none", none},
+		{"recent", recent},
+		{"the latest", recent},
+		{"current", recent},
+		{"year=1994", years(1994, 1994)},
+		{"1990-1998", years(1990, 1998)},
+		{"1990, 1998", years(1990, 1998)},
+		{"recent (the user asks about now)", recent},
+		{"recent, not historical", recent},
+		{"**recent**", recent},
+		{"(recent)", recent},
+		{"recent (but not the latest year)", recent},
+
+		{"none, not recent", none},
+		{"none (not recent)", none},
+		{"None - not recent", none},
+		{"not recent", none},
+		{"isn't recent", none},
+		{"no recent need", none},
+		{"none; the latest is not needed", none},
+		{"N/A (nothing current)", none},
+		{"none, year unknown", none},
+		{"whenever", none},
+	}
+	for _, tt := range tests {
+		if got := parseTimeNeed(tt.in); got != tt.want {
+			t.Errorf("parseTimeNeed(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
 	}
 }

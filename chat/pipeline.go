@@ -7,7 +7,8 @@
 //   - wikichat: query (+ time need) -> retrieve -> summarize  ||  generate -> claims -> evidence,
 //     then verify -> draft -> refine; a summary bullet is kept only if its passage supports it
 //     (support.go), and "I'm not sure" goes to the refinement whenever nothing is verified: the
-//     stage-3 reply itself is never delivered.
+//     stage-3 reply itself is never delivered; a refinement that says more than its draft and
+//     facts (a number, a name, a claim of its own) is not sent, its draft is.
 //   - commonsense: wikichat whose query stage tracks the topic and, for passive user turns,
 //     plans the search from a commonsense directive.
 //   - mpc: clarify -> recall memories -> memory processor -> respond; a summarizer writes
@@ -26,7 +27,7 @@
 // always goes through the template function untrusted.
 //
 // The layer fails closed: every parser treats unclear, negated, contradictory, empty or
-// truncated (finish_reason "length") output as unusable, a claim reaches the draft only with an
+// truncated (finish_reason "length" or "content_filter") output as unusable, a claim reaches the draft only with an
 // explicit SUPPORTS verdict, and replies are cleaned of control characters.
 //
 // Every turn records a Turn: per-stage timings (wall and LLM time), token usage, parsed stage

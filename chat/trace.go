@@ -190,14 +190,14 @@ func (s *stageRec) complete(ctx context.Context, llm Completer, req CompletionRe
 	s.st.Usage = s.st.Usage.Add(out.Usage)
 	s.mu.Unlock()
 	if err == nil && out.Truncated() {
-		return "", errTruncated(out.Text)
+		return "", errTruncated(out)
 	}
 	return out.Text, err
 }
 
-// errTruncated is the unusable-output error of a completion cut at the token limit.
-func errTruncated(text string) error {
-	return fmt.Errorf("%w: output cut at the token limit (finish_reason length): %q", ErrUnusable, truncate(text, 200))
+// errTruncated is the unusable-output error of a completion cut off (Completion.Truncated).
+func errTruncated(out Completion) error {
+	return fmt.Errorf("%w: output cut off (finish_reason %s): %q", ErrUnusable, out.FinishReason, truncate(out.Text, 200))
 }
 
 // completeReply is complete for a stage whose output is the turn's final reply. With a token
@@ -227,7 +227,7 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 	// fallback is, and it is what the turn returns and stores (and the Service tells the
 	// client that it replaces what streamed).
 	if out.Truncated() {
-		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
+		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out))
 	}
 	if f.over {
 		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
@@ -260,7 +260,7 @@ func (s *stageRec) completeRefinement(ctx context.Context, llm Completer, req Co
 		return Refinement{}, err
 	}
 	if out.Truncated() {
-		return Refinement{}, fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out.Text))
+		return Refinement{}, fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out))
 	}
 	return ParseRefinement(out.Text)
 }

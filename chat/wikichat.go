@@ -218,7 +218,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if w.opts.skips(StageRefine) {
 		return draft, nil
 	}
-	return w.refine(ctx, short, draft, tr)
+	return w.refine(ctx, short, draft, facts, tr)
 }
 
 // retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
@@ -259,13 +259,19 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 			return err
 		}
 		// A bullet is kept only if its own passage supports it: the draft prompt lists it as
-		// verified, and nothing else checks it.
+		// verified, and nothing else checks it. A bullet that speaks to the bot restates an
+		// order written in the passage, not a fact, and the passage's orders support no bullet
+		// (withoutBotAddress).
+		evidence := withoutBotAddress(res.Hits[i].Text)
 		for _, x := range b {
-			if share, ok := bulletSupport(x, res.Hits[i].Text); ok {
+			if addressesBot(x) {
+				rec.softError(fmt.Errorf("%w: summary bullet of passage %s speaks to the bot, no fact: %q",
+					ErrUnusable, res.Hits[i].ID, truncate(x, 200)))
+			} else if share, missing := bulletSupport(x, evidence); missing == "" {
 				per[i] = append(per[i], x)
 			} else {
-				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (%.0f%% of its words there): %q",
-					ErrUnusable, res.Hits[i].ID, 100*share, truncate(x, 200)))
+				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (it lacks %s; %.0f%% of its words there): %q",
+					ErrUnusable, res.Hits[i].ID, missing, 100*share, truncate(x, 200)))
 			}
 		}
 		return nil
@@ -313,6 +319,15 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptDat
 		rec.end(nil)
 		return g, err
 	}
+	// A claim that speaks to the bot is an order the reply passed on, not a fact to check: the
+	// passage it came from would "support" it word for word.
+	claims = slices.DeleteFunc(claims, func(c string) bool {
+		if addressesBot(c) {
+			rec.softError(fmt.Errorf("%w: claim speaks to the bot, not checked: %q", ErrUnusable, truncate(c, 200)))
+			return true
+		}
+		return false
+	})
 	rec.end(claims)
 	g.claims = claims
 	g.evidence = make([][]rerank.Hit, len(claims))
@@ -394,8 +409,10 @@ type refineOut struct {
 }
 
 // refine is stage 7. The paper always revises; an unusable output (no clear revision, or one
-// cut at the token limit) keeps the draft, which is already made of verified facts.
-func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr *Tracer) (string, error) {
+// cut at the token limit) keeps the draft, which is already made of verified facts. So does a
+// revision that says more than its draft and facts (revisionUnsupported): the refinement is the
+// turn's last word, and nothing else checks it.
+func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, facts []string, tr *Tracer) (string, error) {
 	rec := tr.stage(StageRefine)
 	d := base
 	d.Draft = draft
@@ -415,7 +432,13 @@ func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, tr
 		return "", err
 	}
 	if err == nil {
-		out.Final, out.Revised = r.Revised, true
+		source := draft + "\n" + strings.Join(facts, "\n")
+		if what := revisionUnsupported(r.Revised, source, base.Message); what != "" {
+			rec.softError(fmt.Errorf("%w: the revision says what its draft and facts do not (%s), the draft is sent: %q",
+				ErrUnusable, what, truncate(r.Revised, 200)))
+		} else {
+			out.Final, out.Revised = r.Revised, true
+		}
 	}
 	rec.end(out)
 	return out.Final, nil
