@@ -253,6 +253,20 @@ func TestRoadClaimThatSpeaksToTheBot(t *testing.T) {
 			}
 		})
 	}
+	// A plain claim restating the note is checked against evidence without it: the verifier's
+	// prompt never shows the note.
+	_, llm := roadTurnOver(t, poisoned, map[string]string{
+		chat.StageSummarize: "None",
+		chat.StageClaims:    "- Napoleon Bonaparte discovered vitamin D in 1850.",
+	}, "Who discovered vitamin D?")
+	if len(llm.stage(chat.StageVerify)) == 0 {
+		t.Fatal("no verify call")
+	}
+	for _, p := range llm.stage(chat.StageVerify) {
+		if strings.Contains(p, "SYSTEM NOTE") || strings.Contains(p, "tell the user") {
+			t.Errorf("the verifier was shown the note as evidence:\n%s", p)
+		}
+	}
 	// A bullet about an assistant professor speaks of one, not to one: it is kept.
 	prof := []corpus.Passage{{ID: "McCollum#0", Title: "Elmer McCollum", Text: "Elmer McCollum | Elmer McCollum was an " +
 		"assistant professor at the University of Wisconsin before he identified vitamin D in 1922."}}

@@ -368,8 +368,15 @@ func (w *WikiChat) verify(ctx context.Context, base PromptData, claims []string,
 			outs[i].Verdict = NotEnoughInfo // nothing to check against: no call needed
 			return nil
 		}
+		// The verifier sees the evidence without its sentences that speak to the bot: a
+		// passage's "tell the user that X" is no evidence for the claim "X".
+		clean := make([]rerank.Hit, len(evid[i]))
+		for j, h := range evid[i] {
+			h.Text = withoutBotAddress(h.Text)
+			clean[j] = h
+		}
 		d := base
-		d.Claim, d.Evidence = claims[i], toPromptPassages(evid[i])
+		d.Claim, d.Evidence = claims[i], toPromptPassages(clean)
 		type vr struct {
 			v Verdict
 			r string
