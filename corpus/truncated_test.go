@@ -107,6 +107,15 @@ func TestMediaWikiTruncated(t *testing.T) {
 	if _, st := readPath(t, path, Options{}); st.Documents+sumSkipped(st) != pages {
 		t.Errorf("whole dump: %d documents + %d skipped, want %d pages", st.Documents, sumSkipped(st), pages)
 	}
+	// Pages without the root (one block of a multistream dump, extracted on its own) have no
+	// end tag to miss: they read to a clean EOF.
+	path = filepath.Join(t.TempDir(), "block.xml")
+	if err := os.WriteFile(path, full[nth(1):endOf(2)], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, st := readPath(t, path, Options{}); st.Documents+sumSkipped(st) != 2 {
+		t.Errorf("pages without a root: %d documents + %d skipped, want 2 pages", st.Documents, sumSkipped(st))
+	}
 }
 
 func sumSkipped(s ReadStats) int {

@@ -56,9 +56,11 @@ func (r *scanner) nextChunk() (chunk, error) {
 			if r.pages == 0 && !r.sawRoot {
 				return chunk{}, fmt.Errorf("%s: no <mediawiki> element: not a MediaWiki XML dump", r.file)
 			}
-			if !r.sawEnd {
+			if r.sawRoot && !r.sawEnd {
 				// Cut between pages: every page read was whole, but the ones after the cut are
-				// missing, and a clean EOF would index half a dump as a success.
+				// missing, and a clean EOF would index half a dump as a success. A stream of
+				// pages without the root (one block of a multistream dump, extracted on its
+				// own) has no end tag to miss.
 				if r.pages == 0 {
 					return chunk{}, fmt.Errorf("%s: truncated input: end of file at line %d before any page and without </mediawiki>", r.file, r.line)
 				}

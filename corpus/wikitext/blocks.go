@@ -222,10 +222,11 @@ func tidyOnce(s string) string {
 	return string(b)
 }
 
-// endsWithWord reports whether b ends with a letter, a digit or '_'.
+// endsWithWord reports whether b ends with an ASCII letter, digit or '_': what a call's name
+// ends with ("main()"). Not any letter: scripts written without spaces ("北京({{IPA|x}})是")
+// put markup's residue right after a word.
 func endsWithWord(b []byte) bool {
-	r, _ := utf8.DecodeLastRune(b)
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	return len(b) > 0 && (b[len(b)-1] == '_' || isASCIIAlnum(b[len(b)-1]))
 }
 
 // startsWithWord reports whether s begins with a letter or a digit.

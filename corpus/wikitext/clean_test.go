@@ -150,6 +150,7 @@ func TestCleanLinkPrefixes(t *testing.T) {
 		{"[[Help:Contents]] here", "Help:Contents here"},
 		{"Text.\n[[de:Text]]\n[[fr: Paris]]\n[[zh-min-nan:Bûn]]\n[[be-tarask:Y]]\n[[nb:Z]]", "Text."},
 		{"Text.\n[[EN:Text]] [[Simple:Text]]", "Text."},
+		{"Text.\n[[zh-tw:臺北]] [[jp:東京]] [[tlh:X]] [[mo:Y]] [[tokipona:Z]]", "Text."},
 		{"see [[:de:Text]]", "see de:Text"},
 	}
 	for _, tt := range tests {
@@ -177,6 +178,8 @@ func TestCleanTidyPunct(t *testing.T) {
 		{"our friend ... has", "our friend ... has"},
 		{"Паріж ({{IPA|x}}) і .ua", "Паріж і .ua"},
 		{"Ünïcode() stays", "Ünïcode() stays"},
+		{"北京({{IPA|x}})是首都。", "北京是首都。"},
+		{"กรุงเทพ({{IPA|x}})เป็น", "กรุงเทพเป็น"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

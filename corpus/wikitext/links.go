@@ -73,7 +73,7 @@ func isLangCode(p string) bool {
 
 // langCodes are the interlanguage prefixes of Wikipedia (meta.wikimedia.org's List of
 // Wikipedias, closed editions included, as old dumps link to them), with the aliases
-// MediaWiki accepts for some of them.
+// MediaWiki's interwiki table accepts for some of them (last line: "zh-tw", "jp", "dk", ...).
 var langCodes = func() map[string]bool {
 	m := map[string]bool{}
 	for _, c := range strings.Fields(`
@@ -93,6 +93,7 @@ var langCodes = func() map[string]bool {
 		tpi tr trv ts tt tum tw ty tyv udm ug uk ur uz ve vec vep vi vls vo wa war wo wuu xal xh
 		xmf yi yo yue za zea zgh zh zh-classical zh-min-nan zh-yue zu
 		nb lzh nan rup sgs vro
+		mo tlh tokipona tp zh-tw zh-cn zh-hk zh-sg zh-mo zh-hans zh-hant jp dk cz epo minnan cmn
 	`) {
 		m[c] = true
 	}
