@@ -190,7 +190,7 @@ func (s *remoteStore) resume(ctx context.Context, opts *Options) (*Summary, erro
 	defer w.Close()
 	cp, _, err := s.r.PendingCheckpoint(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("finding the checkpoint of %s: %w", s.loc, err)
 	}
 	if cp == nil {
 		opts.Logger.Info("no checkpoint: building from scratch", "index", s.loc.String())
