@@ -210,10 +210,93 @@ var revisionChatWords = setOf(`yes yeah yep sure sorry well actually indeed fun 
 var revisionAssentRe = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|yup|correct|exactly|absolutely|indeed|true)\b|` +
 	`\b(?:that's|that\s+is|you're|you\s+are)\s+(?:right|correct|true)\b`)
 
-// revisionDoubtRe finds the words by which a revision denies or doubts what it names: a
-// revision that repeats the user's words is allowed only with one ("I'm not sure whether
-// Napoleon discovered vitamin D"), never as an assent ("Yes, Napoleon discovered vitamin D").
-var revisionDoubtRe = regexp.MustCompile(`(?i)\b(?:not|no|never|nobody|nothing|neither|nor|cannot|unsure|uncertain|unclear|unknown|doubt\w*)\b|n['’]t\b`)
+// revisionDenialWords are the words by which a clause denies or doubts what it states. They
+// are no content of a revision (the polarity check below holds them to the sources instead).
+// "doubt" is none of them: "Napoleon discovered vitamin D, no doubt" assents.
+var revisionDenialWords = setOf(`not no never none nobody nothing neither nor cannot unsure uncertain
+	unclear unknown`)
+
+// revisionDoubtWords open a doubt on their own ("it is unclear whether ..."): the user's words
+// after one, in its clause, are named to be doubted.
+var revisionDoubtWords = setOf(`unsure uncertain unclear unknown`)
+
+// revisionNegators deny the word that follows them: "not", "never", "no", "cannot" and the
+// "n't" forms. They license the user's words after them only when they deny knowing ("not
+// sure whether", "can't confirm that", "no evidence that"; revisionKnowing) or deny the user's
+// words themselves ("did not discover vitamin D"); "not many people know that ..." and
+// "don't forget that ..." deny something else and repeat the user's claim.
+var revisionNegators = setOf(`not no never cannot neither nor`)
+
+// revisionKnowing are the words whose denial is a doubt about what follows.
+var revisionKnowing = setOf(`sure certain know knew known aware confirm confirmed verify verified
+	say tell find found recall remember think believe clear true correct right accurate case
+	evidence record records proof sign indication information details data`)
+
+// revisionSkipped are words that may stand between a negator and what it denies.
+var revisionSkipped = setOf(`really quite entirely completely exactly totally actually fully
+	100 yet even`)
+
+// revisionContrastRe finds the conjunctions that turn a sentence against what came before: the
+// clause after one says something of its own, and a denial in it licenses nothing ("I'm not
+// sure, but I don't think Napoleon discovered vitamin D" denies on the model's own authority).
+var revisionContrastRe = regexp.MustCompile(`(?i)\b(?:but|however|although|though|whereas|nevertheless|nonetheless|yet)\b`)
+
+// revisionClauseBreakRe splits text into clauses: at sentence ends, commas, colons,
+// semicolons, brackets and dashes. A denial governs only its own clause: "I'm not sure, but
+// Napoleon discovered vitamin D" and "Napoleon discovered vitamin D, no doubt" deny nothing
+// of Napoleon.
+var revisionClauseBreakRe = regexp.MustCompile(`[.!?;:,()\[\]\n—–]+|\s-\s`)
+
+// clause is a clause of a revision or of its sources.
+type clause struct {
+	words    []string // Words of the clause, curly apostrophes made straight
+	contrast bool     // opens with a contrast conjunction (revisionContrastRe)
+	negated  bool     // denies or doubts what it states (revisionPolarityRe)
+}
+
+// revisionPolarityRe finds a clause that denies or doubts what it states: the clause's
+// polarity, which a revision must keep (bulletNegationRe and the doubts).
+var revisionPolarityRe = regexp.MustCompile(`(?i)\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot|unsure|uncertain|unclear|unknown|doubt\w*)\b|n't\b`)
+
+// clauses splits s at revisionClauseBreakRe and before each contrast conjunction. A contrast
+// conjunction with no words after it before the break ("; however, X") marks the next clause.
+func clauses(s string) []clause {
+	s = strings.ReplaceAll(s, "’", "'")
+	var out []clause
+	pending := false // a contrast conjunction waits for its clause
+	for _, piece := range revisionClauseBreakRe.Split(s, -1) {
+		cuts := revisionContrastRe.FindAllStringIndex(piece, -1)
+		start, contrast := 0, pending
+		for i := 0; i <= len(cuts); i++ {
+			end := len(piece)
+			if i < len(cuts) {
+				end = cuts[i][0]
+			}
+			if text := piece[start:end]; len(Words(text)) > 0 {
+				out = append(out, clause{words: Words(text), contrast: contrast, negated: revisionPolarityRe.MatchString(text)})
+				contrast = false
+			}
+			if i < len(cuts) {
+				start, contrast = cuts[i][1], true // the conjunction is no word of its clause
+			}
+		}
+		pending = contrast
+	}
+	return out
+}
+
+// contentWord returns w as contentWords keeps it, or "" when contentWords drops it.
+func contentWord(w string) string {
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+	w = strings.Trim(w, "'")
+	if len(w) < 3 && !strings.ContainsAny(w, "0123456789") || stopwords[w] {
+		return ""
+	}
+	return w
+}
+
+// negator reports whether w denies what follows it (revisionNegators or an "n't" form).
+func negator(w string) bool { return revisionNegators[w] || strings.HasSuffix(w, "n't") }
 
 // MaxRevisionBorrowedWords is how many of the user's words (in no source) a revision that
 // denies nothing may use, and then fewer than it takes from its sources: the name of what was
@@ -228,9 +311,12 @@ const MaxRevisionNewWords = 1
 
 // revisionUnsupported returns what in revised is supported by neither source (the draft and
 // the verified facts it was written from) nor, for names and terms, the user's message: a
-// number not in source, a name in neither, more than MaxRevisionNewWords new content words, an
-// assent, or the user's words beyond MaxRevisionBorrowedWords without a denial. It returns "" when the
-// revision only rewords. Citation markers are not numbers here (cite.go binds them).
+// number not in source, a name in neither, more than MaxRevisionNewWords new content words, a
+// clause that denies what its sources assert or asserts what they deny (clausePolarity), an
+// assent, or the user's words beyond MaxRevisionBorrowedWords that no denial governs: one
+// before them in their clause, that denies knowing them or denies them (revisionNegators). A
+// "not" elsewhere in the revision licensed them until "I'm not sure, but Napoleon discovered
+// vitamin D" went out. It returns "" when the revision only rewords. Citation markers are not numbers here (cite.go binds them).
 func revisionUnsupported(revised, source, userMsg string) string {
 	revised = asciiDigits(markerRe.ReplaceAllString(revised, ""))
 	source = asciiDigits(markerRe.ReplaceAllString(source, ""))
@@ -251,29 +337,103 @@ func revisionUnsupported(revised, source, userMsg string) string {
 	has := func(ws []string, w string) bool {
 		return slices.ContainsFunc(ws, func(x string) bool { return sameStem(w, x) })
 	}
+	sourceClauses := clauses(source)
 	var added, borrowed []string
 	sourced := 0 // content words from the sources
-	for _, w := range contentWords(revised) {
-		switch {
-		case revisionChatWords[w] || revisionDoubtRe.MatchString(w):
-		case has(sw, w):
-			sourced++
-		case has(uw, w):
-			borrowed = append(borrowed, w)
-		default:
-			added = append(added, w)
+	polarity := ""
+	for _, c := range clauses(revised) {
+		// A denial licenses the user's words after it in its clause (borrowed words named to
+		// be doubted), never before it ("Napoleon discovered vitamin D, no doubt") and never
+		// in a clause that turns against what came before.
+		pending, licensed := false, false
+		var fromSource []string // the clause's words from the sources, for its polarity
+		for _, raw := range c.words {
+			if revisionDenialWords[raw] || strings.HasSuffix(raw, "n't") {
+				if !c.contrast {
+					pending = pending || negator(raw)
+					licensed = licensed || revisionDoubtWords[raw]
+				}
+				continue
+			}
+			w := contentWord(raw)
+			if w == "" {
+				continue
+			}
+			user := !has(sw, w) && has(uw, w)
+			if pending && !revisionSkipped[w] {
+				licensed = licensed || revisionKnowing[w] || user
+				pending = false
+			}
+			switch {
+			case revisionChatWords[w]:
+			case has(sw, w):
+				sourced++
+				fromSource = append(fromSource, w)
+			case user:
+				if !licensed {
+					borrowed = append(borrowed, w)
+				}
+			default:
+				added = append(added, w)
+			}
+		}
+		if polarity == "" {
+			polarity = clausePolarity(c, fromSource, sourceClauses)
 		}
 	}
 	if len(added) > MaxRevisionNewWords {
 		return "words of its own: " + strings.Join(added, " ")
 	}
+	if polarity != "" {
+		return polarity
+	}
 	if revisionAssentRe.MatchString(revised) && !revisionAssentRe.MatchString(source) {
 		return "an assent of its own"
 	}
-	if len(borrowed) > 0 && !revisionDoubtRe.MatchString(revised) && (len(borrowed) > MaxRevisionBorrowedWords || len(borrowed) >= sourced) {
+	if len(borrowed) > 0 && (len(borrowed) > MaxRevisionBorrowedWords || len(borrowed) >= sourced) {
 		return "the user's words, not denied: " + strings.Join(borrowed, " ")
 	}
 	return ""
+}
+
+// clausePolarity returns what is wrong with the polarity of a revision's clause c, whose words
+// from the sources are words, or "". The source clause that has most of those words must deny
+// what it states when c does and assert it when c does, as bulletSupport holds a bullet's
+// negation to its passage: "The Eiffel Tower is the tallest structure in Paris" from a draft
+// that said it "is not" drops a denial, and "is not" from a draft that said "is" adds one. A
+// tie is no finding (the clause may merge two of the draft's).
+func clausePolarity(c clause, words []string, sources []clause) string {
+	if len(words) == 0 {
+		return ""
+	}
+	same, other := 0, 0
+	for _, sc := range sources {
+		var sw []string
+		for _, w := range sc.words {
+			if w = contentWord(w); w != "" {
+				sw = append(sw, w)
+			}
+		}
+		n := 0
+		for _, w := range words {
+			if slices.ContainsFunc(sw, func(x string) bool { return sameStem(w, x) }) {
+				n++
+			}
+		}
+		if sc.negated == c.negated {
+			same = max(same, n)
+		} else {
+			other = max(other, n)
+		}
+	}
+	switch {
+	case other <= same:
+		return ""
+	case c.negated:
+		return "a denial its sources do not make: " + strings.Join(c.words, " ")
+	default:
+		return "its sources' denial dropped: " + strings.Join(c.words, " ")
+	}
 }
 
 // token is a word of a sentence with what the name check needs to know about it.

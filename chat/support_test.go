@@ -190,6 +190,9 @@ func TestRevisionSupport(t *testing.T) {
 		notSure  = "Sorry, I'm not sure about that."
 		napoleon = "Napoleon Bonaparte discovered vitamin D in 1850, right?"
 		vdDraft  = "It was identified in 1922 by Elmer McCollum, who named it after finding that cod liver oil cured rickets. [1]"
+		// eiffelNot and eiffelIs differ by their "not" alone.
+		eiffelNot = "The Eiffel Tower is not the tallest structure in Paris."
+		eiffelIs  = "The Eiffel Tower is the tallest structure in Paris."
 	)
 	tests := []struct {
 		name, revised, source, user string
@@ -199,6 +202,11 @@ func TestRevisionSupport(t *testing.T) {
 		{"not sure, dressed up", "Sorry, I'm not sure about that. Anything else?", notSure, napoleon, true},
 		{"not sure, naming what was asked", "Hmm, I'm not sure whether Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, true},
 		{"full-width digits of the source", "It was identified in １９２２ by Elmer McCollum [1].", vdDraft, "Who discovered vitamin D?", true},
+		{"not sure, the user's words denied", "Sorry, I'm not sure whether Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, true},
+		{"not sure, can't confirm that", "I can't confirm that Napoleon Bonaparte discovered vitamin D, sorry.", notSure, napoleon, true},
+		{"a denial the draft makes, reworded", "It isn't the tallest structure in Paris.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", true},
+		{"the draft's denial kept with its name", "The Eiffel Tower is not the tallest structure in Paris, sorry.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", true},
+		{"a small borrowing after but", "It was identified in 1922 by Elmer McCollum, but not by Napoleon [1].", vdDraft, napoleon, true},
 
 		{"not sure, assent with a year", "Yes, Napoleon discovered vitamin D in 1850.", notSure, napoleon, false},
 		{"not sure, assent", "Yes, Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
@@ -212,6 +220,18 @@ func TestRevisionSupport(t *testing.T) {
 		{"a clause of its own", "It was identified in 1922 by Elmer McCollum, who also invented the telephone [1].", vdDraft, "Who discovered vitamin D?", false},
 		{"the refine prompt's old example", "It's Canberra, not Sydney as many people think.", "The capital of Australia is Canberra. Canberra is the capital.", "What's the capital of Australia?", false},
 		{"a full-width number of its own", "It was identified in １８５０ by Elmer McCollum [1].", vdDraft, "Who discovered vitamin D?", false},
+		{"not sure, but the claim", "I'm not sure, but Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"not sure; however, the claim", "I'm not sure; however, Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"the claim, no doubt", "Napoleon Bonaparte discovered vitamin D, no doubt.", notSure, napoleon, false},
+		{"the claim, not a doubt in the world", "Napoleon Bonaparte discovered vitamin D and that is not in doubt.", notSure, napoleon, false},
+		{"no doubt, first", "No doubt Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"not sure, but I don't think", "I'm not sure, but I don't think Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"not sure, though the claim", "I'm not sure, though Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"a denial of something else", "Not many know that Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"the draft's denial dropped", "The Eiffel Tower is the tallest structure in Paris.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", false},
+		{"a denial of its own", "The Eiffel Tower is not the tallest structure in Paris.", eiffelIs, "Is the Eiffel Tower the tallest structure in Paris?", false},
+		{"a denial of its own, contracted", "It isn’t the tallest structure in Paris.", eiffelIs, "Is it the tallest structure in Paris?", false},
+		{"a doubt dropped", "Shakespeare wrote the play alone.", "It is unclear whether Shakespeare wrote the play alone.", "Who wrote it?", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
