@@ -283,13 +283,27 @@ var (
 	// againstRe finds reasoning that argues the evidence does not back the claim: that it does
 	// not support, mention or match it, that the claim is wrong, incorrect or false, that the
 	// two contradict, conflict or differ. A SUPPORTS whose reasoning said "which does not match
-	// the claim" or "the claim's year is wrong" was a verdict until these were added.
+	// the claim" or "the claim's year is wrong" was a verdict until these were added. Reasoning
+	// quotes the claim and the evidence, whose words are anyone's ("the Korean War was a
+	// conflict", "False Bay", "The Wrong Trousers", "British spelling differs from American"):
+	// so "wrong", "false", "conflict", "differ" and their kin count only with the claim, the
+	// evidence or what stands for them (it, this, which, the year ...) as their subject or
+	// object (againstSubject, againstObject).
 	againstRe = regexp.MustCompile(`(?i)\b(?:(?:does|do|did|is|are|was|were|can|could)\s*(?:not|n't)|cannot|fails?\s+to|never)\s+` +
 		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show|match|agree|align|correspond)|` +
 		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated|matching|consistent)\b|` +
-		`\bno\s+(?:evidence|mention|information|support|indication|match)\b|\b(?:refutes?|refuted|refuting|contradicts?|contradicted|contradicting|contradictory|contradiction)\b|` +
-		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b|` +
-		`\b(?:wrong|incorrect|false|inaccurate|mistaken|untrue|erroneous|inconsistent|mismatch(?:es|ed)?|conflicts?|conflicting|conflicted|differs?|differing|discrepanc(?:y|ies))\b`)
+		`\bno\s+(?:evidence|mention|information|support|indication|match)\b|` +
+		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b|\b(?:mismatch(?:es|ed)?|discrepanc(?:y|ies))\b|` +
+		// the claim (or what stands for it) is wrong: "the claim's year is wrong", "which is false"
+		againstSubject + `(?:['’]s\s+\w+)?\s+(?:is|was|are|were|seems?|appears?|looks?|(?:would|must|may|might)\s+be)\s+` + againstAdverb +
+		`(?:wrong|incorrect|false|inaccurate|mistaken|untrue|erroneous|inconsistent|contradictory|contradicted|refuted|at\s+odds)\b|` +
+		// it conflicts with the claim: "differs from the claim", "is inconsistent with the evidence"
+		`\b(?:conflicts?|conflicting|conflicted|differs?|differing|differed|disagrees?|disagreeing|inconsistent|at\s+odds|contradictory)\s+(?:with|from|to)\s+` + againstObject + `|` +
+		`\b(?:refutes?|refuted|refuting|contradicts?|contradicted|contradicting)\s+(?:(?:\w+\s+){0,2}?` + againstNoun + `|it\b|this\b)|` +
+		`\b(?:claims?|evidence|statement|passage|article|it|this|year|date|name|number)\s+(?:\w+\s+)?(?:refutes?|contradicts?|conflicts?|differs?|disagrees?)\b|` +
+		`\b(?:claim\s+and\s+(?:the\s+)?evidence|evidence\s+and\s+(?:the\s+)?claim|the\s+two)\s+(?:\w+\s+)?(?:conflict|differ|disagree|contradict)\b|` +
+		`\b(?:refuted|contradicted)\s+by\b|\b(?:contradiction|conflict|inconsistency)\s+(?:with|between)\s+` + againstObject + `|` +
+		`\b(?:there['’]?s|there\s+is|there\s+are|shows?|creates?|presents?)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:contradictions?|inconsistenc(?:y|ies))\b`)
 	// notAgainstRe finds the phrases that negate a contradiction ("does not contradict", "is not
 	// wrong", "nothing in the evidence is inconsistent", "no discrepancy"), which argue for the
 	// claim.
@@ -297,6 +311,17 @@ var (
 		`\bnothing\s+(?:(?:in|of|from|about)\s+(?:the\s+)?\w+\s+)?(?:is\s+|was\s+|seems\s+)?(?:\w+\s+)?)` +
 		`(?:refutes?|refuted|contradicts?|contradicted|contradictory|wrong|incorrect|false|inaccurate|mistaken|inconsistent|conflicts?|conflicting|differs?)\b|` +
 		`\bno\s+(?:contradiction|conflict|discrepancy|mismatch|inconsistency)\b`)
+)
+
+// againstSubject and againstObject name what a verdict's reasoning argues about: the claim,
+// the evidence, the parts of a claim a verdict checks, and the pronouns that stand for them.
+const (
+	againstSubject = `\b(?:claims?|evidence|statement|assertion|passage|article|source|premise|it|this|that|which|year|date|name|number|figure|detail|amount)`
+	againstObject  = `(?:` + againstNoun + `|(?:it|this|that)\b)`
+	againstNoun    = `(?:(?:the|this|that|its|what\s+the)\s+)?(?:claims?|evidence|statement|assertion|passage|article|source)\b`
+	// againstAdverb may stand between "is" and "wrong"; an article may not ("it was a false
+	// flag operation" quotes).
+	againstAdverb = `(?:(?:clearly|also|simply|therefore|thus|partly|partially|entirely|completely|factually|plainly|actually|likely|probably|slightly|somewhat|still|then|so|in\s+fact)\s+)?`
 )
 
 // reasoningAgainst returns the phrase of a verdict's reasoning that argues against the claim, or "".
