@@ -396,19 +396,56 @@ func errStageFormat(line string) error {
 }
 
 // revisionNoteRe matches a line in which the model speaks of its revision rather than to the
-// user: a note, a list of changes, "This revision removes ...", "I removed ...". Models add one
-// after the revision, and it was sent as part of the reply.
+// user: a list of changes, "This revision removes ...", "The revised version ...", "I
+// removed ...". Models add one after the revision, and it was sent as part of the reply. Only
+// explicit self-reference counts: a reply's own line may well open with "The changes to the
+// tax code ...", "The response was criticised ..." or "The revision of the constitution ...",
+// and such lines were cut from the reply.
 var revisionNoteRe = regexp.MustCompile(`(?i)^[\W_]*(?:` +
-	`(?:notes?|explanation|changes?(?:\s+made)?|edits?|rationale|justification)\s*[:：]|` +
-	`(?:this|the|my)\s+(?:revision|revised\s+(?:response|reply|version|text)|rewrite|edit|changes?)\b|` +
-	`(?:this|the)\s+(?:response|reply)\s+(?:now|has\s+been|was|is\s+now)\b|` +
+	`(?:explanation|changes?(?:\s+made)?|edits?(?:\s+made)?|rationale|justification)\s*[:：]|` +
+	`(?:this|my)\s+(?:revision|revised\s+(?:response|reply|version|text)|rewrite|edit|changes?)\b|` +
+	`the\s+(?:revised\s+(?:response|reply|version|text)|rewrite)\b|` +
+	`(?:this|the)\s+(?:response|reply)\s+(?:now|is\s+now|has\s+been\s+(?:revised|rewritten|reworded|rephrased|shortened|edited|updated|changed|corrected|simplified|trimmed|kept))\b|` +
 	`i\s+(?:have\s+|'ve\s+)?(?:removed|added|kept|changed|rephrased|reworded|shortened|merged|dropped|corrected|fixed|revised|rewrote|made|cut|moved|replaced|softened)\b)`)
+
+// noteLabelRe matches a line labelled as a note ("Note:", "(Note: ...)"). A reply may carry a
+// note of its own ("Note: the museum is closed on Mondays."), so such a line is a note about
+// the revision only when it speaks of the revision (editTalkRe) and ends the text
+// (revisionNote).
+var noteLabelRe = regexp.MustCompile(`(?i)^[\W_]*notes?\s*[:：]`)
+
+// editTalkRe finds the words by which a note speaks of the revision: the draft, the revision,
+// the feedback, the citations, the response itself, or an edit in the first person.
+var editTalkRe = regexp.MustCompile(`(?i)\b(?:revision|revised|revise|draft|rewrite|rewritten|reworded|rephrased|feedback|citations?|` +
+	`(?:original|previous|earlier|this|my)\s+(?:response|reply|answer|version)|nothing\s+(?:to|was|needed\s+to)\s+(?:be\s+)?changed?|unchanged)\b|` +
+	`\bi\s+(?:have\s+|'ve\s+)?(?:removed|added|kept|changed|rephrased|reworded|shortened|merged|dropped|corrected|fixed|revised|rewrote|made|cut|moved|replaced|softened|left)\b`)
+
+// revisionNote reports whether lines[i] opens the model's note about its revision: a line of
+// revisionNoteRe, or a note label that speaks of the revision with nothing but such notes,
+// labels and score lines after it.
+func revisionNote(lines []string, i int) bool {
+	l := cleanLine(lines[i])
+	if revisionNoteRe.MatchString(l) {
+		return true
+	}
+	if !noteLabelRe.MatchString(l) || !editTalkRe.MatchString(l) {
+		return false
+	}
+	// The next line of text must itself open a note (which then vouches for the rest): one
+	// recursion per line, not one per pair.
+	for j := i + 1; j < len(lines); j++ {
+		if c := cleanLine(lines[j]); c != "" && !isKnownLabel(c) && !scoreRe.MatchString(c) {
+			return revisionNote(lines, j)
+		}
+	}
+	return true
+}
 
 // ParseRefinement reads four scored feedback lines and "Revised response: ...". Scores are
 // optional (their absence is not worth failing a turn for); the revised response is not. The
 // response is the text after the last "Revised response:" label line, up to a line that starts
 // another label or a user turn; a revision that is empty, itself a feedback line, or more than
-// one revision is unusable. A note about the revision after it (revisionNoteRe) is not part of
+// one revision is unusable. A note about the revision after it (revisionNote) is not part of
 // it, and a revision that is only a note is unusable.
 func ParseRefinement(out string) (Refinement, error) {
 	r := Refinement{Scores: map[string]int{}}
@@ -428,14 +465,15 @@ func ParseRefinement(out string) (Refinement, error) {
 		return r, fmt.Errorf("%w: %d Revised response lines in %q", ErrUnusable, len(locs), truncate(out, 200))
 	}
 	var lines []string
-	for i, l := range strings.Split(out[locs[0][1]:], "\n") {
-		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l)) || revisionNoteRe.MatchString(cleanLine(l))) {
+	after := strings.Split(out[locs[0][1]:], "\n")
+	for i, l := range after {
+		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l)) || revisionNote(after, i)) {
 			break
 		}
 		lines = append(lines, l)
 	}
 	r.Revised = cleanResponse(strings.Join(lines, "\n"))
-	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) || revisionNoteRe.MatchString(r.Revised) {
+	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) || revisionNote(strings.Split(r.Revised, "\n"), 0) {
 		return r, unusable("text after Revised response", out)
 	}
 	if l, bad := stageFormatLine(r.Revised); bad {

@@ -3,6 +3,7 @@ package chat
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kairos-rag/kairos/corpus/timex"
@@ -198,6 +199,14 @@ func TestParseRefinementTable(t *testing.T) {
 		{"the revised version note", "Revised response: Hi.\nThe revised version is more natural.", "Hi.", false},
 		{"a second line that is reply", "Revised response: Hi.\nThis museum is in Paris.", "Hi.\nThis museum is in Paris.", false},
 		{"revision only a note", "Revised response: Note: nothing to change.", "", true},
+		{"a line about changes to a tax code", "Revised response: Hi.\nThe changes to the tax code took effect in 2018.", "Hi.\nThe changes to the tax code took effect in 2018.", false},
+		{"a line about a response", "Revised response: Hi.\nThe response was criticised by the WHO.", "Hi.\nThe response was criticised by the WHO.", false},
+		{"a line about a revision of a constitution", "Revised response: Hi.\nThe revision of the constitution in 1958 created the Fifth Republic.", "Hi.\nThe revision of the constitution in 1958 created the Fifth Republic.", false},
+		{"a note of the reply's own", "Revised response: It is a fine museum.\nNote: the museum is closed on Mondays.", "It is a fine museum.\nNote: the museum is closed on Mondays.", false},
+		{"a draft note that does not end the text", "Revised response: Hi.\nNote: the draft of the treaty was signed in 1919.\nIt took effect in 1920.", "Hi.\nNote: the draft of the treaty was signed in 1919.\nIt took effect in 1920.", false},
+		{"notes about the draft end the text", "Revised response: Hi.\nNote: the draft's year was removed.\n\n(Note: the citation is kept.)", "Hi.", false},
+		{"many notes, read in linear time", "Revised response: Hi." + strings.Repeat("\nNote: the draft is kept.", 200), "Hi.", false},
+		{"the response has been shortened", "Revised response: Hi.\nThe response has been shortened.", "Hi.", false},
 
 		{"only feedback mentioning the words", "Relevance: the revised response should mention the date 50/100", "", true},
 		{"mention mid-line", "I wrote a revised response: it is below", "", true},
