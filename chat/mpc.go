@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // MPCOptions are the knobs of the mpc pipeline.
@@ -185,15 +186,53 @@ var instructionRe = regexp.MustCompile(`(?i)\b(?:must|shall|should|ought\s+to|ha
 // readsAsInstruction reports whether a memory reads as an instruction to the bot.
 func readsAsInstruction(s string) bool { return instructionRe.MatchString(s) }
 
-// firstPersonRe finds a first-person pronoun. The summarizer writes facts in the third person
-// ("The user has a dog", "The bot likes tea"), and the persona is the only memory in the first
-// person ("I have a cat named Miso"): a summarised "I have a dog" is recalled as the bot's own
-// persona, whoever said it. "I" and "us" are matched as written, so that "the US" is not (a
-// Roman "World War I" is: such a fact is refused, not misread), and the rest in any case.
-var firstPersonRe = regexp.MustCompile(`\bI(?:['’](?:m|ve|d|ll))?\b|\bus\b|(?i:\b(?:me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|ourselves)\b)`)
+// A memory fact in the first person is refused. The summarizer writes facts in the third
+// person ("The user has a dog", "The bot likes tea"), and the persona is the only memory in the
+// first person ("I have a cat named Miso"): a summarised "I have a dog" is recalled as the
+// bot's own persona, whoever said it. A fact is in the first person when its subject is
+// (firstPersonSubjectRe), or when it uses a first-person pronoun as one: in lower case
+// ("the user told me"), or "I" before a lower-case word ("the user said I should"). Titles
+// and numerals are no pronouns: "Despicable Me", "My Neighbor Totoro", "Call Me by Your Name",
+// "We Are Scientists", "type I diabetes", "World War I", "I, Tonya", and "the US" are kept.
 
-// firstPerson reports whether a memory fact is written in the first person (firstPersonRe).
-func firstPerson(s string) bool { return firstPersonRe.MatchString(s) }
+// firstPersonSubjectRe finds a fact that opens with a first-person pronoun, after any speaker
+// labels ("User: I have a dog", "My dog is Rex", "We adopted a dog"). "I" is matched as
+// written ("I" alone is never a word of another kind there), the rest in any case.
+var firstPersonSubjectRe = regexp.MustCompile(`^[\W_]*(?:(?i:user|bot|assistant)\s*[:：]\s*)*` +
+	`(?:I(?:['’](?:m|ve|d|ll))?\b|(?i:me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|ourselves|us)\b)`)
+
+// firstPersonLowerRe finds a first-person pronoun in lower case, which no title is written in.
+var firstPersonLowerRe = regexp.MustCompile(`\b(?:me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|ourselves|us)\b`)
+
+// firstPersonIRe finds "I" as a pronoun: a contraction ("I'm"), or "I" before a lower-case
+// word ("said I should"). Before a capital or a comma it opens a title ("I Am Legend", "I,
+// Tonya"); after a word that numbers it ("type I diabetes", "World War I") it is a numeral.
+var firstPersonIRe = regexp.MustCompile(`(?:^|(\S+)\s+)[("'“‘]?I(?:['’](?:m|ve|d|ll)\b|\s+\p{Ll})`)
+
+// romanNumberers are the lower-case words after which "I" is a numeral ("type I diabetes").
+var romanNumberers = setOf(`type class phase stage grade part chapter volume level category schedule act tier
+	article title book section series mark model league division`)
+
+// quotedRe finds a double-quoted span, which is a title or someone's words, not the fact's own.
+var quotedRe = regexp.MustCompile(`"[^"\n]*"|“[^”\n]*”`)
+
+// firstPerson reports whether a memory fact is written in the first person.
+func firstPerson(s string) bool {
+	if firstPersonSubjectRe.MatchString(s) {
+		return true
+	}
+	s = quotedRe.ReplaceAllString(s, " ")
+	if firstPersonLowerRe.MatchString(s) {
+		return true
+	}
+	for _, m := range firstPersonIRe.FindAllStringSubmatch(s, -1) {
+		before := strings.Trim(m[1], `"'“”‘’([`)
+		if before == "" || !unicode.IsUpper([]rune(before)[0]) && !romanNumberers[strings.ToLower(before)] {
+			return true
+		}
+	}
+	return false
+}
 
 // summaryWindowTurns is how many times SummaryEvery turns the summarizer reads at most. Its
 // window starts after the turns it has read; a summarizer that keeps failing would read the

@@ -181,6 +181,17 @@ func TestMPCRefusesFirstPersonFacts(t *testing.T) {
 		{"bot fact in the first person", "Bot: I own a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
 		{"we", "User: We adopted a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
 		{"the US is no pronoun", "User: The user moved to the US from Oslo.", "", "The user moved to the US from Oslo."},
+		{"a film called Despicable Me", "User: The user's favourite film is Despicable Me.", "", "The user's favourite film is Despicable Me."},
+		{"a film called My Neighbor Totoro", "User: The user's favourite film is My Neighbor Totoro.", "", "The user's favourite film is My Neighbor Totoro."},
+		{"a film called Call Me by Your Name", "User: The user cried at Call Me by Your Name.", "", "The user cried at Call Me by Your Name."},
+		{"type I diabetes", "User: The user has type I diabetes.", "", "The user has type I diabetes."},
+		{"a band called We Are Scientists", "User: The user likes We Are Scientists.", "", "The user likes We Are Scientists."},
+		{"a grandfather in World War I", "User: The user's grandfather fought in World War I.", "", "The user's grandfather fought in World War I."},
+		{"a film called I, Tonya", "User: The user's favourite film is I, Tonya.", "", "The user's favourite film is I, Tonya."},
+		{"a quoted title", "User: The user sings \"we will rock you\" loudly.", "", "The user sings \"we will rock you\" loudly."},
+		{"I inside a fact", "User: The user said I should meet Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"me inside a fact", "User: The user told me about a dog named Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
+		{"our inside a fact", "User: The user walks our dog Rex.\nUser: The user lives in Oslo.", "Rex", "The user lives in Oslo."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
