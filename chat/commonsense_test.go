@@ -294,6 +294,18 @@ func TestCommonsenseTopicRefusalIsNoTopic(t *testing.T) {
 		{"Topic: I Can't Get No Satisfaction", "I Can't Get No Satisfaction"},
 		{"Topic: Sorry", "Sorry"},
 		{"Topic: Nobody's Fool (2018 film)", "Nobody's Fool (2018 film)"},
+		{"Topic: Unknown Pleasures", "Unknown Pleasures"},
+		{"Topic: I Can't Tell You Why", "I Can't Tell You Why"},
+		{"Topic: I Don't Know How to Love Him", "I Don't Know How to Love Him"},
+		{"Topic: I Can't Help Myself", "I Can't Help Myself"},
+		{"Topic: There's No Business Like Show Business", "There's No Business Like Show Business"},
+		{"Topic: Sorry, Wrong Number", "Sorry, Wrong Number"},
+		{"Topic: It's Impossible", "It's Impossible"},
+		{"Topic: Sorry, I can't help with that.", first},
+		{"Topic: I don't know.", first},
+		{"Topic: There is no clear topic here.", first},
+		{"Topic: Unknown.", first},
+		{"Topic: It's impossible to say from this.", first},
 	}
 	for _, tt := range tests {
 		t.Run(tt.out, func(t *testing.T) {

@@ -579,28 +579,65 @@ func ParseLabeled(out, label string) (string, error) {
 	return "", unusable(label+" line", out)
 }
 
-// topicRefusalRe matches a topic tracker's answer that names no topic: a refusal ("I can't
-// determine the topic", "Sorry, ..."), a remark that there is none ("no clear topic", "The
-// topic is unclear", "unknown"), or the model speaking of itself ("As an AI"). A title that
-// opens like one is a topic: "I Will Always Love You" and "I Can't Get No Satisfaction" name
-// no refusal verb, and "Sorry" alone is a song.
+// A topic tracker's answer that names no topic is unusable: a refusal ("I can't determine
+// the topic", "Sorry, I ..."), a remark that there is none ("no clear topic", "The topic is
+// unclear", "unknown"), or the model speaking of itself ("As an AI"). Titles open like
+// refusals ("Unknown Pleasures", "I Can't Tell You Why", "I Don't Know How to Love Him",
+// "There's No Business Like Show Business", "Sorry, Wrong Number", "It's Impossible") and
+// were refused, so an opener alone is no refusal: the whole answer must be one
+// (topicNoneRe), or the opener must speak of the task (topicTaskRe) or be written as a
+// sentence, not a title ("I can't tell", not "I Can't Tell").
+
+// topicNoneRe matches an answer that is, as a whole, a remark that there is no topic.
+var topicNoneRe = regexp.MustCompile(`(?i)^\W*(?:none|nothing|unknown|unclear|uncertain|undetermined|unspecified|` +
+	`not\s+(?:sure|clear|known|applicable|specified)|n/?a|no(?:\s+(?:clear|specific|particular|identifiable|single|obvious))?\s+topic)\W*$`)
+
+// topicSelfRe matches the model speaking of itself: "As an AI ...", "Sorry, I ...".
+var topicSelfRe = regexp.MustCompile(`(?i)^\W*(?:as\s+an\s+ai\b|sorry\s*[,.!:;]\s*(?:i\b|i['’]m\b|but\b))`)
+
+// topicRefusalRe matches how a refusal or a remark that there is no topic opens.
 var topicRefusalRe = regexp.MustCompile(`(?i)^\W*(?:` +
 	`i\s*(?:can't|cannot|can\s+not|could\s+not|couldn't|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|don't|do\s+not|won't)\s+(?:\w+\s+)?` +
 	`(?:determine|tell|identify|say|find|know|see|infer|figure|detect|decide|extract|provide|help|answer|discern)|` +
 	`sorry\s*[,.!:;]|unable\s+to\b|(?:it\s+is|it's)\s+(?:unclear|not\s+clear|hard|difficult|impossible)\b|` +
 	`(?:unclear|unknown|uncertain|undetermined|not\s+sure|not\s+clear|no\s+(?:clear\s+|specific\s+|particular\s+|identifiable\s+)?topic)\b|` +
 	`(?:the\s+)?topic\s+(?:is|was|remains)\s+(?:unclear|unknown|not\s+clear|undetermined|none)\b|` +
-	`(?:there\s+is|there's)\s+no\b|as\s+an\s+ai\b)`)
+	`(?:there\s+is|there's)\s+no\b)`)
+
+// topicTaskRe finds the words by which a refusal speaks of the task: the topic, the subject,
+// the conversation.
+var topicTaskRe = regexp.MustCompile(`(?i)\b(?:topics?|subjects?|conversation|context|discuss\w*|talk(?:ed|ing)?\s+about)\b`)
+
+// topicRefusal reports whether a topic tracker's answer names no topic.
+func topicRefusal(topic string) bool {
+	if isNone(topic) || topicNoneRe.MatchString(topic) || topicSelfRe.MatchString(topic) {
+		return true
+	}
+	if !topicRefusalRe.MatchString(topic) {
+		return false
+	}
+	if topicTaskRe.MatchString(topic) {
+		return true
+	}
+	// Written as a sentence: the word after the first in lower case ("I can't tell",
+	// "It's impossible to say", "Unknown to me").
+	w := strings.Fields(strings.TrimLeft(topic, "\"'“‘([ "))
+	if len(w) < 2 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(w[1], "\"'“‘(["))
+	return unicode.IsLower(r)
+}
 
 // parseTopic reads the topic tracker's "Topic: ..." answer. None, a refusal and a remark that
-// there is no topic (topicRefusalRe) are unusable, so that the conversation keeps the topic it
+// there is no topic (topicRefusal) are unusable, so that the conversation keeps the topic it
 // had: "Topic: none" became the topic "none", and the directive was asked about it.
 func parseTopic(out string) (string, error) {
 	topic, err := ParseLabeled(out, "topic")
 	if err != nil {
 		return "", err
 	}
-	if isNone(topic) || topicRefusalRe.MatchString(topic) {
+	if topicRefusal(topic) {
 		return "", fmt.Errorf("%w: no topic in %q", ErrUnusable, truncate(topic, 100))
 	}
 	return topic, nil
