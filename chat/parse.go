@@ -141,15 +141,27 @@ var (
 	// notRecentRe matches a recency that is denied ("not recent", "isn't current", "no recent
 	// need"), which is no recency: "Time: none, not recent" was read as recent.
 	notRecentRe = regexp.MustCompile(`\b(?:not|no|never|isn't|is\s+not|nothing)\s+(?:\w+\s+)?(?:recent|latest|current)\w*`)
-	// timeNoneRe matches a time need that opens with none.
-	timeNoneRe = regexp.MustCompile(`^[\W_]*(?:none|n/a|no)\b`)
+	// timeNoneRe matches a time need that is none: the whole value, or none before a
+	// separator and an aside ("none, not recent", "None - not recent", "N/A (nothing
+	// current)"). A value that only opens with the word "no" is not: "No specific year, but
+	// recent news" was read as none.
+	timeNoneRe = regexp.MustCompile(`^[\W_]*(?:none|n/?a|no)[\W_]*$|^[\W_]*(?:none|n/?a|no)\s*(?:[,;:(\[.!–—]|-\s|--)`)
+	// butRecentRe matches a recency after "but" ("none in particular, but recent"): the aside
+	// that turns the value is its last word.
+	butRecentRe = regexp.MustCompile(`\bbut\b(.*\b(?:recent|latest|current)\w*.*)$`)
+	// timeDenialRe finds a denial anywhere in an aside ("but the latest is not needed").
+	timeDenialRe = regexp.MustCompile(`\b(?:not|no|never|nothing)\b|n't\b`)
 )
 
-// parseTimeNeed reads "none", "recent", "year=1994", "1994", "1990-1998". A value that opens
-// with none is none whatever its aside says ("none; the latest is not needed"), and a denied
-// recency ("not recent") is not recent.
+// parseTimeNeed reads "none", "recent", "year=1994", "1994", "1990-1998". A value that is none
+// is none whatever its aside says ("none; the latest is not needed"), unless a recency after
+// "but" that nothing denies turns it ("none, but recent news"); a denied recency ("not
+// recent") is not recent.
 func parseTimeNeed(s string) timex.Spec {
 	l := strings.ToLower(cleanLine(s))
+	if m := butRecentRe.FindStringSubmatch(l); m != nil && !timeDenialRe.MatchString(m[1]) {
+		return timex.Spec{Kind: timex.KindRecent}
+	}
 	if timeNoneRe.MatchString(l) {
 		return timex.Spec{Kind: timex.KindNone}
 	}

@@ -351,6 +351,9 @@ func TestParseTimeNeedTable(t *testing.T) {
 		{"**recent**", recent},
 		{"(recent)", recent},
 		{"recent (but not the latest year)", recent},
+		{"No specific year, but recent news", recent},
+		{"none in particular, but recent", recent},
+		{"no particular year; recent", recent},
 
 		{"none, not recent", none},
 		{"none (not recent)", none},
@@ -362,6 +365,9 @@ func TestParseTimeNeedTable(t *testing.T) {
 		{"N/A (nothing current)", none},
 		{"none, year unknown", none},
 		{"whenever", none},
+		{"none, but the latest is not needed", none},
+		{"no", none},
+		{"None.", none},
 	}
 	for _, tt := range tests {
 		if got := parseTimeNeed(tt.in); got != tt.want {
