@@ -359,11 +359,19 @@ func revisionUnsupported(revised, source, userMsg string) string {
 		// A denial licenses the user's words after it in its clause (borrowed words named to
 		// be doubted), never before it ("Napoleon discovered vitamin D, no doubt") and never
 		// in a clause that turns against what came before.
+		// Two denials in a clause assert ("it's not true that Napoleon didn't discover it"):
+		// they license nothing either.
+		denials := 0
+		for _, raw := range c.words {
+			if revisionDenialWords[raw] || strings.HasSuffix(raw, "n't") {
+				denials++
+			}
+		}
 		pending, licensed := false, false
 		var fromSource []string // the clause's words from the sources, for its polarity
 		for _, raw := range c.words {
 			if revisionDenialWords[raw] || strings.HasSuffix(raw, "n't") {
-				if !c.contrast {
+				if !c.contrast && denials == 1 {
 					pending = pending || negator(raw)
 					licensed = licensed || revisionDoubtWords[raw]
 				}

@@ -239,6 +239,7 @@ func TestRevisionSupport(t *testing.T) {
 		{"not sure, but I don't think", "I'm not sure, but I don't think Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
 		{"not sure, though the claim", "I'm not sure, though Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
 		{"a denial of something else", "Not many know that Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
+		{"a double denial asserts", "It's not true that Napoleon Bonaparte didn't discover vitamin D.", notSure, napoleon, false},
 		{"the draft's denial dropped", "The Eiffel Tower is the tallest structure in Paris.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", false},
 		{"a denial of its own", "The Eiffel Tower is not the tallest structure in Paris.", eiffelIs, "Is the Eiffel Tower the tallest structure in Paris?", false},
 		{"a denial of its own, contracted", "It isn’t the tallest structure in Paris.", eiffelIs, "Is it the tallest structure in Paris?", false},
