@@ -318,6 +318,11 @@ func negator(w string) bool { return revisionNegators[w] || strings.HasSuffix(w,
 // ("Napoleon discovered vitamin D", "Napoleon did").
 const MaxRevisionBorrowedWords = 2
 
+// MaxRevisionDoubtReach is how many words may stand between a doubt ("not sure", "unclear")
+// and the user's words it names: "not sure whether it was really Napoleon" doubts Napoleon,
+// "can't tell you how glad I am that Napoleon ..." does not.
+const MaxRevisionDoubtReach = 4
+
 // MaxRevisionNewWords is how many content words a revision may add that are in neither its
 // sources nor the user's turn nor revisionChatWords: a rewording's verb ("hangs" for "is"),
 // never a clause ("invented the telephone").
@@ -367,24 +372,40 @@ func revisionUnsupported(revised, source, userMsg string) string {
 				denials++
 			}
 		}
-		pending, licensed := false, false
+		pending := false        // a negator waits for the word it denies
+		reach := -1             // words a doubt may still pass before the user's words; -1: none open
+		licensed := false       // the user's words from here on are named to be doubted
 		var fromSource []string // the clause's words from the sources, for its polarity
 		for _, raw := range c.words {
 			if revisionDenialWords[raw] || strings.HasSuffix(raw, "n't") {
 				if !c.contrast && denials == 1 {
 					pending = pending || negator(raw)
-					licensed = licensed || revisionDoubtWords[raw]
+					if revisionDoubtWords[raw] {
+						reach = MaxRevisionDoubtReach
+					}
 				}
 				continue
 			}
 			w := contentWord(raw)
+			user := w != "" && !has(sw, w) && has(uw, w)
+			if !licensed && reach >= 0 {
+				if user {
+					licensed = true
+				} else {
+					reach--
+				}
+			}
 			if w == "" {
 				continue
 			}
-			user := !has(sw, w) && has(uw, w)
 			if pending && !revisionSkipped[w] {
-				licensed = licensed || revisionKnowing[w] || user
 				pending = false
+				switch {
+				case user:
+					licensed = true // "did not discover vitamin D"
+				case revisionKnowing[w]:
+					reach = MaxRevisionDoubtReach // "not sure whether ..."
+				}
 			}
 			switch {
 			case revisionChatWords[w]:
