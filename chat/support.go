@@ -231,7 +231,8 @@ var revisionDenialWords = setOf(`not no never none nobody nothing neither nor ca
 	unclear unknown`)
 
 // revisionDoubtWords open a doubt on their own ("it is unclear whether ..."): the user's words
-// after one, in its clause, are named to be doubted.
+// after one in its clause, from the first within MaxRevisionDoubtReach words, are named to be
+// doubted.
 var revisionDoubtWords = setOf(`unsure uncertain unclear unknown`)
 
 // revisionNegators deny the word that follows them: "not", "never", "no", "cannot" and the
@@ -253,7 +254,8 @@ var revisionSkipped = setOf(`really quite entirely completely exactly totally ac
 // revisionContrastRe finds the conjunctions that turn a sentence against what came before: the
 // clause after one says something of its own, and a denial in it licenses nothing ("I'm not
 // sure, but I don't think Napoleon discovered vitamin D" denies on the model's own authority).
-var revisionContrastRe = regexp.MustCompile(`(?i)\b(?:but|however|although|though|whereas|nevertheless|nonetheless|yet)\b`)
+// "Yet" is one only where it opens a clause: "I'm not yet sure whether ..." doubts.
+var revisionContrastRe = regexp.MustCompile(`(?i)\b(?:but|however|although|though|whereas|nevertheless|nonetheless)\b|^\s*yet\b`)
 
 // revisionClauseBreakRe splits text into clauses: at sentence ends, commas, colons,
 // semicolons, brackets and dashes. A denial governs only its own clause: "I'm not sure, but

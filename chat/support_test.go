@@ -216,6 +216,8 @@ func TestRevisionSupport(t *testing.T) {
 		{"not sure, the user's words denied", "Sorry, I'm not sure whether Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, true},
 		{"not sure, can't confirm that", "I can't confirm that Napoleon Bonaparte discovered vitamin D, sorry.", notSure, napoleon, true},
 		{"not sure whether it was really", "I'm not sure whether it was really Napoleon Bonaparte who discovered vitamin D.", notSure, napoleon, true},
+		{"not yet sure whether", "I'm not yet sure whether Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, true},
+		{"not sure; yet the claim", "I'm not sure, yet Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, false},
 		{"unclear whether", "It's unclear whether Napoleon Bonaparte discovered vitamin D.", notSure, napoleon, true},
 		{"a denial the draft makes, reworded", "It isn't the tallest structure in Paris.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", true},
 		{"the draft's denial kept with its name", "The Eiffel Tower is not the tallest structure in Paris, sorry.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", true},
