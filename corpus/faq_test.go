@@ -239,12 +239,7 @@ func TestJSONArrayTruncated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeTemp(t, "faq.json", []byte(tt.data))
-			r, err := Open(context.Background(), path, Options{Format: FormatFAQJSON})
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs, recErrs, fatal := drain(t, r)
+			path, docs, recErrs, fatal := readData(t, "faq.json", tt.data, Options{Format: FormatFAQJSON})
 			if len(recErrs) != 0 {
 				t.Errorf("record errors %q", recErrs)
 			}
@@ -333,16 +328,7 @@ func FuzzFAQJSON(f *testing.F) {
 	f.Add([]byte(`{"qid": "x", "question": "Q?", "answer": null}` + "\n" + `{"question": "Q?", "answer": [1]}`))
 	f.Add([]byte(`[{"question": "Q?", "answer": "A."},`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := newJSONReader(bytes.NewReader(data), "f.json", "f", convertFAQJSON(DefaultFAQColumns()))
-		docs, recErrs, _ := drain(t, r)
-		if st := r.Stats(); st.Documents != len(docs) || st.Bad != len(recErrs) {
-			t.Fatalf("stats %+v for %d docs, %d errors", st, len(docs), len(recErrs))
-		}
-		for _, d := range docs {
-			if d.ID == "" || d.Title == "" || isEmpty(d) {
-				t.Fatalf("bad document %+v", d)
-			}
-		}
+		fuzzDrain(t, newJSONReader(bytes.NewReader(data), "f.json", "f", convertFAQJSON(DefaultFAQColumns())))
 	})
 }
 
@@ -369,12 +355,7 @@ func TestFAQCSVUnclosedQuote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeTemp(t, "faq.csv", []byte(tt.data))
-			r, err := Open(context.Background(), path, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs, recErrs, fatal := drain(t, r)
+			path, docs, recErrs, fatal := readData(t, "faq.csv", tt.data, Options{})
 			if fatal != nil {
 				t.Fatal(fatal)
 			}

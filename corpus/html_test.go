@@ -241,15 +241,6 @@ func FuzzEnterprise(f *testing.F) {
 	f.Add([]byte(`{"name": "A", "identifier": 1, "date_modified": "2023-01-02T03:04:05Z", "article_body": {"html": "<p>Alpha.</p><h2>S</h2><p>x</p>"}}`))
 	f.Add([]byte(`{"name": "A", "identifier": "x", "article_body": {"wikitext": "'''A''' is [[b|c]].\n== H ==\n{{t}}x"}}` + "\n" + `{"name": "B", "identifier": 2, "abstract": "B."}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := newJSONReader(bytes.NewReader(data), "f.ndjson", "f", convertEnterprise)
-		docs, recErrs, _ := drain(t, r)
-		if st := r.Stats(); st.Documents != len(docs) || st.Bad != len(recErrs) {
-			t.Fatalf("stats %+v for %d docs, %d errors", st, len(docs), len(recErrs))
-		}
-		for _, d := range docs {
-			if d.ID == "" || d.Title == "" || isEmpty(d) {
-				t.Fatalf("bad document %+v", d)
-			}
-		}
+		fuzzDrain(t, newJSONReader(bytes.NewReader(data), "f.ndjson", "f", convertEnterprise))
 	})
 }

@@ -33,6 +33,34 @@ func drain(t testing.TB, r Reader) (docs []Document, recErrs []string, fatal err
 	}
 }
 
+// readData writes data to a file named name, opens it with opts and drains it (drain); path
+// is the file's, which its errors name.
+func readData(t testing.TB, name, data string, opts Options) (path string, docs []Document, recErrs []string, fatal error) {
+	t.Helper()
+	path = writeTemp(t, name, []byte(data))
+	r, err := Open(context.Background(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, recErrs, fatal = drain(t, r)
+	return path, docs, recErrs, fatal
+}
+
+// fuzzDrain drains a reader of fuzzed JSON records and checks that its stats count what it
+// returned and that every document has an id and a title.
+func fuzzDrain(t *testing.T, r *jsonReader) {
+	t.Helper()
+	docs, recErrs, _ := drain(t, r)
+	if st := r.Stats(); st.Documents != len(docs) || st.Bad != len(recErrs) {
+		t.Fatalf("stats %+v for %d docs, %d errors", st, len(docs), len(recErrs))
+	}
+	for _, d := range docs {
+		if d.ID == "" || d.Title == "" || isEmpty(d) {
+			t.Fatalf("bad document %+v", d)
+		}
+	}
+}
+
 // writeTemp writes data to a file named name in a fresh directory and returns its path.
 func writeTemp(t testing.TB, name string, data []byte) string {
 	t.Helper()
@@ -269,12 +297,7 @@ func TestJSONLBadFirstLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeTemp(t, "a.jsonl", []byte(tt.data))
-			r, err := Open(context.Background(), path, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs, recErrs, fatal := drain(t, r)
+			path, docs, recErrs, fatal := readData(t, "a.jsonl", tt.data, Options{})
 			var ids []string
 			for _, d := range docs {
 				ids = append(ids, d.ID)

@@ -224,6 +224,16 @@ func TestPassageAndStats(t *testing.T) {
 	}
 }
 
+// postWantError posts body to path and checks the answer's status and error message.
+func postWantError(t *testing.T, h http.Handler, path, body string, status int, msg string) {
+	t.Helper()
+	w := do(h, "POST", path, body)
+	if w.Code != status {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	wantError(t, w.Body.Bytes(), msg)
+}
+
 func wantError(t *testing.T, body []byte, msg string) {
 	t.Helper()
 	e := decodeErrorBody(t, body)

@@ -390,13 +390,7 @@ func TestBatchQueryPanicBecomes500(t *testing.T) {
 			"internal error: queries[0]: the search panicked; see the server log"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			w := do(s, "POST", tc.path, tc.body)
-			if w.Code != http.StatusInternalServerError {
-				t.Fatalf("status %d: %s", w.Code, w.Body)
-			}
-			wantError(t, w.Body.Bytes(), tc.msg)
-		})
+		t.Run(tc.name, func(t *testing.T) { postWantError(t, s, tc.path, tc.body, http.StatusInternalServerError, tc.msg) })
 	}
 	if w := do(s, "POST", "/v1/search", `{"queries":[{"text":"malaria"},{"text":"cancer"}]}`); w.Code != http.StatusOK {
 		t.Errorf("after the panics: status %d: %s", w.Code, w.Body)

@@ -24,12 +24,6 @@ func TestTypeErrorNamesAPIField(t *testing.T) {
 		{"v1 batch", "/v1/search", `{"queries":[{"text":"a","explain":"yes"}]}`, `field "queries.explain": want a boolean, got JSON string`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			w := do(s, "POST", tc.path, tc.body)
-			if w.Code != http.StatusBadRequest {
-				t.Fatalf("status %d: %s", w.Code, w.Body)
-			}
-			wantError(t, w.Body.Bytes(), tc.msg)
-		})
+		t.Run(tc.name, func(t *testing.T) { postWantError(t, s, tc.path, tc.body, http.StatusBadRequest, tc.msg) })
 	}
 }
