@@ -25,6 +25,10 @@ func WriteRows(w io.Writer, rows []Row, asJSON bool) error {
 	fmt.Fprintf(w, "corpus %s; %d queries (SciFact claims and SQuAD questions), k %d, one query thread; build: a child process each (peak RSS from its rusage; an anchor's covers its queries too)\n",
 		r0.Corpus, r0.BM25.Queries, r0.K)
 	head := []string{"passages", "engine", "build s", "passages/s", "slowest 30s", "peak RSS", "index", "bm25 p50/p99 ms"}
+	topK := r0.BM25TopK != nil // the exact top k beside the default search's window
+	if topK {
+		head = append(head, "top-k p50/p99 ms")
+	}
 	if r0.Dense {
 		head = append(head, "dense p50/p99 ms", "hybrid p50/p99 ms")
 	}
@@ -34,6 +38,9 @@ func WriteRows(w io.Writer, rows []Row, asJSON bool) error {
 		l := []string{
 			fmt.Sprint(r.Passages), "kairos " + r.Lexical, fmt.Sprintf("%.1f", r.BuildS), fmt.Sprintf("%.0f", r.BuildPerS),
 			slowestText(r.BuildSlowest), humanBytes(r.BuildPeakRSS), humanBytes(r.IndexBytes), pair(r.BM25.P50MS, r.BM25.P99MS),
+		}
+		if topK {
+			l = append(l, pairOf(r.BM25TopK))
 		}
 		if r0.Dense {
 			l = append(l, pairOf(r.DenseLatency), pairOf(r.HybridLatency))
@@ -52,6 +59,9 @@ func WriteRows(w io.Writer, rows []Row, asJSON bool) error {
 			}
 			l := []string{"", name, fmt.Sprintf("%.1f", a.r.BuildS), fmt.Sprintf("%.0f", a.r.BuildPerS), "-",
 				humanBytes(a.r.PeakRSS), humanBytes(a.r.IndexBytes), pair(a.r.P50MS, a.r.P99MS)}
+			if topK {
+				l = append(l, pair(a.r.P50MS, a.r.P99MS)) // an anchor computes the exact top k
+			}
 			if r0.Dense {
 				l = append(l, "-", "-")
 			}

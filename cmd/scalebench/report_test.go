@@ -17,11 +17,11 @@ func TestWriteRowsGolden(t *testing.T) {
 	lat := func(p50, p99 float64) Latency {
 		return Latency{P50MS: p50, P99MS: p99, MeanMS: (p50 + p99) / 2, Queries: 1000, Empty: 3}
 	}
-	d, h := lat(4.5, 9.25), lat(5.5, 11)
+	d, h, topK := lat(4.5, 9.25), lat(5.5, 11), lat(0.3, 2)
 	rows := []Row{
 		{Passages: 100000, Corpus: "synthetic seed 1", CorpusBytes: 61e6, GenerateS: 3.2, BuildS: 40.5, BuildPerS: 2469.1,
 			BuildPeakRSS: 812e6, BuildSlowest: 2100, BuildTailS: 1.5, IndexBytes: 140e6, Lexical: "postings", Dense: true, K: 10,
-			BM25: lat(0.42, 2.5), DenseLatency: &d, HybridLatency: &h,
+			BM25: lat(0.42, 2.5), BM25TopK: &topK, DenseLatency: &d, HybridLatency: &h,
 			Xapian:       &AnchorResult{Version: "1.4.22", Passages: 100000, BuildS: 30, BuildPerS: 3333.3, PeakRSS: 90e6, IndexBytes: 200e6, P50MS: 0.8, P99MS: 6, MeanMS: 1.2, Queries: 1000, Empty: 2},
 			LuceneNotRun: "no java (exec: \"java\": executable file not found in $PATH): install ...", Load1: 1.25, GOMAXPROCS: 2},
 		{Passages: 1000000, Corpus: "synthetic seed 1", CorpusBytes: 610e6, BuildS: 420, BuildPerS: 2381, BuildPeakRSS: 1.9e9,

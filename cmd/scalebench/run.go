@@ -29,13 +29,17 @@ type Row struct {
 	BuildPeakRSS int64   `json:"build_peak_rss_bytes"`
 	// BuildSlowest is the rate of the slowest 30-second stretch of indexing (0: a shorter
 	// build), BuildTailS the seconds from the last passage indexed to the build's end.
-	BuildSlowest  float64       `json:"build_slowest_passages_per_s"`
-	BuildTailS    float64       `json:"build_tail_s"`
-	IndexBytes    int64         `json:"index_bytes"`
-	Lexical       string        `json:"lexical_engine"` // as the built index's manifest names it
-	Dense         bool          `json:"dense"`
-	K             int           `json:"k"`
-	BM25          Latency       `json:"bm25"`
+	BuildSlowest float64 `json:"build_slowest_passages_per_s"`
+	BuildTailS   float64 `json:"build_tail_s"`
+	IndexBytes   int64   `json:"index_bytes"`
+	Lexical      string  `json:"lexical_engine"` // as the built index's manifest names it
+	Dense        bool    `json:"dense"`
+	K            int     `json:"k"`
+	BM25         Latency `json:"bm25"`
+	// BM25TopK is BM25 without document evidence: the engine computes exactly the top k, as
+	// the anchors do, where BM25 (the default search) scores a window of
+	// search.DefaultWindow candidates before it keeps k.
+	BM25TopK      *Latency      `json:"bm25_top_k,omitempty"`
 	DenseLatency  *Latency      `json:"dense_latency,omitempty"`
 	HybridLatency *Latency      `json:"hybrid_latency,omitempty"`
 	Xapian        *AnchorResult `json:"xapian,omitempty"`
@@ -270,6 +274,18 @@ func queryIndex(ctx context.Context, cfg Options, idx string, queries []string, 
 	row.Lexical = ix.Manifest().LexicalEngine()
 	if row.BM25, err = timeQueries(ctx, ix, search.ModeBM25, queries, cfg.K, cfg.Warmup, prog); err != nil {
 		return err
+	}
+	if cfg.K < search.DefaultWindow {
+		topK, err := search.Open(ctx, idx, search.Options{DocEvidence: -1})
+		if err != nil {
+			return fmt.Errorf("opening %s: %w", idx, err)
+		}
+		l, err := timeQueries(ctx, topK, search.ModeBM25, queries, cfg.K, cfg.Warmup, prog)
+		topK.Close()
+		if err != nil {
+			return fmt.Errorf("top k: %w", err)
+		}
+		row.BM25TopK = &l
 	}
 	if cfg.Model == "" {
 		return nil

@@ -52,6 +52,7 @@ func TestBenchScaleEndToEnd(t *testing.T) {
 		{"200 bm25 queries timed", r.BM25.Queries == 200},
 		{"p50 positive, p99 >= p50, mean between", r.BM25.P50MS > 0 && r.BM25.P99MS >= r.BM25.P50MS && r.BM25.MeanMS > 0},
 		{"real queries match synthetic passages", r.BM25.Empty < 20},
+		{"the exact top k timed too (k 10 < the window)", r.BM25TopK != nil && r.BM25TopK.Queries == 200 && r.BM25TopK.P50MS > 0},
 		{"no dense without --model", !r.Dense && r.DenseLatency == nil && r.HybridLatency == nil},
 		{"k 10", r.K == 10},
 		{"no --lexical: kairos index's default engine", r.Lexical == indexer.DefaultLexical},
