@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"syscall"
 )
 
 // AnchorResult is what one anchor engine (Xapian, Lucene) measured on a collection: the child
@@ -33,20 +32,18 @@ func runAnchor(ctx context.Context, name, index string, progress io.Writer, argv
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, progress
-	if err := cmd.Run(); err != nil {
+	peak, err := runMeasured(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("%s anchor: %w", name, err)
 	}
 	var r AnchorResult
 	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil {
 		return nil, fmt.Errorf("%s anchor output %q: %w", name, out.String(), err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
+	r.PeakRSS = peak
 	if r.BuildS > 0 {
 		r.BuildPerS = float64(r.Passages) / r.BuildS
 	}
-	var err error
 	if r.IndexBytes, err = dirBytes(index); err != nil {
 		return nil, fmt.Errorf("%s anchor index: %w", name, err)
 	}

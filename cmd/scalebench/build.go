@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -89,7 +88,7 @@ func (r *rateWatch) slowest(window time.Duration) float64 {
 }
 
 // buildIndex runs `kairos index` as a child process, so that its peak resident memory is the
-// build's own (getrusage of the waited-for child) and not this process's, which holds the
+// build's own (getrusage of the waited-for child, runMeasured) and not this process's, which holds the
 // queries and, later, the opened index. The child's progress lines go to progress.
 func buildIndex(ctx context.Context, kairos string, args []string, progress io.Writer) (childBuild, error) {
 	var out bytes.Buffer
@@ -98,17 +97,14 @@ func buildIndex(ctx context.Context, kairos string, args []string, progress io.W
 	watch := &rateWatch{w: progress, now: time.Now}
 	cmd.Stderr = watch
 	start := time.Now()
-	err := cmd.Run()
+	peak, err := runMeasured(cmd)
 	end := time.Now()
-	b := childBuild{Wall: end.Sub(start), SlowestRate: watch.slowest(rateWindow)}
+	b := childBuild{Wall: end.Sub(start), SlowestRate: watch.slowest(rateWindow), PeakRSS: peak}
 	if n := len(watch.times); n > 0 {
 		b.Tail = end.Sub(watch.times[n-1])
 	}
 	if err != nil {
 		return b, fmt.Errorf("%s index %s: %w\n%s", kairos, strings.Join(args, " "), err, out.String())
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		b.PeakRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
 	}
 	n, err := summaryPassages(out.String())
 	if err != nil {
