@@ -19,8 +19,6 @@ import (
 // driver over it: what is common to every build, update and resume stays here, and what
 // depends on where the generations live stays behind this interface.
 type remote interface {
-	// String is the index's location, for messages.
-	String() string
 	Live(ctx context.Context) (int, error)
 	Begin(ctx context.Context) (gen int, dir string, err error)
 	Commit(ctx context.Context, gen int, dir string, man *manifest.Manifest) error
@@ -39,9 +37,11 @@ type remote interface {
 	Writers(ctx context.Context, dim int) (*genstore.Writers, error)
 	DeriveWriters(ctx context.Context, base *manifest.Manifest) (*genstore.Writers, error)
 	// SaveCheckpoint stores a sealed generation as the build's checkpoint, which Drop keeps
-	// until Keep(0); PendingCheckpoint finds it again after a crash.
+	// until Keep(0); PendingCheckpoint finds it again after a crash, and GenManifest reads
+	// its generation's manifest.
 	SaveCheckpoint(ctx context.Context, gen int, dir string, man *manifest.Manifest, cp *manifest.Checkpoint) error
-	PendingCheckpoint(ctx context.Context) (*manifest.Checkpoint, *manifest.Manifest, error)
+	PendingCheckpoint(ctx context.Context) (*manifest.Checkpoint, error)
+	GenManifest(ctx context.Context, gen string) (*manifest.Manifest, error)
 	Keep(gen int)
 }
 
@@ -97,8 +97,12 @@ func remoteGeneration(p *genstore.Parts) *Generation {
 
 // PendingCheckpoint describes the newest checkpoint above the live generation.
 func (s *remoteStore) PendingCheckpoint(ctx context.Context) (*CheckpointInfo, error) {
-	cp, man, err := s.r.PendingCheckpoint(ctx)
+	cp, err := s.r.PendingCheckpoint(ctx)
 	if err != nil || cp == nil {
+		return nil, err
+	}
+	man, err := s.r.GenManifest(ctx, cp.Generation)
+	if err != nil {
 		return nil, err
 	}
 	return checkpointInfo(cp, man), nil
@@ -188,7 +192,7 @@ func (s *remoteStore) resume(ctx context.Context, opts *Options) (*Summary, erro
 		return nil, err
 	}
 	defer w.Close()
-	cp, _, err := s.r.PendingCheckpoint(ctx)
+	cp, err := s.r.PendingCheckpoint(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("finding the checkpoint of %s: %w", s.loc, err)
 	}

@@ -55,14 +55,14 @@ func ParseLocation(s string) (*Location, error) {
 	}
 	seen := map[string]bool{}
 	for i, h := range strings.Split(hostPart, ",") {
-		host, _, err := net.SplitHostPort(h)
+		host, port, err := net.SplitHostPort(h)
 		if err != nil || host == "" {
 			return bad("host %d %q: want host:port", i+1, h)
 		}
-		if strings.ContainsAny(host, " \t/\\%") {
+		if !hostName(host) {
 			return bad("host %d %q: not a host name", i+1, h)
 		}
-		if !hostPort(h) {
+		if !portNumber(port) {
 			return bad("host %d %q: port must be 1..65535", i+1, h)
 		}
 		if seen[h] {
@@ -81,7 +81,7 @@ func ParseLocation(s string) (*Location, error) {
 				return bad("parameter %q given %d times", k, len(v))
 			}
 			if k == "rest" {
-				if !hostPort(v[0]) {
+				if host, port, err := net.SplitHostPort(v[0]); err != nil || host == "" || !hostName(host) || !portNumber(port) {
 					return bad("rest=%q: want the host:port of a peer's REST API", v[0])
 				}
 				q.REST = v[0]
@@ -104,13 +104,11 @@ func ParseLocation(s string) (*Location, error) {
 	return q, nil
 }
 
-// hostPort reports whether s is host:port with a plain host name and a port in 1..65535
-// written without leading zeros or sign.
-func hostPort(s string) bool {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil || host == "" || strings.ContainsAny(host, " \t/\\%") {
-		return false
-	}
+// hostName reports whether host may name a host: no blanks, slashes or '%'.
+func hostName(host string) bool { return !strings.ContainsAny(host, " \t/\\%") }
+
+// portNumber reports whether port is 1..65535 written without leading zeros or sign.
+func portNumber(port string) bool {
 	p, err := strconv.Atoi(port)
 	return err == nil && p >= 1 && p <= 65535 && port == strconv.Itoa(p)
 }

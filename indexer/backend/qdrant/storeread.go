@@ -150,22 +150,24 @@ func (s *Store) SaveCheckpoint(ctx context.Context, gen int, dir string, man *ma
 	return nil
 }
 
-// PendingCheckpoint returns the newest checkpoint above the live generation and the
-// manifest of its generation; nil when there is none.
-func (s *Store) PendingCheckpoint(ctx context.Context) (*manifest.Checkpoint, *manifest.Manifest, error) {
+// PendingCheckpoint returns the newest checkpoint above the live generation, nil when there
+// is none.
+func (s *Store) PendingCheckpoint(ctx context.Context) (*manifest.Checkpoint, error) {
 	live, err := s.Live(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cp, err := s.e.PendingCheckpoint(ctx, live)
-	if err != nil || cp == nil {
-		return nil, nil, err
-	}
-	man, err := s.e.ReadManifest(ctx, s.e.Collection(cp.Generation))
+	return s.e.PendingCheckpoint(ctx, live)
+}
+
+// GenManifest reads the manifest record of the generation named gen (a checkpoint's:
+// committed, not live).
+func (s *Store) GenManifest(ctx context.Context, gen string) (*manifest.Manifest, error) {
+	e, err := s.engine(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return cp, man, nil
+	return e.ReadManifest(ctx, e.Collection(gen))
 }
 
 // Verify checks the live generation: the manifest record and its checksum, the document
