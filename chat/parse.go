@@ -423,7 +423,7 @@ var revisionNoteRe = regexp.MustCompile(`(?i)^[\W_]*(?:` +
 // noteLabelRe matches a line labelled as a note ("Note:", "(Note: ...)"). A reply may carry a
 // note of its own ("Note: the museum is closed on Mondays."), so such a line is a note about
 // the revision only when it speaks of the revision (editTalkRe) and ends the text
-// (revisionNote).
+// (revisionNotes).
 var noteLabelRe = regexp.MustCompile(`(?i)^[\W_]*notes?\s*[:：]`)
 
 // editTalkRe finds the words by which a note speaks of the revision: the draft, the revision,
@@ -432,32 +432,29 @@ var editTalkRe = regexp.MustCompile(`(?i)\b(?:revision|revised|revise|draft|rewr
 	`(?:original|previous|earlier|this|my)\s+(?:response|reply|answer|version)|nothing\s+(?:to|was|needed\s+to)\s+(?:be\s+)?changed?|unchanged)\b|` +
 	`\bi\s+(?:have\s+|'ve\s+)?(?:removed|added|kept|changed|rephrased|reworded|shortened|merged|dropped|corrected|fixed|revised|rewrote|made|cut|moved|replaced|softened|left)\b`)
 
-// revisionNote reports whether lines[i] opens the model's note about its revision: a line of
-// revisionNoteRe, or a note label that speaks of the revision with nothing but such notes,
-// labels and score lines after it.
-func revisionNote(lines []string, i int) bool {
-	l := cleanLine(lines[i])
-	if revisionNoteRe.MatchString(l) {
-		return true
-	}
-	if !noteLabelRe.MatchString(l) || !editTalkRe.MatchString(l) {
-		return false
-	}
-	// The next line of text must itself open a note (which then vouches for the rest): one
-	// recursion per line, not one per pair.
-	for j := i + 1; j < len(lines); j++ {
-		if c := cleanLine(lines[j]); c != "" && !isKnownLabel(c) && !scoreRe.MatchString(c) {
-			return revisionNote(lines, j)
+// revisionNotes reports, for each line, whether it opens the model's note about its revision:
+// a line of revisionNoteRe, or a note label that speaks of the revision with nothing but such
+// notes, labels and score lines after it. One backward pass: the next line of text vouches for
+// the rest, so a line needs only that line's answer.
+func revisionNotes(lines []string) []bool {
+	note := make([]bool, len(lines))
+	next := -1 // the next line of text after line i; -1: none
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := cleanLine(lines[i])
+		note[i] = revisionNoteRe.MatchString(l) ||
+			noteLabelRe.MatchString(l) && editTalkRe.MatchString(l) && (next < 0 || note[next])
+		if l != "" && !isKnownLabel(l) && !scoreRe.MatchString(l) {
+			next = i
 		}
 	}
-	return true
+	return note
 }
 
 // ParseRefinement reads four scored feedback lines and "Revised response: ...". Scores are
 // optional (their absence is not worth failing a turn for); the revised response is not. The
 // response is the text after the last "Revised response:" label line, up to a line that starts
 // another label or a user turn; a revision that is empty, itself a feedback line, or more than
-// one revision is unusable. A note about the revision after it (revisionNote) is not part of
+// one revision is unusable. A note about the revision after it (revisionNotes) is not part of
 // it, and a revision that is only a note is unusable.
 func ParseRefinement(out string) (Refinement, error) {
 	r := Refinement{Scores: map[string]int{}}
@@ -478,14 +475,15 @@ func ParseRefinement(out string) (Refinement, error) {
 	}
 	var lines []string
 	after := strings.Split(out[locs[0][1]:], "\n")
+	notes := revisionNotes(after)
 	for i, l := range after {
-		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l)) || revisionNote(after, i)) {
+		if i > 0 && (isKnownLabel(cleanLine(l)) || scoreRe.MatchString(cleanLine(l)) || notes[i]) {
 			break
 		}
 		lines = append(lines, l)
 	}
 	r.Revised = cleanResponse(strings.Join(lines, "\n"))
-	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) || revisionNote(strings.Split(r.Revised, "\n"), 0) {
+	if r.Revised == "" || isKnownLabel(r.Revised) || scoreRe.MatchString(r.Revised) || revisionNotes(strings.Split(r.Revised, "\n"))[0] {
 		return r, unusable("text after Revised response", out)
 	}
 	if l, bad := stageFormatLine(r.Revised); bad {

@@ -205,7 +205,9 @@ func TestParseRefinementTable(t *testing.T) {
 		{"a note of the reply's own", "Revised response: It is a fine museum.\nNote: the museum is closed on Mondays.", "It is a fine museum.\nNote: the museum is closed on Mondays.", false},
 		{"a draft note that does not end the text", "Revised response: Hi.\nNote: the draft of the treaty was signed in 1919.\nIt took effect in 1920.", "Hi.\nNote: the draft of the treaty was signed in 1919.\nIt took effect in 1920.", false},
 		{"notes about the draft end the text", "Revised response: Hi.\nNote: the draft's year was removed.\n\n(Note: the citation is kept.)", "Hi.", false},
-		{"many notes, read in linear time", "Revised response: Hi." + strings.Repeat("\nNote: the draft is kept.", 200), "Hi.", false},
+		{"many notes about the draft end the text", "Revised response: Hi." + strings.Repeat("\nNote: the draft is kept.", 200), "Hi.", false},
+		{"many draft notes, then text: the reply's own", "Revised response: Hi." + strings.Repeat("\nNote: the draft is kept.", 200) + "\nIt took effect in 1920.",
+			"Hi." + strings.Repeat("\nNote: the draft is kept.", 200) + "\nIt took effect in 1920.", false},
 		{"the response has been shortened", "Revised response: Hi.\nThe response has been shortened.", "Hi.", false},
 
 		{"only feedback mentioning the words", "Relevance: the revised response should mention the date 50/100", "", true},

@@ -81,12 +81,9 @@ var stopwords = func() map[string]bool {
 func contentWords(s string) []string {
 	var out []string
 	for _, w := range Words(s) {
-		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
-		w = strings.Trim(w, "'")
-		if len(w) < 3 && !strings.ContainsAny(w, "0123456789") || stopwords[w] {
-			continue
+		if w = contentWord(w); w != "" {
+			out = append(out, w)
 		}
-		out = append(out, w)
 	}
 	return out
 }
