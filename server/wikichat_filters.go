@@ -10,6 +10,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
+	"github.com/kairos-rag/kairos/rerank/request"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -21,7 +22,7 @@ import (
 // naming the filter, rather than silently ignored.
 func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 	var f search.Filters
-	var dates dateBounds
+	var dates request.DateBounds
 	for i, sf := range fs {
 		name := fmt.Sprintf("search_filters[%d]", i)
 		if sf.FieldName == "" || sf.FilterType == "" || len(sf.FieldValue) == 0 {
@@ -49,14 +50,14 @@ func wikiChatFilters(fs []WikiChatFilter, lang string) (search.Filters, error) {
 			return f, err
 		}
 	}
-	if dates.hasFrom && dates.hasTo && dates.to.Before(dates.from) {
+	if dates.Crossed() {
 		f.None = true // bounds that cross (eq a, gt a): no instant lies between them
 	}
-	dates.apply(&f)
+	dates.Apply(&f)
 	return f, nil
 }
 
-func dateFilter(b *dateBounds, name string, sf WikiChatFilter) error {
+func dateFilter(b *request.DateBounds, name string, sf WikiChatFilter) error {
 	s, err := filterString(name, sf, "want a date string")
 	if err != nil {
 		return err
@@ -69,16 +70,16 @@ func dateFilter(b *dateBounds, name string, sf WikiChatFilter) error {
 	// passage dates in every engine.
 	switch sf.FilterType {
 	case "gte":
-		b.lower(t)
+		b.Lower(t)
 	case "gt":
-		b.lower(t.Add(time.Nanosecond))
+		b.Lower(t.Add(time.Nanosecond))
 	case "lte":
-		b.upper(t)
+		b.Upper(t)
 	case "lt":
-		b.upper(t.Add(-time.Nanosecond))
+		b.Upper(t.Add(-time.Nanosecond))
 	case "eq":
-		b.lower(t)
-		b.upper(t)
+		b.Lower(t)
+		b.Upper(t)
 	default:
 		return badRequest("%s: filter_type %q is not supported on last_edit_date (want eq, lt, lte, gt or gte)", name, sf.FilterType)
 	}

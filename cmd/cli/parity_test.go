@@ -149,6 +149,9 @@ func TestCLIAndHTTPParity(t *testing.T) {
 			map[string]any{"rerank": "time", "time": "recent", "now": "2019-01-01", "recent_half_life_years": 0.5}, "squirrel species"},
 		{"source filter", []string{"--source", "timeqa", "--per-doc", "1"}, map[string]any{"filters": map[string]any{"source": "timeqa"}, "per_doc": 1}, "house owner"},
 		{"date filter", []string{"--date-from", "2023-07-01"}, map[string]any{"filters": map[string]any{"date_from": "2023-07-01"}}, "squirrel"},
+		// A bound at Go's zero instant is a bound on both fronts (request.DateBounds): the CLI
+		// had read --date-from 0001-01-01 as none, and kept the undated passages.
+		{"date_from at the zero instant", []string{"--date-from", "0001-01-01"}, map[string]any{"filters": map[string]any{"date_from": "0001-01-01"}}, "squirrel species"},
 		{"date_to filter", []string{"--date-to", "2020-12-31", "--source", "enterprise"}, map[string]any{"filters": map[string]any{"date_to": "2020-12-31", "source": []string{"enterprise"}}}, "squirrel"},
 	}
 	var batch bytes.Buffer
@@ -245,5 +248,15 @@ func TestCLIAndHTTPParity(t *testing.T) {
 	_, _, err := runCLI(t, "search", "--index", idx, "--batch", in, "--out", out)
 	if want := in + `: line 2: query 2: filters.date_to: "2020-31-01" is not a date`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("bad line: %v, want %s", err, want)
+	}
+	// "source": "" in a batch line is refused as HTTP refuses it, where it had read as no
+	// filter and let every source through.
+	if err := os.WriteFile(in, []byte(`{"id":"1","text":"x","filters":{"source":""}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runCLI(t, "search", "--index", idx, "--batch", in, "--out", out)
+	status, _, msg = postSearch(t, base, map[string]any{"text": "x", "filters": map[string]any{"source": ""}})
+	if want := in + `: line 1: query 1: filters.source[0]: empty string`; err == nil || !strings.Contains(err.Error(), want) || status != 400 || !strings.Contains(msg, "filters.source[0]: empty string") {
+		t.Errorf("empty source: CLI %v; HTTP %d %s; want both to refuse it", err, status, msg)
 	}
 }

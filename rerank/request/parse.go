@@ -139,7 +139,12 @@ func (l Limits) k(k *int) (int, error) {
 	return *k, nil
 }
 
+// stages parses the rerank field. "" (or [""]) is no reranking, as "none" is: a stage left
+// out only keeps the ranking as it is, so reading blank as none widens nothing.
 func stages(l List) ([]rerank.Stage, error) {
+	if len(l) == 1 && strings.TrimSpace(l[0]) == "" {
+		return nil, nil
+	}
 	for i, s := range l {
 		if strings.TrimSpace(s) == "" {
 			return nil, fail(fmt.Sprintf("rerank[%d]", i), "empty string")
@@ -182,16 +187,19 @@ func fusion(q Query, r *search.Request) error {
 
 func filters(f Filters) (search.Filters, error) {
 	var out search.Filters
+	var b DateBounds
 	var err error
-	if out.DateFrom, err = date("filters.date_from", f.DateFrom, false); err != nil {
+	if b.From, err = date("filters.date_from", f.DateFrom, false); err != nil {
 		return out, err
 	}
-	if out.DateTo, err = date("filters.date_to", f.DateTo, true); err != nil {
+	if b.To, err = date("filters.date_to", f.DateTo, true); err != nil {
 		return out, err
 	}
-	if !out.DateFrom.IsZero() && !out.DateTo.IsZero() && out.DateTo.Before(out.DateFrom) {
+	b.HasFrom, b.HasTo = f.DateFrom != "", f.DateTo != ""
+	if b.Crossed() {
 		return out, fail("filters.date_to", "%s is before date_from %s", f.DateTo, f.DateFrom)
 	}
+	b.Apply(&out)
 	for i, s := range f.Source {
 		if strings.TrimSpace(s) == "" {
 			return out, fail(fmt.Sprintf("filters.source[%d]", i), "empty string")
@@ -220,7 +228,8 @@ func filters(f Filters) (search.Filters, error) {
 }
 
 // date reads YYYY-MM-DD or RFC 3339, in UTC. A bare date as an upper bound means the end of
-// that day, so date_to "2020-12-31" includes passages dated during the 31st.
+// that day, so date_to "2020-12-31" includes passages dated during the 31st. "" is the zero
+// time; so is "0001-01-01" as a lower bound, which the caller tells apart by s (DateBounds).
 func date(field, s string, endOfDay bool) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil

@@ -81,6 +81,18 @@ func TestParseFields(t *testing.T) {
 		{"same-day filter", Query{Text: "x", Filters: Filters{DateFrom: "2020-01-01", DateTo: "2020-01-01"}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{DateFrom: day(2020, 1, 1), DateTo: endOf(2020, 1, 1)}
 		}},
+		// A bound at Go's zero instant is a bound (DateBounds), not the zero value's "none":
+		// a lower one passes the dated passages, an upper one none.
+		{"date_from at the zero instant", Query{Text: "x", Filters: Filters{DateFrom: "0001-01-01"}}, func(q *rerank.Query) {
+			q.Filters = search.Filters{DateFrom: time.Time{}.Add(time.Nanosecond)}
+		}},
+		{"date_to at the zero instant", Query{Text: "x", Filters: Filters{DateTo: "0001-01-01T00:00:00Z"}}, func(q *rerank.Query) {
+			q.Filters = search.Filters{None: true}
+		}},
+		{"date_to, a bare year 1", Query{Text: "x", Filters: Filters{DateTo: "0001-01-01"}}, func(q *rerank.Query) {
+			q.Filters = search.Filters{DateTo: endOf(1, 1, 1)}
+		}},
+		{"rerank blank is none", Query{Text: "x", Rerank: List{""}}, func(*rerank.Query) {}},
 		{"text at the limit", Query{Text: strings.Repeat("é", 20)}, func(q *rerank.Query) { q.Text = strings.Repeat("é", 20) }},
 	}
 	for _, tc := range tests {
@@ -133,6 +145,10 @@ func TestParseErrors(t *testing.T) {
 		{"date_to", Query{Text: "x", Filters: Filters{DateTo: "2020-02-30"}}, "filters.date_to", `"2020-02-30" is not a date (want YYYY-MM-DD or RFC 3339)`},
 		{"dates reversed", Query{Text: "x", Filters: Filters{DateFrom: "2021-01-01", DateTo: "2020-01-01"}}, "filters.date_to", "2020-01-01 is before date_from 2021-01-01"},
 		{"empty source", Query{Text: "x", Filters: Filters{Source: List{"a", ""}}}, "filters.source[1]", "empty string"},
+		{"source written as \"\"", Query{Text: "x", Filters: Filters{Source: List{""}}}, "filters.source[0]", "empty string"},
+		{"language written as \"\"", Query{Text: "x", Filters: Filters{Language: List{""}}}, "filters.language[0]", "empty string"},
+		{"block_type written as \"\"", Query{Text: "x", Filters: Filters{BlockType: List{""}}}, "filters.block_type[0]", `"" is not a block type (want text, table, infobox)`},
+		{"date_to at the zero instant before date_from", Query{Text: "x", Filters: Filters{DateFrom: "2020-01-01", DateTo: "0001-01-01T00:00:00Z"}}, "filters.date_to", "0001-01-01T00:00:00Z is before date_from 2020-01-01"},
 		{"block type", Query{Text: "x", Filters: Filters{BlockType: List{"text", "Table"}}}, "filters.block_type[1]", `"Table" is not a block type (want text, table, infobox)`},
 	}
 	for _, tc := range tests {
@@ -168,7 +184,9 @@ func TestListJSON(t *testing.T) {
 	}{
 		{`{"rerank":"cross,time"}`, List{"cross,time"}, ""},
 		{`{"rerank":["cross","time"]}`, List{"cross", "time"}, ""},
-		{`{"rerank":""}`, nil, ""},
+		// "" is kept (Parse reads a blank rerank as none and refuses a blank filter), not
+		// dropped: "source": "" read as no list had let every source through.
+		{`{"rerank":""}`, List{""}, ""},
 		{`{"rerank":null}`, nil, ""},
 		{`{"rerank":5}`, nil, "json: cannot unmarshal number into Go struct field Query.rerank of type request.List"},
 		{`{"rerank":[1]}`, nil, "json: cannot unmarshal array with a non-string into Go struct field Query.rerank of type request.List"},

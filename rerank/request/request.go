@@ -110,7 +110,9 @@ func Int(n int) *int { return &n }
 type List []string
 
 // UnmarshalJSON accepts null, "a" and ["a", "b"]. Anything else is a *json.UnmarshalTypeError,
-// which encoding/json completes with the field's name.
+// which encoding/json completes with the field's name. "" is kept as a list of one empty
+// string, not read as no list: "source": "" is a filter that Parse refuses, where reading it
+// as none would have let every source through, the opposite of what it could mean.
 func (l *List) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
@@ -122,10 +124,7 @@ func (l *List) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		*l = nil
-		if s != "" {
-			*l = List{s}
-		}
+		*l = List{s}
 		return nil
 	case len(b) > 0 && b[0] == '[':
 		var many []string
