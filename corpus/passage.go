@@ -10,7 +10,8 @@ import (
 //
 // Text is the full passage as indexed and shown, prefix included:
 // "Title | body" for a lead section, "Title > Section | body" otherwise. Its word count
-// (strings.Fields) is at most the splitter's MaxWords (120 by default).
+// (strings.Fields) is at most the splitter's MaxWords (120 by default), where two Han or kana
+// characters count as a word (Chinese and Japanese have no spaces to count).
 type Passage struct {
 	ID      string    `json:"passage_id"` // "<doc id>#<ordinal>", stable across re-indexing
 	DocID   string    `json:"doc_id"`

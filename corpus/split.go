@@ -15,6 +15,8 @@ import (
 type SplitOptions struct {
 	// MaxWords bounds len(strings.Fields(Passage.Text)), title prefix included (its "|" and
 	// ">" count as words). Default 120; at least 16, so that a prefix never crowds out text.
+	// Text written without spaces (Chinese, Japanese) is weighed instead (wordWeight): two
+	// Han or kana characters count as a word.
 	MaxWords int
 }
 
@@ -48,7 +50,9 @@ func (o SplitOptions) Validate() error {
 // where they can. A sentence longer than the budget is cut at word boundaries. When a
 // section's last passage would hold less than a quarter of the budget, its sentences and
 // those of the passage before are redistributed to even out the two. Whitespace inside
-// passages is normalised to single spaces: the words, in order, are exactly the section's.
+// passages is normalised to single spaces: the words, in order, are exactly the section's,
+// except that a word of Chinese or Japanese text (a paragraph, to strings.Fields) may be cut
+// where two passages meet (cutCJK).
 type Splitter struct {
 	maxWords int
 }
@@ -71,7 +75,9 @@ func (s *Splitter) Split(doc Document) []Passage {
 	title := strings.Fields(doc.Title)
 	for _, sec := range doc.Sections {
 		prefix := s.prefix(title, strings.Fields(sec.Name))
-		budget := s.maxWords - len(prefix)
+		// prefix holds at most half of maxWords words; a CJK title may weigh more than it
+		// counts, and is charged up to that half.
+		budget := s.maxWords - min(wordsWeight(prefix), s.maxWords/2)
 		prefixText := strings.Join(prefix, " ")
 		if prefixText != "" {
 			prefixText += " "
@@ -157,8 +163,10 @@ func shorten(words []string, n int) []string {
 // longer one.
 type unit struct {
 	words     []string
-	paraStart bool // first unit of a paragraph
-	paraWords int  // words from this unit to the end of its paragraph (set on paraStart)
+	glued     []bool // glued[i]: words[i] continues words[i-1] (or the unit before) with no space; nil: none
+	size      int    // the words' weight (wordWeight), what a passage's budget counts
+	paraStart bool   // first unit of a paragraph
+	paraWords int    // weight from this unit to the end of its paragraph (set on paraStart)
 }
 
 // joinUnits returns prefix followed by the units' words separated by single spaces.
@@ -174,8 +182,8 @@ func joinUnits(prefix string, units []unit) string {
 	b.WriteString(prefix)
 	first := true
 	for _, u := range units {
-		for _, w := range u.words {
-			if !first {
+		for i, w := range u.words {
+			if !first && (u.glued == nil || !u.glued[i]) {
 				b.WriteByte(' ')
 			}
 			first = false
@@ -196,7 +204,7 @@ func packSection(text string, budget int) [][]unit {
 	curLen := 0
 	for _, u := range units {
 		if curLen > 0 {
-			full := curLen+len(u.words) > budget
+			full := curLen+u.size > budget
 			// Start a paragraph on a fresh passage rather than split it, unless that
 			// would leave the current passage small.
 			paraBreak := u.paraStart && curLen >= budget/3 && curLen+u.paraWords > budget
@@ -206,7 +214,7 @@ func packSection(text string, budget int) [][]unit {
 			}
 		}
 		cur = append(cur, u)
-		curLen += len(u.words)
+		curLen += u.size
 	}
 	chunks = append(chunks, cur)
 	rebalanceTail(chunks, budget)
@@ -226,7 +234,7 @@ func rebalanceTail(chunks [][]unit, budget int) {
 	}
 	k := len(a) // units of a that stay in a
 	for k > 1 {
-		n := len(a[k-1].words)
+		n := a[k-1].size
 		// Move the unit only if it brings the two sizes closer and fits.
 		if lenB+n > budget || abs((lenA-n)-(lenB+n)) >= abs(lenA-lenB) {
 			break
@@ -245,7 +253,7 @@ func rebalanceTail(chunks [][]unit, budget int) {
 func unitsLen(us []unit) int {
 	n := 0
 	for _, u := range us {
-		n += len(u.words)
+		n += u.size
 	}
 	return n
 }
@@ -258,21 +266,27 @@ func abs(x int) int {
 }
 
 // sectionUnits splits text into paragraphs ("\n\n"-separated; a single "\n", as between
-// list items, ends a sentence) and paragraphs into units of at most budget words.
+// list items, ends a sentence) and paragraphs into units of at most budget weight.
 func sectionUnits(text string, budget int) []unit {
 	var units []unit
 	for para := range strings.SplitSeq(text, "\n\n") {
 		first := len(units)
 		total := 0
 		for line := range strings.SplitSeq(para, "\n") {
-			words := strings.Fields(line)
-			total += len(words)
+			words, glued := cutCJK(strings.Fields(line), budget)
 			for _, sent := range sentences(words) {
-				for len(sent) > budget {
-					units = append(units, unit{words: sent[:budget:budget]})
-					sent = sent[budget:]
+				// A sentence heavier than the budget is cut where its weight reaches it.
+				start, size := sent[0], 0
+				for i := sent[0]; i < sent[1]; i++ {
+					w := wordWeight(words[i])
+					if size+w > budget && i > start {
+						units = append(units, newUnit(words, glued, start, i, size))
+						start, size = i, 0
+					}
+					size += w
 				}
-				units = append(units, unit{words: sent})
+				units = append(units, newUnit(words, glued, start, sent[1], size))
+				total += size
 			}
 		}
 		if len(units) > first {
@@ -283,9 +297,18 @@ func sectionUnits(text string, budget int) []unit {
 	return units
 }
 
-// sentences splits a run of words at sentence ends (see sentenceEnd).
-func sentences(words []string) [][]string {
-	var out [][]string
+// newUnit is words[from:to] weighing size, with their glue.
+func newUnit(words []string, glued []bool, from, to, size int) unit {
+	u := unit{words: words[from:to:to], size: size}
+	if glued != nil {
+		u.glued = glued[from:to:to]
+	}
+	return u
+}
+
+// sentences splits a run of words at sentence ends (see sentenceEnd), as [from, to) ranges.
+func sentences(words []string) [][2]int {
+	var out [][2]int
 	start := 0
 	for i, w := range words {
 		next := ""
@@ -293,7 +316,7 @@ func sentences(words []string) [][]string {
 			next = words[i+1]
 		}
 		if next == "" || sentenceEnd(w, next) {
-			out = append(out, words[start:i+1:i+1])
+			out = append(out, [2]int{start, i + 1})
 			start = i + 1
 		}
 	}
@@ -308,10 +331,10 @@ const closers = `)]}"'”’»`
 // an upper-case letter or a digit, and w is not an abbreviation or an initial. CJK full stops
 // end a sentence whatever follows.
 func sentenceEnd(w, next string) bool {
-	core := strings.TrimRight(w, closers)
+	core := strings.TrimRight(w, closers+cjkClosers)
 	last, _ := utf8.DecodeLastRuneInString(core)
 	switch last {
-	case '。', '！', '？':
+	case '。', '！', '？', '．':
 		return true
 	case '!', '?', '…':
 	case '.':

@@ -1,0 +1,91 @@
+package corpus
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestSplitCJK: Chinese and Japanese text, written without spaces, is cut into passages of
+// about 2 x MaxWords characters, after its sentence ends where it has them, and the passages
+// give back the text exactly. Before, a paragraph was one "word" to the budget, and a whole
+// section became one passage.
+func TestSplitCJK(t *testing.T) {
+	zhSentences := []string{
+		"北京是中华人民共和国的首都，也是全国的政治、文化和国际交往中心。",
+		"北京有三千多年的建城史，曾是元、明、清等朝代的都城。",
+		"故宫位于北京中轴线的中心，是明清两代的皇家宫殿。",
+		"二零零八年，北京举办了第二十九届夏季奥林匹克运动会。",
+	}
+	var zh strings.Builder
+	for range 12 {
+		for _, s := range zhSentences {
+			zh.WriteString(s)
+		}
+	}
+	ja := strings.Repeat("「東京は日本の首都である。」と彼は言った。東京タワーは一九五八年に完成した。", 20)
+	noStop := strings.Repeat("漢字", 400) // 800 characters and no sentence end
+	tests := []struct {
+		name, text string
+		maxWords   int
+	}{
+		{"chinese", zh.String(), 120},
+		{"japanese with closers", ja, 60},
+		{"one sentence without an end", noStop, 120},
+		{"mixed with latin words", "Kairos 是一个检索引擎。" + zh.String() + " It indexes Wikipedia.", 40},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, err := NewSplitter(SplitOptions{MaxWords: tc.maxWords})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := Document{ID: "d", Title: "北京", Sections: []Section{{Text: tc.text}}}
+			ps := sp.Split(doc)
+			checkPassages(t, sp, doc, ps)
+			chars := utf8.RuneCountInString(tc.text)
+			if min := chars / (2 * tc.maxWords); len(ps) < min {
+				t.Fatalf("%d passages for %d characters, want at least %d", len(ps), chars, min)
+			}
+			var body strings.Builder
+			for i, p := range ps {
+				b := strings.TrimPrefix(p.Text, "北京 | ")
+				if n := utf8.RuneCountInString(b); n > 2*tc.maxWords+20 {
+					t.Errorf("passage %d has %d characters, want about %d at most", i, n, 2*tc.maxWords)
+				}
+				if i < len(ps)-1 && strings.ContainsAny(tc.text, "。") && !strings.HasSuffix(strings.TrimRight(b, cjkClosers), "。") && !strings.HasSuffix(b, ".") {
+					t.Errorf("passage %d does not end at a sentence end: …%s", i, string([]rune(b)[max(0, utf8.RuneCountInString(b)-8):]))
+				}
+				body.WriteString(b)
+				if i < len(ps)-1 && !isCJKEnd(b) {
+					body.WriteByte(' ')
+				}
+			}
+			if got := body.String(); got != strings.Join(strings.Fields(tc.text), " ") {
+				t.Errorf("the passages do not give back the text:\n got %.200q\nwant %.200q", got, tc.text)
+			}
+		})
+	}
+}
+
+// isCJKEnd reports whether s ends in a Han or kana character or CJK punctuation, after which
+// the next passage continues the same word.
+func isCJKEnd(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return isCJK(r) || strings.ContainsRune(cjkSentenceEnds+cjkClosers+"，、", r)
+}
+
+func TestWordWeight(t *testing.T) {
+	tests := []struct {
+		w    string
+		want int
+	}{
+		{"word", 1}, {"naïve", 1}, {"Ελλάδα", 1}, {"北", 1}, {"北京", 1}, {"北京市", 2},
+		{"2008年", 1}, {"東京タワー", 3}, {"서울특별시", 1}, {"。", 1},
+	}
+	for _, tc := range tests {
+		if got := wordWeight(tc.w); got != tc.want {
+			t.Errorf("wordWeight(%q) = %d, want %d", tc.w, got, tc.want)
+		}
+	}
+}
