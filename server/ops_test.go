@@ -351,6 +351,14 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		if _, ok := op.Responses["200"]; !ok {
 			t.Errorf("%s: no 200 response documented", key)
 		}
+		// sameOrigin refuses a cross-origin page's unsafe request; readBody, which answers
+		// 413, refuses a compressed body.
+		if _, ok := op.Responses["403"]; !safeMethod(rt.method) && !ok {
+			t.Errorf("%s: no 403 (cross-origin refused) documented", key)
+		}
+		if _, ok := op.Responses["415"]; op.Responses["413"] != nil && !ok {
+			t.Errorf("%s: no 415 (Content-Encoding) documented", key)
+		}
 	}
 	for key := range documented {
 		t.Errorf("openapi.json documents %s, which is no route", key)
