@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"regexp"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,21 +210,34 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 
 // cors answers preflights and adds CORS headers for the configured origins; with none
 // configured it adds nothing, so browsers refuse cross-origin calls.
+// originSet is --cors-origins, read once for both cors and sameOrigin, so that the pages
+// CORS lets read an answer are the pages allowed to send the request.
+type originSet struct {
+	any     bool // "*"
+	origins map[string]bool
+}
+
+func newOriginSet(origins []string) originSet {
+	o := originSet{origins: make(map[string]bool, len(origins))}
+	for _, x := range origins {
+		o.any = o.any || x == "*"
+		o.origins[x] = true
+	}
+	return o
+}
+
+func (o originSet) allows(origin string) bool { return o.any || o.origins[origin] }
+
 func (s *Server) cors(next http.Handler) http.Handler {
 	if len(s.opts.CORSOrigins) == 0 {
 		return next
 	}
-	anyOrigin := false
-	allowed := map[string]bool{}
-	for _, o := range s.opts.CORSOrigins {
-		anyOrigin = anyOrigin || o == "*"
-		allowed[o] = true
-	}
+	allowed := newOriginSet(s.opts.CORSOrigins)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && (anyOrigin || allowed[origin]) {
+		if origin != "" && allowed.allows(origin) {
 			h := w.Header()
-			if anyOrigin {
+			if allowed.any {
 				h.Set("Access-Control-Allow-Origin", "*")
 			} else {
 				h.Set("Access-Control-Allow-Origin", origin)
@@ -256,10 +268,10 @@ func (s *Server) cors(next http.Handler) http.Handler {
 // page cannot forge either (a cross-origin request with an extra header needs a preflight,
 // which CORS refuses), nor Sec-Fetch-Site, which browsers set: same-origin is accepted too.
 func (s *Server) sameOrigin(next http.Handler) http.Handler {
-	anyOrigin := slices.Contains(s.opts.CORSOrigins, "*")
+	allowed := newOriginSet(s.opts.CORSOrigins)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin == "" || anyOrigin || safeMethod(r.Method) || slices.Contains(s.opts.CORSOrigins, origin) ||
+		if origin == "" || safeMethod(r.Method) || allowed.allows(origin) ||
 			r.Header.Get("Sec-Fetch-Site") == "same-origin" || ownOrigin(r, origin) {
 			next.ServeHTTP(w, r)
 			return
