@@ -10,8 +10,10 @@ import (
 //
 // Text is the full passage as indexed and shown, prefix included:
 // "Title | body" for a lead section, "Title > Section | body" otherwise. Its word count
-// (strings.Fields) is at most the splitter's MaxWords (120 by default), where two Han or kana
-// characters count as a word (Chinese and Japanese have no spaces to count).
+// (strings.Fields) is at most the splitter's MaxWords (120 by default). Two Han or kana
+// characters count as a word (Chinese and Japanese have no spaces to count), and a passage
+// weighs at most MaxWords so counted, unless its title prefix alone weighs over half of it
+// (a title of more than MaxWords such characters: the prefix is charged half).
 type Passage struct {
 	ID      string    `json:"passage_id"` // "<doc id>#<ordinal>", stable across re-indexing
 	DocID   string    `json:"doc_id"`

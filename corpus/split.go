@@ -281,6 +281,7 @@ func sectionUnits(text string, budget int) []unit {
 					w := wordWeight(words[i])
 					if size+w > budget && i > start {
 						units = append(units, newUnit(words, glued, start, i, size))
+						total += size
 						start, size = i, 0
 					}
 					size += w
@@ -334,7 +335,7 @@ func sentenceEnd(w, next string) bool {
 	core := strings.TrimRight(w, closers+cjkClosers)
 	last, _ := utf8.DecodeLastRuneInString(core)
 	switch last {
-	case '。', '！', '？', '．':
+	case '。', '！', '？':
 		return true
 	case '!', '?', '…':
 	case '.':

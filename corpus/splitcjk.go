@@ -14,16 +14,20 @@ import (
 // as other languages are.
 const cjkRunesPerWord = 2
 
-// cjkSentenceEnds end a sentence of Chinese or Japanese text; cjkClosers may follow one
-// (。」).
+// cjkSentenceEnds end a sentence (or, ；, a clause) of Chinese or Japanese text; cjkClosers
+// may follow one (。」). The fullwidth full stop ．is left out: between digits it is a
+// decimal point (３．１４), and prose ends its sentences with 。.
 const (
-	cjkSentenceEnds = "。！？；．"
+	cjkSentenceEnds = "。！？；"
 	cjkClosers      = "」』）】〉》〕”’\"')"
 )
 
 // isCJK reports a Han or kana character; the prolonged sound mark (ー) is kana in all but
 // its Unicode script (Common).
 func isCJK(r rune) bool {
+	if r < 0x2E80 { // below the CJK radicals: Latin, Greek, Cyrillic, Arabic, ... at once
+		return false
+	}
 	return r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 

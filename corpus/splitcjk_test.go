@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -73,6 +75,41 @@ func TestSplitCJK(t *testing.T) {
 func isCJKEnd(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return isCJK(r) || strings.ContainsRune(cjkSentenceEnds+cjkClosers+"，、", r)
+}
+
+// TestSplitParagraphOverBudget: a paragraph whose last sentence is over the budget weighs
+// all of it, so that the paragraph starts a passage of its own rather than fill the one
+// before. The weighed splitter had counted only the sentence's last piece and moved the
+// boundaries of plain English passages: [60] [120] [30] for [50] [10] [120] [30].
+func TestSplitParagraphOverBudget(t *testing.T) {
+	words := func(prefix string, n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("%s%d", prefix, i)
+		}
+		return strings.Join(ws, " ")
+	}
+	text := words("a", 49) + " end.\n\nShort " + words("s", 8) + " end. Long " + words("l", 149)
+	sp, _ := NewSplitter(SplitOptions{})
+	var got []int
+	for _, p := range sp.Split(Document{ID: "d", Sections: []Section{{Text: text}}}) {
+		got = append(got, len(strings.Fields(p.Text)))
+	}
+	if want := []int{50, 10, 120, 30}; !slices.Equal(got, want) {
+		t.Errorf("passage sizes %v, want %v", got, want)
+	}
+}
+
+// TestSplitFullwidthDecimal: a fullwidth full stop between digits is a decimal point, not a
+// sentence end: ３．１４ stays whole.
+func TestSplitFullwidthDecimal(t *testing.T) {
+	text := strings.Repeat("字", 200) + "円周率は３．１４です。" + strings.Repeat("字", 100)
+	sp, _ := NewSplitter(SplitOptions{})
+	for _, p := range sp.Split(Document{ID: "d", Sections: []Section{{Text: text}}}) {
+		if strings.HasSuffix(p.Text, "３．") {
+			t.Errorf("passage %s ends inside a number: …%s", p.ID, string([]rune(p.Text)[utf8.RuneCountInString(p.Text)-6:]))
+		}
+	}
 }
 
 func TestWordWeight(t *testing.T) {

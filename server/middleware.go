@@ -208,10 +208,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// cors answers preflights and adds CORS headers for the configured origins; with none
-// configured it adds nothing, so browsers refuse cross-origin calls.
-// originSet is --cors-origins, read once for both cors and sameOrigin, so that the pages
-// CORS lets read an answer are the pages allowed to send the request.
+// originSet is --cors-origins as cors and sameOrigin both read it (one rule, so that the
+// pages CORS lets read an answer are the pages allowed to send the request).
 type originSet struct {
 	any     bool // "*"
 	origins map[string]bool
@@ -228,6 +226,8 @@ func newOriginSet(origins []string) originSet {
 
 func (o originSet) allows(origin string) bool { return o.any || o.origins[origin] }
 
+// cors answers preflights and adds CORS headers for the configured origins; with none
+// configured it adds nothing, so browsers refuse cross-origin calls.
 func (s *Server) cors(next http.Handler) http.Handler {
 	if len(s.opts.CORSOrigins) == 0 {
 		return next

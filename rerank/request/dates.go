@@ -49,8 +49,8 @@ func (b DateBounds) Apply(f *search.Filters) {
 	}
 	if b.HasTo {
 		f.DateTo = b.To
-		if b.To.IsZero() {
-			f.None = true
+		if !b.To.After(time.Time{}) {
+			f.None = true // at or before the zero instant: also out of the engines' range
 		}
 	}
 }

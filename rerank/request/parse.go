@@ -142,7 +142,7 @@ func (l Limits) k(k *int) (int, error) {
 // stages parses the rerank field. "" (or [""]) is no reranking, as "none" is: a stage left
 // out only keeps the ranking as it is, so reading blank as none widens nothing.
 func stages(l List) ([]rerank.Stage, error) {
-	if len(l) == 1 && strings.TrimSpace(l[0]) == "" {
+	if blankRerank(l) {
 		return nil, nil
 	}
 	for i, s := range l {

@@ -89,6 +89,9 @@ func TestParseFields(t *testing.T) {
 		{"date_to at the zero instant", Query{Text: "x", Filters: Filters{DateTo: "0001-01-01T00:00:00Z"}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{None: true}
 		}},
+		{"date_to before the zero instant", Query{Text: "x", Filters: Filters{DateTo: "0000-12-31T00:00:00Z"}}, func(q *rerank.Query) {
+			q.Filters = search.Filters{DateTo: time.Date(0, 12, 31, 0, 0, 0, 0, time.UTC), None: true}
+		}},
 		{"date_to, a bare year 1", Query{Text: "x", Filters: Filters{DateTo: "0001-01-01"}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{DateTo: endOf(1, 1, 1)}
 		}},
@@ -169,6 +172,19 @@ func TestParseErrors(t *testing.T) {
 }
 
 // Zero limits bound nothing: the CLI's case.
+// A blank rerank asks for nothing, so a query of it alone sets no field: a batch may carry
+// "rerank": "" at its top level, as it could before "" was kept.
+func TestIsZeroBlankRerank(t *testing.T) {
+	for _, l := range []List{nil, {""}, {" "}} {
+		if !(Query{Rerank: l}).IsZero() {
+			t.Errorf("rerank %q: not zero", l)
+		}
+	}
+	if (Query{Rerank: List{"cross"}}).IsZero() {
+		t.Error("rerank cross: zero")
+	}
+}
+
 func TestParseNoLimits(t *testing.T) {
 	q, err := Parse(Query{Text: strings.Repeat("word ", 1000), K: Int(100000), Candidates: 100000}, Limits{})
 	if err != nil || q.K != 100000 || q.Candidates != 100000 {

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 
 	"github.com/kairos-rag/kairos/search"
 )
@@ -98,10 +99,14 @@ func (f Filters) IsZero() bool {
 
 // IsZero reports whether q sets no field at all (an empty JSON object).
 func (q Query) IsZero() bool {
-	return q.Text == "" && q.K == nil && q.Mode == "" && q.Time == "" && len(q.Rerank) == 0 &&
+	return q.Text == "" && q.K == nil && q.Mode == "" && q.Time == "" && blankRerank(q.Rerank) &&
 		q.Candidates == 0 && !q.Explain && !q.Exact && q.PerDoc == 0 && q.Fusion == "" &&
 		q.Alpha == 0 && q.RRFK == 0 && q.MinScore == nil && q.Now == "" && q.RecentHalfLifeYears == 0 && q.Filters.IsZero()
 }
+
+// blankRerank reports a rerank field that asks for no stage by being empty: absent, "" or
+// [""] (stages reads it as none).
+func blankRerank(l List) bool { return len(l) == 0 || len(l) == 1 && strings.TrimSpace(l[0]) == "" }
 
 // Int returns a pointer to n, for Query.K.
 func Int(n int) *int { return &n }
