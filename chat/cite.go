@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kairos-rag/kairos/rerank"
 )
@@ -27,12 +28,15 @@ type citeSource struct {
 	forQ  string // the query or claim the passage was retrieved for
 }
 
-// markerRe matches a citation marker, "[3]" or "[1, 2]", with the spaces before it.
-var markerRe = regexp.MustCompile(`[ \t]*\[\s*\d{1,3}(?:\s*,\s*\d{1,3})*\s*\]`)
+// markerRe matches a citation marker, "[3]" or "[1, 2]", with the spaces before it. The
+// lenticular and fullwidth brackets (【3】, ［1，2］), fullwidth digits and the CJK commas are
+// markers too: models trained on Chinese text, and some others, write them, and unbound they
+// reached the user raw, an invented number with them.
+var markerRe = regexp.MustCompile(`[ \t]*[\[【［]\s*[0-9０-９]{1,3}(?:\s*[,，、]\s*[0-9０-９]{1,3})*\s*[\]】］]`)
 
 // partialMarkerRe matches what may still become a marker at the end of a streamed text: the
 // spaces before it and an unclosed bracket of digits, commas and spaces.
-var partialMarkerRe = regexp.MustCompile(`\s*(?:\[[\d,\s]*)?$`)
+var partialMarkerRe = regexp.MustCompile(`\s*(?:[\[【［][0-9０-９,，、\s]*)?$`)
 
 // citer binds markers to sources. Its state is the reply numbers handed out so far.
 type citer struct {
@@ -49,10 +53,10 @@ func newCiter(sources int) *citer { return &citer{sources: sources, bound: map[i
 func (c *citer) rewrite(s string) string {
 	return markerRe.ReplaceAllStringFunc(s, func(m string) string {
 		lead := m[:len(m)-len(strings.TrimLeftFunc(m, unicode.IsSpace))]
-		body := strings.Trim(strings.TrimSpace(m), "[]")
+		body := strings.Trim(strings.TrimSpace(m), "[]【】［］")
 		var nums []string
-		for _, f := range strings.Split(body, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
+		for _, f := range strings.FieldsFunc(body, func(r rune) bool { return r == ',' || r == '，' || r == '、' }) {
+			n, err := strconv.Atoi(asciiDigits(strings.TrimSpace(f)))
 			if err != nil || n < 1 || n > c.sources {
 				continue
 			}
@@ -88,7 +92,15 @@ type markerStream struct {
 
 func (m *markerStream) write(s string) {
 	m.held += s
-	cut := partialMarkerRe.FindStringIndex(m.held)[0]
+	// A piece may end inside a character (a bracket is three bytes): that tail waits too.
+	whole := len(m.held)
+	for i := max(0, whole-utf8.UTFMax+1); i < whole; i++ {
+		if utf8.RuneStart(m.held[i]) && !utf8.FullRuneInString(m.held[i:]) {
+			whole = i
+			break
+		}
+	}
+	cut := partialMarkerRe.FindStringIndex(m.held[:whole])[0]
 	if cut == 0 {
 		return
 	}

@@ -28,6 +28,10 @@ var citeCases = []struct {
 	{"newline before a marker kept", "Line one\n[1] starts line two.", "Line one\n[1] starts line two.", []int{1}},
 	{"no markers", "Just a reply.", "Just a reply.", nil},
 	{"invented first", "[8] Opens with one.", " Opens with one.", nil},
+	// The brackets and digits of CJK text are markers too: bound as [n], or removed.
+	{"lenticular brackets", "Frozen came out in 2013【1】. It won two Oscars 【7】.", "Frozen came out in 2013[1]. It won two Oscars.", []int{1}},
+	{"fullwidth brackets, digits and commas", "冰雪奇缘于2013年上映［２，3］。它获得了奥斯卡奖［1、9］。", "冰雪奇缘于2013年上映[1, 2]。它获得了奥斯卡奖[3]。", []int{2, 3, 1}},
+	{"lenticular not a marker", "【注】 and 【12345】 stay.", "【注】 and 【12345】 stay.", nil},
 }
 
 func TestCiterRewrite(t *testing.T) {
