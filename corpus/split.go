@@ -107,10 +107,14 @@ func (s *Splitter) Split(doc Document) []Passage {
 }
 
 // sectionURL links a passage to its section, as Wikipedia's anchors and WikiChat's block
-// URLs do (".../LLaMA#Llama_3"): the section name with its runs of white space as one
-// underscore, escaped as a URL fragment. The lead section, a document without a URL and a
-// URL that already names a fragment keep the document's URL.
+// URLs do (".../LLaMA#Llama_3"): the section's own heading (the last of its heading path,
+// "History > Early life": Wikipedia anchors a subsection by its heading alone) with its runs
+// of white space as one underscore, escaped as a URL fragment. The lead section, a document
+// without a URL and a URL that already names a fragment keep the document's URL.
 func sectionURL(docURL, section string) string {
+	if i := strings.LastIndex(section, " > "); i >= 0 {
+		section = section[i+len(" > "):]
+	}
 	anchor := strings.Join(strings.Fields(section), "_")
 	if docURL == "" || anchor == "" || strings.Contains(docURL, "#") {
 		return docURL

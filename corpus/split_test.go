@@ -177,6 +177,10 @@ func TestSectionURL(t *testing.T) {
 	const page = "https://en.wikipedia.org/wiki/LLaMA"
 	for _, tt := range []struct{ url, section, want string }{
 		{page, "Llama 3", page + "#Llama_3"},
+		// A subsection's anchor is its own heading, not its path (which had given
+		// "#Models_%3E_Llama_3", an anchor no page has).
+		{page, "Models > Llama 3", page + "#Llama_3"},
+		{page, "History > Early life > Childhood", page + "#Childhood"},
 		{page, "", page},
 		{page, "  Model \t architecture  ", page + "#Model_architecture"},
 		{page, "Études & «critiques»", page + "#%C3%89tudes_&_%C2%ABcritiques%C2%BB"},
