@@ -15,7 +15,7 @@ import (
 type SplitOptions struct {
 	// MaxWords bounds len(strings.Fields(Passage.Text)), title prefix included (its "|" and
 	// ">" count as words). Default 120; at least 16, so that a prefix never crowds out text.
-	// Text written without spaces (Chinese, Japanese) is weighed instead (wordWeight): two
+	// Text written without spaces (Chinese, Japanese) is weighed instead (WordWeight): two
 	// Han or kana characters count as a word.
 	MaxWords int
 }
@@ -168,7 +168,7 @@ func shorten(words []string, n int) []string {
 type unit struct {
 	words     []string
 	glued     []bool // glued[i]: words[i] continues words[i-1] (or the unit before) with no space; nil: none
-	size      int    // the words' weight (wordWeight), what a passage's budget counts
+	size      int    // the words' weight (WordWeight), what a passage's budget counts
 	paraStart bool   // first unit of a paragraph
 	paraWords int    // weight from this unit to the end of its paragraph (set on paraStart)
 }
@@ -282,7 +282,7 @@ func sectionUnits(text string, budget int) []unit {
 				// A sentence heavier than the budget is cut where its weight reaches it.
 				start, size := sent[0], 0
 				for i := sent[0]; i < sent[1]; i++ {
-					w := wordWeight(words[i])
+					w := WordWeight(words[i])
 					if size+w > budget && i > start {
 						units = append(units, newUnit(words, glued, start, i, size))
 						total += size

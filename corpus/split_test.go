@@ -288,7 +288,7 @@ func sameWordsCutInCJK(got, want []string) bool {
 	for _, w := range want {
 		acc := ""
 		for acc != w {
-			if i == len(got) || !strings.HasPrefix(w, acc+got[i]) || acc != "" && wordWeight(w) <= 1 && !strings.ContainsAny(w, cjkSentenceEnds) {
+			if i == len(got) || !strings.HasPrefix(w, acc+got[i]) || acc != "" && WordWeight(w) <= 1 && !strings.ContainsAny(w, cjkSentenceEnds) {
 				return false
 			}
 			acc += got[i]

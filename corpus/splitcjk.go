@@ -31,9 +31,10 @@ func isCJK(r rune) bool {
 	return r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
-// wordWeight is what w counts toward a passage's budget: 1, or for a word with Han or kana
-// characters, one per cjkRunesPerWord of them (rounded up).
-func wordWeight(w string) int {
+// WordWeight is what the word w (a field of strings.Fields) counts toward a passage's
+// SplitOptions.MaxWords: 1, or for a word with Han or kana characters, one per two of them
+// (rounded up). Generators of passages that must stay whole (synthcorpus) count with it.
+func WordWeight(w string) int {
 	if isASCII(w) {
 		return 1
 	}
@@ -58,7 +59,7 @@ func isASCII(w string) bool {
 func wordsWeight(ws []string) int {
 	n := 0
 	for _, w := range ws {
-		n += wordWeight(w)
+		n += WordWeight(w)
 	}
 	return n
 }
@@ -70,7 +71,7 @@ func wordsWeight(ws []string) int {
 // case of every text with spaces.
 func cutCJK(words []string, budget int) (out []string, glued []bool) {
 	for i, w := range words {
-		if isASCII(w) || wordWeight(w) <= 1 && !strings.ContainsAny(w, cjkSentenceEnds) {
+		if isASCII(w) || WordWeight(w) <= 1 && !strings.ContainsAny(w, cjkSentenceEnds) {
 			if glued != nil {
 				out, glued = append(out, w), append(glued, false)
 			}

@@ -121,8 +121,8 @@ func TestWordWeight(t *testing.T) {
 		{"2008年", 1}, {"東京タワー", 3}, {"서울특별시", 1}, {"。", 1},
 	}
 	for _, tc := range tests {
-		if got := wordWeight(tc.w); got != tc.want {
-			t.Errorf("wordWeight(%q) = %d, want %d", tc.w, got, tc.want)
+		if got := WordWeight(tc.w); got != tc.want {
+			t.Errorf("WordWeight(%q) = %d, want %d", tc.w, got, tc.want)
 		}
 	}
 }

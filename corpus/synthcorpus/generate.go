@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/kairos-rag/kairos/corpus"
 )
 
 // Options say what to generate. Passages is required; the rest have defaults.
@@ -131,6 +133,7 @@ type generator struct {
 	passageLen, titleLen, per *alias
 	maxWords, maxTitle        int
 	buf                       []string
+	fromTail                  []bool // fromTail[i]: buf[i] came from the synthetic tail
 }
 
 func newGenerator(m *Model, o Options) *generator {
@@ -159,16 +162,38 @@ func (g *generator) word() (string, bool) {
 
 // phrase draws n words and returns them joined by spaces, with how many came from the tail.
 func (g *generator) phrase(n int) (string, int) {
-	g.buf = g.buf[:0]
+	g.buf, g.fromTail = g.buf[:0], g.fromTail[:0]
 	tail := 0
 	for range n {
 		w, t := g.word()
-		g.buf = append(g.buf, w)
+		g.buf, g.fromTail = append(g.buf, w), append(g.fromTail, t)
 		if t {
 			tail++
 		}
 	}
 	return strings.Join(g.buf, " "), tail
+}
+
+// fitPhrase cuts the phrase just drawn (g.buf) to what the splitter keeps in one passage
+// after a prefix of prefixWeight: the splitter weighs a word of Han or kana characters at
+// one per two of them (corpus.WordWeight), and the vocabulary learned from real text holds a
+// few ("劉黑馬"), so a passage of n words may weigh more than n. It returns the phrase and its
+// tail count again, cut only when over; the draws are not redone, so the random stream, and
+// every passage after this one, stay as they were.
+func (g *generator) fitPhrase(text string, tail, prefixWeight int) (string, int, int) {
+	budget := g.maxWords - min(prefixWeight, g.maxWords/2)
+	weight := 0
+	for i, w := range g.buf {
+		if weight += corpus.WordWeight(w); weight > budget && i > 0 {
+			for _, t := range g.fromTail[i:] {
+				if t {
+					tail--
+				}
+			}
+			return strings.Join(g.buf[:i], " "), tail, i
+		}
+	}
+	return text, tail, len(g.buf)
 }
 
 // document draws one document's passages: a title, a passage count, and for each passage a
@@ -177,16 +202,20 @@ func (g *generator) phrase(n int) (string, int) {
 func (g *generator) document() []Record {
 	t := min(g.titleLen.draw(g.rng), g.maxTitle)
 	title, titleTail := g.phrase(t)
-	prefix := 0
+	prefix, prefixWeight := 0, 0
 	if t > 0 {
 		prefix = t + 1 // the "|" the indexer writes counts as a word
+		for _, w := range g.buf {
+			prefixWeight += corpus.WordWeight(w)
+		}
+		prefixWeight++
 	}
 	n := max(g.per.draw(g.rng), 1)
 	out := make([]Record, n)
 	for i := range out {
 		total := min(g.passageLen.draw(g.rng), g.maxWords)
-		body := max(total-prefix, 1)
-		text, tail := g.phrase(body)
+		text, tail := g.phrase(max(total-prefix, 1))
+		text, tail, body := g.fitPhrase(text, tail, prefixWeight)
 		out[i] = Record{Title: title, Text: text, words: prefix + body, tail: titleTail + tail}
 	}
 	return out

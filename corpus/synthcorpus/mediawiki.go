@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/document"
 )
 
@@ -307,9 +308,10 @@ func plainSafe(w string) bool {
 // standsAlone reports whether the cleaner keeps w a word of its own: it joins punctuation that
 // follows a space to the word before (" ." -> "."), as removed markup leaves such spaces, and
 // splits words at a zero-width space. Real wikitext has no such words (the sample's come from
-// tokenized text); they are redrawn.
+// tokenized text); they are redrawn. So are words the splitter weighs as more than one (Han
+// or kana, corpus.WordWeight), which would take a section past MaxWords.
 func standsAlone(w string) bool {
-	return !strings.ContainsRune(w, '\u200b') && !strings.ContainsAny(w[:1], ",.;)") && !strings.HasSuffix(w, "(") && !strings.Contains(w, ",,") && !strings.Contains(w, "()")
+	return corpus.WordWeight(w) == 1 && !strings.ContainsRune(w, '\u200b') && !strings.ContainsAny(w[:1], ",.;)") && !strings.HasSuffix(w, "(") && !strings.Contains(w, ",,") && !strings.Contains(w, "()")
 }
 
 // hasWordChar reports whether w has a letter or a digit.
