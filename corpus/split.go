@@ -73,7 +73,9 @@ func NewSplitter(opts SplitOptions) (*Splitter, error) {
 func (s *Splitter) Split(doc Document) []Passage {
 	var out []Passage
 	title := strings.Fields(doc.Title)
+	anchors := sectionAnchors{paths: map[string]string{}, count: map[string]int{}}
 	for _, sec := range doc.Sections {
+		secURL := anchors.url(doc.URL, sec.Name)
 		prefix := s.prefix(title, strings.Fields(sec.Name))
 		// prefix holds at most half of maxWords words; a CJK title may weigh more than it
 		// counts, and is charged up to that half.
@@ -91,7 +93,7 @@ func (s *Splitter) Split(doc Document) []Passage {
 				Title:   doc.Title,
 				Section: sec.Name,
 				Text:    text,
-				URL:     sectionURL(doc.URL, sec.Name),
+				URL:     secURL,
 				Date:    doc.Date,
 				Source:  doc.Source,
 				Ordinal: n,
@@ -112,12 +114,37 @@ func (s *Splitter) Split(doc Document) []Passage {
 // of white space as one underscore, escaped as a URL fragment. The lead section, a document
 // without a URL and a URL that already names a fragment keep the document's URL.
 func sectionURL(docURL, section string) string {
-	if i := strings.LastIndex(section, " > "); i >= 0 {
-		section = section[i+len(" > "):]
+	return sectionAnchors{}.url(docURL, section)
+}
+
+// sectionAnchors are the anchors given to a document's sections so far: a heading repeated
+// in a page (two subsections named "Reception") is anchored "Reception_2" the second time, as
+// Wikipedia does. A section path seen before (a table cut out of its section's prose) is the
+// same heading and keeps its anchor.
+type sectionAnchors struct {
+	paths map[string]string // section path -> its anchor
+	count map[string]int    // anchor -> headings given it
+}
+
+func (a sectionAnchors) url(docURL, section string) string {
+	name := section
+	if i := strings.LastIndex(name, " > "); i >= 0 {
+		name = name[i+len(" > "):]
 	}
-	anchor := strings.Join(strings.Fields(section), "_")
+	anchor := strings.Join(strings.Fields(name), "_")
 	if docURL == "" || anchor == "" || strings.Contains(docURL, "#") {
 		return docURL
+	}
+	if a.paths != nil {
+		if got, ok := a.paths[section]; ok {
+			anchor = got
+		} else {
+			a.count[anchor]++
+			if n := a.count[anchor]; n > 1 {
+				anchor += "_" + strconv.Itoa(n)
+			}
+			a.paths[section] = anchor
+		}
 	}
 	return docURL + "#" + (&url.URL{Fragment: anchor}).EscapedFragment()
 }

@@ -200,6 +200,27 @@ func TestSectionURL(t *testing.T) {
 	}
 }
 
+// TestSectionURLRepeatedHeading: the second subsection named "Reception" is anchored
+// "#Reception_2", as Wikipedia numbers a repeated heading; a table cut out of a section keeps
+// its section's anchor.
+func TestSectionURLRepeatedHeading(t *testing.T) {
+	const page = "https://en.wikipedia.org/wiki/Frozen"
+	sp, _ := NewSplitter(SplitOptions{})
+	doc := Document{ID: "d", Title: "Frozen", URL: page, Sections: []Section{
+		{Name: "Film > Reception", Text: "Critics liked it."},
+		{Name: "Film > Reception", Text: "Box office | 1.28 billion", Block: BlockTable},
+		{Name: "Soundtrack > Reception", Text: "The songs sold well."},
+		{Name: "Musical > Reception", Text: "It ran on Broadway."},
+	}}
+	var got []string
+	for _, p := range sp.Split(doc) {
+		got = append(got, strings.TrimPrefix(p.URL, page))
+	}
+	if want := []string{"#Reception", "#Reception", "#Reception_2", "#Reception_3"}; !slices.Equal(got, want) {
+		t.Errorf("anchors %q, want %q", got, want)
+	}
+}
+
 func TestSplitOptionsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		max     int

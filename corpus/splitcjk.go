@@ -19,7 +19,7 @@ const cjkRunesPerWord = 2
 // decimal point (３．１４), and prose ends its sentences with 。.
 const (
 	cjkSentenceEnds = "。！？；"
-	cjkClosers      = "」』）】〉》〕”’\"')"
+	cjkClosers      = "」』）】〉》〕" // with closers, the ASCII and Western ones
 )
 
 // isCJK reports a Han or kana character; the prolonged sound mark (ー) is kana in all but
@@ -116,7 +116,7 @@ func cjkPieces(w string, budget int) []string {
 		if strings.ContainsRune(cjkSentenceEnds, r) {
 			for i < len(w) {
 				c, n := utf8.DecodeRuneInString(w[i:])
-				if !strings.ContainsRune(cjkClosers, c) && !strings.ContainsRune(cjkSentenceEnds, c) {
+				if !strings.ContainsRune(closers+cjkClosers, c) && !strings.ContainsRune(cjkSentenceEnds, c) {
 					break
 				}
 				i += n

@@ -145,10 +145,7 @@ func (pw *pageWriter) page(id, limit int) drawnPage {
 		total := min(g.passageLen.draw(g.rng), g.maxWords)
 		body := make([]string, max(total-prefix, 1))
 		for k := range body {
-			w, tail := g.word()
-			for !standsAlone(w) {
-				w, tail = g.word()
-			}
+			w, tail := g.wordWhere(standsAlone)
 			body[k] = w
 			if tail {
 				p.tail++
@@ -271,13 +268,27 @@ func (pw *pageWriter) heading() []string {
 	}
 }
 
-// safeWord draws a word that can stand in markup (a title, a link target, a heading).
+// safeWord draws a word that can stand in markup (a title, a link target, a heading) and
+// weighs one word to the splitter (a heavier one would take the "Title > Heading |" prefix
+// past what MaxWords leaves it).
 func (pw *pageWriter) safeWord() string {
-	for {
-		if w, _ := pw.g.word(); markupSafe(w) {
-			return w
+	w, _ := pw.g.wordWhere(func(w string) bool { return markupSafe(w) && corpus.WordWeight(w) == 1 })
+	return w
+}
+
+// maxRedraws bounds the draws for a word that passes a check. A model none of whose words
+// pass (one learned from Chinese text, where nearly every word weighs more than one) then
+// gets a synthetic tail word, which passes every check, instead of drawing forever.
+const maxRedraws = 1000
+
+// wordWhere draws a word for which ok holds, and says whether it came from the tail.
+func (g *generator) wordWhere(ok func(string) bool) (string, bool) {
+	for range maxRedraws {
+		if w, tail := g.word(); ok(w) {
+			return w, tail
 		}
 	}
+	return tailWord(g.tail.draw(g.rng)), true
 }
 
 func (pw *pageWriter) safePhrase(n int) []string {

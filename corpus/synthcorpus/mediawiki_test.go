@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/multistream"
@@ -24,6 +25,20 @@ func TestMediaWikiRoundTrip(t *testing.T) {
 		TitleWords: []int64{0, 1}, DocPassages: []int64{0, 0, 0, 1}}
 	t.Run("scifact", func(t *testing.T) { roundTrip(t, sciFactModel(t), 700) })
 	t.Run("symbols", func(t *testing.T) { roundTrip(t, symbols, 400) })
+}
+
+// TestMediaWikiHanWords: a vocabulary with Han words, which the splitter weighs at more than
+// one word, still gives pages that index as the passages the generator counted (Han words
+// were accepted in titles and headings, and a section split in two); a vocabulary of Han
+// words alone ends (the redraws of a word had no bound).
+func TestMediaWikiHanWords(t *testing.T) {
+	roundTrip(t, hanModel(t, 2), 300)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := GenerateMediaWiki(ctx, io.Discard, hanModel(t, 1), Options{Passages: 50, Seed: 3})
+	if err != nil || st.Passages != 50 {
+		t.Fatalf("Han words only: %+v, %v", st, err)
+	}
 }
 
 func roundTrip(t *testing.T, m *Model, passages int) {

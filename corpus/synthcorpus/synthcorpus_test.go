@@ -236,23 +236,7 @@ func TestValidate(t *testing.T) {
 // though such a word weighs more than one (corpus.WordWeight). Counted by strings.Fields, a
 // 1M-passage corpus had come out 75 passages longer from the indexer, and bench scale stopped.
 func TestGenerateWeighsCJKWords(t *testing.T) {
-	han := []string{"劉黑馬", "蕭札刺之子重喜", "石抹孛迭兒", "塔不已兒", "北京大学", "東京タワー"}
-	var l Learner
-	for d := range 40 {
-		var body []string
-		for i := range 110 {
-			if i%2 == 0 {
-				body = append(body, han[(d+i)%len(han)])
-			} else {
-				body = append(body, "word"+strconv.Itoa(i%17))
-			}
-		}
-		l.AddDocument([]string{"Title", strconv.Itoa(d)}, [][]string{body}, []int{len(body) + 3})
-	}
-	m, err := l.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := hanModel(t, 2)
 	out, _ := generate(t, m, Options{Passages: 300, Seed: 1})
 	sp, err := corpus.NewSplitter(corpus.SplitOptions{})
 	if err != nil {
@@ -275,4 +259,34 @@ func TestGenerateWeighsCJKWords(t *testing.T) {
 	if heavy == 0 {
 		t.Fatal("no long passage drawn: the test checks nothing")
 	}
+}
+
+// hanModel learns a model from 40 documents of 110 words where every every-th word is a Han
+// word weighing 2 to 4 (the rest ASCII); every 1 gives a model of Han words only.
+func hanModel(t *testing.T, every int) *Model {
+	t.Helper()
+	han := []string{"劉黑馬", "蕭札刺之子重喜", "石抹孛迭兒", "塔不已兒", "北京大学", "東京タワー"}
+	var l Learner
+	for d := range 40 {
+		var body []string
+		for i := range 110 {
+			if i%every == 0 {
+				body = append(body, han[(d+i)%len(han)])
+			} else if i%17 == 5 {
+				body = append(body, "a|b") // markup the MediaWiki writer must escape
+			} else {
+				body = append(body, "word"+strconv.Itoa(i%17))
+			}
+		}
+		title := []string{han[d%len(han)], "Title"}
+		if every == 1 {
+			title = title[:1]
+		}
+		l.AddDocument(title, [][]string{body}, []int{len(body) + len(title) + 1})
+	}
+	m, err := l.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
