@@ -26,7 +26,18 @@ type Segment struct {
 	tr    trailer
 
 	postings, blocks, frontier, dict, strs, keys, lens []byte
+	// lens8 is every passage length as one byte, lenEscape standing for "look in lens". A
+	// search reads the length of each candidate it scores, tens of thousands a query, spread
+	// over the collection: at 10M passages the file's 40 MB of lengths outgrow a 32 MB L3
+	// cache, where 10 MB of bytes fit (Lucene keeps its norms in a byte). Measured on 1,000
+	// queries of bench scale's 10M index, 2 cores: 15% less CPU, rankings byte-identical; at
+	// 1M, where both fit, no change. Built at open in one pass over lens: 1 byte a passage of
+	// memory, no pointer.
+	lens8 []byte
 }
+
+// lenEscape in lens8 sends a length of 255 tokens or more to lens.
+const lenEscape = 255
 
 // Open maps the segment file at path and checks its envelope and trailer.
 func Open(path string, opts OpenOptions) (*Segment, error) {
@@ -85,6 +96,10 @@ func (s *Segment) parse(opts OpenOptions) error {
 	s.strs = payload[tr.stringsOff:tr.keysOff]
 	s.keys = payload[tr.keysOff:tr.lensOff]
 	s.lens = payload[tr.lensOff : uint64(len(payload))-trailerSize]
+	s.lens8 = make([]byte, len(s.lens)/4)
+	for i := range s.lens8 {
+		s.lens8[i] = byte(min(binary.LittleEndian.Uint32(s.lens[4*i:]), lenEscape))
+	}
 	return nil
 }
 
@@ -114,7 +129,12 @@ func (s *Segment) Terms() int { return int(s.tr.terms) }
 func (s *Segment) key(ord uint32) uint32 { return binary.LittleEndian.Uint32(s.keys[4*ord:]) }
 
 // length returns the length of ordinal ord (< Len).
-func (s *Segment) length(ord uint32) uint32 { return binary.LittleEndian.Uint32(s.lens[4*ord:]) }
+func (s *Segment) length(ord uint32) uint32 {
+	if l := s.lens8[ord]; l != lenEscape {
+		return uint32(l)
+	}
+	return binary.LittleEndian.Uint32(s.lens[4*ord:])
+}
 
 // Length returns the length in tokens of the passage key, and whether the segment has it.
 func (s *Segment) Length(key uint32) (int, bool) {
