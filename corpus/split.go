@@ -108,24 +108,20 @@ func (s *Splitter) Split(doc Document) []Passage {
 	return out
 }
 
-// sectionURL links a passage to its section, as Wikipedia's anchors and WikiChat's block
-// URLs do (".../LLaMA#Llama_3"): the section's own heading (the last of its heading path,
-// "History > Early life": Wikipedia anchors a subsection by its heading alone) with its runs
-// of white space as one underscore, escaped as a URL fragment. The lead section, a document
-// without a URL and a URL that already names a fragment keep the document's URL.
-func sectionURL(docURL, section string) string {
-	return sectionAnchors{}.url(docURL, section)
-}
-
 // sectionAnchors are the anchors given to a document's sections so far: a heading repeated
 // in a page (two subsections named "Reception") is anchored "Reception_2" the second time, as
 // Wikipedia does. A section path seen before (a table cut out of its section's prose) is the
-// same heading and keeps its anchor.
+// same heading and keeps its anchor. The zero value counts nothing.
 type sectionAnchors struct {
 	paths map[string]string // section path -> its anchor
 	count map[string]int    // anchor -> headings given it
 }
 
+// url links a passage to its section, as Wikipedia's anchors and WikiChat's block URLs do
+// (".../LLaMA#Llama_3"): the section's own heading (the last of its heading path, "History >
+// Early life": Wikipedia anchors a subsection by its heading alone) with its runs of white
+// space as one underscore, escaped as a URL fragment. The lead section, a document without a
+// URL and a URL that already names a fragment keep the document's URL.
 func (a sectionAnchors) url(docURL, section string) string {
 	name := section
 	if i := strings.LastIndex(name, " > "); i >= 0 {

@@ -189,10 +189,11 @@ func TestSectionURL(t *testing.T) {
 		{"", "Llama 3", ""},
 		{"https://de.wikipedia.org/wiki/M%C3%BCnchen", "Geschichte", "https://de.wikipedia.org/wiki/M%C3%BCnchen#Geschichte"},
 	} {
-		if got := sectionURL(tt.url, tt.section); got != tt.want {
-			t.Errorf("sectionURL(%q, %q) = %q, want %q", tt.url, tt.section, got, tt.want)
+		got := (sectionAnchors{}).url(tt.url, tt.section)
+		if got != tt.want {
+			t.Errorf("url(%q, %q) = %q, want %q", tt.url, tt.section, got, tt.want)
 		}
-		if got := sectionURL(tt.url, tt.section); got != "" {
+		if got != "" {
 			if _, err := url.Parse(got); err != nil {
 				t.Errorf("%q does not parse as a URL: %v", got, err)
 			}

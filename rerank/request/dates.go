@@ -36,15 +36,16 @@ func (b DateBounds) Crossed() bool { return b.HasFrom && b.HasTo && b.To.Before(
 // Apply writes b into f as the engines read bounds. A passage dated at the zero instant is an
 // undated one (corpus.Passage.Date), which fails every bound. So a lower bound at the zero
 // instant passes the dated passages, all of which lie after it: it moves on by a nanosecond,
-// the resolution of passage dates, and becomes one the engines see. An upper bound there
-// passes no passage: none is dated before the year 1 (Qdrant's and bleve's dates could not
-// hold one), and the undated fail it. Apply does not look at Crossed: Parse refuses crossed
+// the resolution of passage dates, and becomes one the engines see; so does one before it,
+// which passes the same passages and lies outside the engines' range. An upper bound at or
+// before it passes no passage: none is dated before the year 1 (Qdrant's and bleve's dates
+// could not hold one), and the undated fail it. Apply does not look at Crossed: Parse refuses crossed
 // bounds, WikiChat's filters match nothing with them.
 func (b DateBounds) Apply(f *search.Filters) {
 	if b.HasFrom {
 		f.DateFrom = b.From
-		if b.From.IsZero() {
-			f.DateFrom = b.From.Add(time.Nanosecond)
+		if !b.From.After(time.Time{}) {
+			f.DateFrom = time.Time{}.Add(time.Nanosecond)
 		}
 	}
 	if b.HasTo {

@@ -89,6 +89,9 @@ func TestParseFields(t *testing.T) {
 		{"date_to at the zero instant", Query{Text: "x", Filters: Filters{DateTo: "0001-01-01T00:00:00Z"}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{None: true}
 		}},
+		{"date_from before the zero instant", Query{Text: "x", Filters: Filters{DateFrom: "0000-06-30T00:00:00Z"}}, func(q *rerank.Query) {
+			q.Filters = search.Filters{DateFrom: time.Time{}.Add(time.Nanosecond)}
+		}},
 		{"date_to before the zero instant", Query{Text: "x", Filters: Filters{DateTo: "0000-12-31T00:00:00Z"}}, func(q *rerank.Query) {
 			q.Filters = search.Filters{DateTo: time.Date(0, 12, 31, 0, 0, 0, 0, time.UTC), None: true}
 		}},
