@@ -247,6 +247,35 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 	}
 }
 
+// TestNoLiveToken: when the passages that held words are deleted and the live ones hold only
+// stop words, a search for the deleted passages' words finds nothing, as bleve does, instead
+// of failing on collection statistics without a token.
+func TestNoLiveToken(t *testing.T) {
+	ps := []corpus.Passage{
+		{ID: "a#0", DocID: "a", Text: "Vitamin D | Vitamin D was identified in 1922."},
+		{ID: "b#0", DocID: "b", Text: "The and of | the of and"},
+	}
+	held := map[uint32]*corpus.Passage{0: &ps[0], 1: &ps[1]}
+	root := t.TempDir()
+	g1 := backend.Gen{Name: "g1", Dir: filepath.Join(root, "g1")}
+	g2 := backend.Gen{Name: "g2", Dir: filepath.Join(root, "g2")}
+	write(t, g1.Dir, nil, op{add: ps[:1]}, held)
+	c := write(t, g2.Dir, &g1, op{add: ps[1:], first: 1, del: []uint32{0}}, held)
+	if c.Docs != 1 {
+		t.Fatalf("g2 holds %d live passages, want 1", c.Docs)
+	}
+	sc := backend.Scoring{Params: backend.BM25Params{K1: 1.2, B: 0.4}, Stats: backend.CollectionStats{Docs: 1, Tokens: 0}}
+	r, err := Open(context.Background(), g2.Dir, sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	hits, err := r.Search(context.Background(), backend.LexicalQuery{Terms: []string{"vitamin"}, N: 10})
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("search of a collection without a live token: %v, %v; want no hit, no error", hits, err)
+	}
+}
+
 // TestDeleteNeedsThePassage: a deletion without the passage's text is refused (its terms'
 // document frequencies could not be corrected).
 func TestDeleteNeedsThePassage(t *testing.T) {

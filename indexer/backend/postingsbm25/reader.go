@@ -65,8 +65,10 @@ func Open(ctx context.Context, genDir string, sc backend.Scoring, meta backend.M
 // Search returns the q.N best passages for the terms that pass q.Filter, applied inside the
 // search: the N best that pass, not the passing few of the N best.
 func (r *Reader) Search(ctx context.Context, q backend.LexicalQuery) ([]backend.Hit, error) {
-	// A filter that passes nothing answers at once: the Keeper would refuse every posting.
-	if len(q.Terms) == 0 || q.N <= 0 || r.sc.Docs == 0 || q.Filter.None {
+	// A filter that passes nothing answers at once: the Keeper would refuse every posting. So
+	// does a collection whose live passages hold no token (all stop words, or every passage
+	// with words deleted): no live passage can match, and BM25 has no average length.
+	if len(q.Terms) == 0 || q.N <= 0 || r.sc.Docs == 0 || r.sc.Tokens == 0 || q.Filter.None {
 		return nil, nil
 	}
 	if r.sc.K1 == 0 && r.sc.B == 0 {

@@ -98,7 +98,7 @@ func parse(b []byte) (*Set, error) {
 	}
 	n := binary.LittleEndian.Uint64(payload)
 	keys := payload[8:]
-	if uint64(len(keys)) != 4*n {
+	if n > uint64(len(keys))/4 || uint64(len(keys)) != 4*n { // 4*n alone wraps for a huge count
 		return nil, fmt.Errorf("count %d does not match the file size", n)
 	}
 	t := &Set{}

@@ -1,6 +1,7 @@
 package tombstones
 
 import (
+	"encoding/binary"
 	"reflect"
 	"testing"
 )
@@ -19,6 +20,16 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if m, ok := got.Max(); !ok || m != 1000 {
 		t.Fatalf("max %d %v", m, ok)
+	}
+}
+
+// A count whose four-byte keys overflow 64 bits (1<<62 + 1 keys: 4 bytes each wrap to 4) in a
+// file with a valid checksum is an error, not a read past the keys.
+func TestParseHugeCount(t *testing.T) {
+	payload := binary.LittleEndian.AppendUint64(format.Begin(), 1<<62+1)
+	payload = binary.LittleEndian.AppendUint32(payload, 7)
+	if _, err := parse(format.Seal(payload)); err == nil {
+		t.Fatal("a count of 1<<62+1 keys over one key's bytes was accepted")
 	}
 }
 
