@@ -18,6 +18,9 @@ const (
 	DefaultAPIKeyEnv        = "OPENAI_API_KEY"
 	DefaultPassagesPerQuery = 3 // WikiChatOptions.PassagesPerQuery
 	DefaultEvidencePerClaim = 2 // WikiChatOptions.EvidencePerClaim
+	// DefaultMaxClaims is WikiChatOptions.MaxClaims: a reply of a few sentences holds a few
+	// claims; more is a model repeating itself, and each one costs a retrieval and a call.
+	DefaultMaxClaims = 10
 )
 
 // MSDP knowledge sources (MSDPOptions.Knowledge).
@@ -66,7 +69,7 @@ func (o *ClientOptions) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.PriceCompletion, "llm-price-completion", o.PriceCompletion, "`price` of 1,000 completion tokens, as --llm-price-prompt")
 }
 
-// Flags registers --passages and --evidence with their defaults.
+// Flags registers --passages, --evidence and --max-claims with their defaults.
 func (o *WikiChatOptions) Flags(fs *flag.FlagSet) {
 	if o.PassagesPerQuery == 0 {
 		o.PassagesPerQuery = DefaultPassagesPerQuery
@@ -74,8 +77,12 @@ func (o *WikiChatOptions) Flags(fs *flag.FlagSet) {
 	if o.EvidencePerClaim == 0 {
 		o.EvidencePerClaim = DefaultEvidencePerClaim
 	}
+	if o.MaxClaims == 0 {
+		o.MaxClaims = DefaultMaxClaims
+	}
 	fs.IntVar(&o.PassagesPerQuery, "passages", o.PassagesPerQuery, "wikichat: passages per query")
 	fs.IntVar(&o.EvidencePerClaim, "evidence", o.EvidencePerClaim, "wikichat: evidence passages per claim")
+	fs.IntVar(&o.MaxClaims, "max-claims", o.MaxClaims, "wikichat: claims of the LLM's own reply checked per turn, after duplicates are dropped (the rest are not used)")
 }
 
 // Flags registers --sicl-approach (default SICLTop3).

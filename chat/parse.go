@@ -247,8 +247,11 @@ var (
 	// went on to say something else, and the verdict is no longer clear.
 	verdictWordRe = regexp.MustCompile(`(?i)\b(support|supports|supported|supporting|refute|refutes|refuted|refuting|contradict\w*|not enough|insufficient|nei|unverifiable|partially|partly)\b`)
 	// negationRe finds words that turn a verdict around or hedge it.
-	negationRe    = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|cannot|can't|doesn't|don't|isn't|aren't|wasn't|un\w*|partially|partly|mostly|likely|probably|possibly|maybe|may|might|seems?|appears?|but|however|although|though|except|mixed|half|somewhat|weakly|insufficient|wait|actually|reconsider\w*|instead)\b`)
-	verdictLineRe = regexp.MustCompile(`(?im)^[#>*\s-]*(?:final\s+)?verdict\s*[:：]\s*(.*)$`)
+	negationRe = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|cannot|can't|doesn't|don't|isn't|aren't|wasn't|un\w*|partially|partly|mostly|likely|probably|possibly|maybe|may|might|seems?|appears?|but|however|although|though|except|mixed|half|somewhat|weakly|insufficient|wait|actually|reconsider\w*|instead)\b`)
+	// verdictLineRe is a verdict line, with up to two words before "verdict" ("Final verdict",
+	// "My preliminary verdict"): each is a verdict, so one that disagrees with the last makes the
+	// output unclear instead of being read as reasoning.
+	verdictLineRe = regexp.MustCompile(`(?im)^[#>*\s-]*(?:[\pL'’-]+\s+){0,2}verdict\s*[:：]\s*(.*)$`)
 )
 
 // ParseVerdict reads "Reasoning: ..." and "Verdict: X" and fails closed: only a single clear
@@ -283,8 +286,18 @@ func ParseVerdict(out string) (Verdict, string, error) {
 	}
 	if got == Supports {
 		// The label is the model's last word, the reasoning its argument: a SUPPORTS whose
-		// reasoning says the evidence does not support the claim is not a clear verdict.
-		if m := reasoningAgainst(clean[:locs[0][0]]); m != "" {
+		// reasoning says the evidence does not support the claim is not a clear verdict,
+		// wherever the reasoning stands: before the label, between labels, or after it
+		// ("Verdict: SUPPORTS\nReasoning: ... so the claim is false").
+		var argued strings.Builder
+		from := 0
+		for _, loc := range locs {
+			argued.WriteString(clean[from:loc[0]])
+			argued.WriteString("\n")
+			from = loc[1]
+		}
+		argued.WriteString(clean[from:])
+		if m := reasoningAgainst(argued.String()); m != "" {
 			return NotEnoughInfo, reasoning, fmt.Errorf("%w: SUPPORTS, but the reasoning says %q", ErrUnusable, m)
 		}
 	}
@@ -305,6 +318,10 @@ var (
 		`(?:\w+\s+){0,2}?(?:support|confirm|back|mention|state|say|verify|establish|corroborate|show|match|agree|align|correspond)|` +
 		`\bnot\s+(?:supported|confirmed|mentioned|stated|verified|backed|established|corroborated|matching|consistent)\b|` +
 		`\bno\s+(?:evidence|mention|information|support|indication|match)\b|` +
+		// support in part, or silence: "only partially supports", "says nothing about", "is silent on"
+		`\b(?:partially|partly|only\s+partly|only\s+partially|only\s+in\s+part|not\s+fully|not\s+entirely)\s+(?:supports?|supported|supporting|confirms?|confirmed|matches|backs?)\b|` +
+		`\b(?:says?|said|states?|stated|mentions?|mentioned|tells?|told)\s+(?:us\s+)?nothing\s+(?:about|of|on|regarding|concerning)\b|` +
+		`\b(?:is|are|was|were|remains?)\s+silent\s+(?:on|about|regarding|concerning|as\s+to)\b|` +
 		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b|\b(?:mismatch(?:es|ed)?|discrepanc(?:y|ies))\b|` +
 		// the claim (or what stands for it) is wrong: "the claim's year is wrong", "which is false"
 		againstSubject + `(?:['’]s\s+\w+)?\s+(?:is|was|are|were|seems?|appears?|looks?|(?:would|must|may|might)\s+be)\s+` + againstAdverb +

@@ -435,6 +435,21 @@ func revisionUnsupported(revised, source, userMsg string) string {
 	if len(borrowed) > 0 && (len(borrowed) > MaxRevisionBorrowedWords || len(borrowed) >= sourced) {
 		return "the user's words, not denied: " + strings.Join(borrowed, " ")
 	}
+	// A name only the user gave, not denied, in place of every name of the sources: "It was
+	// identified in 1922 by Napoleon" swaps the draft's Elmer McCollum for the user's Napoleon,
+	// one borrowed word among sourced ones. The name of what was asked about beside the
+	// sources' names ("Vitamin D was identified by Elmer McCollum") is a rewording.
+	rt := tokens(revised)
+	own := missingNames(source, "", 1) // every name of the sources
+	if len(own) > 0 && !slices.ContainsFunc(own, func(n string) bool { return hasRun(rt, tokens(n)) }) {
+		for _, name := range missingNames(revised, source, 1) {
+			for _, w := range strings.Fields(name) {
+				if slices.Contains(borrowed, contentWord(w)) {
+					return "the user's name in place of the sources': " + name
+				}
+			}
+		}
+	}
 	return ""
 }
 
@@ -529,7 +544,20 @@ func tokens(s string) []token {
 // an "s" ending aside ("Maine Coons"). A lone capitalised word that opens a sentence may be a
 // common word ("Octopuses have ..."), so it may also occur in another form ("octopus").
 // Matching ignores case: the words, not their spelling, are what a laundered bullet changes.
-func namesIn(bullet, passage string) (string, bool) {
+func namesIn(bullet, passage string) (string, bool) { return namesOf(bullet, passage, 1) }
+
+// namesOf is namesIn for the names of at least minWords words.
+func namesOf(bullet, passage string, minWords int) (string, bool) {
+	if m := missingNames(bullet, passage, minWords); len(m) > 0 {
+		return m[0], false
+	}
+	return "", true
+}
+
+// missingNames returns the names of at least minWords words of the bullet (namesIn's rule)
+// that the passage lacks, in order.
+func missingNames(bullet, passage string, minWords int) []string {
+	var missing []string
 	pt := tokens(passage)
 	bt := tokens(bullet)
 	for i := 0; i < len(bt); {
@@ -546,18 +574,15 @@ func namesIn(bullet, passage string) (string, bool) {
 		for len(run) > 0 && (stopwords[run[0].word] || revisionChatWords[run[0].word]) {
 			run = run[1:]
 		}
-		if len(run) == 0 || !hasRun(pt, run) {
-			if len(run) == 0 {
-				continue
-			}
+		if len(run) >= minWords && !hasRun(pt, run) {
 			var ws []string
 			for _, t := range run {
 				ws = append(ws, t.word)
 			}
-			return strings.Join(ws, " "), false
+			missing = append(missing, strings.Join(ws, " "))
 		}
 	}
-	return "", true
+	return missing
 }
 
 // hasRun reports whether the passage's tokens hold run's words in a row.
@@ -577,4 +602,57 @@ func hasRun(pt, run []token) bool {
 		}
 	}
 	return false
+}
+
+// draftSupported returns the sentences of a draft that state no number and no name of two
+// words or more that is in neither the verified facts it was written from nor the user's
+// message, and the sentences it dropped. The draft is the LLM's own writing over the facts:
+// "identified in 1922 by Elmer McCollum [1]. Napoleon Bonaparte discovered it in 1850." states
+// a second fact no stage verified, and the refinement, checked against the draft, would keep
+// it. Numbers and full names are what such an addition carries; a lone capitalised word is not
+// checked ("Astronauts fixed it in 1993", "in the US"), nor is rewording, which the prompt asks for.
+func draftSupported(draft string, facts []string, userMsg string) (string, []string) {
+	source := asciiDigits(markerRe.ReplaceAllString(strings.Join(facts, "\n"), ""))
+	nums := map[string]bool{}
+	for _, n := range numberRe.FindAllString(source, -1) {
+		nums[strings.ReplaceAll(n, ",", "")] = true
+	}
+	names := source + "\n" + asciiDigits(userMsg)
+	var kept strings.Builder
+	var dropped []string
+	for _, sent := range sentences(draft) {
+		text := asciiDigits(markerRe.ReplaceAllString(sent, ""))
+		ok := true
+		for _, n := range numberRe.FindAllString(text, -1) {
+			if !nums[strings.ReplaceAll(n, ",", "")] {
+				ok = false
+			}
+		}
+		if _, named := namesOf(text, names, 2); !named {
+			ok = false
+		}
+		if ok {
+			kept.WriteString(sent)
+		} else {
+			dropped = append(dropped, strings.TrimSpace(sent))
+		}
+	}
+	return strings.TrimSpace(kept.String()), dropped
+}
+
+// sentences cuts s into its sentences, each with the citation markers and the space after
+// its end (sentenceEndRe) and lines kept whole: concatenated, they are s.
+func sentences(s string) []string {
+	var out []string
+	for _, line := range strings.SplitAfter(s, "\n") {
+		from := 0
+		for _, loc := range sentenceEndRe.FindAllStringIndex(line, -1) {
+			out = append(out, line[from:loc[1]])
+			from = loc[1]
+		}
+		if from < len(line) {
+			out = append(out, line[from:])
+		}
+	}
+	return out
 }

@@ -248,6 +248,8 @@ func TestRevisionSupport(t *testing.T) {
 		{"the draft's denial dropped", "The Eiffel Tower is the tallest structure in Paris.", eiffelNot, "Is the Eiffel Tower the tallest structure in Paris?", false},
 		{"a denial of its own", "The Eiffel Tower is not the tallest structure in Paris.", eiffelIs, "Is the Eiffel Tower the tallest structure in Paris?", false},
 		{"a denial of its own, contracted", "It isn’t the tallest structure in Paris.", eiffelIs, "Is it the tallest structure in Paris?", false},
+		{"the draft's name swapped for the user's", "It was identified in 1922 by Napoleon [1].", vdDraft, "I read that Elmer Fleming identified vitamin D, and Napoleon too.", false},
+		{"the user's name, denied after the draft's", "It was identified in 1922 by Elmer McCollum, not Napoleon [1].", vdDraft, "I read that Elmer Fleming identified vitamin D, and Napoleon too.", true},
 		{"a doubt dropped", "Shakespeare wrote the play alone.", "It is unclear whether Shakespeare wrote the play alone.", "Who wrote it?", false},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -168,6 +169,11 @@ type stageRec struct {
 	// firstLine makes the stage's reply the text before the output's first newline (MSDP:
 	// the prompts are separated by newlines, so what follows one is another turn).
 	firstLine bool
+	// wholeSentences makes an output cut at the token limit the complete sentences before the
+	// cut, where there is one, instead of unusable: for a response whose length the paper caps
+	// (the commonsense pipeline's 100 tokens), the cap is the design, and the cut sentence is
+	// all it costs. A verdict, list or plan cut short stays unusable.
+	wholeSentences bool
 }
 
 // Stage starts recording a stage; call end when it finishes.
@@ -190,9 +196,42 @@ func (s *stageRec) complete(ctx context.Context, llm Completer, req CompletionRe
 	s.st.Usage = s.st.Usage.Add(out.Usage)
 	s.mu.Unlock()
 	if err == nil && out.Truncated() {
+		if kept := s.keepSentences(out); kept != "" {
+			return kept, nil
+		}
 		return "", errTruncated(out)
 	}
 	return out.Text, err
+}
+
+// keepSentences returns, for a wholeSentences stage, the complete sentences of a truncated
+// output (noting the cut in the trace), else "".
+func (s *stageRec) keepSentences(out Completion) string {
+	if !s.wholeSentences {
+		return ""
+	}
+	kept := completeSentences(out.Text)
+	if kept != "" {
+		s.softError(fmt.Errorf("%w: output cut off (finish_reason %s), its complete sentences kept: %q dropped",
+			ErrUnusable, out.FinishReason, truncate(strings.TrimSpace(out.Text[len(kept):]), 200)))
+	}
+	return kept
+}
+
+// sentenceEndRe finds the end of a sentence: a terminator, closing quotes or brackets, and
+// the citation markers that follow it ("in 1922. [1]"), before a space.
+// A Chinese or Japanese full stop needs no space after it.
+var sentenceEndRe = regexp.MustCompile(`[.!?]["'”’)\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])*\s|[。！？][」』”’）\]]*(?:\[\d+\])*`)
+
+// completeSentences returns s up to the end of its last complete sentence, or "" when it has
+// none. The end of s itself is not a sentence's end: s was cut there ("3." of "3.14"), except
+// after a CJK full stop.
+func completeSentences(s string) string {
+	locs := sentenceEndRe.FindAllStringIndex(s, -1)
+	if len(locs) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(s[:locs[len(locs)-1][1]])
 }
 
 // errTruncated is the unusable-output error of a completion cut off (Completion.Truncated).
@@ -226,8 +265,12 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 	// MaxReplyBytes, or carrying a stage's format is not the turn's reply: the pipeline's
 	// fallback is, and it is what the turn returns and stores (and the Service tells the
 	// client that it replaces what streamed).
+	text := f.out.String()
 	if out.Truncated() {
-		return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out))
+		// What streamed past the last whole sentence is replaced (the Service says so).
+		if text = s.keepSentences(Completion{Text: text, FinishReason: out.FinishReason}); text == "" {
+			return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out))
+		}
 	}
 	if f.over {
 		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
@@ -235,10 +278,10 @@ func (s *stageRec) completeReply(ctx context.Context, llm Completer, req Complet
 	if f.formatLine != "" {
 		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(f.formatLine))
 	}
-	if l, bad := stageFormatLine(f.out.String()); bad {
+	if l, bad := stageFormatLine(text); bad {
 		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(l))
 	}
-	return f.out.String(), nil
+	return text, nil
 }
 
 // completeRefinement is complete for a refinement that is the turn's last stage: with a token

@@ -49,6 +49,15 @@ func TestParseVerdictReasoningAgainstLabel(t *testing.T) {
 		{"contradicted by", "Reasoning: The claim is contradicted by the evidence, which says 1922.\nVerdict: SUPPORTS", NotEnoughInfo, true},
 		{"there is a contradiction", "Reasoning: There is a contradiction: the evidence says 1922.\nVerdict: SUPPORTS", NotEnoughInfo, true},
 		{"it is wrong", "Reasoning: The evidence says 1922, so it is wrong.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"reasoning after the label", "Verdict: SUPPORTS\nReasoning: The claim says Napoleon in 1850, so the claim is false.", NotEnoughInfo, true},
+		{"reasoning between labels", "Verdict: SUPPORTS\nThe evidence says nothing about 1850.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"only partially supports", "Reasoning: The evidence only partially supports the claim.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"says nothing about", "Reasoning: The evidence says nothing about McCollum.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"is silent on", "Reasoning: The passage is silent on the year.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"a preliminary verdict that disagrees", "Preliminary verdict: REFUTES\nReasoning: On a second look it fits.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"fully supports", "Reasoning: The evidence fully supports the claim.\nVerdict: SUPPORTS", Supports, false},
+		{"agreeing reasoning after the label", "Verdict: SUPPORTS\nReasoning: The evidence gives 1922 and McCollum, as the claim does.", Supports, false},
+		{"my verdict", "Reasoning: The evidence names McCollum and 1922.\nMy verdict: SUPPORTS", Supports, false},
 		{"refutes keeps its reasoning", "Reasoning: The evidence does not support this; it says 1922.\nVerdict: REFUTES", Refutes, false},
 	}
 	for _, tt := range tests {

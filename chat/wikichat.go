@@ -42,6 +42,10 @@ const (
 type WikiChatOptions struct {
 	PassagesPerQuery int // passages retrieved for the query stage; default 3
 	EvidencePerClaim int // passages retrieved per claim; default 2
+	// MaxClaims is how many distinct claims of stage 3's reply are checked (a retrieval and a
+	// verification call each); default DefaultMaxClaims. Claims past it are left out, as
+	// unverified claims are, and the trace says so.
+	MaxClaims int
 	// Skip names optional stages not to run: "retrieve" (stages 1-2), "generate" (stages 3-5,
 	// claims and their verification), "refine" (stage 7). At least one of retrieve and generate
 	// must run.
@@ -72,6 +76,9 @@ func (o *WikiChatOptions) setDefaults() {
 	if o.EvidencePerClaim == 0 {
 		o.EvidencePerClaim = DefaultEvidencePerClaim
 	}
+	if o.MaxClaims == 0 {
+		o.MaxClaims = DefaultMaxClaims
+	}
 	if o.QueryGen == "" {
 		o.QueryGen = "wikichat"
 	}
@@ -93,6 +100,9 @@ func (o *WikiChatOptions) validate() error {
 	if o.PassagesPerQuery < 0 || o.PassagesPerQuery > 50 || o.EvidencePerClaim < 0 || o.EvidencePerClaim > 20 {
 		return fmt.Errorf("wikichat: passages per query %d (0-50) or evidence per claim %d (0-20) out of range",
 			o.PassagesPerQuery, o.EvidencePerClaim)
+	}
+	if o.MaxClaims < 1 || o.MaxClaims > 50 {
+		return fmt.Errorf("wikichat: max claims %d out of range (1-50)", o.MaxClaims)
 	}
 	for _, s := range o.Skip {
 		if s != StageRetrieve && s != StageGenerate && s != StageRefine {
@@ -192,6 +202,7 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		lines, srcs := numberFacts(facts, from)
 		tr.setSources(srcs)
 		rec := tr.stage(StageDraft)
+		rec.wholeSentences = w.cs != nil // the commonsense response's 100 tokens (pipeline.go)
 		d := short
 		d.Facts = lines
 		if w.opts.skips(StageRefine) {
@@ -202,6 +213,11 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		if err != nil && !soft(rec, err) {
 			rec.end(nil)
 			return "", err
+		}
+		if kept, dropped := draftSupported(draft, facts, base.Message); len(dropped) > 0 {
+			rec.softError(fmt.Errorf("%w: draft sentences with a number or name no verified fact holds, dropped: %q",
+				ErrUnusable, dropped))
+			draft = kept
 		}
 		rec.end(draft)
 		if draft == "" {
@@ -328,6 +344,7 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptDat
 		}
 		return false
 	})
+	claims = w.distinctClaims(claims, rec)
 	rec.end(claims)
 	g.claims = claims
 	g.evidence = make([][]rerank.Hit, len(claims))
@@ -347,6 +364,32 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptDat
 	})
 	rec.end(map[string]int{"claims": len(claims)})
 	return g, err
+}
+
+// distinctClaims returns claims without repeats (case and spaces aside), at most MaxClaims of
+// them: a model that repeats a claim, or lists dozens, would otherwise multiply the turn's
+// retrievals and verification calls. What is left out is noted in the trace.
+func (w *WikiChat) distinctClaims(claims []string, rec *stageRec) []string {
+	seen := map[string]bool{}
+	out := claims[:0:0]
+	dropped := 0
+	for _, c := range claims {
+		k := strings.Join(strings.Fields(strings.ToLower(c)), " ")
+		if seen[k] {
+			dropped++
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+	}
+	if dropped > 0 {
+		rec.softError(fmt.Errorf("%w: %d repeated claims dropped", ErrUnusable, dropped))
+	}
+	if len(out) > w.opts.MaxClaims {
+		rec.softError(fmt.Errorf("%w: %d claims, only the first %d are checked (MaxClaims)", ErrUnusable, len(out), w.opts.MaxClaims))
+		out = out[:w.opts.MaxClaims]
+	}
+	return out
 }
 
 type verdictOut struct {
@@ -416,7 +459,8 @@ type refineOut struct {
 }
 
 // refine is stage 7. The paper always revises; an unusable output (no clear revision, or one
-// cut at the token limit) keeps the draft, which is already made of verified facts. So does a
+// cut at the token limit) keeps the draft, which states no number or name its verified facts
+// lack (draftSupported). So does a
 // revision that says more than its draft and facts (revisionUnsupported): the refinement is the
 // turn's last word, and nothing else checks it.
 func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, facts []string, tr *Tracer) (string, error) {
