@@ -248,10 +248,11 @@ var (
 	verdictWordRe = regexp.MustCompile(`(?i)\b(support|supports|supported|supporting|refute|refutes|refuted|refuting|contradict\w*|not enough|insufficient|nei|unverifiable|partially|partly)\b`)
 	// negationRe finds words that turn a verdict around or hedge it.
 	negationRe = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|cannot|can't|doesn't|don't|isn't|aren't|wasn't|un\w*|partially|partly|mostly|likely|probably|possibly|maybe|may|might|seems?|appears?|but|however|although|though|except|mixed|half|somewhat|weakly|insufficient|wait|actually|reconsider\w*|instead)\b`)
-	// verdictLineRe is a verdict line, with up to two words before "verdict" ("Final verdict",
-	// "My preliminary verdict"): each is a verdict, so one that disagrees with the last makes the
-	// output unclear instead of being read as reasoning.
-	verdictLineRe = regexp.MustCompile(`(?im)^[#>*\s-]*(?:[\pL'’-]+\s+){0,2}verdict\s*[:：]\s*(.*)$`)
+	// verdictLineRe is a verdict line, the model's own ("Final verdict", "My preliminary
+	// verdict"): each is a verdict, so one that disagrees with the last makes the output
+	// unclear instead of being read as reasoning. Another's verdict quoted in the reasoning
+	// ("The jury's verdict: not guilty") is not one.
+	verdictLineRe = regexp.MustCompile(`(?im)^[#>*\s-]*(?:(?:my|the|our)\s+)?(?:(?:final|preliminary|initial|overall|revised|updated|tentative|first|second|new)\s+)?verdict\s*[:：]\s*(.*)$`)
 )
 
 // ParseVerdict reads "Reasoning: ..." and "Verdict: X" and fails closed: only a single clear
@@ -281,7 +282,8 @@ func ParseVerdict(out string) (Verdict, string, error) {
 		}
 		got = v
 	}
-	if tail := clean[locs[len(locs)-1][1]:]; otherVerdictWord(tail, got) || negationRe.MatchString(tail) {
+	// Whatever follows the first label, later labels included, may not hedge it.
+	if tail := clean[locs[0][1]:]; otherVerdictWord(tail, got) || negationRe.MatchString(tail) {
 		return NotEnoughInfo, reasoning, fmt.Errorf("%w: text after the verdict qualifies it: %q", ErrUnusable, truncate(tail, 100))
 	}
 	if got == Supports {
@@ -320,6 +322,7 @@ var (
 		`\bno\s+(?:evidence|mention|information|support|indication|match)\b|` +
 		// support in part, or silence: "only partially supports", "says nothing about", "is silent on"
 		`\b(?:partially|partly|only\s+partly|only\s+partially|only\s+in\s+part|not\s+fully|not\s+entirely)\s+(?:supports?|supported|supporting|confirms?|confirmed|matches|backs?)\b|` +
+		`\b(?:supports?|supported|confirms?|confirmed|backs?)\s+(?:\w+\s+){0,3}?(?:only\s+(?:in\s+)?part|only\s+partly|only\s+partially|only\s+some|only\s+half)\b|` +
 		`\b(?:says?|said|states?|stated|mentions?|mentioned|tells?|told)\s+(?:us\s+)?nothing\s+(?:about|of|on|regarding|concerning)\b|` +
 		`\b(?:is|are|was|were|remains?)\s+silent\s+(?:on|about|regarding|concerning|as\s+to)\b|` +
 		`\b(?:not\s+enough|insufficient)\s+(?:info|information|evidence)\b|\bunsupported\b|\b(?:mismatch(?:es|ed)?|discrepanc(?:y|ies))\b|` +

@@ -18,6 +18,11 @@ func TestCompleteSentencesCut(t *testing.T) {
 		{"“Quoted.” Next", "“Quoted.”"},
 		{"第一句。第二", "第一句。"},
 		{"no end at all", ""},
+		{"Yo-Yo Ma is best known, says Dr. Smith of the", ""},
+		{"Iceland had 383,000 people in 2023, vs. 330,000 in", ""},
+		{"Here are some:\n1. Yo-Yo Ma, who won", ""},
+		{"It opened at the St. Louis fair in 1904. It was", "It opened at the St. Louis fair in 1904."},
+		{"Tolkien (J. R. R. Tolkien) wrote it. Then", "Tolkien (J. R. R. Tolkien) wrote it."},
 	}
 	for _, tt := range tests {
 		if got := completeSentences(tt.in); got != tt.want {
@@ -34,6 +39,21 @@ func TestDraftSupported(t *testing.T) {
 		facts             []string
 		dropped           int
 	}{
+		{"a word before the name", "However, Marie Curie won it in 1903 [1].", "Who won?", []string{"Marie Curie won the Nobel Prize in Physics in 1903. [1]"}, 0},
+		{"a title before the name", "President Abraham Lincoln signed it in 1863 [1].", "Who signed it?", []string{"Abraham Lincoln signed the Emancipation Proclamation in 1863. [1]"}, 0},
+		{"a fuller name", "Mount Everest is 8,849 m tall [1].", "How tall is it?", []string{"Everest's height is 8,849 m. [1]"}, 0},
+		{"a shorter name", "Elmer McCollum identified it in 1922 [1].", "Who?", []string{"Elmer V. McCollum identified vitamin D in 1922. [1]"}, 0},
+		{"a decade", "It was found in the 1920s [1].", "When?", []string{"Vitamin D was identified in 1922. [1]"}, 0},
+		{"a century", "Darwin published it in the 19th century [1].", "When?", []string{"Darwin published On the Origin of Species in 1859. [1]"}, 0},
+		{"digits for a word", "She wrote 4 papers on it [1].", "How many?", []string{"She wrote four papers on radium. [1]"}, 0},
+		{"a scale word", "It cost $1.5 million [1].", "How much?", []string{"The statue cost $1,500,000 in 1886. [1]"}, 0},
+		{"a numbered list", "Here are two:\n1. Yo-Yo Ma [1]\n2. Jacqueline du Pré [2]", "Who?", []string{"Yo-Yo Ma is a cellist. [1]", "Jacqueline du Pré was a cellist. [2]"}, 0},
+		{"an abbreviation", "It opened at the St. Louis World's Fair in 1904 [1].", "Where?", []string{"It opened at the 1904 World's Fair in St. Louis. [1]"}, 0},
+		{"an invented century", "It was found in the 18th century [1].", "When?", []string{"Vitamin D was identified in 1922. [1]"}, 1},
+		{"the user's name asserted", "Yes, Napoleon Bonaparte discovered vitamin D in 1922 [1].",
+			"Did Napoleon Bonaparte discover vitamin D in 1922?", []string{"Vitamin D was identified in 1922 by Elmer McCollum. [1]"}, 1},
+		{"the user's lone name asserted", "It was discovered in 1922 by Napoleon [1].",
+			"Did Napoleon discover vitamin D?", []string{"Vitamin D was identified in 1922 by Elmer McCollum. [1]"}, 1},
 		{"an invented year", "Vitamin D was identified in 1922 by Elmer McCollum [1]. It was first sold in 1931.",
 			"Who found vitamin D?", []string{"Vitamin D was identified in 1922 by Elmer McCollum. [1]"}, 1},
 		{"an invented full name", "Vitamin D was identified in 1922 by Elmer McCollum [1]. Napoleon Bonaparte studied it too.",
@@ -44,7 +64,7 @@ func TestDraftSupported(t *testing.T) {
 			"When?", []string{"Vitamin D was identified in 1922 by Elmer McCollum. [1]"}, 1},
 	}
 	for _, tt := range tests {
-		kept, dropped := draftSupported(tt.draft, tt.facts, tt.user)
+		kept, dropped := draftSupported(tt.draft, tt.facts, nil, tt.user)
 		if len(dropped) != tt.dropped {
 			t.Errorf("%s: dropped %q, want %d sentences", tt.name, dropped, tt.dropped)
 		}
@@ -76,7 +96,7 @@ func TestDraftPromptExamplesKept(t *testing.T) {
 			}
 		}
 		draft = strings.TrimSpace(draft)
-		if kept, dropped := draftSupported(draft, facts, user); len(dropped) > 0 || kept != draft {
+		if kept, dropped := draftSupported(draft, facts, nil, user); len(dropped) > 0 || kept != draft {
 			t.Errorf("example draft %q: dropped %q", draft, dropped)
 		}
 		n++
@@ -84,4 +104,20 @@ func TestDraftPromptExamplesKept(t *testing.T) {
 	if n < 4 {
 		t.Errorf("read %d examples from the draft prompt", n)
 	}
+}
+
+// FuzzSentences: any text is cut into sentences that give it back whole, and a cut output's
+// complete sentences are a prefix of it.
+func FuzzSentences(f *testing.F) {
+	for _, s := range []string{"One. Two [1]. Thr", "St. Louis. Dr. Smith\n1. A\n2. B", "第一句。第二", "It cost 3.14. ", "e.g. this. That"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := strings.Join(sentences(s), ""); got != s {
+			t.Fatalf("sentences(%q) joined = %q", s, got)
+		}
+		if c := completeSentences(s); !strings.HasPrefix(strings.TrimSpace(s), c) {
+			t.Fatalf("completeSentences(%q) = %q, not a prefix", s, c)
+		}
+	})
 }

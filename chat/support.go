@@ -435,13 +435,15 @@ func revisionUnsupported(revised, source, userMsg string) string {
 	if len(borrowed) > 0 && (len(borrowed) > MaxRevisionBorrowedWords || len(borrowed) >= sourced) {
 		return "the user's words, not denied: " + strings.Join(borrowed, " ")
 	}
-	// A name only the user gave, not denied, in place of every name of the sources: "It was
+	// A name only the user gave, not denied, in place of a name of the sources: "It was
 	// identified in 1922 by Napoleon" swaps the draft's Elmer McCollum for the user's Napoleon,
 	// one borrowed word among sourced ones. The name of what was asked about beside the
 	// sources' names ("Vitamin D was identified by Elmer McCollum") is a rewording.
 	rt := tokens(revised)
+	kept := func(n string) bool { return hasRun(rt, tokens(n)) }
 	own := missingNames(source, "", 1) // every name of the sources
-	if len(own) > 0 && !slices.ContainsFunc(own, func(n string) bool { return hasRun(rt, tokens(n)) }) {
+	full := missingNames(source, "", 2)
+	if len(own) > 0 && !slices.ContainsFunc(own, kept) || slices.ContainsFunc(full, func(n string) bool { return !kept(n) }) {
 		for _, name := range missingNames(revised, source, 1) {
 			for _, w := range strings.Fields(name) {
 				if slices.Contains(borrowed, contentWord(w)) {
@@ -602,57 +604,4 @@ func hasRun(pt, run []token) bool {
 		}
 	}
 	return false
-}
-
-// draftSupported returns the sentences of a draft that state no number and no name of two
-// words or more that is in neither the verified facts it was written from nor the user's
-// message, and the sentences it dropped. The draft is the LLM's own writing over the facts:
-// "identified in 1922 by Elmer McCollum [1]. Napoleon Bonaparte discovered it in 1850." states
-// a second fact no stage verified, and the refinement, checked against the draft, would keep
-// it. Numbers and full names are what such an addition carries; a lone capitalised word is not
-// checked ("Astronauts fixed it in 1993", "in the US"), nor is rewording, which the prompt asks for.
-func draftSupported(draft string, facts []string, userMsg string) (string, []string) {
-	source := asciiDigits(markerRe.ReplaceAllString(strings.Join(facts, "\n"), ""))
-	nums := map[string]bool{}
-	for _, n := range numberRe.FindAllString(source, -1) {
-		nums[strings.ReplaceAll(n, ",", "")] = true
-	}
-	names := source + "\n" + asciiDigits(userMsg)
-	var kept strings.Builder
-	var dropped []string
-	for _, sent := range sentences(draft) {
-		text := asciiDigits(markerRe.ReplaceAllString(sent, ""))
-		ok := true
-		for _, n := range numberRe.FindAllString(text, -1) {
-			if !nums[strings.ReplaceAll(n, ",", "")] {
-				ok = false
-			}
-		}
-		if _, named := namesOf(text, names, 2); !named {
-			ok = false
-		}
-		if ok {
-			kept.WriteString(sent)
-		} else {
-			dropped = append(dropped, strings.TrimSpace(sent))
-		}
-	}
-	return strings.TrimSpace(kept.String()), dropped
-}
-
-// sentences cuts s into its sentences, each with the citation markers and the space after
-// its end (sentenceEndRe) and lines kept whole: concatenated, they are s.
-func sentences(s string) []string {
-	var out []string
-	for _, line := range strings.SplitAfter(s, "\n") {
-		from := 0
-		for _, loc := range sentenceEndRe.FindAllStringIndex(line, -1) {
-			out = append(out, line[from:loc[1]])
-			from = loc[1]
-		}
-		if from < len(line) {
-			out = append(out, line[from:])
-		}
-	}
-	return out
 }

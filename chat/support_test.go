@@ -250,6 +250,7 @@ func TestRevisionSupport(t *testing.T) {
 		{"a denial of its own, contracted", "It isn’t the tallest structure in Paris.", eiffelIs, "Is it the tallest structure in Paris?", false},
 		{"the draft's name swapped for the user's", "It was identified in 1922 by Napoleon [1].", vdDraft, "I read that Elmer Fleming identified vitamin D, and Napoleon too.", false},
 		{"the user's name, denied after the draft's", "It was identified in 1922 by Elmer McCollum, not Napoleon [1].", vdDraft, "I read that Elmer Fleming identified vitamin D, and Napoleon too.", true},
+		{"the user's name beside the topic", "Vitamin D was identified in 1922 by Napoleon Bonaparte [1].", "Vitamin D was identified in 1922 by Elmer McCollum [1].", "Did Napoleon Bonaparte find vitamin D?", false},
 		{"a doubt dropped", "Shakespeare wrote the play alone.", "It is unclear whether Shakespeare wrote the play alone.", "Who wrote it?", false},
 	}
 	for _, tt := range tests {

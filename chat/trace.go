@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -216,22 +215,6 @@ func (s *stageRec) keepSentences(out Completion) string {
 			ErrUnusable, out.FinishReason, truncate(strings.TrimSpace(out.Text[len(kept):]), 200)))
 	}
 	return kept
-}
-
-// sentenceEndRe finds the end of a sentence: a terminator, closing quotes or brackets, and
-// the citation markers that follow it ("in 1922. [1]"), before a space.
-// A Chinese or Japanese full stop needs no space after it.
-var sentenceEndRe = regexp.MustCompile(`[.!?]["'”’)\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])*\s|[。！？][」』”’）\]]*(?:\[\d+\])*`)
-
-// completeSentences returns s up to the end of its last complete sentence, or "" when it has
-// none. The end of s itself is not a sentence's end: s was cut there ("3." of "3.14"), except
-// after a CJK full stop.
-func completeSentences(s string) string {
-	locs := sentenceEndRe.FindAllStringIndex(s, -1)
-	if len(locs) == 0 {
-		return ""
-	}
-	return strings.TrimSpace(s[:locs[len(locs)-1][1]])
 }
 
 // errTruncated is the unusable-output error of a completion cut off (Completion.Truncated).

@@ -58,6 +58,10 @@ func TestParseVerdictReasoningAgainstLabel(t *testing.T) {
 		{"fully supports", "Reasoning: The evidence fully supports the claim.\nVerdict: SUPPORTS", Supports, false},
 		{"agreeing reasoning after the label", "Verdict: SUPPORTS\nReasoning: The evidence gives 1922 and McCollum, as the claim does.", Supports, false},
 		{"my verdict", "Reasoning: The evidence names McCollum and 1922.\nMy verdict: SUPPORTS", Supports, false},
+		{"supports only part", "Reasoning: The evidence supports only part of the claim: the year.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"supports the claim only in part", "Reasoning: The evidence supports the claim only in part.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"a hedge between labels", "Verdict: SUPPORTS\nHmm, the evidence gives 1923, not 1922.\nVerdict: SUPPORTS", NotEnoughInfo, true},
+		{"a jury's verdict quoted", "Reasoning: The evidence says:\n- The jury's verdict: not guilty on all counts (1995).\nThe claim says he was acquitted in 1995, which matches.\nVerdict: SUPPORTS", Supports, false},
 		{"refutes keeps its reasoning", "Reasoning: The evidence does not support this; it says 1922.\nVerdict: REFUTES", Refutes, false},
 	}
 	for _, tt := range tests {

@@ -214,7 +214,16 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 			rec.end(nil)
 			return "", err
 		}
-		if kept, dropped := draftSupported(draft, facts, base.Message); len(dropped) > 0 {
+		// Names may also come from the facts' passages' titles ("Vitamin D" for "It was
+		// identified ...") and from the conversation so far.
+		var context []string
+		for _, f := range from {
+			context = append(context, f.hit.Title)
+		}
+		for _, h := range base.History {
+			context = append(context, h.Text)
+		}
+		if kept, dropped := draftSupported(draft, facts, context, base.Message); len(dropped) > 0 {
 			rec.softError(fmt.Errorf("%w: draft sentences with a number or name no verified fact holds, dropped: %q",
 				ErrUnusable, dropped))
 			draft = kept

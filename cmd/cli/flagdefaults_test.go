@@ -75,7 +75,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		"llm-retries": str(chat.DefaultMaxRetries), "llm-concurrency": str(chat.DefaultConcurrency),
 		"temperature": "0", "llm-price-prompt": "0", "llm-price-completion": "0",
 		// chat.WikiChatOptions, SICLOptions and MSDPOptions.Flags
-		"passages": str(chat.DefaultPassagesPerQuery), "evidence": str(chat.DefaultEvidencePerClaim), "max-claims": str(chat.DefaultMaxClaims), 
+		"passages": str(chat.DefaultPassagesPerQuery), "evidence": str(chat.DefaultEvidencePerClaim), "max-claims": str(chat.DefaultMaxClaims),
 		"sicl-approach": chat.SICLTop3, "msdp-knowledge": chat.MSDPGenerate,
 	}
 	tests := map[string]defaults{
