@@ -291,15 +291,7 @@ func ParseVerdict(out string) (Verdict, string, error) {
 		// reasoning says the evidence does not support the claim is not a clear verdict,
 		// wherever the reasoning stands: before the label, between labels, or after it
 		// ("Verdict: SUPPORTS\nReasoning: ... so the claim is false").
-		var argued strings.Builder
-		from := 0
-		for _, loc := range locs {
-			argued.WriteString(clean[from:loc[0]])
-			argued.WriteString("\n")
-			from = loc[1]
-		}
-		argued.WriteString(clean[from:])
-		if m := reasoningAgainst(argued.String()); m != "" {
+		if m := reasoningAgainst(verdictLineRe.ReplaceAllString(clean, "\n")); m != "" {
 			return NotEnoughInfo, reasoning, fmt.Errorf("%w: SUPPORTS, but the reasoning says %q", ErrUnusable, m)
 		}
 	}

@@ -435,20 +435,33 @@ func revisionUnsupported(revised, source, userMsg string) string {
 	if len(borrowed) > 0 && (len(borrowed) > MaxRevisionBorrowedWords || len(borrowed) >= sourced) {
 		return "the user's words, not denied: " + strings.Join(borrowed, " ")
 	}
-	// A name only the user gave, not denied, in place of a name of the sources: "It was
-	// identified in 1922 by Napoleon" swaps the draft's Elmer McCollum for the user's Napoleon,
-	// one borrowed word among sourced ones. The name of what was asked about beside the
-	// sources' names ("Vitamin D was identified by Elmer McCollum") is a rewording.
+	if name := swappedName(revised, source, borrowed); name != "" {
+		return "the user's name in place of the sources': " + name
+	}
+	return ""
+}
+
+// swappedName returns a name of revised made of the user's words in borrowed (not denied) that
+// stands in place of the sources' names, or "": the revision keeps none of the source's names,
+// or drops one of several words. "It was identified in 1922 by Napoleon" swaps the draft's
+// Elmer McCollum for the user's Napoleon, one borrowed word among sourced ones; the name of
+// what was asked about beside the sources' names ("Vitamin D was identified by Elmer
+// McCollum") is a rewording.
+func swappedName(revised, source string, borrowed []string) string {
+	if len(borrowed) == 0 {
+		return ""
+	}
 	rt := tokens(revised)
-	kept := func(n string) bool { return hasRun(rt, tokens(n)) }
-	own := missingNames(source, "", 1) // every name of the sources
-	full := missingNames(source, "", 2)
-	if len(own) > 0 && !slices.ContainsFunc(own, kept) || slices.ContainsFunc(full, func(n string) bool { return !kept(n) }) {
-		for _, name := range missingNames(revised, source, 1) {
-			for _, w := range strings.Fields(name) {
-				if slices.Contains(borrowed, contentWord(w)) {
-					return "the user's name in place of the sources': " + name
-				}
+	own := missingNames(source, "") // every name of the sources
+	keptAny := slices.ContainsFunc(own, func(n string) bool { return hasRun(rt, tokens(n)) })
+	droppedFull := slices.ContainsFunc(own, func(n string) bool { return strings.Contains(n, " ") && !hasRun(rt, tokens(n)) })
+	if (len(own) == 0 || keptAny) && !droppedFull {
+		return ""
+	}
+	for _, name := range missingNames(revised, source) {
+		for _, w := range strings.Fields(name) {
+			if slices.Contains(borrowed, contentWord(w)) {
+				return name
 			}
 		}
 	}
@@ -546,19 +559,16 @@ func tokens(s string) []token {
 // an "s" ending aside ("Maine Coons"). A lone capitalised word that opens a sentence may be a
 // common word ("Octopuses have ..."), so it may also occur in another form ("octopus").
 // Matching ignores case: the words, not their spelling, are what a laundered bullet changes.
-func namesIn(bullet, passage string) (string, bool) { return namesOf(bullet, passage, 1) }
-
-// namesOf is namesIn for the names of at least minWords words.
-func namesOf(bullet, passage string, minWords int) (string, bool) {
-	if m := missingNames(bullet, passage, minWords); len(m) > 0 {
+func namesIn(bullet, passage string) (string, bool) {
+	if m := missingNames(bullet, passage); len(m) > 0 {
 		return m[0], false
 	}
 	return "", true
 }
 
-// missingNames returns the names of at least minWords words of the bullet (namesIn's rule)
-// that the passage lacks, in order.
-func missingNames(bullet, passage string, minWords int) []string {
+// missingNames returns the names of the bullet (namesIn's rule) that the passage lacks, in
+// order; with an empty passage, all of them.
+func missingNames(bullet, passage string) []string {
 	var missing []string
 	pt := tokens(passage)
 	bt := tokens(bullet)
@@ -576,7 +586,7 @@ func missingNames(bullet, passage string, minWords int) []string {
 		for len(run) > 0 && (stopwords[run[0].word] || revisionChatWords[run[0].word]) {
 			run = run[1:]
 		}
-		if len(run) >= minWords && !hasRun(pt, run) {
+		if len(run) > 0 && !hasRun(pt, run) {
 			var ws []string
 			for _, t := range run {
 				ws = append(ws, t.word)

@@ -216,14 +216,14 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		}
 		// Names may also come from the facts' passages' titles ("Vitamin D" for "It was
 		// identified ...") and from the conversation so far.
-		var context []string
+		var known []string
 		for _, f := range from {
-			context = append(context, f.hit.Title)
+			known = append(known, f.hit.Title)
 		}
 		for _, h := range base.History {
-			context = append(context, h.Text)
+			known = append(known, h.Text)
 		}
-		if kept, dropped := draftSupported(draft, facts, context, base.Message); len(dropped) > 0 {
+		if kept, dropped := draftSupported(draft, facts, known, base.Message); len(dropped) > 0 {
 			rec.softError(fmt.Errorf("%w: draft sentences with a number or name no verified fact holds, dropped: %q",
 				ErrUnusable, dropped))
 			draft = kept
@@ -383,7 +383,7 @@ func (w *WikiChat) distinctClaims(claims []string, rec *stageRec) []string {
 	out := claims[:0:0]
 	dropped := 0
 	for _, c := range claims {
-		k := strings.Join(strings.Fields(strings.ToLower(c)), " ")
+		k := sameTextKey(c)
 		if seen[k] {
 			dropped++
 			continue
@@ -469,9 +469,8 @@ type refineOut struct {
 
 // refine is stage 7. The paper always revises; an unusable output (no clear revision, or one
 // cut at the token limit) keeps the draft, which states no number or name its verified facts
-// lack (draftSupported). So does a
-// revision that says more than its draft and facts (revisionUnsupported): the refinement is the
-// turn's last word, and nothing else checks it.
+// lack (draftSupported). So does a revision that says more than its draft and facts
+// (revisionUnsupported): the refinement is the turn's last word, and nothing else checks it.
 func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, facts []string, tr *Tracer) (string, error) {
 	rec := tr.stage(StageRefine)
 	d := base
@@ -512,13 +511,16 @@ func (w *WikiChat) query(text string, t timex.Spec, k int) rerank.Query {
 	}
 }
 
+// sameTextKey is s as claims and facts are told apart: case and spacing aside.
+func sameTextKey(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
 // dedupeFacts returns each fact once (the first, case and spaces aside) with its source.
 func dedupeFacts(xs []citeSource) ([]string, []citeSource) {
 	seen := map[string]bool{}
 	var facts []string
 	var from []citeSource
 	for _, x := range xs {
-		k := strings.ToLower(strings.TrimSpace(x.facts[0]))
+		k := sameTextKey(x.facts[0])
 		if k == "" || seen[k] {
 			continue
 		}
