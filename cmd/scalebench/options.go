@@ -188,7 +188,8 @@ func (o *Options) Validate() error {
 }
 
 // Run measures every size of o (or o.Input) and writes the table, or one JSON object per
-// size, to w. o is taken as given (see SetDefaults and Flags); invalid options fail before
+// size as each is measured, to w; the sizes measured before an error are written with it (see
+// Measure). o is taken as given (see SetDefaults and Flags); invalid options fail before
 // anything runs, with Validate's error.
 func Run(ctx context.Context, o Options, w io.Writer) error {
 	if err := o.Validate(); err != nil {
@@ -216,11 +217,22 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	} else if err := os.MkdirAll(o.Work, 0o755); err != nil {
 		return err
 	}
-	rows, err := Measure(ctx, o)
-	if err != nil {
-		return err
+	// JSON lines go out as each size is measured (a run killed at 10M keeps its 1M line); the
+	// table needs every row for its widths, so it is written at the end, failed or not.
+	var rows []Row
+	err = Measure(ctx, o, func(r Row) error {
+		rows = append(rows, r)
+		if o.JSON {
+			return WriteRows(w, []Row{r}, true)
+		}
+		return nil
+	})
+	if !o.JSON {
+		if werr := WriteRows(w, rows, false); werr != nil {
+			return errors.Join(err, werr)
+		}
 	}
-	return WriteRows(w, rows, o.JSON)
+	return err
 }
 
 // ParseSizes reads "100000,300k,1m": positive sizes, k = 1,000 and m = 1,000,000.

@@ -87,6 +87,11 @@ func WriteRows(w io.Writer, rows []Row, asJSON bool) error {
 			return err
 		}
 	}
+	for _, r := range rows {
+		if r.Incomplete != "" {
+			fmt.Fprintf(w, "%d passages incomplete (the figures above were measured before it): %s\n", r.Passages, r.Incomplete)
+		}
+	}
 	if r0.XapianNotRun != "" {
 		fmt.Fprintf(w, "xapian anchor not run: %s\n", r0.XapianNotRun)
 	}

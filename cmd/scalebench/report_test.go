@@ -11,7 +11,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestWriteRowsGolden holds the table's columns and the JSON fields of a row (with both
-// anchors, dense latencies and an anchor not run) to testdata: scripts read both, so a renamed
+// anchors, dense latencies, an anchor not run and a size stopped after its build) to testdata: scripts read both, so a renamed
 // column or field must show up as a golden diff.
 func TestWriteRowsGolden(t *testing.T) {
 	lat := func(p50, p99 float64) Latency {
@@ -28,6 +28,9 @@ func TestWriteRowsGolden(t *testing.T) {
 			IndexBytes: 1.4e9, Lexical: "postings", Dense: true, K: 10, BM25: lat(1.5, 12), Load1: 0.5, GOMAXPROCS: 2,
 			Xapian: &AnchorResult{Version: "1.4.22", Passages: 1000000, BuildS: 300, BuildPerS: 3333.3, PeakRSS: 95e6, IndexBytes: 2e9, P50MS: 3, P99MS: 30, MeanMS: 5, Queries: 1000},
 			Lucene: &AnchorResult{Version: "8.7.0", Passages: 1000000, BuildS: 200, BuildPerS: 5000, PeakRSS: 600e6, IndexBytes: 1.1e9, Segments: 4, P50MS: 1, P99MS: 8, MeanMS: 2, Queries: 1000}},
+		{Passages: 10000000, Corpus: "synthetic seed 1", CorpusBytes: 6.1e9, BuildS: 250, BuildPerS: 40000, BuildPeakRSS: 0.9e9,
+			IndexBytes: 9.6e9, Lexical: "postings", Dense: true, K: 10, BM25: lat(20, 150), Load1: 1, GOMAXPROCS: 2,
+			Incomplete: "xapian anchor: signal: killed"},
 	}
 	for _, tc := range []struct {
 		file   string

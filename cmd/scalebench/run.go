@@ -2,6 +2,7 @@ package scalebench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,11 +49,16 @@ type Row struct {
 	LuceneNotRun  string        `json:"lucene_not_run,omitempty"`
 	Load1         float64       `json:"load1"` // /proc/loadavg before the build: the machine is shared
 	GOMAXPROCS    int           `json:"gomaxprocs"`
+	// Incomplete is the error that stopped this collection after its Kairos build was
+	// measured: the row holds what was measured before it (an anchor that failed is absent).
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Measure runs o (as Run, whose checks and defaults it does not repeat: o.Work must exist and
-// o.Kairos be set) and returns one row per size, those measured so far with an error.
-func Measure(ctx context.Context, o Options) ([]Row, error) {
+// o.Kairos be set) and hands emit each size's row as soon as it is measured, so that a size
+// that fails later (hours into a run) loses none before it. A size that fails after its
+// Kairos build was measured is emitted too, with Incomplete set, before its error is returned.
+func Measure(ctx context.Context, o Options, emit func(Row) error) error {
 	cfg, stderr := o, o.Log
 	if stderr == nil {
 		stderr = io.Discard
@@ -60,11 +66,11 @@ func Measure(ctx context.Context, o Options) ([]Row, error) {
 	prog := newProgress(stderr, tty.Is(stderr))
 	queries, err := RealQueries(cfg.Shared, cfg.Queries)
 	if err != nil {
-		return nil, fmt.Errorf("queries: %w", err)
+		return fmt.Errorf("queries: %w", err)
 	}
 	queriesFile := filepath.Join(cfg.Work, "queries.jsonl")
 	if err := writeQueries(queriesFile, queries); err != nil {
-		return nil, err
+		return err
 	}
 	xapianNote := ""
 	if cfg.Xapian == AnchorOff {
@@ -83,7 +89,7 @@ func Measure(ctx context.Context, o Options) ([]Row, error) {
 	if cfg.Input == "" {
 		start := time.Now()
 		if model, err = LearnModel(ctx, cfg.Shared); err != nil {
-			return nil, err
+			return err
 		}
 		fmt.Fprintf(stderr, "bench scale: term statistics of %d real words (Zipf s %.3f, tail mass %.4f) learned in %s\n",
 			len(model.Words), model.ZipfS, model.TailMass, time.Since(start).Round(time.Millisecond))
@@ -92,15 +98,22 @@ func Measure(ctx context.Context, o Options) ([]Row, error) {
 	if cfg.Input != "" {
 		sizes = []int{0}
 	}
-	var rows []Row
 	for _, n := range sizes {
 		row, err := scaleOne(ctx, cfg, model, n, queries, queriesFile, anchors, prog, stderr)
 		if err != nil {
-			return rows, err
+			if row.BuildS > 0 {
+				row.Incomplete = err.Error()
+				if eerr := emit(row); eerr != nil {
+					return errors.Join(err, eerr)
+				}
+			}
+			return err
 		}
-		rows = append(rows, row)
+		if err := emit(row); err != nil {
+			return err
+		}
 	}
-	return rows, nil
+	return nil
 }
 
 // scaleAnchors are the anchor engines that run beside Kairos, or why each does not.

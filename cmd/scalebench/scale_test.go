@@ -23,10 +23,7 @@ import (
 // TestBenchScaleEndToEnd generates 2,000 passages, builds them with a real kairos binary (the
 // build is a child process) and checks every reported field against what it must be.
 func TestBenchScaleEndToEnd(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "kairos")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kairos-rag/kairos/cmd/kairos").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildKairos(t)
 	var stdout, stderr bytes.Buffer
 	err := runArgs(t, []string{
 		"--passages", "2000", "--queries", "200", "--warmup", "20", "--json",
@@ -158,10 +155,7 @@ func FuzzSummaryPassages(f *testing.F) {
 // TestBenchScaleRealInput measures a real dump (--input) and checks that the index holds the
 // passages kairos passages cuts from it.
 func TestBenchScaleRealInput(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "kairos")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kairos-rag/kairos/cmd/kairos").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildKairos(t)
 	input := sharedtest.Join("data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
 	out, err := exec.Command(bin, "passages", "--input", input).Output()
 	if err != nil {
