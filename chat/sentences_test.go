@@ -62,6 +62,12 @@ func TestDraftSupported(t *testing.T) {
 			"Did Napoleon Bonaparte discover vitamin D?", []string{"Vitamin D was identified in 1922 by Elmer McCollum. [1]"}, 0},
 		{"a list, a line each", "- Identified in 1922 [1]\n- Sold from 1931",
 			"When?", []string{"Vitamin D was identified in 1922 by Elmer McCollum. [1]"}, 1},
+		{"a count spelled out, invented", "Marie Curie won three Nobel Prizes [1].", "How many?", []string{"Marie Curie won two Nobel Prizes. [1]"}, 1},
+		{"the user's count asserted", "Yes, she won three Nobel Prizes [1].", "Did she win three Nobel Prizes?", []string{"Marie Curie won two Nobel Prizes. [1]"}, 1},
+		{"a count spelled out as the facts' digits", "She wrote four papers and was a three-time laureate [1].", "How many?", []string{"She wrote 4 papers and won 3 times. [1]"}, 0},
+		{"a count with a scale word", "The city has three million people [1].", "How big?", []string{"Its population was 3,000,000 in 2020. [1]"}, 0},
+		{"a count the facts spell out", "Ten people died [1].", "How many?", []string{"The storm killed ten people. [1]"}, 0},
+		{"two and one are not counts checked", "The two countries signed it; one of them left [1].", "Who?", []string{"France and Germany signed the treaty. [1]"}, 0},
 	}
 	for _, tt := range tests {
 		kept, dropped := draftSupported(tt.draft, tt.facts, nil, tt.user)

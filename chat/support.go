@@ -108,14 +108,8 @@ func sameStem(a, b string) bool {
 // ranks passages by it). A bullet with no content word is not supported.
 func bulletSupport(bullet, passage string) (float64, string) {
 	bullet, passage = asciiDigits(bullet), asciiDigits(passage)
-	nums := map[string]bool{}
-	for _, n := range numberRe.FindAllString(passage, -1) {
-		nums[strings.ReplaceAll(n, ",", "")] = true
-	}
-	for _, n := range numberRe.FindAllString(bullet, -1) {
-		if !nums[strings.ReplaceAll(n, ",", "")] {
-			return 0, "the number " + n
-		}
+	if n := numbersOf(passage).missing(bullet); n != "" {
+		return 0, "the number " + n
 	}
 	words := contentWords(bullet)
 	if len(words) == 0 {
@@ -339,14 +333,8 @@ func revisionUnsupported(revised, source, userMsg string) string {
 	revised = asciiDigits(markerRe.ReplaceAllString(revised, ""))
 	source = asciiDigits(markerRe.ReplaceAllString(source, ""))
 	userMsg = asciiDigits(userMsg)
-	nums := map[string]bool{}
-	for _, n := range numberRe.FindAllString(source, -1) {
-		nums[strings.ReplaceAll(n, ",", "")] = true
-	}
-	for _, n := range numberRe.FindAllString(revised, -1) {
-		if !nums[strings.ReplaceAll(n, ",", "")] {
-			return "the number " + n
-		}
+	if n := numbersOf(source).missing(revised); n != "" {
+		return "the number " + n
 	}
 	if name, ok := namesIn(revised, source+"\n"+userMsg); !ok {
 		return "the name " + name

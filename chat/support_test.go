@@ -42,6 +42,7 @@ var supportTable = []struct {
 	{darwin, "Darwin was born in 1809.", true},
 	{darwin, "Charles Darwin (1809-1882) was an English naturalist.", true},
 	{darwin, "Darwin's On the Origin of Species was published in 1859.", true},
+	{curie, "Marie Curie won 2 Nobel Prizes, in 1903 and 1911.", true},
 	{fleming, "Alexander Fleming discovered penicillin in 1928.", true},
 	{fleming, "Fleming did not patent penicillin.", true},
 	{tokyo, "Tokyo hosted the Summer Olympics in １９６４.", true},
@@ -74,6 +75,9 @@ var supportTable = []struct {
 	{tokyo, "Tokyo hosted the Summer Olympics in ١٩٦٨.", false},
 	{curiosity, "Curiosity is a car-sized Mars rover that never landed in Gale crater.", false},
 	{napoleon, "Napoleon Bonaparte was a French military commander who crowned himself Emperor of the French in 1805.", false},
+	// A count spelled out is a number too: as a content word it was within the share.
+	{curie, "Marie Curie won three Nobel Prizes.", false},
+	{apollo, "Armstrong walked on the lunar surface seven hours after landing.", false},
 }
 
 const (
@@ -87,6 +91,7 @@ const (
 	darwin    = "Charles Darwin | Charles Robert Darwin (1809–1882) was an English naturalist. His book On the Origin of Species was published in 1859."
 	fleming   = "Alexander Fleming | Sir Alexander Fleming was a Scottish physician and microbiologist. He discovered penicillin in 1928 and did not patent it."
 	tokyo     = "Tokyo | Tokyo is the capital of Japan. It hosted the Summer Olympics in 1964 and again in 2021."
+	curie     = "Marie Curie | Marie Curie won two Nobel Prizes, in 1903 and 1911. With Pierre Curie she discovered polonium and radium."
 )
 
 // TestSummarySupportTable measures the lexical support check: it must drop every laundered
@@ -115,11 +120,12 @@ func TestSummarySupportTable(t *testing.T) {
 	if faithful < 23 || laundered < 18 {
 		t.Fatalf("the table has %d faithful and %d laundered bullets, want at least 23 and 18", faithful, laundered)
 	}
-	// Measured: 25 of 28 faithful kept (the three loosest paraphrases, "lost his hearing late in
+	// Measured: 26 of 29 faithful kept (the three loosest paraphrases, "lost his hearing late in
 	// life", "friendly with kids", "was born in 1809", use words their passage does not), and
-	// 25 of 25 laundered dropped; the check on main before the name, negation and digit rules
-	// kept 9 of the laundered ones and the same 25 faithful.
-	if keptFaithful < 25 {
+	// 27 of 27 laundered dropped; the check on main before the name, negation and digit rules
+	// kept 9 of the laundered ones and the same 25 faithful, and before counts spelled out were
+	// numbers it kept "won three Nobel Prizes" for "won two".
+	if keptFaithful < 26 {
 		t.Errorf("kept only %d of %d faithful bullets", keptFaithful, faithful)
 	}
 }
@@ -252,6 +258,8 @@ func TestRevisionSupport(t *testing.T) {
 		{"the user's name, denied after the draft's", "It was identified in 1922 by Elmer McCollum, not Napoleon [1].", vdDraft, "I read that Elmer Fleming identified vitamin D, and Napoleon too.", true},
 		{"the user's name beside the topic", "Vitamin D was identified in 1922 by Napoleon Bonaparte [1].", "Vitamin D was identified in 1922 by Elmer McCollum [1].", "Did Napoleon Bonaparte find vitamin D?", false},
 		{"a doubt dropped", "Shakespeare wrote the play alone.", "It is unclear whether Shakespeare wrote the play alone.", "Who wrote it?", false},
+		{"a count changed", "Marie Curie won three Nobel Prizes [1].", "Marie Curie won two Nobel Prizes [1].", "How many Nobel Prizes did she win?", false},
+		{"a count in digits", "Marie Curie won 2 Nobel Prizes [1].", "Marie Curie won two Nobel Prizes [1].", "How many Nobel Prizes did she win?", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
