@@ -69,17 +69,9 @@ func (o *ClientOptions) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.PriceCompletion, "llm-price-completion", o.PriceCompletion, "`price` of 1,000 completion tokens, as --llm-price-prompt")
 }
 
-// Flags registers --passages, --evidence and --max-claims with their defaults.
+// Flags registers --passages, --evidence and --max-claims with their defaults (setDefaults).
 func (o *WikiChatOptions) Flags(fs *flag.FlagSet) {
-	if o.PassagesPerQuery == 0 {
-		o.PassagesPerQuery = DefaultPassagesPerQuery
-	}
-	if o.EvidencePerClaim == 0 {
-		o.EvidencePerClaim = DefaultEvidencePerClaim
-	}
-	if o.MaxClaims == 0 {
-		o.MaxClaims = DefaultMaxClaims
-	}
+	o.setDefaults()
 	fs.IntVar(&o.PassagesPerQuery, "passages", o.PassagesPerQuery, "wikichat: passages per query")
 	fs.IntVar(&o.EvidencePerClaim, "evidence", o.EvidencePerClaim, "wikichat: evidence passages per claim")
 	fs.IntVar(&o.MaxClaims, "max-claims", o.MaxClaims, "wikichat: claims of the LLM's own reply checked per turn, after duplicates are dropped (the rest are not used)")

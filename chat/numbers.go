@@ -21,12 +21,10 @@ var (
 	smallNumberWords = map[string]string{"two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
 		"seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
 	centuryRe = regexp.MustCompile(`(?i)^(?:st|nd|rd|th)\s+century\b`)
-	// countWordRe is a count spelled out ("won three Nobel Prizes"). "one" and
-	// "two" are not checked: they are words of pairing and reference as often as counts ("the
-	// two countries", "one of them", "Here are two:" before a list).
-	countWordRe = regexp.MustCompile(`(?i)\b(?:three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b`)
-	// smallNumberRe is a small number spelled out in a source; its word boundaries are
-	// countWordRe's, so that a text states every count it spells out ("three's").
+	// smallNumberRe is a small number spelled out. Each is a number a source states; from
+	// three on, each is a count a text is checked for ("won three Nobel Prizes"): "two" (and
+	// "one") are words of pairing and reference as often as counts ("the two countries",
+	// "one of them", "Here are two:" before a list).
 	smallNumberRe = regexp.MustCompile(`(?i)\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b`)
 )
 
@@ -38,11 +36,7 @@ func numbersOf(source string) numberSet {
 		n := strings.ReplaceAll(source[loc[0]:loc[1]], ",", "")
 		ns.exact[n] = true
 		ns.values = append(ns.values, numberValue(n, source[loc[1]:]))
-		if len(n) >= 3 && len(n) <= 4 && strings.Trim(n, "0123456789") == "" {
-			y := 0
-			for _, c := range n {
-				y = y*10 + int(c-'0')
-			}
+		if y, err := strconv.Atoi(n); err == nil && len(n) >= 3 && len(n) <= 4 {
 			ns.years = append(ns.years, y)
 		}
 	}
@@ -74,9 +68,9 @@ func numberValue(n, after string) float64 {
 // "3,000,000"). A count word was a content word like any other until "won three Nobel Prizes"
 // passed as a one-word rewording of "won two".
 func (ns numberSet) missing(text string) string {
-	for _, loc := range countWordRe.FindAllStringIndex(text, -1) {
+	for _, loc := range smallNumberRe.FindAllStringIndex(text, -1) {
 		d := smallNumberWords[strings.ToLower(text[loc[0]:loc[1]])]
-		if !ns.exact[d] && !ns.hasValue(numberValue(d, text[loc[1]:])) {
+		if d != "2" && !ns.exact[d] && !ns.hasValue(numberValue(d, text[loc[1]:])) {
 			return text[loc[0]:loc[1]]
 		}
 	}

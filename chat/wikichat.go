@@ -380,7 +380,7 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptDat
 // retrievals and verification calls. What is left out is noted in the trace.
 func (w *WikiChat) distinctClaims(claims []string, rec *stageRec) []string {
 	seen := map[string]bool{}
-	out := claims[:0:0]
+	var out []string
 	dropped := 0
 	for _, c := range claims {
 		k := sameTextKey(c)

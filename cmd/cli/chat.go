@@ -66,7 +66,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: a model folder or hash (default: the bank's, then --model's, then hash)")
 	var models modelFlags
 	models.register(fs, false)
-	o.WikiChat.Flags(fs) // --passages, --evidence
+	o.WikiChat.Flags(fs) // --passages, --evidence, --max-claims
 	var skip stringList
 	fs.Var(&skip, "skip", "wikichat: stage to skip: retrieve, generate or refine (repeatable)")
 	mode := fs.String("mode", "", "retrieval mode: bm25, dense or hybrid (default: the index's)")

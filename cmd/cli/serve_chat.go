@@ -17,7 +17,7 @@ import (
 // answers 501.
 func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 	o.Client.Flags(fs)   // as kairos chat: --llm-url, --llm-model, keys, limits, retries, prices
-	o.WikiChat.Flags(fs) // --passages, --evidence
+	o.WikiChat.Flags(fs) // --passages, --evidence, --max-claims
 	o.SICL.Flags(fs)     // --sicl-approach
 	o.MSDP.Flags(fs)     // --msdp-knowledge
 	fs.Lookup("llm-url").Usage += ", for POST /v1/chat (default: chat off)"
