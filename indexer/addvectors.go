@@ -242,13 +242,15 @@ func (r *embedRun) checkpointDue() bool {
 // checkpoint commits the vectors so far (keys before next) as a checkpoint generation, not
 // live, and continues in a new generation derived from it, the graph kept in memory.
 func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
+	start := time.Now()
 	if err := r.w.wait(); err != nil {
 		return err
 	}
+	waited := time.Since(start)
 	vec := r.w.vec
 	// The document table goes on to the next writer, as a build's checkpoint hands it on.
 	docs := docTables{docs: r.w.docs, log: r.w.log}
-	r.w.keepLog = true
+	r.w.keepLog, r.w.checkpoint = true, true
 	man, err := r.w.finish()
 	if err != nil {
 		return err
@@ -294,6 +296,10 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 		r.cpBase.store.Close()
 	}
 	r.cpBase = base
+	// The embedding stands still while a checkpoint runs: say how long, and where.
+	r.opts.Logger.Info("checkpoint", "generation", man.Generation, "vectors", man.Dense.Vectors,
+		"took", time.Since(start).Round(time.Millisecond), "wait", waited.Round(time.Millisecond),
+		"vectors_saved", r.w.finishTook.vectors.Round(time.Millisecond), "checksums", r.w.finishTook.sums.Round(time.Millisecond))
 	return r.open(ctx, base, docs)
 }
 

@@ -85,8 +85,9 @@ type genWriter struct {
 	docs    map[string]*doctable.Entry // update mode: the document table, in memory
 	log     *doctable.Log              // append mode: the document table, spilled (doctable.Log)
 	keepLog bool                       // finish leaves log open: a checkpoint hands it to the next writer
-	// checkpoint: finish commits a build's checkpoint, its lexical part unmerged when the
-	// engine can (backend.CheckpointLexicalWriter); the next writer adopts it.
+	// checkpoint: finish commits a build's checkpoint, its lexical part unmerged and its
+	// vector part unrepaired when the engines can (backend.CheckpointLexicalWriter,
+	// backend.CheckpointVectorWriter); the next writer adopts them.
 	checkpoint bool
 	keys       []uint32        // scratch: the keys of the document being written
 	seen       map[string]bool // update mode: ids met in the input
@@ -267,6 +268,11 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 		}
 		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, bm.Dense.Model.Dim, b.Vectors); err != nil {
 			return err
+		}
+		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.mode != modeUpdate {
+			// A build (or its embedding half) goes on from its own checkpoint, whose graph was
+			// saved unrepaired: the final Commit repairs the whole of it.
+			cw.AdoptBase()
 		}
 		w.model = bm.Dense.Model
 		b.Vectors = nil // the writer has taken it over
@@ -629,7 +635,13 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	w.finishTook.docs = time.Since(t0)
 	t0 = time.Now()
 	if w.vec != nil {
-		if err := w.vec.Commit(ctx); err != nil {
+		var err error
+		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.checkpoint {
+			err = cw.CommitUnrepaired(ctx)
+		} else {
+			err = w.vec.Commit(ctx)
+		}
+		if err != nil {
 			return nil, err
 		}
 		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}

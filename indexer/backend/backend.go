@@ -310,6 +310,21 @@ type VectorWriter interface {
 	Abort()
 }
 
+// CheckpointVectorWriter is a VectorWriter that commits a build's checkpoint, which nothing
+// searches, without the work only a searched part needs: hnswvec's repair pass, a
+// self-search of every node with few in-links, which the build stood still for at every
+// checkpoint. The writer that goes on from the checkpoint adopts its part (AdoptBase) and does
+// that work once, over everything, at its final Commit.
+type CheckpointVectorWriter interface {
+	VectorWriter
+	// CommitUnrepaired is Commit leaving that work to the build's final Commit.
+	CommitUnrepaired(ctx context.Context) error
+	// AdoptBase says the part taken over from the base is the build's own checkpoint,
+	// committed by CommitUnrepaired: Commit does the work over it too, even when nothing is
+	// added after it.
+	AdoptBase()
+}
+
 // VectorReader searches one committed vector part. It is safe for concurrent use.
 type VectorReader interface {
 	Search(ctx context.Context, q VectorQuery) ([]Hit, error)

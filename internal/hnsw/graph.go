@@ -74,7 +74,7 @@ type Graph struct {
 	batchFirst int
 
 	// deferRepair (DeferRepair) makes Add leave the repair pass to Repair or WriteTo;
-	// unrepaired says an Add has done so since the last pass.
+	// unrepaired says an Add has done so since the last pass (or MarkUnrepaired was called).
 	deferRepair, unrepaired bool
 }
 

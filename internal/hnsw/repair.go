@@ -18,6 +18,15 @@ func (g *Graph) DeferRepair() {
 	g.mu.Unlock()
 }
 
+// MarkUnrepaired says the graph may hold nodes the repair pass has not seen, as one read from a
+// SaveCheckpoint file may: the next Repair, WriteTo or Save runs the pass, even if nothing is
+// added meanwhile.
+func (g *Graph) MarkUnrepaired() {
+	g.mu.Lock()
+	g.unrepaired = true
+	g.mu.Unlock()
+}
+
 // Repair runs the repair pass if an Add has skipped it (DeferRepair), and returns the number
 // of nodes it linked to.
 func (g *Graph) Repair() int {

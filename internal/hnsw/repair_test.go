@@ -1,9 +1,12 @@
 package hnsw
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -74,13 +77,31 @@ func TestRepairReconnects(t *testing.T) {
 	if err := g.Add(context.Background(), keys, vecs); err != nil {
 		t.Fatal(err)
 	}
+	victims := cutInLinks(t, g, vecs)
+	s := g.getScratch(2000)
+	relinked := g.repair(s)
+	g.scratch.Put(s)
+	if relinked < len(victims) {
+		t.Errorf("repair relinked %d nodes, want at least %d", relinked, len(victims))
+	}
+	if m := selfMisses(t, g, vecs, 32); m != 0 {
+		t.Errorf("after repair %d points still do not find themselves", m)
+	}
+}
+
+// cutInLinks removes every level-0 link into every 97th node that has no upper level (making it
+// unreachable, as pruning occasionally does) and returns those nodes, checking that they are
+// now missed by a search for their own vector.
+func cutInLinks(t *testing.T, g *Graph, vecs [][]float32) map[uint32]bool {
+	t.Helper()
+	n := uint32(len(g.keys))
 	victims := map[uint32]bool{}
-	for id := uint32(0); id < 2000; id += 97 {
+	for id := uint32(0); id < n; id += 97 {
 		if g.levels[id] == 0 { // reachable only through level-0 links
 			victims[id] = true
 		}
 	}
-	for id := range uint32(2000) {
+	for id := range n {
 		lst := g.list(id, 0)
 		kept := lst[1:1]
 		for _, nb := range lst[1 : 1+lst[0]] {
@@ -93,14 +114,65 @@ func TestRepairReconnects(t *testing.T) {
 	if m := selfMisses(t, g, vecs, 32); m < len(victims) {
 		t.Fatalf("cutting links left only %d misses for %d victims", m, len(victims))
 	}
-	s := g.getScratch(2000)
-	relinked := g.repair(s)
-	g.scratch.Put(s)
-	if relinked < len(victims) {
-		t.Errorf("repair relinked %d nodes, want at least %d", relinked, len(victims))
+	return victims
+}
+
+// TestSaveCheckpointDefersRepair: a checkpoint is saved without the repair pass (the graph
+// stays marked for it), and a graph read back from it and marked (MarkUnrepaired, as a build
+// going on from its checkpoint does) is repaired by its Save, byte for byte as the graph saved
+// whole would have been, even with nothing added in between.
+func TestSaveCheckpointDefersRepair(t *testing.T) {
+	vecs := clustered(2000, 32, 2)
+	keys := make([]uint64, len(vecs))
+	for i := range keys {
+		keys[i] = uint64(i)
 	}
-	if m := selfMisses(t, g, vecs, 32); m != 0 {
-		t.Errorf("after repair %d points still do not find themselves", m)
+	g, _ := New(32, Options{Seed: 2, Workers: 2})
+	g.DeferRepair()
+	if err := g.Add(context.Background(), keys, vecs); err != nil {
+		t.Fatal(err)
+	}
+	victims := cutInLinks(t, g, vecs)
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "checkpoint.hnsw")
+	if _, _, err := g.SaveCheckpoint(cp); err != nil {
+		t.Fatal(err)
+	}
+	if !g.unrepaired {
+		t.Fatal("SaveCheckpoint cleared the graph's mark for the repair pass")
+	}
+	back, err := Load(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := selfMisses(t, back, vecs, 32); m < len(victims) {
+		t.Fatalf("the checkpoint misses %d points, want the %d cut off (saved unrepaired)", m, len(victims))
+	}
+	back.MarkUnrepaired()
+	resumed, whole := filepath.Join(dir, "resumed.hnsw"), filepath.Join(dir, "whole.hnsw")
+	if _, _, err := back.SaveSum(resumed); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := g.SaveSum(whole); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("the checkpoint read back, marked and saved differs from the graph saved whole")
+	}
+	final, err := Load(resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := selfMisses(t, final, vecs, 32); m != 0 {
+		t.Errorf("after the final save %d points still do not find themselves", m)
 	}
 }
 

@@ -11,6 +11,7 @@ package hnswvec
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -115,10 +116,11 @@ type Writer struct {
 }
 
 var (
-	_ backend.VectorWriter = (*Writer)(nil)
-	_ backend.HNSWOptioner = (*Writer)(nil)
-	_ backend.Reopener     = (*Writer)(nil)
-	_ backend.FileSummer   = (*Writer)(nil)
+	_ backend.VectorWriter           = (*Writer)(nil)
+	_ backend.CheckpointVectorWriter = (*Writer)(nil)
+	_ backend.HNSWOptioner           = (*Writer)(nil)
+	_ backend.Reopener               = (*Writer)(nil)
+	_ backend.FileSummer             = (*Writer)(nil)
 )
 
 // Add inserts vectors under keys (on all cores).
@@ -141,13 +143,29 @@ func (w *Writer) Options() hnsw.Options { return w.g.Options() }
 
 // Commit saves the graph, hashing it as it is written (CommittedSums).
 func (w *Writer) Commit(ctx context.Context) error {
-	size, sum, err := w.g.SaveSum(w.path)
+	return w.save(w.g.SaveSum, "saving HNSW graph")
+}
+
+// CommitUnrepaired is Commit for a checkpoint: the graph is saved without its repair pass
+// (hnsw.Graph.SaveCheckpoint), which the build's final Commit runs once over the whole graph.
+func (w *Writer) CommitUnrepaired(ctx context.Context) error {
+	return w.save(w.g.SaveCheckpoint, "saving HNSW graph checkpoint")
+}
+
+// save writes the graph file with save and records its size and sha256.
+func (w *Writer) save(save func(string) (int64, [sha256.Size]byte, error), what string) error {
+	size, sum, err := save(w.path)
 	if err != nil {
-		return fmt.Errorf("saving HNSW graph: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	w.sum = &backend.CommittedFile{Path: filepath.Base(w.path), Size: size, SHA256: hex.EncodeToString(sum[:])}
 	return nil
 }
+
+// AdoptBase marks the graph taken over from the base (a checkpoint's, saved unrepaired) for
+// the repair pass, which a graph read back from its file would otherwise skip when nothing
+// more is added.
+func (w *Writer) AdoptBase() { w.g.MarkUnrepaired() }
 
 // CommittedSums is the graph file the last Commit wrote, with its size and sha256.
 func (w *Writer) CommittedSums() []backend.CommittedFile {

@@ -1,0 +1,148 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+)
+
+// commitLog records, in order, what a build asks of its graph writers.
+type commitLog struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (l *commitLog) add(s string) {
+	l.mu.Lock()
+	l.calls = append(l.calls, s)
+	l.mu.Unlock()
+}
+
+func (l *commitLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.calls
+	l.calls = nil
+	return c
+}
+
+// loggingVectors is the real graph engine, its writers' commits recorded.
+type loggingVectors struct {
+	hnswvec.Engine
+	log *commitLog
+}
+
+func (e loggingVectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
+	w, err := e.Engine.Begin(ctx, gen, dim, base)
+	if err != nil {
+		return nil, err
+	}
+	e.log.add("begin")
+	return &loggingWriter{Writer: w.(*hnswvec.Writer), log: e.log}, nil
+}
+
+type loggingWriter struct {
+	*hnswvec.Writer
+	log *commitLog
+}
+
+func (w *loggingWriter) Commit(ctx context.Context) error {
+	w.log.add("commit")
+	return w.Writer.Commit(ctx)
+}
+
+func (w *loggingWriter) CommitUnrepaired(ctx context.Context) error {
+	w.log.add("checkpoint")
+	return w.Writer.CommitUnrepaired(ctx)
+}
+
+func (w *loggingWriter) AdoptBase() {
+	w.log.add("adopt")
+	w.Writer.AdoptBase()
+}
+
+// checkCheckpointCalls: a build that checkpointed saved each checkpoint's graph unrepaired,
+// every writer that went on from one adopted it (so that its final save repairs the graph
+// whole), and only the last writer saved the graph repaired.
+func checkCheckpointCalls(t *testing.T, what string, calls []string, resumed bool) {
+	t.Helper()
+	got := strings.Join(calls, " ")
+	if n := strings.Count(got, "checkpoint"); n < 2 && !resumed {
+		t.Fatalf("%s: %d checkpoints, want several: %s", what, n, got)
+	}
+	if strings.Count(got, "commit") != 1 || calls[len(calls)-1] != "commit" {
+		t.Errorf("%s: want one repaired save, last: %s", what, got)
+	}
+	for i, c := range calls {
+		if c == "begin" && (i > 0 || resumed) && (i+1 == len(calls) || calls[i+1] != "adopt") {
+			t.Errorf("%s: writer %d goes on from a checkpoint without adopting it: %s", what, i, got)
+		}
+	}
+}
+
+// TestCheckpointsSaveGraphUnrepaired: the checkpoints of a dense build, inline and
+// LexicalFirst, and of a resumed one, save their graphs without the repair pass, which the
+// final save runs once over the whole graph; an update, which goes on from a live graph, does
+// not ask for it. The vectors and the verification are those of a build without checkpoints.
+func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
+	input := scifactHead(t, 300)
+	ctx := context.Background()
+	refDir := filepath.Join(t.TempDir(), "ref")
+	if _, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+		t.Fatal(err)
+	}
+	refGen := openLive(t, refDir)
+	defer refGen.Close()
+	log := &commitLog{}
+	opts := func(dir string, enc PassageEncoder, first bool) Options {
+		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: first,
+			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
+			Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
+	}
+	for _, first := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "idx")
+		if _, err := Build(ctx, opts(dir, &countingEncoder{dim: 32}, first)); err != nil {
+			t.Fatal(err)
+		}
+		what := map[bool]string{false: "inline build", true: "LexicalFirst build"}[first]
+		checkCheckpointCalls(t, what, log.take(), false)
+		sameVectors(t, refGen, dir)
+		if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+			t.Errorf("%s: verify: %v %+v", what, err, rep)
+		}
+
+		u := UpdateOptions{Options: opts(dir, &countingEncoder{dim: 32}, false), CompactRatio: -1}
+		u.Inputs = []InputSpec{{Path: scifactHead(t, 320)}}
+		if _, err := Update(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		if calls := log.take(); !slices.Contains(calls, "commit") || slices.Contains(calls, "adopt") || slices.Contains(calls, "checkpoint") {
+			t.Errorf("%s: update: %v, want a plain commit of the live graph's successor", what, calls)
+		}
+	}
+
+	// Interrupted after some checkpoints of the embedding, then resumed.
+	dir := filepath.Join(t.TempDir(), "resumed")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if _, err := Build(cctx, opts(dir, &cancelEncoder{countingEncoder: &countingEncoder{dim: 32}, n: 4, cancel: cancel}, true)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	log.take()
+	if _, err := Resume(ctx, opts(dir, &countingEncoder{dim: 32}, true)); err != nil {
+		t.Fatal(err)
+	}
+	checkCheckpointCalls(t, "resumed build", log.take(), true)
+	sameVectors(t, refGen, dir)
+	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+		t.Errorf("resumed build: verify: %v %+v", err, rep)
+	}
+}
