@@ -195,10 +195,11 @@ type segment struct {
 	count   int
 	version uint32 // the format version it was written in (decodeRecord)
 	unmap   func() error
+	release func([]byte) // drops pages of data from the process (mapFile)
 }
 
 func openSegment(path string, trusted bool) (*segment, error) {
-	data, unmap, err := mapFile(path)
+	data, unmap, release, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +208,7 @@ func openSegment(path string, trusted bool) (*segment, error) {
 		unmap()
 		return nil, fmt.Errorf("passage store %s: %w", path, err)
 	}
-	s.unmap = unmap
+	s.unmap, s.release = unmap, release
 	return s, nil
 }
 
@@ -258,6 +259,9 @@ type Store struct {
 	segs []*segment // by base, contiguous: segs[i+1].base == segs[i].base+segs[i].count
 	dead *tombstones.Set
 	n    int // keys 0..n-1 exist (dead included)
+	// releaseEvery is how many bytes of records Each reads between releases of the pages
+	// behind it (0: eachRelease).
+	releaseEvery int
 }
 
 // openStore reads and verifies a single-segment passage store file with no tombstones.
@@ -508,30 +512,56 @@ func (s *Store) DocIDs(ctx context.Context, keys []uint32) ([]string, error) {
 }
 
 // Each calls fn for every live passage in key order, stopping at the first error, or when
-// ctx ends (a walk of the whole store is long: it checks every eachCheck keys).
+// ctx ends (a walk of the whole store is long: it checks every eachCheck keys). The mapped
+// pages of the records it has passed are released as it goes (releasePages), so its resident
+// memory stays bounded whatever the store's size.
 func (s *Store) Each(ctx context.Context, fn func(key uint32, p corpus.Passage) error) error {
-	for k := 0; k < s.n; k++ {
-		if k%eachCheck == 0 {
-			if err := ctx.Err(); err != nil {
+	every := s.releaseEvery
+	if every <= 0 {
+		every = eachRelease
+	}
+	for _, seg := range s.segs {
+		released := 0 // data[:released] is released
+		for i := range seg.count {
+			k := seg.base + uint32(i)
+			if i%eachCheck == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if s.dead.Has(k) {
+				continue
+			}
+			rec, err := seg.record(uint32(i))
+			if err != nil {
+				return fmt.Errorf("passage key %d: %w", k, err)
+			}
+			p, err := decodeRecord(rec, seg.version)
+			if err != nil {
+				return fmt.Errorf("passage key %d: %w", k, err)
+			}
+			if err := fn(k, p); err != nil {
 				return err
 			}
-		}
-		if s.dead.Has(uint32(k)) {
-			continue
-		}
-		p, err := s.Get(ctx, uint32(k))
-		if err != nil {
-			return err
-		}
-		if err := fn(uint32(k), p); err != nil {
-			return err
+			// Whole pages before this record's end: records are laid out in key order.
+			if end := int(binary.LittleEndian.Uint64(seg.offsets[8*i+8:])); end-released >= every {
+				upto := end &^ (pageSize - 1)
+				seg.release(seg.data[released:upto])
+				released = upto
+			}
 		}
 	}
 	return nil
 }
 
-// eachCheck is how many keys Each walks between looks at its context.
-const eachCheck = 1024
+const (
+	// eachCheck is how many keys Each walks between looks at its context.
+	eachCheck = 1024
+	// eachRelease is how many bytes of records Each reads between releases of their pages.
+	eachRelease = 32 << 20
+	// pageSize aligns what Each releases (a multiple of every page size Linux uses).
+	pageSize = 64 << 10
+)
 
 var _ io.Closer = (*Writer)(nil)
 

@@ -1,0 +1,88 @@
+package kpst
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/kairos-rag/kairos/corpus"
+)
+
+// mappingRSS returns the resident bytes of the mapping starting at b's first byte, from
+// /proc/self/smaps.
+func mappingRSS(t *testing.T, b []byte) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(&b[0])))
+	found := false // the mapping's header line was read: its first Rss line is the answer
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		found = found || strings.HasPrefix(line, start)
+		if found && strings.HasPrefix(line, "Rss:") {
+			kb, err := strconv.Atoi(strings.Fields(line)[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no mapping at %s in /proc/self/smaps", start)
+	return 0
+}
+
+// TestEachReleasesPages: a walk of the whole store keeps about releaseEvery bytes of it
+// resident, not the store (8 MB here, every page of it resident when the walk starts, since
+// opening verifies its checksum), and the passages it handed out read the same afterwards.
+func TestEachReleasesPages(t *testing.T) {
+	const n = 4000
+	text := strings.Repeat("passage text ", 160) // about 2 KB a record
+	path := filepath.Join(t.TempDir(), "p.kpst")
+	w, err := createStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: strconv.Itoa(i) + text}
+		if _, err := w.Add(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	data := s.segs[0].data
+	if before := mappingRSS(t, data); before < len(data)*9/10 {
+		t.Fatalf("%d of %d bytes resident after opening: want the whole store", before, len(data))
+	}
+	s.releaseEvery = 1 << 20
+	var got []string
+	if err := s.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+		got = append(got, p.Text)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rss := mappingRSS(t, data); rss > 2*s.releaseEvery+len(s.segs[0].offsets)+2*pageSize {
+		t.Errorf("%d of %d bytes resident after Each: want about releaseEvery (%d) and the offset table", rss, len(data), s.releaseEvery)
+	}
+	for i, g := range got {
+		if want := strconv.Itoa(i) + text; g != want {
+			t.Fatalf("passage %d reads %.20q after the walk, want %.20q", i, g, want)
+		}
+	}
+}
