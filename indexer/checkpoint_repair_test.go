@@ -64,9 +64,9 @@ func (w *loggingWriter) CommitUnrepaired(ctx context.Context) error {
 	return w.Writer.CommitUnrepaired(ctx)
 }
 
-func (w *loggingWriter) AdoptBase() {
+func (w *loggingWriter) AdoptBase() error {
 	w.log.add("adopt")
-	w.Writer.AdoptBase()
+	return w.Writer.AdoptBase()
 }
 
 // checkCheckpointCalls: a build that checkpointed saved each checkpoint's graph unrepaired,
@@ -144,5 +144,60 @@ func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
 	sameVectors(t, refGen, dir)
 	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
 		t.Errorf("resumed build: verify: %v %+v", err, rep)
+	}
+}
+
+// TestResumeWithNothingLeft: a build stopped after a checkpoint that holds every passage (the
+// inline build before its final commit, the embedding half before its generation goes live)
+// resumes by adding nothing to the checkpoint's graph, which it opens mapped: the graph is
+// adopted, read into memory and repaired by the final commit, and the index verifies. (Before
+// the graph was read into memory for it, the repair pass panicked on the read-only mapping.)
+func TestResumeWithNothingLeft(t *testing.T) {
+	input := scifactHead(t, 300)
+	ctx := context.Background()
+	boom := errors.New("stopped before the final commit")
+	for _, tc := range []struct {
+		name  string
+		first bool
+		stop  string // the fault point, failed at its nth passing
+		nth   int
+	}{
+		{"inline", false, "finished", 1},
+		{"LexicalFirst", true, "gen-renamed", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := &commitLog{}
+			dir := filepath.Join(t.TempDir(), "idx")
+			opts := func(hook func(string) error) Options {
+				return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW,
+					LexicalFirst: tc.first, Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
+					Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}, faultAt: hook}
+			}
+			seen := 0
+			_, err := Build(ctx, opts(func(p string) error {
+				if p == tc.stop {
+					if seen++; seen == tc.nth {
+						return boom
+					}
+				}
+				return nil
+			}))
+			if !errors.Is(err, boom) {
+				t.Fatalf("build: %v", err)
+			}
+			log.take()
+			enc := &countingEncoder{dim: 32}
+			o := opts(nil)
+			o.Encoder = enc
+			if _, err := Resume(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(log.take(), " "); got != "begin adopt commit" || enc.texts.Load() != 0 {
+				t.Errorf("resume: %s, %d passages embedded; want the checkpoint's graph adopted and committed, nothing embedded", got, enc.texts.Load())
+			}
+			if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+				t.Errorf("verify: %v %+v", err, rep)
+			}
+		})
 	}
 }

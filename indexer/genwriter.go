@@ -272,7 +272,9 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried docTable
 		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.mode != modeUpdate {
 			// A build (or its embedding half) goes on from its own checkpoint, whose graph was
 			// saved unrepaired: the final Commit repairs the whole of it.
-			cw.AdoptBase()
+			if err := cw.AdoptBase(); err != nil {
+				return fmt.Errorf("adopting the checkpoint's graph: %w", err)
+			}
 		}
 		w.model = bm.Dense.Model
 		b.Vectors = nil // the writer has taken it over

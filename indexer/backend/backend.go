@@ -322,7 +322,7 @@ type CheckpointVectorWriter interface {
 	// AdoptBase says the part taken over from the base is the build's own checkpoint,
 	// committed by CommitUnrepaired: Commit does the work over it too, even when nothing is
 	// added after it.
-	AdoptBase()
+	AdoptBase() error
 }
 
 // VectorReader searches one committed vector part. It is safe for concurrent use.

@@ -38,12 +38,8 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	if g.closed {
 		return ErrClosed
 	}
-	if g.opts.Build == BuildCodes {
-		if err := g.toCodes(); err != nil {
-			return fmt.Errorf("hnsw: add: %w", err)
-		}
-	} else if err := g.thaw(); err != nil {
-		return fmt.Errorf("hnsw: add: reading the mapped graph into memory: %w", err)
+	if err := g.writable(); err != nil {
+		return fmt.Errorf("hnsw: add: %w", err)
 	}
 	if len(g.keys)+len(keys) > maxNodes {
 		return fmt.Errorf("hnsw: add: %d nodes would exceed the limit of %d", len(g.keys)+len(keys), maxNodes)
@@ -75,6 +71,19 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	}
 	if err != nil {
 		return fmt.Errorf("hnsw: add interrupted after %d of %d vectors: %w", done-first, len(keys), err)
+	}
+	return nil
+}
+
+// writable brings a graph opened mapped into the form that Add and the repair pass change:
+// codes in memory and its float vectors in a spill file when built from codes (toCodes),
+// else its float vectors in memory (thaw); either way, its lists in memory.
+func (g *Graph) writable() error {
+	if g.opts.Build == BuildCodes {
+		return g.toCodes()
+	}
+	if err := g.thaw(); err != nil {
+		return fmt.Errorf("reading the mapped graph into memory: %w", err)
 	}
 	return nil
 }

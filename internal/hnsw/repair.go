@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sync"
 )
@@ -20,11 +21,19 @@ func (g *Graph) DeferRepair() {
 
 // MarkUnrepaired says the graph may hold nodes the repair pass has not seen, as one read from a
 // SaveCheckpoint file may: the next Repair, WriteTo or Save runs the pass, even if nothing is
-// added meanwhile.
-func (g *Graph) MarkUnrepaired() {
+// added meanwhile. A graph opened mapped is first read into the form the pass changes, as Add
+// would (the pass cannot link nodes of a read-only mapping).
+func (g *Graph) MarkUnrepaired() error {
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	if err := g.writable(); err != nil {
+		return fmt.Errorf("hnsw: marking the graph for repair: %w", err)
+	}
 	g.unrepaired = true
-	g.mu.Unlock()
+	return nil
 }
 
 // Repair runs the repair pass if an Add has skipped it (DeferRepair), and returns the number

@@ -42,7 +42,8 @@ func mappingRSS(t *testing.T, b []byte) int {
 
 // TestEachReleasesPages: a walk of the whole store keeps about releaseEvery bytes of it
 // resident, not the store (8 MB here, every page of it resident when the walk starts, since
-// opening verifies its checksum), and the passages it handed out read the same afterwards.
+// opening verifies its checksum), and the passages it handed out, and the store itself, read
+// the same afterwards.
 func TestEachReleasesPages(t *testing.T) {
 	const n = 4000
 	text := strings.Repeat("passage text ", 160) // about 2 KB a record
@@ -83,6 +84,13 @@ func TestEachReleasesPages(t *testing.T) {
 	for i, g := range got {
 		if want := strconv.Itoa(i) + text; g != want {
 			t.Fatalf("passage %d reads %.20q after the walk, want %.20q", i, g, want)
+		}
+	}
+	// The released pages read back from the file (Get decodes from the mapping again).
+	for i := range n {
+		p, err := s.Get(t.Context(), uint32(i))
+		if want := strconv.Itoa(i) + text; err != nil || p.Text != want {
+			t.Fatalf("Get(%d) after the walk = %.20q, %v; want %.20q", i, p.Text, err, want)
 		}
 	}
 }

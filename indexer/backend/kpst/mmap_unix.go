@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps the file at path read-only. The pages are the kernel's page cache: they are
@@ -44,6 +46,6 @@ func mapFile(path string) (data []byte, unmap func() error, release func([]byte)
 // halfway through).
 func releasePages(b []byte) {
 	if len(b) > 0 {
-		_ = syscall.Madvise(b, syscall.MADV_DONTNEED) // advice: a failure only costs memory
+		_ = unix.Madvise(b, unix.MADV_DONTNEED) // advice: a failure only costs memory
 	}
 }

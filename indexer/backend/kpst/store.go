@@ -239,7 +239,8 @@ func parseStore(data []byte, verify bool) (*segment, error) {
 	if offsetsPos < framing.HeaderSize || offsetsPos > end || (end-offsetsPos)%8 != 0 || (end-offsetsPos)/8 != count+1 {
 		return nil, fmt.Errorf("offset table inconsistent with count %d", count)
 	}
-	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count), version: format.Version}, nil
+	// release stays a no-op unless the caller knows data is a file mapping (openSegment).
+	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count), version: format.Version, release: func([]byte) {}}, nil
 }
 
 // record returns the raw record of local index i.
