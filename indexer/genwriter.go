@@ -637,13 +637,11 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	w.finishTook.docs = time.Since(t0)
 	t0 = time.Now()
 	if w.vec != nil {
-		var err error
+		commit := w.vec.Commit
 		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.checkpoint {
-			err = cw.CommitUnrepaired(ctx)
-		} else {
-			err = w.vec.Commit(ctx)
+			commit = cw.CommitUnrepaired
 		}
-		if err != nil {
+		if err := commit(ctx); err != nil {
 			return nil, err
 		}
 		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,25 +46,7 @@ func mappingRSS(t *testing.T, b []byte) int {
 func TestEachReleasesPages(t *testing.T) {
 	const n = 4000
 	text := strings.Repeat("passage text ", 160) // about 2 KB a record
-	path := filepath.Join(t.TempDir(), "p.kpst")
-	w, err := createStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
-		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: strconv.Itoa(i) + text}
-		if _, err := w.Add(&p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTextStore(t, n, func(i int) string { return strconv.Itoa(i) + text })
 	data := s.segs[0].data
 	if before := mappingRSS(t, data); before < len(data)*9/10 {
 		t.Fatalf("%d of %d bytes resident after opening: want the whole store", before, len(data))

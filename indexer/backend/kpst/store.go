@@ -452,11 +452,17 @@ func (s *Store) Get(ctx context.Context, key uint32) (corpus.Passage, error) {
 	if err != nil {
 		return corpus.Passage{}, err
 	}
-	rec, err := seg.record(i)
+	return seg.passage(i)
+}
+
+// passage decodes the record of local index i.
+func (s *segment) passage(i uint32) (corpus.Passage, error) {
+	key := s.base + i
+	rec, err := s.record(i)
 	if err != nil {
 		return corpus.Passage{}, fmt.Errorf("passage key %d: %w", key, err)
 	}
-	p, err := decodeRecord(rec, seg.version)
+	p, err := decodeRecord(rec, s.version)
 	if err != nil {
 		return p, fmt.Errorf("passage key %d: %w", key, err)
 	}
@@ -533,13 +539,9 @@ func (s *Store) Each(ctx context.Context, fn func(key uint32, p corpus.Passage) 
 			if s.dead.Has(k) {
 				continue
 			}
-			rec, err := seg.record(uint32(i))
+			p, err := seg.passage(uint32(i))
 			if err != nil {
-				return fmt.Errorf("passage key %d: %w", k, err)
-			}
-			p, err := decodeRecord(rec, seg.version)
-			if err != nil {
-				return fmt.Errorf("passage key %d: %w", k, err)
+				return err
 			}
 			if err := fn(k, p); err != nil {
 				return err

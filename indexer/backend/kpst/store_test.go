@@ -343,15 +343,17 @@ func TestStoreMixedVersions(t *testing.T) {
 // TestEachStopsWhenContextEnds: a walk of the whole store checks its context, every
 // eachCheck keys: cancelled before it starts, it reads nothing; cancelled by fn, it stops
 // within eachCheck keys with the context's error.
-func TestEachStopsWhenContextEnds(t *testing.T) {
-	n := 3 * eachCheck
+// openTextStore writes a store of n passages of document "d", passage i with text(i), and
+// opens it.
+func openTextStore(t *testing.T, n int, text func(i int) string) *Store {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "p.kpst")
 	w, err := createStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: "t"}
+		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: text(i)}
 		if _, err := w.Add(&p); err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +365,13 @@ func TestEachStopsWhenContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestEachStopsWhenContextEnds(t *testing.T) {
+	n := 3 * eachCheck
+	s := openTextStore(t, n, func(int) string { return "t" })
 	all := 0
 	if err := s.Each(t.Context(), func(uint32, corpus.Passage) error { all++; return nil }); err != nil || all != n {
 		t.Fatalf("Each: %d passages, %v; want %d", all, err, n)
@@ -376,7 +384,7 @@ func TestEachStopsWhenContextEnds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	seen = 0
-	err = s.Each(ctx, func(uint32, corpus.Passage) error {
+	err := s.Each(ctx, func(uint32, corpus.Passage) error {
 		if seen++; seen == 10 {
 			cancel()
 		}
