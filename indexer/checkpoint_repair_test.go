@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,6 +63,11 @@ func (w *loggingWriter) Commit(ctx context.Context) error {
 func (w *loggingWriter) CommitUnrepaired(ctx context.Context) error {
 	w.log.add("checkpoint")
 	return w.Writer.CommitUnrepaired(ctx)
+}
+
+func (w *loggingWriter) Reserve(n int) error {
+	w.log.add(fmt.Sprintf("reserve %d", n))
+	return w.Writer.Reserve(n)
 }
 
 func (w *loggingWriter) AdoptBase() error {

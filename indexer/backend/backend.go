@@ -13,7 +13,7 @@
 // pass for an answer (a missing vector, a dead passage).
 //
 // What only some engines can do is an optional interface declared here (HybridSearcher,
-// LanguageMeta, HNSWOptioner, Reopener, DeletedCountsChecker), asserted by each
+// LanguageMeta, HNSWOptioner, Reopener, Reserver, DeletedCountsChecker), asserted by each
 // implementation with var _ and pinned by TestCapabilities, rather than an anonymous
 // interface at the place that looks for it, where a rename would drop it silently.
 //
@@ -353,6 +353,14 @@ type HNSWOptioner interface {
 // checkpoint goes on from the graph it just wrote. Engines without it are opened again.
 type Reopener interface {
 	Reopen(meta Meta) VectorReader
+}
+
+// Reserver is an optional capability of a VectorWriter that can allocate for the vectors it is
+// about to be given (hnswvec's graph): a build that knows how many passages it embeds says so
+// once, and the graph's arrays are allocated at their final size instead of being copied as
+// they grow (the old copy and the new one held at once, twice the largest array).
+type Reserver interface {
+	Reserve(n int) error
 }
 
 // FileSummer is an optional capability of a writer that hashes the files it commits while it

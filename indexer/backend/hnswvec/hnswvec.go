@@ -120,6 +120,7 @@ var (
 	_ backend.CheckpointVectorWriter = (*Writer)(nil)
 	_ backend.HNSWOptioner           = (*Writer)(nil)
 	_ backend.Reopener               = (*Writer)(nil)
+	_ backend.Reserver               = (*Writer)(nil)
 	_ backend.FileSummer             = (*Writer)(nil)
 )
 
@@ -131,6 +132,9 @@ func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error
 	}
 	return w.g.Add(ctx, k, vecs)
 }
+
+// Reserve allocates the graph for n more vectors (hnsw.Graph.Reserve).
+func (w *Writer) Reserve(n int) error { return w.g.Reserve(n) }
 
 // Delete removes key from the results (its node stays, keeping the graph connected).
 func (w *Writer) Delete(key uint32) { w.g.Delete(uint64(key)) }

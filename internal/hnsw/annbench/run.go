@@ -230,9 +230,13 @@ func Build(ctx context.Context, ds Dataset, cfg Config, log io.Writer) (*hnsw.Gr
 	// vectors 840 s against hnswlib's 470 s; the anchors do no repair at all, and the time of the
 	// one pass is in the build time.
 	g.DeferRepair()
+	t0 := time.Now()
+	// The graph is allocated at its final size, as `kairos index` allocates it (Graph.Reserve).
+	if err := g.Reserve(len(ds.Base)); err != nil {
+		return nil, 0, err
+	}
 	keys := seqKeys(len(ds.Base))
 	const chunk = 10000
-	t0 := time.Now()
 	for i := 0; i < len(keys); i += chunk {
 		j := min(i+chunk, len(keys))
 		if err := g.Add(ctx, keys[i:j], ds.Base[i:j]); err != nil {

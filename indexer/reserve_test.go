@@ -1,0 +1,72 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+)
+
+// TestEmbeddingReservesItsVectors: the embedding half of a LexicalFirst build knows how many
+// passages it embeds and has the graph allocated for all of them once, before the first batch,
+// though it checkpoints (the graph stays in memory from one writer to the next); resumed, it
+// reserves what is left after the checkpoint. The vectors are those of a build without it.
+func TestEmbeddingReservesItsVectors(t *testing.T) {
+	input := scifactHead(t, 300)
+	ctx := context.Background()
+	refDir := filepath.Join(t.TempDir(), "ref")
+	if _, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+		t.Fatal(err)
+	}
+	refGen := openLive(t, refDir)
+	defer refGen.Close()
+	passages := refGen.Manifest.Counts.Passages
+	log := &commitLog{}
+	opts := func(dir string, enc PassageEncoder) Options {
+		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: true,
+			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
+			Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
+	}
+	reserves := func(calls []string) []string {
+		var r []string
+		for _, c := range calls {
+			if strings.HasPrefix(c, "reserve ") {
+				r = append(r, c)
+			}
+		}
+		return r
+	}
+
+	dir := filepath.Join(t.TempDir(), "idx")
+	if _, err := Build(ctx, opts(dir, &countingEncoder{dim: 32})); err != nil {
+		t.Fatal(err)
+	}
+	calls := log.take()
+	if want := []string{"begin", fmt.Sprintf("reserve %d", passages)}; len(calls) < 2 || !slices.Equal(calls[:2], want) || len(reserves(calls)) != 1 {
+		t.Errorf("LexicalFirst build: %v, want %v first and no other reserve", calls, want)
+	}
+	sameVectors(t, refGen, dir)
+
+	dir = filepath.Join(t.TempDir(), "resumed")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if _, err := Build(cctx, opts(dir, &cancelEncoder{countingEncoder: &countingEncoder{dim: 32}, n: 2, cancel: cancel})); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	log.take()
+	enc := &countingEncoder{dim: 32}
+	if _, err := Resume(ctx, opts(dir, enc)); err != nil {
+		t.Fatal(err)
+	}
+	left := int(enc.texts.Load())
+	if got, want := reserves(log.take()), []string{fmt.Sprintf("reserve %d", left)}; left == 0 || left == passages || !slices.Equal(got, want) {
+		t.Errorf("resumed after a checkpoint, %d of %d passages left to embed: reserved %v, want %v", left, passages, got, want)
+	}
+	sameVectors(t, refGen, dir)
+}

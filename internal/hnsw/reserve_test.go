@@ -1,0 +1,128 @@
+package hnsw
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"unsafe"
+)
+
+// TestReserveAllocatesOnce builds the same graph batch by batch with and without Reserve, from
+// floats and from codes, and on a graph read back mapped: after Reserve no Add moves the
+// arrays that grow with the graph, and the graph written is byte for byte the one built
+// without it.
+func TestReserveAllocatesOnce(t *testing.T) {
+	const dim, n, batch = 24, 3000, 250
+	rng := rand.New(rand.NewPCG(11, 12))
+	keys := make([]uint64, n)
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		v := make([]float32, dim)
+		for d := range v {
+			v[d] = float32(rng.NormFloat64())
+		}
+		keys[i], vecs[i] = uint64(1000+i), v
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		build  string
+		mapped bool // Reserve on a graph of the first batch, saved and loaded mapped
+	}{
+		{"floats", "", false},
+		{"codes", BuildCodes, false},
+		{"codes mapped", BuildCodes, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Seed: 4, Workers: 1, Build: tc.build, SpillDir: t.TempDir()}
+			build := func(reserve bool) []byte {
+				g, err := New(dim, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := 0
+				if tc.mapped {
+					if err := g.Add(ctx, keys[:batch], vecs[:batch]); err != nil {
+						t.Fatal(err)
+					}
+					path := filepath.Join(t.TempDir(), "g.hnsw")
+					if err := g.Save(path); err != nil {
+						t.Fatal(err)
+					}
+					g.Close()
+					if g, err = LoadWith(path, LoadOptions{Mapped: true}); err != nil {
+						t.Fatal(err)
+					}
+					if err := g.SetBuild(tc.build, opts.SpillDir); err != nil {
+						t.Fatal(err)
+					}
+					g.opts.Workers = 1 // a file does not keep Workers: one makes the two builds the same
+					start = batch
+				}
+				defer g.Close()
+				if reserve {
+					if err := g.Reserve(n - start); err != nil {
+						t.Fatal(err)
+					}
+				}
+				arrays := func() []uintptr {
+					var ps []uintptr
+					for _, p := range []unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(g.vecs)), unsafe.Pointer(unsafe.SliceData(g.bcodes)),
+						unsafe.Pointer(unsafe.SliceData(g.brange)), unsafe.Pointer(unsafe.SliceData(g.level0)), unsafe.Pointer(unsafe.SliceData(g.keys)),
+						unsafe.Pointer(unsafe.SliceData(g.levels)), unsafe.Pointer(unsafe.SliceData(g.upperOff)), unsafe.Pointer(unsafe.SliceData(g.upper))} {
+						ps = append(ps, uintptr(p))
+					}
+					return ps
+				}
+				before := arrays()
+				for i := start; i < n; i += batch {
+					if err := g.Add(ctx, keys[i:i+batch], vecs[i:i+batch]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if reserve {
+					if after := arrays(); !equalPtrs(before, after) {
+						t.Errorf("an Add after Reserve(%d) moved the graph's arrays: %v, then %v", n-start, before, after)
+					}
+				}
+				if tc.build == BuildCodes && (g.vecs != nil || g.spill == nil) {
+					t.Fatalf("built from codes, the graph holds %d floats in memory, spill file %v", len(g.vecs), g.spill != nil)
+				}
+				var buf bytes.Buffer
+				if _, err := g.WriteTo(&buf); err != nil {
+					t.Fatal(err)
+				}
+				return buf.Bytes()
+			}
+			if got, want := build(true), build(false); !bytes.Equal(got, want) {
+				t.Errorf("the graph built after Reserve differs from the one built without it (%d and %d bytes)", len(got), len(want))
+			}
+		})
+	}
+}
+
+func equalPtrs(a, b []uintptr) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestReserveRefusesTooMany checks Reserve keeps Add's node limit and needs an open graph.
+func TestReserveRefusesTooMany(t *testing.T) {
+	g, err := New(4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Reserve(maxNodes + 1); err == nil {
+		t.Error("Reserve past the node limit: no error")
+	}
+	g.Close()
+	if err := g.Reserve(10); err != ErrClosed {
+		t.Errorf("Reserve on a closed graph: %v, want ErrClosed", err)
+	}
+}
