@@ -112,7 +112,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 		// How many vectors are coming is known: the graph is allocated once, at its final size
 		// (it stays in memory across checkpoints, Reopener).
 		if err := rv.Reserve(n - r.w.vec.Len()); err != nil {
-			return nil, fmt.Errorf("allocating the vectors of %d passages: %w", n, err)
+			return nil, fmt.Errorf("allocating the vectors of %d passages: %w", n-r.w.vec.Len(), err)
 		}
 	}
 	stop := r.prog.start()

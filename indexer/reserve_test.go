@@ -14,9 +14,10 @@ import (
 )
 
 // TestEmbeddingReservesItsVectors: the embedding half of a LexicalFirst build knows how many
-// passages it embeds and has the graph allocated for all of them once, before the first batch,
+// passages it embeds and asks its first graph writer, once, to allocate for all of them,
 // though it checkpoints (the graph stays in memory from one writer to the next); resumed, it
 // reserves what is left after the checkpoint. The vectors are those of a build without it.
+// (That the graph then never reallocates is internal/hnsw's TestReserveAllocatesOnce.)
 func TestEmbeddingReservesItsVectors(t *testing.T) {
 	input := scifactHead(t, 300)
 	ctx := context.Background()

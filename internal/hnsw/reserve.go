@@ -1,17 +1,15 @@
 package hnsw
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
-// Reserve makes room for n more nodes, so that a build that knows its size allocates the arrays
-// that grow with it once. Grown batch by batch, an array is copied each time it outgrows its
-// capacity (by about a quarter, for large slices), and the old copy stays until the collector
-// frees it: the largest array, the int8 codes of a graph built from codes (2.56 GB at 10M 256-d
-// nodes), is then held about twice over at its last copy. Reserve allocates the codes (or the float vectors), the level-0 lists, the per-node
-// arrays, the expected upper-level lists and, on an empty graph, the key map at their final
-// size. A mapped graph is first read into the form Add changes, as Add would.
+// Reserve makes room for n more nodes, so that a build that knows its size allocates the
+// arrays that grow with it once. Grown batch by batch, an array is copied each time it
+// outgrows its capacity (by about a quarter, for large slices), and the old copy stays until
+// the collector frees it: the largest array, the int8 codes of a graph built from codes
+// (2.56 GB at 10M 256-d nodes), is then held about twice over at its last copy. Reserve
+// allocates the codes (or the float vectors), the level-0 lists and the per-node arrays at
+// exactly their final size, the upper-level lists at their expected size and, on an empty
+// graph, the key map. A mapped graph is first read into the form Add changes, as Add would.
 func (g *Graph) Reserve(n int) error {
 	if n <= 0 {
 		return nil
@@ -21,29 +19,40 @@ func (g *Graph) Reserve(n int) error {
 	if g.closed {
 		return ErrClosed
 	}
-	if len(g.keys)+n > maxNodes {
-		return fmt.Errorf("hnsw: reserve: %d nodes would exceed the limit of %d", len(g.keys)+n, maxNodes)
+	if n > maxNodes-len(g.keys) {
+		return fmt.Errorf("hnsw: reserve: %d more nodes would exceed the limit of %d", n, maxNodes)
 	}
 	if err := g.writable(); err != nil {
 		return fmt.Errorf("hnsw: reserve: %w", err)
 	}
 	if g.spill != nil {
-		g.bcodes = slices.Grow(g.bcodes, n*g.dim)
-		g.brange = slices.Grow(g.brange, 2*n)
+		g.bcodes = reserve(g.bcodes, n*g.dim)
+		g.brange = reserve(g.brange, 2*n)
 	} else {
-		g.vecs = slices.Grow(g.vecs, n*g.dim)
+		g.vecs = reserve(g.vecs, n*g.dim)
 	}
-	g.level0 = slices.Grow(g.level0, n*g.stride)
-	g.keys = slices.Grow(g.keys, n)
-	g.levels = slices.Grow(g.levels, n)
-	g.upperOff = slices.Grow(g.upperOff, n)
+	g.level0 = reserve(g.level0, n*g.stride)
+	g.keys = reserve(g.keys, n)
+	g.levels = reserve(g.levels, n)
+	g.upperOff = reserve(g.upperOff, n)
 	// A node is on level l >= 1 with probability M^-l (randomLevel), so n nodes hold n/(M-1)
 	// upper lists of m+1 slots on average; a few percent more covers the draws' spread.
 	lists := n / (g.m - 1) // Options.Validate: M >= 2
-	g.upper = slices.Grow(g.upper, (lists+lists/16+64)*(g.m+1))
-	g.deleted = slices.Grow(g.deleted, max(0, (len(g.keys)+n+63)/64-len(g.deleted)))
+	g.upper = reserve(g.upper, (lists+lists/16+64)*(g.m+1))
+	g.deleted = reserve(g.deleted, max(0, (len(g.keys)+n+63)/64-len(g.deleted)))
 	if len(g.byKey) == 0 {
 		g.byKey = make(map[uint64]uint32, n)
 	}
 	return nil
+}
+
+// reserve returns s with room for n more elements and no more: slices.Grow rounds the new
+// capacity up by append's rule, which on a non-empty slice can be a quarter more than asked.
+func reserve[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), len(s)+n)
+	copy(t, s)
+	return t
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // TestReserveAllocatesOnce builds the same graph batch by batch with and without Reserve, from
-// floats and from codes, and on a graph read back mapped: after Reserve no Add moves the
-// arrays that grow with the graph, and the graph written is byte for byte the one built
-// without it.
+// floats and from codes, on an empty graph, on one already holding most of the nodes and on
+// one read back mapped: after Reserve no Add moves the arrays that grow with the graph, the
+// per-node arrays end exactly full (no capacity rounded up), and the graph written is byte for
+// byte the one built without it.
 func TestReserveAllocatesOnce(t *testing.T) {
 	const dim, n, batch = 24, 3000, 250
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -29,11 +30,14 @@ func TestReserveAllocatesOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		build  string
-		mapped bool // Reserve on a graph of the first batch, saved and loaded mapped
+		first  int  // nodes added before Reserve
+		mapped bool // those saved and loaded mapped
 	}{
-		{"floats", "", false},
-		{"codes", BuildCodes, false},
-		{"codes mapped", BuildCodes, true},
+		{"floats", "", 0, false},
+		{"codes", BuildCodes, 0, false},
+		{"floats, most added", "", 2000, false},
+		{"codes, most added", BuildCodes, 2000, false},
+		{"codes mapped", BuildCodes, batch, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Seed: 4, Workers: 1, Build: tc.build, SpillDir: t.TempDir()}
@@ -42,11 +46,13 @@ func TestReserveAllocatesOnce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				start := 0
-				if tc.mapped {
-					if err := g.Add(ctx, keys[:batch], vecs[:batch]); err != nil {
+				for i := 0; i < tc.first; i += batch {
+					if err := g.Add(ctx, keys[i:i+batch], vecs[i:i+batch]); err != nil {
 						t.Fatal(err)
 					}
+				}
+				start := tc.first
+				if tc.mapped {
 					path := filepath.Join(t.TempDir(), "g.hnsw")
 					if err := g.Save(path); err != nil {
 						t.Fatal(err)
@@ -59,7 +65,6 @@ func TestReserveAllocatesOnce(t *testing.T) {
 						t.Fatal(err)
 					}
 					g.opts.Workers = 1 // a file does not keep Workers: one makes the two builds the same
-					start = batch
 				}
 				defer g.Close()
 				if reserve {
@@ -85,6 +90,13 @@ func TestReserveAllocatesOnce(t *testing.T) {
 				if reserve {
 					if after := arrays(); !equalPtrs(before, after) {
 						t.Errorf("an Add after Reserve(%d) moved the graph's arrays: %v, then %v", n-start, before, after)
+					}
+					for name, lc := range map[string][2]int{"vecs": {len(g.vecs), cap(g.vecs)}, "bcodes": {len(g.bcodes), cap(g.bcodes)},
+						"brange": {len(g.brange), cap(g.brange)}, "level0": {len(g.level0), cap(g.level0)}, "keys": {len(g.keys), cap(g.keys)},
+						"levels": {len(g.levels), cap(g.levels)}, "upperOff": {len(g.upperOff), cap(g.upperOff)}} {
+						if lc[0] != lc[1] {
+							t.Errorf("%s: %d elements, capacity %d after Reserve of exactly the nodes added", name, lc[0], lc[1])
+						}
 					}
 				}
 				if tc.build == BuildCodes && (g.vecs != nil || g.spill == nil) {

@@ -233,6 +233,7 @@ func Build(ctx context.Context, ds Dataset, cfg Config, log io.Writer) (*hnsw.Gr
 	t0 := time.Now()
 	// The graph is allocated at its final size, as `kairos index` allocates it (Graph.Reserve).
 	if err := g.Reserve(len(ds.Base)); err != nil {
+		g.Close()
 		return nil, 0, err
 	}
 	keys := seqKeys(len(ds.Base))
