@@ -26,6 +26,10 @@ type progress struct {
 
 	bytes, docs, split, indexed, embedded atomic.Int64
 	readDone                              atomic.Bool // every input has been read
+	// The graph's repair pass (backend.RepairReporter), which the final commit runs after the
+	// last passage is embedded: nodes checked of those it checks.
+	repairing                    atomic.Bool
+	repairChecked, repairToCheck atomic.Int64
 
 	startTime time.Time
 	mu        sync.Mutex
@@ -40,8 +44,8 @@ type progress struct {
 
 // sample is the counts at one moment of a build.
 type sample struct {
-	at                              time.Duration // since start
-	bytes, split, indexed, embedded int64
+	at                                        time.Duration // since start
+	bytes, split, indexed, embedded, repaired int64
 }
 
 // rateWindow is how far back rates look. Embedding counts arrive a chunk (256 passages on a
@@ -56,7 +60,7 @@ const minRateSpan = 3 * time.Second
 // The caller holds mu.
 func (p *progress) observe(el time.Duration) {
 	p.samples = append(p.samples, sample{at: el, bytes: p.bytes.Load(), split: p.split.Load(),
-		indexed: p.indexed.Load(), embedded: p.embedded.Load()})
+		indexed: p.indexed.Load(), embedded: p.embedded.Load(), repaired: p.repairChecked.Load()})
 	// Keep one sample at or before the window's start, as the base of the rates.
 	i := 0
 	for i+1 < len(p.samples) && p.samples[i+1].at <= el-rateWindow {
@@ -91,6 +95,19 @@ func (p *progress) passagesSplit(n int)    { p.split.Add(int64(n)) }
 func (p *progress) inputsRead()            { p.readDone.Store(true) }
 func (p *progress) passagesIndexed(n int)  { p.indexed.Add(int64(n)) }
 func (p *progress) passagesEmbedded(n int) { p.embedded.Add(int64(n)) }
+
+// graphRepair is the graph's repair-pass report (backend.RepairReporter): checked of total
+// nodes. The pass's goroutines report at once, so the count only moves forward.
+func (p *progress) graphRepair(checked, total int) {
+	p.repairToCheck.Store(int64(total))
+	p.repairing.Store(true)
+	for {
+		old := p.repairChecked.Load()
+		if int64(checked) <= old || p.repairChecked.CompareAndSwap(old, int64(checked)) {
+			return
+		}
+	}
+}
 
 // start begins reporting; the returned function stops it.
 func (p *progress) start() (stop func()) {
@@ -143,6 +160,13 @@ func (p *progress) line(el time.Duration) string {
 	if p.dense {
 		fmt.Fprintf(&b, ", embedded %s", stage(p.embedded.Load(), func(s sample) int64 { return s.embedded }))
 	}
+	if p.repairing.Load() {
+		checked, total := p.repairChecked.Load(), p.repairToCheck.Load()
+		fmt.Fprintf(&b, ", graph repair %d of %d nodes checked", checked, total)
+		if checked < total {
+			fmt.Fprintf(&b, " (%.0f/s)", p.rate(el, checked, func(s sample) int64 { return s.repaired }))
+		}
+	}
 	fmt.Fprintf(&b, ", %s", el.Round(time.Second))
 	if eta, ok := p.eta(el, frac); ok {
 		fmt.Fprintf(&b, ", ETA %s", eta.Round(time.Second))
@@ -183,6 +207,12 @@ func (p *progress) eta(el time.Duration, frac float64) (time.Duration, bool) {
 			r = float64(st.done) / el.Seconds()
 		}
 		worst = max(worst, (total-float64(st.done))/r)
+	}
+	if p.repairing.Load() { // the pass starts once every stage is done: its rest is the ETA
+		checked, left := p.repairChecked.Load(), p.repairToCheck.Load()-p.repairChecked.Load()
+		if r := p.rate(el, checked, func(s sample) int64 { return s.repaired }); left > 0 && r > 0 {
+			worst = max(worst, float64(left)/r)
+		}
 	}
 	return time.Duration(max(worst, 0) * float64(time.Second)), true
 }

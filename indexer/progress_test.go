@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ func TestBuildProgressCounts(t *testing.T) {
 		if !strings.Contains(last, want) {
 			t.Errorf("final progress line lacks %q:\n%s", want, last)
 		}
+	}
+	// The final commit's repair pass of the graph reports how far it got: all of its nodes.
+	if m := regexp.MustCompile(`, graph repair (\d+) of (\d+) nodes checked,`).FindStringSubmatch(last); m == nil || m[1] != m[2] || m[2] == "0" {
+		t.Errorf("final progress line: want the graph repair's nodes, all checked:\n%s", last)
 	}
 }
 
@@ -105,5 +110,34 @@ func TestProgressETAFollowsTheWindow(t *testing.T) {
 	}
 	if l := p.line(at(180)); !strings.Contains(l, "embedded 4200 (50/s)") {
 		t.Errorf("line %q: want the current rate, 50/s", l)
+	}
+}
+
+// Once every passage is embedded, the graph's repair pass is what is left: the line counts its
+// nodes with their rate over the last minute and the ETA is the rest of them at that rate.
+func TestProgressGraphRepair(t *testing.T) {
+	p := newProgress(nil, 1, true)
+	p.bytes.Store(1)
+	p.split.Store(5000)
+	p.indexed.Store(5000)
+	p.embedded.Store(5000)
+	p.inputsRead()
+	at := func(sec int) time.Duration { return time.Duration(sec) * time.Second }
+	for sec := 0; sec <= 100; sec++ {
+		if sec == 40 {
+			p.graphRepair(0, 9000)
+		}
+		if sec > 40 {
+			p.graphRepair(30*(sec-40), 9000)   // 30 nodes/s from 40 s
+			p.graphRepair(30*(sec-40)-5, 9000) // a goroutine's late report moves nothing back
+		}
+		p.observe(at(sec))
+	}
+	// 1,800 checked; 7,200 to go at 30/s: 240 s.
+	if got, ok := p.eta(at(100), 1); !ok || (got-240*time.Second).Abs() > time.Second {
+		t.Errorf("eta = %v, %v; want 4m0s", got, ok)
+	}
+	if l := p.line(at(100)); !strings.Contains(l, "embedded 5000 (done), graph repair 1800 of 9000 nodes checked (30/s), 1m40s, ETA 4m0s") {
+		t.Errorf("line %q: want the repair's count, rate and ETA", l)
 	}
 }

@@ -13,7 +13,7 @@
 // pass for an answer (a missing vector, a dead passage).
 //
 // What only some engines can do is an optional interface declared here (HybridSearcher,
-// LanguageMeta, HNSWOptioner, Reopener, Reserver, DeletedCountsChecker), asserted by each
+// LanguageMeta, HNSWOptioner, Reopener, Reserver, RepairReporter, DeletedCountsChecker), asserted by each
 // implementation with var _ and pinned by TestCapabilities, rather than an anonymous
 // interface at the place that looks for it, where a rename would drop it silently.
 //
@@ -361,6 +361,14 @@ type Reopener interface {
 // they grow (the old copy and the new one held at once, twice the largest array).
 type Reserver interface {
 	Reserve(n int) error
+}
+
+// RepairReporter is an optional capability of a VectorWriter whose Commit has long work to do
+// after the last Add (hnswvec's repair pass, a self-search of every node with few in-links:
+// about an hour at 10M nodes on 2 cores): fn is told how far it has got (checked of total,
+// from several goroutines at once), so that the build's progress line shows it.
+type RepairReporter interface {
+	OnRepair(fn func(checked, total int))
 }
 
 // FileSummer is an optional capability of a writer that hashes the files it commits while it

@@ -20,6 +20,7 @@ var capabilities = map[string]func(v any) bool{
 	"HNSWOptioner":         func(v any) bool { _, ok := v.(backend.HNSWOptioner); return ok },
 	"Reopener":             func(v any) bool { _, ok := v.(backend.Reopener); return ok },
 	"Reserver":             func(v any) bool { _, ok := v.(backend.Reserver); return ok },
+	"RepairReporter":       func(v any) bool { _, ok := v.(backend.RepairReporter); return ok },
 	"DeletedCountsChecker": func(v any) bool { _, ok := v.(backend.DeletedCountsChecker); return ok },
 	"FileSummer":           func(v any) bool { _, ok := v.(backend.FileSummer); return ok },
 }
@@ -38,7 +39,7 @@ func TestCapabilities(t *testing.T) {
 		{"blevebm25.Reader", (*blevebm25.Reader)(nil), nil},
 		{"postingsbm25.Reader", (*postingsbm25.Reader)(nil), []string{"DeletedCountsChecker"}},
 		{"qdrant.LexReader", (*qdrant.LexReader)(nil), []string{"HybridSearcher"}},
-		{"hnswvec.Writer", (*hnswvec.Writer)(nil), []string{"HNSWOptioner", "Reopener", "Reserver", "FileSummer"}},
+		{"hnswvec.Writer", (*hnswvec.Writer)(nil), []string{"HNSWOptioner", "Reopener", "Reserver", "RepairReporter", "FileSummer"}},
 		{"hnswvec.Reader", (*hnswvec.Reader)(nil), []string{"HNSWOptioner"}},
 		{"qdrant.VecReader", (*qdrant.VecReader)(nil), nil},
 		{"kpst.Store", (*kpst.Store)(nil), []string{"LanguageMeta"}},

@@ -76,6 +76,8 @@ type Graph struct {
 	// deferRepair (DeferRepair) makes Add leave the repair pass to Repair or WriteTo;
 	// unrepaired says an Add has done so since the last pass (or MarkUnrepaired was called).
 	deferRepair, unrepaired bool
+	// onRepair (OnRepair) hears how many of the nodes it checks the repair pass has checked.
+	onRepair func(checked, total int)
 }
 
 // New returns an empty graph for vectors of dimension dim.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -216,4 +217,80 @@ func TestDeferredRepair(t *testing.T) {
 	if m := selfMisses(t, g, vecs, 32); m != 0 {
 		t.Errorf("%d points do not find themselves at ef 32 after the deferred repair", m)
 	}
+}
+
+// TestOnRepairReports: the repair pass reports first 0 of the nodes it checks (every node with
+// at most repairMaxIndeg level-0 in-links, counted here from the lists), then counts up to
+// all of them, from its goroutines at once. Unclustered Gaussian vectors leave thousands of
+// nodes with few in-links, as the static fixture's vectors do.
+func TestOnRepairReports(t *testing.T) {
+	const n, dim = 10000, 48
+	rng := rand.New(rand.NewPCG(7, 8))
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for d := range vecs[i] {
+			vecs[i][d] = float32(rng.NormFloat64())
+		}
+	}
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	g, err := New(dim, Options{Seed: 2, M: 3, EfConstruction: 16, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.DeferRepair()
+	if err := g.Add(context.Background(), keys, vecs); err != nil {
+		t.Fatal(err)
+	}
+	indeg := make([]int, n)
+	for id := range n {
+		lst := g.list(uint32(id), 0)
+		for _, nb := range lst[1 : 1+lst[0]] {
+			indeg[nb]++
+		}
+	}
+	want := 0
+	for _, d := range indeg {
+		if d <= repairMaxIndeg {
+			want++
+		}
+	}
+	if want < 1024 {
+		t.Fatalf("only %d nodes to check: the fixture should leave more than one report's worth", want)
+	}
+	type report struct{ checked, total int }
+	var (
+		mu      sync.Mutex
+		reports []report
+	)
+	g.OnRepair(func(checked, total int) {
+		mu.Lock()
+		reports = append(reports, report{checked, total})
+		mu.Unlock()
+	})
+	g.Repair()
+	if len(reports) < 2 || reports[0] != (report{0, want}) {
+		t.Fatalf("reports %v: want {0 %d} first, then more", reports, want)
+	}
+	top := 0
+	for _, r := range reports {
+		if r.total != want || r.checked < 0 || r.checked > want {
+			t.Errorf("report %v: want checked within 0..%d of %d", r, want, want)
+		}
+		top = max(top, r.checked)
+	}
+	if top != want || len(reports) != 2+want/1024-boolInt(want%1024 == 0) {
+		t.Errorf("%d reports reaching %d: want one at the start, one every 1,024 and one at %d", len(reports), top, want)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

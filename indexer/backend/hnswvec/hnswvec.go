@@ -121,6 +121,7 @@ var (
 	_ backend.HNSWOptioner           = (*Writer)(nil)
 	_ backend.Reopener               = (*Writer)(nil)
 	_ backend.Reserver               = (*Writer)(nil)
+	_ backend.RepairReporter         = (*Writer)(nil)
 	_ backend.FileSummer             = (*Writer)(nil)
 )
 
@@ -135,6 +136,9 @@ func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error
 
 // Reserve allocates the graph for n more vectors (hnsw.Graph.Reserve).
 func (w *Writer) Reserve(n int) error { return w.g.Reserve(n) }
+
+// OnRepair reports the progress of the repair pass that Commit runs (hnsw.Graph.OnRepair).
+func (w *Writer) OnRepair(fn func(checked, total int)) { w.g.OnRepair(fn) }
 
 // Delete removes key from the results (its node stays, keeping the graph connected).
 func (w *Writer) Delete(key uint32) { w.g.Delete(uint64(key)) }
