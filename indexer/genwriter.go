@@ -640,7 +640,8 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		commit := w.vec.Commit
 		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.checkpoint {
 			commit = cw.CommitUnrepaired
-		} else if rr, ok := w.vec.(backend.RepairReporter); ok && w.prog != nil {
+		}
+		if rr, ok := w.vec.(backend.RepairReporter); ok && w.prog != nil && !w.checkpoint {
 			rr.OnRepair(w.prog.graphRepair) // an hour at 10M nodes: the progress line shows it
 		}
 		if err := commit(ctx); err != nil {

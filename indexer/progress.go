@@ -38,6 +38,10 @@ type progress struct {
 	// build's first minute (loading, warm-up) or a change of pace would otherwise sway the
 	// ETA for the rest of the run.
 	samples []sample
+	// repairFrom is when the repair pass began, as the last report before it saw (observe):
+	// its rate counts from then, not from the window's start, where it had not begun.
+	repairFrom time.Duration
+	repairSeen bool
 
 	stages stageClocks // the busy time of each stage, for the Summary
 }
@@ -59,6 +63,12 @@ const minRateSpan = 3 * time.Second
 // observe records the counts at el and forgets the samples the window no longer needs.
 // The caller holds mu.
 func (p *progress) observe(el time.Duration) {
+	if !p.repairSeen && p.repairing.Load() {
+		p.repairSeen, p.repairFrom = true, el
+		if len(p.samples) > 0 {
+			p.repairFrom = p.samples[len(p.samples)-1].at
+		}
+	}
 	p.samples = append(p.samples, sample{at: el, bytes: p.bytes.Load(), split: p.split.Load(),
 		indexed: p.indexed.Load(), embedded: p.embedded.Load(), repaired: p.repairChecked.Load()})
 	// Keep one sample at or before the window's start, as the base of the rates.
@@ -80,6 +90,22 @@ func (p *progress) rate(el time.Duration, now int64, get func(sample) int64) flo
 		}
 	}
 	return float64(now) / max(el.Seconds(), 1e-9)
+}
+
+// repairRate is the repair pass's rate over the window ending at el, or since the pass began
+// when that was later than the window's start (the samples before it count nothing). The
+// caller holds mu.
+func (p *progress) repairRate(el time.Duration) float64 {
+	from := p.repairFrom
+	checked, base := p.repairChecked.Load(), int64(0)
+	if len(p.samples) > 0 && p.samples[0].at > from {
+		from, base = p.samples[0].at, p.samples[0].repaired
+	}
+	span := el - from
+	if span <= 0 {
+		return 0
+	}
+	return float64(checked-base) / span.Seconds()
 }
 
 // newProgress reports to w (nil: nowhere) on a build of totalBytes input bytes (0: unknown).
@@ -162,9 +188,11 @@ func (p *progress) line(el time.Duration) string {
 	}
 	if p.repairing.Load() {
 		checked, total := p.repairChecked.Load(), p.repairToCheck.Load()
-		fmt.Fprintf(&b, ", graph repair %d of %d nodes checked", checked, total)
+		fmt.Fprintf(&b, ", graph repair: checked %d of %d nodes with few in-links", checked, total)
 		if checked < total {
-			fmt.Fprintf(&b, " (%.0f/s)", p.rate(el, checked, func(s sample) int64 { return s.repaired }))
+			fmt.Fprintf(&b, " (%.0f/s)", p.repairRate(el))
+		} else {
+			b.WriteString(", linking and saving")
 		}
 	}
 	fmt.Fprintf(&b, ", %s", el.Round(time.Second))
@@ -178,6 +206,13 @@ func (p *progress) line(el time.Duration) string {
 // see rate). The passages still to come are estimated from the share of the input read;
 // without an input size there is none.
 func (p *progress) eta(el time.Duration, frac float64) (time.Duration, bool) {
+	if p.repairing.Load() { // the pass starts once every stage is done: its rest is the ETA
+		left := p.repairToCheck.Load() - p.repairChecked.Load()
+		if r := p.repairRate(el); r > 0 {
+			return time.Duration(float64(max(left, 0)) / r * float64(time.Second)), true
+		}
+		return 0, false
+	}
 	if frac <= 0 || el <= 0 {
 		return 0, false
 	}
@@ -207,12 +242,6 @@ func (p *progress) eta(el time.Duration, frac float64) (time.Duration, bool) {
 			r = float64(st.done) / el.Seconds()
 		}
 		worst = max(worst, (total-float64(st.done))/r)
-	}
-	if p.repairing.Load() { // the pass starts once every stage is done: its rest is the ETA
-		checked, left := p.repairChecked.Load(), p.repairToCheck.Load()-p.repairChecked.Load()
-		if r := p.rate(el, checked, func(s sample) int64 { return s.repaired }); left > 0 && r > 0 {
-			worst = max(worst, float64(left)/r)
-		}
 	}
 	return time.Duration(max(worst, 0) * float64(time.Second)), true
 }

@@ -39,7 +39,7 @@ func TestBuildProgressCounts(t *testing.T) {
 		}
 	}
 	// The final commit's repair pass of the graph reports how far it got: all of its nodes.
-	if m := regexp.MustCompile(`, graph repair (\d+) of (\d+) nodes checked,`).FindStringSubmatch(last); m == nil || m[1] != m[2] || m[2] == "0" {
+	if m := regexp.MustCompile(`, graph repair: checked (\d+) of (\d+) nodes with few in-links, linking and saving,`).FindStringSubmatch(last); m == nil || m[1] != m[2] || m[2] == "0" {
 		t.Errorf("final progress line: want the graph repair's nodes, all checked:\n%s", last)
 	}
 }
@@ -114,7 +114,8 @@ func TestProgressETAFollowsTheWindow(t *testing.T) {
 }
 
 // Once every passage is embedded, the graph's repair pass is what is left: the line counts its
-// nodes with their rate over the last minute and the ETA is the rest of them at that rate.
+// nodes with their rate over the last minute, or since the pass began (the window's older
+// samples would make it look slow), and the ETA is the rest of them at that rate.
 func TestProgressGraphRepair(t *testing.T) {
 	p := newProgress(nil, 1, true)
 	p.bytes.Store(1)
@@ -132,12 +133,17 @@ func TestProgressGraphRepair(t *testing.T) {
 			p.graphRepair(30*(sec-40)-5, 9000) // a goroutine's late report moves nothing back
 		}
 		p.observe(at(sec))
+		if sec == 50 { // 300 checked in 10 s, 8,700 to go: 290 s at 30/s
+			if got, ok := p.eta(at(sec), 1); !ok || got < 290*time.Second || got > 320*time.Second {
+				t.Errorf("10 s into the pass: eta = %v, %v; want about 4m50s", got, ok)
+			}
+		}
 	}
 	// 1,800 checked; 7,200 to go at 30/s: 240 s.
 	if got, ok := p.eta(at(100), 1); !ok || (got-240*time.Second).Abs() > time.Second {
 		t.Errorf("eta = %v, %v; want 4m0s", got, ok)
 	}
-	if l := p.line(at(100)); !strings.Contains(l, "embedded 5000 (done), graph repair 1800 of 9000 nodes checked (30/s), 1m40s, ETA 4m0s") {
+	if l := p.line(at(100)); !strings.Contains(l, "embedded 5000 (done), graph repair: checked 1800 of 9000 nodes with few in-links (30/s), 1m40s, ETA 4m0s") {
 		t.Errorf("line %q: want the repair's count, rate and ETA", l)
 	}
 }

@@ -55,7 +55,8 @@ func (g *Graph) Repair() int {
 // self-searches every node with few in-links, as long as inserting them took on some vectors
 // (about an hour for 10M static-fixture vectors on 2 cores). fn gets 0 and the number of nodes
 // to check when the pass starts, then the number checked every 1,024 and at the end; it is
-// called from the pass's goroutines at once and must be safe for concurrent use. nil: none.
+// called from the pass's goroutines at once and must be safe for concurrent use, and with the
+// graph locked, so it must not call the graph's methods. nil: none.
 func (g *Graph) OnRepair(fn func(checked, total int)) {
 	g.mu.Lock()
 	g.onRepair = fn
