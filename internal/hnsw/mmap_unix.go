@@ -21,4 +21,12 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 
 func unmapFile(b []byte) error { return unix.Munmap(b) }
 
+// releasePages drops the pages of b, a part of a shared read-only file mapping, from the
+// process (MADV_DONTNEED); a later read faults them back from the page cache or the file.
+func releasePages(b []byte) {
+	if len(b) > 0 {
+		_ = unix.Madvise(b, unix.MADV_DONTNEED) // advice: a failure only costs memory
+	}
+}
+
 const canMap = true

@@ -1,42 +1,22 @@
 package kpst
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/smaps"
 )
 
-// mappingRSS returns the resident bytes of the mapping starting at b's first byte, from
-// /proc/self/smaps.
+// mappingRSS returns the resident bytes of the mapping starting at b's first byte.
 func mappingRSS(t *testing.T, b []byte) int {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	n, err := smaps.MappingRSS(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(&b[0])))
-	found := false // the mapping's header line was read: its first Rss line is the answer
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		found = found || strings.HasPrefix(line, start)
-		if found && strings.HasPrefix(line, "Rss:") {
-			kb, err := strconv.Atoi(strings.Fields(line)[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no mapping at %s in /proc/self/smaps", start)
-	return 0
+	return n
 }
 
 // TestEachReleasesPages: a walk of the whole store keeps about releaseEvery bytes of it
