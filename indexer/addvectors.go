@@ -108,11 +108,12 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if err := r.open(ctx, base, docTables{}); err != nil {
 		return nil, err
 	}
+	// How many vectors are coming is known: the graph is allocated once, at its final size (it
+	// stays in memory across checkpoints, Reopener).
 	if rv, ok := r.w.vec.(backend.Reserver); ok && n > r.w.vec.Len() {
-		// How many vectors are coming is known: the graph is allocated once, at its final size
-		// (it stays in memory across checkpoints, Reopener).
-		if err := rv.Reserve(n - r.w.vec.Len()); err != nil {
-			return nil, fmt.Errorf("allocating the vectors of %d passages: %w", n-r.w.vec.Len(), err)
+		left := n - r.w.vec.Len()
+		if err := rv.Reserve(left); err != nil {
+			return nil, fmt.Errorf("allocating the vectors of %d passages: %w", left, err)
 		}
 	}
 	stop := r.prog.start()

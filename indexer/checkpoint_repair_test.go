@@ -75,6 +75,25 @@ func (w *loggingWriter) AdoptBase() error {
 	return w.Writer.AdoptBase()
 }
 
+// checkpointEveryBatch are the options of a dense build of input that checkpoints after every
+// batch of 100 passages, its graph writers' calls recorded in log.
+func checkpointEveryBatch(dir, input string, enc PassageEncoder, lexicalFirst bool, log *commitLog) Options {
+	return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: lexicalFirst,
+		Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
+		Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
+}
+
+// referenceBuild builds input with the counting encoder, without checkpoints, and opens it:
+// the vectors a checkpointed build must end with.
+func referenceBuild(t *testing.T, input string) *Generation {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ref")
+	if _, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+		t.Fatal(err)
+	}
+	return openLive(t, dir)
+}
+
 // checkCheckpointCalls: a build that checkpointed saved each checkpoint's graph unrepaired,
 // every writer that went on from one adopted it (so that its final save repairs the graph
 // whole), and only the last writer saved the graph repaired.
@@ -101,17 +120,11 @@ func checkCheckpointCalls(t *testing.T, what string, calls []string, resumed boo
 func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
 	input := scifactHead(t, 300)
 	ctx := context.Background()
-	refDir := filepath.Join(t.TempDir(), "ref")
-	if _, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
-		t.Fatal(err)
-	}
-	refGen := openLive(t, refDir)
+	refGen := referenceBuild(t, input)
 	defer refGen.Close()
 	log := &commitLog{}
 	opts := func(dir string, enc PassageEncoder, first bool) Options {
-		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: first,
-			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
-			Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
+		return checkpointEveryBatch(dir, input, enc, first, log)
 	}
 	for _, first := range []bool{false, true} {
 		dir := filepath.Join(t.TempDir(), "idx")
@@ -175,9 +188,9 @@ func TestResumeWithNothingLeft(t *testing.T) {
 			log := &commitLog{}
 			dir := filepath.Join(t.TempDir(), "idx")
 			opts := func(hook func(string) error) Options {
-				return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW,
-					LexicalFirst: tc.first, Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
-					Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}, faultAt: hook}
+				o := checkpointEveryBatch(dir, input, &countingEncoder{dim: 32}, tc.first, log)
+				o.faultAt = hook
+				return o
 			}
 			seen := 0
 			_, err := Build(ctx, opts(func(p string) error {

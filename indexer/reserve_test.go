@@ -8,9 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 )
 
 // TestEmbeddingReservesItsVectors: the embedding half of a LexicalFirst build knows how many
@@ -21,18 +18,12 @@ import (
 func TestEmbeddingReservesItsVectors(t *testing.T) {
 	input := scifactHead(t, 300)
 	ctx := context.Background()
-	refDir := filepath.Join(t.TempDir(), "ref")
-	if _, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
-		t.Fatal(err)
-	}
-	refGen := openLive(t, refDir)
+	refGen := referenceBuild(t, input)
 	defer refGen.Close()
 	passages := refGen.Manifest.Counts.Passages
 	log := &commitLog{}
 	opts := func(dir string, enc PassageEncoder) Options {
-		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: true,
-			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
-			Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
+		return checkpointEveryBatch(dir, input, enc, true, log)
 	}
 	reserves := func(calls []string) []string {
 		var r []string

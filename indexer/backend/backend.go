@@ -13,9 +13,9 @@
 // pass for an answer (a missing vector, a dead passage).
 //
 // What only some engines can do is an optional interface declared here (HybridSearcher,
-// LanguageMeta, HNSWOptioner, Reopener, Reserver, RepairReporter, DeletedCountsChecker), asserted by each
-// implementation with var _ and pinned by TestCapabilities, rather than an anonymous
-// interface at the place that looks for it, where a rename would drop it silently.
+// LanguageMeta, HNSWOptioner, Reopener, Reserver, RepairReporter, DeletedCountsChecker),
+// asserted by each implementation with var _ and pinned by TestCapabilities, rather than an
+// anonymous interface at the place that looks for it, where a rename would drop it silently.
 //
 // The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
 // collection statistics), hnswvec (internal/hnsw) and kpst (the passage store); tombstones owns the file of deleted
@@ -365,8 +365,9 @@ type Reserver interface {
 
 // RepairReporter is an optional capability of a VectorWriter whose Commit has long work to do
 // after the last Add (hnswvec's repair pass, a self-search of every node with few in-links:
-// about an hour at 10M nodes on 2 cores): fn is told how far it has got (checked of total,
-// from several goroutines at once), so that the build's progress line shows it.
+// with the final save, 37 minutes at 10M static-fixture vectors on 2 cores): fn is told how
+// far it has got (checked of total, from several goroutines at once), so that the build's
+// progress line shows it.
 type RepairReporter interface {
 	OnRepair(fn func(checked, total int))
 }

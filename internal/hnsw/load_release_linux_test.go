@@ -2,7 +2,6 @@ package hnsw
 
 import (
 	"context"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -15,16 +14,7 @@ import (
 // find every vector afterwards, faulting the lists back in.
 func TestLoadMappedReleasesLists(t *testing.T) {
 	const n, dim = 70000, 16 // more nodes than checkStructure releases at once (1<<16)
-	rng := rand.New(rand.NewPCG(5, 6))
-	keys := make([]uint64, n)
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		vecs[i] = make([]float32, dim)
-		for d := range vecs[i] {
-			vecs[i][d] = float32(rng.NormFloat64())
-		}
-		keys[i] = uint64(i)
-	}
+	keys, vecs := gaussianSet(n, dim, 5, 6)
 	g, err := New(dim, Options{Seed: 1, M: 8, EfConstruction: 32, Workers: 2})
 	if err != nil {
 		t.Fatal(err)

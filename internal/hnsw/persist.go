@@ -369,9 +369,11 @@ func (g *Graph) checkStructure(deleted uint64) error {
 	}
 	var dead uint64
 	const releaseEvery = 1 << 16 // nodes whose mapped lists are released at once (8.6 MB at M 16)
+	released := 0
 	for id := range n {
-		if id > 0 && id%releaseEvery == 0 {
-			g.releaseLists(id-releaseEvery, id)
+		if id-released == releaseEvery {
+			g.releaseLists(released, id)
+			released = id
 		}
 		if err := check(id, 0, g.list(uint32(id), 0), g.m0); err != nil {
 			return err
@@ -390,7 +392,7 @@ func (g *Graph) checkStructure(deleted uint64) error {
 		}
 		g.byKey[g.keys[id]] = uint32(id)
 	}
-	g.releaseLists(n-(n-1)%releaseEvery-1, n)
+	g.releaseLists(released, n)
 	var total uint64
 	for _, w := range g.deleted {
 		total += uint64(bits.OnesCount64(w))

@@ -11,6 +11,22 @@ import (
 	"testing"
 )
 
+// gaussianSet returns n vectors of dim standard normal components drawn from PCG(s1, s2),
+// row by row, and their keys 0..n-1.
+func gaussianSet(n, dim int, s1, s2 uint64) ([]uint64, [][]float32) {
+	rng := rand.New(rand.NewPCG(s1, s2))
+	keys := make([]uint64, n)
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for d := range vecs[i] {
+			vecs[i][d] = float32(rng.NormFloat64())
+		}
+		keys[i] = uint64(i)
+	}
+	return keys, vecs
+}
+
 // clustered returns n unnormalised points around 200 Gaussian centres (the bench distribution).
 func clustered(n, dim int, seed uint64) [][]float32 {
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -225,18 +241,7 @@ func TestDeferredRepair(t *testing.T) {
 // nodes with few in-links, as the static fixture's vectors do.
 func TestOnRepairReports(t *testing.T) {
 	const n, dim = 10000, 48
-	rng := rand.New(rand.NewPCG(7, 8))
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		vecs[i] = make([]float32, dim)
-		for d := range vecs[i] {
-			vecs[i][d] = float32(rng.NormFloat64())
-		}
-	}
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = uint64(i)
-	}
+	keys, vecs := gaussianSet(n, dim, 7, 8)
 	g, err := New(dim, Options{Seed: 2, M: 3, EfConstruction: 16, Workers: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package hnsw
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"unsafe"
@@ -16,16 +15,7 @@ import (
 // byte the one built without it.
 func TestReserveAllocatesOnce(t *testing.T) {
 	const dim, n, batch = 24, 3000, 250
-	rng := rand.New(rand.NewPCG(11, 12))
-	keys := make([]uint64, n)
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		v := make([]float32, dim)
-		for d := range v {
-			v[d] = float32(rng.NormFloat64())
-		}
-		keys[i], vecs[i] = uint64(1000+i), v
-	}
+	keys, vecs := gaussianSet(n, dim, 11, 12)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
