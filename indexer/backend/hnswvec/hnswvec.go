@@ -4,7 +4,7 @@
 // opening is quick and resident memory stays a fraction of the file; with binary codes,
 // hnsw.Options.Codes, the walk uses one bit per dimension instead). Filters are applied
 // inside the graph walk (hnsw.Graph.SearchFiltered), with the dates and sources of passages
-// from the passage store. A graph with int8 codes (the default) is built from one-byte codes,
+// from the passage store. A new graph is built from one-byte codes (whichever codes it saves),
 // its float vectors kept in a file in the generation's directory rather than in memory
 // (hnsw.Options.Build).
 package hnswvec
@@ -70,11 +70,12 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backen
 }
 
 // buildParams are p with what the graph of gen is built from: Params.Build when set, else from
-// int8 codes when those are the graph's codes (the default), from floats with binary codes;
-// a graph built from codes keeps its float vectors in gen's directory, not in memory.
+// int8 codes, whichever codes the file will hold (binary codes are computed at Save from the
+// float vectors, which a graph built from codes keeps in gen's directory, not in memory; built
+// from floats, a graph of 10M x 256 vectors would hold 10.24 GB of them).
 func (e Engine) buildParams(gen backend.Gen, p hnsw.Options) hnsw.Options {
 	p.Build = e.Params.Build
-	if p.Build == "" && p.CodesKind() == hnsw.CodesInt8 {
+	if p.Build == "" {
 		p.Build = hnsw.BuildCodes
 	}
 	p.SpillDir = gen.Dir

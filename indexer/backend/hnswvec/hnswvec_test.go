@@ -136,7 +136,7 @@ func TestDeriveFromMapped(t *testing.T) {
 	}{
 		{"", "", hnsw.BuildCodes}, // the default: int8 codes, built from them
 		{hnsw.BuildFloat, "", hnsw.BuildFloat},
-		{"", hnsw.CodesBinary, hnsw.BuildFloat},
+		{"", hnsw.CodesBinary, hnsw.BuildCodes}, // binary codes too: the floats stay on disk
 		{hnsw.BuildCodes, hnsw.CodesBinary, hnsw.BuildCodes},
 	} {
 		t.Run(fmt.Sprintf("build %q codes %q", tc.build, tc.codes), func(t *testing.T) {
