@@ -119,9 +119,9 @@ func (g *Graph) eachVec(fn func(first int, block []float32) error) error {
 
 // toCodes turns the graph into the built-from-codes form if Options.Build asks for it and it
 // is not yet: it opens the spill file, writes the vectors already held (in memory or in the
-// mapped file) to it and codes them, and releases the floats and the mapping. g.mu must be
-// held exclusively.
-func (g *Graph) toCodes() error {
+// mapped file) to it and codes them, and releases the floats and the mapping. The codes and
+// the lists read in have room for extra more nodes. g.mu must be held exclusively.
+func (g *Graph) toCodes(extra int) error {
 	if g.opts.Build != BuildCodes || g.spill != nil {
 		return nil
 	}
@@ -140,8 +140,8 @@ func (g *Graph) toCodes() error {
 		sp.unlinked = true
 	}
 	n := len(g.keys)
-	codes := make([]uint8, n*g.dim, n*g.dim+g.dim)
-	rng := make([]float32, 2*n, 2*n+2)
+	codes := make([]uint8, n*g.dim, (n+max(extra, 1))*g.dim)
+	rng := make([]float32, 2*n, 2*(n+max(extra, 1)))
 	err = g.eachVec(func(first int, block []float32) error {
 		if _, err := f.WriteAt(asBytes(block), int64(first)*int64(g.dim)*4); err != nil {
 			return fmt.Errorf("hnsw: writing float vectors to %s: %w", sp.path, err)
@@ -157,7 +157,7 @@ func (g *Graph) toCodes() error {
 		return err
 	}
 	if g.mapped != nil {
-		g.level0 = slices.Clone(g.level0)
+		g.level0 = cloneWithRoom(g.level0, extra*g.stride)
 		err = g.mapped.close()
 		g.mapped, g.codes, g.quant, g.bits, g.bitMeans = nil, nil, quantizer{}, nil, nil
 	}

@@ -52,7 +52,9 @@ func BenchmarkBuildMemory(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				g.Repair()
+				if _, err := g.Repair(); err != nil {
+					b.Fatal(err)
+				}
 				el := time.Since(t0).Seconds()
 				close(stop)
 				wg.Wait()

@@ -38,7 +38,7 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	if g.closed {
 		return ErrClosed
 	}
-	if err := g.writable(); err != nil {
+	if err := g.writable(len(keys)); err != nil {
 		return fmt.Errorf("hnsw: add: %w", err)
 	}
 	if len(g.keys)+len(keys) > maxNodes {
@@ -77,12 +77,14 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 
 // writable brings a graph opened mapped into the form that Add and the repair pass change:
 // codes in memory and its float vectors in a spill file when built from codes (toCodes),
-// else its float vectors in memory (thaw); either way, its lists in memory.
-func (g *Graph) writable() error {
+// else its float vectors in memory (thaw); either way, its lists in memory, with room for
+// extra more nodes in the arrays read in (Reserve's n: read in at their size and then grown,
+// the codes and lists of a resumed 10M build were held twice, 6.02 GB at the peak).
+func (g *Graph) writable(extra int) error {
 	if g.opts.Build == BuildCodes {
-		return g.toCodes()
+		return g.toCodes(extra)
 	}
-	if err := g.thaw(); err != nil {
+	if err := g.thaw(extra); err != nil {
 		return fmt.Errorf("reading the mapped graph into memory: %w", err)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"unsafe"
 )
 
@@ -208,13 +207,14 @@ func (m *mapping) eachVectors(n, dim int, fn func(first int, block []float32) er
 }
 
 // thaw turns a mapped graph into the in-memory form (float vectors and lists read into memory,
-// the mapping released), so it can be extended. g.mu must be held exclusively.
-func (g *Graph) thaw() error {
+// the mapping released, with room for extra more nodes), so it can be extended. g.mu must be
+// held exclusively.
+func (g *Graph) thaw(extra int) error {
 	if g.mapped == nil {
 		return nil
 	}
 	n := len(g.keys)
-	vecs := make([]float32, n*g.dim)
+	vecs := make([]float32, n*g.dim, (n+extra)*g.dim)
 	err := g.mapped.eachVectors(n, g.dim, func(first int, block []float32) error {
 		copy(vecs[first*g.dim:], block)
 		return nil
@@ -223,7 +223,7 @@ func (g *Graph) thaw() error {
 		return err
 	}
 	g.vecs = vecs
-	g.level0 = slices.Clone(g.level0)
+	g.level0 = cloneWithRoom(g.level0, extra*g.stride)
 	err = g.mapped.close()
 	g.mapped, g.codes, g.quant, g.bits, g.bitMeans = nil, nil, quantizer{}, nil, nil
 	return err

@@ -69,8 +69,10 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 
 // writeTo is WriteTo, with the repair pass only when repair is set (SaveCheckpoint's is not).
 func (g *Graph) writeTo(w io.Writer, repair bool) (int64, error) {
-	if repair {
-		g.Repair() // what is searched is always repaired
+	if repair { // what is searched is always repaired
+		if _, err := g.Repair(); err != nil {
+			return 0, err
+		}
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()

@@ -22,33 +22,35 @@ func (g *Graph) DeferRepair() {
 
 // MarkUnrepaired says the graph may hold nodes the repair pass has not seen, as one read from a
 // SaveCheckpoint file may: the next Repair, WriteTo or Save runs the pass, even if nothing is
-// added meanwhile. A graph opened mapped is first read into the form the pass changes, as Add
-// would (the pass cannot link nodes of a read-only mapping).
+// added meanwhile. A graph opened mapped is read into the form the pass changes (the pass
+// cannot link nodes of a read-only mapping) when something changes it first: the next Add,
+// Reserve or pass, so that a Reserve reads it into arrays of their final size.
 func (g *Graph) MarkUnrepaired() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return ErrClosed
 	}
-	if err := g.writable(); err != nil {
-		return fmt.Errorf("hnsw: marking the graph for repair: %w", err)
-	}
 	g.unrepaired = true
 	return nil
 }
 
-// Repair runs the repair pass if an Add has skipped it (DeferRepair), and returns the number
-// of nodes it linked to.
-func (g *Graph) Repair() int {
+// Repair runs the repair pass if an Add has skipped it (DeferRepair) or MarkUnrepaired asked
+// for it, and returns the number of nodes it linked to. It fails only when a mapped graph
+// cannot be read into memory for the pass.
+func (g *Graph) Repair() (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.unrepaired || g.closed {
-		return 0
+		return 0, nil
+	}
+	if err := g.writable(0); err != nil {
+		return 0, fmt.Errorf("hnsw: repair: %w", err)
 	}
 	g.unrepaired = false
 	s := g.getScratch(len(g.keys))
 	defer g.scratch.Put(s)
-	return g.repair(s)
+	return g.repair(s), nil
 }
 
 // OnRepair has fn told how far the repair pass has got, so that a build can show it: the pass

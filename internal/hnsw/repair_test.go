@@ -167,7 +167,7 @@ func TestSaveCheckpointDefersRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Read back as a build resuming reads it (mapped: the pass cannot change a read-only
-	// mapping, so MarkUnrepaired reads it into memory first), and whole.
+	// mapping, so the pass reads it into memory first), and whole.
 	for _, mapped := range []bool{true, false} {
 		back, err := LoadWith(cp, LoadOptions{Mapped: mapped})
 		if err != nil {
@@ -227,8 +227,8 @@ func TestDeferredRepair(t *testing.T) {
 	if g.unrepaired {
 		t.Fatal("WriteTo left the graph unrepaired")
 	}
-	if n := g.Repair(); n != 0 {
-		t.Errorf("Repair after WriteTo relinked %d nodes, want 0 (nothing to repair)", n)
+	if n, err := g.Repair(); n != 0 || err != nil {
+		t.Errorf("Repair after WriteTo relinked %d nodes (%v), want 0 (nothing to repair)", n, err)
 	}
 	if m := selfMisses(t, g, vecs, 32); m != 0 {
 		t.Errorf("%d points do not find themselves at ef 32 after the deferred repair", m)
@@ -277,7 +277,9 @@ func TestOnRepairReports(t *testing.T) {
 		reports = append(reports, report{checked, total})
 		mu.Unlock()
 	})
-	g.Repair()
+	if _, err := g.Repair(); err != nil {
+		t.Fatal(err)
+	}
 	if len(reports) < 2 || reports[0] != (report{0, want}) {
 		t.Fatalf("reports %v: want {0 %d} first, then more", reports, want)
 	}

@@ -9,7 +9,8 @@ import "fmt"
 // (2.56 GB at 10M 256-d nodes), is then held about twice over at its last copy. Reserve
 // allocates the codes (or the float vectors), the level-0 lists and the per-node arrays at
 // exactly their final size, the upper-level lists at their expected size and, on an empty
-// graph, the key map. A mapped graph is first read into the form Add changes, as Add would.
+// graph, the key map. A mapped graph is first read into the form Add changes, as Add would,
+// into arrays of the final size.
 func (g *Graph) Reserve(n int) error {
 	if n <= 0 {
 		return nil
@@ -22,7 +23,7 @@ func (g *Graph) Reserve(n int) error {
 	if n > maxNodes-len(g.keys) {
 		return fmt.Errorf("hnsw: reserve: %d more nodes would exceed the limit of %d", n, maxNodes)
 	}
-	if err := g.writable(); err != nil {
+	if err := g.writable(n); err != nil {
 		return fmt.Errorf("hnsw: reserve: %w", err)
 	}
 	if g.spill != nil {
@@ -44,6 +45,12 @@ func (g *Graph) Reserve(n int) error {
 		g.byKey = make(map[uint64]uint32, n)
 	}
 	return nil
+}
+
+// cloneWithRoom returns a copy of s (a mapped section read into memory) with room for n more
+// elements and no more.
+func cloneWithRoom[T any](s []T, n int) []T {
+	return append(make([]T, 0, len(s)+n), s...)
 }
 
 // reserve returns s with room for n more elements and no more: slices.Grow rounds the new

@@ -248,7 +248,10 @@ func Build(ctx context.Context, ds Dataset, cfg Config, log io.Writer) (*hnsw.Gr
 		fmt.Fprintf(log, "  inserted %d/%d (%.0f/s, ETA %.0fs)\n", j, len(keys), rate, float64(len(keys)-j)/rate)
 	}
 	tr := time.Now()
-	relinked := g.Repair()
+	relinked, err := g.Repair()
+	if err != nil {
+		return nil, 0, err
+	}
 	fmt.Fprintf(log, "  repair pass: %d nodes relinked in %.1fs\n", relinked, time.Since(tr).Seconds())
 	return g, time.Since(t0).Seconds(), nil
 }
