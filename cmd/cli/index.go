@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kairos-rag/kairos/corpus/document"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/memlimit"
 )
@@ -98,20 +99,34 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = indexer.Build(ctx, opts)
 	}
 	if err != nil {
+		cause := err
 		if ctx.Err() != nil {
-			interrupted(stdio.Stderr, *dir, args, *update, started)
+			cause = nil // interrupted
 		}
+		stopped(stdio.Stderr, *dir, args, *update, started, cause)
 		return fmt.Errorf("index: %w", err)
 	}
 	printSummary(stdio, sum)
 	return nil
 }
 
-// interrupted tells the person who stopped a build (Ctrl-C, SIGTERM) what was kept and how
-// to go on: the live index, untouched; the checkpoint, if the build got to one, and the
-// command that resumes it (the same arguments with --resume). It asks the index's store, a
-// directory or a cluster alike; the build's context is over, so it uses its own.
-func interrupted(w io.Writer, dir string, args []string, update bool, started time.Time) {
+// stopped tells the person whose build ended early what was kept and how to go on: the live
+// index, untouched; the checkpoint, if the build got to one, and the command that resumes it
+// (the same arguments with --resume). cause is nil for an interrupted build (Ctrl-C,
+// SIGTERM); for a build that failed, the notice is printed only when something can be
+// resumed and the error is not in the inputs (a resume needs the very inputs the checkpoint
+// recorded, so a malformed record cannot be mended and resumed): after a disk filled up 44
+// minutes into a 10M-passage build, the error alone did not say that 8.46M vectors were kept.
+// It asks the index's store, a directory or a cluster alike; the build's context may be over,
+// so it uses its own.
+func stopped(w io.Writer, dir string, args []string, update bool, started time.Time, cause error) {
+	how, goOn := "interrupted", "Continue with"
+	if cause != nil {
+		if update || document.IsRecordError(cause) {
+			return
+		}
+		how, goOn = "stopped by the error below", "Once it is dealt with (the inputs and options must stay the same), continue with"
+	}
 	live := "there is no index at " + dir + " yet"
 	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil {
 		live = "the live index (" + indexer.GenerationName(m.Generation) + ") is unchanged and searchable"
@@ -126,14 +141,16 @@ func interrupted(w io.Writer, dir string, args []string, update bool, started ti
 		if cp, err := indexer.PendingCheckpoint(context.Background(), dir); err == nil && cp != nil && cp.Vectors > 0 {
 			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
 		}
-		fmt.Fprintf(w, "kairos: interrupted while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  Continue with: %s\n",
-			m.Generation, m.Counts.Passages, kept, resumeCommand(args))
+		fmt.Fprintf(w, "kairos: %s while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  %s: %s\n",
+			how, m.Generation, m.Counts.Passages, kept, goOn, resumeCommand(args))
 		return
 	}
 	cp, err := indexer.PendingCheckpoint(context.Background(), dir)
 	if err != nil || cp == nil {
-		fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
-			"  A build checkpoints every --checkpoint-after (with --model), else every --checkpoint-every passages once that time has passed.\n", live)
+		if cause == nil {
+			fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
+				"  A build checkpoints every --checkpoint-after (with --model), else every --checkpoint-every passages once that time has passed.\n", live)
+		}
 		return
 	}
 	read := "every input read"
@@ -144,8 +161,8 @@ func interrupted(w io.Writer, dir string, args []string, update bool, started ti
 	if cp.Vectors > 0 {
 		vecs = fmt.Sprintf(", %d embedded", cp.Vectors)
 	}
-	fmt.Fprintf(w, "kairos: interrupted: kept checkpoint generation %d (%d passages%s; %s); %s.\n  Continue with: %s\n",
-		cp.Generation, cp.Passages, vecs, read, live, resumeCommand(args))
+	fmt.Fprintf(w, "kairos: %s: kept checkpoint generation %d (%d passages%s; %s); %s.\n  %s: %s\n",
+		how, cp.Generation, cp.Passages, vecs, read, live, goOn, resumeCommand(args))
 }
 
 // resumeCommand is the command line that resumes the build args described.

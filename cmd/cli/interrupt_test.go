@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kairos-rag/kairos/corpus/document"
 )
 
 // stopWhen runs kairos index with args, cancelling it (as Ctrl-C does) once ready reports
@@ -115,5 +120,70 @@ func TestIndexInterruptedSaysWhatWasKept(t *testing.T) {
 		"kairos: interrupted before the first checkpoint: nothing of this build was kept; the live index (g-") ||
 		!strings.Contains(stderr.String(), ") is unchanged and searchable.") {
 		t.Errorf("err %v\n%s", err, stderr.String())
+	}
+}
+
+// A build that an error stopped after keeping something says so as an interrupted one does,
+// with the resume command, unless the error is in the inputs (a resume needs the inputs the
+// checkpoint recorded, so nothing there could be mended and resumed). The index left is that
+// of a build stopped at the same point (the error that stopped the 10M build, a full disk,
+// cannot be made to happen here); the command printed completes it.
+func TestIndexFailedSaysWhatWasKept(t *testing.T) {
+	model := coreShared(t, "models/synthetic/static-model2vec")
+	corpusFile := filepath.Join(t.TempDir(), "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), corpusFile, 1500)
+	diskFull := fmt.Errorf("saving HNSW graph checkpoint: %w", &fs.PathError{Op: "write", Path: "dense.hnsw", Err: syscall.ENOSPC})
+	badRecord := &document.RecordError{File: corpusFile, Pos: "line 1400", Err: errors.New("invalid character")}
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		kept  func(idx string) bool
+		want  string // regexp of the notice; the last group is the resume command's arguments
+	}{
+		{"inline, after a checkpoint", []string{"--bm25-first=false"},
+			func(idx string) bool { return exists(filepath.Join(idx, "CHECKPOINT")) },
+			`^kairos: stopped by the error below: kept checkpoint generation \d+ \(\d+ passages, \d+ embedded; \S+ read up to document \d+\); there is no index at \S+ yet\.\n  Once it is dealt with \(the inputs and options must stay the same\), continue with: kairos index --resume (.*)\n$`},
+		{"bm25 first, after an embedding checkpoint", nil,
+			func(idx string) bool {
+				b, err := os.ReadFile(filepath.Join(idx, "CHECKPOINT"))
+				return err == nil && strings.Contains(string(b), `"embedding"`)
+			},
+			`^kairos: stopped by the error below while embedding: kept the BM25 index \(generation \d+, \d+ passages\), live and searchable; the vectors were not finished \(checkpoint generation \d+ holds \d+ of them\)\.\n  Once it is dealt with \(the inputs and options must stay the same\), continue with: kairos index --resume (.*)\n$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var idx string
+			var args []string
+			var started time.Time
+			for try := 1; try <= 3; try++ { // as in TestIndexInterruptedSaysWhatWasKept
+				idx = filepath.Join(t.TempDir(), "idx")
+				args = append([]string{"--quiet", "--input", corpusFile, "--index", idx, "--model", model, "--batch", "200", "--checkpoint-after", "1ns"}, tc.extra...)
+				started = time.Now()
+				if _, stderr, err := stopWhen(t, args, func() bool { return tc.kept(idx) }); err != nil {
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("%v\n%s", err, stderr)
+					}
+					break
+				}
+				t.Logf("try %d: the build finished before the stop", try)
+			}
+			if !tc.kept(idx) {
+				t.Fatal("no checkpoint kept")
+			}
+			var out bytes.Buffer
+			stopped(&out, idx, args, false, started, badRecord)
+			if out.Len() != 0 {
+				t.Errorf("after a malformed record: %q, want nothing (a resume cannot mend the inputs)", out.String())
+			}
+			stopped(&out, idx, args, false, started, diskFull)
+			m := regexp.MustCompile(tc.want).FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("after a full disk, the notice does not say what was kept:\n%s", out.String())
+			}
+			stdout, stderr, err := runCLI(t, append([]string{"index", "--resume"}, strings.Fields(m[len(m)-1])...)...)
+			passages := regexp.MustCompile(`passages    (\d+)\n`).FindStringSubmatch(stdout)
+			if err != nil || !strings.Contains(stdout, "documents   1500") || passages == nil || !strings.Contains(stdout, "vectors     "+passages[1]+" ") {
+				t.Errorf("the printed command did not complete the index: %v\n%s%s", err, stdout, stderr)
+			}
+		})
 	}
 }
