@@ -113,7 +113,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if rv, ok := r.w.vec.(backend.Reserver); ok && n > r.w.vec.Len() {
 		left := n - r.w.vec.Len()
 		if err := rv.Reserve(left); err != nil {
-			return nil, fmt.Errorf("allocating the vectors of %d passages: %w", left, err)
+			return nil, fmt.Errorf("making room in the graph for %d more vectors: %w", left, err)
 		}
 	}
 	stop := r.prog.start()

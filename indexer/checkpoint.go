@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/kairos-rag/kairos/indexer/manifest"
 )
@@ -36,6 +37,9 @@ type CheckpointInfo struct {
 	Vectors    int    // of which embedded (0 without an encoder)
 	Input      string // the input reading had reached; "" when every input was read
 	Docs       int    // documents of Input read
+	// Created is when the checkpoint was written, so that a build that failed can tell its
+	// own checkpoint from one an earlier build left.
+	Created time.Time
 }
 
 // PendingCheckpoint describes the checkpoint of the index at dir, or returns nil when no
@@ -51,7 +55,7 @@ func PendingCheckpoint(ctx context.Context, dir string) (*CheckpointInfo, error)
 
 // checkpointInfo describes c, whose generation man describes.
 func checkpointInfo(c *checkpoint, man *Manifest) *CheckpointInfo {
-	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs}
+	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs, Created: man.Created}
 	if man.Dense != nil {
 		info.Vectors = man.Dense.Vectors
 	}

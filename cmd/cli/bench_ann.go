@@ -42,7 +42,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")
 	fs.BoolVar(&cfg.Binary, "binary", false, "also measure the graph saved with binary codes and loaded mapped (Hamming walk, int8 then float rescoring); with --save, its file is FILE.binary")
 	fs.StringVar(&cfg.BinaryRescore, "binary-rescore", "", "binary codes: rescore the walk's candidates with int8 codes, then floats (int8, the default) or with floats only (float: the codes stay out of resident memory)")
-	fs.StringVar(&cfg.Build, "build", "", "what the graph is built from: float (the default: float32 vectors in memory) or codes (one byte per dimension in memory, as kairos index builds int8 graphs; the floats spill to a temporary file)")
+	fs.StringVar(&cfg.Build, "build", "", "what the graph is built from: float (the default: float32 vectors in memory) or codes (one byte per dimension in memory, as kairos index builds its graphs; the floats spill to a temporary file)")
 	model := fs.String("model", "", "instead of clustered Gaussian vectors: --n synthetic passages and --queries real queries embedded with this sentence encoder `folder` (--dim is the model's)")
 	shared := fs.String("shared", defaultShared(), "with --model: the shared data `directory` (the texts the synthetic passages follow, the queries)")
 	fs.StringVar(&lcfg.Index, "load", "", "measure the graph FILE saved by --save instead of building: load time, VmRSS/VmHWM, recall, QPS")

@@ -135,7 +135,7 @@ func TestBenchANNSaveLoadMapped(t *testing.T) {
 	}
 }
 
-// TestBenchANNBuildCodes: --build codes builds the graph as kairos index builds int8 graphs (codes
+// TestBenchANNBuildCodes: --build codes builds the graph as kairos index builds its graphs (codes
 // in memory, floats spilled), with the recall of a float build, and the mapped row says how much
 // resident memory the mapped graph added.
 func TestBenchANNBuildCodes(t *testing.T) {

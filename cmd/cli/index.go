@@ -113,12 +113,13 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 // stopped tells the person whose build ended early what was kept and how to go on: the live
 // index, untouched; the checkpoint, if the build got to one, and the command that resumes it
 // (the same arguments with --resume). cause is nil for an interrupted build (Ctrl-C,
-// SIGTERM); for a build that failed, the notice is printed only when something can be
-// resumed and the error is not in the inputs (a resume needs the very inputs the checkpoint
-// recorded, so a malformed record cannot be mended and resumed): after a disk filled up 44
-// minutes into a 10M-passage build, the error alone did not say that 8.46M vectors were kept.
-// It asks the index's store, a directory or a cluster alike; the build's context may be over,
-// so it uses its own.
+// SIGTERM). After an error, it says so only of what this run kept (a checkpoint or a BM25
+// half written since started: not one an earlier build left, and nothing when the build
+// failed before writing any, its options, lock or checkpoint refused), and not when the error
+// is a malformed record (a resume needs the very inputs the checkpoint recorded): after a
+// disk filled up 44 minutes into a 10M-passage build, the error alone did not say that 8.46M
+// vectors were kept. It asks the index's store, a directory or a cluster alike, with its own
+// deadline: the build's context may be over, and a cluster may be what failed.
 func stopped(w io.Writer, dir string, args []string, update bool, started time.Time, cause error) {
 	how, goOn := "interrupted", "Continue with"
 	if cause != nil {
@@ -127,30 +128,39 @@ func stopped(w io.Writer, dir string, args []string, update bool, started time.T
 		}
 		how, goOn = "stopped by the error below", "Once it is dealt with (the inputs and options must stay the same), continue with"
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m, merr := indexer.LiveManifest(ctx, dir)
 	live := "there is no index at " + dir + " yet"
-	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil {
+	switch {
+	case merr == nil:
 		live = "the live index (" + indexer.GenerationName(m.Generation) + ") is unchanged and searchable"
+	case !errors.Is(merr, indexer.ErrNoIndex):
+		live = "the live index could not be read (" + merr.Error() + ")"
 	}
 	if update {
 		fmt.Fprintf(w, "kairos: interrupted: the update was not committed; %s. Run the same command again to update.\n", live)
 		return
 	}
-	if m, err := indexer.LiveManifest(context.Background(), dir); err == nil && m.Dense == nil && !m.Created.Before(started) {
+	if merr == nil && m.Dense == nil && !m.Created.Before(started) {
 		// A --bm25-first build stopped while embedding: its BM25 half is live.
 		kept := ""
-		if cp, err := indexer.PendingCheckpoint(context.Background(), dir); err == nil && cp != nil && cp.Vectors > 0 {
+		if cp, err := indexer.PendingCheckpoint(ctx, dir); err == nil && cp != nil && cp.Vectors > 0 {
 			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
 		}
 		fmt.Fprintf(w, "kairos: %s while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  %s: %s\n",
 			how, m.Generation, m.Counts.Passages, kept, goOn, resumeCommand(args))
 		return
 	}
-	cp, err := indexer.PendingCheckpoint(context.Background(), dir)
+	cp, err := indexer.PendingCheckpoint(ctx, dir)
 	if err != nil || cp == nil {
 		if cause == nil {
 			fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
 				"  A build checkpoints every --checkpoint-after (with --model), else every --checkpoint-every passages once that time has passed.\n", live)
 		}
+		return
+	}
+	if cause != nil && cp.Created.Before(started) {
 		return
 	}
 	read := "every input read"

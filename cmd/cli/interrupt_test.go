@@ -187,3 +187,41 @@ func TestIndexFailedSaysWhatWasKept(t *testing.T) {
 		})
 	}
 }
+
+// Through Run, a build stopped by an error says nothing of a checkpoint when there is nothing
+// to resume: after a malformed record, although the build checkpointed before reaching it (a
+// resume needs the same inputs), and when a build fails before it starts, though an earlier
+// build's checkpoint is still in the directory (it is not this build's).
+func TestIndexFailedQuietWhenNothingToResume(t *testing.T) {
+	model := coreShared(t, "models/synthetic/static-model2vec")
+	dir := t.TempDir()
+	corpusFile := filepath.Join(dir, "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), corpusFile, 1500)
+	f, err := os.OpenFile(corpusFile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("{\"_id\": \"bad\", \"text\": \n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	idx := filepath.Join(dir, "idx")
+	_, stderr, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", idx, "--model", model,
+		"--batch", "200", "--checkpoint-after", "1ns", "--bm25-first=false")
+	if err == nil || !strings.Contains(err.Error(), "sf.jsonl: line 1501") {
+		t.Fatalf("err %v, want the malformed line 1501\n%s", err, stderr)
+	}
+	if !exists(filepath.Join(idx, "CHECKPOINT")) {
+		t.Fatal("no checkpoint before the malformed line: the test shows nothing")
+	}
+	if strings.Contains(stderr, "kept") || strings.Contains(stderr, "--resume") {
+		t.Errorf("after a malformed record, the notice offers a resume:\n%s", stderr)
+	}
+	_, stderr, err = runCLI(t, "index", "--quiet", "--input", filepath.Join(dir, "missing.jsonl"), "--index", idx, "--model", model)
+	if err == nil {
+		t.Fatal("a build of a missing input did not fail")
+	}
+	if strings.Contains(stderr, "kept") || strings.Contains(stderr, "--resume") {
+		t.Errorf("a build that failed at once speaks of the earlier build's checkpoint:\n%s", stderr)
+	}
+}

@@ -38,11 +38,11 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 	if g.closed {
 		return ErrClosed
 	}
-	if err := g.writable(len(keys)); err != nil {
-		return fmt.Errorf("hnsw: add: %w", err)
-	}
 	if len(g.keys)+len(keys) > maxNodes {
 		return fmt.Errorf("hnsw: add: %d nodes would exceed the limit of %d", len(g.keys)+len(keys), maxNodes)
+	}
+	if err := g.writable(len(keys)); err != nil {
+		return fmt.Errorf("hnsw: add: %w", err)
 	}
 
 	first := len(g.keys)

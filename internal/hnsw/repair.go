@@ -37,7 +37,8 @@ func (g *Graph) MarkUnrepaired() error {
 
 // Repair runs the repair pass if an Add has skipped it (DeferRepair) or MarkUnrepaired asked
 // for it, and returns the number of nodes it linked to. It fails only when a mapped graph
-// cannot be read into memory for the pass.
+// cannot be read into memory for the pass (built from codes, that writes its float vectors
+// to a spill file in Options.SpillDir, which a full disk refuses).
 func (g *Graph) Repair() (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -137,14 +137,23 @@ func cutInLinks(t *testing.T, g *Graph, vecs [][]float32) map[uint32]bool {
 // TestSaveCheckpointDefersRepair: a checkpoint is saved without the repair pass (the graph
 // stays marked for it), and a graph read back from it and marked (MarkUnrepaired, as a build
 // going on from its checkpoint does) is repaired by its Save, byte for byte as the graph saved
-// whole would have been, even with nothing added in between.
+// whole would have been, even with nothing added in between; built from floats and from codes
+// (read back mapped, the pass reads the graph into memory as the build would go on: floats in
+// memory, or codes with the floats spilled).
 func TestSaveCheckpointDefersRepair(t *testing.T) {
+	for _, build := range []string{BuildFloat, BuildCodes} {
+		t.Run(build, func(t *testing.T) { saveCheckpointDefersRepair(t, build) })
+	}
+}
+
+func saveCheckpointDefersRepair(t *testing.T, build string) {
 	vecs := clustered(2000, 32, 2)
 	keys := make([]uint64, len(vecs))
 	for i := range keys {
 		keys[i] = uint64(i)
 	}
-	g, _ := New(32, Options{Seed: 2, Workers: 2})
+	spill := t.TempDir()
+	g, _ := New(32, Options{Seed: 2, Workers: 2, Build: build, SpillDir: spill})
 	g.DeferRepair()
 	if err := g.Add(context.Background(), keys, vecs); err != nil {
 		t.Fatal(err)
@@ -175,6 +184,9 @@ func TestSaveCheckpointDefersRepair(t *testing.T) {
 		}
 		if m := selfMisses(t, back, vecs, 32); m < len(victims) {
 			t.Fatalf("mapped %v: the checkpoint misses %d points, want the %d cut off (saved unrepaired)", mapped, m, len(victims))
+		}
+		if err := back.SetBuild(build, spill); err != nil { // a file does not keep Build
+			t.Fatal(err)
 		}
 		if err := back.MarkUnrepaired(); err != nil {
 			t.Fatal(err)

@@ -173,7 +173,8 @@ func (w *Writer) save(save func(string) (int64, [sha256.Size]byte, error), what 
 
 // AdoptBase marks the graph taken over from the base (a checkpoint's, saved unrepaired) for
 // the repair pass, which a graph read back from its file would otherwise skip when nothing
-// more is added; a graph opened mapped is read into memory for it, as an Add would.
+// more is added; a graph opened mapped is read into memory for it by the next Reserve, Add or
+// Commit, as an Add would.
 func (w *Writer) AdoptBase() error { return w.g.MarkUnrepaired() }
 
 // CommittedSums is the graph file the last Commit wrote, with its size and sha256.

@@ -36,7 +36,7 @@ type Config struct {
 	// BinaryRescore is hnsw.LoadOptions.BinaryRescore of the mapped-binary rows.
 	BinaryRescore string
 	// Build is hnsw.Options.Build: what the graph is built from, float32 vectors ("" or
-	// hnsw.BuildFloat) or one-byte codes (hnsw.BuildCodes, as `kairos index` builds int8
+	// hnsw.BuildFloat) or one-byte codes (hnsw.BuildCodes, as `kairos index` builds its
 	// graphs), the floats then spilled to a file in SpillDir (default os.TempDir()).
 	Build, SpillDir string
 }
