@@ -231,7 +231,11 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	if s.Checkpoints > 0 {
 		fmt.Fprintf(w, "checkpoints %d\n", s.Checkpoints)
 	}
-	if s.LexicalGeneration > 0 {
+	switch {
+	case s.LexicalGeneration > 0 && s.Resumed > 0:
+		// Its BM25 half went live in the run this one resumed, whose time is not known here.
+		fmt.Fprintf(w, "bm25 first  generation %d, live since the interrupted run\n", s.LexicalGeneration)
+	case s.LexicalGeneration > 0:
 		fmt.Fprintf(w, "bm25 first  generation %d, live after %.2f s while the vectors were embedded\n", s.LexicalGeneration, s.LexicalElapsed.Seconds())
 	}
 	if s.Dense != nil {
@@ -257,8 +261,14 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	if c.Repaired > 0 {
 		fmt.Fprintf(w, "repaired    %d records with invalid UTF-8\n", c.Repaired)
 	}
-	fmt.Fprintf(w, "seconds     %.2f\n", s.Elapsed.Seconds())
-	if u := s.Update; u == nil || u.PassagesAdded > 0 {
+	if s.Resumed > 0 {
+		// The passages are the whole build's, the seconds this run's: their ratio is no rate
+		// (a 10M build resumed for its last 1.54M vectors and its repair pass read 3,614/s).
+		fmt.Fprintf(w, "seconds     %.2f (this run)\n", s.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(w, "seconds     %.2f\n", s.Elapsed.Seconds())
+	}
+	if u := s.Update; (u == nil || u.PassagesAdded > 0) && s.Resumed == 0 {
 		// An update that wrote nothing has no rate to report: it only compared hashes.
 		fmt.Fprintf(w, "passages/s  %.0f\n", s.PassagesPerSecond())
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
-// The build summary's counts read as English, and an update that wrote nothing reports no rate.
+// The build summary's counts read as English; an update that wrote nothing and a resumed build
+// (whose passages are not all this run's) report no rate.
 func TestPrintSummary(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -33,6 +34,10 @@ func TestPrintSummary(t *testing.T) {
 			Write:      indexer.StageTime{Busy: 250 * time.Millisecond, Items: 10}}},
 			[]string{"  decompress       1.00 s  5.0 MB/s of text            0.50\n", "  parse+clean      0.50 s  200 pages/s", "  split            0.10 s  100 passages/s", "  index            3.00 s  3 passages/s                1.50\n", "  write            0.25 s  40 passages/s"},
 			[]string{"batch"}},
+		{"resumed, bm25 first", indexer.Summary{Counts: indexer.Counts{Passages: 10000}, Elapsed: time.Second, Resumed: 10000, LexicalGeneration: 1},
+			[]string{"bm25 first  generation 1, live since the interrupted run\n", "seconds     1.00 (this run)\n"}, []string{"passages/s", "live after"}},
+		{"bm25 first", indexer.Summary{Counts: indexer.Counts{Passages: 10}, Elapsed: 2 * time.Second, LexicalGeneration: 1, LexicalElapsed: time.Second},
+			[]string{"bm25 first  generation 1, live after 1.00 s while the vectors were embedded\n", "passages/s  5\n"}, nil},
 		{"no-op update", indexer.Summary{Elapsed: time.Second, Update: &indexer.UpdateCounts{Unchanged: 2}},
 			[]string{"unchanged   2 documents\n", "deleted     0 documents\n"}, []string{"passages/s"}},
 	}
