@@ -14,6 +14,8 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // bowEncoder is a deterministic stand-in for a sentence encoder: hashed bag of lower-cased
@@ -280,5 +282,48 @@ func TestDenseFiltersInsideTheEngine(t *testing.T) {
 	}
 	if same < k-1 {
 		t.Errorf("HNSW under the filter found %d of the exact top %d", same, k)
+	}
+}
+
+// TestBinaryRescoreOption: Options.BinaryRescore (kairos search --binary-rescore) reaches the
+// graph of an index with binary codes, whose searches then rescore with the floats only and
+// still return the passage a query copies first, and a value other than int8 or float is
+// refused before anything is opened.
+func TestBinaryRescoreOption(t *testing.T) {
+	dir := t.TempDir()
+	_, err := indexer.Build(context.Background(), indexer.Options{
+		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, Encoder: bow,
+		HNSW: hnsw.Options{Codes: hnsw.CodesBinary},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rescore   string
+		floatOnly bool
+	}{{"", false}, {hnsw.RescoreInt8, false}, {hnsw.RescoreFloat, true}} {
+		ix, err := Open(t.Context(), dir, Options{Encoder: bow, BinaryRescore: tc.rescore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := ix.gen.Vectors.(*hnswvec.Reader).Graph()
+		if g.Options().Codes != hnsw.CodesBinary || !g.Mapped() || g.RescoresWithFloatsOnly() != tc.floatOnly {
+			t.Errorf("--binary-rescore %q: graph codes %q, mapped %v, floats only %v; want binary, mapped, %v",
+				tc.rescore, g.Options().Codes, g.Mapped(), g.RescoresWithFloatsOnly(), tc.floatOnly)
+		}
+		lex, err := ix.Search(context.Background(), Request{Text: "vaccine side effects", K: 3, Mode: ModeBM25})
+		if err != nil || len(lex) == 0 {
+			t.Fatalf("bm25: %v, %+v", err, lex)
+		}
+		for _, p := range lex {
+			res, err := ix.Search(context.Background(), Request{Text: p.Text, K: 5, Mode: ModeDense})
+			if err != nil || len(res) == 0 || res[0].ID != p.ID {
+				t.Errorf("--binary-rescore %q: the text of %s: %v, %+v", tc.rescore, p.ID, err, res)
+			}
+		}
+		ix.Close()
+	}
+	if _, err := Open(t.Context(), dir, Options{Encoder: bow, BinaryRescore: "bits"}); err == nil || !strings.Contains(err.Error(), `BinaryRescore "bits"`) {
+		t.Errorf("--binary-rescore bits: %v", err)
 	}
 }

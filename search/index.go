@@ -9,6 +9,8 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
+	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
@@ -44,6 +46,10 @@ type Options struct {
 	// (indexer.CheckFull; serve --verify). By default only the cheap check runs
 	// (indexer.CheckCheap: all sizes, and hashes up to indexer.CheapHashBudget bytes).
 	VerifyFiles bool
+	// BinaryRescore is how a graph with binary codes rescores its walk's candidates
+	// (hnsw.LoadOptions.BinaryRescore): "" or "int8", with the one-byte codes and then the
+	// floats; "float", with the floats only, so that the codes never become resident.
+	BinaryRescore string
 }
 
 // Defaults chosen on the SciFact train qrels (README, "BM25"): document evidence 0.1 helped at
@@ -87,6 +93,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("search options: negative window %d", opts.Window)
 	}
+	if err := (hnsw.LoadOptions{BinaryRescore: opts.BinaryRescore}).Validate(); err != nil {
+		return nil, fmt.Errorf("search options: %w", err)
+	}
 	if opts.K1 == 0 {
 		opts.K1 = BM25K1
 	}
@@ -112,9 +121,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if opts.VerifyFiles {
 		level = indexer.CheckFull
 	}
-	gen, err := indexer.OpenWith(ctx, dir, indexer.OpenOptions{
-		Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B},
-	})
+	oo := indexer.OpenOptions{Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B}}
+	if opts.BinaryRescore != "" {
+		oo.Engines.Vectors = hnswvec.Engine{BinaryRescore: opts.BinaryRescore}
+	}
+	gen, err := indexer.OpenWith(ctx, dir, oo)
 	if err != nil {
 		return nil, err
 	}

@@ -222,6 +222,10 @@ func (g *Graph) searchLevel0Binary(s *searchScratch, qb []uint64, ep uint32, epS
 	s.cand, s.res = cand[:0], res
 }
 
+// RescoresWithFloatsOnly reports whether a binary walk's candidates go straight to the float
+// vectors (LoadOptions.BinaryRescore float on a mapped graph with binary codes).
+func (g *Graph) RescoresWithFloatsOnly() bool { return g.floatOnly }
+
 // SetCodes changes the compact codes that the next Save writes (Options.Codes: CodesInt8 or
 // CodesBinary), so a graph can be re-saved with other codes without being rebuilt. The codes
 // are computed from the float vectors, so a mapped graph must first be read into memory: it is
