@@ -129,6 +129,14 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.BinaryRescore != "" {
+		// Only a local graph with binary codes has a choice to make: anywhere else the option
+		// would be ignored without a word.
+		if r, ok := gen.Vectors.(*hnswvec.Reader); !ok || r.Graph().Options().Codes != hnsw.CodesBinary {
+			gen.Close()
+			return nil, fmt.Errorf("%s: --binary-rescore applies to a local index with binary codes (kairos index --vectors binary)", dir)
+		}
+	}
 	if opts.Encoder != nil {
 		if gen.Manifest.Dense == nil {
 			gen.Close()

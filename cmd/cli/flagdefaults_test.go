@@ -66,7 +66,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	models := runtime.with(defaults{"model": "", "embed-batch": "0"}) // 0: embed.DefaultBatchSize, DefaultCUDABatchSize on cuda
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }
 	query := models.with(logs("warn"), defaults{ // queryFlags: request fields, zero = request default
-		"cross-model": "", "rerank": "none", "ef": "0",
+		"cross-model": "", "rerank": "none", "ef": "0", "binary-rescore": "", // "": int8
 	}, zero("string", "mode", "time", "fusion", "now", "date-from", "date-to", "source", "language", "block-type"),
 		zero("int", "candidates", "rrf-k", "recent-half-life", "alpha"), zero("bool", "explain", "exact"))
 	llm := defaults{ // chat.ClientOptions.Flags, which kairos chat and kairos serve share

@@ -232,8 +232,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 		fmt.Fprintf(w, "checkpoints %d\n", s.Checkpoints)
 	}
 	switch {
-	case s.LexicalGeneration > 0 && s.Resumed > 0:
-		// Its BM25 half went live in the run this one resumed, whose time is not known here.
+	case s.LexicalGeneration > 0 && s.LexicalElapsed == 0:
+		// Its BM25 half went live in the run this one resumed (a resume that builds the BM25
+		// half itself times it), whose time is not known here.
 		fmt.Fprintf(w, "bm25 first  generation %d, live since the interrupted run\n", s.LexicalGeneration)
 	case s.LexicalGeneration > 0:
 		fmt.Fprintf(w, "bm25 first  generation %d, live after %.2f s while the vectors were embedded\n", s.LexicalGeneration, s.LexicalElapsed.Seconds())

@@ -31,7 +31,7 @@ type queryFlags struct {
 	sources   stringList
 	languages stringList
 	blocks    stringList
-	search    search.Options // --ef
+	search    search.Options // --ef, --binary-rescore
 	kFlag     string         // the flag that sets K: -k for search, --depth for eval
 	log       logFlags
 }

@@ -36,6 +36,8 @@ func TestPrintSummary(t *testing.T) {
 			[]string{"batch"}},
 		{"resumed, bm25 first", indexer.Summary{Counts: indexer.Counts{Passages: 10000}, Elapsed: time.Second, Resumed: 10000, LexicalGeneration: 1},
 			[]string{"bm25 first  generation 1, live since the interrupted run\n", "seconds     1.00 (this run)\n"}, []string{"passages/s", "live after"}},
+		{"resumed in the bm25 half", indexer.Summary{Counts: indexer.Counts{Passages: 10000}, Elapsed: 3 * time.Second, Resumed: 500, LexicalGeneration: 1, LexicalElapsed: time.Second},
+			[]string{"bm25 first  generation 1, live after 1.00 s while the vectors were embedded\n", "seconds     3.00 (this run)\n"}, []string{"passages/s", "live since"}},
 		{"bm25 first", indexer.Summary{Counts: indexer.Counts{Passages: 10}, Elapsed: 2 * time.Second, LexicalGeneration: 1, LexicalElapsed: time.Second},
 			[]string{"bm25 first  generation 1, live after 1.00 s while the vectors were embedded\n", "passages/s  5\n"}, nil},
 		{"no-op update", indexer.Summary{Elapsed: time.Second, Update: &indexer.UpdateCounts{Unchanged: 2}},
