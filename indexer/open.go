@@ -11,6 +11,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // Generation is one committed generation of an index, opened for reading.
@@ -49,6 +50,11 @@ type OpenOptions struct {
 	// Trusted skips the checksums of the passage store: the generation was just written and
 	// synced by this process (a checkpoint the build goes on from).
 	Trusted bool
+	// BinaryRescore is how a local graph with binary codes rescores its walk's candidates
+	// (hnsw.LoadOptions.BinaryRescore, for the default vector engine); set for any other
+	// index (int8 codes, no vectors, a cluster), the open is refused rather than the option
+	// ignored.
+	BinaryRescore string
 }
 
 // Open opens the live generation of the index at dir for reading, after the cheap check of
@@ -89,6 +95,14 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	}
 	if err := checkFiles(ctx, gen, man, o.Level); err != nil {
 		return nil, err
+	}
+	if o.BinaryRescore != "" {
+		if man.Dense == nil || man.Dense.HNSW.CodesKind() != hnsw.CodesBinary {
+			return nil, fmt.Errorf("%s: binary rescoring (--binary-rescore) applies to an index with binary codes (kairos index --vectors binary)", gen)
+		}
+		if o.Engines.Vectors == nil {
+			o.Engines.Vectors = hnswvec.Engine{BinaryRescore: o.BinaryRescore}
+		}
 	}
 	eng, err := o.Engines.withDefaults(man.Options.Lexical, HNSWParams{})
 	if err != nil {

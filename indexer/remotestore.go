@@ -3,6 +3,7 @@ package indexer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -81,8 +82,12 @@ func (s *remoteStore) dropCheckpoint() error {
 	return nil
 }
 
-// Open opens the live generation. o.Level, Engines and Trusted do not apply.
+// Open opens the live generation. o.Level, Engines and Trusted do not apply, and
+// o.BinaryRescore is refused (a cluster's vectors have no binary codes).
 func (s *remoteStore) Open(ctx context.Context, o OpenOptions) (*Generation, error) {
+	if o.BinaryRescore != "" {
+		return nil, errors.New("binary rescoring (--binary-rescore) applies to a local index with binary codes, not to one on a Qdrant cluster")
+	}
 	p, err := s.r.Open(ctx, genstore.ReadOptions{BM25: o.BM25, SkipVectors: o.SkipVectors})
 	if err != nil {
 		return nil, err

@@ -326,7 +326,7 @@ func TestBinaryRescoreOption(t *testing.T) {
 	if _, err := Open(t.Context(), dir, Options{Encoder: bow, BinaryRescore: "bits"}); err == nil || !strings.Contains(err.Error(), `BinaryRescore "bits"`) {
 		t.Errorf("--binary-rescore bits: %v", err)
 	}
-	if _, err := Open(t.Context(), denseFAQ(t), Options{Encoder: bow, BinaryRescore: hnsw.RescoreFloat}); err == nil || !strings.Contains(err.Error(), "applies to a local index with binary codes") {
+	if _, err := Open(t.Context(), denseFAQ(t), Options{Encoder: bow, BinaryRescore: hnsw.RescoreFloat}); err == nil || !strings.Contains(err.Error(), "applies to an index with binary codes") {
 		t.Errorf("--binary-rescore float on an index with int8 codes: %v", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
@@ -121,21 +120,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if opts.VerifyFiles {
 		level = indexer.CheckFull
 	}
-	oo := indexer.OpenOptions{Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B}}
-	if opts.BinaryRescore != "" {
-		oo.Engines.Vectors = hnswvec.Engine{BinaryRescore: opts.BinaryRescore}
-	}
-	gen, err := indexer.OpenWith(ctx, dir, oo)
+	gen, err := indexer.OpenWith(ctx, dir, indexer.OpenOptions{
+		Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B}, BinaryRescore: opts.BinaryRescore,
+	})
 	if err != nil {
 		return nil, err
-	}
-	if opts.BinaryRescore != "" {
-		// Only a local graph with binary codes has a choice to make: anywhere else the option
-		// would be ignored without a word.
-		if r, ok := gen.Vectors.(*hnswvec.Reader); !ok || r.Graph().Options().Codes != hnsw.CodesBinary {
-			gen.Close()
-			return nil, fmt.Errorf("%s: --binary-rescore applies to a local index with binary codes (kairos index --vectors binary)", dir)
-		}
 	}
 	if opts.Encoder != nil {
 		if gen.Manifest.Dense == nil {

@@ -44,17 +44,7 @@ func TestReserveAllocatesOnce(t *testing.T) {
 				}
 				start := tc.first
 				if tc.mapped {
-					path := filepath.Join(t.TempDir(), "g.hnsw")
-					if err := g.Save(path); err != nil {
-						t.Fatal(err)
-					}
-					g.Close()
-					if g, err = LoadWith(path, LoadOptions{Mapped: true}); err != nil {
-						t.Fatal(err)
-					}
-					if err := g.SetBuild(tc.build, opts.SpillDir); err != nil {
-						t.Fatal(err)
-					}
+					g = savedMapped(t, g, tc.build, opts.SpillDir)
 					g.opts.Workers = 1 // a file does not keep Workers: one makes the two builds the same
 				}
 				defer g.Close()
@@ -148,18 +138,8 @@ func TestReserveReadsMappedOnce(t *testing.T) {
 			if err := g.Add(context.Background(), keys, vecs); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), "g.hnsw")
-			if err := g.Save(path); err != nil {
-				t.Fatal(err)
-			}
-			g.Close()
-			if g, err = LoadWith(path, LoadOptions{Mapped: true}); err != nil {
-				t.Fatal(err)
-			}
+			g = savedMapped(t, g, build, opts.SpillDir)
 			defer g.Close()
-			if err := g.SetBuild(build, opts.SpillDir); err != nil {
-				t.Fatal(err)
-			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			if err := g.MarkUnrepaired(); err != nil {
@@ -182,4 +162,23 @@ func TestReserveReadsMappedOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// savedMapped saves g, closes it and returns the file loaded back mapped, set to build as g
+// was (a file does not keep Build): the graph a build going on from its checkpoint holds.
+func savedMapped(t *testing.T, g *Graph, build, spillDir string) *Graph {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "g.hnsw")
+	if err := g.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	back, err := LoadWith(path, LoadOptions{Mapped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.SetBuild(build, spillDir); err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
