@@ -87,7 +87,8 @@ func TestBinaryVectors(t *testing.T) {
 }
 
 // TestBinaryVectorsRefusedOnQdrant: binary codes belong to the local graph; a build of an index
-// on Qdrant asking for them, or a resumed build, is refused before any cluster is contacted
+// on Qdrant asking for them, a resumed build or an open choosing their rescoring, is refused
+// before any cluster is contacted
 // (port 1 answers nothing: a contact would fail as unreachable, not name the flag).
 func TestBinaryVectorsRefusedOnQdrant(t *testing.T) {
 	older, _, _, _, _ := scifactRevisions(t)
@@ -102,5 +103,10 @@ func TestBinaryVectorsRefusedOnQdrant(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--vectors binary") {
 			t.Errorf("%s on Qdrant with binary codes: %v", op.name, err)
 		}
+	}
+	// So is an open choosing how binary codes are rescored (kairos search --binary-rescore).
+	_, err := OpenWith(context.Background(), "qdrant://127.0.0.1:1/kairos-test", OpenOptions{BinaryRescore: hnsw.RescoreFloat})
+	if err == nil || !strings.Contains(err.Error(), "--binary-rescore") {
+		t.Errorf("open on Qdrant with binary rescoring: %v", err)
 	}
 }
