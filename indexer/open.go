@@ -93,16 +93,16 @@ func openGen(ctx context.Context, gen string, o OpenOptions) (*Generation, error
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFiles(ctx, gen, man, o.Level); err != nil {
-		return nil, err
-	}
-	if o.BinaryRescore != "" {
+	if o.BinaryRescore != "" { // refused from the manifest, before the files are hashed
 		if man.Dense == nil || man.Dense.HNSW.CodesKind() != hnsw.CodesBinary {
 			return nil, fmt.Errorf("%s: binary rescoring (--binary-rescore) applies to an index with binary codes (kairos index --vectors binary)", gen)
 		}
 		if o.Engines.Vectors == nil {
 			o.Engines.Vectors = hnswvec.Engine{BinaryRescore: o.BinaryRescore}
 		}
+	}
+	if err := checkFiles(ctx, gen, man, o.Level); err != nil {
+		return nil, err
 	}
 	eng, err := o.Engines.withDefaults(man.Options.Lexical, HNSWParams{})
 	if err != nil {

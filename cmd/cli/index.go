@@ -262,13 +262,13 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	if c.Repaired > 0 {
 		fmt.Fprintf(w, "repaired    %d records with invalid UTF-8\n", c.Repaired)
 	}
+	thisRun := ""
 	if s.Resumed > 0 {
 		// The passages are the whole build's, the seconds this run's: their ratio is no rate
 		// (a 10M build resumed for its last 1.54M vectors and its repair pass read 3,614/s).
-		fmt.Fprintf(w, "seconds     %.2f (this run)\n", s.Elapsed.Seconds())
-	} else {
-		fmt.Fprintf(w, "seconds     %.2f\n", s.Elapsed.Seconds())
+		thisRun = " (this run)"
 	}
+	fmt.Fprintf(w, "seconds     %.2f%s\n", s.Elapsed.Seconds(), thisRun)
 	if u := s.Update; (u == nil || u.PassagesAdded > 0) && s.Resumed == 0 {
 		// An update that wrote nothing has no rate to report: it only compared hashes.
 		fmt.Fprintf(w, "passages/s  %.0f\n", s.PassagesPerSecond())

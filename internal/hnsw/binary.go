@@ -224,7 +224,11 @@ func (g *Graph) searchLevel0Binary(s *searchScratch, qb []uint64, ep uint32, epS
 
 // RescoresWithFloatsOnly reports whether a binary walk's candidates go straight to the float
 // vectors (LoadOptions.BinaryRescore float on a mapped graph with binary codes).
-func (g *Graph) RescoresWithFloatsOnly() bool { return g.floatOnly && g.bits != nil }
+func (g *Graph) RescoresWithFloatsOnly() bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.floatOnly && g.bits != nil
+}
 
 // SetCodes changes the compact codes that the next Save writes (Options.Codes: CodesInt8 or
 // CodesBinary), so a graph can be re-saved with other codes without being rebuilt. The codes
