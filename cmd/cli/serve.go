@@ -37,7 +37,7 @@ type serveFlags struct {
 	log              logFlags
 	shutdown         time.Duration
 	server           server.Options   // limits and CORS
-	search           search.Options   // --verify
+	search           search.Options   // --verify, --ef, --binary-rescore
 	time             rerank.Options   // --recent-half-life
 	heap             memlimit.Options // --heap-floor, --heap-headroom: the collector's pacing
 }
@@ -64,6 +64,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	registerServeChat(fs, &co)
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "`file` holding the API key clients send as \"Authorization: Bearer <key>\" (default: no auth)")
 	f.search.VerifyFlag(fs)
+	f.search.Flags(fs) // applied at every open, the reloads' included
 	f.server.Flags(fs)
 	f.time.Flags(fs)
 	f.heap = memlimit.ServeOptions()
