@@ -41,7 +41,7 @@ type Graph struct {
 	upper    []uint32  // lists for levels >= 1, each (m+1) uint32s, per node consecutive levels
 	deleted  []uint64  // tombstone bitset by node id
 	nDeleted int
-	byKey    map[uint64]uint32 // live key -> node id
+	moved    map[uint64]uint32 // live key -> node id, for the keys that are not their node's id (keys.go)
 
 	entry    uint32 // entry point node id
 	maxLevel int    // level of the entry point; -1 when empty
@@ -88,7 +88,7 @@ func New(dim int, opts Options) (*Graph, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Graph{dim: dim, opts: opts.withDefaults(), maxLevel: -1, byKey: map[uint64]uint32{}}
+	g := &Graph{dim: dim, opts: opts.withDefaults(), maxLevel: -1}
 	g.derive()
 	return g, nil
 }
@@ -126,7 +126,7 @@ func (g *Graph) Live() int {
 func (g *Graph) Contains(key uint64) bool {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	_, ok := g.byKey[key]
+	_, ok := g.lookup(key)
 	return ok
 }
 
@@ -136,7 +136,7 @@ func (g *Graph) Contains(key uint64) bool {
 func (g *Graph) Vector(key uint64) ([]float32, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	id, ok := g.byKey[key]
+	id, ok := g.lookup(key)
 	if !ok || g.closed {
 		return nil, false
 	}
@@ -155,11 +155,11 @@ func (g *Graph) Vector(key uint64) ([]float32, bool) {
 func (g *Graph) Delete(key uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	id, ok := g.byKey[key]
+	id, ok := g.lookup(key)
 	if !ok {
 		return false
 	}
-	delete(g.byKey, key)
+	g.unindex(key)
 	g.deleted[id/64] |= 1 << (id % 64)
 	g.nDeleted++
 	return true

@@ -27,7 +27,7 @@ func (g *Graph) Add(ctx context.Context, keys []uint64, vecs [][]float32) error 
 		if len(v) != g.dim {
 			return fmt.Errorf("%w: add: vector %d (key %d) has %d, index has %d", ErrDim, i, keys[i], len(v), g.dim)
 		}
-		if _, ok := g.byKey[keys[i]]; ok {
+		if _, ok := g.lookup(keys[i]); ok {
 			return fmt.Errorf("hnsw: add: vector %d: key %d already present (delete it first)", i, keys[i])
 		}
 		if j, ok := seen[keys[i]]; ok {
@@ -118,7 +118,7 @@ func (g *Graph) grow(keys []uint64, vecs [][]float32) {
 			g.upper = append(g.upper, make([]uint32, int(lvl)*(g.m+1))...)
 		}
 		g.level0 = append(g.level0, make([]uint32, g.stride)...)
-		g.byKey[keys[i]] = id
+		g.index(keys[i], id)
 	}
 	for len(g.deleted)*64 < n {
 		g.deleted = append(g.deleted, 0)
@@ -129,7 +129,7 @@ func (g *Graph) grow(keys []uint64, vecs [][]float32) {
 // in id order and a claimed node is always finished, so the first n nodes never link past n.
 func (g *Graph) truncate(n int) {
 	for _, k := range g.keys[n:] {
-		delete(g.byKey, k)
+		g.unindex(k)
 	}
 	if n < len(g.keys) {
 		g.upper = g.upper[:g.upperOff[n]]

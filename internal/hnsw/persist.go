@@ -389,10 +389,11 @@ func (g *Graph) checkStructure(deleted uint64) error {
 			dead++
 			continue
 		}
-		if prev, dup := g.byKey[g.keys[id]]; dup {
+		// The nodes before id are indexed, so lookup finds an earlier live node of its key.
+		if prev, dup := g.lookupBefore(g.keys[id], id); dup {
 			return fmt.Errorf("%w: key %d is live on nodes %d and %d", ErrCorrupt, g.keys[id], prev, id)
 		}
-		g.byKey[g.keys[id]] = uint32(id)
+		g.index(g.keys[id], uint32(id))
 	}
 	g.releaseLists(released, n)
 	var total uint64

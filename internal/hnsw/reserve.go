@@ -41,9 +41,6 @@ func (g *Graph) Reserve(n int) error {
 	lists := n / (g.m - 1) // Options.Validate: M >= 2
 	g.upper = reserve(g.upper, (lists+lists/16+64)*(g.m+1))
 	g.deleted = reserve(g.deleted, max(0, (len(g.keys)+n+63)/64-len(g.deleted)))
-	if len(g.byKey) == 0 {
-		g.byKey = make(map[uint64]uint32, n)
-	}
 	return nil
 }
 
