@@ -11,7 +11,7 @@ import (
 
 // TestGraphNodesAreKeys: builds embed passages in key order, so every node of the graph is
 // node k for passage key k and the graph keeps no map of its keys (hnsw.Graph.MovedKeys),
-// which at 10M passages is about 290 MB: an inline build, a LexicalFirst build that
+// which at 10M passages was 288 MiB: an inline build, a LexicalFirst build that
 // checkpoints, one interrupted and resumed, and an update that adds documents.
 func TestGraphNodesAreKeys(t *testing.T) {
 	ctx := context.Background()

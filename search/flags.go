@@ -10,7 +10,7 @@ import (
 // default, is the index's ef_search) and --binary-rescore (BinaryRescore).
 func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.EfSearch, "ef", o.EfSearch, "HNSW search list size (0: the index's)")
-	fs.StringVar(&o.BinaryRescore, "binary-rescore", o.BinaryRescore, "an index with binary codes (--vectors binary): rescore the walk's candidates with the int8 codes, then floats (int8, the default), or with floats only (float: the codes stay out of resident memory)")
+	fs.StringVar(&o.BinaryRescore, "binary-rescore", o.BinaryRescore, "an index with binary codes (--vectors binary): rescore the walk's candidates with the int8 codes, then floats (int8, the default), or with floats only (float: the codes stay out of resident memory); an index without binary codes is refused")
 }
 
 // TuningFlags registers the scoring parameters a tuning tool sets: --k1, --b and

@@ -33,7 +33,7 @@ func TestServeBinaryRescore(t *testing.T) {
 	defer cancel()
 	err := cmdServe(ctx, []string{"--index", lex, "--addr", "127.0.0.1:0", "--binary-rescore", "float"}, IO{Stdout: io.Discard, Stderr: io.Discard})
 	if err == nil || !strings.Contains(err.Error(), "binary rescoring (--binary-rescore) applies to an index with binary codes") {
-		t.Fatalf("serve --binary-rescore float of an index without dense vectors: %v", err)
+		t.Fatalf("serve --binary-rescore float of an index without binary codes: %v", err)
 	}
 
 	ctx, cancel = context.WithCancel(context.Background())

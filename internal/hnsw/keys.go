@@ -3,8 +3,8 @@ package hnsw
 // A graph finds a live key's node without a map entry when the node's id is the key: Kairos
 // numbers passages 0, 1, 2, ... and embeds them in that order, so every node of a fresh
 // build is node k for key k. Only the other live keys (those added out of order, or again
-// after a delete) are in the moved map. A map of every key cost about 29 bytes a node
-// (290 MB at 10M nodes, sized at once by Reserve) in the build and in every process that
+// after a delete) are in the moved map. A map of every key cost about 30 bytes a node
+// (288 MiB at 10M nodes, sized at once by Reserve) in the build and in every process that
 // loads the graph.
 
 // lookup returns the node of a live key.
@@ -35,7 +35,7 @@ func (g *Graph) unindex(key uint64) {
 }
 
 // lookupBefore is lookup while a loaded graph's nodes from id on are not yet indexed: the
-// node of a key above id is not yet known to be live.
+// node of a key at or above id is not yet known to be live.
 func (g *Graph) lookupBefore(key uint64, id int) (uint32, bool) {
 	if key >= uint64(id) {
 		prev, ok := g.moved[key]

@@ -136,7 +136,6 @@ func checkKeys(t *testing.T, how string, g *Graph, live map[uint64]bool, vecs ma
 		if err != nil || len(res) != 1 || res[0].Key != k {
 			t.Errorf("%s: exact search for key %d's vector: %v %+v", how, k, err, res)
 		}
-		break
 	}
 	res, err := g.SearchExact([]float32{1, 1, 1, 1, 1, 1, 1, 1}, len(live)+5)
 	if err != nil || len(res) != len(live) {

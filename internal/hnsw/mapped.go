@@ -15,7 +15,8 @@ type LoadOptions struct {
 	// of reading the graph into memory. Searches walk the graph over the codes and rescore the
 	// best candidates with the float vectors, read from the file (through the page cache, not
 	// mapped) a few per query; resident memory is then about the lists and codes the searches
-	// touch plus 13 bytes a node (keys, levels, upper offsets) and the key map. Loading still
+	// touch plus 13 bytes a node (keys, levels, upper offsets) and a map entry for each live
+	// key that is not its node's id (keys.go: none after a build in key order). Loading still
 	// reads the whole file once to verify its checksum (through the page cache, not the
 	// mapping) and every level-0 list to check it (their pages are released after). Add on a
 	// mapped graph first reads the float vectors and lists into memory (see Add); Search,
