@@ -136,18 +136,25 @@ func (c *cursor) decode() {
 	buf := s.postings[e.off:end]
 	p := 0
 	for j := 0; j < n; j++ {
-		gap, k := uvarint32(buf[p:])
-		if k <= 0 {
-			c.fail("block %d: posting %d: bad varint", b, j)
-			return
+		var gap, tf uint32
+		if p+1 < len(buf) && buf[p]|buf[p+1] < 0x80 && buf[p+1] != 0 {
+			// Most postings are a one-byte gap and a one-byte frequency, decoded here without
+			// uvarint32's loop (decoding was 14% of the CPU of the slowest queries at 10M).
+			gap, tf = uint32(buf[p]), uint32(buf[p+1])
+			p += 2
+		} else {
+			var k int
+			if gap, k = uvarint32(buf[p:]); k <= 0 {
+				c.fail("block %d: posting %d: bad varint", b, j)
+				return
+			}
+			p += k
+			if tf, k = uvarint32(buf[p:]); k <= 0 || tf == 0 {
+				c.fail("block %d: posting %d: bad term frequency", b, j)
+				return
+			}
+			p += k
 		}
-		p += k
-		tf, k := uvarint32(buf[p:])
-		if k <= 0 || tf == 0 {
-			c.fail("block %d: posting %d: bad term frequency", b, j)
-			return
-		}
-		p += k
 		ord := next + uint64(gap)
 		if ord >= s.tr.docs {
 			c.fail("block %d: posting %d: ordinal %d of %d passages", b, j, ord, s.tr.docs)
