@@ -36,28 +36,7 @@ func TestServeBinaryRescore(t *testing.T) {
 		t.Fatalf("serve --binary-rescore float of an index without binary codes: %v", err)
 	}
 
-	ctx, cancel = context.WithCancel(context.Background())
-	logw := &addrWriter{addr: make(chan string, 1)}
-	done := make(chan error, 1)
-	go func() {
-		done <- cmdServe(ctx, []string{"--index", bin, "--model", model, "--binary-rescore", "float", "--addr", "127.0.0.1:0",
-			"--log-format", "json", "--log-level", "info"}, IO{Stdout: io.Discard, Stderr: logw})
-	}()
-	var base string
-	select {
-	case a := <-logw.addr:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("serve exited: %v\n%s", err, logw)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not start:\n%s", logw)
-	}
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	base := startServeCmd(t, "--index", bin, "--model", model, "--binary-rescore", "float")
 	post := func(path, body string) (int, []byte) {
 		t.Helper()
 		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))

@@ -37,6 +37,34 @@ func (w *addrWriter) Write(p []byte) (int, error) {
 
 func (w *addrWriter) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.buf.String() }
 
+// startServeCmd runs `kairos serve` with args on a port of its choosing (JSON info logs) until
+// the test ends, then checks that it shut down cleanly. It returns the server's base URL.
+func startServeCmd(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	logw := &addrWriter{addr: make(chan string, 1)}
+	done := make(chan error, 1)
+	args = append(args, "--addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "info")
+	go func() { done <- cmdServe(ctx, args, IO{Stdout: io.Discard, Stderr: logw}) }()
+	select {
+	case a := <-logw.addr:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		})
+		return "http://" + a
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve exited: %v\n%s", err, logw)
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatalf("serve did not start:\n%s", logw)
+	}
+	return ""
+}
+
 // TestServeCollections runs `kairos serve --index sci=DIR --index faq=DIR` over a postings
 // index of SciFact's head and a bleve index of the COVID FAQ, and drives every per-collection
 // route: WikiChat's three client shapes under /NAME/, the native API under
@@ -54,28 +82,7 @@ func TestServeCollections(t *testing.T) {
 		"--input", coreShared(t, "data/faq-covid-deepset/faq_covidbert.csv"), "--index", faq); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	logw := &addrWriter{addr: make(chan string, 1)}
-	done := make(chan error, 1)
-	go func() {
-		done <- cmdServe(ctx, []string{"--index", "sci=" + sci, "--index", "faq=" + faq, "--addr", "127.0.0.1:0",
-			"--log-format", "json", "--log-level", "info"}, IO{Stdout: io.Discard, Stderr: logw})
-	}()
-	var base string
-	select {
-	case a := <-logw.addr:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("serve exited: %v\n%s", err, logw)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not start:\n%s", logw)
-	}
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	base := startServeCmd(t, "--index", "sci="+sci, "--index", "faq="+faq)
 	do := func(method, path, body string) (int, map[string]any, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))

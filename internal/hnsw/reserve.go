@@ -8,8 +8,8 @@ import "fmt"
 // the collector frees it: the largest array, the int8 codes of a graph built from codes
 // (2.56 GB at 10M 256-d nodes), is then held about twice over at its last copy. Reserve
 // allocates the codes (or the float vectors), the level-0 lists and the per-node arrays at
-// exactly their final size and the upper-level lists at their expected size. A mapped graph is first read into the form Add changes, as Add would,
-// into arrays of the final size.
+// exactly their final size and the upper-level lists at their expected size. A mapped graph
+// is first read into the form Add changes, as Add would, into arrays of the final size.
 func (g *Graph) Reserve(n int) error {
 	if n <= 0 {
 		return nil

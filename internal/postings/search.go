@@ -89,7 +89,7 @@ func planSegment(seg *Segment, p *plan) (*segPlan, error) {
 			if tf == 0 || length == 0 {
 				return nil, seg.corrupt("term %q: frontier pair (%d, %d)", w.term, tf, length)
 			}
-			ub = max(ub, sc.contribution(i, tf, length))
+			ub = max(ub, sc.compute(i, tf, length)) // once per term: no cache to allocate
 		}
 		sp.terms = append(sp.terms, segTerm{info: ti, ti: i, ub: ub})
 	}
