@@ -28,7 +28,7 @@ func (b *Builder) Finish(ctx context.Context) (*BuildStats, error) {
 	if err := b.spill(); err != nil {
 		return nil, err
 	}
-	b.buf = nil
+	b.buf, b.sorted = nil, nil // the merge needs neither: memory for the next segment's builder
 	if err := b.docsW.Flush(); err != nil {
 		return nil, fmt.Errorf("postings builder: passage table: %w", err)
 	}
@@ -258,26 +258,66 @@ type termWriter struct {
 	frontPairs uint64    // frontier pairs of all terms so far
 
 	// the current term
-	count      int64
-	last       uint32 // previous ordinal of the term
-	next       uint32 // one past the last ordinal of the previous block
-	ords, tfs  []uint32
-	maxTF      uint32
-	minLen     uint32
-	minLenByTF map[uint32]uint32
-	frontStart uint32
-	frontN     uint32
-	enc        []byte
+	count     int64
+	last      uint32 // previous ordinal of the term
+	next      uint32 // one past the last ordinal of the previous block
+	ords, tfs []uint32
+	maxTF     uint32
+	minLen    uint32
+	// the least length of the term's postings of each frequency: in a table for the small
+	// frequencies almost every posting has (no map lookup per posting), in a map for the
+	// rest; seenTF lists the frequencies met, for end
+	minLenSmall [smallTF]uint32
+	smallSeen   uint64 // bit tf: minLenSmall[tf] holds a length
+	seenTF      []uint32
+	minLenBig   map[uint32]uint32
+	frontStart  uint32
+	frontN      uint32
+	enc         []byte
 }
 
 func (tw *termWriter) begin() {
 	tw.count, tw.next = 0, 0
 	tw.ords, tw.tfs = tw.ords[:0], tw.tfs[:0]
-	if len(tw.minLenByTF) > 64 || tw.minLenByTF == nil {
-		tw.minLenByTF = map[uint32]uint32{} // clear would walk all the buckets a big term grew
+	tw.smallSeen = 0
+	tw.seenTF = tw.seenTF[:0]
+	if len(tw.minLenBig) > 64 || tw.minLenBig == nil {
+		tw.minLenBig = map[uint32]uint32{} // clear would walk all the buckets a big term grew
 	}
-	clear(tw.minLenByTF)
+	clear(tw.minLenBig)
 	tw.resetBlock()
+}
+
+// smallTF bounds the frequencies whose least length termWriter keeps in a table (a bit
+// each in smallSeen).
+const smallTF = 64
+
+// noteLength records a posting of frequency tf in a passage of length n for the frontier.
+func (tw *termWriter) noteLength(tf, n uint32) {
+	if tf < smallTF {
+		if tw.smallSeen&(1<<tf) == 0 {
+			tw.smallSeen |= 1 << tf
+			tw.seenTF = append(tw.seenTF, tf)
+			tw.minLenSmall[tf] = n
+		} else if n < tw.minLenSmall[tf] {
+			tw.minLenSmall[tf] = n
+		}
+		return
+	}
+	if l, ok := tw.minLenBig[tf]; !ok {
+		tw.seenTF = append(tw.seenTF, tf)
+		tw.minLenBig[tf] = n
+	} else if n < l {
+		tw.minLenBig[tf] = n
+	}
+}
+
+// minLenOf is the least length noted for frequency tf.
+func (tw *termWriter) minLenOf(tf uint32) uint32 {
+	if tf < smallTF {
+		return tw.minLenSmall[tf]
+	}
+	return tw.minLenBig[tf]
 }
 
 func (tw *termWriter) resetBlock() {
@@ -295,9 +335,7 @@ func (tw *termWriter) add(p posting) error {
 	tw.tfs = append(tw.tfs, p.tf)
 	tw.maxTF = max(tw.maxTF, p.tf)
 	tw.minLen = min(tw.minLen, p.len)
-	if l, ok := tw.minLenByTF[p.tf]; !ok || p.len < l {
-		tw.minLenByTF[p.tf] = p.len
-	}
+	tw.noteLength(p.tf, p.len)
 	if len(tw.ords) == BlockSize {
 		return tw.flushBlock()
 	}
@@ -337,10 +375,7 @@ func (tw *termWriter) end() error {
 	if err := tw.flushBlock(); err != nil {
 		return err
 	}
-	tfs := make([]uint32, 0, len(tw.minLenByTF))
-	for tf := range tw.minLenByTF {
-		tfs = append(tfs, tf)
-	}
+	tfs := tw.seenTF
 	slices.Sort(tfs)
 	if tw.frontPairs >= 1<<32 {
 		return fmt.Errorf("more than %d frontier pairs", uint64(1<<32-1))
@@ -349,7 +384,7 @@ func (tw *termWriter) end() error {
 	tw.frontN = 0
 	best := ^uint32(0)
 	for i := len(tfs) - 1; i >= 0; i-- {
-		l := tw.minLenByTF[tfs[i]]
+		l := tw.minLenOf(tfs[i])
 		if l < best {
 			best = l
 			tw.frontier = binary.LittleEndian.AppendUint32(tw.frontier, tfs[i])

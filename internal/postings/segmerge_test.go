@@ -3,8 +3,13 @@ package postings
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
 // TestMergeSegmentsEqualsSingle merges segments of consecutive key ranges, and merges of
@@ -99,5 +104,37 @@ func TestMergeSegmentsEqualsSingle(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("query %d %q:\nmerged %v\nsingle %v", qi, terms, got, want)
 		}
+	}
+}
+
+// TestMergeRefusesUnorderedDictionary: a merge input whose dictionary is not in byte order
+// (two entries swapped in a segment read without its checksum, as a build reads its own
+// parts) fails the merge with an error naming the order, instead of writing a segment whose
+// terms a search could not find.
+func TestMergeRefusesUnorderedDictionary(t *testing.T) {
+	c := newZipfCorpus(3, 400, 200)
+	half := len(c.keys) / 2
+	left := c.build(t, tempPath(t, "left.kpst"), BuilderOptions{}, func(i int) bool { return i < half })
+	right := c.build(t, tempPath(t, "right.kpst"), BuilderOptions{}, func(i int) bool { return i >= half })
+	data, err := os.ReadFile(right.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := framing.HeaderSize + int(right.tr.dictOff) + 5*dictEntrySize
+	first, second := slices.Clone(data[at:at+dictEntrySize]), data[at+dictEntrySize:at+2*dictEntrySize]
+	copy(data[at:], second)
+	copy(data[at+dictEntrySize:], first)
+	path := tempPath(t, "swapped.kpst")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	swapped, err := Open(path, OpenOptions{SkipChecksum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer swapped.Close()
+	_, err = MergeSegments(context.Background(), tempPath(t, "merged.kpst"), []*Segment{left, swapped}, BuilderOptions{})
+	if err == nil || !strings.Contains(err.Error(), "out of byte order") {
+		t.Fatalf("merging a dictionary out of order: %v, want an error naming the order", err)
 	}
 }

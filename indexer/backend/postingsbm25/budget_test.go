@@ -13,10 +13,12 @@ import (
 	"github.com/kairos-rag/kairos/internal/postings"
 )
 
-// TestRAMBudgetRanksAsOneBuffer builds the SciFact corpus with the smallest RAM budget (a
-// flush every few dozen passages, merged ten at a time and then all at Commit) and with the
-// default one (a single flush), and checks that both leave one segment and that every
-// SciFact query gets the same hits with the same scores.
+// TestRAMBudgetRanksAsOneBuffer builds the SciFact corpus under small bounds (a flush every
+// few dozen passages, written in the background while passages go on into the next part,
+// merged ten at a time and then all at Commit) and with the defaults (a single flush), and
+// checks that both leave one segment and that every SciFact query gets the same hits with
+// the same scores. Each bound is the only one that flushes: the smallest RAM budget, and a
+// bound on the postings of a part.
 func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 	var ps []corpus.Passage
 	for _, r := range sciFact(t, "corpus.jsonl", 1<<20) {
@@ -25,10 +27,10 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	build := func(name string, budget int64) (backend.Gen, backend.LexicalCounts, int) {
+	build := func(name string, e Engine) (backend.Gen, backend.LexicalCounts, int) {
 		t.Helper()
 		g := backend.Gen{Name: name, Dir: filepath.Join(root, name)}
-		lw, err := Engine{RAMBudget: budget}.Begin(ctx, g, nil, "en")
+		lw, err := e.Begin(ctx, g, nil, "en")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,52 +57,67 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 		}
 		return g, c, flushes
 	}
-	small, cs, parts := build("small", postings.MinRAMBudget)
-	large, cl, _ := build("large", 0)
-	if parts < 2*mergeFactor {
-		t.Fatalf("the small budget made %d parts, too few to test merges of merges", parts)
-	}
-	if cs != cl || cs.Docs != len(ps) {
-		t.Fatalf("counts: small budget %+v, large %+v, want %d passages", cs, cl, len(ps))
+	large, cl, _ := build("large", Engine{})
+	if cl.Docs != len(ps) {
+		t.Fatalf("counts: large budget %+v, want %d passages", cl, len(ps))
 	}
 	sc := backend.Scoring{Params: backend.BM25Params{K1: 1.2, B: 0.4}, Stats: backend.CollectionStats{Docs: cl.Docs, Tokens: cl.TokensAdded}}
 	an, err := langanalysis.New("en")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := Open(ctx, small.Dir, sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rs.Close()
 	rl, err := Open(ctx, large.Dir, sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rl.Close()
-	hits := 0
+	var queries []backend.LexicalQuery
 	for _, r := range sciFact(t, "queries.jsonl", 1<<20) {
 		var terms []string
 		for _, tok := range an.Analyze([]byte(r["text"].(string))) {
 			terms = append(terms, string(tok.Term))
 		}
-		terms = distinct(terms)
-		q := backend.LexicalQuery{Terms: terms, N: 10}
-		want, err := rl.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := rs.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("query %q:\nsmall budget %v\nlarge budget %v", r["text"], got, want)
-		}
-		hits += len(want)
+		queries = append(queries, backend.LexicalQuery{Terms: distinct(terms), N: 10})
 	}
-	if hits == 0 {
-		t.Fatal("no query found anything")
+	for _, tc := range []struct {
+		name   string
+		engine Engine
+	}{
+		{"ram-budget", Engine{RAMBudget: postings.MinRAMBudget}},
+		{"max-postings", Engine{MaxPostings: 2000}}, // SciFact: about 120 distinct terms a passage
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			small, cs, parts := build(tc.name, tc.engine)
+			if parts < 2*mergeFactor {
+				t.Fatalf("the small bound made %d parts, too few to test merges of merges", parts)
+			}
+			if cs != cl {
+				t.Fatalf("counts: small bound %+v, large %+v", cs, cl)
+			}
+			rs, err := Open(ctx, small.Dir, sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rs.Close()
+			hits := 0
+			for _, q := range queries {
+				want, err := rl.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := rs.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("query %q:\nsmall bound %v\nlarge budget %v", q.Terms, got, want)
+				}
+				hits += len(want)
+			}
+			if hits == 0 {
+				t.Fatal("no query found anything")
+			}
+			t.Logf("%d passages, %d parts flushed or merged under the small bound, %d hits equal", len(ps), parts, hits)
+		})
 	}
-	t.Logf("%d passages, %d parts flushed or merged under the small budget, %d hits equal", len(ps), parts, hits)
 }

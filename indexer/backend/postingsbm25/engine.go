@@ -57,6 +57,10 @@ type Engine struct {
 	// are merged (log policy, then all of them at Commit) into the generation's one segment.
 	// 0: postings.DefaultRAMBudget.
 	RAMBudget int64
+	// MaxPostings bounds the postings of a segment a build flushes, whatever its memory
+	// (postings.BuilderOptions): the time a checkpoint waits for the builder to write them.
+	// 0: postings.DefaultMaxPostings.
+	MaxPostings int64
 }
 
 var _ backend.Lexical = Engine{}

@@ -48,6 +48,15 @@ type Writer struct {
 	mergeIdle   *sync.Cond
 	mergeCtx    context.Context
 	mergeCancel context.CancelFunc
+	// finishing is set while a full builder writes its part in the background (one at a
+	// time: a second flush waits for it, which bounds memory to two builders), so that
+	// passages go on into a new builder meanwhile, as Lucene flushes a full RAM buffer while
+	// its other threads index; finishIdle is signalled when it ends. finishCtx is cancelled
+	// only by Abort: Commit needs the part.
+	finishing    bool
+	finishIdle   *sync.Cond
+	finishCtx    context.Context
+	finishCancel context.CancelFunc
 
 	// Batches are applied in the order they took their first operation, which is the order
 	// NewBatch made them for a caller that fills one batch before making the next (the
@@ -87,10 +96,12 @@ func newWriter(dir, genName, analyzer string, deleted *tombstones.Set, deletedDF
 		return nil, err
 	}
 	w := &Writer{dir: dir, text: text, deleted: deleted, deletedDF: deletedDF.Map(), segPath: filepath.Join(dir, "seg-"+genName+segSuffix),
-		bopts: postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: e.MaxBufferedPostings, RAMBudget: e.RAMBudget}}
+		bopts: postings.BuilderOptions{TempDir: dir, MaxBufferedPostings: e.MaxBufferedPostings, RAMBudget: e.RAMBudget, MaxPostings: e.MaxPostings}}
 	w.turn = sync.NewCond(&w.mu)
 	w.mergeIdle = sync.NewCond(&w.mu)
 	w.mergeCtx, w.mergeCancel = context.WithCancel(context.Background())
+	w.finishIdle = sync.NewCond(&w.mu)
+	w.finishCtx, w.finishCancel = context.WithCancel(context.Background())
 	if err := w.newBuilder(); err != nil {
 		return nil, err
 	}
@@ -113,15 +124,45 @@ func (w *Writer) partPath(seq int) string {
 	return fmt.Sprintf("%s.part%06d", strings.TrimSuffix(w.segPath, segSuffix), seq)
 }
 
-// flushPart writes the builder's passages as a part, starts a background merge if the log
-// policy has one to do, and starts a new builder. The builder must hold passages. w.mu held.
-func (w *Writer) flushPart(ctx context.Context) error {
-	if _, err := w.b.Finish(ctx); err != nil {
-		return fmt.Errorf("writing lexical segment: %w", err)
+// flushPart hands the full builder to a goroutine that writes it as a part and starts a new
+// builder, so that Apply goes on at once. The part joins w.parts when written, after the
+// earlier ones (a flush first waits for the previous one), and a background merge starts if
+// the log policy has one to do. A failed write fails the writer. w.mu held.
+func (w *Writer) flushPart() error {
+	w.waitFinish()
+	if w.failed != nil {
+		return w.failed
 	}
-	w.parts = append(w.parts, part{path: w.bPath, level: 0})
-	w.startMerge()
-	return w.newBuilder()
+	b, path := w.b, w.bPath
+	if err := w.newBuilder(); err != nil {
+		b.Abort()
+		return err
+	}
+	w.finishing = true
+	go func() {
+		_, err := b.Finish(w.finishCtx)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.finishing = false
+		defer w.finishIdle.Broadcast()
+		if err != nil {
+			if w.failed == nil {
+				w.failed = fmt.Errorf("writing lexical segment: %w", err)
+			}
+			w.turn.Broadcast()
+			return
+		}
+		w.parts = append(w.parts, part{path: path, level: 0})
+		w.startMerge()
+	}()
+	return nil
+}
+
+// waitFinish waits for the part being written in the background, if any. w.mu held.
+func (w *Writer) waitFinish() {
+	for w.finishing {
+		w.finishIdle.Wait()
+	}
 }
 
 // mergeWindow returns the start of the first mergeFactor consecutive parts of one level below
@@ -335,7 +376,7 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 		}
 		w.tokens += int64(len(terms[i]))
 		if w.b.Full() {
-			if err := w.flushPart(ctx); err != nil {
+			if err := w.flushPart(); err != nil {
 				w.failed = err
 				return err
 			}
@@ -401,7 +442,9 @@ func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts,
 	defer w.mu.Unlock()
 	// A merge still running is stopped, not waited for: the final merge reads every part
 	// anyway, and a checkpoint commits the parts as they are. Waiting for a merge of a
-	// hundred parts stood the 10M build still for 25 s at its checkpoint.
+	// hundred parts stood the 10M build still for 25 s at its checkpoint. A part being
+	// written is waited for: the generation needs its passages.
+	w.waitFinish()
 	w.mergeCancel()
 	w.waitMerges()
 	if w.failed != nil {
@@ -449,7 +492,9 @@ func (w *Writer) abortLocked() {
 		w.failed = errors.New("postingsbm25: writer aborted")
 	}
 	w.turn.Broadcast()
+	w.finishCancel()
 	w.mergeCancel()
+	w.waitFinish()
 	w.waitMerges()
 	w.b.Abort()
 	w.removeParts()
