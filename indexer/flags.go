@@ -50,7 +50,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	if o.RAMBudget == 0 {
 		o.RAMBudget = postings.DefaultRAMBudget
 	}
-	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment, merged with the others as it goes and at the end; the index and its scores do not depend on it")
+	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment (in the background while the next fills: up to about twice this in all), merged with the others as it goes and at the end; the index and its scores do not depend on it")
 	HNSWFlags(fs, &o.HNSW)
 	o.Qdrant.Flags(fs)
 }

@@ -68,8 +68,10 @@ type Options struct {
 	// RAMBudget bounds, in bytes, the in-memory part of a postings build (--lexical
 	// postings): when it fills, the passages so far become a segment, merged with the others
 	// as the build goes and at its end, so that the build's memory and the collector's work
-	// per passage do not grow with the collection. 0: postings.DefaultRAMBudget. It does not
-	// change the index written (nor its scores), so it is not recorded.
+	// per passage do not grow with the collection. A segment is written in the background
+	// while the next one fills, keeping its vocabulary meanwhile, so the build may hold up to
+	// about twice this. 0: postings.DefaultRAMBudget. It does not change the index written
+	// (nor its scores), so it is not recorded.
 	RAMBudget int64
 
 	// Qdrant are the options of an index on a Qdrant cluster (Dir qdrant://...).

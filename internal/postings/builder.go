@@ -24,7 +24,8 @@ type BuilderOptions struct {
 	// RAMBudget is the memory, in bytes, the in-memory part of the segment (posting buffers
 	// and vocabulary) may reach before Full reports true; the caller then finishes the
 	// segment and starts another, as Lucene flushes its RAM buffer, so that a build's memory
-	// and the collector's work do not grow with the collection. Default DefaultRAMBudget.
+	// and the collector's work do not grow with the collection (a caller that finishes one
+	// segment while filling the next holds both). Default DefaultRAMBudget.
 	RAMBudget int64
 	// MaxPostings is how many postings a segment takes before Full reports true, whatever
 	// its memory. Finish merges the segment's runs on one core (about 20 million postings a

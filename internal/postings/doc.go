@@ -25,7 +25,8 @@
 // Finish. Neither holds a pointer (the vocabulary is a byte slab, offsets and an
 // open-addressing table of integer slots), so the garbage collector has nothing to scan in
 // them. The vocabulary still grows with the passages (Heaps' law), so Full reports when
-// the in-memory part reaches BuilderOptions.RAMBudget: the caller finishes the segment there
-// and starts another, and MergeSegments streams the segments of consecutive key ranges into
-// one, as Lucene flushes its RAM buffer and merges segments.
+// the in-memory part reaches BuilderOptions.RAMBudget, or the segment holds
+// BuilderOptions.MaxPostings (which bounds the time Finish takes): the caller finishes the
+// segment there and starts another, and MergeSegments streams the segments of consecutive
+// key ranges into one, as Lucene flushes its RAM buffer and merges segments.
 package postings

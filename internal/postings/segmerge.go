@@ -67,18 +67,20 @@ func (s *Segment) termBytes(i int) []byte {
 	return s.strs[off : off+n]
 }
 
-// releaseEvery is how many pages (4 KiB) a merge may have read from its inputs' mappings
-// between two releases of them (releasePages): 64 MiB resident, whatever their size. The
-// count is an estimate that errs high: a term's postings, its block entries and its
-// frontier each start on a page of their own, and a rare term has only a few bytes on each,
-// so a count of postings alone undercounts: releasing every 8 Mi postings left 60 MB of
-// each input of the 10M build's final merge resident. (A variable only so that a test can
-// release after every term.)
+// releaseEvery is how many pages (4 KiB) a merge may have mapped from its inputs between two
+// releases of them (releasePages): at most 64 MiB resident, whatever their size. The count
+// (termPages) is an upper bound: a segment built by a Builder lays its postings and block
+// entries out in term-id order, not in the byte order the merge walks, so each term reads
+// them somewhere else, and a rare term's few bytes map a window of 64 KiB (the kernel maps
+// 16 pages around each fault) of each. A count of postings undercounts that: releasing every
+// 8Mi postings left 29 to 64 MB of each input of a 3M build's final merge resident. (A
+// variable only so that a test can release after every few terms.)
 var releaseEvery uint64 = 16 << 10
 
-// termPages estimates the pages of one segment that reading a term of df postings maps: its
-// postings, block entries and frontier each start on a page the kernel maps with its
-// neighbours (fault-around: 16 pages, 64 KiB, by default), and about 2.5 bytes a posting.
+// termPages bounds the pages of one segment that reading a term of df postings maps: a
+// window of 16 pages for its block entries, another for its postings, a third for its
+// dictionary entry and string (read in order, so mostly mapped already: counted anyway), and
+// about 2.5 bytes a posting.
 func termPages(df uint32) uint64 { return 3*16 + uint64(df)/1024 }
 
 func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderOptions, st *BuildStats) error {

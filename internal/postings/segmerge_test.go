@@ -107,10 +107,10 @@ func TestMergeSegmentsEqualsSingle(t *testing.T) {
 	}
 }
 
-// TestMergeRefusesUnorderedDictionary: a merge input whose dictionary is not in byte order
-// (two entries swapped in a segment read without its checksum, as a build reads its own
-// parts) fails the merge with an error naming the order, instead of writing a segment whose
-// terms a search could not find.
+// TestMergeRefusesUnorderedDictionary: a merge input whose dictionary is not in strict byte
+// order (two entries swapped, or one repeated, in a segment read without its checksum, as a
+// build reads its own parts) fails the merge with an error naming the order, instead of
+// writing a segment whose terms a search could not find.
 func TestMergeRefusesUnorderedDictionary(t *testing.T) {
 	c := newZipfCorpus(3, 400, 200)
 	half := len(c.keys) / 2
@@ -121,20 +121,31 @@ func TestMergeRefusesUnorderedDictionary(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := framing.HeaderSize + int(right.tr.dictOff) + 5*dictEntrySize
-	first, second := slices.Clone(data[at:at+dictEntrySize]), data[at+dictEntrySize:at+2*dictEntrySize]
-	copy(data[at:], second)
-	copy(data[at+dictEntrySize:], first)
-	path := tempPath(t, "swapped.kpst")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	swapped, err := Open(path, OpenOptions{SkipChecksum: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer swapped.Close()
-	_, err = MergeSegments(context.Background(), tempPath(t, "merged.kpst"), []*Segment{left, swapped}, BuilderOptions{})
-	if err == nil || !strings.Contains(err.Error(), "out of byte order") {
-		t.Fatalf("merging a dictionary out of order: %v, want an error naming the order", err)
+	entry5, entry6 := slices.Clone(data[at:at+dictEntrySize]), slices.Clone(data[at+dictEntrySize:at+2*dictEntrySize])
+	for _, tc := range []struct {
+		name           string
+		entry5, entry6 []byte
+	}{
+		{"swapped", entry6, entry5},
+		{"repeated", entry5, entry5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := slices.Clone(data)
+			copy(bad[at:], tc.entry5)
+			copy(bad[at+dictEntrySize:], tc.entry6)
+			path := tempPath(t, "bad.kpst")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path, OpenOptions{SkipChecksum: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			_, err = MergeSegments(context.Background(), tempPath(t, "merged.kpst"), []*Segment{left, s}, BuilderOptions{})
+			if err == nil || !strings.Contains(err.Error(), "out of byte order") {
+				t.Fatalf("merging a dictionary out of order: %v, want an error naming the order", err)
+			}
+		})
 	}
 }

@@ -2,6 +2,8 @@ package postingsbm25
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,11 +22,7 @@ import (
 // the same scores. Each bound is the only one that flushes: the smallest RAM budget, and a
 // bound on the postings of a part.
 func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
-	var ps []corpus.Passage
-	for _, r := range sciFact(t, "corpus.jsonl", 1<<20) {
-		id := r["_id"].(string)
-		ps = append(ps, corpus.Passage{ID: id + "#0", DocID: id, Text: r["title"].(string) + " | " + r["text"].(string)})
-	}
+	ps := sciFactPassages(t)
 	ctx := context.Background()
 	root := t.TempDir()
 	build := func(name string, e Engine) (backend.Gen, backend.LexicalCounts, int) {
@@ -84,7 +82,9 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 		engine Engine
 	}{
 		{"ram-budget", Engine{RAMBudget: postings.MinRAMBudget}},
-		{"max-postings", Engine{MaxPostings: 2000}}, // SciFact: about 120 distinct terms a passage
+		// SciFact: about 120 distinct terms a passage; a buffer to match (the default's
+		// 2Mi postings, 32 MiB, would be allocated for every part)
+		{"max-postings", Engine{MaxPostings: 2000, MaxBufferedPostings: 500}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			small, cs, parts := build(tc.name, tc.engine)
@@ -119,5 +119,64 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 			}
 			t.Logf("%d passages, %d parts flushed or merged under the small bound, %d hits equal", len(ps), parts, hits)
 		})
+	}
+}
+
+// sciFactPassages returns the SciFact abstracts as one passage each.
+func sciFactPassages(t *testing.T) []corpus.Passage {
+	var ps []corpus.Passage
+	for _, r := range sciFact(t, "corpus.jsonl", 1<<20) {
+		id := r["_id"].(string)
+		ps = append(ps, corpus.Passage{ID: id + "#0", DocID: id, Text: r["title"].(string) + " | " + r["text"].(string)})
+	}
+	return ps
+}
+
+// TestAbortWhileAPartIsWritten aborts builds whose full parts are being written in the
+// background (a part every 2,000 postings, about 17 passages) at several points, and checks
+// that each leaves nothing in its lexical directory: Abort waits for the part being written
+// and removes it with the others.
+func TestAbortWhileAPartIsWritten(t *testing.T) {
+	ps := sciFactPassages(t)
+	ctx := context.Background()
+	for _, n := range []int{40, 333, 1000} {
+		g := backend.Gen{Name: fmt.Sprintf("g%d", n), Dir: filepath.Join(t.TempDir(), "gen")}
+		lw, err := Engine{MaxPostings: 2000, MaxBufferedPostings: 500}.Begin(ctx, g, nil, "en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := lw.(*Writer)
+		for lo := 0; lo < n; lo += 20 {
+			b := w.NewBatch()
+			for i := lo; i < min(lo+20, n); i++ {
+				if err := b.Add(uint32(i+1), &ps[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Apply(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.mu.Lock() // a part's background write may be numbering a merge
+		parts := w.partSeq
+		w.mu.Unlock()
+		if parts < 2 {
+			t.Fatalf("%d passages: %d parts, want a flush before the abort", n, parts)
+		}
+		w.Abort()
+		entries, err := os.ReadDir(Dir(g.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			t.Errorf("%d passages: %s left behind after Abort", n, e.Name())
+		}
+		b := w.NewBatch()
+		if err := b.Add(uint32(n+1), &ps[n]); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Apply(ctx, b); err == nil {
+			t.Errorf("%d passages: Apply after Abort succeeded", n)
+		}
 	}
 }

@@ -55,7 +55,8 @@ type Engine struct {
 	// RAMBudget bounds, in bytes, the in-memory part of a build (postings.BuilderOptions):
 	// when it fills, the passages so far are flushed as a segment, and the flushed segments
 	// are merged (log policy, then all of them at Commit) into the generation's one segment.
-	// 0: postings.DefaultRAMBudget.
+	// A segment is written in the background while the next one fills, keeping its
+	// vocabulary meanwhile: up to about twice this in all. 0: postings.DefaultRAMBudget.
 	RAMBudget int64
 	// MaxPostings bounds the postings of a segment a build flushes, whatever its memory
 	// (postings.BuilderOptions): the time a checkpoint waits for the builder to write them.

@@ -33,8 +33,8 @@ type Writer struct {
 	b         *postings.Builder
 	bopts     postings.BuilderOptions
 	segPath   string
-	// parts are the segments flushed so far when the builder reached its RAM budget, in key
-	// order, with their merge level (0: flushed, n: a merge of mergeFactor parts of level
+	// parts are the segments flushed so far when the builder was full (its RAM budget or
+	// its postings bound), in key order, with their merge level (0: flushed, n: a merge of mergeFactor parts of level
 	// n-1). Their names do not end in segSuffix: until Commit merges them into segPath they
 	// are not segments of the generation (a crash leaves them in a generation never
 	// committed, which is dropped).
@@ -127,7 +127,10 @@ func (w *Writer) partPath(seq int) string {
 // flushPart hands the full builder to a goroutine that writes it as a part and starts a new
 // builder, so that Apply goes on at once. The part joins w.parts when written, after the
 // earlier ones (a flush first waits for the previous one), and a background merge starts if
-// the log policy has one to do. A failed write fails the writer. w.mu held.
+// the log policy has one to do. A failed write fails the writer. w.mu held; waiting for the
+// previous write releases it in the middle of Apply's turn, which Abort copes with (the
+// failure it sets is seen below) and Commit need not: it is called once every Apply has
+// returned.
 func (w *Writer) flushPart() error {
 	w.waitFinish()
 	if w.failed != nil {
