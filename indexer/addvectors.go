@@ -105,7 +105,7 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 		r.cpBase, r.next = base, from.Embedding.NextKey
 		r.prog.passagesEmbedded(base.Vectors.Live())
 	}
-	if err := r.open(ctx, base, docTables{}); err != nil {
+	if err := r.open(ctx, base, handover{}); err != nil {
 		return nil, err
 	}
 	// How many vectors are coming is known: the graph is allocated once, at its final size (it
@@ -161,7 +161,7 @@ type embedRun struct {
 }
 
 // open starts a writer of a new generation derived from base.
-func (r *embedRun) open(ctx context.Context, base *Generation, docs docTables) error {
+func (r *embedRun) open(ctx context.Context, base *Generation, docs handover) error {
 	gen, tmp, err := r.gens.Begin(ctx)
 	if err != nil {
 		return err
@@ -257,12 +257,13 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	waited := time.Since(start)
 	vec := r.w.vec
 	// The document table goes on to the next writer, as a build's checkpoint hands it on.
-	docs := docTables{docs: r.w.docs, log: r.w.log}
+	docs := handover{docs: r.w.docs, log: r.w.log}
 	r.w.keepLog, r.w.checkpoint = true, true
 	man, err := r.w.finish()
 	if err != nil {
 		return err
 	}
+	docs.known = r.w.known // the sums finish recorded
 	man.Generation, man.Created = r.gen, time.Now().UTC()
 	if err := syncTree(r.tmp); err != nil {
 		return fmt.Errorf("syncing checkpoint: %w", err)

@@ -88,6 +88,11 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 					return err
 				}
 				unmerged = append(unmerged, len(lexicalSegments(t, gen)))
+				// the sums of files hashed as they were written (store, document table,
+				// postings parts) must be those of the files
+				if rep, err := VerifyGeneration(context.Background(), gen); err != nil || !rep.OK() {
+					t.Errorf("checkpoint %s does not verify: %v %+v", gen, err, rep)
+				}
 			}
 			return nil
 		}
@@ -103,6 +108,9 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 			if n < 2 {
 				t.Errorf("checkpoint %d has %d lexical segments: its parts were merged", i+1, n)
 			}
+		}
+		if rep, err := Verify(context.Background(), dir); err != nil || !rep.OK() {
+			t.Errorf("the build does not verify: %v %+v", err, rep)
 		}
 		got := openForTest(t, dir)
 		if segs := lexicalSegments(t, got.Dir); len(segs) != 1 {

@@ -67,7 +67,7 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	}
 	d := &driver{dir: opts.Dir, gens: dirStore{dir: opts.Dir, at: opts.at}, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
-	if err := d.open(ctx, nil, docTables{}); err != nil {
+	if err := d.open(ctx, nil, handover{}); err != nil {
 		return nil, err
 	}
 	w := d.w

@@ -40,7 +40,7 @@ func (d *driver) update() *UpdateCounts {
 
 // open starts a new generation derived from base (nil: from scratch). docs is base's document
 // table when it is already in memory (see newGenWriter), else nil.
-func (d *driver) open(ctx context.Context, base *Generation, docs docTables) error {
+func (d *driver) open(ctx context.Context, base *Generation, docs handover) error {
 	gen, tmp, err := d.gens.Begin(ctx)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (d *driver) open(ctx context.Context, base *Generation, docs docTables) err
 }
 
 func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest, error) {
-	if err := d.open(ctx, d.spec.base, docTables{}); err != nil {
+	if err := d.open(ctx, d.spec.base, handover{}); err != nil {
 		return nil, err
 	}
 	ok := false
@@ -262,12 +262,13 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	vec := d.w.vec
 	// The table just written goes on in memory: reading it back would hold a second copy
 	// while the first is collected, and it grows with the collection.
-	docs := docTables{docs: d.w.docs, log: d.w.log}
+	docs := handover{docs: d.w.docs, log: d.w.log}
 	d.w.keepLog, d.w.checkpoint = true, true
 	man, err := d.w.finish()
 	if err != nil {
 		return err
 	}
+	docs.known = d.w.known // the sums finish recorded
 	if err := d.opts.at("checkpoint-finished"); err != nil {
 		return err
 	}

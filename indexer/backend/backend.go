@@ -222,14 +222,15 @@ type LexicalWriter interface {
 
 // CheckpointLexicalWriter is a LexicalWriter that commits a build's checkpoint without
 // merging what it flushed, so the build stands still for a rename instead of a rewrite: the
-// writer that goes on from the checkpoint adopts those segments and merges them with its own
-// at its final Commit, once. (postings; bleve merges in the background by itself.)
+// writer that goes on from the checkpoint adopts those segments, goes on merging them with its
+// own in the background, and merges what is left at its final Commit. (postings; bleve merges
+// in the background by itself.)
 type CheckpointLexicalWriter interface {
 	LexicalWriter
 	// CommitUnmerged is Commit leaving the part in as many segments as it was flushed in.
 	CommitUnmerged(ctx context.Context) (LexicalCounts, error)
 	// AdoptBase takes the segments of the base (the build's own checkpoint) as parts of this
-	// writer: merged with the passages it adds at Commit, left as they are by CommitUnmerged.
+	// writer, to be merged with the passages it adds (in the background, and at Commit).
 	AdoptBase(ctx context.Context) error
 }
 

@@ -2,6 +2,7 @@ package doctable
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -88,10 +89,11 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 				}
 			}
 			path := filepath.Join(dir, FileName)
-			n, err := l.WriteTable(path, noCheck)
+			wt, err := l.WriteTable(path, noCheck)
 			if err != nil {
 				t.Fatal(err)
 			}
+			n := wt.Docs
 			got, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -102,17 +104,20 @@ func TestDocLogMatchesMapTable(t *testing.T) {
 			if m, err := Parse(got); err != nil || len(m) != n {
 				t.Fatalf("parsed %d documents (err %v), writeTable said %d", len(m), err, n)
 			}
+			if wt.Size != int64(len(got)) || wt.SHA256 != sha256.Sum256(got) {
+				t.Fatalf("writeTable said %d bytes, sha256 %x; the file has %d, %x", wt.Size, wt.SHA256, len(got), sha256.Sum256(got))
+			}
 			// A second table from the same log (the next checkpoint) has the entries added since.
 			if err := l.Add("zz-late", Hash{9}, []uint32{key}, 1, false); err != nil {
 				t.Fatal(err)
 			}
 			path2 := filepath.Join(dir, "second.kdoc")
-			n2, err := l.WriteTable(path2, noCheck)
+			wt2, err := l.WriteTable(path2, noCheck)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n2 != n+1 {
-				t.Fatalf("second table: %d documents, want %d", n2, n+1)
+			if wt2.Docs != n+1 {
+				t.Fatalf("second table: %d documents, want %d", wt2.Docs, n+1)
 			}
 		})
 	}

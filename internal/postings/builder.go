@@ -2,6 +2,9 @@ package postings
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // BuilderOptions configure a Builder. The zero value is ready to use.
@@ -34,6 +38,12 @@ type BuilderOptions struct {
 	// corpus with a slowly growing vocabulary never does: a 10M-passage build stood still
 	// for 29 s at its checkpoint. Default DefaultMaxPostings.
 	MaxPostings int64
+	// MergeWorkers is how many ranges of terms MergeSegments merges at once, each on a
+	// goroutine of its own (the result is the same file): the final merge of a build takes
+	// every core; a merge in the background of a build, one. Every range but the first
+	// writes its postings to a temporary file first, copied into the segment at the end: the
+	// merge needs about that much more disk for a while. Builder does not use it. Default 1.
+	MergeWorkers int
 	// Logger receives one line per run written and one at the end; nil: silent.
 	Logger *slog.Logger
 }
@@ -65,6 +75,9 @@ func (o *BuilderOptions) SetDefaults() {
 	if o.MaxBufferedPostings == 0 {
 		o.MaxBufferedPostings = int(min(int64(DefaultMaxBufferedPostings), max(o.RAMBudget/4/32, 256)))
 	}
+	if o.MergeWorkers == 0 {
+		o.MergeWorkers = 1
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -81,6 +94,9 @@ func (o *BuilderOptions) setDefaults(path string) error {
 	if o.MaxPostings < 1 {
 		return fmt.Errorf("postings builder: MaxPostings %d must be positive", o.MaxPostings)
 	}
+	if o.MergeWorkers < 1 {
+		return fmt.Errorf("postings builder: MergeWorkers %d must be positive", o.MergeWorkers)
+	}
 	if o.TempDir == "" {
 		o.TempDir = filepath.Dir(path)
 	}
@@ -95,6 +111,8 @@ type BuildStats struct {
 	Tokens   int64 // total passage length, the sum of len(terms) over Add calls
 	Runs     int   // sorted runs spilled to disk
 	Bytes    int64 // size of the segment file
+	SHA256   [sha256.Size]byte
+	Ranges   int // MergeSegments: ranges of terms merged at once
 }
 
 // posting is one (term, passage) pair while building. The passage length travels with it so
@@ -121,7 +139,8 @@ type Builder struct {
 	df    []uint32 // id -> passages containing it
 
 	buf    []posting
-	sorted []posting // spill's output, kept between spills: no garbage per run
+	sorted []posting  // spill's output, kept between spills: no garbage per run
+	groups []runGroup // runOrder's, kept likewise
 	runs   []*os.File
 	docs   *os.File // key u32, length u32 per ordinal
 	docsW  *bufio.Writer
@@ -228,7 +247,7 @@ func (b *Builder) Len() int { return int(b.n) }
 // vocabulary and the per-term counters. The temporary files are not counted.
 func (b *Builder) MemoryBytes() int64 {
 	return 16*2*int64(cap(b.buf)) /* buf and spill's sorted copy, made at the first spill */ + b.vocab.bytes() + 4*int64(cap(b.df)+cap(b.tfs)+cap(b.ids)) +
-		4*int64(b.vocab.len()) // spill's counting sort
+		4*int64(b.vocab.len()) /* spill's counting sort */ + 16*int64(cap(b.groups))
 }
 
 // Full reports whether MemoryBytes has reached the RAM budget or the segment holds
@@ -245,9 +264,9 @@ func (b *Builder) fail(err error) error {
 }
 
 // spill sorts the buffer by term (counting sort: stable, so ordinals stay increasing within
-// a term) and writes it as a run: per term, uvarint term id, uvarint count, then per posting
-// uvarint ordinal gap (from the previous ordinal of the run's term, the first absolute),
-// term frequency and passage length.
+// a term) and writes it as a run, its terms in byte order (runOrder): per term, uvarint term
+// id, uvarint count, then per posting uvarint ordinal gap (from the previous ordinal of the
+// run's term, the first absolute), term frequency and passage length.
 func (b *Builder) spill() error {
 	if len(b.buf) == 0 {
 		return nil
@@ -276,11 +295,8 @@ func (b *Builder) spill() error {
 	b.runs = append(b.runs, f)
 	w := bufio.NewWriterSize(f, 1<<16)
 	var tmp []byte
-	for i := 0; i < len(sorted); {
-		j := i
-		for j < len(sorted) && sorted[j].term == sorted[i].term {
-			j++
-		}
+	for _, g := range b.runOrder(sorted) {
+		i, j := int(g.start), int(g.end)
 		tmp = binary.AppendUvarint(tmp[:0], uint64(sorted[i].term))
 		tmp = binary.AppendUvarint(tmp, uint64(j-i))
 		prev := uint32(0)
@@ -293,7 +309,6 @@ func (b *Builder) spill() error {
 		if _, err := w.Write(tmp); err != nil {
 			return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
 		}
-		i = j
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
@@ -301,6 +316,40 @@ func (b *Builder) spill() error {
 	b.opts.Logger.Debug("postings run written", "run", len(b.runs), "postings", len(b.buf), "terms", nterms)
 	b.buf = b.buf[:0]
 	return nil
+}
+
+// runGroup is the postings of one term in a run: sorted[start:end].
+type runGroup struct {
+	prefix     uint64 // the term's first 8 bytes, big endian, zero-padded: most comparisons
+	start, end uint32
+}
+
+// runOrder returns the groups of sorted (sorted by term id) in byte order of their terms, the
+// order Finish writes the segment's postings in. A segment laid out in term-id order (as
+// before) sent a merge reading it in byte order to another place of the file for every term:
+// a 40M build's final merge of 37 parts of 650,000 terms each spent 78% of its time in the
+// kernel, faulting 64 KiB windows in and releasing them. The sort costs one look at each
+// term's bytes per run, then comparisons of integers but for terms sharing 8 bytes.
+func (b *Builder) runOrder(sorted []posting) []runGroup {
+	groups := b.groups[:0]
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j].term == sorted[i].term {
+			j++
+		}
+		var pre [8]byte
+		copy(pre[:], b.vocab.term(sorted[i].term))
+		groups = append(groups, runGroup{prefix: binary.BigEndian.Uint64(pre[:]), start: uint32(i), end: uint32(j)})
+		i = j
+	}
+	slices.SortFunc(groups, func(x, y runGroup) int {
+		if c := cmp.Compare(x.prefix, y.prefix); c != 0 {
+			return c
+		}
+		return bytes.Compare(b.vocab.term(sorted[x.start].term), b.vocab.term(sorted[y.start].term))
+	})
+	b.groups = groups
+	return groups
 }
 
 // Abort releases the temporary files; no segment is written.

@@ -9,7 +9,9 @@ import (
 
 // The segment file, inside the framing envelope (magic "KPSG", version 2):
 //
-//	postings   per term (in term-id order, not lexical), its blocks back to back; a block is
+//	postings   per term, its blocks back to back, terms in byte order as in the dictionary (a
+//	           Builder's segment written before laid them out in the order it first saw them,
+//	           and reads the same: readers follow the dictionary's offsets); a block is
 //	           n pairs of uvarint (ordinal gap, term frequency), n = BlockSize but for the
 //	           term's last block. The gap is ord - next, where next is one past the previous
 //	           ordinal of the term (0 at its first block).

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/internal/filesum"
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
@@ -32,19 +33,18 @@ func (b *Builder) Finish(ctx context.Context) (*BuildStats, error) {
 	if err := b.docsW.Flush(); err != nil {
 		return nil, fmt.Errorf("postings builder: passage table: %w", err)
 	}
-	var size int64
+	st := &BuildStats{Docs: int(b.n), Terms: b.vocab.len(), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs)}
 	err := atomicfile.Write(b.path, atomicfile.Options{}, func(w io.Writer) error {
-		cw := &countingWriter{w: w}
-		if err := b.write(ctx, cw); err != nil {
+		sw := filesum.New(w) // so that the generation's checksums need not read it back
+		if err := b.write(ctx, sw); err != nil {
 			return err
 		}
-		size = cw.n
+		st.Bytes, st.SHA256 = sw.Size(), sw.Sum()
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("writing postings segment %s: %w", b.path, err)
 	}
-	st := &BuildStats{Docs: int(b.n), Terms: b.vocab.len(), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs), Bytes: size}
 	b.opts.Logger.Info("postings segment written", "path", b.path, "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "runs", st.Runs, "bytes", st.Bytes)
 	return st, nil
 }
@@ -134,8 +134,11 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff}
 	nterms := b.vocab.len()
 	metas := make([]termMeta, nterms)
-	for t := range nterms {
-		if t%4096 == 0 {
+	// The postings go out in byte order of the terms, as each run holds them (spill), and as
+	// the dictionary lists them: a merge reads the segment from start to end.
+	order := b.vocab.sorted()
+	for k, t := range order {
+		if k%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -188,7 +191,6 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	// dict, in byte order of the terms
-	order := b.vocab.sorted()
 	tr.dictOff = payloadOff()
 	var e [dictEntrySize]byte
 	var strOff uint64

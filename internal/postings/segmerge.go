@@ -3,7 +3,6 @@ package postings
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -12,7 +11,9 @@ import (
 	"os"
 
 	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/internal/filesum"
 	"github.com/kairos-rag/kairos/internal/framing"
+	"golang.org/x/sync/errgroup"
 )
 
 // MergeSegments writes to path (atomically) one segment holding the passages of segs, in
@@ -22,7 +23,9 @@ import (
 // copied). The merge streams: the dictionaries are walked together in byte order and each
 // term's postings are re-encoded with ordinals shifted by the passages of the segments
 // before; the tables go through temporary files in opts.TempDir, so its memory is a few
-// buffers, whatever the size of the segments.
+// buffers, whatever the size of the segments. With opts.MergeWorkers above 1 the dictionary
+// is cut into as many ranges of terms (termRange), merged at once and concatenated: the file
+// is byte for byte the one a single range writes.
 func MergeSegments(ctx context.Context, path string, segs []*Segment, opts BuilderOptions) (*BuildStats, error) {
 	if err := opts.setDefaults(path); err != nil {
 		return nil, err
@@ -44,17 +47,17 @@ func MergeSegments(ctx context.Context, path string, segs []*Segment, opts Build
 	}
 	st := &BuildStats{Docs: int(docs)}
 	err := atomicfile.Write(path, atomicfile.Options{}, func(w io.Writer) error {
-		cw := &countingWriter{w: w}
-		if err := mergeWrite(ctx, cw, segs, opts, st); err != nil {
+		sw := filesum.New(w)
+		if err := mergeWrite(ctx, sw, segs, opts, st); err != nil {
 			return err
 		}
-		st.Bytes = cw.n
+		st.Bytes, st.SHA256 = sw.Size(), sw.Sum()
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("merging postings segments into %s: %w", path, err)
 	}
-	opts.Logger.Info("postings segments merged", "path", path, "segments", len(segs), "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "bytes", st.Bytes)
+	opts.Logger.Info("postings segments merged", "path", path, "segments", len(segs), "ranges", st.Ranges, "passages", st.Docs, "terms", st.Terms, "postings", st.Postings, "bytes", st.Bytes)
 	return st, nil
 }
 
@@ -69,20 +72,59 @@ func (s *Segment) termBytes(i int) []byte {
 }
 
 // releaseEvery is how many pages (4 KiB) a merge may have mapped from its inputs between two
-// releases of them (releasePages): at most 64 MiB resident, whatever their size. The count
-// (termPages) is an upper bound: a segment built by a Builder lays its postings and block
-// entries out in term-id order, not in the byte order the merge walks, so each term reads
-// them somewhere else, and a rare term's few bytes map a window of 64 KiB (the kernel maps
-// 16 pages around each fault) of each. A count of postings undercounts that: releasing every
-// 8Mi postings left 29 to 64 MB of each input of a 3M build's final merge resident. (A
-// variable only so that a test can release after every few terms.)
+// releases of them (releasePages): about 64 MiB resident per range of terms merged at once,
+// whatever their size. Each range counts its own pages and, when they reach this, releases
+// every input whole (the other ranges' pages too, which they fault back in). The count
+// (pageCount) is an estimate from above, not an exact bound: it takes the kernel's windows
+// at offsets of the payload, not at aligned addresses. (A variable only so that a test can
+// release after every few terms.)
 var releaseEvery uint64 = 16 << 10
 
-// termPages bounds the pages of one segment that reading a term of df postings maps: a
-// window of 16 pages for its block entries, another for its postings, a third for its
-// dictionary entry and string (read in order, so mostly mapped already: counted anyway), and
-// about 2.5 bytes a posting.
-func termPages(df uint32) uint64 { return 3*16 + uint64(df)/1024 }
+// pageCount counts the pages a merge maps from one input: for each section it reads, the
+// 64 KiB windows it moves into (the kernel maps 16 pages around each fault) since the last
+// release. A segment whose postings and block entries lie in byte order of terms, as the
+// dictionary does (every segment written now), is read front to back: each window is counted
+// once. One in term-id order (a Builder's before) sends each term somewhere else, and each
+// jump counts a window: a rare term's few bytes map 64 KiB. (Counting postings instead left 29
+// to 64 MB of each input of a 3M build's final merge resident.)
+type pageCount struct {
+	last [nSections]uint64 // per section, 1 + the window counted last (0: none since the release)
+}
+
+// The sections of an input a merge reads, for pageCount.
+const (
+	dictSection = iota
+	stringsSection
+	blocksSection
+	postingsSection
+	nSections
+)
+
+// touch counts the pages of the windows of bytes [lo, hi] of section sec not counted already.
+func (c *pageCount) touch(sec int, lo, hi uint64) uint64 {
+	a, b := lo>>16, hi>>16
+	n := b - a + 1
+	if l := c.last[sec]; l > 0 && a <= l-1 && l-1 <= b {
+		n-- // the window read last is mapped still
+	}
+	c.last[sec] = b + 1
+	return 16 * n
+}
+
+// term counts the pages reading dictionary entry i of s, its string, block entries and
+// postings maps.
+func (c *pageCount) term(s *Segment, i int, ti termInfo) uint64 {
+	e := s.tr.dictOff + uint64(i)*dictEntrySize
+	str := s.tr.stringsOff + binary.LittleEndian.Uint64(s.dict[i*dictEntrySize:])
+	n := c.touch(dictSection, e, e+dictEntrySize-1) + c.touch(stringsSection, str, str)
+	if ti.nblocks > 0 {
+		last := ti.firstBlock + ti.nblocks - 1
+		blk := s.tr.blocksOff + ti.firstBlock*blockEntrySize
+		n += c.touch(blocksSection, blk, blk+ti.nblocks*blockEntrySize-1)
+		n += c.touch(postingsSection, s.tr.postingsOff+s.blockAt(ti.firstBlock).off, s.tr.postingsOff+max(s.blockEnd(last), 1)-1)
+	}
+	return n
+}
 
 func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderOptions, st *BuildStats) error {
 	fw, err := framing.NewWriter(w, segmentFormat)
@@ -92,132 +134,131 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 	bw := bufio.NewWriterSize(fw, 1<<16)
 	payloadOff := func() uint64 { return fw.Offset() + uint64(bw.Buffered()) - framing.HeaderSize }
 
-	var temps [3]*os.File // blocks, frontier, dict+strings are written after the postings
-	var tws [3]*bufio.Writer
-	for i, what := range []string{"blocks", "frontier", "dict"} {
-		if temps[i], err = tempFile(opts.TempDir, "merge-"+what); err != nil {
-			return err
-		}
-		defer temps[i].Close()
-		tws[i] = bufio.NewWriterSize(temps[i], 1<<16)
-	}
-	strF, err := tempFile(opts.TempDir, "merge-strings")
-	if err != nil {
-		return err
-	}
-	defer strF.Close()
-	strW := bufio.NewWriterSize(strF, 1<<16)
-
-	tw := &termWriter{out: bw, blocks: tws[0], frontierW: tws[1], off: payloadOff}
-	heads := make([]int, len(segs)) // next dictionary entry of each segment
 	bases := make([]uint32, len(segs))
 	var tokens uint64
-	h := termHeap{terms: make([][]byte, len(segs))} // the segments by their next term
 	for i, s := range segs {
 		if i > 0 {
 			bases[i] = bases[i-1] + uint32(segs[i-1].tr.docs)
 		}
 		tokens += s.tr.tokens
-		if s.tr.terms > 0 {
-			if h.terms[i] = s.termBytes(0); h.terms[i] == nil {
-				return s.corrupt("term 0: string outside the string table")
-			}
-			h.segs = append(h.segs, i)
-		}
 	}
-	heap.Init(&h)
-	var e [dictEntrySize]byte
-	var strOff uint64
-	var terms, touched uint64
-	for len(h.segs) > 0 {
-		term := h.terms[h.segs[0]]
-		if terms%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		tw.begin()
-		firstBlock := tw.nblocks
-		var df uint64
-		// the segments holding term, in their order (the heap breaks ties by index)
-		for len(h.segs) > 0 && bytes.Equal(h.terms[h.segs[0]], term) {
-			i := h.segs[0]
-			s := segs[i]
-			ti, _, err := s.entry(heads[i])
-			if err != nil {
-				return err
-			}
-			c := newCursor(s, ti)
-			for ; c.cur != exhausted; c.next() {
-				if err := tw.add(posting{ord: bases[i] + c.cur, tf: c.tf(), len: s.length(c.cur)}); err != nil {
-					return fmt.Errorf("%s: term %q: %w", s.path, term, err)
-				}
-			}
-			if c.err != nil {
-				return c.err
-			}
-			df += uint64(ti.df)
-			touched += termPages(ti.df)
-			if heads[i]++; heads[i] == int(s.tr.terms) {
-				heap.Pop(&h)
-				continue
-			}
-			next := s.termBytes(heads[i])
-			if next == nil {
-				return s.corrupt("term %d: string outside the string table", heads[i])
-			}
-			if bytes.Compare(next, term) <= 0 {
-				return s.corrupt("term %q after %q: dictionary out of byte order", next, term)
-			}
-			h.terms[i] = next
-			heap.Fix(&h, 0)
-		}
-		if df != uint64(tw.count) {
-			return fmt.Errorf("term %q: merged %d postings, the dictionaries say %d", term, tw.count, df)
-		}
-		if err := tw.end(); err != nil {
-			return err
-		}
-		st.Postings += int64(df)
-		if touched >= releaseEvery {
-			touched = 0
-			for _, s := range segs {
-				releasePages(s.data)
-			}
-		}
-		binary.LittleEndian.PutUint64(e[0:], strOff)
-		binary.LittleEndian.PutUint32(e[8:], uint32(len(term)))
-		binary.LittleEndian.PutUint32(e[12:], uint32(df))
-		binary.LittleEndian.PutUint64(e[16:], firstBlock)
-		binary.LittleEndian.PutUint32(e[24:], tw.frontStart)
-		binary.LittleEndian.PutUint32(e[28:], tw.frontN)
-		if _, err := tws[2].Write(e[:]); err != nil {
-			return err
-		}
-		// term aliases a mapped segment: written before the next term is looked at
-		if _, err := strW.Write(term); err != nil {
-			return err
-		}
-		strOff += uint64(len(term))
-		terms++
-	}
-	if _, err := tws[1].Write(tw.frontier); err != nil {
+	splits, err := splitTerms(segs, opts.MergeWorkers)
+	if err != nil {
 		return err
 	}
-	st.Terms, st.Tokens = int(terms), int64(tokens)
+	ranges := make([]*termRange, len(splits)+1)
+	st.Ranges = len(ranges)
+	defer func() {
+		for _, r := range ranges {
+			if r != nil {
+				r.close()
+			}
+		}
+	}()
+	for i := range ranges {
+		r := &termRange{segs: segs, bases: bases}
+		if i > 0 {
+			r.lo = splits[i-1]
+		}
+		if i < len(splits) {
+			r.hi = splits[i]
+		}
+		// The first range writes its postings straight into the segment; the others into
+		// temporary files, copied after it.
+		var out io.Writer = bw
+		off := payloadOff
+		if i > 0 {
+			out, off = nil, nil
+		}
+		if err := r.open(opts.TempDir, out, off); err != nil {
+			ranges[i] = r
+			return err
+		}
+		ranges[i] = r
+	}
+	for _, r := range ranges {
+		if err := r.seek(); err != nil {
+			return err
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, r := range ranges {
+		g.Go(func() error { return r.merge(gctx) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// The ranges must meet: where one stopped in each dictionary, the next started (a
+	// dictionary out of order could have its terms skipped or merged twice).
+	for i := 1; i < len(ranges); i++ {
+		for j, end := range ranges[i-1].heads {
+			if start := ranges[i].starts[j]; start != end {
+				return segs[j].corrupt("term %d: dictionary out of byte order (one range of the merge stopped at term %d)", start, end)
+			}
+		}
+	}
 
 	var tr trailer
-	tr.docs, tr.terms, tr.blocks, tr.tokens, tr.frontier = uint64(st.Docs), terms, tw.nblocks, tokens, tw.frontPairs
-	for i, sec := range []*uint64{&tr.blocksOff, &tr.frontierOff, &tr.dictOff} {
-		*sec = payloadOff()
-		if err := copyTemp(bw, tws[i], temps[i]); err != nil {
+	tr.docs, tr.tokens = uint64(st.Docs), tokens
+	for _, r := range ranges {
+		tr.terms += r.terms
+		st.Postings += r.postings
+	}
+	// postings of the ranges after the first
+	for _, r := range ranges[1:] {
+		r.postBase = payloadOff()
+		if err := copyTemp(bw, r.tws[postingsTemp], r.temps[postingsTemp]); err != nil {
 			return err
 		}
 	}
-	tr.stringsOff = payloadOff()
-	if err := copyTemp(bw, strW, strF); err != nil {
-		return err
+	// block entries, each range's offsets moved by where its postings landed
+	tr.blocksOff = payloadOff()
+	for _, r := range ranges {
+		err := copyEntries(bw, r.tws[blocksTemp], r.temps[blocksTemp], blockEntrySize, func(e []byte) error {
+			binary.LittleEndian.PutUint64(e[4:], binary.LittleEndian.Uint64(e[4:])+r.postBase)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
+	tr.frontierOff = payloadOff()
+	for _, r := range ranges {
+		if err := copyTemp(bw, r.tws[frontierTemp], r.temps[frontierTemp]); err != nil {
+			return err
+		}
+	}
+	// dictionary entries, each range's string, block and frontier indexes moved by the ranges
+	// before it
+	tr.dictOff = payloadOff()
+	var strBase, blockBase uint64
+	for _, r := range ranges {
+		frontBase := tr.frontier
+		err := copyEntries(bw, r.tws[dictTemp], r.temps[dictTemp], dictEntrySize, func(e []byte) error {
+			binary.LittleEndian.PutUint64(e[0:], binary.LittleEndian.Uint64(e[0:])+strBase)
+			binary.LittleEndian.PutUint64(e[16:], binary.LittleEndian.Uint64(e[16:])+blockBase)
+			front := uint64(binary.LittleEndian.Uint32(e[24:])) + frontBase
+			if front >= 1<<32 {
+				return fmt.Errorf("more than %d frontier pairs", uint64(1<<32-1))
+			}
+			binary.LittleEndian.PutUint32(e[24:], uint32(front))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		strBase += r.strBytes
+		blockBase += r.tw.nblocks
+		tr.frontier += r.tw.frontPairs
+	}
+	tr.blocks = blockBase
+	tr.stringsOff = payloadOff()
+	for _, r := range ranges {
+		if err := copyTemp(bw, r.tws[stringsTemp], r.temps[stringsTemp]); err != nil {
+			return err
+		}
+	}
+	st.Terms, st.Tokens = int(tr.terms), int64(tokens)
 	tr.keysOff = payloadOff()
 	for _, s := range segs {
 		if _, err := bw.Write(s.keys); err != nil {

@@ -1,7 +1,9 @@
 package postings
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"reflect"
@@ -107,11 +109,71 @@ func TestMergeSegmentsEqualsSingle(t *testing.T) {
 	}
 }
 
+// TestMergeWorkersWriteTheSameSegment merges the same segments (a merge of merges among them,
+// as a build's final merge reads) with one to five ranges of terms at once: each file must be
+// byte for byte the one a single range writes, and the ranges must have been cut.
+func TestMergeWorkersWriteTheSameSegment(t *testing.T) {
+	defer func(n uint64) { minRangeTerms = n }(minRangeTerms)
+	minRangeTerms = 16
+	c := newZipfCorpus(11, 4000, 4000)
+	const shards = 6
+	var parts []*Segment
+	for s := 0; s < shards; s++ {
+		lo, hi := s*len(c.keys)/shards, (s+1)*len(c.keys)/shards
+		parts = append(parts, c.build(t, tempPath(t, fmt.Sprintf("p%d.kpst", s)), BuilderOptions{MaxBufferedPostings: 3000},
+			func(i int) bool { return i >= lo && i < hi }))
+	}
+	merge := func(name string, segs []*Segment, workers int) (string, *BuildStats) {
+		path := tempPath(t, name)
+		st, err := MergeSegments(context.Background(), path, segs, BuilderOptions{MergeWorkers: workers})
+		if err != nil {
+			t.Fatalf("%d workers: %v", workers, err)
+		}
+		return path, st
+	}
+	prePath, _ := merge("pre.kpst", parts[:3], 2)
+	pre, err := Open(prePath, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pre.Close()
+	inputs := append([]*Segment{pre}, parts[3:]...)
+	onePath, one := merge("w1.kpst", inputs, 1)
+	want, err := os.ReadFile(onePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Ranges != 1 {
+		t.Fatalf("one worker: %d ranges", one.Ranges)
+	}
+	if one.Bytes != int64(len(want)) || one.SHA256 != sha256.Sum256(want) {
+		t.Fatalf("merge stats say %d bytes, sha256 %x; the file has %d, %x", one.Bytes, one.SHA256, len(want), sha256.Sum256(want))
+	}
+	for workers := 2; workers <= 5; workers++ {
+		path, st := merge(fmt.Sprintf("w%d.kpst", workers), inputs, workers)
+		if st.Ranges != workers {
+			t.Fatalf("%d workers: %d ranges, want as many", workers, st.Ranges)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d workers: a segment of %d bytes that differs from one worker's (%d bytes)", workers, len(got), len(want))
+		}
+		if st.Terms != one.Terms || st.Postings != one.Postings || st.Docs != one.Docs || st.SHA256 != one.SHA256 {
+			t.Fatalf("%d workers: stats %+v, one worker's %+v", workers, st, one)
+		}
+	}
+}
+
 // TestMergeRefusesUnorderedDictionary: a merge input whose dictionary is not in strict byte
 // order (two entries swapped, or one repeated, in a segment read without its checksum, as a
 // build reads its own parts) fails the merge with an error naming the order, instead of
 // writing a segment whose terms a search could not find.
 func TestMergeRefusesUnorderedDictionary(t *testing.T) {
+	defer func(n uint64) { minRangeTerms = n }(minRangeTerms)
+	minRangeTerms = 16
 	c := newZipfCorpus(3, 400, 200)
 	half := len(c.keys) / 2
 	left := c.build(t, tempPath(t, "left.kpst"), BuilderOptions{}, func(i int) bool { return i < half })
@@ -129,23 +191,25 @@ func TestMergeRefusesUnorderedDictionary(t *testing.T) {
 		{"swapped", entry6, entry5},
 		{"repeated", entry5, entry5},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			bad := slices.Clone(data)
-			copy(bad[at:], tc.entry5)
-			copy(bad[at+dictEntrySize:], tc.entry6)
-			path := tempPath(t, "bad.kpst")
-			if err := os.WriteFile(path, bad, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s, err := Open(path, OpenOptions{SkipChecksum: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			_, err = MergeSegments(context.Background(), tempPath(t, "merged.kpst"), []*Segment{left, s}, BuilderOptions{})
-			if err == nil || !strings.Contains(err.Error(), "out of byte order") {
-				t.Fatalf("merging a dictionary out of order: %v, want an error naming the order", err)
-			}
-		})
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
+				bad := slices.Clone(data)
+				copy(bad[at:], tc.entry5)
+				copy(bad[at+dictEntrySize:], tc.entry6)
+				path := tempPath(t, "bad.kpst")
+				if err := os.WriteFile(path, bad, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				s, err := Open(path, OpenOptions{SkipChecksum: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				_, err = MergeSegments(context.Background(), tempPath(t, "merged.kpst"), []*Segment{left, s}, BuilderOptions{MergeWorkers: workers})
+				if err == nil || !strings.Contains(err.Error(), "out of byte order") {
+					t.Fatalf("merging a dictionary out of order: %v, want an error naming the order", err)
+				}
+			})
+		}
 	}
 }

@@ -2,6 +2,7 @@ package kpst
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,7 +85,10 @@ type writer struct {
 	segs []Segment // the base's
 	dead *tombstones.Set
 	live int
+	sums []backend.CommittedFile // of the last Commit
 }
+
+var _ backend.FileSummer = (*writer)(nil)
 
 func (w *writer) Add(_ context.Context, key uint32, p *corpus.Passage) error {
 	if want := w.seg.Base() + uint32(w.seg.Count()); key != want {
@@ -114,6 +118,8 @@ func (w *writer) Commit(context.Context) (backend.PassageLayout, error) {
 	segs := w.segs
 	if w.seg.Count() > 0 || len(segs) == 0 {
 		segs = append(segs, Segment{Name: w.name, Base: w.seg.Base(), Count: w.seg.Count()})
+		size, sum := w.seg.Sum()
+		w.sums = []backend.CommittedFile{{Path: w.name, Size: size, SHA256: hex.EncodeToString(sum[:])}}
 	} else if err := os.Remove(filepath.Join(w.dir, w.name)); err != nil {
 		return backend.PassageLayout{}, err
 	}
@@ -124,3 +130,6 @@ func (w *writer) Commit(context.Context) (backend.PassageLayout, error) {
 }
 
 func (w *writer) Abort() { w.seg.Abort() }
+
+// CommittedSums is the store segment the last Commit wrote, hashed as it was written.
+func (w *writer) CommittedSums() []backend.CommittedFile { return w.sums }

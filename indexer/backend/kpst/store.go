@@ -3,6 +3,7 @@ package kpst
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/internal/filesum"
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
@@ -50,7 +52,8 @@ var (
 type Writer struct {
 	base    uint32 // key of the first record
 	f       *os.File
-	w       *bufio.Writer
+	sum     *filesum.Writer // over f: hashed as written, so a checkpoint need not read it back
+	w       *bufio.Writer   // over sum
 	fw      *framing.Writer // over w
 	offsets []uint64
 	buf     []byte
@@ -62,7 +65,8 @@ func Create(path string, base uint32) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := &Writer{base: base, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	sum := filesum.New(f)
+	sw := &Writer{base: base, f: f, sum: sum, w: bufio.NewWriterSize(sum, 1<<20)}
 	if sw.fw, err = framing.NewWriter(sw.w, storeFormat); err != nil {
 		f.Close()
 		return nil, err
@@ -113,6 +117,11 @@ func (sw *Writer) Close() error {
 	}
 	return sw.f.Sync()
 }
+
+// Sum returns the size and sha256 of what the writer wrote: after Close, the whole file (12M
+// passages are 8 GB: reading them back took most of the 10.6 s a 40M build's first checkpoint
+// stood still).
+func (sw *Writer) Sum() (int64, [sha256.Size]byte) { return sw.sum.Size(), sw.sum.Sum() }
 
 // appendRecord encodes one passage in the current version's layout. Field order is part of the
 // format (storeFormat.Version).

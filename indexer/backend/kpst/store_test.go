@@ -2,6 +2,7 @@ package kpst
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -42,6 +43,14 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// the writer hashed the file as it wrote it
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, sum := w.Sum(); size != int64(len(b)) || sum != sha256.Sum256(b) {
+		t.Fatalf("Sum = %d %x, the file has %d bytes, sha256 %x", size, sum, len(b), sha256.Sum256(b))
 	}
 	s, err := openStore(path)
 	if err != nil {

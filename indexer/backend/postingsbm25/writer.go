@@ -2,12 +2,14 @@ package postingsbm25
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -71,23 +73,33 @@ type Writer struct {
 	tokens  int64
 	failed  error
 	settled bool
+	// committed are the segments the last commit left that this writer wrote, with their
+	// sums (CommittedSums).
+	committed []backend.CommittedFile
 }
 
-var _ backend.CheckpointLexicalWriter = (*Writer)(nil)
+var (
+	_ backend.CheckpointLexicalWriter = (*Writer)(nil)
+	_ backend.FileSummer              = (*Writer)(nil)
+)
 
 // mergeFactor is how many parts of one level are merged into one of the next, a log merge
 // policy: each posting is rewritten about log10(passages / passages per flush) times during
 // the build, and at most mergeFactor-1 parts per level wait for Commit's final merge.
 const mergeFactor = 10
 
-// adoptedLevel is the merge level of a part adopted from the build's checkpoint: above every
-// level the log policy reaches, so it waits for Commit's final merge.
+// adoptedLevel is the merge level of a part adopted from a checkpoint that did not record its
+// parts' levels (written before they were): above every level the log policy reaches, so it
+// waits for Commit's final merge.
 const adoptedLevel = 1 << 16
 
 // part is a segment file flushed or merged during the build.
 type part struct {
 	path  string
 	level int
+	// written is what writing the file reported, its size and sha256 among it; nil for a
+	// part adopted from a checkpoint, which this writer did not write.
+	written *postings.BuildStats
 }
 
 func newWriter(dir, genName, analyzer string, deleted *tombstones.Set, deletedDF *postings.TermCounts, e Engine) (*Writer, error) {
@@ -143,7 +155,7 @@ func (w *Writer) flushPart() error {
 	}
 	w.finishing = true
 	go func() {
-		_, err := b.Finish(w.finishCtx)
+		st, err := b.Finish(w.finishCtx)
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.finishing = false
@@ -155,7 +167,7 @@ func (w *Writer) flushPart() error {
 			w.turn.Broadcast()
 			return
 		}
-		w.parts = append(w.parts, part{path: path, level: 0})
+		w.parts = append(w.parts, part{path: path, level: 0, written: st})
 		w.startMerge()
 	}()
 	return nil
@@ -204,7 +216,7 @@ func (w *Writer) startMerge() {
 	merged := part{path: w.partPath(w.partSeq), level: window[0].level + 1}
 	w.merging = true
 	go func() {
-		err := w.mergeParts(w.mergeCtx, window, merged.path)
+		st, err := w.mergeParts(w.mergeCtx, window, merged.path, 1) // the build goes on beside it
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.merging = false
@@ -220,6 +232,7 @@ func (w *Writer) startMerge() {
 			w.turn.Broadcast()
 			return
 		}
+		merged.written = st
 		w.parts = slices.Concat(w.parts[:i], []part{merged}, w.parts[i+mergeFactor:])
 		w.startMerge()
 	}()
@@ -232,26 +245,32 @@ func (w *Writer) waitMerges() {
 	}
 }
 
-// mergeParts merges parts into the segment file path and removes them.
-func (w *Writer) mergeParts(ctx context.Context, parts []part, path string) error {
+// mergeParts merges parts into the segment file path, workers ranges of terms at once, and
+// removes them.
+func (w *Writer) mergeParts(ctx context.Context, parts []part, path string, workers int) (*postings.BuildStats, error) {
 	var segs []*postings.Segment
 	defer func() { closeAll(segs) }()
 	for _, p := range parts {
-		s, err := postings.Open(p.path, postings.OpenOptions{SkipChecksum: true}) // written by this process
+		// written by this build (a part adopted from its checkpoint, by the process that
+		// wrote that, and checked against the checkpoint's manifest when it was resumed)
+		s, err := postings.Open(p.path, postings.OpenOptions{SkipChecksum: true})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		segs = append(segs, s)
 	}
-	if _, err := postings.MergeSegments(ctx, path, segs, w.bopts); err != nil {
-		return fmt.Errorf("merging lexical segments: %w", err)
+	opts := w.bopts
+	opts.MergeWorkers = workers
+	st, err := postings.MergeSegments(ctx, path, segs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("merging lexical segments: %w", err)
 	}
 	for _, p := range parts {
 		if err := os.Remove(p.path); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return st, nil
 }
 
 // Batch holds passages to add and keys to delete.
@@ -429,7 +448,7 @@ func (w *Writer) AdoptBase(ctx context.Context) error {
 	adopted := make([]part, 0, len(segs))
 	for _, s := range segs {
 		w.partSeq++
-		p := part{path: w.partPath(w.partSeq), level: adoptedLevel}
+		p := part{path: w.partPath(w.partSeq), level: levelOf(s)}
 		if err := os.Rename(s, p.path); err != nil {
 			return err
 		}
@@ -437,8 +456,30 @@ func (w *Writer) AdoptBase(ctx context.Context) error {
 	}
 	// The builder made by newWriter holds the first number; its part comes after these.
 	w.parts = adopted
+	// The adopted parts go on merging where the checkpoint stopped them: left for the final
+	// merge, every checkpoint's parts waited there, unmerged, and the 40M build's final
+	// merge read dozens of them (380 s on one core).
+	w.startMerge()
 	return nil
 }
+
+// levelOf is the merge level an unmerged segment's name records (unmergedPath), or
+// adoptedLevel for a name without one.
+func levelOf(path string) int {
+	name := strings.TrimSuffix(filepath.Base(path), segSuffix)
+	i := strings.LastIndex(name, levelMark)
+	if i < 0 {
+		return adoptedLevel
+	}
+	lv, err := strconv.Atoi(name[i+len(levelMark):])
+	if err != nil || lv < 0 || lv >= adoptedLevel {
+		return adoptedLevel
+	}
+	return lv
+}
+
+// levelMark introduces the merge level in the name of an unmerged segment.
+const levelMark = "-l"
 
 func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts, error) {
 	w.mu.Lock()
@@ -508,44 +549,81 @@ func (w *Writer) abortLocked() {
 // part and the parts flushed before it, merged; or, without merge, each part as a segment
 // named after the generation and its place in key order.
 func (w *Writer) finishParts(ctx context.Context, merge bool) error {
+	w.committed = nil
 	if w.b.Len() > 0 {
-		if _, err := w.b.Finish(ctx); err != nil {
+		st, err := w.b.Finish(ctx)
+		if err != nil {
 			return fmt.Errorf("writing lexical segment: %w", err)
 		}
-		w.parts = append(w.parts, part{path: w.bPath})
+		w.parts = append(w.parts, part{path: w.bPath, written: st})
 	} else {
 		w.b.Abort()
 	}
 	switch {
 	case len(w.parts) == 0:
 		return nil
-	case len(w.parts) == 1:
-		if err := os.Rename(w.parts[0].path, w.segPath); err != nil {
-			return err
-		}
-		w.parts = nil
-		return atomicfile.SyncDir(w.dir)
 	case !merge:
 		for i, p := range w.parts {
-			if err := os.Rename(p.path, w.unmergedPath(i)); err != nil {
+			if err := w.settle(p, w.unmergedPath(i, p.level)); err != nil {
 				return err
 			}
 		}
 		w.parts = nil
 		return atomicfile.SyncDir(w.dir)
+	case len(w.parts) == 1:
+		if err := w.settle(w.parts[0], w.segPath); err != nil {
+			return err
+		}
+		w.parts = nil
+		return atomicfile.SyncDir(w.dir)
 	}
-	if err := w.mergeParts(ctx, w.parts, w.segPath); err != nil {
+	// The build's last merge has the machine to itself but for the document table's write:
+	// it takes every core (the 40M build's final merge took 380 s on one).
+	st, err := w.mergeParts(ctx, w.parts, w.segPath, runtime.GOMAXPROCS(0))
+	if err != nil {
 		return err
 	}
 	w.parts = nil
+	w.noteCommitted(w.segPath, st)
 	return nil
 }
 
-// unmergedPath is the name of the i-th segment of a generation committed unmerged: segment
-// files are read in name order, which must be key order ("-" sorts before segSuffix's ".", so
-// these come before a merged segment of the same generation, and after every earlier one's).
-func (w *Writer) unmergedPath(i int) string {
-	return fmt.Sprintf("%s-%06d%s", strings.TrimSuffix(w.segPath, segSuffix), i, segSuffix)
+// settle renames part p to path, a segment of the generation.
+func (w *Writer) settle(p part, path string) error {
+	if err := os.Rename(p.path, path); err != nil {
+		return err
+	}
+	w.noteCommitted(path, p.written)
+	return nil
+}
+
+// noteCommitted records the sum of the segment file path if this writer wrote it (st).
+func (w *Writer) noteCommitted(path string, st *postings.BuildStats) {
+	if st == nil {
+		return
+	}
+	w.committed = append(w.committed, backend.CommittedFile{Path: dirName + "/" + filepath.Base(path), Size: st.Bytes, SHA256: hex.EncodeToString(st.SHA256[:])})
+}
+
+// CommittedSums are the segments the last commit left that this writer wrote, hashed as they
+// were written; parts adopted from a checkpoint are not among them.
+func (w *Writer) CommittedSums() []backend.CommittedFile {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.committed)
+}
+
+// unmergedPath is the name of the i-th segment of a generation committed unmerged, of merge
+// level lv: segment files are read in name order, which must be key order ("-" sorts before
+// segSuffix's ".", so these come before a merged segment of the same generation, and after
+// every earlier one's). The level, after i, is for the writer that adopts the segments
+// (levelOf); readers ignore it.
+func (w *Writer) unmergedPath(i, lv int) string {
+	stem := fmt.Sprintf("%s-%06d", strings.TrimSuffix(w.segPath, segSuffix), i)
+	if lv < adoptedLevel {
+		stem += levelMark + strconv.Itoa(lv)
+	}
+	return stem + segSuffix
 }
 
 // removeParts removes the parts left by a failed or aborted build.

@@ -1,0 +1,37 @@
+package filesum_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"github.com/kairos-rag/kairos/internal/filesum"
+)
+
+// TestWriter: the size and sum are those of the bytes that reached the underlying writer,
+// written in pieces.
+func TestWriter(t *testing.T) {
+	for _, pieces := range [][]string{nil, {""}, {"a"}, {"postings", " ", "segment"}} {
+		t.Run(fmt.Sprint(len(pieces)), func(t *testing.T) {
+			var out bytes.Buffer
+			w := filesum.New(&out)
+			for _, p := range pieces {
+				if _, err := w.Write([]byte(p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w.Size() != int64(out.Len()) || w.Sum() != sha256.Sum256(out.Bytes()) {
+				t.Fatalf("size %d sum %x; written %d bytes, sum %x", w.Size(), w.Sum(), out.Len(), sha256.Sum256(out.Bytes()))
+			}
+		})
+	}
+}
+
+func ExampleWriter() {
+	var out bytes.Buffer
+	w := filesum.New(&out)
+	fmt.Fprint(w, "abc")
+	fmt.Printf("%d bytes, sha256 %x\n", w.Size(), w.Sum())
+	// Output: 3 bytes, sha256 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
+}
