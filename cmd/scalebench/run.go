@@ -174,7 +174,7 @@ func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int,
 	passages := input
 	if n == 0 {
 		passages = filepath.Join(dir, "passages.jsonl")
-		if err := writeRealPassages(ctx, cfg.Kairos, cfg.Input, passages); err != nil {
+		if err := writeRealPassages(ctx, cfg.Kairos, cfg.Input, passages, stderr); err != nil {
 			return row, err
 		}
 	}
@@ -249,14 +249,16 @@ func writeSynthetic(ctx context.Context, path string, model *synthcorpus.Model, 
 	return nil
 }
 
-// writeRealPassages writes the passages of a real input (`kairos passages`) for the anchor.
-func writeRealPassages(ctx context.Context, kairos, input, path string) error {
+// writeRealPassages writes the passages of a real input (`kairos passages`) for the anchor;
+// the child's messages go to progress, as an anchor's do (its reason for failing among them:
+// the error alone said "exit status 1" when the disk filled at 40M).
+func writeRealPassages(ctx context.Context, kairos, input, path string, progress io.Writer) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, kairos, "passages", "--input", input)
-	cmd.Stdout = f
+	cmd.Stdout, cmd.Stderr = f, progress
 	err = cmd.Run()
 	if cerr := f.Close(); err == nil {
 		err = cerr
