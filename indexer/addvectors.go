@@ -256,14 +256,13 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	}
 	waited := time.Since(start)
 	vec := r.w.vec
-	// The document table goes on to the next writer, as a build's checkpoint hands it on.
-	docs := handover{docs: r.w.docs, log: r.w.log}
 	r.w.keepLog, r.w.checkpoint = true, true
 	man, err := r.w.finish()
 	if err != nil {
 		return err
 	}
-	docs.known = r.w.known // the sums finish recorded
+	// The document table goes on to the next writer, as a build's checkpoint hands it on.
+	docs := r.w.handover()
 	man.Generation, man.Created = r.gen, time.Now().UTC()
 	if err := syncTree(r.tmp); err != nil {
 		return fmt.Errorf("syncing checkpoint: %w", err)

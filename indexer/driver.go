@@ -260,15 +260,14 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	}
 	waited := time.Since(start)
 	vec := d.w.vec
-	// The table just written goes on in memory: reading it back would hold a second copy
-	// while the first is collected, and it grows with the collection.
-	docs := handover{docs: d.w.docs, log: d.w.log}
 	d.w.keepLog, d.w.checkpoint = true, true
 	man, err := d.w.finish()
 	if err != nil {
 		return err
 	}
-	docs.known = d.w.known // the sums finish recorded
+	// The table just written goes on in memory: reading it back would hold a second copy
+	// while the first is collected, and it grows with the collection.
+	docs := d.w.handover()
 	if err := d.opts.at("checkpoint-finished"); err != nil {
 		return err
 	}

@@ -133,6 +133,9 @@ type handover struct {
 	known knownSums
 }
 
+// handover is what the writer after a checkpoint's finish goes on with.
+func (w *genWriter) handover() handover { return handover{docs: w.docs, log: w.log, known: w.known} }
+
 // newGenWriter prepares dir (already created, empty) as generation gen. With base, the new
 // generation starts as a copy of base; graph is the base's HNSW graph to extend (owned by the
 // writer from now on). carried, when not zero, is base's document table, already in memory

@@ -58,6 +58,8 @@ func TestPageCount(t *testing.T) {
 		{{blocksSection, 0, 200000, 64}, {blocksSection, 200001, 200001, 0}},
 		// a jump back counts the window again: it may have been released since
 		{{postingsSection, 1 << 20, 1<<20 + 5, 16}, {postingsSection, 10, 20, 16}, {postingsSection, 1 << 20, 1 << 20, 16}},
+		// offsets a damaged segment gives backwards count one window
+		{{postingsSection, 1 << 20, 100, 16}},
 		// sections count apart
 		{{dictSection, 0, 31, 16}, {stringsSection, 0, 3, 16}, {dictSection, 32, 63, 0}},
 	} {

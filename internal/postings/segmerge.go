@@ -102,6 +102,7 @@ const (
 
 // touch counts the pages of the windows of bytes [lo, hi] of section sec not counted already.
 func (c *pageCount) touch(sec int, lo, hi uint64) uint64 {
+	hi = max(hi, lo) // offsets a damaged segment gives backwards: one window, not 2^64
 	a, b := lo>>16, hi>>16
 	n := b - a + 1
 	if l := c.last[sec]; l > 0 && a <= l-1 && l-1 <= b {
@@ -170,14 +171,8 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 		if i > 0 {
 			out, off = nil, nil
 		}
+		ranges[i] = r // closed by the deferred function, opened or not
 		if err := r.open(opts.TempDir, out, off); err != nil {
-			ranges[i] = r
-			return err
-		}
-		ranges[i] = r
-	}
-	for _, r := range ranges {
-		if err := r.seek(); err != nil {
 			return err
 		}
 	}

@@ -101,9 +101,12 @@ func (r *termRange) seek() error {
 	return nil
 }
 
-// merge writes the range (after seek): each term's postings from the segments holding it, in their order,
+// merge writes the range: each term's postings from the segments holding it, in their order,
 // with ordinals shifted by the passages of the segments before.
 func (r *termRange) merge(ctx context.Context) error {
+	if err := r.seek(); err != nil {
+		return err
+	}
 	segs, tw := r.segs, r.tw
 	r.heads = slices.Clone(r.starts)
 	h := termHeap{terms: make([][]byte, len(segs))} // the segments by their next term

@@ -37,9 +37,9 @@ type Writer struct {
 	segPath   string
 	// parts are the segments flushed so far when the builder was full (its RAM budget or
 	// its postings bound), in key order, with their merge level (0: flushed, n: a merge of
-	// mergeFactor parts of level n-1). Their names do not end in segSuffix: until Commit merges them into segPath they
-	// are not segments of the generation (a crash leaves them in a generation never
-	// committed, which is dropped).
+	// mergeFactor parts of level n-1). Their names do not end in segSuffix: until Commit
+	// merges them into segPath they are not segments of the generation (a crash leaves them
+	// in a generation never committed, which is dropped).
 	parts   []part
 	partSeq int
 	bPath   string // the part the builder writes
