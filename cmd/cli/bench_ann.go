@@ -19,7 +19,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
 	// seeded), prints the build time, and for each ef the recall@10 against exact search and
 	// single-thread queries/s.
-	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--shared DIR]] | --load FILE --data DIR [--mapped]", stdio.Stderr)
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--topics N] [--shared DIR]] | --load FILE --data DIR [--mapped]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
@@ -44,6 +44,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&cfg.BinaryRescore, "binary-rescore", "", "binary codes: rescore the walk's candidates with int8 codes, then floats (int8, the default) or with floats only (float: the codes stay out of resident memory)")
 	fs.StringVar(&cfg.Build, "build", "", "what the graph is built from: float (the default: float32 vectors in memory) or codes (one byte per dimension in memory, as kairos index builds its graphs; the floats spill to a temporary file)")
 	model := fs.String("model", "", "instead of clustered Gaussian vectors: --n synthetic passages and --queries real queries embedded with this sentence encoder `folder` (--dim is the model's)")
+	topics := fs.Int("topics", 0, "with --model: passages with this many topics, queried by passages of other documents of the same topics (for a model written by kairos bench corpus --topic-model with the same --topics); 0: real queries")
 	shared := fs.String("shared", defaultShared(), "with --model: the shared data `directory` (the texts the synthetic passages follow, the queries)")
 	fs.StringVar(&lcfg.Index, "load", "", "measure the graph FILE saved by --save instead of building: load time, VmRSS/VmHWM, recall, QPS")
 	fs.StringVar(&lcfg.Data, "data", "", "with --load: the --dump directory of the run that saved it (queries and ground truth)")
@@ -74,12 +75,15 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	if *model != "" {
 		cfg.Dim = 1 // the model's, set by RunData
 	}
+	if *topics != 0 && (*model == "" || *topics < 0) {
+		return usageErr(fs, "--topics %d: needs --model and a positive count", *topics)
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr(fs, "%v", err)
 	}
 	var rows []annbench.Row
 	if *model != "" {
-		ds, derr := annModelDataset(ctx, *model, *shared, cfg.N, cfg.Queries, uint64(cfg.Seed), stdio.Stderr)
+		ds, derr := annModelDataset(ctx, *model, *shared, cfg.N, cfg.Queries, *topics, uint64(cfg.Seed), stdio.Stderr)
 		if derr != nil {
 			return fmt.Errorf("bench ann: %w", derr)
 		}

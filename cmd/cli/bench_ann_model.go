@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/kairos-rag/kairos/cmd/scalebench"
@@ -18,13 +20,21 @@ import (
 // the shared texts as `kairos bench scale` learns them, seeded) and q real queries (SciFact
 // claims and SQuAD questions, as bench scale asks), embedded with the encoder in modelDir. A
 // static model embeds a million passages in well under a minute on two cores; an ONNX one
-// would take hours.
-func annModelDataset(ctx context.Context, modelDir, shared string, n, q int, seed uint64, log io.Writer) (annbench.Dataset, error) {
+// would take hours. With topics > 0 the passages have that many topics (synthcorpus.TopicOf)
+// and the queries are the first topicQueryWords words of q passages of other documents drawn
+// the same way (seed+1): real queries' words fall in no topic on purpose, so they would ask
+// nothing of a topic model.
+func annModelDataset(ctx context.Context, modelDir, shared string, n, q, topics int, seed uint64, log io.Writer) (annbench.Dataset, error) {
 	model, err := scalebench.LearnModel(ctx, shared)
 	if err != nil {
 		return annbench.Dataset{}, err
 	}
-	queries, err := scalebench.RealQueries(shared, q)
+	var queries []string
+	if topics > 0 {
+		queries, err = topicQueries(ctx, model, q, topics, seed+1)
+	} else {
+		queries, err = scalebench.RealQueries(shared, q)
+	}
 	if err != nil {
 		return annbench.Dataset{}, err
 	}
@@ -40,7 +50,7 @@ func annModelDataset(ctx context.Context, modelDir, shared string, n, q int, see
 
 	pr, pw := io.Pipe()
 	go func() {
-		_, err := synthcorpus.Generate(ctx, pw, model, synthcorpus.Options{Passages: n, Seed: seed})
+		_, err := synthcorpus.Generate(ctx, pw, model, synthcorpus.Options{Passages: n, Seed: seed, Topics: topics})
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
@@ -90,4 +100,36 @@ func annModelDataset(ctx context.Context, modelDir, shared string, n, q int, see
 		return ds, fmt.Errorf("generated %d synthetic passages, want %d", len(ds.Base), n)
 	}
 	return ds, nil
+}
+
+// topicQueryWords is the length of a topic query: about a SciFact claim's.
+const topicQueryWords = 16
+
+// topicQueries returns the first topicQueryWords words of the first passage of each of q
+// synthetic documents with topics, title prefixed as kairos index prefixes passages.
+func topicQueries(ctx context.Context, model *synthcorpus.Model, q, topics int, seed uint64) ([]string, error) {
+	var buf bytes.Buffer
+	// Draw more passages than queries: only each document's first is kept.
+	if _, err := synthcorpus.Generate(ctx, &buf, model, synthcorpus.Options{Passages: 20 * q, Seed: seed, Topics: topics}); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, q)
+	for line := range bytes.Lines(buf.Bytes()) {
+		var rec synthcorpus.Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, fmt.Errorf("synthetic query passage: %w", err)
+		}
+		if !strings.HasSuffix(rec.ID, "-0") {
+			continue
+		}
+		words := strings.Fields(rec.Text)
+		text := strings.Join(words[:min(len(words), topicQueryWords)], " ")
+		if rec.Title != "" {
+			text = rec.Title + " | " + text
+		}
+		if out = append(out, text); len(out) == q {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("synthetic queries: %d documents in %d passages, want %d", len(out), 20*q, q)
 }

@@ -138,7 +138,7 @@ func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int,
 	if n > 0 {
 		input, format = filepath.Join(dir, "passages.jsonl"), "jsonl"
 		start := time.Now()
-		if err := writeSynthetic(ctx, input, model, n, cfg.Seed, prog); err != nil {
+		if err := writeSynthetic(ctx, input, model, synthcorpus.Options{Passages: n, Seed: cfg.Seed}, prog); err != nil {
 			return row, err
 		}
 		row.GenerateS = time.Since(start).Seconds()
@@ -226,19 +226,21 @@ func indexArgs(o Options, input, format, idx string) []string {
 
 // WriteSynthetic writes n synthetic passages following model, seeded, as JSON lines that
 // kairos index reads; log gets the progress lines (nil: none).
-func WriteSynthetic(ctx context.Context, path string, model *synthcorpus.Model, n int, seed uint64, log io.Writer) error {
-	return writeSynthetic(ctx, path, model, n, seed, newProgress(log, tty.Is(log)))
+func WriteSynthetic(ctx context.Context, path string, model *synthcorpus.Model, opts synthcorpus.Options, log io.Writer) error {
+	return writeSynthetic(ctx, path, model, opts, newProgress(log, tty.Is(log)))
 }
 
-func writeSynthetic(ctx context.Context, path string, model *synthcorpus.Model, n int, seed uint64, prog *progress) error {
+func writeSynthetic(ctx context.Context, path string, model *synthcorpus.Model, opts synthcorpus.Options, prog *progress) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	_, err = synthcorpus.Generate(ctx, f, model, synthcorpus.Options{Passages: n, Seed: seed, Progress: func(done int) {
+	n := opts.Passages
+	opts.Progress = func(done int) {
 		prog.report("generating: %d/%d passages (%.0f/s)", done, n, float64(done)/time.Since(start).Seconds())
-	}})
+	}
+	_, err = synthcorpus.Generate(ctx, f, model, opts)
 	prog.done()
 	if cerr := f.Close(); err == nil {
 		err = cerr

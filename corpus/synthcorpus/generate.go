@@ -28,10 +28,18 @@ type Options struct {
 	Progress func(passages int)
 	// ProgressEvery is the Progress interval in passages (0: 10,000).
 	ProgressEvery int
+	// Topics, when positive, gives the corpus that many topics (see TopicOf): each document
+	// draws two, and TopicShare of its words come from them. 0: words are independent, and
+	// the output is what it was before topics existed.
+	Topics int
 }
 
 // DefaultMaxWords is Kairos's passage size (corpus.DefaultMaxWords).
 const DefaultMaxWords = 120
+
+// maxTopics bounds Options.Topics: a topic needs words of its own, and the real vocabulary
+// the Model learns here has about a hundred thousand.
+const maxTopics = 100000
 
 func (o Options) withDefaults() Options {
 	if o.MaxWords == 0 {
@@ -53,6 +61,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("synthcorpus: MaxWords %d: need at least 4 (title, \"|\", body)", o.MaxWords)
 	case o.ProgressEvery < 0:
 		return fmt.Errorf("synthcorpus: ProgressEvery %d is negative", o.ProgressEvery)
+	case o.Topics < 0 || o.Topics > maxTopics:
+		return fmt.Errorf("synthcorpus: %d topics: want 0 to %d", o.Topics, maxTopics)
 	}
 	return nil
 }
@@ -133,11 +143,14 @@ type generator struct {
 	passageLen, titleLen, per *alias
 	maxWords, maxTitle        int
 	buf                       []string
-	fromTail                  []bool // fromTail[i]: buf[i] came from the synthetic tail
+	fromTail                  []bool        // fromTail[i]: buf[i] came from the synthetic tail
+	topics                    *topicSampler // nil without Options.Topics
+	nTopics                   int
+	docTopics                 [2]int // the current document's main and second topic
 }
 
 func newGenerator(m *Model, o Options) *generator {
-	return &generator{
+	g := &generator{
 		m: m,
 		// The second PCG word is a constant so that seed 0 is as good a seed as any.
 		rng:        rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
@@ -149,13 +162,28 @@ func newGenerator(m *Model, o Options) *generator {
 		maxWords:   o.MaxWords,
 		// The splitter shortens prefixes over half the budget; keep titles below that.
 		maxTitle: o.MaxWords/2 - 1,
+		nTopics:  o.Topics,
 	}
+	if o.Topics > 0 {
+		g.topics = newTopicSampler(m, o.Topics)
+	}
+	return g
 }
 
 // word draws one word and says whether it came from the synthetic tail.
 func (g *generator) word() (string, bool) {
 	if g.rng.Float64() < g.m.TailMass {
 		return tailWord(g.tail.draw(g.rng)), true
+	}
+	// Without topics no draw is added here, so the stream stays what it was.
+	if g.topics != nil && g.rng.Float64() < TopicShare {
+		t := g.docTopics[0]
+		if g.rng.Float64() >= MainTopicShare {
+			t = g.docTopics[1]
+		}
+		if i, ok := g.topics.word(g.rng, t); ok {
+			return g.m.Words[i], false
+		}
 	}
 	return g.m.Words[g.vocab.draw(g.rng)], false
 }
@@ -200,6 +228,9 @@ func (g *generator) fitPhrase(text string, tail, prefixWeight int) (string, int,
 // total length from which the prefix ("Title |") is taken before the body is drawn. A
 // record's word counts are what the passage holds as indexed: a title counts in each passage.
 func (g *generator) document() []Record {
+	if g.topics != nil {
+		g.docTopics = [2]int{g.rng.IntN(g.nTopics), g.rng.IntN(g.nTopics)}
+	}
 	t := min(g.titleLen.draw(g.rng), g.maxTitle)
 	title, titleTail := g.phrase(t)
 	prefix, prefixWeight := 0, 0
