@@ -42,6 +42,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")
 	fs.BoolVar(&cfg.Binary, "binary", false, "also measure the graph saved with binary codes and loaded mapped (Hamming walk, int8 then float rescoring); with --save, its file is FILE.binary")
 	fs.StringVar(&cfg.BinaryRescore, "binary-rescore", "", "binary codes: rescore the walk's candidates with int8 codes, then floats (int8, the default) or with floats only (float: the codes stay out of resident memory)")
+	fs.StringVar(&cfg.BinaryWalk, "binary-walk", "", "binary codes: score the walk's nodes by the float query summed over each node's set bits (asymmetric, the default) or by Hamming distance to the query's bits (hamming)")
 	fs.StringVar(&cfg.Build, "build", "", "what the graph is built from: float (the default: float32 vectors in memory) or codes (one byte per dimension in memory, as kairos index builds its graphs; the floats spill to a temporary file)")
 	model := fs.String("model", "", "instead of clustered Gaussian vectors: --n synthetic passages and --queries real queries embedded with this sentence encoder `folder` (--dim is the model's)")
 	topics := fs.Int("topics", 0, "with --model: passages with this many topics, queried by passages of other documents of the same topics (for a model written by kairos bench corpus --topic-model with the same --topics); 0: real queries")
@@ -65,7 +66,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 			return usageErr(fs, "--load needs --data")
 		}
 		lcfg.Mapped, lcfg.Rescore, lcfg.Efs, lcfg.Repeat = cfg.Mapped, cfg.Rescore, efs, cfg.Repeat
-		lcfg.BinaryRescore = cfg.BinaryRescore
+		lcfg.BinaryRescore, lcfg.BinaryWalk = cfg.BinaryRescore, cfg.BinaryWalk
 		rows, err := annbench.RunLoaded(ctx, lcfg, stdio.Stderr)
 		if err != nil {
 			return fmt.Errorf("bench ann: %w", err)

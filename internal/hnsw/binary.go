@@ -76,6 +76,48 @@ func hamming(a, b []uint64) int {
 	return n
 }
 
+// asymTable fills lut (words(len(q))*8 tables of 256) for asymScore: entry 256*k+v is the sum
+// of q over the dimensions 8k..8k+7 whose bit is set in the byte v. Each entry adds one
+// dimension to an entry already filled (v without its lowest bit), so a 256-d query costs
+// 8,192 additions.
+func asymTable(lut []float32, q []float32) {
+	for k := range len(lut) / 256 {
+		t := lut[256*k : 256*(k+1)]
+		t[0] = 0
+		for v := 1; v < 256; v++ {
+			d := 8*k + bits.TrailingZeros8(uint8(v))
+			x := float32(0)
+			if d < len(q) {
+				x = q[d]
+			}
+			t[v] = t[v&(v-1)] + x
+		}
+	}
+}
+
+// asymScore is the asymmetric score of a node's bits: the sum of the float query over the
+// dimensions where the node is above its dimension's mean. With a node's coordinates taken as
+// their mean plus or minus one spread, that ranks nodes as q·x does, up to a constant; the
+// query keeps its floats, where a Hamming walk rounds it to bits too. 8 table reads a word.
+func asymScore(lut []float32, b []uint64) float32 {
+	var s float32
+	for w, x := range b {
+		t := lut[w*2048 : w*2048+2048 : w*2048+2048]
+		s += t[x&0xff] + t[256+(x>>8&0xff)] + t[512+(x>>16&0xff)] + t[768+(x>>24&0xff)] +
+			t[1024+(x>>32&0xff)] + t[1280+(x>>40&0xff)] + t[1536+(x>>48&0xff)] + t[1792+(x>>56)]
+	}
+	return s
+}
+
+// binScore is a binary walk's score of node id: asymmetric when the search prepared s.lut,
+// else minus the Hamming distance to the query's bits.
+func (g *Graph) binScore(s *searchScratch, id uint32) float32 {
+	if s.lut != nil {
+		return asymScore(s.lut, g.bitsOf(id))
+	}
+	return -float32(hamming(s.qb, g.bitsOf(id)))
+}
+
 // bitsOf returns node id's bits (mapped binary graphs).
 func (g *Graph) bitsOf(id uint32) []uint64 {
 	w := words(g.dim)
@@ -108,22 +150,27 @@ func (g *Graph) writeBits(w io.Writer, means []float32) error {
 }
 
 // searchBinary is SearchFiltered on a mapped graph with binary codes: the walk scores nodes by
-// Hamming distance; its ef best are rescored with the one-byte codes, and the best of those
+// their bits (binScore: asymmetrically, or by Hamming distance with WalkHamming); its ef best are rescored with the one-byte codes, and the best of those
 // (LoadOptions.Rescore, default 2*k) with the float vectors read from the file, so the scores
 // returned are exact dot products; with LoadOptions.BinaryRescore float, all ef candidates
 // go straight to the float vectors. g.mu is held shared; q is normalised.
 func (g *Graph) searchBinary(s *searchScratch, q []float32, k, ef int, keep func(uint64) bool) ([]Result, error) {
 	nw := words(g.dim)
 	s.qb = slices.Grow(s.qb[:0], nw)[:nw]
-	qb := s.qb
-	binarize(qb, q, g.bitMeans)
+	binarize(s.qb, q, g.bitMeans)
+	s.lut = nil
+	if g.binaryWalk != WalkHamming {
+		s.lutBuf = slices.Grow(s.lutBuf[:0], nw*2048)[:nw*2048]
+		s.lut = s.lutBuf
+		asymTable(s.lut, q)
+	}
 
 	cur := g.entry
-	curS := -float32(hamming(qb, g.bitsOf(cur)))
+	curS := g.binScore(s, cur)
 	for l := g.maxLevel; l > 0; l-- {
-		cur, curS = g.greedyBinary(qb, cur, curS, l)
+		cur, curS = g.greedyBinary(s, cur, curS, l)
 	}
-	g.searchLevel0Binary(s, qb, cur, curS, ef, keep)
+	g.searchLevel0Binary(s, cur, curS, ef, keep)
 
 	if g.floatOnly { // every candidate of the walk with its float vector
 		res := s.res
@@ -163,13 +210,13 @@ func (g *Graph) searchBinary(s *searchScratch, q []float32, k, ef int, keep func
 }
 
 // greedyBinary is greedy over the bits.
-func (g *Graph) greedyBinary(qb []uint64, cur uint32, curS float32, l int) (uint32, float32) {
+func (g *Graph) greedyBinary(s *searchScratch, cur uint32, curS float32, l int) (uint32, float32) {
 	for changed := true; changed; {
 		changed = false
 		lst := g.list(cur, l)
 		for _, nb := range lst[1 : 1+lst[0]] {
-			if s := -float32(hamming(qb, g.bitsOf(nb))); s > curS {
-				cur, curS, changed = nb, s, true
+			if sc := g.binScore(s, nb); sc > curS {
+				cur, curS, changed = nb, sc, true
 			}
 		}
 	}
@@ -177,11 +224,11 @@ func (g *Graph) greedyBinary(qb []uint64, cur uint32, curS float32, l int) (uint
 }
 
 // searchLevel0Binary is searchLevel0 over the bits; it leaves the ef best admitted nodes by
-// Hamming distance in s.res.
-func (g *Graph) searchLevel0Binary(s *searchScratch, qb []uint64, ep uint32, epS float32, ef int, keep func(uint64) bool) {
+// binScore in s.res.
+func (g *Graph) searchLevel0Binary(s *searchScratch, ep uint32, epS float32, ef int, keep func(uint64) bool) {
 	vis, gen := s.visited, s.gen
 	cand, res := s.cand[:0], s.res[:0]
-	nw := len(qb)
+	nw := len(s.qb)
 	lines := (nw*8 + 63) / 64
 	vis[ep] = gen
 	cand.push(item{epS, ep})
@@ -206,7 +253,7 @@ func (g *Graph) searchLevel0Binary(s *searchScratch, qb []uint64, ep uint32, epS
 		}
 		s.ids = todo
 		for _, nb := range todo {
-			sc := -float32(hamming(qb, g.bitsOf(nb)))
+			sc := g.binScore(s, nb)
 			if len(res) < ef || sc > res[0].score {
 				cand.push(item{sc, nb})
 				prefetch(unsafe.Pointer(&g.level0[int(nb)*g.stride]), 2)

@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -103,5 +104,40 @@ func TestBinaryFloatRescoreSkipsCodes(t *testing.T) {
 	}
 	if _, err := LoadWith(path, LoadOptions{Mapped: true, BinaryRescore: "int4"}); err == nil {
 		t.Error("BinaryRescore int4 accepted")
+	}
+}
+
+// TestAsymScore checks the table walk against its definition (the sum of the query over the
+// dimensions whose bit is set), on lengths that do and do not fill whole bytes and words.
+func TestAsymScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, dim := range []int{1, 7, 48, 64, 65, 256, 300} {
+		q := make([]float32, dim)
+		means := make([]float32, dim)
+		for d := range q {
+			q[d] = float32(rng.NormFloat64())
+		}
+		lut := make([]float32, words(dim)*2048)
+		for i := range lut {
+			lut[i] = 99 // stale contents must not survive
+		}
+		asymTable(lut, q)
+		b := make([]uint64, words(dim))
+		for range 20 {
+			v := make([]float32, dim)
+			for d := range v {
+				v[d] = float32(rng.NormFloat64())
+			}
+			binarize(b, v, means)
+			var want float64
+			for d := range dim {
+				if v[d] > 0 {
+					want += float64(q[d])
+				}
+			}
+			if got := asymScore(lut, b); math.Abs(float64(got)-want) > 1e-4 {
+				t.Fatalf("dim %d: asymScore %v, want %v", dim, got, want)
+			}
+		}
 	}
 }

@@ -61,7 +61,10 @@ type Graph struct {
 	// floatOnly (LoadOptions.BinaryRescore float) rescores a binary walk's candidates with
 	// the float vectors only.
 	floatOnly bool
-	closed    bool // set by Close
+	// binaryWalk (LoadOptions.BinaryWalk): WalkHamming scores a binary walk's nodes by
+	// Hamming distance; anything else, asymmetrically.
+	binaryWalk string
+	closed     bool // set by Close
 
 	// A graph built from codes (Options.Build codes, buildcodes.go) has no vecs: node i's
 	// codes are bcodes[i*dim:], its range brange[2i] (lo) and brange[2i+1] (step), and the

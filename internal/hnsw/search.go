@@ -15,6 +15,8 @@ type searchScratch struct {
 	q        []float32         // normalised query copy
 	qs       []float32         // query scaled for the codes (mapped graphs)
 	qb       []uint64          // query bits (mapped graphs with binary codes)
+	lut      []float32         // asymmetric walk's tables (asymTable), nil for a Hamming walk
+	lutBuf   []float32         // lut's storage, kept between searches
 	vec      []float32         // a float vector read for rescoring (mapped graphs)
 	qv, dec  []float32         // decoded node vectors (build path, graphs built from codes)
 	lv       []float32         // decoded node vector (build path, link)

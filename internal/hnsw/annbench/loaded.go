@@ -27,8 +27,10 @@ type LoadedConfig struct {
 	Rescore int    // hnsw.LoadOptions.Rescore
 	// BinaryRescore is hnsw.LoadOptions.BinaryRescore (a file with binary codes).
 	BinaryRescore string
-	Efs           []int
-	Repeat        int // timed passes per ef, best QPS kept (0: 1)
+	// BinaryWalk is hnsw.LoadOptions.BinaryWalk.
+	BinaryWalk string
+	Efs        []int
+	Repeat     int // timed passes per ef, best QPS kept (0: 1)
 }
 
 // RunLoaded loads the graph (timed), then measures every ef like Run. Each row also carries
@@ -40,7 +42,7 @@ func RunLoaded(ctx context.Context, cfg LoadedConfig, log io.Writer) ([]Row, err
 		return nil, err
 	}
 	t0 := time.Now()
-	g, err := hnsw.LoadWith(cfg.Index, hnsw.LoadOptions{Mapped: cfg.Mapped, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore})
+	g, err := hnsw.LoadWith(cfg.Index, hnsw.LoadOptions{Mapped: cfg.Mapped, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore, BinaryWalk: cfg.BinaryWalk})
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,8 @@ type Config struct {
 	Binary bool
 	// BinaryRescore is hnsw.LoadOptions.BinaryRescore of the mapped-binary rows.
 	BinaryRescore string
+	// BinaryWalk is hnsw.LoadOptions.BinaryWalk of the mapped-binary rows.
+	BinaryWalk string
 	// Build is hnsw.Options.Build: what the graph is built from, float32 vectors ("" or
 	// hnsw.BuildFloat) or one-byte codes (hnsw.BuildCodes, as `kairos index` builds its
 	// graphs), the floats then spilled to a file in SpillDir (default os.TempDir()).
@@ -185,7 +187,7 @@ func RunData(ctx context.Context, ds Dataset, cfg Config, log io.Writer) ([]Row,
 			continue
 		}
 		rss0, _ := memStatus()
-		m, err := hnsw.LoadWith(v.path, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore})
+		m, err := hnsw.LoadWith(v.path, hnsw.LoadOptions{Mapped: true, Rescore: cfg.Rescore, BinaryRescore: cfg.BinaryRescore, BinaryWalk: cfg.BinaryWalk})
 		if err != nil {
 			return nil, err
 		}
