@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -92,6 +93,26 @@ func TestDumpRoundTrip(t *testing.T) {
 	}
 	if err := Dump(dir, ds, [][]uint64{{1}}, Config{}); err == nil {
 		t.Error("short ground truth row accepted")
+	}
+}
+
+// TestDumpStreams: writing the base set allocates a buffer, not the set's bytes (at 10M x 256
+// those were 10 GB more than the run already held).
+func TestDumpStreams(t *testing.T) {
+	ds := Generate(40000, 1, 64, 1) // 10 MB of base vectors
+	dir := t.TempDir()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := Dump(dir, ds, [][]uint64{make([]uint64, K)}, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2<<20 {
+		t.Errorf("Dump of %d bytes of vectors allocated %d bytes", 40000*64*4, got)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "base.f32")); err != nil || st.Size() != 40000*64*4 {
+		t.Errorf("base.f32: %v, %v", st, err)
 	}
 }
 
