@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-
 	"path/filepath"
 
 	"github.com/kairos-rag/kairos/cmd/scalebench"

@@ -224,8 +224,9 @@ func indexArgs(o Options, input, format, idx string) []string {
 	return args
 }
 
-// WriteSynthetic writes n synthetic passages following model, seeded, as JSON lines that
-// kairos index reads; log gets the progress lines (nil: none).
+// WriteSynthetic writes opts.Passages synthetic passages following model (seeded, with topics
+// when opts asks for them) as JSON lines that kairos index reads; log gets the progress lines
+// (nil: none). opts.Progress is its own.
 func WriteSynthetic(ctx context.Context, path string, model *synthcorpus.Model, opts synthcorpus.Options, log io.Writer) error {
 	return writeSynthetic(ctx, path, model, opts, newProgress(log, tty.Is(log)))
 }
