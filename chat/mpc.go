@@ -75,6 +75,9 @@ type recalled struct {
 	Score float64 `json:"score"`
 }
 
+// Grounded is false: the reply is not checked against retrieved passages.
+func (*MPC) Grounded() bool { return false }
+
 // Respond runs clarifier, recall, memory processor and generator, then the summarizer when due.
 func (m *MPC) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	if err := m.ensurePersona(ctx, conv); err != nil {

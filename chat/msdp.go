@@ -140,6 +140,9 @@ type msdpSelection struct {
 	OverlapQualifying int      `json:"overlap_qualifying"`
 }
 
+// Grounded is false: the reply is not checked against retrieved passages.
+func (*MSDP) Grounded() bool { return false }
+
 // Respond selects examples, generates (or retrieves) knowledge, then the response.
 func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	hist := turnsText(conv.history(m.opts.HistoryTurns), message)

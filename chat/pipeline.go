@@ -165,6 +165,10 @@ func (d *Deps) check(pipeline string, needRetriever, needEncoder, needBank bool)
 // the Service appends the turn itself.
 type Pipeline interface {
 	Name() string
+	// Grounded reports whether every sentence the pipeline replies with is checked against
+	// the turn's retrieved passages (attribution): wikichat and commonsense are; mpc, msdp
+	// and sicl answer from the LLM, a memory pool or an example bank, and are not.
+	Grounded() bool
 	Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error)
 }
 

@@ -173,6 +173,7 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 	turn := Turn{
 		Index: conv.Dropped + len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
 		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: cites, Usage: tr.Usage(),
+		Grounded: p.Grounded(),
 	}
 	conv.Turns = append(conv.Turns, turn)
 	conv.Usage = conv.Usage.Add(turn.Usage)

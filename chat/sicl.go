@@ -92,6 +92,9 @@ func NewSICL(d Deps, opts SICLOptions) (*SICL, error) {
 // Name is "sicl".
 func (s *SICL) Name() string { return "sicl" }
 
+// Grounded is false: the reply is not checked against retrieved passages.
+func (*SICL) Grounded() bool { return false }
+
 // Respond selects samples per the approach and asks for the next turn.
 func (s *SICL) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	hist := conv.history(s.opts.HistoryTurns)

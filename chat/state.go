@@ -36,7 +36,20 @@ type Turn struct {
 	// Citations are the passages the reply was built from (the facts a WikiChat draft used,
 	// MSDP's retrieved knowledge), each once; Passages has everything retrieved.
 	Citations []PassageRef `json:"citations,omitempty"`
-	Usage     Usage        `json:"usage"`
+	// Grounded says that every sentence of Bot passed the attribution check against this
+	// turn's passages (wikichat, commonsense); mpc, msdp and sicl replies are not checked.
+	Grounded bool `json:"grounded"`
+	// Dropped are the sentences the LLM wrote that the attribution check removed, at every
+	// stage (summary bullets, claims, draft, refinement, reply).
+	Dropped []DroppedSentence `json:"dropped,omitempty"`
+	Usage   Usage             `json:"usage"`
+}
+
+// DroppedSentence is one sentence of an LLM's text that no passage of the turn supports.
+type DroppedSentence struct {
+	Stage  string `json:"stage"`
+	Text   string `json:"text"`
+	Reason string `json:"reason"`
 }
 
 // MemoryItem is one entry of MPC's memory pool.

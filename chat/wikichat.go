@@ -154,6 +154,9 @@ func (w *WikiChat) Name() string {
 	return "wikichat"
 }
 
+// Grounded is true: every sentence of the reply is checked against the turn's passages.
+func (*WikiChat) Grounded() bool { return true }
+
 // Respond runs stages 1-2 and 3-4 in parallel, then verification, draft and refinement.
 func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message,
