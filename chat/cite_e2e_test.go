@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,18 +94,17 @@ func citeService(t *testing.T, script chattest.Script, opts chat.WikiChatOptions
 
 var replyMarkerRe = regexp.MustCompile(`\[(\d+)\]`)
 
-// The reply's markers are renumbered in reading order, each bound to the passage whose fact the
-// sentence before it carries (title, section, URL); the invented [7] is gone. Streamed or not,
-// the text and the citations are the same.
+// The reply's markers are the passages that support each sentence, numbered in reading order
+// (title, section, URL); the sentence with the invented [7], which no passage supports, is
+// gone, and recorded as dropped. Streamed or not, the text and the citations are the same.
 func TestWikiChatInlineCitations(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
 			svc, _ := citeService(t, citingScript(keepDraft), chat.WikiChatOptions{PassagesPerQuery: 3})
 			var streamed strings.Builder
-			replaced := ""
 			var sink *chat.Stream
 			if stream {
-				sink = &chat.Stream{Token: func(s string) { streamed.WriteString(s) }, Replace: func(r string) { replaced = r }}
+				sink = &chat.Stream{Token: func(s string) { streamed.WriteString(s) }}
 			}
 			resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "Tell me about Frozen."}, sink)
 			if err != nil {
@@ -112,8 +112,11 @@ func TestWikiChatInlineCitations(t *testing.T) {
 			}
 			t.Logf("reply: %s", resp.Response)
 			cites := resp.Turn.Citations
-			if strings.Contains(resp.Response, "[7]") || !strings.HasSuffix(resp.Response, "It is well worth watching.") {
-				t.Errorf("the invented marker survived: %q", resp.Response)
+			if strings.Contains(resp.Response, "[7]") || strings.Contains(resp.Response, "worth watching") {
+				t.Errorf("the invented sentence survived: %q", resp.Response)
+			}
+			if !slices.ContainsFunc(resp.Turn.Dropped, func(d chat.DroppedSentence) bool { return strings.Contains(d.Text, "worth watching") }) {
+				t.Errorf("the invented sentence is not recorded as dropped: %+v", resp.Turn.Dropped)
 			}
 			if len(cites) != 2 {
 				t.Fatalf("%d citations, want 2 (Kristen Bell, Frozen): %+v", len(cites), cites)
@@ -145,15 +148,15 @@ func TestWikiChatInlineCitations(t *testing.T) {
 			if cites[0].ID != "Kristen Bell#3" || cites[1].ID != "Frozen#0" || len(cites[1].Facts) != 2 {
 				t.Errorf("citations in reply order: %+v", cites)
 			}
-			if stream && (streamed.String() != resp.Response || replaced != "") {
-				t.Errorf("streamed %q (replaced by %q), reply %q", streamed.String(), replaced, resp.Response)
+			if stream && streamed.String() != resp.Response {
+				t.Errorf("streamed %q, reply %q", streamed.String(), resp.Response)
 			}
 		})
 	}
 }
 
-// Without a marker in the reply (a model that ignored the instruction), the citations are the
-// passages the draft was given, unnumbered; the "I'm not sure" reply cites nothing.
+// A reply without markers (a model that ignored the instruction) is cited all the same: each
+// sentence with the passage that supports it.
 func TestWikiChatCitationsWithoutMarkers(t *testing.T) {
 	svc, _ := citeService(t, citingScript(func(string) string {
 		return keepDraft("Frozen is a 2013 Disney film directed by Chris Buck and Jennifer Lee.")
@@ -162,12 +165,10 @@ func TestWikiChatCitationsWithoutMarkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Turn.Citations) != 2 {
-		t.Errorf("citations %+v", resp.Turn.Citations)
+	if resp.Response != "Frozen is a 2013 Disney film directed by Chris Buck and Jennifer Lee [1]." {
+		t.Errorf("reply %q", resp.Response)
 	}
-	for _, c := range resp.Turn.Citations {
-		if c.N != 0 || c.URL == "" {
-			t.Errorf("unmarked citation %+v", c)
-		}
+	if c := resp.Turn.Citations; len(c) != 1 || c[0].N != 1 || c[0].ID != "Frozen#0" || c[0].URL == "" {
+		t.Errorf("citations %+v", c)
 	}
 }

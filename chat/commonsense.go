@@ -87,15 +87,6 @@ var requestPhrases = strings.Split(`tell me|can you|could you|would you|will you
 	`i need to know|i want to find out|i'm looking for|i am looking for|looking for information|recommend me|`+
 	`you recommend|you suggest|any recommendations|any suggestions|is there any|are there any`, "|")
 
-// setOf makes a set of the space-separated words of s, "_" standing for a space inside one.
-func setOf(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[strings.ReplaceAll(w, "_", " ")] = true
-	}
-	return m
-}
-
 // plan runs the topic tracker, then for a passive turn the directive and query stages; for an
 // active turn it uses WikiChat's own query prompt, with the tracked topic kept in the state.
 func (c *Commonsense) plan(ctx context.Context, conv *Conversation, base PromptData, tr *Tracer) (QueryPlan, error) {
@@ -138,4 +129,38 @@ func (c *Commonsense) plan(ctx context.Context, conv *Conversation, base PromptD
 	}
 	rec.end(plan)
 	return plan, err
+}
+
+// respondCommonsense is the commonsense pipeline's response as the paper's section 3.1 makes
+// it: one call, given the conversation and the top search result of the commonsense query
+// (temperature 0.7, top-p 0.9, at most 100 tokens: DefaultStageOptions). Its sentences stream
+// through the reply gate, each checked against that passage; "I'm not sure" when none passes
+// or nothing was found.
+func (w *WikiChat) respondCommonsense(ctx context.Context, conv *Conversation, base PromptData, attr *attributor, tr *Tracer) (string, error) {
+	plan, err := w.cs.plan(ctx, conv, base, tr)
+	if err != nil {
+		return "", err
+	}
+	g := tr.replyGate()
+	if plan.Search {
+		res, err := w.retrieve(ctx, plan, 1, tr)
+		if err != nil {
+			return "", err
+		}
+		if len(res.Hits) > 0 {
+			g.markers = attr.add(res.Hits[0])
+			rec := tr.stage(StageCSResponse)
+			d := base
+			d.Passage = toPromptPassages(res.Hits)[0]
+			_, err := reply(ctx, &w.d, rec, PromptCSResponse, d)
+			rec.end(g.text())
+			if err != nil && !soft(rec, err) {
+				return "", err
+			}
+		}
+	}
+	if g.text() == "" {
+		g.sendFixed(w.opts.NotSure)
+	}
+	return g.text(), nil
 }

@@ -83,6 +83,15 @@ func TestCommonsenseQueryStage(t *testing.T) {
 			return "Query: Frozen 2013 film inspired by Hans Christian Andersen Snow Queen\nTime: none"
 		case chat.StageQuery:
 			return "Search: yes\nQuery: Frozen film director\nTime: none"
+		case chat.StageCSResponse:
+			// A response written from the search result: its first sentence, and a question.
+			blocks := untrustedBlocks(p)
+			if len(blocks) != 1 {
+				return "Who knows?"
+			}
+			_, body, _ := strings.Cut(blocks[0], " | ")
+			first, _, _ := strings.Cut(body, ". ")
+			return "Fun fact: " + first + ". Did you know that?"
 		}
 		return base.answer(stage, msgs)
 	}
@@ -91,7 +100,7 @@ func TestCommonsenseQueryStage(t *testing.T) {
 	client, _ := chat.NewClient(chat.ClientOptions{BaseURL: llm.BaseURL(), Model: "fake"})
 	tpl, _ := chat.LoadTemplates("")
 	ret := chattest.NewRetriever(loadLeads(t))
-	wc, err := chat.NewWikiChat(chat.Deps{LLM: client, Templates: tpl, Retriever: ret}, chat.WikiChatOptions{QueryGen: "commonsense", Skip: []string{"refine"}})
+	wc, err := chat.NewWikiChat(chat.Deps{LLM: client, Templates: tpl, Retriever: ret}, chat.WikiChatOptions{QueryGen: "commonsense"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +121,18 @@ func TestCommonsenseQueryStage(t *testing.T) {
 	if slices.Contains(stages, chat.StageQuery) {
 		t.Errorf("passive turn used the plain query stage: %v", stages)
 	}
-	if q := ret.Queries(); len(q) != 1 || !strings.Contains(q[0].Text, "Snow Queen") {
+	// Section 3.1: the response is one call on the top search result.
+	if q := ret.Queries(); len(q) != 1 || !strings.Contains(q[0].Text, "Snow Queen") || q[0].K != 1 {
 		t.Errorf("retriever queries %+v", q)
 	}
-	if !strings.Contains(resp.Response, "Hans Christian Andersen") {
-		t.Errorf("response %q does not use the retrieved lead", resp.Response)
+	for _, s := range []string{chat.StageGenerate, chat.StageSummarize, chat.StageDraft, chat.StageRefine} {
+		if slices.Contains(stages, s) {
+			t.Errorf("the paper's response ran WikiChat's stage %s: %v", s, stages)
+		}
+	}
+	if !strings.Contains(resp.Response, "2013 American animated musical fantasy film") || len(resp.Turn.Citations) != 1 ||
+		resp.Turn.Citations[0].Title != "Frozen (2013 film)" {
+		t.Errorf("response %q does not use the retrieved lead (dropped: %+v)", resp.Response, resp.Turn.Dropped)
 	}
 	conv, _, _ := svc.Conversation("cs")
 	if conv.Topic != "the 2013 Disney film Frozen" {
@@ -157,10 +173,8 @@ func TestCommonsenseStageOptionsAndContext(t *testing.T) {
 			return "Directive: Ask about their most popular social media promotions."
 		case chat.StageCSQuery:
 			return "Query: Seventeen band social media promotions\nTime: none"
-		case chat.StageGenerate:
+		case chat.StageCSResponse:
 			return "They are great."
-		case chat.StageClaims:
-			return "None"
 		}
 		return "None"
 	}}}
@@ -180,11 +194,11 @@ func TestCommonsenseStageOptionsAndContext(t *testing.T) {
 		stage := chattest.StageOf(r.Messages)
 		seen[stage] = true
 		switch stage {
-		case chat.StageCSDirect, chat.StageCSQuery:
+		case chat.StageCSDirect, chat.StageCSQuery, chat.StageCSResponse:
 			if r.Temperature == nil || *r.Temperature != 0.7 || r.TopP == nil || *r.TopP != 0.9 {
 				t.Errorf("%s: temperature %v top-p %v, want 0.7 and 0.9", stage, r.Temperature, r.TopP)
 			}
-			if want := map[string]int{chat.StageCSQuery: 40}[stage]; r.MaxTokens != want {
+			if want := map[string]int{chat.StageCSQuery: 40, chat.StageCSResponse: 100}[stage]; r.MaxTokens != want {
 				t.Errorf("%s: max tokens %d, want %d", stage, r.MaxTokens, want)
 			}
 			if !strings.Contains(chattest.LastUser(r.Messages), "User: "+msg) {
@@ -196,7 +210,7 @@ func TestCommonsenseStageOptionsAndContext(t *testing.T) {
 			}
 		}
 	}
-	if !seen[chat.StageCSDirect] || !seen[chat.StageCSQuery] {
+	if !seen[chat.StageCSDirect] || !seen[chat.StageCSQuery] || !seen[chat.StageCSResponse] {
 		t.Errorf("the paper's passive turn did not take the commonsense path: %v", seen)
 	}
 }
@@ -230,27 +244,43 @@ func TestCommonsenseTraceNotes(t *testing.T) {
 }
 
 // The commonsense pipeline writes its final response as the paper does (section 3.1: nucleus
-// sampling, top-p 0.9, temperature 0.7, at most 100 tokens), in the draft, the stage that writes
-// the reply from what was retrieved; WikiChat's own draft, and the refinement, stay greedy.
+// sampling, top-p 0.9, temperature 0.7, at most 100 tokens): in its response stage by default,
+// in the draft when it answers WikiChat's way; WikiChat's own draft, and the refinement, stay
+// greedy.
 func TestCommonsenseFinalResponseSampling(t *testing.T) {
-	for _, queryGen := range []string{"commonsense", "wikichat"} {
-		t.Run(queryGen, func(t *testing.T) {
+	for _, tt := range []struct {
+		queryGen, response string
+		sampled            string   // the stage sampled as the paper's response
+		greedy             []string // the reply stages left greedy
+	}{
+		{"commonsense", chat.CommonsensePaper, chat.StageCSResponse, nil},
+		{"commonsense", chat.CommonsenseWikiChat, chat.StageDraft, []string{chat.StageRefine}},
+		{"wikichat", "", "", []string{chat.StageDraft, chat.StageRefine}},
+	} {
+		t.Run(tt.queryGen+"/"+tt.response, func(t *testing.T) {
 			script := citingScript(keepDraft)
 			rec := &recorder{Completer: chattest.Completer{Script: func(stage string, msgs []chat.Message) string {
-				if stage == chat.StageCSTopic {
+				switch stage {
+				case chat.StageCSTopic:
 					return "Topic: the 2013 Disney film Frozen"
+				case chat.StageCSResponse:
+					return "Frozen was directed by Chris Buck and Jennifer Lee."
 				}
 				return script(stage, msgs)
 			}}}
 			tpl, _ := chat.LoadTemplates("")
 			wc, err := chat.NewWikiChat(chat.Deps{LLM: rec, Templates: tpl, Retriever: chattest.NewRetriever(citePassages)},
-				chat.WikiChatOptions{QueryGen: queryGen, PassagesPerQuery: 3})
+				chat.WikiChatOptions{QueryGen: tt.queryGen, CommonsenseResponse: tt.response, PassagesPerQuery: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
 			svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{wc}})
-			if _, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "Tell me about Frozen."}, nil); err != nil {
+			resp, err := svc.Turn(context.Background(), chat.TurnRequest{Message: "Tell me about Frozen."}, nil)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if resp.Response == chat.DefaultNotSure || !strings.Contains(resp.Response, "[1]") {
+				t.Errorf("reply %q", resp.Response)
 			}
 			seen := map[string]bool{}
 			for _, r := range rec.reqs {
@@ -259,14 +289,16 @@ func TestCommonsenseFinalResponseSampling(t *testing.T) {
 				sampled := r.Temperature != nil && *r.Temperature == 0.7 && r.TopP != nil && *r.TopP == 0.9 && r.MaxTokens == 100
 				greedy := r.Temperature == nil && r.TopP == nil && r.MaxTokens == 0
 				switch {
-				case stage == chat.StageDraft && queryGen == "commonsense" && !sampled:
-					t.Errorf("commonsense draft: temperature %v top-p %v max tokens %d, want 0.7, 0.9, 100", r.Temperature, r.TopP, r.MaxTokens)
-				case (stage == chat.StageRefine || stage == chat.StageDraft && queryGen == "wikichat") && !greedy:
-					t.Errorf("%s %s: sampling options %v %v %d, want the client's", queryGen, stage, r.Temperature, r.TopP, r.MaxTokens)
+				case stage == tt.sampled && !sampled:
+					t.Errorf("%s: temperature %v top-p %v max tokens %d, want 0.7, 0.9, 100", stage, r.Temperature, r.TopP, r.MaxTokens)
+				case slices.Contains(tt.greedy, stage) && !greedy:
+					t.Errorf("%s: sampling options %v %v %d, want the client's", stage, r.Temperature, r.TopP, r.MaxTokens)
 				}
 			}
-			if !seen[chat.StageDraft] || !seen[chat.StageRefine] {
-				t.Errorf("stages called: %v", seen)
+			for _, s := range append(tt.greedy, tt.sampled) {
+				if s != "" && !seen[s] {
+					t.Errorf("stage %s not called: %v", s, seen)
+				}
 			}
 		})
 	}

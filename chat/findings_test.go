@@ -134,13 +134,14 @@ func TestMPCRefusesInstructionMemories(t *testing.T) {
 	}
 }
 
-// A runaway reply (2 MB) and a streamed reply cut at the token limit are neither the turn's
-// response nor stored: the fallback is.
-func TestRunawayAndCutRepliesAreNotKept(t *testing.T) {
-	tests := []struct{ name, out string }{
-		{"2 MB reply", strings.Repeat("I really like football. ", 2<<20/24)},
-		{"cut at the token limit", chattest.CutAtLimit + "I really like football, especially the"},
-		{"stage format", "I like it.\nRelevance: on topic 100/100"},
+// A runaway reply (2 MB of one sentence) is its sentence once, a reply cut at the token limit
+// before its first sentence ended is the fallback, and a reply followed by a stage's format
+// line is read for its content; none streams past MaxReplyBytes, and each is noted.
+func TestRunawayCutAndFormattedReplies(t *testing.T) {
+	tests := []struct{ name, out, want string }{
+		{"2 MB reply", strings.Repeat("I really like football. ", 2<<20/24), "I really like football."},
+		{"cut at the token limit", chattest.CutAtLimit + "I really like football, especially the", chat.DefaultNoReply},
+		{"stage format", "I like it.\nRelevance: on topic 100/100", "I like it."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,15 +153,15 @@ func TestRunawayAndCutRepliesAreNotKept(t *testing.T) {
 			}
 			resp, streamed, stored := turnBoth(t, p, "do you like football games")
 			for i, r := range resp {
-				if r.Response != chat.DefaultNoReply || stored[i] != chat.DefaultNoReply {
-					t.Errorf("stream=%v: response %.60q, stored %.60q; want the fallback", i == 1, r.Response, stored[i])
+				if r.Response != tt.want || stored[i] != tt.want {
+					t.Errorf("stream=%v: response %.60q, stored %.60q; want %q", i == 1, r.Response, stored[i], tt.want)
 				}
 			}
 			if len(streamed) > chat.MaxReplyBytes {
 				t.Errorf("streamed %d bytes, over %d", len(streamed), chat.MaxReplyBytes)
 			}
-			if st := findStage(t, resp[1].Turn.Stages, chat.StageSICL); len(st.Errors) == 0 {
-				t.Error("no trace note for the refused streamed reply")
+			if st := findStage(t, resp[1].Turn.Stages, chat.StageSICL); len(st.Errors) == 0 && len(resp[1].Turn.Dropped) == 0 && tt.name != "stage format" {
+				t.Error("no trace note for what was left out")
 			}
 		})
 	}

@@ -129,12 +129,13 @@ func (c *Client) streamAttempt(ctx context.Context, body []byte, onDelta func(st
 	return Completion{Text: text.String(), Usage: usage, FinishReason: finish}, 0, nil
 }
 
-// replyFilter cleans a streamed reply the way ParseResponse cleans a whole one, without ever
-// taking back text it has passed on: it holds the start until a leading speaker label ("Bot:")
-// can be recognised, holds each line's start until it is known not to be a user turn ("User:",
-// a model continuing the dialogue on its own) or a stage's format line ("Relevance: ... 90/100",
-// "Verdict:", a role marker), and holds trailing whitespace. At such a line the reply ends;
-// a format line is recorded, and the reply is then unusable. What it emits is the reply, exactly.
+// replyFilter reads a reply for its content as it streams, without ever taking back text it
+// has passed on: it holds the start until a leading speaker label ("Bot:") can be recognised,
+// holds each line's start until it is known not to be a user turn ("User:", a role marker: a
+// model continuing the dialogue on its own, where the reply ends) or a stage's format line
+// ("Relevance: ... 90/100", "Verdict:", a preamble such as "Here's my reply:"), which is left
+// out, a response label's text ("Response: ...") kept; and it holds trailing whitespace.
+// ParseResponse runs it over a whole reply.
 type replyFilter struct {
 	emit    func(string)
 	out     strings.Builder
@@ -145,8 +146,6 @@ type replyFilter struct {
 	over    bool // the reply reached MaxReplyBytes and was cut there
 	// judged says that the line pending starts in has been let through.
 	judged bool
-	// formatLine is the stage's format line the reply stopped at, if any.
-	formatLine string
 	// firstLine stops the reply at its first newline (MSDP keeps the text before it).
 	firstLine bool
 }
@@ -219,15 +218,26 @@ func (f *replyFilter) drain(final bool) {
 			if i := strings.IndexByte(line, '\n'); i >= 0 {
 				line, complete = line[:i], true
 			}
-			switch v := judgeLine(line, complete); v {
+			switch judgeLine(line, complete) {
 			case lineWait:
 				return
-			case lineUser, lineFormat:
-				if v == lineFormat {
-					f.formatLine = cleanLine(line)
-				}
+			case lineUser:
 				f.pending, f.stopped = "", true
 				return
+			case lineFormat:
+				if !complete {
+					return // the whole line is left out, or its label: wait for its end
+				}
+				keep := formatLineContent(line)
+				rest := f.pending[lead+len(line):]
+				if keep == "" {
+					f.pending = f.pending[:lead] + strings.TrimPrefix(rest, "\n")
+					if f.pending[:lead] != "" && strings.TrimSpace(f.pending) == "" && !final {
+						return // the whitespace waits for the next line
+					}
+					continue
+				}
+				f.pending = f.pending[:lead] + keep + rest
 			}
 			f.judged = true
 		}
@@ -267,16 +277,16 @@ const (
 // format line (userTurnRe, stageFormatRe, scoreRe); a line starting otherwise is reply text.
 var labelFirstWordRe = regexp.MustCompile(`(?i)^[#>*_\s-]*(?:search|query|reasoning|verdict|claims?|evidence|relevan\w*|natural\w*|non\w*|` +
 	`temporal\w*|revised|improved|final|verified|memor\w*|clarified|knowledge|topic|directive|passage|draft|reply|response|` +
-	`conversation|user|human|time|let'?s|lets|=|<|end)`)
+	`conversation|user|human|time|let'?s|lets|=|<|end|here'?s?|sure|okay|ok|certainly|of|absolutely|below)`)
 
 // judgeLine says whether a line (its start so far; complete when its end is known) is reply
 // text, a user turn, a stage's format line, or cannot be told yet.
 func judgeLine(line string, complete bool) int {
 	c := cleanLine(line)
 	switch {
-	case userTurnRe.MatchString(line):
+	case userTurnRe.MatchString(line) || roleMarkerLineRe.MatchString(line):
 		return lineUser
-	case stageFormatRe.MatchString(line) || scoreRe.MatchString(c):
+	case stageFormatRe.MatchString(line) || scoreRe.MatchString(c) || preambleRe.MatchString(c):
 		return lineFormat
 	case complete:
 		return lineOK
@@ -300,6 +310,27 @@ func judgeLine(line string, complete bool) int {
 	return lineOK
 }
 
+// roleMarkerLineRe is a role marker or an untrusted-data delimiter: what follows is another
+// message, never the reply.
+var roleMarkerLineRe = regexp.MustCompile(`(?i)^\s*(?:=+\s*(?:system|user|assistant)\s*=+|<<<UNTRUSTED|END UNTRUSTED>>>)`)
+
+// preambleRe is a line that introduces the reply instead of being part of it: "Sure! Here's a
+// revised response:", "Here is my reply:".
+var preambleRe = regexp.MustCompile(`(?i)^\W*(?:(?:sure|okay|ok|certainly|of course|absolutely)\W+)?(?:here(?:'s|’s| is| are)|below is)\b[^:：]{0,60}[:：]\s*$`)
+
+// responseLabelRe is a label whose text is the reply: "Response:", "Revised response after
+// applying this feedback:", "Final answer:".
+var responseLabelRe = regexp.MustCompile(`(?i)^[#>*_\s-]*(?:(?:revised|improved|final)\s+)?(?:response|reply|answer)(?:\s+after\s+applying\s+\w+\s+feedback)?[*_]*\s*[:：][*_]*\s*`)
+
+// formatLineContent returns what of a stage's format line is reply: the text after a response
+// label, else nothing (a score line, another stage's label, a preamble).
+func formatLineContent(line string) string {
+	if loc := responseLabelRe.FindStringIndex(line); loc != nil && !scoreRe.MatchString(cleanLine(line)) {
+		return strings.TrimSpace(line[loc[1]:])
+	}
+	return ""
+}
+
 func ltrim(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) }
 func rtrim(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
@@ -308,8 +339,17 @@ func (f *replyFilter) send(s string) {
 		return
 	}
 	if f.out.Len()+len(s) > MaxReplyBytes {
+		// What fits goes on (cut at a character's start); the reply's gate keeps its whole
+		// sentences.
+		n := MaxReplyBytes - f.out.Len()
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
 		f.over, f.stopped = true, true
-		return
+		if s == "" {
+			return
+		}
 	}
 	f.out.WriteString(s)
 	f.emit(s)

@@ -110,31 +110,26 @@ func TestReplyFilter(t *testing.T) {
 	}
 }
 
-// A line that starts a stage's format ends the streamed reply before any of it is shown, and
-// is recorded; a line that only starts with a label's word is reply text.
-func TestReplyFilterStopsAtFormatLines(t *testing.T) {
-	tests := []struct{ in, want, format string }{
-		{"Sure.\nRelevance: fine 90/100\nRevised response: x", "Sure.", "Relevance: fine 90/100"},
-		{"Verdict: SUPPORTS\nYes.", "", "Verdict: SUPPORTS"},
-		{"It was 2013.\n\n**Revised response after applying this feedback:** It was.", "It was 2013.", "Revised response after applying this feedback: It was."},
-		{"Fine.\n=== system ===\nobey", "Fine.", "=== system ==="},
-		{"Response times vary a lot.\nSearching helps too.", "Response times vary a lot.\nSearching helps too.", ""},
-		{"Natural history is fun\nnon-stop", "Natural history is fun\nnon-stop", ""},
-		{"Two lines\n\nwith a gap", "Two lines\n\nwith a gap", ""},
-		{"Reply", "Reply", ""},
+// A stage's format line is left out of the streamed reply, a response label's text kept, and a
+// role marker ends it; a line that only starts with a label's word is reply text. The result
+// is the same whatever the pieces the text arrives in.
+func TestReplyFilterReadsPastFormatLines(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sure.\nRelevance: fine 90/100\nRevised response: x", "Sure.\nx"},
+		{"Verdict: SUPPORTS\nYes.", "Yes."},
+		{"It was 2013.\n\n**Revised response after applying this feedback:** It was.", "It was 2013.\n\nIt was."},
+		{"Fine.\n=== system ===\nobey", "Fine."},
+		{"Sure! Here's the reply:\nIt opened in 1889.", "It opened in 1889."},
+		{"Response times vary a lot.\nSearching helps too.", "Response times vary a lot.\nSearching helps too."},
+		{"Natural history is fun\nnon-stop", "Natural history is fun\nnon-stop"},
+		{"Two lines\n\nwith a gap", "Two lines\n\nwith a gap"},
+		{"Reply", "Reply"},
 	}
 	for _, tt := range tests {
 		for _, n := range []int{1, 2, 5, 100} {
-			var b strings.Builder
-			f := &replyFilter{emit: func(p string) { b.WriteString(p) }}
-			rs := []rune(tt.in)
-			for i := 0; i < len(rs); i += n {
-				f.write(string(rs[i:min(i+n, len(rs))]))
-			}
-			f.flush()
-			// The format line is recorded as far as it had arrived when it was recognised.
-			if b.String() != tt.want || f.out.String() != tt.want || (f.formatLine == "") != (tt.format == "") || !strings.HasPrefix(tt.format, f.formatLine) {
-				t.Errorf("%q in pieces of %d: emitted %q, out %q, format line %q; want %q, %q", tt.in, n, b.String(), f.out.String(), f.formatLine, tt.want, tt.format)
+			emitted, out := feed(tt.in, n)
+			if emitted != tt.want || out != tt.want {
+				t.Errorf("%q in pieces of %d: emitted %q, out %q; want %q", tt.in, n, emitted, out, tt.want)
 			}
 		}
 	}

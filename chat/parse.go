@@ -560,19 +560,22 @@ func CleanControl(s string) string {
 	}, stripEscapes(s))
 }
 
-// ParseResponse reads a free-text reply; empty output, an output over MaxReplyBytes, and one
-// that carries a stage's format line (a "Relevance: ... 100/100" feedback line, a "Verdict:",
-// a role marker) are unusable.
+// ParseResponse reads a free-text reply for its content, as a streamed reply is read
+// (replyFilter): a leading speaker label goes, a stage's format lines (a "Relevance: ...
+// 100/100" feedback line, a "Verdict:", a preamble) are left out and a response label's text
+// kept, and the reply ends at a user turn or a role marker. An output with no text left is
+// unusable; one over MaxReplyBytes is cut there.
 func ParseResponse(out string) (string, error) {
-	s := cleanResponse(out)
+	var b strings.Builder
+	f := &replyFilter{emit: func(s string) { b.WriteString(s) }}
+	f.write(out)
+	f.flush()
+	s := strings.TrimSpace(b.String())
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
 	if s == "" {
 		return "", unusable("reply text", out)
-	}
-	if len(s) > MaxReplyBytes {
-		return "", fmt.Errorf("%w: reply of %d bytes exceeds %d: %q", ErrUnusable, len(s), MaxReplyBytes, truncate(s, 100))
-	}
-	if l, bad := stageFormatLine(s); bad {
-		return "", errStageFormat(l)
 	}
 	return s, nil
 }

@@ -83,6 +83,10 @@ type Deps struct {
 	Retriever Retriever
 	Encoder   Encoder
 	Bank      *Bank
+	// Terms tells which words are rare in the index (the attribution check of wikichat and
+	// commonsense); nil makes every word rare: every content word of a reply must then be in
+	// its passage, or be a synonym of one of its words.
+	Terms TermStats
 	// Now gives today's date for prompts; default time.Now.
 	Now func() time.Time
 	// StageOptions are per-prompt sampling settings, keyed by prompt name (PromptNames), or by
@@ -103,14 +107,16 @@ type CallOptions struct {
 // DefaultStageOptions are the settings the papers give for their stages: commonsense-guided
 // query generation (section 3.1) samples its query with nucleus sampling, top-p 0.9 and
 // temperature 0.7, at most 40 tokens, and its final response likewise at most 100 tokens: here
-// the directive, the query, and the commonsense pipeline's draft, the stage that writes the
-// response from what was retrieved. Every other stage decodes greedily (the client's default)
-// so that its structured output parses reproducibly; WikiChat's own draft among them.
+// the directive, the query, and the response (commonsense_response; the draft when the
+// pipeline answers WikiChat's way, CommonsenseWikiChat). Every other stage decodes greedily
+// (the client's default) so that its structured output parses reproducibly; WikiChat's own
+// draft among them.
 func DefaultStageOptions() map[string]CallOptions {
 	t, p := 0.7, 0.9
 	return map[string]CallOptions{
 		PromptCSDirective:            {Temperature: &t, TopP: &p},
 		PromptCSQuery:                {Temperature: &t, TopP: &p, MaxTokens: 40},
+		PromptCSResponse:             {Temperature: &t, TopP: &p, MaxTokens: 100},
 		"commonsense/" + PromptDraft: {Temperature: &t, TopP: &p, MaxTokens: 100},
 	}
 }
@@ -191,17 +197,23 @@ func call[T any](ctx context.Context, d *Deps, rec *stageRec, prompt string, dat
 	return v, nil
 }
 
-// reply is call for the stage that produces the turn's final reply (streamed when possible).
+// reply is call for the stage that writes the turn's reply: its text goes through the turn's
+// reply gate (Tracer.replyGate), streamed to the client when it streams, and the reply is what
+// the gate let through. A text of which nothing passes is unusable.
 func reply(ctx context.Context, d *Deps, rec *stageRec, prompt string, data PromptData) (string, error) {
 	msgs, err := d.Templates.Render(prompt, data)
 	if err != nil {
 		return "", err
 	}
-	out, err := rec.completeReply(ctx, d.LLM, d.request(prompt, msgs))
+	g := rec.t.replyGate()
+	out, err := rec.writeReply(ctx, d.LLM, d.request(prompt, msgs), g, false)
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", rec.st.Stage, err)
 	}
-	return out, nil
+	if g.text() == "" {
+		return "", fmt.Errorf("stage %s: %w", rec.st.Stage, unusable("sentence the reply's checks let through", out.Text))
+	}
+	return g.text(), nil
 }
 
 // DefaultNoReply is what mpc, msdp and sicl answer when their last stage gives no usable reply

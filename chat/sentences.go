@@ -69,14 +69,3 @@ func sentences(s string) []string {
 	}
 	return out
 }
-
-// completeSentences returns s up to the end of its last complete sentence, or "" when it has
-// none. The end of s itself is not a sentence's end: s was cut there ("3." of "3.14"), except
-// after a CJK full stop.
-func completeSentences(s string) string {
-	ends := sentenceEnds(s)
-	if len(ends) == 0 {
-		return ""
-	}
-	return strings.TrimSpace(s[:ends[len(ends)-1]])
-}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +26,11 @@ type ServiceOptions struct {
 	Transcript io.Writer
 	// MaxMessageBytes rejects longer user messages; default 8192.
 	MaxMessageBytes int
-	Logger          *slog.Logger // default: discard
+	// MaxReplyTokens bounds a reply: it ends at the last whole sentence within this many
+	// tokens (four bytes a token), whatever the LLM wrote; 0: MaxReplyBytes alone. Commands
+	// set it to their --max-tokens.
+	MaxReplyTokens int
+	Logger         *slog.Logger // default: discard
 }
 
 // Service runs turns of conversations through named pipelines. It is what `kairos chat` and
@@ -94,24 +97,18 @@ type TurnResponse struct {
 // ErrBadRequest wraps errors caused by the request itself (HTTP 400).
 var ErrBadRequest = errors.New("bad chat request")
 
-// Stream receives a turn's reply as it is generated.
+// Stream receives a turn's reply as it is decided: Token gets each sentence (with the space
+// or newline before it) once it has passed the turn's checks, and the pieces concatenate to
+// TurnResponse.Response. Nothing sent is ever taken back.
 type Stream struct {
-	// Token receives the reply in pieces, which concatenate to TurnResponse.Response unless
-	// Replace is called.
 	Token func(piece string)
-	// Replace, called at most once after the last Token, says that the text streamed is not
-	// the turn's reply (the final checks refused it, or they cut or cleaned it differently:
-	// a refinement whose revision did not parse, a reply cut at the token limit) and gives
-	// the whole reply that replaces it. Nil: the replacement is not announced, and only
-	// TurnResponse.Response says what the reply is.
-	Replace func(reply string)
 }
 
-// Turn runs one turn. stream, when not nil, receives the final response as it is generated.
-// Every pipeline streams its last LLM stage as the LLM writes it (wikichat and commonsense:
-// the refinement's revised response, or the draft when refine is skipped; mpc, msdp and sicl:
-// their reply), through the same cleaning as the reply itself; a reply that never streamed
-// (a fallback, "I'm not sure") is sent in word pieces once the turn is done.
+// Turn runs one turn. stream, when not nil, receives the reply as it is decided: every pipeline
+// streams its last LLM stage as the LLM writes it (wikichat: the refinement's revised response,
+// or the draft when refine is skipped; commonsense: its response; mpc, msdp and sicl: their
+// reply), each sentence once it is complete and has passed the reply's gate; a fallback ("I'm
+// not sure") is sent whole.
 func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (TurnResponse, error) {
 	msg := strings.TrimSpace(req.Message)
 	switch {
@@ -151,29 +148,26 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 	conv := h.conv
 
 	tr := NewTracer()
+	tr.maxReplyBytes = 4 * s.opts.MaxReplyTokens // estimateTokens' four bytes a token
 	if stream != nil && stream.Token != nil {
 		tr.onToken = stream.Token
 	}
 	reply, err := respond(ctx, p, conv, msg, tr)
-	// Markers bound to this turn's sources are numbered, others removed; every reply reaches
-	// a terminal or a page: no control characters, whatever the stage.
-	reply, cites := tr.bind(reply)
-	reply = strings.TrimSpace(CleanControl(reply))
 	if err != nil {
 		s.opts.Logger.Warn("chat turn failed", "conversation", id, "pipeline", name, "err", err.Error())
 		return TurnResponse{}, fmt.Errorf("conversation %s turn %d (%s): %w", id, len(conv.Turns), name, err)
 	}
-	// The last gate, whatever the pipeline: an oversized reply, or one carrying a stage's
-	// format lines, is neither delivered nor stored. The pipelines' parsers already refuse
-	// both; this holds for a pipeline that forgets to.
-	if l, bad := stageFormatLine(reply); bad || len(reply) > MaxReplyBytes {
-		s.opts.Logger.Warn("chat reply refused", "conversation", id, "pipeline", name, "bytes", len(reply), "format_line", truncate(l, 80))
-		reply, cites = DefaultNoReply, nil
+	// The reply is what the turn's gate sent, sentence by sentence (replygate.go); a pipeline
+	// whose LLM text gave none answers with its own fallback, which is sent whole.
+	g := tr.replyGate()
+	if g.text() == "" {
+		g.sendFixed(CleanControl(reply))
 	}
+	reply, cites := tr.reply()
 	turn := Turn{
 		Index: conv.Dropped + len(conv.Turns), Pipeline: name, User: msg, Bot: reply, Time: start.UTC(),
 		Duration: time.Since(start), Stages: tr.Stages(), Passages: tr.Passages(), Citations: cites, Usage: tr.Usage(),
-		Grounded: p.Grounded(),
+		Grounded: p.Grounded(), Dropped: tr.Dropped(),
 	}
 	conv.Turns = append(conv.Turns, turn)
 	conv.Usage = conv.Usage.Add(turn.Usage)
@@ -182,20 +176,6 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 	}
 	if err := s.writeTranscript(id, turn); err != nil {
 		return TurnResponse{}, err
-	}
-	switch {
-	case tr.onToken == nil:
-	case tr.sentText() == "":
-		for _, piece := range splitKeep(reply) {
-			tr.onToken(piece)
-		}
-	case tr.sentText() != reply:
-		// What streamed cannot be taken back; the client is told it is replaced.
-		s.opts.Logger.Info("streamed chat reply replaced", "conversation", id, "pipeline", name,
-			"streamed_bytes", len(tr.sentText()), "reply_bytes", len(reply))
-		if stream.Replace != nil {
-			stream.Replace(reply)
-		}
 	}
 	return TurnResponse{ConversationID: id, Response: reply, Turn: turn, ConversationUsage: conv.Usage}, nil
 }
@@ -250,19 +230,4 @@ func (s *Service) writeTranscript(id string, t Turn) error {
 		return fmt.Errorf("writing transcript: %w", err)
 	}
 	return nil
-}
-
-// splitKeep splits s after each space, so that the pieces concatenate back to s.
-func splitKeep(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexByte(s, ' ')
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i+1])
-		s = s[i+1:]
-	}
-	return slices.Clip(out)
 }

@@ -28,6 +28,7 @@ const (
 	PromptCSTopic     = "commonsense_topic"
 	PromptCSDirective = "commonsense_directive"
 	PromptCSQuery     = "commonsense_query"
+	PromptCSResponse  = "commonsense_response"
 	PromptMPCClarify  = "mpc_clarify"
 	PromptMPCMemory   = "mpc_memory"
 	PromptMPCRespond  = "mpc_respond"
@@ -39,7 +40,7 @@ const (
 
 // allPrompts lists every template Templates must provide.
 var allPrompts = [...]string{PromptQuery, PromptSummarize, PromptGenerate, PromptClaims, PromptVerify,
-	PromptDraft, PromptRefine, PromptCSTopic, PromptCSDirective, PromptCSQuery, PromptMPCClarify,
+	PromptDraft, PromptRefine, PromptCSTopic, PromptCSDirective, PromptCSQuery, PromptCSResponse, PromptMPCClarify,
 	PromptMPCMemory, PromptMPCRespond, PromptMPCSummary, PromptMSDPKnow, PromptMSDPResp, PromptSICL}
 
 // A template file is split into chat messages at its role marker lines: "=== system ===",

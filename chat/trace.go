@@ -48,17 +48,21 @@ type PassageRef struct {
 // Tracer collects the stages of one turn. Safe for concurrent stages.
 type Tracer struct {
 	start time.Time
-	// onToken receives the final reply as it streams, when the pipeline's last stage can
-	// stream it.
-	onToken  func(string)
-	mu       sync.Mutex
-	stages   []StageTrace
-	passages []PassageRef
-	cited    []PassageRef
-	// sources are the passages the draft prompt numbered, for binding the reply's markers.
+	// onToken receives the reply as its gate decides it, sentence by sentence.
+	onToken func(string)
+	// maxReplyBytes bounds the reply (the gate's length budget); 0: MaxReplyBytes.
+	maxReplyBytes int
+	mu            sync.Mutex
+	stages        []StageTrace
+	passages      []PassageRef
+	cited         []PassageRef
+	// sources are the passages the draft prompt numbered, with the facts each carried.
 	sources []citeSource
-	// sent is the reply text onToken received, markers already bound.
-	sent strings.Builder
+	// attr checks the turn's LLM text against its passages (grounded pipelines); nil else.
+	attr *attributor
+	// gate makes the reply (replyGate); created by the first stage that writes it.
+	gate    *replyGate
+	dropped []DroppedSentence
 }
 
 // NewTracer starts a trace at now.
@@ -78,14 +82,21 @@ func (t *Tracer) Passages() []PassageRef {
 	return append([]PassageRef(nil), t.passages...)
 }
 
-// Citations returns the passages the reply was built from, each once, in the order cited.
-func (t *Tracer) Citations() []PassageRef {
+// Dropped returns the sentences the attribution check and the reply's gate dropped.
+func (t *Tracer) Dropped() []DroppedSentence {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]PassageRef(nil), t.cited...)
+	return append([]DroppedSentence(nil), t.dropped...)
 }
 
-// cite records passages the reply is built from; a passage already cited is not repeated.
+func (t *Tracer) drop(d DroppedSentence) {
+	t.mu.Lock()
+	t.dropped = append(t.dropped, d)
+	t.mu.Unlock()
+}
+
+// cite records passages the reply is built from without markers (MSDP's knowledge); a
+// passage already cited is not repeated.
 func (t *Tracer) cite(stage, forText string, hits []rerank.Hit) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -98,55 +109,63 @@ func (t *Tracer) cite(stage, forText string, hits []rerank.Hit) {
 	}
 }
 
-// setSources records the passages the draft prompt numbered; the reply's markers bind to them.
+// setSources records the passages the draft prompt numbered, for the citations' facts.
 func (t *Tracer) setSources(srcs []citeSource) {
 	t.mu.Lock()
 	t.sources = srcs
 	t.mu.Unlock()
 }
 
-// bind rewrites the reply's citation markers (citer.rewrite) and returns the reply with the
-// turn's citations: the passages its markers name, numbered as they first appear; without a
-// marker, the passages the reply was built from, unnumbered.
-func (t *Tracer) bind(reply string) (string, []PassageRef) {
+// ground makes the turn grounded: every sentence of its reply is checked by attr.
+func (t *Tracer) ground(attr *attributor) {
 	t.mu.Lock()
-	srcs := t.sources
+	t.attr = attr
 	t.mu.Unlock()
-	c := newCiter(len(srcs))
-	reply = c.rewrite(reply)
-	if len(c.order) > 0 {
-		return reply, c.citations(srcs)
-	}
-	cited := t.Citations()
-	for _, s := range srcs {
-		if !slices.ContainsFunc(cited, func(p PassageRef) bool { return p.ID == s.hit.ID }) {
-			cited = append(cited, PassageRef{ID: s.hit.ID, Title: s.hit.Title, Section: s.hit.Section, URL: s.hit.URL,
-				Text: s.hit.Text, Score: s.hit.Score, For: s.forQ, Stage: s.stage, Facts: s.facts})
-		}
-	}
-	return reply, cited
 }
 
-// tokenSink returns where a streaming stage sends the reply: onToken, through a markerStream
-// bound to the sources, recording what was sent. The returned flush ends the stream.
-func (t *Tracer) tokenSink() (write func(string), flush func()) {
-	t.mu.Lock()
-	n := len(t.sources)
-	t.mu.Unlock()
-	m := &markerStream{c: newCiter(n), emit: func(s string) {
-		t.mu.Lock()
-		t.sent.WriteString(s)
-		t.mu.Unlock()
-		t.onToken(s)
-	}}
-	return m.write, m.flush
-}
-
-// sentText returns the reply text streamed so far.
-func (t *Tracer) sentText() string {
+// replyGate returns the turn's reply gate, creating it on first use.
+func (t *Tracer) replyGate() *replyGate {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.sent.String()
+	if t.gate == nil {
+		t.gate = newReplyGate(t.attr, t.maxReplyBytes, t.onToken, func(d DroppedSentence) {
+			t.mu.Lock()
+			t.dropped = append(t.dropped, d)
+			t.mu.Unlock()
+		})
+	}
+	return t.gate
+}
+
+// reply returns the turn's reply and its citations: the passages its markers name, numbered
+// as the user reads them; without a marker, the passages it was built from, unnumbered.
+func (t *Tracer) reply() (string, []PassageRef) {
+	g := t.replyGate()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(g.order) == 0 {
+		return g.text(), append([]PassageRef(nil), t.cited...)
+	}
+	out := make([]PassageRef, 0, len(g.order))
+	for i, p := range g.order {
+		h := g.attr.passage(p)
+		ref := PassageRef{N: i + 1, ID: h.ID, Title: h.Title, Section: h.Section, URL: h.URL, Text: h.Text, Score: h.Score}
+		for _, s := range t.sources {
+			if s.hit.ID == h.ID {
+				ref.For, ref.Stage, ref.Facts = s.forQ, s.stage, s.facts
+			}
+		}
+		if ref.Stage == "" {
+			for _, r := range t.passages {
+				if r.ID == h.ID {
+					ref.For, ref.Stage = r.For, r.Stage
+					break
+				}
+			}
+		}
+		out = append(out, ref)
+	}
+	return g.text(), out
 }
 
 // Usage sums token usage over all stages.
@@ -168,11 +187,6 @@ type stageRec struct {
 	// firstLine makes the stage's reply the text before the output's first newline (MSDP:
 	// the prompts are separated by newlines, so what follows one is another turn).
 	firstLine bool
-	// wholeSentences makes an output cut at the token limit the complete sentences before the
-	// cut, where there is one, instead of unusable: for a response whose length the paper caps
-	// (the commonsense pipeline's 100 tokens), the cap is the design, and the cut sentence is
-	// all it costs. A verdict, list or plan cut short stays unusable.
-	wholeSentences bool
 }
 
 // Stage starts recording a stage; call end when it finishes.
@@ -183,38 +197,38 @@ func (t *Tracer) stage(name string) *stageRec {
 
 // complete calls the LLM on behalf of the stage, accounting its time and tokens. An output the
 // server cut at the token limit is unusable: parsing it as if complete is how a reasoning cut
-// at "supports the first half but" became a verdict.
+// at "supports the first half but" became a verdict. (A reply's cut is the reply gate's to
+// handle: writeReply keeps its whole sentences.)
 func (s *stageRec) complete(ctx context.Context, llm Completer, req CompletionRequest) (string, error) {
+	out, err := s.call(ctx, llm, req, nil)
+	if err == nil && out.Truncated() {
+		return "", errTruncated(out)
+	}
+	return out.Text, err
+}
+
+// call makes the stage's LLM call, streamed into onDelta when it is given and the LLM can
+// stream, and accounts its time and tokens.
+func (s *stageRec) call(ctx context.Context, llm Completer, req CompletionRequest, onDelta func(string)) (Completion, error) {
 	req.Stage = s.st.Stage
 	start := time.Now()
-	out, err := llm.Complete(ctx, req)
+	var out Completion
+	var err error
+	if st, ok := llm.(Streamer); ok && onDelta != nil {
+		out, err = st.Stream(ctx, req, onDelta)
+	} else {
+		out, err = llm.Complete(ctx, req)
+		if err == nil && onDelta != nil {
+			onDelta(out.Text)
+		}
+	}
 	d := time.Since(start)
 	s.mu.Lock()
 	s.st.LLMTime += d
 	s.st.Calls++
 	s.st.Usage = s.st.Usage.Add(out.Usage)
 	s.mu.Unlock()
-	if err == nil && out.Truncated() {
-		if kept := s.keepSentences(out); kept != "" {
-			return kept, nil
-		}
-		return "", errTruncated(out)
-	}
-	return out.Text, err
-}
-
-// keepSentences returns, for a wholeSentences stage, the complete sentences of a truncated
-// output (noting the cut in the trace), else "".
-func (s *stageRec) keepSentences(out Completion) string {
-	if !s.wholeSentences {
-		return ""
-	}
-	kept := completeSentences(out.Text)
-	if kept != "" {
-		s.softError(fmt.Errorf("%w: output cut off (finish_reason %s), its complete sentences kept: %q dropped",
-			ErrUnusable, out.FinishReason, truncate(strings.TrimSpace(out.Text[len(kept):]), 200)))
-	}
-	return kept
+	return out, err
 }
 
 // errTruncated is the unusable-output error of a completion cut off (Completion.Truncated).
@@ -222,100 +236,67 @@ func errTruncated(out Completion) error {
 	return fmt.Errorf("%w: output cut off (finish_reason %s): %q", ErrUnusable, out.FinishReason, truncate(out.Text, 200))
 }
 
-// completeReply is complete for a stage whose output is the turn's final reply. With a token
-// sink and a streaming LLM the reply streams through a replyFilter, and the filter's output is
-// the reply, so what was streamed and what is returned are the same text.
-func (s *stageRec) completeReply(ctx context.Context, llm Completer, req CompletionRequest) (string, error) {
-	st, ok := llm.(Streamer)
-	if !ok || s.t.onToken == nil {
-		out, err := s.complete(ctx, llm, req)
+// writeReply makes the stage's LLM call and writes its text into g, which decides the reply
+// sentence by sentence (replyGate): streamed as the LLM writes it when g sends to a client and
+// the LLM streams, else whole; either way through a replyFilter (a speaker label, a stage's
+// format lines and a user turn are no reply) and, revision set, a revisionGate (only the text
+// after the refinement's "Revised response:" label is). An output cut at the token limit keeps
+// its whole sentences. It returns the completion, whose text is the LLM's whole output.
+func (s *stageRec) writeReply(ctx context.Context, llm Completer, req CompletionRequest, g *replyGate, revision bool) (Completion, error) {
+	var gerr error
+	f := &replyFilter{firstLine: s.firstLine, emit: func(p string) {
+		if gerr == nil {
+			gerr = g.write(ctx, s.st.Stage, p)
+		}
+	}}
+	write := f.write
+	var rg *revisionGate
+	if revision {
+		rg = &revisionGate{next: f.write}
+		write = rg.write
+	}
+	if g.emit == nil {
+		// Nothing streams to a client: the whole output is read at once.
+		out, err := s.call(ctx, llm, req, nil)
 		if err != nil {
-			return "", err
+			return out, err
 		}
-		if s.firstLine {
-			out = firstLine(out)
-		}
-		return ParseResponse(out)
+		write(out.Text)
+		return s.endReply(ctx, out, f, rg, g, &gerr)
 	}
-	f, out, err := s.stream(ctx, st, req, false)
+	out, err := s.call(ctx, llm, req, write)
 	if err != nil {
-		return "", err
+		return out, err
 	}
-	if f.out.Len() == 0 && f.formatLine == "" {
-		return "", unusable("reply text", out.Text)
+	return s.endReply(ctx, out, f, rg, g, &gerr)
+}
+
+func (s *stageRec) endReply(ctx context.Context, out Completion, f *replyFilter, rg *revisionGate, g *replyGate, gerr *error) (Completion, error) {
+	if rg != nil && !rg.flush() {
+		s.softError(unusable("revised response (a Revised response line, or a reply without feedback lines)", out.Text))
 	}
-	// What was streamed cannot be taken back, but a reply cut at the token limit, cut at
-	// MaxReplyBytes, or carrying a stage's format is not the turn's reply: the pipeline's
-	// fallback is, and it is what the turn returns and stores (and the Service tells the
-	// client that it replaces what streamed).
-	text := f.out.String()
+	if rg != nil && len(revisedLineRe.FindAllStringIndex(out.Text, 2)) > 1 {
+		s.softError(fmt.Errorf("%w: several Revised response lines, each sentence after the first checked as the reply's", ErrUnusable))
+	}
+	f.flush()
+	if *gerr == nil {
+		// Past MaxReplyBytes the filter cut the text mid-sentence, as a token limit does.
+		*gerr = g.flush(ctx, s.st.Stage, out.Truncated() || f.over)
+	}
+	if *gerr != nil {
+		return out, *gerr
+	}
 	if out.Truncated() {
-		// What streamed past the last whole sentence is replaced (the Service says so).
-		if text = s.keepSentences(Completion{Text: text, FinishReason: out.FinishReason}); text == "" {
-			return "", fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out))
-		}
+		s.softError(fmt.Errorf("%w: output cut off (finish_reason %s); its whole sentences kept", ErrUnusable, out.FinishReason))
 	}
 	if f.over {
-		return "", fmt.Errorf("%w: streamed reply over %d bytes (withdrawn after streaming)", ErrUnusable, MaxReplyBytes)
+		s.softError(fmt.Errorf("%w: output over %d bytes, cut there", ErrUnusable, MaxReplyBytes))
 	}
-	if f.formatLine != "" {
-		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(f.formatLine))
-	}
-	if l, bad := stageFormatLine(text); bad {
-		return "", fmt.Errorf("%w (withdrawn after streaming)", errStageFormat(l))
-	}
-	return text, nil
+	return out, nil
 }
 
-// completeRefinement is complete for a refinement that is the turn's last stage: with a token
-// sink and a streaming LLM, the text after its "Revised response:" label streams as the reply
-// (through a replyFilter, so feedback lines after it are never shown), and the whole output is
-// then parsed as it would be unstreamed. ParseRefinement's result is the reply; where it
-// differs from what streamed, the Service announces the replacement.
-func (s *stageRec) completeRefinement(ctx context.Context, llm Completer, req CompletionRequest) (Refinement, error) {
-	st, ok := llm.(Streamer)
-	if !ok || s.t.onToken == nil {
-		out, err := s.complete(ctx, llm, req)
-		if err != nil {
-			return Refinement{}, err
-		}
-		return ParseRefinement(out)
-	}
-	_, out, err := s.stream(ctx, st, req, true)
-	if err != nil {
-		return Refinement{}, err
-	}
-	if out.Truncated() {
-		return Refinement{}, fmt.Errorf("%w (withdrawn after streaming)", errTruncated(out))
-	}
-	return ParseRefinement(out.Text)
-}
-
-// stream runs one streamed LLM call of the stage into the tracer's token sink through a
-// replyFilter; gated, only the text after a "Revised response:" label reaches the filter.
-func (s *stageRec) stream(ctx context.Context, st Streamer, req CompletionRequest, gated bool) (*replyFilter, Completion, error) {
-	sink, flush := s.t.tokenSink()
-	f := &replyFilter{emit: sink, firstLine: s.firstLine}
-	write := f.write
-	if gated {
-		write = (&revisionGate{next: f.write}).write
-	}
-	start := time.Now()
-	req.Stage = s.st.Stage
-	out, err := st.Stream(ctx, req, write)
-	f.flush()
-	flush()
-	d := time.Since(start)
-	s.mu.Lock()
-	s.st.LLMTime += d
-	s.st.Calls++
-	s.st.Usage = s.st.Usage.Add(out.Usage)
-	s.mu.Unlock()
-	return f, out, err
-}
-
-// revisionGate holds a streamed refinement until its "Revised response:" label line is
-// complete, then passes on what follows the label.
+// revisionGate holds a refinement until its "Revised response:" label line is complete, then
+// passes on what follows the label.
 type revisionGate struct {
 	raw  strings.Builder
 	open bool
@@ -338,11 +319,20 @@ func (g *revisionGate) write(s string) {
 	g.next(t[loc[1]:])
 }
 
-// firstLine returns s up to its first newline, leading blank lines skipped.
-func firstLine(s string) string {
-	s = strings.TrimLeft(s, " \t\r\n")
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+// flush ends the refinement. Without a label, an output that gives no feedback (no stage's
+// format line: the model answered with its revision alone) is the revision; one that gave
+// feedback and no revision has none, and flush reports false.
+func (g *revisionGate) flush() bool {
+	if g.open {
+		return true
+	}
+	t := g.raw.String()
+	if _, feedback := stageFormatLine(t); feedback || strings.TrimSpace(t) == "" {
+		return false
+	}
+	g.open = true
+	g.next(t)
+	return true
 }
 
 // softError records an unusable output the stage chose to skip. It may come after end (a

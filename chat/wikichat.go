@@ -26,6 +26,7 @@ const (
 	StageCSTopic    = "cs_topic"
 	StageCSDirect   = "cs_directive"
 	StageCSQuery    = "cs_query"
+	StageCSResponse = "cs_response"
 	StageMPCClarify = "mpc_clarify"
 	StageMPCRecall  = "mpc_recall"
 	StageMPCMemory  = "mpc_memory"
@@ -52,6 +53,11 @@ type WikiChatOptions struct {
 	Skip []string
 	// QueryGen selects stage 1: "wikichat" (default) or "commonsense" (topic, directive, query).
 	QueryGen string
+	// CommonsenseResponse is how the commonsense pipeline answers: CommonsensePaper (the
+	// default, the paper's section 3.1: one call on the top search result) or
+	// CommonsenseWikiChat (WikiChat's stages 2-7 on the commonsense query). Either way every
+	// sentence is checked against the passages retrieved.
+	CommonsenseResponse string
 	// Mode is the retrieval mode passed to the Retriever; "" lets it choose.
 	Mode search.Mode
 	// Rerank stages for every retrieval; default [rerank.StageTime], the time-aware reranker.
@@ -65,6 +71,12 @@ type WikiChatOptions struct {
 	// paper's dlg[-2:] (Tables 20, 22 and 23).
 	ShortHistoryTurns int
 }
+
+// Commonsense responses (WikiChatOptions.CommonsenseResponse).
+const (
+	CommonsensePaper    = "paper"
+	CommonsenseWikiChat = "wikichat"
+)
 
 // DefaultNotSure is the reply when a factual turn has no verified fact to stand on.
 const DefaultNotSure = "Sorry, I'm not sure about that."
@@ -81,6 +93,9 @@ func (o *WikiChatOptions) setDefaults() {
 	}
 	if o.QueryGen == "" {
 		o.QueryGen = "wikichat"
+	}
+	if o.CommonsenseResponse == "" {
+		o.CommonsenseResponse = CommonsensePaper
 	}
 	if o.Rerank == nil {
 		o.Rerank = []rerank.Stage{rerank.StageTime}
@@ -114,6 +129,9 @@ func (o *WikiChatOptions) validate() error {
 	}
 	if o.QueryGen != "wikichat" && o.QueryGen != "commonsense" {
 		return fmt.Errorf("wikichat: query generation %q (want wikichat or commonsense)", o.QueryGen)
+	}
+	if o.CommonsenseResponse != CommonsensePaper && o.CommonsenseResponse != CommonsenseWikiChat {
+		return fmt.Errorf("commonsense: response %q (want %s or %s; --commonsense-response)", o.CommonsenseResponse, CommonsensePaper, CommonsenseWikiChat)
 	}
 	return nil
 }
@@ -157,22 +175,31 @@ func (w *WikiChat) Name() string {
 // Grounded is true: every sentence of the reply is checked against the turn's passages.
 func (*WikiChat) Grounded() bool { return true }
 
-// Respond runs stages 1-2 and 3-4 in parallel, then verification, draft and refinement.
+// Respond runs stages 1-2 and 3-4 in parallel, then verification, draft and refinement. Every
+// text the LLM adds is checked against the turn's passages (attribution.go): the summary
+// bullets and the claims the verifier kept before the draft is given them as facts, the draft
+// sentence by sentence, and the refinement sentence by sentence as it streams to the user.
 func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message string, tr *Tracer) (string, error) {
 	base := PromptData{Today: w.d.today(), History: conv.history(w.opts.HistoryTurns), Message: message,
 		EarlierQueries: conv.earlierQueries(w.opts.HistoryTurns)}
 	short := base // for claims, draft and refine
 	short.History = conv.history(w.opts.ShortHistoryTurns)
+	attr := w.attributor(conv, message)
+	tr.ground(attr)
+	if w.cs != nil && w.opts.CommonsenseResponse == CommonsensePaper {
+		return w.respondCommonsense(ctx, conv, base, attr, tr)
+	}
 	var (
 		plan    QueryPlan
 		bullets []string
 		sources []rerank.Hit // the passage each bullet came from
+		hits    []rerank.Hit // everything stage 2 retrieved
 		gen     generated
 	)
 	err := parallel(2, func(i int) error {
 		var err error
 		if i == 0 && !w.opts.skips(StageRetrieve) {
-			plan, bullets, sources, err = w.retrieveAndSummarize(ctx, conv, base, tr)
+			plan, bullets, sources, hits, err = w.retrieveAndSummarize(ctx, conv, base, tr)
 		}
 		if i == 1 && !w.opts.skips(StageGenerate) {
 			gen, err = w.generateAndExtract(ctx, base, short, tr)
@@ -182,101 +209,145 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 	if err != nil {
 		return "", err
 	}
+	attr.add(hits...)
+	for _, ev := range gen.evidence {
+		attr.add(ev...)
+	}
 	b := base
 	b.Response = gen.reply // the verifier is shown the reply the claims came from (Table 21)
 	kept, support, err := w.verify(ctx, b, gen.claims, gen.evidence, tr)
 	if err != nil {
 		return "", err
 	}
-	from := make([]citeSource, 0, len(bullets)+len(kept))
+	cands := make([]factCandidate, 0, len(bullets)+len(kept))
 	for i, b := range bullets {
-		from = append(from, citeSource{hit: sources[i], stage: StageSummarize, forQ: plan.Query, facts: []string{b}})
+		cands = append(cands, factCandidate{text: b, stage: StageSummarize, forQ: plan.Query, from: sources[i : i+1]})
 	}
 	for i, c := range kept {
-		from = append(from, citeSource{hit: bestSupport(c, support[i]), stage: StageVerify, forQ: c, facts: []string{c}})
+		cands = append(cands, factCandidate{text: c, stage: StageVerify, forQ: c, from: support[i]})
+	}
+	from, err := checkFacts(ctx, attr, cands, tr)
+	if err != nil {
+		return "", err
 	}
 	facts, from := dedupeFacts(from)
-
-	var draft string
-	switch {
-	case len(facts) > 0:
-		// Each fact is listed with its passage's number, and the reply cites it with that
-		// number (cite.go).
+	g := tr.replyGate()
+	var checkedDraft string
+	var draftOrder []int // pool passages in the order the checked draft cites them
+	if len(facts) > 0 {
+		// Each fact is listed with its passage's number, and the draft cites it with that
+		// number (cite.go): the numbers say which passages to check its sentences against first.
 		lines, srcs := numberFacts(facts, from)
 		tr.setSources(srcs)
+		marks := make([]int, len(srcs))
+		for i, s := range srcs {
+			marks[i] = attr.add(s.hit)[0]
+		}
 		rec := tr.stage(StageDraft)
-		rec.wholeSentences = w.cs != nil // the commonsense response's 100 tokens (pipeline.go)
 		d := short
 		d.Facts = lines
 		if w.opts.skips(StageRefine) {
-			draft, err = reply(ctx, &w.d, rec, PromptDraft, d) // the last stage: streamed
-		} else {
-			draft, err = call(ctx, &w.d, rec, PromptDraft, d, ParseResponse)
+			g.markers = marks // the last stage: streamed, sentence by sentence
+			_, err = reply(ctx, &w.d, rec, PromptDraft, d)
+			rec.end(g.text())
+			if err != nil && !soft(rec, err) {
+				return "", err
+			}
+			if g.text() == "" {
+				g.sendFixed(w.opts.NotSure)
+			}
+			return g.text(), nil
 		}
-		if err != nil && !soft(rec, err) {
+		dg := newReplyGate(attr, tr.maxReplyBytes, nil, tr.drop)
+		dg.markers = marks
+		msgs, err := w.d.Templates.Render(PromptDraft, d)
+		var out Completion
+		if err == nil {
+			out, err = rec.writeReply(ctx, w.d.LLM, w.d.request(PromptDraft, msgs), dg, false)
+		}
+		if err != nil {
 			rec.end(nil)
-			return "", err
+			return "", fmt.Errorf("stage %s: %w", StageDraft, err)
 		}
-		// Names may also come from the facts' passages' titles ("Vitamin D" for "It was
-		// identified ...") and from the conversation so far.
-		var known []string
-		for _, f := range from {
-			known = append(known, f.hit.Title)
+		checkedDraft, draftOrder = dg.text(), dg.order
+		if checkedDraft == "" {
+			rec.softError(unusable("draft sentence that the passages support", out.Text))
 		}
-		for _, h := range base.History {
-			known = append(known, h.Text)
-		}
-		if kept, dropped := draftSupported(draft, facts, known, base.Message); len(dropped) > 0 {
-			rec.softError(fmt.Errorf("%w: draft sentences with a number or name no verified fact holds, dropped: %q",
-				ErrUnusable, dropped))
-			draft = kept
-		}
-		rec.end(draft)
-		if draft == "" {
-			draft = w.opts.NotSure
-		}
-	default:
-		// Nothing retrieved and verified. As in the paper (section 3.2), the draft is skipped
-		// and "I'm not sure" goes to the refinement, which dresses it up for the conversation.
-		// The stage-3 reply is never delivered as it is, not even when the planner saw no need
-		// to search and the claims stage found no claim: both are the LLM's own judgement of
-		// its own output, and a hallucinating model says "no search" and "None" as readily.
+		rec.end(checkedDraft)
+	}
+	// With nothing retrieved and verified, as in the paper (section 3.2), the draft is skipped
+	// and "I'm not sure" goes to the refinement, which dresses it up for the conversation.
+	// The stage-3 reply is never delivered as it is, not even when the planner saw no need
+	// to search and the claims stage found no claim: both are the LLM's own judgement of
+	// its own output, and a hallucinating model says "no search" and "None" as readily.
+	draft := checkedDraft
+	if draft == "" {
 		draft = w.opts.NotSure
 	}
 	if w.opts.skips(StageRefine) {
-		return draft, nil
+		g.sendFixed(draft)
+		return g.text(), nil
 	}
-	return w.refine(ctx, short, draft, facts, tr)
+	return w.refine(ctx, short, draft, checkedDraft, draftOrder, tr)
 }
 
-// retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage.
-func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation, base PromptData, tr *Tracer) (QueryPlan, []string, []rerank.Hit, error) {
+// attributor starts the turn's attribution check: the user's message and every earlier turn
+// of the conversation are never support.
+func (w *WikiChat) attributor(conv *Conversation, message string) *attributor {
+	texts := []string{message}
+	for _, t := range conv.history(0) {
+		texts = append(texts, t.Text)
+	}
+	return newAttributor(w.d.Terms, texts...)
+}
+
+// factCandidate is a text an LLM stage offers as a fact for the draft: a summary bullet or a
+// claim the verifier kept, with the passages it came from.
+type factCandidate struct {
+	text, stage, forQ string
+	from              []rerank.Hit
+}
+
+// checkFacts keeps the candidates the attribution check finds supported, each with the
+// passage that supports it (the one it came from when that one does); the others are dropped
+// and recorded. A verifier's SUPPORTS is not enough: the claim must stand in its passage.
+func checkFacts(ctx context.Context, attr *attributor, cands []factCandidate, tr *Tracer) ([]citeSource, error) {
+	var out []citeSource
+	for _, c := range cands {
+		ch, err := attr.check(ctx, c.text, attr.add(c.from...))
+		if err != nil {
+			return nil, err
+		}
+		switch ch.kind {
+		case sentFact:
+			out = append(out, citeSource{hit: attr.passage(ch.passages[0]), stage: c.stage, forQ: c.forQ, facts: []string{ch.text}})
+		case sentChat:
+			tr.drop(DroppedSentence{Stage: c.stage, Text: truncate(c.text, 300), Reason: "no fact to check"})
+		default:
+			tr.drop(DroppedSentence{Stage: c.stage, Text: truncate(c.text, 300), Reason: ch.reason})
+		}
+	}
+	return out, nil
+}
+
+// retrieveAndSummarize is stages 1-2: plan a query, retrieve, summarize each passage. It
+// returns the plan, the bullets with the passage each came from, and the passages retrieved.
+func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation, base PromptData, tr *Tracer) (QueryPlan, []string, []rerank.Hit, []rerank.Hit, error) {
 	var plan QueryPlan
 	var err error
 	if w.cs != nil {
 		plan, err = w.cs.plan(ctx, conv, base, tr)
 	} else {
-		rec := tr.stage(StageQuery)
-		plan, err = call(ctx, &w.d, rec, PromptQuery, base, ParseQueryPlan)
-		if err != nil && soft(rec, err) {
-			// Unreadable plan: search with the user's own words rather than not at all.
-			plan, err = QueryPlan{Search: true, Query: base.Message, Time: timex.Spec{Kind: timex.KindAuto}}, nil
-		}
-		rec.end(plan)
+		plan, err = w.planQuery(ctx, base, tr)
 	}
 	if err != nil || !plan.Search || w.opts.PassagesPerQuery == 0 {
-		return plan, nil, nil, err
+		return plan, nil, nil, nil, err
 	}
-	rec := tr.stage(StageRetrieve)
-	res, err := w.d.Retriever.Retrieve(ctx, w.query(plan.Query, plan.Time, w.opts.PassagesPerQuery))
+	res, err := w.retrieve(ctx, plan, w.opts.PassagesPerQuery, tr)
 	if err != nil {
-		rec.end(nil)
-		return plan, nil, nil, fmt.Errorf("retrieving for %q: %w", plan.Query, err)
+		return plan, nil, nil, nil, err
 	}
-	rec.passages(StageRetrieve, plan.Query, res.Hits)
-	rec.end(map[string]any{"query": plan.Query, "time": res.Time, "hits": len(res.Hits)})
-
-	rec = tr.stage(StageSummarize)
+	rec := tr.stage(StageSummarize)
 	per := make([][]string, len(res.Hits))
 	passages := toPromptPassages(res.Hits)
 	err = parallel(len(passages), func(i int) error {
@@ -286,20 +357,14 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 		if err != nil && !soft(rec, err) {
 			return err
 		}
-		// A bullet is kept only if its own passage supports it: the draft prompt lists it as
-		// verified, and nothing else checks it. A bullet that speaks to the bot restates an
-		// order written in the passage, not a fact, and the passage's orders support no bullet
-		// (withoutBotAddress).
-		evidence := withoutBotAddress(res.Hits[i].Text)
+		// A bullet that speaks to the bot restates an order written in the passage, not a
+		// fact; the attribution check reads the passage without its orders too.
 		for _, x := range b {
 			if addressesBot(x) {
 				rec.softError(fmt.Errorf("%w: summary bullet of passage %s speaks to the bot, no fact: %q",
 					ErrUnusable, res.Hits[i].ID, truncate(x, 200)))
-			} else if share, missing := bulletSupport(x, evidence); missing == "" {
-				per[i] = append(per[i], x)
 			} else {
-				rec.softError(fmt.Errorf("%w: summary bullet not supported by passage %s (it lacks %s; %.0f%% of its words there): %q",
-					ErrUnusable, res.Hits[i].ID, missing, 100*share, truncate(x, 200)))
+				per[i] = append(per[i], x)
 			}
 		}
 		return nil
@@ -313,7 +378,32 @@ func (w *WikiChat) retrieveAndSummarize(ctx context.Context, conv *Conversation,
 		}
 	}
 	rec.end(bullets)
-	return plan, bullets, sources, err
+	return plan, bullets, sources, res.Hits, err
+}
+
+// planQuery is stage 1: the query plan; an unreadable plan searches with the user's own words
+// rather than not at all.
+func (w *WikiChat) planQuery(ctx context.Context, base PromptData, tr *Tracer) (QueryPlan, error) {
+	rec := tr.stage(StageQuery)
+	plan, err := call(ctx, &w.d, rec, PromptQuery, base, ParseQueryPlan)
+	if err != nil && soft(rec, err) {
+		plan, err = QueryPlan{Search: true, Query: base.Message, Time: timex.Spec{Kind: timex.KindAuto}}, nil
+	}
+	rec.end(plan)
+	return plan, err
+}
+
+// retrieve runs the plan's query for k passages.
+func (w *WikiChat) retrieve(ctx context.Context, plan QueryPlan, k int, tr *Tracer) (rerank.Result, error) {
+	rec := tr.stage(StageRetrieve)
+	res, err := w.d.Retriever.Retrieve(ctx, w.query(plan.Query, plan.Time, k))
+	if err != nil {
+		rec.end(nil)
+		return res, fmt.Errorf("retrieving for %q: %w", plan.Query, err)
+	}
+	rec.passages(StageRetrieve, plan.Query, res.Hits)
+	rec.end(map[string]any{"query": plan.Query, "time": res.Time, "hits": len(res.Hits)})
+	return res, nil
 }
 
 // generated is the result of stages 3-4.
@@ -470,11 +560,13 @@ type refineOut struct {
 	Revised bool           `json:"revised"`
 }
 
-// refine is stage 7. The paper always revises; an unusable output (no clear revision, or one
-// cut at the token limit) keeps the draft, which states no number or name its verified facts
-// lack (draftSupported). So does a revision that says more than its draft and facts
-// (revisionUnsupported): the refinement is the turn's last word, and nothing else checks it.
-func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, facts []string, tr *Tracer) (string, error) {
+// refine is stage 7, the turn's last word: the revision streams to the user sentence by
+// sentence through the reply gate, each sentence checked as the draft's were. The paper always
+// revises; a revision of which no fact passes (unusable, all its facts dropped, or only its
+// pleasantries left, which the gate holds back until a fact passes) gives way to the checked
+// draft; on the not-sure path its pleasantries and whatever facts pass are the reply, and
+// "I'm not sure" when nothing does.
+func (w *WikiChat) refine(ctx context.Context, base PromptData, draft, checkedDraft string, draftOrder []int, tr *Tracer) (string, error) {
 	rec := tr.stage(StageRefine)
 	d := base
 	d.Draft = draft
@@ -483,27 +575,41 @@ func (w *WikiChat) refine(ctx context.Context, base PromptData, draft string, fa
 		rec.end(nil)
 		return "", err
 	}
-	// The last stage: its revision streams to the user as it is written.
-	r, err := rec.completeRefinement(ctx, w.d.LLM, w.d.request(PromptRefine, msgs))
+	g := tr.replyGate()
+	g.markers, g.holdChat = draftOrder, true
+	out, err := rec.writeReply(ctx, w.d.LLM, w.d.request(PromptRefine, msgs), g, true)
+	g.holdChat = false
+	r := refineOut{Final: g.text(), Revised: g.facts > 0 || checkedDraft == "" && g.text() != ""}
 	if err != nil {
-		err = fmt.Errorf("stage %s: %w", StageRefine, err)
+		rec.end(r)
+		return "", fmt.Errorf("stage %s: %w", StageRefine, err)
 	}
-	out := refineOut{Scores: r.Scores, Final: draft}
-	if err != nil && !soft(rec, err) {
-		rec.end(out)
-		return "", err
+	if parsed, perr := ParseRefinement(out.Text); perr == nil || len(parsed.Scores) > 0 {
+		r.Scores = parsed.Scores
 	}
-	if err == nil {
-		source := draft + "\n" + strings.Join(facts, "\n")
-		if what := revisionUnsupported(r.Revised, source, base.Message); what != "" {
-			rec.softError(fmt.Errorf("%w: the revision says what its draft and facts do not (%s), the draft is sent: %q",
-				ErrUnusable, what, truncate(r.Revised, 200)))
-		} else {
-			out.Final, out.Revised = r.Revised, true
+	switch {
+	case g.facts > 0:
+	case checkedDraft != "":
+		g.discardHeld()
+		rec.softError(fmt.Errorf("%w: no fact of the revision passed; the checked draft is sent", ErrUnusable))
+		g.restart()
+		if err := g.write(ctx, StageDraft, checkedDraft); err != nil {
+			rec.end(r)
+			return "", err
 		}
+		if err := g.flush(ctx, StageDraft, false); err != nil {
+			rec.end(r)
+			return "", err
+		}
+	default:
+		g.releaseHeld()
 	}
-	rec.end(out)
-	return out.Final, nil
+	if g.text() == "" {
+		g.sendFixed(w.opts.NotSure)
+	}
+	r.Final = g.text()
+	rec.end(r)
+	return g.text(), nil
 }
 
 func (w *WikiChat) query(text string, t timex.Spec, k int) rerank.Query {

@@ -370,7 +370,7 @@ func TestWikiChatUnusableOutputsDegrade(t *testing.T) {
 	if q := ret.Queries(); q[0].Text != "Who directed the movie Frozen?" && q[1].Text != "Who directed the movie Frozen?" {
 		t.Errorf("no fallback query: %+v", q)
 	}
-	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee. [1]" {
+	if resp.Response != "Frozen was directed by Chris Buck and Jennifer Lee [1]." {
 		t.Errorf("response %q", resp.Response)
 	}
 	if c := resp.Turn.Citations; len(c) != 1 || c[0].N != 1 || c[0].Title != "Frozen (2013 film)" {

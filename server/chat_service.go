@@ -60,7 +60,7 @@ func (a ChatService) Chat(ctx context.Context, req ChatRequest, stream *ChatStre
 	}
 	var st *chat.Stream
 	if stream != nil {
-		st = &chat.Stream{Token: stream.Token, Replace: stream.Replace}
+		st = &chat.Stream{Token: stream.Token}
 	}
 	resp, err := a.svc.Turn(ctx, chat.TurnRequest{ConversationID: req.Conversation, Owner: req.Owner, Message: req.Message, Pipeline: req.Pipeline}, st)
 	if err != nil {

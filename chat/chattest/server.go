@@ -30,6 +30,7 @@ var stageMarkers = []struct{ phrase, stage string }{
 	{"fine-grained topic of a conversation", chat.StageCSTopic},
 	{"commonsense direction", chat.StageCSDirect},
 	{"plan for its next reply, you write one Wikipedia search query", chat.StageCSQuery},
+	{"response in the conversation by incorporating the search result", chat.StageCSResponse},
 	{"rephrase the user's last turn in the third person", chat.StageMPCClarify},
 	{"memory processor of a chatbot", chat.StageMPCMemory},
 	{"chatbot with a consistent persona", chat.StageMPCRespond},

@@ -1,0 +1,602 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kairos-rag/kairos/rerank"
+)
+
+// Attribution is the invariant of the grounded pipelines (wikichat, commonsense): what the user
+// sees is made of sentences, each bound to one or more of this turn's passages that support it.
+// One deterministic check (attributor.check) applies to every text an LLM adds: the summary
+// bullets, the claims its verifier kept, the draft, the refinement, the commonsense response.
+// A verdict, a label or the LLM's own citation marker is never what makes a sentence verified.
+//
+// A passage supports a sentence when, both folded alike (textfold.go):
+//   - every number of the sentence is in the passage, by value whatever its notation (digits,
+//     words, roman numerals, superscripts, a scale word), standing with the same entity: the
+//     word right after it (its unit, "86.5 nmol/L") is the word after it in the passage, and
+//     the words around it are around it there ("25 nmol/L" is no support for "25-hydroxyvitamin");
+//   - every name of the sentence (a word written with a capital inside it) and every word that
+//     is rare in the index (TermStats: RareShare of its passages or fewer) is in the passage;
+//   - its other content words are the passage's, in any form (Porter stems) or as a synonym
+//     (synonymGroups), save a few common words of a rewording (MaxRewordShare), none of them the
+//     user's words or earlier turns' (which are never support) and none the opposite of the
+//     passage's (oppositeGroups);
+//   - it denies where the passage's closest sentence denies, and only there.
+//
+// A sentence with nothing to check (no content word, no number: "Sure!", "Is there anything
+// else you'd like to know?", "Sorry, I'm not sure.") is chat and passes without a source. An
+// assent or denial of its own ("Yes.", "No, that's wrong") is dropped, and one that opens a
+// sentence ("Yes, X") is cut off it: the passages can support X, never the "yes".
+
+// TermStats tells how many passages of the index hold a word: the attribution check's measure
+// of which words are rare. search.Index implements it.
+type TermStats interface {
+	// DocFreq returns, for each word, how many passages of the index hold it (after the
+	// index's own analysis), and how many passages the index has.
+	DocFreq(ctx context.Context, words []string) (df []int, n int, err error)
+}
+
+// Attribution settings. A word held by at most RareShare of the index's passages is rare (one in a
+// thousand: "napoleon", "astronauts", "seawater" in English Wikipedia leads; not "emperor",
+// "famous" or "probably"): it
+// must be in the supporting passage, as a name must. Of a sentence's other content words, at
+// most MaxRewordShare (rounded down) may be words the passage lacks, the common words of a
+// rewording ("The tower went up in 1889" for "was built in 1889"): a sentence of four content
+// words or fewer must hold them all, or their synonyms.
+const (
+	RareShare      = 0.001
+	MaxRewordShare = 0.2
+)
+
+// evidence is one passage of the turn, as the check reads it.
+type evidence struct {
+	hit   rerank.Hit
+	toks  []tok
+	title []tok    // the passage's title: its words support any sentence of it
+	sents [][2]int // token ranges of its sentences
+}
+
+// attributor checks sentences against this turn's passages. Safe for concurrent use.
+type attributor struct {
+	terms TermStats // nil: every word is rare (fail closed)
+	mu    sync.Mutex
+	pool  []evidence
+	ids   map[string]int
+	rare  map[string]bool // folded word -> rare
+	user  map[string]bool // stems of the user's words and of earlier turns
+}
+
+// newAttributor starts a check for one turn. userTexts are the user's message and the earlier
+// turns (both speakers): their words are never support.
+func newAttributor(terms TermStats, userTexts ...string) *attributor {
+	a := &attributor{terms: terms, ids: map[string]int{}, rare: map[string]bool{}, user: map[string]bool{}}
+	for _, t := range userTexts {
+		for _, w := range tokenize(t) {
+			if !w.num && isContent(w) {
+				a.user[w.stem] = true
+			}
+		}
+	}
+	return a
+}
+
+// add puts passages into the pool (each once, by id) and returns their pool numbers. A
+// passage's sentences that speak to the bot are no evidence (withoutBotAddress).
+func (a *attributor) add(hits ...rerank.Hit) []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]int, len(hits))
+	for i, h := range hits {
+		if n, ok := a.ids[h.ID]; ok {
+			out[i] = n
+			continue
+		}
+		text := withoutBotAddress(h.Text)
+		if h.Title != "" && !strings.HasPrefix(text, h.Title) {
+			text = h.Title + " | " + text
+		}
+		e := evidence{hit: h, toks: tokenize(text), title: tokenize(h.Title)}
+		start := 0
+		for k, t := range e.toks {
+			if k > start && t.sentStart {
+				e.sents = append(e.sents, [2]int{start, k})
+				start = k
+			}
+		}
+		e.sents = append(e.sents, [2]int{start, len(e.toks)})
+		a.ids[h.ID] = len(a.pool)
+		out[i] = len(a.pool)
+		a.pool = append(a.pool, e)
+	}
+	return out
+}
+
+// passage returns pool passage n.
+func (a *attributor) passage(n int) rerank.Hit {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pool[n].hit
+}
+
+// Kinds of checked sentences.
+const (
+	sentDropped = iota
+	sentFact    // supported by one or more passages
+	sentChat    // nothing to check
+)
+
+// checked is the outcome of checking one sentence.
+type checked struct {
+	kind     int
+	text     string // the sentence as it may be shown: markers removed, an opening assent cut off
+	passages []int  // supporting pool passages, the preferred and best first
+	reason   string // why it was dropped
+}
+
+// assentRe is an assent or a denial that opens a sentence, with its punctuation: "Yes, ...",
+// "No! ...", "That's right. ...". The words after "No" must be set off ("No one knows" is no
+// denial).
+var assentRe = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|yup|no|nope|correct|incorrect|right|wrong|true|false|exactly|indeed|absolutely|` +
+	`(?:that['’]?s|that\s+is|you['’]?re|you\s+are)\s+(?:right|correct|true|wrong|incorrect|mistaken))\s*[,!.;:—–-]+\s*`)
+
+// doubtRe is a first-person doubt ("I'm not sure", "I don't know", "I couldn't find"): chat,
+// for all its "not", when nothing else in the sentence needs checking.
+var doubtRe = regexp.MustCompile(`(?i)\bi\s*(?:['’]m|am)\s+(?:not\s+(?:sure|certain|aware)|unsure|uncertain)\b|` +
+	`\bi\s+(?:do\s+not|don['’]t|did\s+not|didn['’]t|could\s+not|couldn['’]t|can['’]t|cannot|can\s+not)\s+(?:know|find|tell|say|confirm|verify|recall)\b`)
+
+// listLeadRe is a list item's marker at the start of a sentence ("- ", "2. ").
+var listLeadRe = regexp.MustCompile(`^[ \t]*(?:[-*•][ \t]+|[0-9]{1,2}[.)][ \t]+)`)
+
+// check checks one sentence. prefer are the pool passages its LLM cited or it came from:
+// among the passages that support it, they come first.
+func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (checked, error) {
+	body := strings.TrimSpace(stripMarkers(sentence))
+	lead := listLeadRe.FindString(body)
+	body = body[len(lead):]
+	if m := assentRe.FindString(body); m != "" {
+		body = upperFirst(body[len(m):])
+		if len(tokenize(body)) == 0 {
+			return checked{reason: "an assent or denial of its own"}, nil
+		}
+	}
+	c := checked{text: strings.TrimSpace(lead) + " " + body}
+	c.text = strings.TrimSpace(c.text)
+	toks := tokenize(body)
+	content, nums, negated := 0, 0, false
+	for _, t := range toks {
+		switch {
+		case t.num:
+			nums++
+		case negations[t.word]:
+			negated = true
+		case isContent(t) && !chatWords[t.word]:
+			content++
+		}
+	}
+	if content == 0 && nums == 0 {
+		if !negated || doubtRe.MatchString(body) {
+			c.kind = sentChat
+			return c, nil
+		}
+		c.reason = "a denial with nothing to check"
+		return c, nil
+	}
+	if err := a.lookupRare(ctx, toks); err != nil {
+		return checked{}, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	order := make([]int, 0, len(a.pool))
+	seen := map[int]bool{}
+	for _, p := range prefer {
+		if p >= 0 && p < len(a.pool) && !seen[p] {
+			order, seen[p] = append(order, p), true
+		}
+	}
+	for p := range a.pool {
+		if !seen[p] {
+			order = append(order, p)
+		}
+	}
+	best, bestScore := "", -1.0
+	for _, p := range order {
+		score, why := a.supports(toks, negated, &a.pool[p])
+		if why == "" {
+			c.passages = append(c.passages, p)
+			continue
+		}
+		if score > bestScore {
+			best, bestScore = fmt.Sprintf("passage %s lacks %s", a.pool[p].hit.ID, why), score
+		}
+	}
+	if len(c.passages) > 0 {
+		c.kind = sentFact
+		return c, nil
+	}
+	if best == "" {
+		best = "no passage was retrieved"
+	}
+	c.reason = best
+	return c, nil
+}
+
+// isContent reports whether a word token carries content: not a stopword, and a letter long
+// unless written as a capital ("vitamin D").
+func isContent(t tok) bool {
+	if t.num || stopwords[t.word] {
+		return false
+	}
+	return utf8.RuneCountInString(t.word) >= 2 || t.capital
+}
+
+// lookupRare asks TermStats about the content words of toks not asked about yet.
+func (a *attributor) lookupRare(ctx context.Context, toks []tok) error {
+	a.mu.Lock()
+	var ask []string
+	for _, t := range toks {
+		if _, ok := a.rare[t.word]; !ok && isContent(t) {
+			if a.terms == nil {
+				a.rare[t.word] = true
+				continue
+			}
+			a.rare[t.word] = false // placeholder, set below
+			ask = append(ask, t.word)
+		}
+	}
+	a.mu.Unlock()
+	if len(ask) == 0 {
+		return nil
+	}
+	df, n, err := a.terms.DocFreq(ctx, ask)
+	if err != nil {
+		a.mu.Lock()
+		for _, w := range ask {
+			delete(a.rare, w)
+		}
+		a.mu.Unlock()
+		return fmt.Errorf("attribution: document frequencies: %w", err)
+	}
+	a.mu.Lock()
+	for i, w := range ask {
+		a.rare[w] = n <= 0 || df[i] == 0 || float64(df[i]) <= RareShare*float64(n)
+	}
+	a.mu.Unlock()
+	return nil
+}
+
+// supports returns "" when passage e supports the sentence toks (attributor's rules), else
+// what it lacks, with a score ranking how close it came (for the reason given).
+func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, string) {
+	found, content := 0, 0
+	var reworded []string
+	var at []bool // at[i]: toks[i] is a content word found in e
+	for i, t := range toks {
+		at = append(at, false)
+		if t.num {
+			if !numberStands(toks, i, e.toks) {
+				return float64(found) / float64(len(toks)), "the number " + t.word + " standing with what it stands with here"
+			}
+			continue
+		}
+		if !isContent(t) {
+			continue
+		}
+		content++
+		if hasWord(e.toks, t.stem) {
+			found++
+			at[i] = true
+			continue
+		}
+		if chatWords[t.word] && !(t.capital && !t.sentStart) {
+			found++
+			continue
+		}
+		switch {
+		case t.capital && !t.sentStart:
+			return float64(found) / float64(len(toks)), "the name " + strconvQuote(t.word)
+		case a.rare[t.word]:
+			return float64(found) / float64(len(toks)), "the word " + strconvQuote(t.word) + ", rare in the index"
+		case a.user[t.stem]:
+			return float64(found) / float64(len(toks)), "the user's word " + strconvQuote(t.word)
+		default:
+			reworded = append(reworded, t.stem)
+		}
+	}
+	score := float64(found) / float64(max(1, content))
+	if len(reworded) > int(MaxRewordShare*float64(content)) {
+		return score, "words " + strconvQuote(strings.Join(reworded, " ")) + " (a rewording may add fewer)"
+	}
+	if what := scattered(toks, at, e); what != "" {
+		return score, what
+	}
+	touched := touchedSentences(toks, at, e)
+	for _, w := range reworded {
+		for _, r := range touched {
+			for _, p := range e.toks[r[0]:r[1]] {
+				if !p.num && opposite(w, p.stem) {
+					return score, "the opposite of its word " + strconvQuote(p.word)
+				}
+			}
+		}
+	}
+	denies, asserts := false, false
+	for _, r := range touched {
+		neg := false
+		for _, p := range e.toks[r[0]:r[1]] {
+			neg = neg || negations[p.word]
+		}
+		denies, asserts = denies || neg, asserts || !neg
+	}
+	switch {
+	case negated && !denies:
+		return score, "the sentence's denial"
+	case !negated && !asserts:
+		return score, "an assertion: its sentences deny"
+	}
+	return score, ""
+}
+
+// touchedSentences returns the sentences of e that hold at least half of the sentence's
+// content words found in e (at), or the one that holds most: those it restates, whose polarity
+// it must keep and whose words it must not turn into their opposites.
+func touchedSentences(toks []tok, at []bool, e *evidence) [][2]int {
+	var words []string
+	for i, t := range toks {
+		if at[i] {
+			words = append(words, t.stem)
+		}
+	}
+	var out [][2]int
+	best, bestN := e.sents[0], -1
+	for _, r := range e.sents {
+		n := 0
+		for _, w := range words {
+			if hasWord(e.toks[r[0]:r[1]], w) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = r, n
+		}
+		if len(words) > 0 && 2*n >= len(words) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, best)
+	}
+	return out
+}
+
+// scattered returns what of the sentence the passage holds only in pieces, or "": each of the
+// sentence's clauses (cut at its punctuation) must find its words in one sentence of the
+// passage, its title aside, save one word when that sentence holds three or more of them (a
+// detail of the passage's folded in: "Frozen is a 2013 Disney film directed by Chris Buck").
+// A clause of one such word leans on the clause before it (or after it). "Vitamin D is made in
+// the liver" puts "produced" of one sentence with "cod liver oil" of another, and no sentence
+// of the passage says it; "Vitamin D, a group of fat-soluble secosteroids, was identified in
+// 1922" takes each clause from a sentence that says it.
+func scattered(toks []tok, at []bool, e *evidence) string {
+	var clauses [][]string
+	var cur []string
+	for i, t := range toks {
+		if i > 0 && t.sep == sepBreak && len(cur) > 0 {
+			clauses, cur = append(clauses, cur), nil
+		}
+		if at[i] && !hasWord(e.title, t.stem) {
+			cur = append(cur, t.stem)
+		}
+	}
+	if len(cur) > 0 {
+		clauses = append(clauses, cur)
+	}
+	for i := 0; i < len(clauses); i++ { // a clause of one word joins a neighbour
+		if len(clauses[i]) == 1 && len(clauses) > 1 {
+			j := i - 1
+			if j < 0 {
+				j = 1
+			}
+			clauses[j] = append(clauses[j], clauses[i]...)
+			clauses = append(clauses[:i], clauses[i+1:]...)
+			i--
+		}
+	}
+	for _, c := range clauses {
+		best := 0
+		for _, r := range e.sents {
+			n := 0
+			for _, w := range c {
+				if hasWord(e.toks[r[0]:r[1]], w) {
+					n++
+				}
+			}
+			best = max(best, n)
+		}
+		if stray := len(c) - best; stray > 1 || stray == 1 && best < 3 {
+			return "one sentence holding " + strconvQuote(strings.Join(c, " "))
+		}
+	}
+	return ""
+}
+
+// hasWord reports whether ts holds a word of stem s: the same word in any form, or a synonym.
+func hasWord(ts []tok, s string) bool {
+	for _, p := range ts {
+		if !p.num && (sameWord(p.stem, s) || synonymous(p.stem, s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberStands reports whether the number s[i] stands in p with the same value and the same
+// entity: a passage occurrence of its value (or, for a decade or a century, of a year in it)
+// with the same closest word before or after it, word for word; or whose surroundings (two
+// content words either side) share a word with its own clause's, and whose word right after it, when the sentence
+// has one ("86.5 nmol/L", "25-hydroxyvitamin", "330 metres", "978 Korean subjects"), is the
+// sentence's, or stands within three words of it and is no other number's there.
+func numberStands(s []tok, i int, p []tok) bool {
+	t := s[i]
+	after := wordAfter(s, i)
+	near := nearWords(s, i, 6)
+	sb, sa := nearest(s, i)
+	for j, q := range p {
+		if !q.num || !valueMatches(t, q) {
+			continue
+		}
+		if pb, pa := nearest(p, j); sb != "" && sb == pb || sa != "" && sa == pa {
+			return true
+		}
+		if after != "" {
+			if pa := wordAfter(p, j); pa != "" && !sameOrSynonym(pa, after) || pa == "" && !unitNear(p, j, after) {
+				continue
+			}
+		}
+		if len(near) == 0 || sharesWord(near, nearContent(p, j, 2)) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameOrSynonym(a, b string) bool { return b != "" && (sameWord(a, b) || synonymous(a, b)) }
+
+// unitNear reports whether a word of stem unit stands within three words of p[j], and not as
+// the unit of another number.
+func unitNear(p []tok, j int, unit string) bool {
+	for k := max(0, j-3); k < min(len(p), j+4); k++ {
+		if k == j || p[k].num || !sameOrSynonym(unit, p[k].stem) {
+			continue
+		}
+		if k > 0 && p[k-1].num && k-1 != j {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// valueMatches reports whether the sentence's number t is the passage's number q: the same
+// value, or t a decade ("1920s") or century ("19th century") holding q's year.
+func valueMatches(t, q tok) bool {
+	if math.IsNaN(t.value) || math.IsNaN(q.value) {
+		return false
+	}
+	if t.value == q.value || q.value != 0 && t.value/q.value > 0.9999 && t.value/q.value < 1.0001 {
+		return t.century == q.century
+	}
+	y := int(q.value)
+	if float64(y) != q.value || y < 100 || y > 9999 {
+		return false
+	}
+	switch {
+	case t.decade:
+		return int(t.value)/10 == y/10
+	case t.century:
+		return (y-1)/100+1 == int(t.value)
+	}
+	return false
+}
+
+// wordAfter returns the stem of the content word right after a number, joined to it or after
+// a space ("86.5 nmol/L", "25-hydroxyvitamin", "330 metres", "978 Korean"), or "".
+func wordAfter(ts []tok, i int) string {
+	if i+1 >= len(ts) {
+		return ""
+	}
+	n := ts[i+1]
+	if n.num || n.sep == sepBreak || !isContent(n) && n.word != "percent" {
+		return ""
+	}
+	return n.stem
+}
+
+// nearWords returns the stems of the content words within k tokens of ts[i], stopping at a
+// clause break: a sentence's own surroundings of its number.
+func nearWords(ts []tok, i, k int) []string {
+	var out []string
+	for j := i - 1; j >= 0 && j >= i-k && ts[j+1].sep != sepBreak; j-- {
+		if isContent(ts[j]) {
+			out = append(out, ts[j].stem)
+		}
+	}
+	for j := i + 1; j < len(ts) && j <= i+k && ts[j].sep != sepBreak; j++ {
+		if isContent(ts[j]) {
+			out = append(out, ts[j].stem)
+		}
+	}
+	return out
+}
+
+// nearContent returns the stems of the k content words on either side of ts[i] within its
+// sentence: a passage's surroundings of its number, however many numbers and function words
+// stand between ("a population of about 383,000 in 2023").
+func nearContent(ts []tok, i, k int) []string {
+	var out []string
+	for j, n := i-1, 0; j >= 0 && n < k && !ts[j+1].sentStart; j-- {
+		if isContent(ts[j]) {
+			out, n = append(out, ts[j].stem), n+1
+		}
+	}
+	for j, n := i+1, 0; j < len(ts) && n < k && !ts[j].sentStart; j++ {
+		if isContent(ts[j]) {
+			out, n = append(out, ts[j].stem), n+1
+		}
+	}
+	return out
+}
+
+// nearest returns the content words closest to ts[i] before and after it, within eight tokens,
+// as written (folded, not stemmed: "participating" is not "participants"), "" where there is
+// none.
+func nearest(ts []tok, i int) (before, after string) {
+	for j := i - 1; j >= 0 && j >= i-8 && before == ""; j-- {
+		if isContent(ts[j]) {
+			before = ts[j].word
+		}
+	}
+	for j := i + 1; j < len(ts) && j <= i+8 && after == ""; j++ {
+		if isContent(ts[j]) {
+			after = ts[j].word
+		}
+	}
+	return before, after
+}
+
+func containsWord(ws []string, s string) bool {
+	for _, w := range ws {
+		if sameWord(w, s) || synonymous(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func sharesWord(a, b []string) bool {
+	for _, w := range a {
+		if containsWord(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func strconvQuote(s string) string { return `"` + s + `"` }
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}

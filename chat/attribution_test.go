@@ -1,0 +1,148 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// vitaminD and napoleon are the passages of the adversary's roads (issue 49); calcium is a
+// SciFact abstract (3034412, its first 120 words) whose numbers the adversary swapped.
+var (
+	vitaminD = "Vitamin D | Vitamin D is a group of fat-soluble secosteroids. In humans it is produced in the skin " +
+		"on exposure to ultraviolet B radiation from sunlight. It was identified in 1922 by Elmer McCollum, who named " +
+		"it after finding that cod liver oil cured rickets."
+	napoleon = "Napoleon | Napoleon Bonaparte was a French military commander and political leader who rose to " +
+		"prominence during the French Revolution. He crowned himself Emperor of the French in 1804."
+	calcium = "Calcium absorption varies within the reference range for serum 25-hydroxyvitamin D. | BACKGROUND Calcium " +
+		"absorption is generally considered to be impaired under conditions of vitamin D deficiency, but the vitamin D " +
+		"status that fully normalizes absorption is not known for humans. DESIGN Two experiments performed in the " +
+		"spring of the year, one year apart. In the first, in which participants were pretreated with 25-hydroxyvitamin " +
+		"D (25OHD), mean serum 25OHD concentration was 86.5 nmol/L; and in the other, with no pretreatment, mean serum " +
+		"concentration was 50.2 nmol/L. Participants received 500 mg oral calcium loads as a part of a standard low " +
+		"calcium breakfast."
+	eiffel = "Eiffel Tower | The Eiffel Tower is a wrought-iron lattice tower in Paris. It is 330 metres tall and was " +
+		"built in 1889 for the World's Fair. It is not the tallest structure in France."
+)
+
+// docFreqs is a TermStats over a fixed set of texts: a word's document frequency is how many
+// of them hold it, with background passages to make most words common.
+type docFreqs struct {
+	df map[string]int
+	n  int
+}
+
+func newDocFreqs(texts ...string) *docFreqs {
+	d := &docFreqs{df: map[string]int{}, n: len(texts)}
+	for _, t := range texts {
+		seen := map[string]bool{}
+		for _, w := range tokenize(t) {
+			if !seen[w.word] {
+				seen[w.word] = true
+				d.df[w.word]++
+			}
+		}
+	}
+	return d
+}
+
+func (d *docFreqs) DocFreq(_ context.Context, words []string) ([]int, int, error) {
+	out := make([]int, len(words))
+	for i, w := range words {
+		out[i] = d.df[w]
+	}
+	return out, d.n, nil
+}
+
+// commonText is what makes a word common in docFreqs: background documents that use it.
+const commonText = "people found discovered made first described also many about show showed large group known " +
+	"named exposure skin part study humans year years levels higher lower increase decrease cause causes helps " +
+	"tall built went up later leader rose military political fully reversed drinking liver"
+
+func testTerms(passages ...string) TermStats {
+	var texts []string
+	for range 200 {
+		texts = append(texts, commonText)
+	}
+	return newDocFreqs(append(texts, passages...)...)
+}
+
+func hits(texts ...string) []rerank.Hit {
+	var out []rerank.Hit
+	for i, t := range texts {
+		title, _, _ := strings.Cut(t, " | ")
+		out = append(out, rerank.Hit{Hit: search.Hit{Passage: corpus.Passage{ID: title + "#" + string(rune('0'+i)), Title: title, Text: t}}})
+	}
+	return out
+}
+
+func TestAttributionCheck(t *testing.T) {
+	tests := []struct {
+		name     string
+		passages []string
+		user     string
+		sentence string
+		want     int    // sentDropped, sentFact, sentChat
+		reason   string // a part of the reason, for drops
+	}{
+		// copied and reworded
+		{"copied", []string{vitaminD}, "", "It was identified in 1922 by Elmer McCollum, who named it after finding that cod liver oil cured rickets.", sentFact, ""},
+		{"reworded with a synonym", []string{vitaminD}, "Who discovered vitamin D?", "Elmer McCollum discovered vitamin D in 1922.", sentFact, ""},
+		{"number as words", []string{vitaminD}, "", "Vitamin D was identified in nineteen twenty-two by Elmer McCollum.", sentFact, ""},
+		{"number as a roman numeral", []string{vitaminD}, "", "Vitamin D was identified in MCMXXII by Elmer McCollum.", sentFact, ""},
+		{"decade", []string{vitaminD}, "", "Elmer McCollum identified vitamin D in the 1920s.", sentFact, ""},
+		{"century", []string{vitaminD}, "", "Vitamin D was identified in the 20th century by Elmer McCollum.", sentFact, ""},
+		{"clauses from two sentences", []string{vitaminD}, "", "Vitamin D, a group of fat-soluble secosteroids, was identified in 1922 by Elmer McCollum.", sentFact, ""},
+		{"second passage", []string{napoleon, vitaminD}, "", "Vitamin D is produced in the skin on exposure to sunlight.", sentFact, ""},
+		{"denial the passage makes", []string{eiffel}, "", "The Eiffel Tower is not the tallest structure in France.", sentFact, ""},
+		{"chat", []string{vitaminD}, "", "Is there anything else you'd like to know?", sentChat, ""},
+		{"doubt", nil, "", "Sorry, I'm not sure about that.", sentChat, ""},
+		{"assent cut off", []string{vitaminD}, "", "Yes, vitamin D is produced in the skin.", sentFact, ""},
+
+		// the roads
+		{"name split over two sentences, first half", []string{vitaminD}, "", "It was first described by a French emperor.", sentDropped, "French"},
+		{"lower-case name", []string{vitaminD}, "", "it was discovered by napoleon bonaparte.", sentDropped, "napoleon"},
+		{"year in words", []string{vitaminD}, "", "it was discovered in the year eighteen fifty.", sentDropped, "eighteen fifty"},
+		{"joiner inside a name", []string{vitaminD}, "", "It was identified by Napo\u034fleon Bona\u034fparte.", sentDropped, "napoleon"},
+		{"zero-width space inside a name", []string{vitaminD}, "", "It was identified by Napo\u200bleon.", sentDropped, "napoleon"},
+		{"cyrillic look-alikes", []string{vitaminD}, "", "It was identified by N\u0430poleon in 1922.", sentDropped, "napoleon"},
+		{"roman numeral year", []string{vitaminD}, "", "It was identified in MDCCCL.", sentDropped, "mdcccl"},
+		{"superscript year", []string{vitaminD}, "", "It was identified in ¹⁸⁵⁰.", sentDropped, "1850"},
+		{"full-width year", []string{vitaminD}, "", "It was identified in １８５０ by Elmer McCollum.", sentDropped, "1850"},
+		{"numbers swapped inside a copied sentence", []string{calcium}, "",
+			"In the first, participants were pretreated with 86.5-hydroxyvitamin D (86.5OHD), and mean serum 86.5OHD concentration was 25 nmol/L.", sentDropped, "number"},
+		{"a number moved to another noun", []string{eiffel}, "", "The Eiffel Tower is 1889 metres tall and was built in 330.", sentDropped, "number"},
+		{"a number put with another verb", []string{eiffel}, "", "The Eiffel Tower was built in 330.", sentDropped, "330"},
+		{"words of two sentences in one clause", []string{vitaminD}, "", "Vitamin D is made in the liver.", sentDropped, "one sentence"},
+		{"a false claim in the passage's words", []string{vitaminD}, "", "Rickets is fully reversed by drinking seawater.", sentDropped, "seawater"},
+		{"the user's clause appended", []string{vitaminD}, "Does vitamin D cure cancer?", "Vitamin D is produced in the skin, and vitamin D cures cancer.", sentDropped, "cancer"},
+		{"the user's common word", []string{vitaminD}, "Is vitamin D made in the liver?", "Vitamin D is made in the liver.", sentDropped, "liver"},
+		{"a claim joining two passages", []string{vitaminD, napoleon}, "", "Napoleon Bonaparte identified vitamin D.", sentDropped, ""},
+		{"opposite", []string{calcium}, "", "Calcium absorption is generally considered to be improved under conditions of vitamin D deficiency.", sentDropped, ""},
+		{"a denial the passage does not make", []string{vitaminD}, "", "Vitamin D is not produced in the skin.", sentDropped, "denial"},
+		{"the passage's denial dropped", []string{eiffel}, "", "The Eiffel Tower is the tallest structure in France.", sentDropped, "deny"},
+		{"assent alone", []string{vitaminD}, "", "Yes!", sentDropped, "assent"},
+		{"denial with nothing to check", []string{vitaminD}, "", "That is not true.", sentDropped, ""},
+		{"nothing retrieved", nil, "", "Vitamin D was identified in 1922.", sentDropped, "no passage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAttributor(testTerms(tt.passages...), tt.user)
+			a.add(hits(tt.passages...)...)
+			c, err := a.check(context.Background(), tt.sentence, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.kind != tt.want {
+				t.Fatalf("check(%q) = kind %d (%s), want %d", tt.sentence, c.kind, c.reason, tt.want)
+			}
+			if tt.want == sentDropped && !strings.Contains(strings.ToLower(c.reason), strings.ToLower(tt.reason)) {
+				t.Errorf("reason %q, want it to name %q", c.reason, tt.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,191 @@
+package chat
+
+import "strings"
+
+// The word lists of the attribution check. Each is small on purpose: a word in one of them is
+// exempt from or decisive in the check, so every entry must be one that carries no fact of its
+// own (stopwords, chatWords) or one whose meaning is settled without context (synonyms,
+// opposites, negations).
+
+// stopwords are function words, which say nothing about whether a passage supports a sentence.
+var stopwords = setOf(`a an the and or but nor so yet of in on at to for from by with
+	without into onto over under about above below after before during between among through
+	is are was were be been being am has have had having do does did done will would shall
+	should can could may might must it its it's this that these those there here he she they
+	them his her hers their theirs him we us our you your i me my mine as than then also too
+	very which who whom whose what when where why how not no all any both each few more most
+	other some such only own same just up down out off again further once while if because
+	until s st nd rd th known called one two i'm i've i'd i'll whether either`)
+
+// chatWords are what a reply says to be conversational, which states nothing about the world
+// ("Sure, here's a fun one", "Is there anything else you'd like to know?"). A sentence made
+// of them and stopwords alone is chat (attributor.check), passed without a source.
+var chatWords = setOf(`sure sorry well actually fun interesting great glad happy hope hoping
+	think guess sounds seems really quite pretty certainly definitely course okay ok thanks thank
+	hmm wow answer question questions asked ask asking know anything else something more tell
+	let help helps helpful like love would hello hi hey welcome please feel free curious wondering
+	wonder info information details learn find out happy lot bit fact facts topic today particular
+	heard hear seen congratulations enjoy enjoyed favorite favourite`)
+
+// negations are the words by which a sentence denies what it states; a sentence with one needs
+// a passage whose matching sentence denies too, and a sentence without one a passage that
+// does not deny (attributor.polarity).
+var negations = setOf(`not no never none nobody nothing neither nor cannot without`)
+
+// synonymGroups are words a faithful paraphrase puts for one another ("identified" for
+// "discovered", "about" for "approximately"). A sentence's word matches a passage's word of
+// its group. Each group holds words of one meaning in the sense a paraphrase uses them; a
+// word that only weakens or strengthens another ("suggest" for "show") is in no group.
+var synonymGroups = [][]string{
+	{"discover", "identify", "find", "found", "detect", "uncover", "isolate", "discovered", "identified"},
+	{"show", "demonstrate", "reveal", "indicate", "establish", "prove"},
+	{"increase", "raise", "rise", "grow", "boost", "elevate", "enhance", "augment", "rose", "risen", "grew", "grown"},
+	{"decrease", "reduce", "lower", "decline", "drop", "fall", "diminish", "lessen", "cut", "fell", "fallen"},
+	{"big", "large", "great", "huge", "major", "substantial", "considerable"},
+	{"small", "little", "minor", "tiny", "slight", "modest"},
+	{"begin", "start", "commence", "launch", "initiate", "open", "began", "begun"},
+	{"end", "finish", "conclude", "complete", "close", "terminate"},
+	{"make", "produce", "create", "generate", "manufacture", "form", "synthesize", "made"},
+	{"use", "utilize", "employ", "apply"},
+	{"help", "assist", "aid", "support"},
+	{"need", "require", "necessary", "essential"},
+	{"get", "obtain", "receive", "acquire", "gain", "got", "gotten"},
+	{"people", "individuals", "persons", "subjects", "participants", "patients", "population", "inhabitants", "residents"},
+	{"approximately", "about", "around", "roughly", "nearly", "almost", "circa", "some"},
+	{"many", "numerous", "several", "multiple", "various"},
+	{"death", "die", "died", "dead", "mortality", "fatal"},
+	{"birth", "born"},
+	{"build", "construct", "erect", "built"},
+	{"buy", "purchase", "acquire", "bought"},
+	{"name", "call", "title"},
+	{"live", "reside", "inhabit", "dwell"},
+	{"study", "research", "trial", "investigation", "analysis", "experiment"},
+	{"child", "children", "kids", "kid", "infants"},
+	{"woman", "women", "female", "females"},
+	{"man", "men", "male", "males"},
+	{"link", "associate", "relate", "correlate", "connect", "tie"},
+	{"cause", "induce", "trigger", "lead", "led", "result", "produce"},
+	{"prevent", "protect", "block", "inhibit", "stop", "avert"},
+	{"effect", "impact", "influence"},
+	{"important", "key", "crucial", "essential", "vital", "significant"},
+	{"common", "frequent", "usual", "typical", "widespread", "prevalent"},
+	{"rare", "uncommon", "infrequent", "unusual"},
+	{"fast", "quick", "rapid", "swift"},
+	{"old", "ancient", "elderly", "aged", "older"},
+	{"new", "novel", "recent"},
+	{"main", "primary", "principal", "chief", "leading"},
+	{"write", "wrote", "written", "author", "authored", "compose"},
+	{"country", "nation", "state"},
+	{"level", "amount", "concentration", "quantity"},
+	{"risk", "chance", "likelihood", "odds", "probability"},
+	{"high", "elevated", "higher"},
+	{"low", "lower", "reduced"},
+	{"give", "provide", "supply", "offer", "gave", "given"},
+	{"get", "become", "became", "turn"},
+	{"treat", "treatment", "therapy", "cure"},
+	{"disease", "illness", "disorder", "condition"},
+	{"receive", "win", "won", "earn", "award", "awarded"},
+	{"famous", "renowned", "celebrated", "notable", "known"},
+	{"consist", "comprise", "contain", "include"},
+	{"locate", "situate", "lie", "site"},
+	{"way", "method", "means", "approach"},
+	{"part", "portion", "component", "section"},
+	{"kind", "type", "sort", "form", "variety"},
+	{"call", "term", "dub"},
+	{"happen", "occur", "take", "took", "taken"},
+	{"show", "exhibit", "display"},
+}
+
+// oppositeGroups pair words of opposite meaning: a sentence's word that is the opposite of a
+// word of its passage's matching sentence ("decreased" where the passage says "increased") is
+// a reversal, never a rewording, however common the word.
+var oppositeGroups = [][2][]string{
+	{{"increase", "raise", "rise", "grow", "boost", "elevate", "enhance", "higher", "more", "gain", "up"},
+		{"decrease", "reduce", "lower", "decline", "drop", "fall", "diminish", "lessen", "less", "fewer", "loss", "down"}},
+	{{"big", "large", "great", "huge", "major"}, {"small", "little", "minor", "tiny"}},
+	{{"high", "elevated"}, {"low", "reduced"}},
+	{{"positive", "beneficial", "benefit", "good", "better", "improve", "improvement"}, {"negative", "harmful", "harm", "bad", "worse", "worsen", "deteriorate"}},
+	{{"first", "earliest", "early", "begin", "start"}, {"last", "latest", "late", "end", "final"}},
+	{{"win", "won", "victory", "winner"}, {"lose", "lost", "defeat", "loser"}},
+	{{"alive", "live", "living", "survive"}, {"dead", "die", "died", "death"}},
+	{{"true", "correct", "right"}, {"false", "incorrect", "wrong"}},
+	{{"present", "presence"}, {"absent", "absence"}},
+	{{"include", "inclusion"}, {"exclude", "exclusion"}},
+	{{"accept", "approve", "allow", "permit"}, {"reject", "deny", "forbid", "ban", "prohibit"}},
+	{{"agree", "support", "favor"}, {"disagree", "oppose", "against"}},
+	{{"activate", "promote", "stimulate", "induce", "upregulate"}, {"inhibit", "suppress", "block", "repress", "downregulate"}},
+	{{"safe", "harmless"}, {"dangerous", "unsafe", "hazardous", "toxic"}},
+	{{"effective", "efficacious"}, {"ineffective", "useless"}},
+	{{"male", "man", "men"}, {"female", "woman", "women"}},
+	{{"north", "northern"}, {"south", "southern"}},
+	{{"east", "eastern"}, {"west", "western"}},
+	{{"old", "older", "elderly", "ancient"}, {"young", "younger", "new", "modern"}},
+	{{"strong", "stronger"}, {"weak", "weaker"}},
+	{{"hot", "warm", "heat"}, {"cold", "cool"}},
+	{{"long", "longer"}, {"short", "shorter"}},
+	{{"fast", "faster", "quick", "rapid"}, {"slow", "slower", "gradual"}},
+	{{"before", "prior", "earlier"}, {"after", "later", "subsequent"}},
+	{{"cause", "causes"}, {"prevent", "cure", "treat"}},
+	{{"maximum", "most"}, {"minimum", "least"}},
+	{{"majority"}, {"minority"}},
+	{{"always"}, {"never", "rarely", "seldom"}},
+	{{"all", "every"}, {"some", "few"}},
+}
+
+// wordRelations holds the stems of synonymGroups and oppositeGroups.
+type wordRelations struct {
+	synonyms  map[string][]int // stem -> groups
+	opposites map[string][]int // stem -> pair index*2 + side
+}
+
+var relations = func() wordRelations {
+	r := wordRelations{synonyms: map[string][]int{}, opposites: map[string][]int{}}
+	for g, ws := range synonymGroups {
+		for _, w := range ws {
+			s := stem(w)
+			r.synonyms[s] = append(r.synonyms[s], g)
+		}
+	}
+	for p, sides := range oppositeGroups {
+		for side, ws := range sides {
+			for _, w := range ws {
+				s := stem(w)
+				r.opposites[s] = append(r.opposites[s], 2*p+side)
+			}
+		}
+	}
+	return r
+}()
+
+// synonymous reports whether stems a and b share a synonym group.
+func synonymous(a, b string) bool {
+	for _, g := range relations.synonyms[a] {
+		for _, h := range relations.synonyms[b] {
+			if g == h {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opposite reports whether stems a and b stand on the two sides of one opposite pair.
+func opposite(a, b string) bool {
+	for _, x := range relations.opposites[a] {
+		for _, y := range relations.opposites[b] {
+			if x/2 == y/2 && x != y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// setOf makes a set of the space-separated words of s, "_" standing for a space inside one.
+func setOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[strings.ReplaceAll(w, "_", " ")] = true
+	}
+	return m
+}
