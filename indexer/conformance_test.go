@@ -454,6 +454,45 @@ func confDelete(t *testing.T, b confBackend, fx *confFixture) {
 			}
 		}
 	}
+	confDocFreq(t, loc, docQuery(modeBM25, recs[k]))
+}
+
+// confDocFreq: a term's document frequency is how many live passages a search for it alone
+// finds.
+func confDocFreq(t *testing.T, loc, text string) {
+	t.Helper()
+	ctx := context.Background()
+	g, err := OpenWith(ctx, loc, OpenOptions{BM25: backend.DefaultBM25()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	an, err := g.Manifest.TextAnalyzer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, tok := range an.Analyze([]byte(text)) {
+		if s := string(tok.Term); !slices.Contains(terms, s) {
+			terms = append(terms, s)
+		}
+	}
+	dfs, err := g.Lexical.DocFreq(ctx, append(terms, "no-such-term-anywhere"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(terms) == 0 || dfs[len(terms)] != 0 {
+		t.Fatalf("terms %q, document frequencies %v", terms, dfs)
+	}
+	for i, term := range terms {
+		hits, err := g.Lexical.Search(ctx, backend.LexicalQuery{Terms: []string{term}, N: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dfs[i] != len(hits) {
+			t.Errorf("term %q: document frequency %d, a search for it finds %d passages", term, dfs[i], len(hits))
+		}
+	}
 }
 
 // compact: an index updated (documents changed, deleted, added) and compacted ranks exactly

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kairos-rag/kairos/indexer"
@@ -219,4 +220,32 @@ func candidateKeys(cands []candidate) []uint32 {
 		keys[i] = c.key
 	}
 	return keys
+}
+
+// DocFreq returns, for each word, how many live passages of the index hold it (its terms, as
+// the index analyses them in its languages, summed: a passage has one language), and how many
+// live passages the index has: chat's TermStats, by which the attribution check tells rare
+// words. A word the analyser drops (a stop word) is held by every passage.
+func (ix *Index) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	m := ix.gen.Manifest
+	n := m.Counts.Passages
+	out := make([]int, len(words))
+	for i, w := range words {
+		terms, err := ix.terms(w, ix.langs)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(terms) == 0 {
+			out[i] = n
+			continue
+		}
+		dfs, err := ix.gen.Lexical.DocFreq(ctx, slices.Compact(slices.Sorted(slices.Values(terms))))
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, df := range dfs {
+			out[i] += df
+		}
+	}
+	return out, n, nil
 }

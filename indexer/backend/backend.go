@@ -257,6 +257,9 @@ type LexicalReader interface {
 	Docs(ctx context.Context) (int, error)
 	// Has reports, for each key, whether the part holds it (verify).
 	Has(ctx context.Context, keys []uint32) ([]bool, error)
+	// DocFreq returns, for each analysed term, how many live passages hold it: how rare a
+	// word is in the index (the chat layer's attribution check asks).
+	DocFreq(ctx context.Context, terms []string) ([]int, error)
 	Close() error
 }
 

@@ -42,6 +42,29 @@ func (r *Reader) Docs(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
+// DocFreq returns how many passages hold each term in the text field.
+func (r *Reader) DocFreq(ctx context.Context, terms []string) ([]int, error) {
+	adv, err := r.idx.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("blevebm25: %w", err)
+	}
+	ir, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("blevebm25: %w", err)
+	}
+	defer ir.Close()
+	out := make([]int, len(terms))
+	for i, t := range terms {
+		tfr, err := ir.TermFieldReader(ctx, []byte(t), FieldText, false, false, false)
+		if err != nil {
+			return nil, fmt.Errorf("blevebm25: document frequency of %q: %w", t, err)
+		}
+		out[i] = int(tfr.Count())
+		tfr.Close()
+	}
+	return out, nil
+}
+
 // bm25Sort is the bleve sort of a BM25 search: best score first, then passage key as bleve
 // compares ids, as decimal strings (backend.Hit's tie rule).
 var bm25Sort = []string{"-_score", "_id"}

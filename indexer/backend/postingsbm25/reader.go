@@ -147,6 +147,23 @@ func (r *Reader) CheckDeletedCounts(ctx context.Context) error {
 	return nil
 }
 
+// DocFreq returns how many live passages hold each term: the segments' counts less the
+// deleted passages'.
+func (r *Reader) DocFreq(ctx context.Context, terms []string) ([]int, error) {
+	out := make([]int, len(terms))
+	for i, t := range terms {
+		n, err := r.x.DocFreq(t)
+		if err != nil {
+			return nil, fmt.Errorf("postingsbm25: document frequency of %q: %w", t, err)
+		}
+		if r.deletedDF.Len() > 0 {
+			n -= r.deletedDF.Get(t)
+		}
+		out[i] = max(n, 0)
+	}
+	return out, nil
+}
+
 // Close unmaps the segments.
 func (r *Reader) Close() error {
 	var errs []error

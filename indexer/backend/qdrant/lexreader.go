@@ -60,6 +60,15 @@ func (r *LexReader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
 	return r.e.has(ctx, r.coll, keys)
 }
 
+// DocFreq returns how many passages hold each term, from the collection's vocabulary.
+func (r *LexReader) DocFreq(ctx context.Context, terms []string) ([]int, error) {
+	out := make([]int, len(terms))
+	for i, t := range terms {
+		out[i] = r.vocab[t].df
+	}
+	return out, nil
+}
+
 // boundSlack covers float32 rounding in Qdrant's dot product when it bounds exact scores.
 const boundSlack = 1e-5
 
