@@ -140,7 +140,6 @@ func TestRunawayAndCutRepliesAreNotKept(t *testing.T) {
 	tests := []struct{ name, out string }{
 		{"2 MB reply", strings.Repeat("I really like football. ", 2<<20/24)},
 		{"cut at the token limit", chattest.CutAtLimit + "I really like football, especially the"},
-		{"stage format", "I like it.\nRelevance: on topic 100/100"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -174,7 +174,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 		rec := tr.stage(StageMSDPKnow)
 		d := base
 		d.Examples = m.examples(sel.KnowledgeExamples)
-		knowledge, err = call(ctx, &m.d, rec, PromptMSDPKnow, d, ParseKnowledge)
+		knowledge, err = call(ctx, &m.d, rec, PromptMSDPKnow, d, parseKnowledgeContent)
 		rec.end(knowledge)
 		if err != nil && !soft(rec, err) {
 			return "", err
@@ -186,8 +186,9 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 	d.Knowledge = knowledge
 	d.KnowledgeRetrieved = m.opts.Knowledge == MSDPRetrieve
 	d.Examples = m.examples(sel.ResponseExamples)
-	rec.firstLine = true // the paper keeps the generated text before the first newline
-	resp, err := finalReply(ctx, &m.d, rec, PromptMSDPResp, d)
+	// The paper keeps the generated text before the first newline: here the first line of
+	// the content, a generic model's preamble line left out.
+	resp, err := ungroundedReply(ctx, &m.d, rec, PromptMSDPResp, d, true)
 	rec.end(resp)
 	return resp, err
 }

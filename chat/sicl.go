@@ -117,7 +117,7 @@ func (s *SICL) Respond(ctx context.Context, conv *Conversation, message string, 
 		d.Examples = append(d.Examples, PromptExample{Topic: e.Topic, Response: e.Response, Context: exampleTurns(e.History, s.opts.ContextTurns)})
 	}
 	rec = tr.stage(StageSICL)
-	resp, err := finalReply(ctx, &s.d, rec, PromptSICL, d)
+	resp, err := ungroundedReply(ctx, &s.d, rec, PromptSICL, d, false)
 	rec.end(resp)
 	return resp, err
 }
