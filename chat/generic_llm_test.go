@@ -45,7 +45,7 @@ func genericBase(stage string, _ []chat.Message) string {
 // preamble, markdown, a label, a score line, a closing offer, quotes, and all of them at once
 // give the same reply, streamed or not, as the bare answer, and the same text to the stages
 // after (the clarified turn, the memory, the summarised fact, the knowledge).
-func TestUngroundedPipelinesReadAGenericChatModel(t *testing.T) {
+func TestMPCMSDPSICLReadAGenericChatModel(t *testing.T) {
 	pipelines := []struct {
 		name, reply string
 		build       func(chat.Deps) (chat.Pipeline, error)
