@@ -372,15 +372,20 @@ var (
 	// taskWordRe names what a stage asked for, as a preamble speaks of it.
 	taskWordRe = regexp.MustCompile(`(?i)\b(?:responses?|repl(?:y|ies)|answers?|turns?|versions?|sentences?|knowledge|rephras\w*|messages?|continuation|options?|facts?|summary|analysis|memor(?:y|ies)|clarifi\w*|utterances?)\b`)
 	// closingRe is a sentence that speaks to the person who asked for the output, not to the
-	// user of the chat: an offer to change it, a hope that it helps, a note about it.
+	// user of the chat: an offer to change it, a hope that it helps, a note about it. An offer
+	// or a note about anything else is the bot's own ("Would you like me to give you a tour?",
+	// "Note: the museum is closed on Mondays.").
 	closingRe = regexp.MustCompile(`(?i)^\W*(?:` +
 		`let\s+me\s+know\s+if\s+(?:you(?:'d|’d|\s+would)?\s+(?:like|want|need|prefer)\s+(?:me\s+to|any|another|a\s+different|more|changes|adjustments|anything\s+else|further|help)|` +
 		`you\s+have\s+any\s+(?:other\s+|more\s+|further\s+)?(?:questions|requests|changes|feedback)|(?:this|that|it)\s+(?:works|helps|fits)|there(?:'s|’s|\s+is)\s+anything\s+else)|` +
-		`i\s+hope\s+(?:this|that|it)\s+(?:helps|works|fits)|hope\s+(?:this|that)\s+helps|feel\s+free\s+to\s+(?:adjust|change|modify|tweak|edit|use)|` +
-		`(?:would|do)\s+you\s+(?:like|want)\s+me\s+to\s+(?:adjust|change|modify|tweak|rewrite|rephrase|make|add|shorten|expand|try|write|generate|provide|give|continue)|` +
+		`i\s+hope\s+(?:this|that|it)\s+(?:helps|works|fits)|hope\s+(?:this|that)\s+helps|feel\s+free\s+to\s+(?:adjust|change|modify|tweak|edit)|` +
+		`(?:would|do)\s+you\s+(?:like|want)\s+me\s+to\s+(?:adjust|modify|tweak|rewrite|rephrase|shorten|expand|revise|edit|` +
+		`make\s+(?:it|this|the\s+(?:response|reply))|change\s+(?:it|this|the\s+(?:tone|response|reply))|` +
+		`(?:write|generate|provide|try|give\s+you)\s+(?:another|a\s+different|more\s+(?:options|versions)|again))|` +
 		`if\s+you(?:'d|’d|\s+would)?\s+(?:like|want|prefer|need)\b.*\b(?:adjust|change|modify|tweak|rewrite|rephrase|another|different|version|variation|tone|detail|shorter|longer)|` +
 		`i\s+can\s+(?:also\s+)?(?:adjust|rewrite|rephrase|make|provide|give|generate|tweak)\b.*\b(?:versions?|tone|variations?|another|different|responses?|repl(?:y|ies))|` +
-		`\(?\s*(?:note|explanation)\s*[:：])`)
+		`\(?\s*(?:note|explanation)\s*[:：].*(?:\b(?:response|reply|answer|tone|version|draft|revis\w*|rewr\w*|rephras\w*)\b|` +
+		`\bi\s+(?:kept|made|used|added|removed|chose|tried|wrote|avoided|left)\b))`)
 	// alternativeRe opens another version of the output after the first: the content ends.
 	alternativeRe = regexp.MustCompile(`(?i)^\W*(?:alternatively|or\s*,?\s+(?:if|for|a)\b|here(?:'s|’s|\s+is|\s+are)\s+(?:another|a\s+(?:different|second|shorter|longer|more)|some\s+(?:other|more))|another\s+(?:option|version|way|possibility)|(?:option|version)\s+\d)`)
 )
