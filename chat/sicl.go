@@ -109,7 +109,7 @@ func NewSICL(d Deps, opts SICLOptions) (*SICL, error) {
 		return nil, err
 	}
 	if opts.ContextBytes < 0 || opts.SampleBytes < 0 || opts.SearchBytes < 0 {
-		return nil, fmt.Errorf("sicl: byte budgets must not be negative")
+		return nil, fmt.Errorf("sicl: SICLOptions ContextBytes, SampleBytes and SearchBytes must not be negative (0 takes the default)")
 	}
 	if opts.Approach == SICLFixed && (opts.FixedExample < 0 || opts.FixedExample >= len(d.Bank.Examples)) {
 		return nil, fmt.Errorf("sicl: fixed example %d outside the bank's %d", opts.FixedExample, len(d.Bank.Examples))
