@@ -86,7 +86,7 @@ func (m *MPC) Respond(ctx context.Context, conv *Conversation, message string, t
 	base := PromptData{Today: m.d.today(), History: conv.history(m.opts.HistoryTurns), Message: message}
 
 	rec := tr.stage(StageMPCClarify)
-	clarified, err := call(ctx, &m.d, rec, PromptMPCClarify, base, func(s string) (string, error) { return ParseLabeled(s, "clarified") })
+	clarified, err := call(ctx, &m.d, rec, PromptMPCClarify, base, parseClarified)
 	if err != nil {
 		if !soft(rec, err) {
 			rec.end(nil)
@@ -109,7 +109,7 @@ func (m *MPC) Respond(ctx context.Context, conv *Conversation, message string, t
 	for _, r := range mems {
 		d.Memories = append(d.Memories, r.Text)
 	}
-	memory, err := call(ctx, &m.d, rec, PromptMPCMemory, d, func(s string) (string, error) { return ParseLabeled(s, "memory") })
+	memory, err := call(ctx, &m.d, rec, PromptMPCMemory, d, parseMemory)
 	if err != nil && !soft(rec, err) {
 		rec.end(nil)
 		return "", err

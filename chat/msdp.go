@@ -135,6 +135,7 @@ func OverlapRatio(response, knowledge string) float64 {
 
 type msdpSelection struct {
 	Topic             string   `json:"topic"`
+	TopicSource       string   `json:"topic_source"`
 	KnowledgeExamples []Scored `json:"knowledge_examples"`
 	ResponseExamples  []Scored `json:"response_examples"`
 	OverlapQualifying int      `json:"overlap_qualifying"`
@@ -174,7 +175,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 		rec := tr.stage(StageMSDPKnow)
 		d := base
 		d.Examples = m.examples(sel.KnowledgeExamples)
-		knowledge, err = call(ctx, &m.d, rec, PromptMSDPKnow, d, ParseKnowledge)
+		knowledge, err = call(ctx, &m.d, rec, PromptMSDPKnow, d, parseKnowledgeContent)
 		rec.end(knowledge)
 		if err != nil && !soft(rec, err) {
 			return "", err
@@ -186,6 +187,8 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 	d.Knowledge = knowledge
 	d.KnowledgeRetrieved = m.opts.Knowledge == MSDPRetrieve
 	d.Examples = m.examples(sel.ResponseExamples)
+	// The paper keeps the generated text before the first newline: here the first line of
+	// the content, a generic model's preamble line left out.
 	rec.firstLine = true // the paper keeps the generated text before the first newline
 	resp, err := finalReply(ctx, &m.d, rec, PromptMSDPResp, d)
 	rec.end(resp)
@@ -194,7 +197,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 
 func (m *MSDP) selectExamples(ctx context.Context, conv *Conversation, message string, hist []string) (msdpSelection, error) {
 	bank := m.d.Bank
-	topic, err := m.topic(ctx, conv, message)
+	topic, source, err := m.topic(ctx, conv, message)
 	if err != nil {
 		return msdpSelection{}, err
 	}
@@ -202,34 +205,54 @@ func (m *MSDP) selectExamples(ctx context.Context, conv *Conversation, message s
 	if err != nil {
 		return msdpSelection{}, fmt.Errorf("msdp: encoding the context: %w", err)
 	}
-	sel := msdpSelection{Topic: topic, ResponseExamples: m.respExamples, OverlapQualifying: m.qualifying}
+	sel := msdpSelection{Topic: topic, TopicSource: source, ResponseExamples: m.respExamples, OverlapQualifying: m.qualifying}
 	sel.KnowledgeExamples, err = bank.TopN(vecs[0], m.opts.KnowledgeExamples, func(i int) bool {
 		return bank.Examples[i].Knowledge != ""
 	})
 	return sel, err
 }
 
-// topic is the dialogue's topic: the tracked one, else the title of the passage the index finds
-// for the turn (when there is an index), else the content words of the turn. It never comes
-// from the bank: a bank example's topic describes another dialogue.
-func (m *MSDP) topic(ctx context.Context, conv *Conversation, message string) (string, error) {
+// Where a dialogue's topic came from (msdpSelection.TopicSource).
+const (
+	topicKept     = "kept: the dialogue's topic, set by an earlier turn"
+	topicIndex    = "set: the title of the passage the index finds for the first turn that names a topic"
+	topicWords    = "set: the content words of the first turn that names a topic (no index)"
+	topicNotNamed = "none: no turn has named a topic yet"
+)
+
+// topic is the dialogue's topic, the paper's input t (section 2): given with the dialogue (each
+// Wizard of Wikipedia dialogue has a chosen topic, a Wikipedia title) and the same for all its
+// turns. Kairos is given none, so the first turn that names one sets it: the title of the
+// passage the index finds for that turn, else the turn's content words; it is kept in the
+// conversation (Conversation.Topic) and never recomputed, so a later "thanks" or a question
+// on the side does not move it. A turn with no content word ("hi", "thanks") before then
+// sets nothing, and its prompts go without a topic, as the paper's "w/o topic" input does. A
+// topic the conversation already holds (commonsense's tracker writes the same field) is kept.
+// It never comes from the bank: a bank example's topic describes another dialogue.
+func (m *MSDP) topic(ctx context.Context, conv *Conversation, message string) (topic, source string, err error) {
 	if conv.Topic != "" {
-		return conv.Topic, nil
+		return conv.Topic, topicKept, nil
 	}
+	words := keywords(message, 5)
+	if words == "" {
+		return "", topicNotNamed, nil
+	}
+	topic, source = words, topicWords
 	if m.d.Retriever != nil {
 		res, err := m.d.Retriever.Retrieve(ctx, rerank.Query{Request: search.Request{Text: message, K: 1}})
 		if err != nil {
-			return "", fmt.Errorf("msdp: finding the topic: %w", err)
+			return "", "", fmt.Errorf("msdp: finding the topic: %w", err)
 		}
 		if len(res.Hits) > 0 && strings.TrimSpace(res.Hits[0].Title) != "" {
-			return oneLine(res.Hits[0].Title), nil
+			topic, source = oneLine(res.Hits[0].Title), topicIndex
 		}
 	}
-	return keywords(message, 5), nil
+	conv.Topic = topic
+	return topic, source, nil
 }
 
-// keywords returns up to n content words of s (function words dropped), or s's first words
-// when it has none.
+// keywords returns up to n content words of s (function words, greetings and thanks
+// dropped), "" when it has none.
 func keywords(s string, n int) string {
 	var out []string
 	for _, w := range Words(s) {
@@ -241,13 +264,11 @@ func keywords(s string, n int) string {
 			break
 		}
 	}
-	if len(out) == 0 {
-		out = Words(s)[:min(n, len(Words(s)))]
-	}
 	return strings.Join(out, " ")
 }
 
-// isFunctionWord reports English words that carry no topic.
+// isFunctionWord reports English words that carry no topic: function words, and the words of
+// greetings, thanks and assent, which a turn that names no topic is made of.
 func isFunctionWord(w string) bool {
 	switch w {
 	case "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one",
@@ -256,7 +277,10 @@ func isFunctionWord(w string) bool {
 		"from", "they", "them", "their", "there", "then", "than", "been", "being", "were", "will", "would",
 		"could", "should", "like", "know", "think", "just", "really", "very", "much", "many", "some", "more",
 		"most", "tell", "also", "into", "your", "yours", "mine", "ever", "seen", "heard", "want", "get",
-		"got", "say", "said", "let", "lets", "let's", "i'm", "it's", "don't", "didn't", "you're", "okay":
+		"got", "say", "said", "let", "lets", "let's", "i'm", "it's", "don't", "didn't", "you're", "okay",
+		"hi", "hello", "hey", "hiya", "thanks", "thank", "thx", "cheers", "bye", "goodbye", "please",
+		"sure", "cool", "nice", "great", "wow", "lol", "haha", "hmm", "good", "morning", "afternoon", "evening",
+		"night", "fine", "well", "yep", "nope", "right", "indeed", "interesting", "awesome", "oh", "ah":
 		return true
 	}
 	return false

@@ -262,13 +262,13 @@ func TestSICLApproaches(t *testing.T) {
 	}
 }
 
-// The final stage of sicl streams from the LLM: the pieces arrive as the server sends them and
-// concatenate to the response, with the speaker label the model added removed.
+// The final stage of sicl streams from the LLM: each sentence goes out once it is complete,
+// while the LLM is still writing, and the pieces concatenate to the response, with the speaker
+// label the model added removed.
 func TestSICLStreamsTheReply(t *testing.T) {
 	enc := chat.HashEncoder{Dim: 4096}
-	deps, llm := newBankDeps(t, func(string, []chat.Message) string {
-		return "Bot: Sure, I watch every weekend with friends. Do you play?"
-	}, selectionBank(t, enc), enc)
+	const out = "Bot: Sure, I watch every weekend with friends. It is the best part of my week! Do you play?"
+	deps, llm := newBankDeps(t, func(string, []chat.Message) string { return out }, selectionBank(t, enc), enc)
 	p, _ := chat.NewSICL(deps, chat.SICLOptions{})
 	svc, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{p}})
 	var pieces []string
@@ -276,9 +276,23 @@ func TestSICLStreamsTheReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A sentence streams once it is whole: two sentences, two pieces.
-	if resp.Response != "Sure, I watch every weekend with friends. Do you play?" || strings.Join(pieces, "") != resp.Response || len(pieces) != 2 {
-		t.Errorf("response %q from pieces %q", resp.Response, pieces)
+	want := []string{"Sure, I watch every weekend with friends.", " It is the best part of my week!", " Do you play?"}
+	if resp.Response != strings.Join(want, "") || !slices.Equal(pieces, want) {
+		t.Errorf("response %q from pieces %q, want %q", resp.Response, pieces, want)
+	}
+	// In process, with the LLM's pieces counted: the first sentence went out before the LLM
+	// had written the second.
+	var sentAt []int
+	deltas := 0
+	st := &pieceStreamer{text: out, onPiece: func() { deltas++ }}
+	deps.LLM = st
+	p2, _ := chat.NewSICL(deps, chat.SICLOptions{})
+	svc2, _ := chat.NewService(chat.ServiceOptions{Pipelines: []chat.Pipeline{p2}})
+	if _, err := svc2.Turn(context.Background(), chat.TurnRequest{Message: "do you like football games"}, &chat.Stream{Token: func(string) { sentAt = append(sentAt, deltas) }}); err != nil {
+		t.Fatal(err)
+	}
+	if second := strings.Index(out, "It is"); len(sentAt) != 3 || sentAt[0] > second/4+2 {
+		t.Errorf("sentences went out after LLM pieces %v; the second sentence starts in piece %d", sentAt, second/4+1)
 	}
 	if calls := llm.Calls(); len(calls) != 1 || !calls[0].Stream {
 		t.Errorf("the reply was not requested as a stream: %+v", calls)
@@ -318,4 +332,23 @@ func TestMSDPRetrievedKnowledge(t *testing.T) {
 	if len(resp.Turn.Passages) != 1 || resp.Turn.Passages[0].ID != "Frozen (2013 film)#0" {
 		t.Errorf("passages %+v", resp.Turn.Passages)
 	}
+}
+
+// pieceStreamer is an in-process streaming LLM that writes text four bytes at a time,
+// calling onPiece before each piece.
+type pieceStreamer struct {
+	text    string
+	onPiece func()
+}
+
+func (p *pieceStreamer) Complete(ctx context.Context, req chat.CompletionRequest) (chat.Completion, error) {
+	return p.Stream(ctx, req, func(string) {})
+}
+
+func (p *pieceStreamer) Stream(_ context.Context, _ chat.CompletionRequest, onDelta func(string)) (chat.Completion, error) {
+	for i := 0; i < len(p.text); i += 4 {
+		p.onPiece()
+		onDelta(p.text[i:min(i+4, len(p.text))])
+	}
+	return chat.Completion{Text: p.text, FinishReason: "stop", Usage: chat.Usage{Calls: 1}}, nil
 }

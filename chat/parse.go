@@ -561,23 +561,18 @@ func CleanControl(s string) string {
 }
 
 // ParseResponse reads a free-text reply for its content, as a streamed reply is read
-// (replyFilter): a leading speaker label goes, a stage's format lines (a "Relevance: ...
-// 100/100" feedback line, a "Verdict:", a preamble) are left out and a response label's text
-// kept, and the reply ends at a user turn or a role marker. An output with no text left is
-// unusable; one over MaxReplyBytes is cut there.
+// (contentReader): a speaker or response label, a preamble, a stage's format lines (a
+// "Relevance: ... 100/100" feedback line, a "Verdict:") and a closing offer are left out, and
+// the reply ends at a user turn or a role marker. An output with no content left is unusable;
+// one over MaxReplyBytes is cut there.
 func ParseResponse(out string) (string, error) {
-	var b strings.Builder
-	f := &replyFilter{emit: func(s string) { b.WriteString(s) }}
-	f.write(out)
-	f.flush()
-	s := strings.TrimSpace(b.String())
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		s = strings.TrimSpace(s[1 : len(s)-1])
+	r := newContentReader(replyLabel, false)
+	r.write(out)
+	s, err := r.finish(false)
+	if r.over && r.out.Len() > 0 {
+		return r.out.String(), nil
 	}
-	if s == "" {
-		return "", unusable("reply text", out)
-	}
-	return s, nil
+	return s, err
 }
 
 // ParseLabeled reads "Label: value". A one-line output without the label is taken as the value

@@ -41,6 +41,7 @@ type replyGate struct {
 	facts   int  // fact sentences sent
 	full    bool // the length budget is spent
 	newline bool // the next sentence starts a line
+	midLine bool // buf starts inside a line (after a sentence decided on it)
 	dropped bool // the last sentence was dropped
 }
 
@@ -53,24 +54,46 @@ func newReplyGate(attr *attributor, maxBytes int, emit func(string), onDrop func
 }
 
 // write takes the next piece of the LLM's text and decides every sentence it completes. A
-// sentence is complete once something follows its end: the next sentence's first character,
-// or a line's end (sentences).
+// sentence is complete once something other than spaces follows its end (the next sentence's
+// first character), or at a line's end (sentences).
 func (g *replyGate) write(ctx context.Context, stage, piece string) error {
 	g.stage = stage
 	g.buf.WriteString(piece)
-	pieces := sentences(g.buf.String())
-	if len(pieces) < 2 {
+	// A sentence decided mid-line leaves the rest of the line in buf: its start is no line
+	// start ("000. " there is no list number), so the splitter is told with a word before it.
+	const midLineMark = "\x00 "
+	pre := ""
+	if g.midLine {
+		pre = midLineMark
+	}
+	pieces := sentences(pre + g.buf.String())
+	pieces[0] = pieces[0][len(pre):]
+	keep := 1
+	if n := len(pieces); n >= 2 && strings.TrimSpace(pieces[n-1]) == "" && !strings.HasSuffix(pieces[n-2], "\n") {
+		keep = 2 // only spaces follow it yet: the next word may still say it did not end ("A.  a")
+	}
+	if len(pieces) <= keep {
 		return nil
 	}
-	for _, s := range pieces[:len(pieces)-1] {
+	for _, s := range pieces[:len(pieces)-keep] {
 		if err := g.decide(ctx, s); err != nil {
 			return err
 		}
+		g.midLine = !strings.HasSuffix(s, "\n")
 	}
-	rest := pieces[len(pieces)-1]
+	rest := strings.Join(pieces[len(pieces)-keep:], "")
 	g.buf.Reset()
 	g.buf.WriteString(rest)
 	return nil
+}
+
+// writeSentences takes text that is whole sentences (a contentReader passes on nothing else)
+// and decides each at once: no need to wait for what follows.
+func (g *replyGate) writeSentences(ctx context.Context, stage, text string) error {
+	if err := g.write(ctx, stage, text); err != nil {
+		return err
+	}
+	return g.flush(ctx, stage, false)
 }
 
 // flush decides the text's last sentence. truncated: the LLM was cut off at its token limit,
@@ -157,7 +180,7 @@ func (g *replyGate) report(text, reason string) {
 // restart starts reading another text: no sentence of it leans on the last one's.
 func (g *replyGate) restart() {
 	g.buf.Reset()
-	g.dropped, g.newline = false, false
+	g.dropped, g.newline, g.midLine = false, false, false
 }
 
 // releaseHeld sends the chat sentences held back.

@@ -238,61 +238,49 @@ func errTruncated(out Completion) error {
 
 // writeReply makes the stage's LLM call and writes its text into g, which decides the reply
 // sentence by sentence (replyGate): streamed as the LLM writes it when g sends to a client and
-// the LLM streams, else whole; either way through a replyFilter (a speaker label, a stage's
-// format lines and a user turn are no reply) and, revision set, a revisionGate (only the text
-// after the refinement's "Revised response:" label is). An output cut at the token limit keeps
-// its whole sentences. It returns the completion, whose text is the LLM's whole output.
+// the LLM streams, else whole; either way read for its content (contentReader: a preamble, a
+// stage's format lines, a closing offer and a user turn are no reply) and, revision set,
+// through a revisionGate (only the text after the refinement's "Revised response:" label is).
+// An output cut at the token limit keeps its whole sentences. It returns the completion, whose
+// text is the LLM's whole output.
 func (s *stageRec) writeReply(ctx context.Context, llm Completer, req CompletionRequest, g *replyGate, revision bool) (Completion, error) {
 	var gerr error
-	f := &replyFilter{firstLine: s.firstLine, emit: func(p string) {
+	r := newContentReader(replyLabel, s.firstLine)
+	r.emit = func(p string) {
 		if gerr == nil {
-			gerr = g.write(ctx, s.st.Stage, p)
+			gerr = g.writeSentences(ctx, s.st.Stage, p)
 		}
-	}}
-	write := f.write
+	}
+	write := r.write
 	var rg *revisionGate
 	if revision {
-		rg = &revisionGate{next: f.write}
+		rg = &revisionGate{next: r.write}
 		write = rg.write
 	}
-	if g.emit == nil {
-		// Nothing streams to a client: the whole output is read at once.
-		out, err := s.call(ctx, llm, req, nil)
-		if err != nil {
-			return out, err
-		}
-		write(out.Text)
-		return s.endReply(ctx, out, f, rg, g, &gerr)
+	var onDelta func(string)
+	if g.emit != nil {
+		onDelta = write // a client waits: the output is read as it streams
 	}
-	out, err := s.call(ctx, llm, req, write)
+	out, err := s.call(ctx, llm, req, onDelta)
 	if err != nil {
 		return out, err
 	}
-	return s.endReply(ctx, out, f, rg, g, &gerr)
-}
-
-func (s *stageRec) endReply(ctx context.Context, out Completion, f *replyFilter, rg *revisionGate, g *replyGate, gerr *error) (Completion, error) {
+	if onDelta == nil {
+		write(out.Text)
+	}
 	if rg != nil && !rg.flush() {
 		s.softError(unusable("revised response (a Revised response line, or a reply without feedback lines)", out.Text))
 	}
 	if rg != nil && len(revisedLineRe.FindAllStringIndex(out.Text, 2)) > 1 {
 		s.softError(fmt.Errorf("%w: several Revised response lines, each sentence after the first checked as the reply's", ErrUnusable))
 	}
-	f.flush()
-	if *gerr == nil {
-		// Past MaxReplyBytes the filter cut the text mid-sentence, as a token limit does.
-		*gerr = g.flush(ctx, s.st.Stage, out.Truncated() || f.over)
+	if _, err := r.finish(out.Truncated()); err != nil {
+		s.softError(err)
 	}
-	if *gerr != nil {
-		return out, *gerr
+	if len(r.dropped) > 0 {
+		s.softError(fmt.Errorf("%w: not the reply's content, left out: %q", ErrUnusable, r.dropped))
 	}
-	if out.Truncated() {
-		s.softError(fmt.Errorf("%w: output cut off (finish_reason %s); its whole sentences kept", ErrUnusable, out.FinishReason))
-	}
-	if f.over {
-		s.softError(fmt.Errorf("%w: output over %d bytes, cut there", ErrUnusable, MaxReplyBytes))
-	}
-	return out, nil
+	return out, gerr
 }
 
 // revisionGate holds a refinement until its "Revised response:" label line is complete, then

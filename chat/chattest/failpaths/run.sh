@@ -58,3 +58,6 @@ run mpc-empty-reply mpc "Do you have any pets?"
 run msdp-truncated msdp "do you like football games" --bank "$work/bank.kb"
 run sicl-control-chars sicl "do you like football games" --bank "$work/bank.kb"
 run sicl-control-chars sicl "do you like football games" --bank "$work/bank.kb" --sicl-approach search
+run generic-chat-model mpc "Do you have any pets?"
+run generic-chat-model msdp "do you like football games" --bank "$work/bank.kb"
+run generic-chat-model sicl "do you like football games" --bank "$work/bank.kb"
