@@ -91,4 +91,3 @@ func feed(s string, n int) (emitted, out string) {
 	r.finish(false)
 	return b.String(), r.out.String()
 }
-
