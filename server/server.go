@@ -21,14 +21,16 @@ type Server struct {
 	metrics *metrics
 	started time.Time
 
-	cols        []*collection          // in the order configured; the first is the default
-	byName      map[string]*collection // read-only after New
-	reloadMu    sync.Mutex             // serialises reloads and Close
-	closed      bool                   // guarded by reloadMu
-	draining    atomic.Bool
-	apiInFlight atomic.Int64
-	budget      *hitBudget
-	bufs        sync.Pool // *cappedBuffer: response bodies (encodeCapped)
+	cols         []*collection          // in the order configured; the first is the default
+	byName       map[string]*collection // read-only after New
+	reloadMu     sync.Mutex             // serialises reloads and Close
+	closed       bool                   // guarded by reloadMu
+	draining     atomic.Bool
+	apiInFlight  atomic.Int64
+	budget       *hitBudget
+	chatLimit    *rateLimiter // per owner, POST /v1/chat
+	chatInFlight atomic.Int64
+	bufs         sync.Pool // *cappedBuffer: response bodies (encodeCapped)
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
@@ -43,11 +45,14 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: o, started: time.Now(), budget: newHitBudget(o), cols: cols,
-		byName: make(map[string]*collection, len(cols))}
+		byName: make(map[string]*collection, len(cols)), chatLimit: newRateLimiter(o.ChatRatePerMinute, o.ChatBurst, time.Now)}
 	for _, c := range cols {
 		s.byName[c.name] = c
 	}
 	s.metrics = newMetrics(s.cols)
+	if st, ok := o.Chat.(StoreStatser); ok {
+		s.metrics.reg.MustRegister(storeCollector{st})
+	}
 	s.handler = s.cors(s.sameOrigin(s.routesMux()))
 	return s, nil
 }

@@ -38,6 +38,7 @@ type chatCLIOptions struct {
 	// ...): the same as --model's, so that a GPU asked for is used by every model.
 	Runtime  embed.Options
 	Client   chat.ClientOptions
+	Stages   chat.LLMStageOptions // --llm-config, --llm-stage: per-stage URL, model, sampling
 	WikiChat chat.WikiChatOptions
 	SICL     chat.SICLOptions
 	MSDP     chat.MSDPOptions
@@ -53,6 +54,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 		"Chat through an OpenAI-compatible LLM, grounded in an index. Without --message: a REPL on stdin.", stdio.Stderr)
 	fs.StringVar(&o.Index, "index", "", "index `directory` to retrieve from (wikichat, commonsense; msdp with --msdp-knowledge retrieve)")
 	o.Client.Flags(fs) // --llm-url, --llm-model, key, limits, retries
+	o.Stages.Flags(fs) // --llm-config, --llm-stage
 	fs.Lookup("llm-url").Usage += " (required)"
 	fs.Lookup("llm-model").Usage += " (required)"
 	fs.StringVar(&o.Pipeline, "pipeline", "wikichat", "pipeline: "+strings.Join(chatPipelines, ", "))
@@ -87,6 +89,10 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	}
 	if !containsString(chatPipelines, o.Pipeline) {
 		return usageErr(fs, "unknown --pipeline %q", o.Pipeline)
+	}
+	// A bad --llm-config is refused before the index and models are opened.
+	if _, err := o.Stages.Resolve(); err != nil {
+		return fmt.Errorf("chat: %w", err)
 	}
 	log, err := lf.logger(fs, stdio.Stderr)
 	if err != nil {
@@ -197,15 +203,24 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 // default) into a chat service. kairos chat and kairos serve (POST /v1/chat) share it.
 // serverIDs is set by serve: ids are generated, never chosen by clients (chat.ServiceOptions).
 func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc chat.Encoder, transcript io.Writer, store *chat.Store, serverIDs bool, log *slog.Logger) (*chat.Service, error) {
-	client, err := chat.NewClient(o.Client)
+	stages, err := o.Stages.Resolve()
 	if err != nil {
 		return nil, err
+	}
+	llm, err := chat.NewRouter(o.Client, stages)
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		for stage, where := range llm.Endpoints() {
+			log.Info("chat stage LLM", "stage", stage, "llm", where)
+		}
 	}
 	tpl, err := chat.LoadTemplates(o.Prompts)
 	if err != nil {
 		return nil, err
 	}
-	deps := chat.Deps{LLM: client, Templates: tpl, Retriever: r, Encoder: enc}
+	deps := chat.Deps{LLM: llm, Templates: tpl, Retriever: r, Encoder: enc}
 	if o.Bank != "" {
 		if deps.Bank, err = chat.ReadBank(o.Bank); err != nil {
 			return nil, err

@@ -94,6 +94,10 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	// A bad --llm-config is refused before the models and indexes are opened.
+	if _, err := co.Stages.Resolve(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	key, err := readAPIKey(f.apiKeyFile, log)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -147,6 +151,9 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	}
 	if store != nil {
 		defer store.Close() // after serve has shut down: no turn is running
+		// Session tokens are signed with the store's secret, so they outlive a restart
+		// exactly as the conversations they own do.
+		opts.SessionSecret = store.SessionSecret()
 	}
 	if opts.Chat == nil {
 		log.Info("no --llm-url: POST /v1/chat answers 501")

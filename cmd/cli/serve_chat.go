@@ -17,6 +17,7 @@ import (
 // answers 501.
 func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 	o.Client.Flags(fs)   // as kairos chat: --llm-url, --llm-model, keys, limits, retries, prices
+	o.Stages.Flags(fs)   // --llm-config, --llm-stage
 	o.WikiChat.Flags(fs) // --passages, --evidence, --max-claims
 	o.SICL.Flags(fs)     // --sicl-approach
 	o.MSDP.Flags(fs)     // --msdp-knowledge
@@ -38,6 +39,9 @@ func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 // The store is returned for the caller to close after the server has shut down.
 func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, indexEnc chat.Encoder, log *slog.Logger) (server.Chatter, *chat.Store, error) {
 	if o.Client.BaseURL == "" && o.Client.Model == "" {
+		if o.Stages.ConfigFile != "" || len(o.Stages.Stages) > 0 {
+			return nil, nil, fmt.Errorf("--llm-config and --llm-stage set the stages of chat, which needs --llm-url and --llm-model: %w", ErrUsage)
+		}
 		return nil, nil, nil
 	}
 	if o.Client.BaseURL == "" || o.Client.Model == "" {
@@ -68,7 +72,7 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 		store.Close()
 		return nil, nil, fmt.Errorf("chat: %w", err)
 	}
-	return server.NewChatService(svc), store, nil
+	return server.NewChatService(svc, store), store, nil
 }
 
 // defaultChatStore is where serve keeps conversations when --chat-store is not given: beside
