@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // metricOf sums the samples of a /metrics series whose line holds every label of want.
@@ -73,7 +75,7 @@ func (c blockingChatter) Chat(ctx context.Context, req ChatRequest, stream *Chat
 // Past --chat-max-in-flight turns running, a turn is refused with a 503 and Retry-After, and
 // counted.
 func TestChatMaxInFlight(t *testing.T) {
-	c := blockingChatter{started: make(chan struct{}, 2), release: make(chan struct{})}
+	c := blockingChatter{started: make(chan struct{}, 4), release: make(chan struct{})}
 	s, _ := newTestServer(t, Options{Chat: c, ChatMaxInFlight: 1})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -82,8 +84,22 @@ func TestChatMaxInFlight(t *testing.T) {
 		}
 	})
 	<-c.started
-	w := do(s, "POST", "/v1/chat", `{"message":"second"}`)
-	close(c.release)
+	// The second turn is answered at once; were it let through, it would wait for release,
+	// which comes after a few seconds.
+	second := make(chan *httptest.ResponseRecorder, 1)
+	go func() { second <- do(s, "POST", "/v1/chat", `{"message":"second"}`) }()
+	var w *httptest.ResponseRecorder
+	select {
+	case w = <-second:
+	case <-time.After(5 * time.Second):
+		close(c.release)
+		w = <-second
+		t.Error("a second turn ran past --chat-max-in-flight 1")
+		c.release = nil
+	}
+	if c.release != nil {
+		close(c.release)
+	}
 	wg.Wait()
 	if w.Code != 503 || w.Header().Get("Retry-After") != "1" || !strings.Contains(errorOf(t, w), "--chat-max-in-flight") {
 		t.Errorf("a second turn: %d %q %s", w.Code, w.Header().Get("Retry-After"), w.Body)

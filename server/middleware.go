@@ -261,7 +261,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id, "+SessionHeader)
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, "+SessionHeader)
 		}
 		next.ServeHTTP(w, r)
 	})
