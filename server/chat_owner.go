@@ -102,11 +102,13 @@ func (s *Server) chatOwner(r *http.Request, start, newSession bool) (chatCaller,
 	var c chatCaller
 	valid := tok != "" && s.issued(tok)
 	switch {
-	case valid && !newSession:
+	case valid && !newSession: // its own session
 	case start && (tok != "" || newSession || s.opts.APIKey == ""):
+		// A new session: asked for, replacing a token not issued here, or the first
+		// conversation of a client without a key.
 		tok = s.issueToken()
 		c.fresh = tok
-	case s.opts.APIKey != "" && tok == "":
+	case s.opts.APIKey != "" && tok == "": // the bare key
 	default:
 		return chatCaller{limitKey: "addr:" + clientAddr(r)}, nil // owns nothing
 	}

@@ -118,7 +118,7 @@ func classifyRetry(err error, timeout string) (status int, msg string, retry tim
 	case errors.As(err, &sf):
 		return http.StatusServiceUnavailable, sf.Error(), sf.RetryAfter
 	case errors.Is(err, chat.ErrLLMRateLimited):
-		return http.StatusServiceUnavailable, "the LLM is rate limiting this server (it answered 429 Too Many Requests); retry later",
+		return http.StatusServiceUnavailable, "the LLM is rate limiting this server (it answered 429 Too Many Requests); retry later (--llm-concurrency and --chat-rate-limit bound the calls this server makes)",
 			min(chat.LLMRetryAfter(err), maxUpstreamRetryAfter)
 	case errors.As(err, &te):
 		// The LLM client's own per-attempt timeout (--llm-timeout), not the request's.

@@ -7,9 +7,9 @@ import (
 
 // Flags registers the request limits and browser access a deployment sets, with the defaults
 // withDefaults applies: --timeout, --max-total-hits, --max-in-flight-hits (0: 4 x
-// --max-total-hits), --max-response-bytes and --cors-origins. The loader, the chat service,
-// the API key (a secret, read from a file by the caller) and the listening address are the
-// caller's.
+// --max-total-hits), --max-response-bytes, --cors-origins and the chat limits (ChatFlags).
+// The loader, the chat service, the API key (a secret, read from a file by the caller) and the
+// listening address are the caller's.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
