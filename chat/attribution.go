@@ -45,6 +45,14 @@ type TermStats interface {
 	DocFreq(ctx context.Context, words []string) (df []int, n int, err error)
 }
 
+// TermStatsFunc adapts a function to TermStats (a server's live index, which reloads).
+type TermStatsFunc func(ctx context.Context, words []string) ([]int, int, error)
+
+// DocFreq calls f.
+func (f TermStatsFunc) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	return f(ctx, words)
+}
+
 // Attribution settings. A word held by at most RareShare of the index's passages is rare (one in a
 // thousand: "napoleon", "astronauts", "seawater" in English Wikipedia leads; not "emperor",
 // "famous" or "probably"): it

@@ -69,11 +69,13 @@ func (o *ClientOptions) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.PriceCompletion, "llm-price-completion", o.PriceCompletion, "`price` of 1,000 completion tokens, as --llm-price-prompt")
 }
 
-// Flags registers --passages, --evidence and --max-claims with their defaults (setDefaults).
+// Flags registers --passages, --evidence, --max-claims and --commonsense-response with their
+// defaults (setDefaults).
 func (o *WikiChatOptions) Flags(fs *flag.FlagSet) {
 	o.setDefaults()
 	fs.IntVar(&o.PassagesPerQuery, "passages", o.PassagesPerQuery, "wikichat: passages per query")
 	fs.IntVar(&o.EvidencePerClaim, "evidence", o.EvidencePerClaim, "wikichat: evidence passages per claim")
+	fs.StringVar(&o.CommonsenseResponse, "commonsense-response", o.CommonsenseResponse, "commonsense: how it answers: paper (one call on the top search result, section 3.1) or wikichat (WikiChat's stages 2-7 on its query); every sentence is checked either way")
 	fs.IntVar(&o.MaxClaims, "max-claims", o.MaxClaims, "wikichat: claims of the LLM's own reply checked per turn, after duplicates are dropped (the rest are not used)")
 }
 
@@ -117,4 +119,44 @@ func (f *retriesFlag) Set(s string) error {
 	}
 	*f = retriesFlag(n)
 	return nil
+}
+
+// LLMStageOptions are the per-stage LLM settings of a command line: an --llm-config file,
+// then each --llm-stage over it, field by field. kairos chat and kairos serve both take them;
+// NewRouter builds the Completer.
+type LLMStageOptions struct {
+	ConfigFile string              // --llm-config
+	Stages     map[string]StageLLM // --llm-stage, by stage name; a stage given twice merges field by field
+}
+
+// Flags registers --llm-config and the repeatable --llm-stage.
+func (o *LLMStageOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.ConfigFile, "llm-config", o.ConfigFile, "JSON `file` of per-stage LLM settings: {\"stages\": {\"draft\": {\"url\": ..., \"model\": ..., \"temperature\": 0.2, \"top_p\": ..., \"max_tokens\": 300, \"api_key_env\": ..., \"api_key_file\": ...}}}")
+	fs.Func("llm-stage", "one stage's LLM settings, `STAGE:FIELD=VALUE[,...]` with the --llm-config fields, e.g. draft:model=big,temperature=0.2 (repeatable; wins over --llm-config)", func(v string) error {
+		stage, s, err := ParseStageFlag(v)
+		if err != nil {
+			return err
+		}
+		if o.Stages == nil {
+			o.Stages = map[string]StageLLM{}
+		}
+		o.Stages[stage] = o.Stages[stage].merge(s)
+		return nil
+	})
+}
+
+// Resolve reads the config file, if any, and lays the --llm-stage settings over it.
+func (o *LLMStageOptions) Resolve() (map[string]StageLLM, error) {
+	out := map[string]StageLLM{}
+	if o.ConfigFile != "" {
+		st, err := ReadLLMConfig(o.ConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		out = st
+	}
+	for name, s := range o.Stages {
+		out[name] = out[name].merge(s)
+	}
+	return out, nil
 }

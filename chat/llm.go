@@ -306,7 +306,7 @@ func (c *Client) withRetries(ctx context.Context, stage string, attempt func() (
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
-		return Completion{}, fmt.Errorf("llm %s: waiting for a slot: %w", stage, ctx.Err())
+		return Completion{}, c.failed(ctx, stage, 0, start, fmt.Errorf("llm %s: waiting for a slot: %w", stage, ctx.Err()))
 	}
 	defer func() { <-c.sem }()
 
@@ -314,26 +314,35 @@ func (c *Client) withRetries(ctx context.Context, stage string, attempt func() (
 		out, retryAfter, err := attempt()
 		if err == nil {
 			out.Attempts, out.Duration = n, time.Since(start)
+			observe(ctx, CallRecord{Stage: stage, Model: c.opts.Model, Outcome: OutcomeOK, Attempts: n, Duration: out.Duration})
 			return out, nil
 		}
 		var re *retryableError
 		if !errors.As(err, &re) || n > c.opts.MaxRetries || ctx.Err() != nil {
-			return Completion{}, fmt.Errorf("llm %s: attempt %d: %w", stage, n, err)
+			return Completion{}, c.failed(ctx, stage, n, start, fmt.Errorf("llm %s: attempt %d: %w", stage, n, err))
 		}
 		wait := c.backoff(n)
 		if retryAfter > 0 {
 			if retryAfter > c.opts.MaxRetryAfter {
-				return Completion{}, fmt.Errorf("llm %s: attempt %d: server asks to retry after %s (limit %s): %w",
-					stage, n, retryAfter, c.opts.MaxRetryAfter, err)
+				return Completion{}, c.failed(ctx, stage, n, start, fmt.Errorf("llm %s: attempt %d: server asks to retry after %s (limit %s): %w",
+					stage, n, retryAfter, c.opts.MaxRetryAfter, err))
 			}
 			wait = retryAfter
 		}
 		c.opts.Logger.Warn("llm call failed, retrying", "stage", stage, "attempt", n,
 			"wait", wait, "err", err.Error())
 		if err := c.opts.Sleep(ctx, wait); err != nil {
-			return Completion{}, fmt.Errorf("llm %s: waiting to retry: %w", stage, err)
+			return Completion{}, c.failed(ctx, stage, n, start, fmt.Errorf("llm %s: waiting to retry: %w", stage, err))
 		}
 	}
+}
+
+// failed classifies a call's final error (ErrLLMRateLimited, ...: see Outcome) and reports
+// the call to ctx's observer.
+func (c *Client) failed(ctx context.Context, stage string, attempts int, start time.Time, err error) error {
+	err = classifyLLMError(ctx, err)
+	observe(ctx, CallRecord{Stage: stage, Model: c.opts.Model, Outcome: Outcome(err), Attempts: attempts, Duration: time.Since(start)})
+	return err
 }
 
 func (c *Client) encode(req CompletionRequest, stream bool) ([]byte, error) {
@@ -384,10 +393,13 @@ func (e *TimeoutError) Error() string {
 }
 func (e *TimeoutError) Unwrap() error { return e.Err }
 
-// StatusError is a non-2xx answer. Body is truncated and has the API key redacted.
+// StatusError is a non-2xx answer. Body is truncated and has the API key redacted: it is for
+// logs, never for an end user (it may hold anything the LLM server wrote, addresses included).
 type StatusError struct {
 	Status int
 	Body   string
+	// RetryAfter is the server's Retry-After on a 429 or 5xx, 0 when it gave none.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
@@ -431,7 +443,8 @@ func (c *Client) post(ctx, actx context.Context, body []byte) (*http.Response, t
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	se := &StatusError{Status: resp.StatusCode, Body: truncate(c.redact(string(raw)), 300)}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), &retryableError{se}
+		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return nil, se.RetryAfter, &retryableError{se}
 	}
 	return nil, 0, se
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"container/list"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +27,20 @@ type StoreOptions struct {
 	// Path is the bbolt database file holding the conversations, so that they survive a
 	// restart; "" keeps them in memory only.
 	Path string
-	// MaxConversations bounds the conversations kept; creating one more evicts the least
-	// recently used. Default 10,000.
+	// MaxConversations bounds the conversations kept, all owners together. Creating one
+	// more at the cap evicts the least recently used conversation if it is the creator's own
+	// or has been idle for EvictIdle; else the creator's own least recently used one; else
+	// (an owner with none, in a store of others' recent conversations) the creation is refused
+	// with a *StoreFullError. One owner never evicts another's recent conversations. Default
+	// 10,000.
 	MaxConversations int
+	// MaxConversationsPerOwner bounds one owner's conversations: creating one more evicts the
+	// owner's own least recently used (it is refused for nobody: a user who never deletes
+	// loses only its oldest conversation, as a browser's history forgets). Default 100.
+	MaxConversationsPerOwner int
+	// EvictIdle is how long another owner's conversation must have been idle before a full
+	// store evicts it for a new one. Default 24 hours.
+	EvictIdle time.Duration
 	// IdleTTL forgets a conversation nobody has continued for this long. Default 7 days.
 	IdleTTL time.Duration
 	// MaxTurns bounds the turns a conversation keeps; older ones are dropped (the pipelines
@@ -48,17 +62,24 @@ type StoreOptions struct {
 // when Path is "" (lower the caps for a memory-only server with many users).
 const (
 	DefaultMaxConversations = 10000
-	DefaultIdleTTL          = 7 * 24 * time.Hour
-	DefaultMaxTurns         = 100
-	DefaultMaxHistoryBytes  = 1 << 20
-	DefaultMaxMemoryBytes   = 256 << 10
+	// DefaultMaxConversationsPerOwner is StoreOptions.MaxConversationsPerOwner: a hundred
+	// dialogues is more than a person keeps open, and a hundred owners at the cap fill
+	// only 1% of DefaultMaxConversations.
+	DefaultMaxConversationsPerOwner = 100
+	DefaultEvictIdle                = 24 * time.Hour
+	DefaultIdleTTL                  = 7 * 24 * time.Hour
+	DefaultMaxTurns                 = 100
+	DefaultMaxHistoryBytes          = 1 << 20
+	DefaultMaxMemoryBytes           = 256 << 10
 )
 
 // Flags registers the store's limits (not its path, which the caller resolves) with the
 // defaults OpenStore applies, prefixed "chat-" as serve flags.
 func (o *StoreOptions) Flags(fs *flag.FlagSet) {
 	o.setDefaults()
-	fs.IntVar(&o.MaxConversations, "chat-max-conversations", o.MaxConversations, "most `conversations` kept; the least recently used is evicted past it")
+	fs.IntVar(&o.MaxConversations, "chat-max-conversations", o.MaxConversations, "most `conversations` kept, all owners together; at the cap a new one evicts the creator's own oldest or one idle for --chat-evict-idle, else it is refused (503)")
+	fs.IntVar(&o.MaxConversationsPerOwner, "chat-max-conversations-per-owner", o.MaxConversationsPerOwner, "most `conversations` one owner (API key, session) keeps; a new one past it evicts the owner's own least recently used")
+	fs.DurationVar(&o.EvictIdle, "chat-evict-idle", o.EvictIdle, "a full store evicts another owner's conversation for a new one only once it has been idle this `duration`")
 	fs.DurationVar(&o.IdleTTL, "chat-idle-ttl", o.IdleTTL, "a conversation idle for this `duration` is deleted")
 	fs.IntVar(&o.MaxTurns, "chat-max-turns", o.MaxTurns, "most `turns` one conversation keeps; the oldest are dropped")
 	fs.IntVar(&o.MaxHistoryBytes, "chat-max-history-bytes", o.MaxHistoryBytes, "most `bytes` of turns (JSON, traces included) one conversation keeps; the oldest are dropped")
@@ -68,6 +89,12 @@ func (o *StoreOptions) Flags(fs *flag.FlagSet) {
 func (o *StoreOptions) setDefaults() {
 	if o.MaxConversations == 0 {
 		o.MaxConversations = DefaultMaxConversations
+	}
+	if o.MaxConversationsPerOwner == 0 {
+		o.MaxConversationsPerOwner = DefaultMaxConversationsPerOwner
+	}
+	if o.EvictIdle == 0 {
+		o.EvictIdle = DefaultEvictIdle
 	}
 	if o.IdleTTL == 0 {
 		o.IdleTTL = DefaultIdleTTL
@@ -94,15 +121,51 @@ func (o *StoreOptions) setDefaults() {
 // leaks nothing about other users.
 var ErrConversationNotFound = errors.New("no such conversation")
 
+// ErrStoreFull is matched (errors.Is) by a *StoreFullError: the store is at MaxConversations,
+// and no conversation may be evicted for the new one.
+var ErrStoreFull = errors.New("conversation store full")
+
+// StoreFullError refuses a new conversation in a full store. RetryAfter is when the least
+// recently used conversation will have been idle for EvictIdle, so that it may go.
+type StoreFullError struct {
+	Max        int
+	RetryAfter time.Duration
+}
+
+func (e *StoreFullError) Error() string {
+	return fmt.Sprintf("conversation store full: %d conversations, none of them yours or idle long enough to evict (--chat-max-conversations, --chat-evict-idle)", e.Max)
+}
+
+func (e *StoreFullError) Is(target error) bool { return target == ErrStoreFull }
+
+// Reasons the store removes a conversation nobody deleted (StoreStats.Evicted).
+const (
+	EvictedIdle       = "idle"        // idle past IdleTTL
+	EvictedOwnerQuota = "owner_quota" // its owner created one more past MaxConversationsPerOwner
+	EvictedStoreFull  = "store_full"  // the store was at MaxConversations
+)
+
+// StoreStats are a store's counts, for metrics.
+type StoreStats struct {
+	Conversations int
+	Owners        int
+	Evicted       map[string]int64 // by reason: EvictedIdle, ...
+	Refused       int64            // new conversations refused: the store was full
+}
+
 // Store keeps conversations, each bound to an owner, with an LRU of their last use. With a
 // Path every turn is written in a bbolt transaction, so a crash loses at most the turn in
 // flight. Safe for concurrent use.
 type Store struct {
 	opts    StoreOptions
 	db      *bolt.DB // nil: memory only
+	secret  []byte   // SessionSecret
 	mu      sync.Mutex
 	entries map[string]*entry // by key (owner hash / id)
 	lru     *list.List        // of *entry, most recently used first
+	owned   map[string]int    // conversations per owner hash
+	evicted map[string]int64  // by reason
+	refused int64
 }
 
 // entry is what the store keeps in memory of one conversation: its use, its turn lock and,
@@ -126,17 +189,24 @@ type record struct {
 const (
 	recordVersion = 1
 	bucketName    = "conversations"
+	// metaBucket holds the store's own values: the session secret.
+	metaBucket  = "meta"
+	secretKey   = "session_secret"
+	secretBytes = 32
 )
 
 // OpenStore opens (or creates) the store at opts.Path, dropping what expired while it was
 // closed.
 func OpenStore(opts StoreOptions) (*Store, error) {
 	opts.setDefaults()
-	if opts.MaxConversations < 0 || opts.IdleTTL < 0 || opts.MaxTurns < 0 || opts.MaxHistoryBytes < 0 || opts.MaxMemoryBytes < 0 {
+	if opts.MaxConversations < 0 || opts.MaxConversationsPerOwner < 0 || opts.IdleTTL < 0 || opts.EvictIdle < 0 ||
+		opts.MaxTurns < 0 || opts.MaxHistoryBytes < 0 || opts.MaxMemoryBytes < 0 {
 		return nil, errors.New("conversation store: negative limit")
 	}
-	s := &Store{opts: opts, entries: map[string]*entry{}, lru: list.New()}
+	s := &Store{opts: opts, entries: map[string]*entry{}, lru: list.New(), owned: map[string]int{}, evicted: map[string]int64{}}
 	if opts.Path == "" {
+		s.secret = make([]byte, secretBytes)
+		_, _ = rand.Read(s.secret)
 		return s, nil
 	}
 	// A second server on the same file fails after a second instead of waiting for ever on
@@ -148,6 +218,9 @@ func OpenStore(opts StoreOptions) (*Store, error) {
 	s.db = db
 	var es []*entry
 	err = db.Update(func(tx *bolt.Tx) error {
+		if s.secret, err = loadSecret(tx); err != nil {
+			return err
+		}
 		b, err := tx.CreateBucketIfNotExists([]byte(bucketName))
 		if err != nil {
 			return err
@@ -174,6 +247,7 @@ func OpenStore(opts StoreOptions) (*Store, error) {
 	for _, e := range es {
 		e.elem = s.lru.PushBack(e)
 		s.entries[e.key] = e
+		s.owned[ownerOf(e.key)]++
 	}
 	s.mu.Lock()
 	err = s.evictLocked(0)
@@ -183,6 +257,36 @@ func OpenStore(opts StoreOptions) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// loadSecret reads the store's session secret, creating it in a new store: it persists with
+// the conversations, so that the session tokens that own them survive a restart with them.
+func loadSecret(tx *bolt.Tx) ([]byte, error) {
+	b, err := tx.CreateBucketIfNotExists([]byte(metaBucket))
+	if err != nil {
+		return nil, err
+	}
+	if v := b.Get([]byte(secretKey)); len(v) == secretBytes {
+		return bytes.Clone(v), nil
+	}
+	sec := make([]byte, secretBytes)
+	if _, err := rand.Read(sec); err != nil {
+		return nil, err
+	}
+	return sec, b.Put([]byte(secretKey), sec)
+}
+
+// SessionSecret is a random secret of the store, kept in its file with the conversations
+// (a memory-only store makes a new one per process). A server signs the session tokens it
+// issues with it (server.Options.SessionSecret), so tokens live as long as the
+// conversations they own. Never log it.
+func (s *Store) SessionSecret() []byte { return bytes.Clone(s.secret) }
+
+// Stats returns the store's counts.
+func (s *Store) Stats() StoreStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return StoreStats{Conversations: len(s.entries), Owners: len(s.owned), Evicted: maps.Clone(s.evicted), Refused: s.refused}
 }
 
 // Close closes the database; the Store must not be used after.
@@ -218,9 +322,17 @@ var lowerBase32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPad
 // key names a conversation in the store: a hash of the owner, so that no API key or session
 // token is ever written to disk, then the id. Looking an id up under another owner finds
 // nothing.
-func key(owner, id string) string {
+func key(owner, id string) string { return ownerHash(owner) + "/" + id }
+
+func ownerHash(owner string) string {
 	h := sha256.Sum256([]byte(owner))
-	return hex.EncodeToString(h[:16]) + "/" + id
+	return hex.EncodeToString(h[:16])
+}
+
+// ownerOf is the owner hash of a key.
+func ownerOf(k string) string {
+	o, _, _ := strings.Cut(k, "/")
+	return o
 }
 
 // held is a conversation locked for one turn.
@@ -243,7 +355,7 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 	s.mu.Lock()
 	e, ok := s.entries[k]
 	if ok && now.Sub(e.lastUsed) > s.opts.IdleTTL {
-		if err := s.removeLocked(e); err != nil {
+		if err := s.evictOneLocked(e, EvictedIdle); err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}
@@ -254,13 +366,14 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 			s.mu.Unlock()
 			return nil, ErrConversationNotFound
 		}
-		if err := s.evictLocked(1); err != nil {
+		if err := s.makeRoomLocked(ownerOf(k)); err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}
 		e = &entry{key: k, lastUsed: now, mem: &Conversation{ID: id, Created: now.UTC()}}
 		e.elem = s.lru.PushFront(e)
 		s.entries[k] = e
+		s.owned[ownerOf(k)]++
 	} else {
 		e.lastUsed = now
 		s.lru.MoveToFront(e.elem)
@@ -358,18 +471,80 @@ func (s *Store) Delete(owner, id string) error {
 }
 
 // evictLocked drops the conversations idle past the TTL (the LRU's tail), then the least
-// recently used until room more fit under MaxConversations.
+// recently used until room more fit under MaxConversations: at open, where a lowered cap is
+// the operator's decision, whoever's they are.
 func (s *Store) evictLocked(room int) error {
 	now := s.opts.Now()
 	for el := s.lru.Back(); el != nil; el = s.lru.Back() {
 		e := el.Value.(*entry)
-		if now.Sub(e.lastUsed) <= s.opts.IdleTTL && len(s.entries)+room <= s.opts.MaxConversations {
-			return nil
+		reason := EvictedIdle
+		if now.Sub(e.lastUsed) <= s.opts.IdleTTL {
+			if len(s.entries)+room <= s.opts.MaxConversations {
+				return nil
+			}
+			reason = EvictedStoreFull
 		}
-		if err := s.removeLocked(e); err != nil {
+		if err := s.evictOneLocked(e, reason); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// makeRoomLocked makes room for one more conversation of owner (an owner hash): it sweeps
+// what idled past the TTL, evicts the owner's oldest past its quota, and, at the store's cap,
+// the least recently used conversation when it is owner's own or idle for EvictIdle, else
+// owner's oldest; with neither, it refuses.
+func (s *Store) makeRoomLocked(owner string) error {
+	now := s.opts.Now()
+	for el := s.lru.Back(); el != nil; el = s.lru.Back() {
+		e := el.Value.(*entry)
+		if now.Sub(e.lastUsed) <= s.opts.IdleTTL {
+			break
+		}
+		if err := s.evictOneLocked(e, EvictedIdle); err != nil {
+			return err
+		}
+	}
+	if s.owned[owner] >= s.opts.MaxConversationsPerOwner {
+		if err := s.evictOneLocked(s.oldestOfLocked(owner), EvictedOwnerQuota); err != nil {
+			return err
+		}
+	}
+	if len(s.entries) < s.opts.MaxConversations {
+		return nil
+	}
+	victim := s.lru.Back().Value.(*entry)
+	idle := now.Sub(victim.lastUsed)
+	if ownerOf(victim.key) != owner && idle < s.opts.EvictIdle {
+		victim = s.oldestOfLocked(owner)
+	}
+	if victim == nil {
+		s.refused++
+		return &StoreFullError{Max: s.opts.MaxConversations, RetryAfter: s.opts.EvictIdle - idle}
+	}
+	return s.evictOneLocked(victim, EvictedStoreFull)
+}
+
+// oldestOfLocked is owner's least recently used conversation, nil when it has none.
+func (s *Store) oldestOfLocked(owner string) *entry {
+	if s.owned[owner] == 0 {
+		return nil
+	}
+	for el := s.lru.Back(); el != nil; el = el.Prev() {
+		if e := el.Value.(*entry); ownerOf(e.key) == owner {
+			return e
+		}
+	}
+	return nil
+}
+
+func (s *Store) evictOneLocked(e *entry, reason string) error {
+	if err := s.removeLocked(e); err != nil {
+		return err
+	}
+	s.evicted[reason]++
+	s.opts.Logger.Info("conversation evicted", "reason", reason, "owner", ownerOf(e.key)[:8])
 	return nil
 }
 
@@ -382,6 +557,11 @@ func (s *Store) removeLocked(e *entry) error {
 	}
 	s.lru.Remove(e.elem)
 	delete(s.entries, e.key)
+	if o := ownerOf(e.key); s.owned[o] <= 1 {
+		delete(s.owned, o)
+	} else {
+		s.owned[o]--
+	}
 	e.gone = true
 	return nil
 }

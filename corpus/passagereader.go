@@ -42,8 +42,14 @@ type readItem struct {
 // NewPassageReader starts reading r on a goroutine of its own, so r must not be used by the
 // caller until Close. Close does not close r.
 func NewPassageReader(ctx context.Context, r Reader, split *Splitter, opts PassageReaderOptions) *PassageReader {
-	n := 0
+	n, removed := 0, 0
 	var ended error
+	// stats are the Reader's, with the URLs removed here.
+	stats := func() ReadStats {
+		st := r.Stats()
+		st.URLsRemoved += removed
+		return st
+	}
 	next := func() (readItem, error) {
 		if ended != nil {
 			return readItem{}, ended // after the end item: stops the pipeline
@@ -51,13 +57,22 @@ func NewPassageReader(ctx context.Context, r Reader, split *Splitter, opts Passa
 		doc, err := r.Next(ctx)
 		switch {
 		case IsRecordError(err):
-			return readItem{err: err, stats: r.Stats()}, nil
+			return readItem{err: err, stats: stats()}, nil
 		case err != nil:
 			ended = err
-			return readItem{end: err, stats: r.Stats()}, nil
+			return readItem{end: err, stats: stats()}, nil
 		}
 		n++
-		return readItem{doc: doc, stats: r.Stats(), n: n}, nil
+		// Every format's documents pass here, before their passages inherit the URL: a link
+		// that is not http(s) (javascript:, data:) is removed, and counted, never served.
+		if doc.URL != "" {
+			u, ok := WebURL(doc.URL)
+			if !ok {
+				removed++
+			}
+			doc.URL = u
+		}
+		return readItem{doc: doc, stats: stats(), n: n}, nil
 	}
 	work := func(it readItem) (readItem, error) {
 		if it.err == nil && it.end == nil && (opts.Want == nil || opts.Want(it.n, &it.doc)) {

@@ -143,8 +143,8 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		return nil, err
 	}
 	// The compacted generation describes the same collection as its source.
-	man.Counts.Documents, man.Counts.Skipped, man.Counts.Bad, man.Counts.Repaired =
-		bm.Counts.Documents, bm.Counts.Skipped, bm.Counts.Bad, bm.Counts.Repaired
+	man.Counts.Documents, man.Counts.Skipped, man.Counts.Bad, man.Counts.Repaired, man.Counts.URLsRemoved =
+		bm.Counts.Documents, bm.Counts.Skipped, bm.Counts.Bad, bm.Counts.Repaired, bm.Counts.URLsRemoved
 	man.Inputs, man.DateFrom, man.DateTo, man.Parent = bm.Inputs, bm.DateFrom, bm.DateTo, bm.Generation
 	gen := w.gen
 	man.Generation, man.Created = gen, time.Now().UTC()

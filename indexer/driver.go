@@ -52,7 +52,7 @@ func (d *driver) open(ctx context.Context, base *Generation, docs handover) erro
 	if d.spec.mode == modeUpdate {
 		// An update's manifest describes its own inputs and reader counts.
 		d.w.man.Inputs = nil
-		d.w.man.Counts.Skipped, d.w.man.Counts.Bad, d.w.man.Counts.Repaired = map[string]int{}, 0, 0
+		d.w.man.Counts.Skipped, d.w.man.Counts.Bad, d.w.man.Counts.Repaired, d.w.man.Counts.URLsRemoved = map[string]int{}, 0, 0, 0
 	}
 	d.w.start(ctx)
 	return nil

@@ -250,7 +250,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 	for k, v := range bm.Counts.Skipped {
 		w.man.Counts.Skipped[k] = v
 	}
-	w.man.Counts.Bad, w.man.Counts.Repaired = bm.Counts.Bad, bm.Counts.Repaired
+	w.man.Counts.Bad, w.man.Counts.Repaired, w.man.Counts.URLsRemoved = bm.Counts.Bad, bm.Counts.Repaired, bm.Counts.URLsRemoved
 	for k, v := range bm.Sources {
 		w.man.Sources[k] = v
 	}
@@ -525,6 +525,7 @@ func (w *genWriter) noteInput(i int, d *inputDone) {
 	c := &w.man.Counts
 	c.Bad += d.stats.Bad
 	c.Repaired += d.stats.Repaired
+	c.URLsRemoved += d.stats.URLsRemoved
 	for reason, n := range d.stats.Skipped {
 		c.Skipped[reason] += n
 	}

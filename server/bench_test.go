@@ -23,6 +23,9 @@ func (e fixedEngine) Passage(ctx context.Context, id string) (corpus.Passage, er
 	return e.hits[0].Passage, nil
 }
 func (e fixedEngine) Stats(ctx context.Context) (search.Stats, error) { return search.Stats{}, nil }
+func (e fixedEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	return make([]int, len(words)), len(e.hits), nil
+}
 
 func benchServer(b *testing.B) *Server {
 	ps := sciFactPassages(b, 10)

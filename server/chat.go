@@ -3,11 +3,15 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kairos-rag/kairos/chat"
 )
 
 // Chatter runs one chat turn. ChatService adapts chat.Service to it; stream, when non-nil,
@@ -16,12 +20,10 @@ type Chatter interface {
 	Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error)
 }
 
-// ChatStream receives a streamed reply: Token its pieces, then, when the text streamed is not
-// the reply the final checks let through, Replace the whole reply that replaces it. Either may
-// be nil.
+// ChatStream receives a streamed reply: Token gets each sentence once the turn's checks have
+// passed it, and the pieces concatenate to the reply; nothing streamed is taken back.
 type ChatStream struct {
-	Token   func(piece string)
-	Replace func(reply string)
+	Token func(piece string)
 }
 
 // ChatRequest is the body of POST /v1/chat.
@@ -36,6 +38,11 @@ type ChatRequest struct {
 	Pipeline string `json:"pipeline,omitempty"` // wikichat, mpc, msdp, sicl, ...; "" is the default
 	Time     string `json:"time,omitempty"`     // time specification, as in /v1/search
 	Stream   bool   `json:"stream,omitempty"`   // answer as text/event-stream
+	// NewSession asks for a new session token to own the conversation this turn starts
+	// (ChatResponse.SessionToken): a gateway sharing the server's API key keeps each of its
+	// users apart this way. Without an API key a turn that starts a conversation without a
+	// token gets one anyway. Only with an empty Conversation.
+	NewSession bool `json:"new_session,omitempty"`
 }
 
 // ChatResponse is the answer to one turn.
@@ -47,6 +54,13 @@ type ChatResponse struct {
 	SessionToken string         `json:"session_token,omitempty"`
 	Reply        string         `json:"reply"`
 	Citations    []ChatCitation `json:"citations"`
+	// Grounded says that every sentence of the reply was checked against the passages it
+	// cites (wikichat, commonsense). false: the pipeline answers from the LLM, a memory pool
+	// or an example bank (mpc, msdp, sicl), and nothing checked the reply against sources.
+	Grounded bool `json:"grounded"`
+	// Dropped counts, by stage, the sentences the LLM wrote that the attribution check
+	// removed, for the server's metrics; the trace shows them.
+	Dropped map[string]int `json:"-"`
 	// Stages reports what each pipeline stage did (queries issued, claims checked, ...).
 	Stages map[string]any `json:"stages,omitempty"`
 	// Trace lists the stages in the order they finished, with their timings: what the web
@@ -103,10 +117,15 @@ type ChatCitation struct {
 }
 
 // handleChat serves POST /v1/chat, as JSON or, with "stream": true, as server-sent events:
-// "token" events carry {"token": "..."}; a "replace" event {"reply": "..."} says that the
-// tokens so far are withdrawn and replaced by that reply (the final checks refused or cut what
-// streamed); then one "done" event carries the ChatResponse, or one "error" event carries an
-// ErrorResponse.
+// "token" events carry {"token": "..."}, each a sentence of the reply once it has passed the
+// turn's checks (so they concatenate to the reply, and none is ever withdrawn); then one "done"
+// event carries the ChatResponse, or one "error" event carries a ChatStreamError. A stream's status and headers are sent with its first event, so that a
+// turn failing before any (the LLM down, rate limiting, too slow) is answered with its own
+// status, as without streaming.
+//
+// Before the turn runs: an unknown conversation is a 404; an owner past its rate
+// (Options.ChatRatePerMinute) a 429, and a server running ChatMaxInFlight turns a 503, both
+// with Retry-After.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Chat == nil {
 		writeError(w, http.StatusNotImplemented, "chat is not configured on this server")
@@ -127,22 +146,47 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	owner, fresh, known, err := s.chatOwner(r, req.Conversation == "")
+	if req.NewSession && req.Conversation != "" {
+		writeError(w, http.StatusBadRequest, "new_session starts a conversation: leave conversation_id empty")
+		return
+	}
+	caller, err := s.chatOwner(r, req.Conversation == "", req.NewSession)
 	if err != nil {
 		writeErr(w, err, "")
 		return
 	}
-	if !known {
-		writeError(w, http.StatusNotFound, "conversation "+strconv.Quote(req.Conversation)+": no such conversation")
+	if caller.owner == "" {
+		writeErr(w, errNoConversation, "")
 		return
 	}
-	req.Owner = owner
-	if fresh != "" {
-		setSession(w, fresh)
+	if ok, wait := s.chatLimit.allow(caller.limitKey); !ok {
+		s.metrics.chatRefused(refusedRateLimited)
+		setRetryAfter(w, http.StatusTooManyRequests, wait)
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("chat rate limit: %g turns a minute per owner, %d at once (--chat-rate-limit, --chat-rate-burst); retry in %s s",
+			s.opts.ChatRatePerMinute, s.opts.ChatBurst, retrySeconds(wait)))
+		return
+	}
+	if n := s.chatInFlight.Add(1); n > int64(s.opts.ChatMaxInFlight) {
+		s.chatInFlight.Add(-1)
+		s.metrics.chatRefused(refusedBusy)
+		setRetryAfter(w, http.StatusServiceUnavailable, 0)
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("chat busy: %d turns running (--chat-max-in-flight); retry later", s.opts.ChatMaxInFlight))
+		return
+	}
+	defer s.chatInFlight.Add(-1)
+	req.Owner = caller.owner
+	if caller.fresh != "" {
+		setSession(w, caller.fresh)
+	}
+	pipeline := req.Pipeline
+	if pl, ok := s.opts.Chat.(PipelineLister); ok && pipeline == "" {
+		if names := pl.Pipelines(); len(names) > 0 {
+			pipeline = names[0]
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.ChatTimeout)
 	defer cancel()
-	timeout := s.opts.ChatTimeout.String()
+	ctx = chat.WithCallObserver(ctx, func(c chat.CallRecord) { s.metrics.llmCall(pipeline, c) })
 	// A turn waits on a remote LLM for longer than the http.Server's write timeout allows a
 	// search; the chat timeout bounds it instead.
 	rc := http.NewResponseController(w)
@@ -150,34 +194,77 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !req.Stream {
 		resp, err := s.opts.Chat.Chat(ctx, req, nil)
 		if err != nil {
-			writeErr(w, err, timeout)
+			status, msg, retry := s.chatFailure(r, err)
+			setRetryAfter(w, status, retry)
+			writeError(w, status, msg)
 			return
 		}
-		resp.SessionToken = fresh
+		resp.SessionToken = caller.fresh
 		s.metrics.chatTurn(resp)
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	started := false
 	send := func(event string, v any) {
+		if !started {
+			started = true
+			h := w.Header()
+			h.Set("Content-Type", "text/event-stream")
+			h.Set("Cache-Control", "no-cache")
+			h.Set("X-Accel-Buffering", "no")
+			w.WriteHeader(http.StatusOK)
+		}
 		data, _ := json.Marshal(v)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 		rc.Flush()
 	}
 	resp, err := s.opts.Chat.Chat(ctx, req, &ChatStream{
-		Token:   func(tok string) { send("token", map[string]string{"token": tok}) },
-		Replace: func(reply string) { send("replace", map[string]string{"reply": reply}) },
+		Token: func(tok string) { send("token", map[string]string{"token": tok}) },
 	})
 	if err != nil {
-		_, msg := classify(err, timeout)
-		send("error", errorResponse(strings.TrimSpace(msg)))
+		status, msg, retry := s.chatFailure(r, err)
+		if !started {
+			setRetryAfter(w, status, retry)
+			writeError(w, status, msg)
+			return
+		}
+		e := ChatStreamError{ErrorResponse: errorResponse(strings.TrimSpace(msg)), Status: status}
+		if retry > 0 {
+			e.RetryAfter, _ = strconv.Atoi(retrySeconds(retry))
+		}
+		send("error", e)
 		return
 	}
-	resp.SessionToken = fresh
+	resp.SessionToken = caller.fresh
 	s.metrics.chatTurn(resp)
 	send("done", resp)
+}
+
+// ChatStreamError is the "error" event of a stream that failed after its first event: the
+// status the turn would have been answered with, and when to retry.
+type ChatStreamError struct {
+	ErrorResponse
+	Status     int `json:"status"`
+	RetryAfter int `json:"retry_after,omitempty"` // seconds
+}
+
+// chatFailure maps a failed turn to its answer (classifyRetry) and logs what went wrong, with
+// the detail the answer leaves out: an LLM's own words and address stay in the log, and an
+// error no case names is a 500 that says only where to look.
+func (s *Server) chatFailure(r *http.Request, err error) (status int, msg string, retry time.Duration) {
+	status, msg, retry = classifyRetry(err, s.opts.ChatTimeout.String())
+	switch {
+	case errors.Is(err, chat.ErrStoreFull):
+		s.metrics.chatRefused(refusedStoreFull)
+	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, chat.ErrLLMTimeout):
+		msg = "the chat turn did not finish within " + s.opts.ChatTimeout.String() + " (--chat-timeout)"
+	case status == http.StatusInternalServerError:
+		msg = "internal error in the chat turn; see the server log (request " + requestID(r) + ")"
+	}
+	level := slog.LevelWarn
+	if status == 499 || status < 500 {
+		level = slog.LevelInfo
+	}
+	s.opts.Logger.Log(r.Context(), level, "chat turn failed", "status", status, "request_id", requestID(r), "err", err.Error())
+	return status, msg, retry
 }

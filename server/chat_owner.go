@@ -2,16 +2,20 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"net"
 	"net/http"
 	"regexp"
 )
 
 // Conversations belong to their caller. With an API key the caller is the key (and, when a
-// gateway sharing one key sends its users' session tokens, the token too); without one it is
-// a session token the server hands out with the first conversation and the client presents
-// on later calls, in the X-Kairos-Session header or the kairos_session cookie.
+// gateway sharing one key keeps its users apart, a session token the server issued each of
+// them); without one it is a session token the server hands out with the first conversation
+// and the client presents on later calls, in the X-Kairos-Session header or the
+// kairos_session cookie.
 const (
 	SessionHeader = "X-Kairos-Session"
 	SessionCookie = "kairos_session"
@@ -25,6 +29,39 @@ type ConversationDeleter interface {
 
 var sessionRe = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
 
+// A session token is 16 random bytes and the first 16 bytes of their HMAC-SHA256 under the
+// server's SessionSecret, in unpadded base64url (43 characters): only the server can make
+// one, and it checks one without keeping a list. The secret persists with the conversation
+// store, so tokens survive a restart exactly when the conversations they own do.
+const (
+	tokenRandBytes = 16
+	tokenMACBytes  = 16
+	tokenContext   = "kairos session token v1\x00"
+)
+
+// issueToken makes a new session token.
+func (s *Server) issueToken() string {
+	b := make([]byte, tokenRandBytes, tokenRandBytes+tokenMACBytes)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(append(b, s.tokenMAC(b)...))
+}
+
+func (s *Server) tokenMAC(id []byte) []byte {
+	m := hmac.New(sha256.New, s.opts.SessionSecret)
+	m.Write([]byte(tokenContext))
+	m.Write(id)
+	return m.Sum(nil)[:tokenMACBytes]
+}
+
+// issued reports whether tok is a token this server (or one sharing its secret) issued.
+func (s *Server) issued(tok string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) != tokenRandBytes+tokenMACBytes {
+		return false
+	}
+	return hmac.Equal(b[tokenRandBytes:], s.tokenMAC(b[:tokenRandBytes]))
+}
+
 // sessionToken is the token the request presents, "" when none.
 func sessionToken(r *http.Request) string {
 	if t := r.Header.Get(SessionHeader); t != "" {
@@ -36,31 +73,68 @@ func sessionToken(r *http.Request) string {
 	return ""
 }
 
-// chatOwner returns the owner of the request's conversations. mayStart allows a new session
-// (a turn starting a conversation): its token is returned as fresh. ok is false when the
-// request has no owner yet and may not start one: it can own nothing.
-func (s *Server) chatOwner(r *http.Request, mayStart bool) (owner, fresh string, ok bool, err error) {
+// chatCaller is who a chat request comes from.
+type chatCaller struct {
+	owner string // whom its conversations belong to; "" when it owns nothing (yet)
+	fresh string // a token issued to this request, for the response
+	// limitKey is whom the request counts against in the chat rate limit: its owner, or,
+	// for a client without a session that starts one, its address (else a client could
+	// mint a session per turn and never meet the limit).
+	limitKey string
+}
+
+// chatOwner returns the caller of a chat request. start says that the request starts a
+// conversation, and newSession that it asks for a session of its own (ChatRequest.NewSession).
+//
+// Only tokens the server issued are accepted. A well-formed token it did not issue owns
+// nothing: continuing, reading or deleting a conversation with it is a 404, the answer for
+// an unknown conversation, so that a forged token and a wrong id read alike; a turn that
+// starts a conversation with it, or with none on a server without an API key, is issued a
+// new token (a browser's cookie from a store since wiped recovers by itself). With an API
+// key the key is the owner, or the key and a session token when the caller sent one or
+// asked for one: a gateway sharing the key keeps its users apart with tokens the server
+// issued them.
+func (s *Server) chatOwner(r *http.Request, start, newSession bool) (chatCaller, error) {
 	tok := sessionToken(r)
 	if tok != "" && !sessionRe.MatchString(tok) {
-		return "", "", false, badRequest("session token (%s header or %s cookie) must be 16-128 characters of A-Z a-z 0-9 _ -", SessionHeader, SessionCookie)
+		return chatCaller{}, badRequest("session token (%s header or %s cookie) must be 16-128 characters of A-Z a-z 0-9 _ -", SessionHeader, SessionCookie)
+	}
+	var c chatCaller
+	valid := tok != "" && s.issued(tok)
+	switch {
+	case valid && !newSession: // its own session
+	case start && (tok != "" || newSession || s.opts.APIKey == ""):
+		// A new session: asked for, replacing a token not issued here, or the first
+		// conversation of a client without a key.
+		tok = s.issueToken()
+		c.fresh = tok
+	case s.opts.APIKey != "" && tok == "": // the bare key
+	default:
+		return chatCaller{limitKey: "addr:" + clientAddr(r)}, nil // owns nothing
 	}
 	if s.opts.APIKey != "" {
-		owner = "key:" + s.opts.APIKey
+		c.owner = "key:" + s.opts.APIKey
 		if tok != "" {
-			owner += "\x00session:" + tok
+			c.owner += "\x00session:" + tok
 		}
-		return owner, "", true, nil
+	} else {
+		c.owner = "session:" + tok
 	}
-	if tok == "" {
-		if !mayStart {
-			return "", "", false, nil
-		}
-		var b [16]byte
-		rand.Read(b[:])
-		tok = base64.RawURLEncoding.EncodeToString(b[:]) // 128 bits
-		fresh = tok
+	c.limitKey = c.owner
+	if c.fresh != "" && s.opts.APIKey == "" {
+		c.limitKey = "addr:" + clientAddr(r)
 	}
-	return "session:" + tok, fresh, true, nil
+	return c, nil
+}
+
+// clientAddr is the host of the request's remote address (the peer: a proxy in front of the
+// server is one client to it).
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // setSession hands a new session token to the client: in the header (and the response body,
@@ -79,18 +153,71 @@ func (s *Server) handleChatDelete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, "deleting conversations is not configured on this server")
 		return
 	}
-	owner, _, known, err := s.chatOwner(r, false)
+	c, err := s.chatOwner(r, false, false)
 	if err != nil {
 		writeErr(w, err, "")
 		return
 	}
-	if !known {
-		writeError(w, http.StatusNotFound, "no such conversation")
+	if c.owner == "" {
+		writeErr(w, errNoConversation, "")
 		return
 	}
-	if err := d.DeleteConversation(r.Context(), owner, r.PathValue("id")); err != nil {
+	if err := d.DeleteConversation(r.Context(), c.owner, r.PathValue("id")); err != nil {
 		writeErr(w, err, "")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversation_id": r.PathValue("id"), "deleted": true})
+}
+
+// ConversationGetter is implemented by a Chatter that can return a conversation
+// (GET /v1/chat/{id}); ErrNotFound for an unknown id or another owner's.
+type ConversationGetter interface {
+	GetConversation(ctx context.Context, owner, id string) (ChatConversation, error)
+}
+
+// ChatConversation is the body of GET /v1/chat/{id}: the turns a conversation keeps, oldest
+// first (the store's caps drop the oldest: DroppedTurns says how many went).
+type ChatConversation struct {
+	Conversation string     `json:"conversation_id"`
+	Created      string     `json:"created"` // RFC 3339
+	Turns        []ChatTurn `json:"turns"`
+	DroppedTurns int        `json:"dropped_turns,omitempty"`
+	Usage        *ChatUsage `json:"usage,omitempty"`
+}
+
+// ChatTurn is one turn of a conversation as GET /v1/chat/{id} returns it.
+type ChatTurn struct {
+	Index     int            `json:"index"`
+	Time      string         `json:"time"` // RFC 3339
+	Pipeline  string         `json:"pipeline"`
+	User      string         `json:"user"`
+	Reply     string         `json:"reply"`
+	Citations []ChatCitation `json:"citations"`
+	// Grounded is as in ChatResponse: whether the reply was checked against its passages.
+	Grounded bool `json:"grounded"`
+}
+
+// handleChatGet serves GET /v1/chat/{id}: the conversation to its owner, 404 to anyone else
+// and for an unknown id (the two are not told apart).
+func (s *Server) handleChatGet(w http.ResponseWriter, r *http.Request) {
+	g, ok := s.opts.Chat.(ConversationGetter)
+	if !ok {
+		writeError(w, http.StatusNotImplemented, "reading conversations is not configured on this server")
+		return
+	}
+	c, err := s.chatOwner(r, false, false)
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	if c.owner == "" {
+		writeErr(w, errNoConversation, "")
+		return
+	}
+	conv, err := g.GetConversation(r.Context(), c.owner, r.PathValue("id"))
+	if err != nil {
+		writeErr(w, err, "")
+		return
+	}
+	writeJSON(w, http.StatusOK, conv)
 }

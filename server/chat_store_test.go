@@ -62,7 +62,7 @@ func newScriptedChatEnv(t *testing.T, script chattest.Script, so chat.StoreOptio
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := newTestServer(t, Options{Chat: NewChatService(svc), APIKey: apiKey})
+	srv, _ := newTestServer(t, Options{Chat: NewChatService(svc, store), APIKey: apiKey, SessionSecret: store.SessionSecret()})
 	return &chatEnv{t: t, srv: srv, store: store, key: apiKey}
 }
 
@@ -155,20 +155,40 @@ func TestChatConversationsBelongToTheirCaller(t *testing.T) {
 	}
 }
 
+// With an API key the key owns its conversations; a gateway sharing the key keeps its users
+// apart with session tokens the server issues them (new_session), never ones it chose.
 func TestChatWithAPIKeyOwnsByKey(t *testing.T) {
 	e := newChatEnv(t, chat.StoreOptions{}, "s3cret-key")
-	id, _ := e.start("", "hello")
+	id, tok := e.start("", "hello")
+	if tok != "" {
+		t.Errorf("the bare key was handed a session token %q", tok)
+	}
 	if code, _ := e.turn(id, "", "again"); code != 200 {
 		t.Errorf("key holder continues: %d", code)
 	}
-	// A gateway sharing the key keeps its users apart with session tokens.
-	user1 := "user-one-0123456789"
-	idU, _ := e.start(user1, "gateway user")
-	if code, _ := e.turn(idU, "user-two-0123456789", "peek"); code != 404 {
-		t.Errorf("another gateway user continued: %d", code)
+	// A gateway asks for a session per user.
+	w := do(e.srv, "POST", "/v1/chat", `{"message":"gateway user","new_session":true}`, e.headers("")...)
+	var r ChatResponse
+	mustJSON(t, w.Body.Bytes(), &r)
+	user1 := r.SessionToken
+	if w.Code != 200 || len(user1) != 43 || w.Header().Get(SessionHeader) != user1 {
+		t.Fatalf("new_session: %d token %q", w.Code, user1)
 	}
-	if code, _ := e.turn(idU, "", "peek"); code != 404 {
-		t.Errorf("the bare key continued a gateway user's conversation: %d", code)
+	idU := r.Conversation
+	if code, _ := e.turn(idU, user1, "more"); code != 200 {
+		t.Errorf("the gateway user continues: %d", code)
+	}
+	_, user2 := e.start("", "second user") // the bare key again: no token
+	for _, tt := range []struct{ name, tok string }{
+		{"the bare key", user2},
+		{"a token the gateway chose", "user-one-0123456789"},
+	} {
+		if code, _ := e.turn(idU, tt.tok, "peek"); code != 404 {
+			t.Errorf("%s continued a gateway user's conversation: %d", tt.name, code)
+		}
+	}
+	if w := do(e.srv, "POST", "/v1/chat", `{"message":"x","new_session":true,"conversation_id":"`+idU+`"}`, e.headers(user1)...); w.Code != 400 {
+		t.Errorf("new_session with a conversation: %d", w.Code)
 	}
 }
 

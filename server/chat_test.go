@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -86,11 +87,24 @@ func TestChat(t *testing.T) {
 			t.Errorf("streamed %q, done %q, %d events", streamed.String(), done.Reply, len(events))
 		}
 	})
-	t.Run("stream error", func(t *testing.T) {
+	// A stream sends its status with its first event: a turn that fails before any is
+	// answered as without streaming, with its own status.
+	t.Run("stream error before the first event", func(t *testing.T) {
 		w := do(s, "POST", "/v1/chat", `{"message":"hi","pipeline":"mpc2","stream":true}`)
+		if w.Code != 400 || w.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("%d %q %s", w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+		wantError(t, w.Body.Bytes(), `invalid request: unknown pipeline "mpc2"`)
+	})
+	// After the first event the status is sent: the error event carries the one the turn
+	// would have had.
+	t.Run("stream error after the first event", func(t *testing.T) {
+		s, _ := newTestServer(t, Options{Chat: failingChatter{tokens: []string{"Partial"}, err: fmt.Errorf("stage refine: %w", chat.ErrLLMBadResponse)}})
+		w := do(s, "POST", "/v1/chat", `{"message":"hi","stream":true}`)
 		events := sseEvents(t, w.Body.String())
-		if len(events) != 1 || events[0][0] != "error" || events[0][1] != `{"error":"invalid request: unknown pipeline \"mpc2\"","detail":"invalid request: unknown pipeline \"mpc2\""}` {
-			t.Errorf("events %q", events)
+		if w.Code != 200 || len(events) != 2 || events[0][0] != "token" || events[1][0] != "error" ||
+			events[1][1] != `{"error":"the LLM's answer was not a usable completion (see the server log)","detail":"the LLM's answer was not a usable completion (see the server log)","status":502}` {
+			t.Errorf("%d events %q", w.Code, events)
 		}
 	})
 	for _, tt := range []struct{ name, body, msg string }{
@@ -107,6 +121,21 @@ func TestChat(t *testing.T) {
 			wantError(t, w.Body.Bytes(), tt.msg)
 		})
 	}
+}
+
+// failingChatter streams tokens, then fails with err.
+type failingChatter struct {
+	tokens []string
+	err    error
+}
+
+func (c failingChatter) Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error) {
+	for _, tok := range c.tokens {
+		if stream != nil {
+			stream.Token(tok)
+		}
+	}
+	return ChatResponse{}, c.err
 }
 
 // sseEvents parses a text/event-stream into (event, data) pairs.

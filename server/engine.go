@@ -26,6 +26,9 @@ type Engine interface {
 	Passage(ctx context.Context, id string) (corpus.Passage, error)
 	// Stats describes the index; it is read once per load and on GET /v1/stats.
 	Stats(ctx context.Context) (search.Stats, error)
+	// DocFreq says how many passages hold each word, and how many the index has: how rare a
+	// word is, for the chat layer's attribution check (search.Index.DocFreq).
+	DocFreq(ctx context.Context, words []string) ([]int, int, error)
 }
 
 // Loader opens the index directory afresh. The server calls it once at start and again on

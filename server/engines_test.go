@@ -38,6 +38,10 @@ func (e *indexEngine) Passage(ctx context.Context, id string) (corpus.Passage, e
 
 func (e *indexEngine) Stats(ctx context.Context) (search.Stats, error) { return e.ix.Stats(), nil }
 
+func (e *indexEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	return e.ix.DocFreq(ctx, words)
+}
+
 // newEngineServer builds the JSON lines corpus of records into an index on the lexical engine
 // (bleve or postings) and serves it.
 func newEngineServer(t *testing.T, lexical string, records []string) *Server {

@@ -7,20 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/rerank/request"
 )
 
-// apiError is an error with the HTTP status it should be answered with.
+// apiError is an error with the HTTP status it should be answered with, and for a refusal
+// that may succeed later, when to retry.
 type apiError struct {
 	status int
 	msg    string
+	retry  time.Duration
 }
 
 func (e *apiError) Error() string { return e.msg }
@@ -57,50 +61,94 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorResponse(msg))
 }
 
-// writeErr maps an error to a status: apiError carries its own; a refused request
-// (*request.Error), ErrInvalid 400; ErrNotFound 404; overload 429; deadline 504; anything
-// else 500.
+// writeErr maps an error to a status (classify) and writes it, with Retry-After on an answer
+// that may succeed later.
 func writeErr(w http.ResponseWriter, err error, timeout string) {
-	status, msg := classify(err, timeout)
-	retryAfter(w, status)
+	status, msg, retry := classifyRetry(err, timeout)
+	setRetryAfter(w, status, retry)
 	writeError(w, status, msg)
 }
 
-// retryAfter tells the client of an answer that may succeed later (overload, a timeout, no
-// index loaded yet) when to try again, as WikiChat's and other HTTP clients' retries read it.
-func retryAfter(w http.ResponseWriter, status int) {
+// setRetryAfter tells the client of an answer that may succeed later (overload, a timeout, no
+// index loaded yet, an LLM that is rate limiting) when to try again, as WikiChat's and other
+// HTTP clients' retries read it: after retry when known, else after a second.
+func setRetryAfter(w http.ResponseWriter, status int, retry time.Duration) {
 	switch status {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", retrySeconds(retry))
 	}
 }
 
+// retrySeconds is a Retry-After value: whole seconds, rounded up, at least 1.
+func retrySeconds(d time.Duration) string {
+	return strconv.FormatInt(max(1, int64(math.Ceil(d.Seconds()))), 10)
+}
+
+// maxUpstreamRetryAfter caps the wait an LLM's Retry-After passes on to clients: a longer
+// one (an hour, a year, a misconfigured proxy's) is not a wait a chat client can act on.
+const maxUpstreamRetryAfter = 5 * time.Minute
+
 func classify(err error, timeout string) (int, string) {
+	status, msg, _ := classifyRetry(err, timeout)
+	return status, msg
+}
+
+// classifyRetry is the one map from errors to statuses, for every endpoint: apiError carries
+// its own; a refused request (*request.Error), ErrInvalid 400; ErrNotFound 404; overload 429;
+// the chat layer's LLM failures 502 (a bad or failed upstream), 503 (an LLM that rate limits,
+// a full conversation store) and 504 (a timeout), never with the upstream's words or
+// address; deadline 504; anything else 500. retry, when not 0, is when to try again.
+func classifyRetry(err error, timeout string) (status int, msg string, retry time.Duration) {
 	var ae *apiError
 	var re *request.Error
 	var be *busyError
 	var te *chat.TimeoutError
+	var sf *chat.StoreFullError
 	switch {
 	case errors.As(err, &be):
-		return http.StatusTooManyRequests, be.Error()
+		return http.StatusTooManyRequests, be.Error(), 0
 	case errors.As(err, &ae):
-		return ae.status, ae.msg
+		return ae.status, ae.msg, ae.retry
 	case errors.As(err, &re):
-		return http.StatusBadRequest, re.Error()
+		return http.StatusBadRequest, re.Error(), 0
 	case errors.Is(err, ErrNotFound):
-		return http.StatusNotFound, err.Error()
+		return http.StatusNotFound, err.Error(), 0
 	case errors.Is(err, ErrInvalid):
-		return http.StatusBadRequest, err.Error()
+		return http.StatusBadRequest, err.Error(), 0
+	case errors.As(err, &sf):
+		return http.StatusServiceUnavailable, sf.Error(), sf.RetryAfter
+	case errors.Is(err, chat.ErrLLMRateLimited):
+		return http.StatusServiceUnavailable, "the LLM is rate limiting this server (it answered 429 Too Many Requests); retry later (--llm-concurrency and --chat-rate-limit bound the calls this server makes)",
+			min(chat.LLMRetryAfter(err), maxUpstreamRetryAfter)
 	case errors.As(err, &te):
 		// The LLM client's own per-attempt timeout (--llm-timeout), not the request's.
-		return http.StatusGatewayTimeout, "the LLM did not answer within its timeout of " + te.Timeout.String() + " (llm timeout)"
+		return http.StatusGatewayTimeout, "the LLM did not answer within its timeout of " + te.Timeout.String() + " (--llm-timeout)", 0
+	case errors.Is(err, chat.ErrLLMUpstream):
+		return http.StatusBadGateway, "the LLM server failed" + answered(err) + " (see the server log)", 0
+	case errors.Is(err, chat.ErrLLMRejected):
+		return http.StatusBadGateway, "the LLM server refused the request" + answered(err) +
+			" (check --llm-url, --llm-model and the LLM key; see the server log)", 0
+	case errors.Is(err, chat.ErrLLMUnreachable):
+		return http.StatusBadGateway, "the LLM could not be reached (check --llm-url; see the server log)", 0
+	case errors.Is(err, chat.ErrLLMBadResponse), errors.Is(err, chat.ErrUnusable):
+		return http.StatusBadGateway, "the LLM's answer was not a usable completion (see the server log)", 0
 	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout, "request timed out after " + timeout + " (timeout)"
+		return http.StatusGatewayTimeout, "request timed out after " + timeout + " (timeout)", 0
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads this, but the access log records 499.
-		return 499, "request canceled by the client"
+		return 499, "request canceled by the client", 0
 	}
-	return http.StatusInternalServerError, "internal error: " + err.Error()
+	return http.StatusInternalServerError, "internal error: " + err.Error(), 0
+}
+
+// answered is ": it answered HTTP <status>" for an LLM's non-2xx answer: the status only,
+// never its body, which may say anything about the LLM's side.
+func answered(err error) string {
+	var se *chat.StatusError
+	if errors.As(err, &se) {
+		return ": it answered HTTP " + strconv.Itoa(se.Status)
+	}
+	return ""
 }
 
 // decodeStrict reads exactly one JSON value into v, rejecting unknown fields and trailing

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -183,6 +184,19 @@ func (e *fakeEngine) Stats(ctx context.Context) (search.Stats, error) {
 	}
 	return search.Stats{Documents: len(docs), Passages: len(e.passages),
 		Sources: map[string]int{"scifact": len(e.passages)}, Dense: e.dense, Version: 1, SizeBytes: 12345}, nil
+}
+
+// DocFreq counts the passages whose lower-cased words hold each word.
+func (e *fakeEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	out := make([]int, len(words))
+	for i, w := range words {
+		for _, p := range e.passages {
+			if slices.Contains(strings.Fields(strings.ToLower(p.Text)), strings.ToLower(w)) {
+				out[i]++
+			}
+		}
+	}
+	return out, len(e.passages), nil
 }
 
 func (e *fakeEngine) lastQueries() []rerank.Query {

@@ -7,9 +7,9 @@ import (
 
 // Flags registers the request limits and browser access a deployment sets, with the defaults
 // withDefaults applies: --timeout, --max-total-hits, --max-in-flight-hits (0: 4 x
-// --max-total-hits), --max-response-bytes and --cors-origins. The loader, the chat service,
-// the API key (a secret, read from a file by the caller) and the listening address are the
-// caller's.
+// --max-total-hits), --max-response-bytes, --cors-origins and the chat limits (ChatFlags).
+// The loader, the chat service, the API key (a secret, read from a file by the caller) and the
+// listening address are the caller's.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
@@ -24,6 +24,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.MaxTotalHits, "max-total-hits", o.MaxTotalHits, "most `hits` one search request may ask for (the sum of its queries' k); more get a 400")
 	fs.IntVar(&o.MaxInFlightHits, "max-in-flight-hits", o.MaxInFlightHits, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 429 (default 4 x --max-total-hits)")
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "largest search response body in `bytes`; larger get a 400")
+	o.ChatFlags(fs)
 	fs.Func("cors-origins", "comma-separated `origins` allowed to call from a browser, or * (default: CORS off)", func(s string) error {
 		o.CORSOrigins = splitOrigins(s)
 		return nil
@@ -39,4 +40,25 @@ func splitOrigins(s string) []string {
 		}
 	}
 	return out
+}
+
+// ChatFlags registers the limits of POST /v1/chat, with the defaults withDefaults applies:
+// --chat-timeout, --chat-rate-limit, --chat-rate-burst and --chat-max-in-flight.
+func (o *Options) ChatFlags(fs *flag.FlagSet) {
+	if o.ChatRatePerMinute == 0 {
+		o.ChatRatePerMinute = DefaultChatRatePerMinute
+	}
+	if o.ChatBurst == 0 {
+		o.ChatBurst = DefaultChatBurst
+	}
+	if o.ChatMaxInFlight == 0 {
+		o.ChatMaxInFlight = DefaultChatMaxInFlight
+	}
+	if o.ChatTimeout == 0 {
+		o.ChatTimeout = DefaultChatTimeout
+	}
+	fs.DurationVar(&o.ChatTimeout, "chat-timeout", o.ChatTimeout, "longest a chat turn may run, its LLM calls and retries included; past it a 504")
+	fs.Float64Var(&o.ChatRatePerMinute, "chat-rate-limit", o.ChatRatePerMinute, "chat `turns` per minute one owner (API key, session; a new client by its address) may run; past it a 429 with Retry-After (negative: no limit)")
+	fs.IntVar(&o.ChatBurst, "chat-rate-burst", o.ChatBurst, "chat `turns` one owner may run back to back before --chat-rate-limit applies")
+	fs.IntVar(&o.ChatMaxInFlight, "chat-max-in-flight", o.ChatMaxInFlight, "most chat `turns` running at once, all owners together; more get a 503 with Retry-After")
 }

@@ -28,6 +28,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/passages/{id...}", true, s.handlePassage},
 		{"GET", "/v1/stats", true, s.handleStats},
 		{"POST", "/v1/chat", true, s.handleChat},
+		{"GET", "/v1/chat/{id}", true, s.handleChatGet},
 		{"DELETE", "/v1/chat/{id}", true, s.handleChatDelete},
 		{"POST", "/v1/admin/reload", true, s.handleReload},
 		{"POST", "/search", true, s.handleWikiChat},
@@ -113,8 +114,17 @@ func (s *Server) expand(path string) []routePath {
 	return out
 }
 
-// reqInfo carries what a handler learns about a request back to the access log and metrics.
-type reqInfo struct{ mode string }
+// reqInfo carries what a handler learns about a request back to the access log and metrics,
+// and the request's id to the handler.
+type reqInfo struct{ mode, id string }
+
+// requestID is the id of the request (X-Request-Id), for a log line an answer points to.
+func requestID(r *http.Request) string {
+	if info, ok := r.Context().Value(infoKey{}).(*reqInfo); ok {
+		return info.id
+	}
+	return ""
+}
 
 type infoKey struct{}
 
@@ -136,6 +146,7 @@ func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.
 			rid = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", rid)
+		info.id = rid
 		sw := &statusWriter{ResponseWriter: w}
 		s.metrics.inflight.Add(1)
 		defer func() {
@@ -250,7 +261,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id, "+SessionHeader)
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, "+SessionHeader)
 		}
 		next.ServeHTTP(w, r)
 	})

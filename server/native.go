@@ -200,7 +200,7 @@ func queryResult(q rerank.Query, res rerank.Result) QueryResult {
 	for i, h := range res.Hits {
 		p := h.Passage
 		hr := HitResult{Rank: h.Rank, Score: h.Score, PassageID: p.ID, DocID: p.DocID,
-			Title: p.Title, Section: p.Section, Text: p.Text, URL: p.URL, Date: formatTime(p.Date),
+			Title: p.Title, Section: p.Section, Text: p.Text, URL: webURL(p.URL), Date: formatTime(p.Date),
 			Source: p.Source, BlockType: p.Block(), Scores: h.Scores}
 		if x := h.Explain; x != nil {
 			hr.Explain = &ExplainResult{Retrieval: x.Retrieval, Relevance: x.Relevance,
@@ -210,6 +210,13 @@ func queryResult(q rerank.Query, res rerank.Result) QueryResult {
 		qr.Hits[i] = hr
 	}
 	return qr
+}
+
+// webURL is u when it is an absolute http(s) URL, else "": only such URLs leave the server,
+// whatever an index built before ingest checked them holds (corpus.WebURL).
+func webURL(u string) string {
+	u, _ = corpus.WebURL(u)
+	return u
 }
 
 func formatTime(t time.Time) string {
@@ -252,7 +259,7 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 
 func passageResponse(p corpus.Passage) PassageResponse {
 	return PassageResponse{PassageID: p.ID, DocID: p.DocID, Title: p.Title, Section: p.Section,
-		Text: p.Text, URL: p.URL, Date: formatTime(p.Date), Source: p.Source, BlockType: p.Block(), Ordinal: p.Ordinal,
+		Text: p.Text, URL: webURL(p.URL), Date: formatTime(p.Date), Source: p.Source, BlockType: p.Block(), Ordinal: p.Ordinal,
 		Years: p.Years}
 }
 

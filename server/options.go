@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -36,6 +37,22 @@ type Options struct {
 	Timeout time.Duration
 	// ChatTimeout bounds one chat turn, which waits on a remote LLM. Default 2m.
 	ChatTimeout time.Duration
+	// ChatRatePerMinute is the rate at which one owner (an API key, a session; a client
+	// without a session, by its address, for the turns that start one) may run chat turns:
+	// a token bucket refilled at this rate, holding ChatBurst. A turn past it gets a 429 with
+	// Retry-After. Default 30; negative: no limit.
+	ChatRatePerMinute float64
+	// ChatBurst is how many turns an owner may run back to back before the rate applies.
+	// Default 10.
+	ChatBurst int
+	// ChatMaxInFlight bounds the chat turns running at once, all owners together; more get a
+	// 503 with Retry-After, since each holds LLM calls for up to ChatTimeout. Default 64.
+	ChatMaxInFlight int
+	// SessionSecret signs the session tokens the server issues (HMAC-SHA256), so that only
+	// tokens it issued are accepted. Give the conversation store's (chat.Store.SessionSecret)
+	// so that tokens live as long as the conversations they own. Default: random per
+	// server, at least 16 bytes when given.
+	SessionSecret []byte
 	// MaxBodyBytes bounds a request body. Default 1 MiB.
 	MaxBodyBytes int64
 	// MaxQueries bounds the queries of one request. Default 100 (WikiChat's limit).
@@ -88,16 +105,21 @@ type Options struct {
 
 // Defaults of Options, exported so the CLI can show them in its help.
 const (
-	DefaultTimeout       = 10 * time.Second
-	DefaultChatTimeout   = 2 * time.Minute
-	DefaultMaxBodyBytes  = 1 << 20
-	DefaultMaxQueries    = 100
-	DefaultMaxQueryChars = 512
-	DefaultMaxK          = 300
-	DefaultMaxCandidates = 1000
-	DefaultWorkers       = 4
-	DefaultMaxInFlight   = 1024
-	DefaultMaxTotalHits  = 10000
+	DefaultTimeout     = 10 * time.Second
+	DefaultChatTimeout = 2 * time.Minute
+	// DefaultChatRatePerMinute is Options.ChatRatePerMinute: a turn every two seconds,
+	// faster than a person types, with DefaultChatBurst for a client that retries.
+	DefaultChatRatePerMinute = 30
+	DefaultChatBurst         = 10
+	DefaultChatMaxInFlight   = 64
+	DefaultMaxBodyBytes      = 1 << 20
+	DefaultMaxQueries        = 100
+	DefaultMaxQueryChars     = 512
+	DefaultMaxK              = 300
+	DefaultMaxCandidates     = 1000
+	DefaultWorkers           = 4
+	DefaultMaxInFlight       = 1024
+	DefaultMaxTotalHits      = 10000
 	// DefaultMaxResponseBytes is 16 MiB: about 15,000 hits of SciFact-sized passages.
 	DefaultMaxResponseBytes   = 16 << 20
 	DefaultFreeMemoryHits     = 1000
@@ -112,6 +134,17 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	setDur(&o.Timeout, DefaultTimeout)
 	setDur(&o.ChatTimeout, DefaultChatTimeout)
+	if o.ChatRatePerMinute == 0 {
+		o.ChatRatePerMinute = DefaultChatRatePerMinute
+	}
+	setInt(&o.ChatBurst, DefaultChatBurst)
+	setInt(&o.ChatMaxInFlight, DefaultChatMaxInFlight)
+	if o.SessionSecret == nil {
+		o.SessionSecret = make([]byte, 32)
+		rand.Read(o.SessionSecret)
+	} else if len(o.SessionSecret) < 16 {
+		return o, fmt.Errorf("server options: SessionSecret of %d bytes: want at least 16", len(o.SessionSecret))
+	}
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -142,6 +175,7 @@ func (o Options) withDefaults() (Options, error) {
 		{"MaxCandidates", int64(o.MaxCandidates)}, {"Workers", int64(o.Workers)}, {"MaxInFlight", int64(o.MaxInFlight)},
 		{"MaxTotalHits", int64(o.MaxTotalHits)}, {"MaxResponseBytes", o.MaxResponseBytes},
 		{"MaxInFlightHits", int64(o.MaxInFlightHits)}, {"FreeMemoryHits", int64(o.FreeMemoryHits)},
+		{"ChatBurst", int64(o.ChatBurst)}, {"ChatMaxInFlight", int64(o.ChatMaxInFlight)},
 		{"FreeMemoryInterval", int64(o.FreeMemoryInterval)},
 	} {
 		if f.v < 0 {

@@ -21,14 +21,16 @@ type Server struct {
 	metrics *metrics
 	started time.Time
 
-	cols        []*collection          // in the order configured; the first is the default
-	byName      map[string]*collection // read-only after New
-	reloadMu    sync.Mutex             // serialises reloads and Close
-	closed      bool                   // guarded by reloadMu
-	draining    atomic.Bool
-	apiInFlight atomic.Int64
-	budget      *hitBudget
-	bufs        sync.Pool // *cappedBuffer: response bodies (encodeCapped)
+	cols         []*collection          // in the order configured; the first is the default
+	byName       map[string]*collection // read-only after New
+	reloadMu     sync.Mutex             // serialises reloads and Close
+	closed       bool                   // guarded by reloadMu
+	draining     atomic.Bool
+	apiInFlight  atomic.Int64
+	budget       *hitBudget
+	chatLimit    *rateLimiter // per owner, POST /v1/chat
+	chatInFlight atomic.Int64
+	bufs         sync.Pool // *cappedBuffer: response bodies (encodeCapped)
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
@@ -43,11 +45,14 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: o, started: time.Now(), budget: newHitBudget(o), cols: cols,
-		byName: make(map[string]*collection, len(cols))}
+		byName: make(map[string]*collection, len(cols)), chatLimit: newRateLimiter(o.ChatRatePerMinute, o.ChatBurst, time.Now)}
 	for _, c := range cols {
 		s.byName[c.name] = c
 	}
 	s.metrics = newMetrics(s.cols)
+	if st, ok := o.Chat.(StoreStatser); ok {
+		s.metrics.reg.MustRegister(storeCollector{st})
+	}
 	s.handler = s.cors(s.sameOrigin(s.routesMux()))
 	return s, nil
 }
@@ -140,6 +145,17 @@ func (s *Server) acquire() *loadedIndex { return s.cols[0].acquire() }
 
 // Search runs q on the default collection's engine currently loaded, holding it open for the duration, so callers
 // outside HTTP (the chat pipelines of POST /v1/chat) follow reloads like requests do.
+// DocFreq answers Engine.DocFreq from the live index, for the chat pipelines' attribution check:
+// they follow reloads as Search does.
+func (s *Server) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	g := s.acquire()
+	if g == nil {
+		return nil, 0, errors.New("no index loaded")
+	}
+	defer g.release()
+	return g.engine.DocFreq(ctx, words)
+}
+
 func (s *Server) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
 	g := s.acquire()
 	if g == nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
@@ -375,11 +374,12 @@ func wikiChatTitle(p corpus.Passage) string {
 	return p.DocID
 }
 
-// wikiChatURL is u when it is an absolute http(s) URL, else nil: WikiChat validates the
-// field as a URL, and a corpus may carry relative links or other schemes.
+// wikiChatURL is u when it is an absolute http(s) URL (corpus.WebURL, as every response
+// checks), else nil: WikiChat validates the field as a URL, and a corpus may carry relative
+// links or other schemes.
 func wikiChatURL(u string) *string {
-	pu, err := url.Parse(u)
-	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+	u, ok := corpus.WebURL(u)
+	if !ok {
 		return nil
 	}
 	return &u

@@ -132,3 +132,14 @@ func LoadLeads(path string, maxWords int) ([]corpus.Passage, error) {
 
 // SharedPath locates shared test data (see internal/sharedtest).
 func SharedPath(rel string) string { return sharedtest.Join(rel) }
+
+var _ chat.TermStats = (*Retriever)(nil)
+
+// DocFreq counts the passages holding each word (as Words splits them), as an index would.
+func (r *Retriever) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	out := make([]int, len(words))
+	for i, w := range words {
+		out[i] = len(r.postings[strings.ToLower(w)])
+	}
+	return out, len(r.passages), nil
+}

@@ -38,6 +38,7 @@ type chatCLIOptions struct {
 	// ...): the same as --model's, so that a GPU asked for is used by every model.
 	Runtime  embed.Options
 	Client   chat.ClientOptions
+	Stages   chat.LLMStageOptions // --llm-config, --llm-stage: per-stage URL, model, sampling
 	WikiChat chat.WikiChatOptions
 	SICL     chat.SICLOptions
 	MSDP     chat.MSDPOptions
@@ -53,6 +54,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 		"Chat through an OpenAI-compatible LLM, grounded in an index. Without --message: a REPL on stdin.", stdio.Stderr)
 	fs.StringVar(&o.Index, "index", "", "index `directory` to retrieve from (wikichat, commonsense; msdp with --msdp-knowledge retrieve)")
 	o.Client.Flags(fs) // --llm-url, --llm-model, key, limits, retries
+	o.Stages.Flags(fs) // --llm-config, --llm-stage
 	fs.Lookup("llm-url").Usage += " (required)"
 	fs.Lookup("llm-model").Usage += " (required)"
 	fs.StringVar(&o.Pipeline, "pipeline", "wikichat", "pipeline: "+strings.Join(chatPipelines, ", "))
@@ -88,6 +90,10 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	if !containsString(chatPipelines, o.Pipeline) {
 		return usageErr(fs, "unknown --pipeline %q", o.Pipeline)
 	}
+	// A bad --llm-config is refused before the index and models are opened.
+	if _, err := o.Stages.Resolve(); err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
 	log, err := lf.logger(fs, stdio.Stderr)
 	if err != nil {
 		return err
@@ -116,13 +122,14 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 		ro.Search.Encoder, indexEnc = enc, bankEncoder(enc)
 	}
 	var r chat.Retriever
+	var terms chat.TermStats
 	if o.Index != "" {
 		ret, err := openRetrieval(ctx, ro)
 		if err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
 		defer ret.Close()
-		r = chat.RetrieverFunc(ret.re.Search)
+		r, terms = chat.RetrieverFunc(ret.re.Search), ret.ix
 	}
 	enc, err := chatEncoder(ctx, o, indexEnc)
 	if err != nil {
@@ -131,7 +138,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	if _, hashed := enc.(chat.HashEncoder); hashed && o.Pipeline == "mpc" {
 		fmt.Fprintln(stdio.Stderr, hashMemoryNote)
 	}
-	return runChat(ctx, o, r, enc, stdio)
+	return runChat(ctx, o, r, terms, enc, stdio)
 }
 
 // hashMemoryNote says that MPC memory recall runs on the no-model fallback.
@@ -161,7 +168,7 @@ func chatEncoder(ctx context.Context, o chatCLIOptions, indexEnc chat.Encoder) (
 
 // runChat builds the client, prompts, bank and pipeline from o and runs one message or a REPL.
 // r and enc may be nil when the pipeline does not need them.
-func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.Encoder, stdio IO) error {
+func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, terms chat.TermStats, enc chat.Encoder, stdio IO) error {
 	if r == nil && (o.Pipeline == "wikichat" || o.Pipeline == "commonsense") && o.Index == "" {
 		return fmt.Errorf("chat: pipeline %s needs --index: %w", o.Pipeline, ErrUsage)
 	}
@@ -179,7 +186,7 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 		return fmt.Errorf("chat: %w", err)
 	}
 	defer store.Close()
-	svc, err := newChatService(o, []string{o.Pipeline}, r, enc, transcript, store, false, o.Logger)
+	svc, err := newChatService(o, []string{o.Pipeline}, r, terms, enc, transcript, store, false, o.Logger)
 	if err != nil {
 		return fmt.Errorf("chat: %w", err)
 	}
@@ -196,22 +203,33 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, enc chat.E
 // newChatService builds the LLM client, templates and the named pipelines (the first is the
 // default) into a chat service. kairos chat and kairos serve (POST /v1/chat) share it.
 // serverIDs is set by serve: ids are generated, never chosen by clients (chat.ServiceOptions).
-func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, enc chat.Encoder, transcript io.Writer, store *chat.Store, serverIDs bool, log *slog.Logger) (*chat.Service, error) {
-	client, err := chat.NewClient(o.Client)
+// terms is the index's TermStats for the attribution check (nil without an index).
+func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, terms chat.TermStats, enc chat.Encoder, transcript io.Writer, store *chat.Store, serverIDs bool, log *slog.Logger) (*chat.Service, error) {
+	stages, err := o.Stages.Resolve()
 	if err != nil {
 		return nil, err
+	}
+	llm, err := chat.NewRouter(o.Client, stages)
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		for stage, where := range llm.Endpoints() {
+			log.Info("chat stage LLM", "stage", stage, "llm", where)
+		}
 	}
 	tpl, err := chat.LoadTemplates(o.Prompts)
 	if err != nil {
 		return nil, err
 	}
-	deps := chat.Deps{LLM: client, Templates: tpl, Retriever: r, Encoder: enc}
+	deps := chat.Deps{LLM: llm, Templates: tpl, Retriever: r, Terms: terms, Encoder: enc}
 	if o.Bank != "" {
 		if deps.Bank, err = chat.ReadBank(o.Bank); err != nil {
 			return nil, err
 		}
 	}
-	sopts := chat.ServiceOptions{Transcript: transcript, Logger: log, Store: store, ServerIDs: serverIDs}
+	sopts := chat.ServiceOptions{Transcript: transcript, Logger: log, Store: store, ServerIDs: serverIDs,
+		MaxReplyTokens: o.Client.MaxTokens}
 	for _, name := range pipelines {
 		o.Pipeline = name
 		p, err := buildPipeline(o, deps)

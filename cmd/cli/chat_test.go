@@ -67,7 +67,7 @@ func TestRunChatOneShotTrace(t *testing.T) {
 	o.Message, o.Trace, o.Index = "Who directed Frozen?", true, "unused-by-runChat"
 	o.Transcript = filepath.Join(t.TempDir(), "t.jsonl")
 	var out bytes.Buffer
-	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, IO{Stdout: &out, Stderr: &out}); err != nil {
+	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, nil, IO{Stdout: &out, Stderr: &out}); err != nil {
 		t.Fatal(err)
 	}
 	var resp chat.TurnResponse
@@ -110,7 +110,7 @@ func TestRunChatPrintsSources(t *testing.T) {
 	o := chatOpts(llm.BaseURL())
 	o.Message, o.Index = "Who directed Frozen?", "unused-by-runChat"
 	var out bytes.Buffer
-	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, IO{Stdout: &out, Stderr: &out}); err != nil {
+	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, nil, IO{Stdout: &out, Stderr: &out}); err != nil {
 		t.Fatal(err)
 	}
 	want := "Frozen was directed by Chris Buck and Jennifer Lee [1].\n  [1] Frozen (2013 film) https://en.wikipedia.org/wiki/Frozen_(2013_film)\n"
@@ -126,7 +126,7 @@ func TestRunChatREPL(t *testing.T) {
 	o.Index = "x"
 	var out, errOut bytes.Buffer
 	in := strings.NewReader("Who directed Frozen?\n\n/trace\nAnd who produced it?\n/quit\nnever sent\n")
-	if err := runChat(context.Background(), o, chattest.NewRetriever(nil), nil, IO{Stdin: in, Stdout: &out, Stderr: &errOut}); err != nil {
+	if err := runChat(context.Background(), o, chattest.NewRetriever(nil), nil, nil, IO{Stdin: in, Stdout: &out, Stderr: &errOut}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -171,7 +171,7 @@ func TestBankCommandsAndSICLChat(t *testing.T) {
 		t.Fatalf("encoder with a hash-512 bank and an index encoder: %#v", enc)
 	}
 	out.Reset()
-	if err := runChat(ctx, o, nil, enc, io); err != nil {
+	if err := runChat(ctx, o, nil, nil, enc, io); err != nil {
 		t.Fatal(err)
 	}
 	if strings.TrimSpace(out.String()) != "I love that one too!" {

@@ -76,7 +76,9 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		"temperature": "0", "llm-price-prompt": "0", "llm-price-completion": "0",
 		// chat.WikiChatOptions, SICLOptions and MSDPOptions.Flags
 		"passages": str(chat.DefaultPassagesPerQuery), "evidence": str(chat.DefaultEvidencePerClaim), "max-claims": str(chat.DefaultMaxClaims),
-		"sicl-approach": chat.SICLTop3, "msdp-knowledge": chat.MSDPGenerate,
+		"commonsense-response": chat.CommonsensePaper,
+		"sicl-approach":        chat.SICLTop3, "msdp-knowledge": chat.MSDPGenerate,
+		"llm-config": "", "llm-stage": "", // chat.LLMStageOptions.Flags: no per-stage settings
 	}
 	tests := map[string]defaults{
 		"index": models.with(logs("warn"), defaults{
@@ -101,9 +103,12 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"recent-half-life":       str(rerank.DefaultOptions().RecentHalfLifeYears),
 			"chat-max-conversations": str(chat.DefaultMaxConversations), "chat-idle-ttl": str(chat.DefaultIdleTTL),
 			"chat-max-turns": str(chat.DefaultMaxTurns), "chat-max-history-bytes": str(chat.DefaultMaxHistoryBytes),
-			"chat-max-memory-bytes": str(chat.DefaultMaxMemoryBytes),
-			"chat-store":            "", // "": resolved beside --index (defaultChatStore); given as "", memory only
-			"heap-floor":            str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
+			"chat-max-memory-bytes":            str(chat.DefaultMaxMemoryBytes),
+			"chat-max-conversations-per-owner": str(chat.DefaultMaxConversationsPerOwner), "chat-evict-idle": str(chat.DefaultEvictIdle),
+			"chat-timeout": str(server.DefaultChatTimeout), "chat-rate-limit": str(server.DefaultChatRatePerMinute),
+			"chat-rate-burst": str(server.DefaultChatBurst), "chat-max-in-flight": str(server.DefaultChatMaxInFlight),
+			"chat-store": "", // "": resolved beside --index (defaultChatStore); given as "", memory only
+			"heap-floor": str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
 			"ef": "0", "binary-rescore": "", // as search's: the index's ef_search; int8
 		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank", "models-dir"), zero("bool", "verify")),
 		"chat": models.with(llm, logs("warn"), defaults{

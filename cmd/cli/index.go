@@ -262,6 +262,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	if c.Repaired > 0 {
 		fmt.Fprintf(w, "repaired    %d records with invalid UTF-8\n", c.Repaired)
 	}
+	if c.URLsRemoved > 0 {
+		fmt.Fprintf(w, "urls        %d removed: not http(s) (javascript:, data:, relative, ...); their documents are kept without a link\n", c.URLsRemoved)
+	}
 	thisRun := ""
 	if s.Resumed > 0 {
 		// The passages are the whole build's, the seconds this run's: their ratio is no rate

@@ -73,8 +73,8 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 		}
 	}
 	st := pr.Stats()
-	fmt.Fprintf(stderr, "%s: %d documents, %d passages, skipped %v, bad %d, repaired %d\n",
-		path, st.Documents, n, st.Skipped, st.Bad, st.Repaired)
+	fmt.Fprintf(stderr, "%s: %d documents, %d passages, skipped %v, bad %d, repaired %d, urls removed %d\n",
+		path, st.Documents, n, st.Skipped, st.Bad, st.Repaired, st.URLsRemoved)
 	if len(st.Columns) > 0 {
 		fmt.Fprintf(stderr, "%s: columns used %v\n", path, st.Columns)
 	}

@@ -94,6 +94,10 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	// A bad --llm-config is refused before the models and indexes are opened.
+	if _, err := co.Stages.Resolve(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	key, err := readAPIKey(f.apiKeyFile, log)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -142,11 +146,14 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		co.StorePath = defaultChatStore(f.indexes[0].dir)
 	}
 	var store *chat.Store
-	if opts.Chat, store, err = newServeChat(ctx, co, serverRetriever(&live), indexEnc, log); err != nil {
+	if opts.Chat, store, err = newServeChat(ctx, co, serverRetriever(&live), serverTerms(&live), indexEnc, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	if store != nil {
 		defer store.Close() // after serve has shut down: no turn is running
+		// Session tokens are signed with the store's secret, so they outlive a restart
+		// exactly as the conversations they own do.
+		opts.SessionSecret = store.SessionSecret()
 	}
 	if opts.Chat == nil {
 		log.Info("no --llm-url: POST /v1/chat answers 501")
@@ -277,6 +284,10 @@ func (e *indexEngine) Passage(ctx context.Context, id string) (corpus.Passage, e
 }
 
 func (e *indexEngine) Stats(ctx context.Context) (search.Stats, error) { return e.ix.Stats(), nil }
+
+func (e *indexEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	return e.ix.DocFreq(ctx, words)
+}
 
 // serve loads the index, listens on addr and serves until ctx is done. Each value on hup
 // reloads the index. ready, when set, is told the listening address (tests use port 0).

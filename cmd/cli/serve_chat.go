@@ -17,6 +17,7 @@ import (
 // answers 501.
 func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 	o.Client.Flags(fs)   // as kairos chat: --llm-url, --llm-model, keys, limits, retries, prices
+	o.Stages.Flags(fs)   // --llm-config, --llm-stage
 	o.WikiChat.Flags(fs) // --passages, --evidence, --max-claims
 	o.SICL.Flags(fs)     // --sicl-approach
 	o.MSDP.Flags(fs)     // --msdp-knowledge
@@ -36,8 +37,11 @@ func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 // engine, so chat follows index reloads.
 // indexEnc is the index's sentence encoder (serve --model), nil without one.
 // The store is returned for the caller to close after the server has shut down.
-func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, indexEnc chat.Encoder, log *slog.Logger) (server.Chatter, *chat.Store, error) {
+func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, terms chat.TermStats, indexEnc chat.Encoder, log *slog.Logger) (server.Chatter, *chat.Store, error) {
 	if o.Client.BaseURL == "" && o.Client.Model == "" {
+		if o.Stages.ConfigFile != "" || len(o.Stages.Stages) > 0 {
+			return nil, nil, fmt.Errorf("--llm-config and --llm-stage set the stages of chat, which needs --llm-url and --llm-model: %w", ErrUsage)
+		}
 		return nil, nil, nil
 	}
 	if o.Client.BaseURL == "" || o.Client.Model == "" {
@@ -63,12 +67,12 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 	if so.Path == "" {
 		log.Info("chat conversations are kept in memory only (--chat-store \"\")")
 	}
-	svc, err := newChatService(o, names, retrieve, enc, nil, store, true, log)
+	svc, err := newChatService(o, names, retrieve, terms, enc, nil, store, true, log)
 	if err != nil {
 		store.Close()
 		return nil, nil, fmt.Errorf("chat: %w", err)
 	}
-	return server.NewChatService(svc), store, nil
+	return server.NewChatService(svc, store), store, nil
 }
 
 // defaultChatStore is where serve keeps conversations when --chat-store is not given: beside
@@ -79,6 +83,13 @@ func defaultChatStore(index string) string {
 		return ""
 	}
 	return filepath.Join(filepath.Dir(filepath.Clean(index)), "kairos-chat.db")
+}
+
+// serverTerms adapts the server's live engine to chat's TermStats.
+func serverTerms(s **server.Server) chat.TermStatsFunc {
+	return func(ctx context.Context, words []string) ([]int, int, error) {
+		return (*s).DocFreq(ctx, words)
+	}
 }
 
 // serverRetriever adapts the server's live engine to chat's retriever.

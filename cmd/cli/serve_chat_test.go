@@ -52,7 +52,7 @@ func TestServeChat(t *testing.T) {
 	co.Store.Path = filepath.Join(dir, "chat.db")
 	co.StorePath = co.Store.Path
 	var store interface{ Close() error }
-	if opts.Chat, store, err = newServeChat(context.Background(), co, serverRetriever(&live), nil, log); err != nil {
+	if opts.Chat, store, err = newServeChat(context.Background(), co, serverRetriever(&live), serverTerms(&live), nil, log); err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
@@ -170,7 +170,7 @@ func TestServeChatLLMFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	ret := chattest.NewRetriever(leads)
-	chatter, store, err := newServeChat(context.Background(), o, ret.Retrieve, nil, slog.New(slog.DiscardHandler))
+	chatter, store, err := newServeChat(context.Background(), o, ret.Retrieve, ret, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

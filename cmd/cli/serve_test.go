@@ -87,6 +87,10 @@ func (e *holdEngine) Stats(ctx context.Context) (search.Stats, error) {
 	return search.Stats{Documents: 1, Passages: 1}, nil
 }
 
+func (e *holdEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
+	return make([]int, len(words)), 1, nil
+}
+
 func (e *holdEngine) Close() error { e.closed.Store(true); return nil }
 
 func firstSciFact(t *testing.T) corpus.Passage {

@@ -122,7 +122,7 @@ func webServe(t *testing.T, idx, apiKey string) string {
 	eo := retrievalOptions{Index: idx, Logger: log}
 	opts := server.Options{Logger: log, APIKey: apiKey, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
 	var live *server.Server
-	chatter, store, err := newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), nil, log)
+	chatter, store, err := newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), serverTerms(&live), nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,10 +402,11 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("trace stages %q lack %s", stages, st)
 		}
 	}
-	// wikichat streams its refine stage's revision as the LLM writes it, in pieces (that
-	// they come from the LLM's stream is TestWikiChatStreamsTheFinalStage's to show).
-	if n, _ := strconv.Atoi(tokens); n < 2 {
-		t.Errorf("the page read %s token events", tokens)
+	// wikichat streams its refine stage's revision a checked sentence a token event (that
+	// they come from the LLM's stream is TestWikiChatStreamsTheFinalStage's to show): the
+	// reply's one sentence, one event.
+	if n, _ := strconv.Atoi(tokens); n != 1 {
+		t.Errorf("the page read %s token events for a reply of one sentence", tokens)
 	}
 	if evalJS[int](t, ctx, `document.querySelectorAll('#chat-log .citations li').length`) == 0 {
 		t.Fatal("the chat answer shows no citations")

@@ -61,6 +61,10 @@ type ReadStats struct {
 	// dump's <siteinfo> (dbname, else base URL) for all its pages, an Enterprise record's
 	// in_language. Readers that cannot tell leave it empty.
 	Languages map[string]int
+	// URLsRemoved counts the documents whose url was not an absolute http(s) URL (WebURL):
+	// a javascript: or data: link, a relative one. The document is kept without it. Counted
+	// by corpus.PassageReader, where every format's documents pass.
+	URLsRemoved int
 }
 
 // Clone returns a copy of s whose maps are its own: a reader hands out its stats while it

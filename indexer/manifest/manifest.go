@@ -102,6 +102,8 @@ type Counts struct {
 	Skipped   map[string]int `json:"skipped,omitempty"`
 	Bad       int            `json:"bad,omitempty"`
 	Repaired  int            `json:"repaired,omitempty"`
+	// URLsRemoved: documents whose url was not http(s), kept without it (ReadStats.URLsRemoved).
+	URLsRemoved int `json:"urls_removed,omitempty"`
 }
 
 // FileSum identifies a file's content.
