@@ -18,13 +18,15 @@ var GenericStyles = []string{"preamble", "markdown", "label", "score", "closing"
 
 // freeText are the stages whose answer is free text, not a labelled format of the stage's
 // own: a label or quotes go around them only.
-var freeText = map[string]bool{chat.StageMPCRespond: true, chat.StageMSDPKnow: true, chat.StageMSDPResp: true, chat.StageSICL: true}
+var freeText = map[string]bool{chat.StageMPCRespond: true, chat.StageMSDPKnow: true, chat.StageMSDPResp: true, chat.StageSICL: true,
+	chat.StageGenerate: true, chat.StageDraft: true, chat.StageCSResponse: true}
 
 // genericWhat is how a generic model names what it was asked for, in its preamble.
 var genericWhat = map[string]string{
 	chat.StageMPCClarify: "the rephrased turn", chat.StageMPCMemory: "my analysis", chat.StageMPCRespond: "a friendly response",
 	chat.StageMPCSummary: "the facts worth remembering", chat.StageMSDPKnow: "a knowledge sentence about the topic",
 	chat.StageMSDPResp: "the next turn of the conversation", chat.StageSICL: "the bot's next turn",
+	chat.StageGenerate: "a reply", chat.StageDraft: "a friendly response", chat.StageCSResponse: "a friendly response",
 }
 
 // Generic returns script with every answer dressed in style (one of GenericStyles).
