@@ -141,26 +141,17 @@ func (w *WikiChat) respondCommonsense(ctx context.Context, conv *Conversation, b
 	if err != nil {
 		return "", err
 	}
-	g := tr.replyGate()
 	if plan.Search {
 		res, err := w.retrieve(ctx, plan, 1, tr)
 		if err != nil {
 			return "", err
 		}
 		if len(res.Hits) > 0 {
-			g.markers = attr.add(res.Hits[0])
-			rec := tr.stage(StageCSResponse)
+			tr.replyGate().markers = attr.add(res.Hits[0])
 			d := base
 			d.Passage = toPromptPassages(res.Hits)[0]
-			_, err := reply(ctx, &w.d, rec, PromptCSResponse, d)
-			rec.end(g.text())
-			if err != nil && !soft(rec, err) {
-				return "", err
-			}
+			return w.lastStage(ctx, tr, StageCSResponse, PromptCSResponse, d)
 		}
 	}
-	if g.text() == "" {
-		g.sendFixed(w.opts.NotSure)
-	}
-	return g.text(), nil
+	return w.opts.NotSure, nil // nothing to answer from: the Service sends it whole
 }

@@ -243,21 +243,13 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		for i, s := range srcs {
 			marks[i] = attr.add(s.hit)[0]
 		}
-		rec := tr.stage(StageDraft)
 		d := short
 		d.Facts = lines
 		if w.opts.skips(StageRefine) {
-			g.markers = marks // the last stage: streamed, sentence by sentence
-			_, err = reply(ctx, &w.d, rec, PromptDraft, d)
-			rec.end(g.text())
-			if err != nil && !soft(rec, err) {
-				return "", err
-			}
-			if g.text() == "" {
-				g.sendFixed(w.opts.NotSure)
-			}
-			return g.text(), nil
+			g.markers = marks
+			return w.lastStage(ctx, tr, StageDraft, PromptDraft, d)
 		}
+		rec := tr.stage(StageDraft)
 		dg := newReplyGate(attr, tr.maxReplyBytes, nil, tr.drop)
 		dg.markers = marks
 		msgs, err := w.d.Templates.Render(PromptDraft, d)
@@ -289,6 +281,22 @@ func (w *WikiChat) Respond(ctx context.Context, conv *Conversation, message stri
 		return g.text(), nil
 	}
 	return w.refine(ctx, short, draft, checkedDraft, draftOrder, tr)
+}
+
+// lastStage writes the turn's reply with one LLM stage, streamed sentence by sentence through
+// the reply gate; "I'm not sure" when none of it passes.
+func (w *WikiChat) lastStage(ctx context.Context, tr *Tracer, stage, prompt string, d PromptData) (string, error) {
+	g := tr.replyGate()
+	rec := tr.stage(stage)
+	_, err := reply(ctx, &w.d, rec, prompt, d)
+	rec.end(g.text())
+	if err != nil && !soft(rec, err) {
+		return "", err
+	}
+	if g.text() == "" {
+		g.sendFixed(w.opts.NotSure)
+	}
+	return g.text(), nil
 }
 
 // attributor starts the turn's attribution check: the user's message and every earlier turn

@@ -194,17 +194,8 @@ func confSearch(t *testing.T, loc, mode, q string, n int, exact bool, f backend.
 	var hits []backend.Hit
 	switch mode {
 	case modeBM25:
-		an, err := g.Manifest.TextAnalyzer()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var terms []string
-		for _, tok := range an.Analyze([]byte(q)) {
-			if s := string(tok.Term); !slices.Contains(terms, s) {
-				terms = append(terms, s)
-			}
-		}
-		hits, err = g.Lexical.Search(ctx, backend.LexicalQuery{Terms: terms, N: n, Filter: f})
+		var err error
+		hits, err = g.Lexical.Search(ctx, backend.LexicalQuery{Terms: confTerms(t, g, q), N: n, Filter: f})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,6 +225,22 @@ func confSearch(t *testing.T, loc, mode, q string, n int, exact bool, f backend.
 		}
 	}
 	return out
+}
+
+// confTerms returns text's distinct terms as g's analyzer makes them.
+func confTerms(t *testing.T, g *Generation, text string) []string {
+	t.Helper()
+	an, err := g.Manifest.TextAnalyzer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, tok := range an.Analyze([]byte(text)) {
+		if s := string(tok.Term); !slices.Contains(terms, s) {
+			terms = append(terms, s)
+		}
+	}
+	return terms
 }
 
 // liveDocs returns the document table of the live generation of loc.
@@ -467,16 +474,7 @@ func confDocFreq(t *testing.T, loc, text string) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	an, err := g.Manifest.TextAnalyzer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var terms []string
-	for _, tok := range an.Analyze([]byte(text)) {
-		if s := string(tok.Term); !slices.Contains(terms, s) {
-			terms = append(terms, s)
-		}
-	}
+	terms := confTerms(t, g, text)
 	dfs, err := g.Lexical.DocFreq(ctx, append(terms, "no-such-term-anywhere"))
 	if err != nil {
 		t.Fatal(err)

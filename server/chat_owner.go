@@ -145,6 +145,21 @@ func setSession(w http.ResponseWriter, tok string) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/v1/chat", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 }
 
+// conversationOwner returns the owner of the conversations a request may read or delete; without
+// one it answers the 404 of an unknown conversation (or the request's error) and reports false.
+func (s *Server) conversationOwner(w http.ResponseWriter, r *http.Request) (string, bool) {
+	c, err := s.chatOwner(r, false, false)
+	if err != nil {
+		writeErr(w, err, "")
+		return "", false
+	}
+	if c.owner == "" {
+		writeErr(w, errNoConversation, "")
+		return "", false
+	}
+	return c.owner, true
+}
+
 // handleChatDelete serves DELETE /v1/chat/{id}: 200, or 404 for an unknown conversation or
 // another owner's (the two are not told apart).
 func (s *Server) handleChatDelete(w http.ResponseWriter, r *http.Request) {
@@ -153,16 +168,11 @@ func (s *Server) handleChatDelete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, "deleting conversations is not configured on this server")
 		return
 	}
-	c, err := s.chatOwner(r, false, false)
-	if err != nil {
-		writeErr(w, err, "")
+	owner, ok := s.conversationOwner(w, r)
+	if !ok {
 		return
 	}
-	if c.owner == "" {
-		writeErr(w, errNoConversation, "")
-		return
-	}
-	if err := d.DeleteConversation(r.Context(), c.owner, r.PathValue("id")); err != nil {
+	if err := d.DeleteConversation(r.Context(), owner, r.PathValue("id")); err != nil {
 		writeErr(w, err, "")
 		return
 	}
@@ -205,16 +215,11 @@ func (s *Server) handleChatGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, "reading conversations is not configured on this server")
 		return
 	}
-	c, err := s.chatOwner(r, false, false)
-	if err != nil {
-		writeErr(w, err, "")
+	owner, ok := s.conversationOwner(w, r)
+	if !ok {
 		return
 	}
-	if c.owner == "" {
-		writeErr(w, errNoConversation, "")
-		return
-	}
-	conv, err := g.GetConversation(r.Context(), c.owner, r.PathValue("id"))
+	conv, err := g.GetConversation(r.Context(), owner, r.PathValue("id"))
 	if err != nil {
 		writeErr(w, err, "")
 		return
