@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -21,16 +22,16 @@ import (
 //
 // A passage supports a sentence when, both folded alike (textfold.go):
 //   - every number of the sentence is in the passage, by value whatever its notation (digits,
-//     words, roman numerals, superscripts, a scale word), standing with the same entity: the
-//     word right after it (its unit, "86.5 nmol/L") is the word after it in the passage, and
-//     the words around it are around it there ("25 nmol/L" is no support for "25-hydroxyvitamin");
+//     words, roman numerals, superscripts, a scale word), standing with the same entity
+//     (numberStands: "25 nmol/L" is no support for "25-hydroxyvitamin");
 //   - every name of the sentence (a word written with a capital inside it) and every word that
 //     is rare in the index (TermStats: RareShare of its passages or fewer) is in the passage;
 //   - its other content words are the passage's, in any form (Porter stems) or as a synonym
 //     (synonymGroups), save a few common words of a rewording (MaxRewordShare), none of them the
 //     user's words or earlier turns' (which are never support) and none the opposite of the
 //     passage's (oppositeGroups);
-//   - it denies where the passage's closest sentence denies, and only there.
+//   - each of its clauses finds its words in one sentence of the passage (scattered);
+//   - it denies where the passage's sentences it restates deny, and only there.
 //
 // A sentence with nothing to check (no content word, no number: "Sure!", "Is there anything
 // else you'd like to know?", "Sorry, I'm not sure.") is chat and passes without a source. An
@@ -53,13 +54,12 @@ func (f TermStatsFunc) DocFreq(ctx context.Context, words []string) ([]int, int,
 	return f(ctx, words)
 }
 
-// Attribution settings. A word held by at most RareShare of the index's passages is rare (one in a
-// thousand: "napoleon", "astronauts", "seawater" in English Wikipedia leads; not "emperor",
-// "famous" or "probably"): it
-// must be in the supporting passage, as a name must. Of a sentence's other content words, at
-// most MaxRewordShare (rounded down) may be words the passage lacks, the common words of a
-// rewording ("The tower went up in 1889" for "was built in 1889"): a sentence of four content
-// words or fewer must hold them all, or their synonyms.
+// Attribution settings. A word held by at most RareShare of the index's passages is rare (one
+// in a thousand: "napoleon", "astronauts", "seawater" in English Wikipedia leads; not
+// "emperor", "famous" or "probably"): it must be in the supporting passage, as a name must. Of
+// a sentence's other content words, at most MaxRewordShare (rounded down) may be words the
+// passage lacks, the common words of a rewording ("The tower went up in 1889" for "was built in
+// 1889"): a sentence of four content words or fewer must hold them all, or their synonyms.
 const (
 	RareShare      = 0.001
 	MaxRewordShare = 0.2
@@ -251,12 +251,11 @@ func (a *attributor) lookupRare(ctx context.Context, toks []tok) error {
 	a.mu.Lock()
 	var ask []string
 	for _, t := range toks {
-		if _, ok := a.rare[t.word]; !ok && isContent(t) {
+		if _, ok := a.rare[t.word]; !ok && isContent(t) && !slices.Contains(ask, t.word) {
 			if a.terms == nil {
 				a.rare[t.word] = true
 				continue
 			}
-			a.rare[t.word] = false // placeholder, set below
 			ask = append(ask, t.word)
 		}
 	}
@@ -266,11 +265,6 @@ func (a *attributor) lookupRare(ctx context.Context, toks []tok) error {
 	}
 	df, n, err := a.terms.DocFreq(ctx, ask)
 	if err != nil {
-		a.mu.Lock()
-		for _, w := range ask {
-			delete(a.rare, w)
-		}
-		a.mu.Unlock()
 		return fmt.Errorf("attribution: document frequencies: %w", err)
 	}
 	a.mu.Lock()

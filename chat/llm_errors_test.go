@@ -29,9 +29,9 @@ func TestClientErrorKinds(t *testing.T) {
 		{"5xx", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom at 10.0.0.7:9000", 500) }, "", ErrLLMUpstream, OutcomeUpstream, 0},
 		{"429 with Retry-After", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
-			http.Error(w, "slow down", 429)
+			http.Error(w, "slow down", http.StatusTooManyRequests)
 		}, "", ErrLLMRateLimited, OutcomeRateLimited, 7 * time.Second},
-		{"401", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "bad key", 401) }, "", ErrLLMRejected, OutcomeRejected, 0},
+		{"401", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "bad key", http.StatusUnauthorized) }, "", ErrLLMRejected, OutcomeRejected, 0},
 		{"not JSON", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>gateway</html>")) }, "", ErrLLMBadResponse, OutcomeBadResponse, 0},
 		{"no choices", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"choices":[]}`)) }, "", ErrLLMBadResponse, OutcomeBadResponse, 0},
 		{"hangs", func(w http.ResponseWriter, r *http.Request) { hang(r) }, "", ErrLLMTimeout, OutcomeTimeout, 0},
@@ -86,7 +86,7 @@ func TestClientObserverOutcomes(t *testing.T) {
 	n := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n++; n == 1 {
-			http.Error(w, "again", 503)
+			http.Error(w, "again", http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte(okBody("fine", 3, 1)))

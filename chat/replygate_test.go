@@ -9,7 +9,6 @@ import (
 
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -117,8 +116,6 @@ func TestReplyGateLengthLimit(t *testing.T) {
 		t.Errorf("%d bytes: %q", n, g.text())
 	}
 }
-
-var digitRunRe = regexp.MustCompile(`[0-9]+`)
 
 // FuzzReplyGate: whatever the text and however it arrives, the gate sends the same reply, sent
 // piece by piece as decided, and every sentence it sent passes the check again.

@@ -37,17 +37,17 @@ func TestServeChatUpstreamFailures(t *testing.T) {
 	}{
 		{"500 with a secret body", func(w http.ResponseWriter, r *http.Request) { http.Error(w, upstreamSecret, 500) }, nil,
 			502, "", "the LLM server failed: it answered HTTP 500", "upstream_error"},
-		{"401", func(w http.ResponseWriter, r *http.Request) { http.Error(w, upstreamSecret, 401) }, nil,
+		{"401", func(w http.ResponseWriter, r *http.Request) { http.Error(w, upstreamSecret, http.StatusUnauthorized) }, nil,
 			502, "", "the LLM server refused the request: it answered HTTP 401", "rejected"},
 		{"200 that is no completion", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>"+upstreamSecret+"</html>") }, nil,
 			502, "", "the LLM's answer was not a usable completion", "bad_response"},
 		{"429 with Retry-After", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
-			http.Error(w, upstreamSecret, 429)
+			http.Error(w, upstreamSecret, http.StatusTooManyRequests)
 		}, nil, 503, "7", "the LLM is rate limiting this server", "rate_limited"},
 		{"429 with a Retry-After of a day", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "86400")
-			http.Error(w, upstreamSecret, 429)
+			http.Error(w, upstreamSecret, http.StatusTooManyRequests)
 		}, nil, 503, "300", "the LLM is rate limiting this server", "rate_limited"},
 		{"hangs past --llm-timeout", hangingLLM, []string{"--llm-timeout", "300ms"},
 			504, "1", "the LLM did not answer within its timeout of 300ms (--llm-timeout)", "timeout"},
