@@ -101,7 +101,7 @@ func TestAttributionProperty(t *testing.T) {
 		}
 		counts[variant] = n
 	}
-	for _, i := range rng.Perm(len(passages))[:400] {
+	for _, i := range rng.Perm(len(passages))[:250] {
 		p := passages[i]
 		hit := rerank.Hit{Hit: search.Hit{Passage: p}}
 		ptoks := tokenize(p.Title + " | " + p.Text)
