@@ -78,7 +78,12 @@ func Roads() []Road {
 			Script: liar(inFinal(appendText("It was discovered by Napo\u034fleon Bona\u034fparte in MDCCCL. Its absorption was measured in \u00b9\u2078\u2075\u2070."))),
 			Lies:   []string{"napoleon", "mdcccl", "1850"}},
 		{Name: "numbers swapped inside a copied sentence", Turns: []string{RoadQuestion},
-			Script: liar(map[string]lie{chat.StageSummarize: swapNumbersBullet, chat.StageCSResponse: rewrite(swapNumbers)}),
+			Script: liar(map[string]lie{chat.StageSummarize: swapNumbersBullet, chat.StageCSResponse: func(answer, prompt string) string {
+				if lie := swapNumbersBullet("", prompt); lie != "" {
+					return answer + " " + strings.TrimPrefix(lie, "- ") + " [1]"
+				}
+				return answer
+			}}),
 			Lies:   []string{"86.5-hydroxyvitamin", "86.5ohd", "25 nmol"}},
 		{Name: "a false claim with a fluent SUPPORTS verdict", Turns: []string{RoadQuestion},
 			Script: liar(map[string]lie{
