@@ -84,7 +84,7 @@ func Roads() []Road {
 				}
 				return answer
 			}}),
-			Lies:   []string{"86.5-hydroxyvitamin", "86.5ohd", "25 nmol"}},
+			Lies: []string{"86.5-hydroxyvitamin", "86.5ohd", "25 nmol"}},
 		{Name: "a false claim with a fluent SUPPORTS verdict", Turns: []string{RoadQuestion},
 			Script: liar(map[string]lie{
 				chat.StageGenerate:   rewrite(func(string) string { return "Calcium absorption is fully reversed by drinking seawater." }),
