@@ -2,19 +2,22 @@
 //
 //   java -cp CLASSES:lucene-core.jar:lucene-analyzers-common.jar ScaleLucene
 //        --passages P.jsonl --queries Q.jsonl --index DIR [--k 10] [--warmup 1000]
-//        [--k1 1.2 --b 0.4] [--ram-mb 256]
+//        [--k1 1.2 --b 0.4] [--ram-mb 256] [--threads 1]
 //
 // P.jsonl: the records bench scale indexed ({"id","title","text"}: the text indexed is
 // "title | text", as Kairos's passage) or `kairos passages` output ({"passage_id","text"}).
 // Q.jsonl: one JSON string per line. Lucene side (Debian's liblucene8-java): BM25Similarity(k1, b)
-// with Kairos's k1 and b, EnglishAnalyzer (its stop list, possessives, Porter stemmer), one
-// indexing thread, a RAM buffer of --ram-mb, no merges (NoMergePolicy: every flush is a segment, as
-// the reference run), frequencies and norms but no positions (OR queries read none, as
-// the Xapian anchor) and nothing stored. Each timed query is analysis + a BooleanQuery of SHOULD
-// term clauses + IndexSearcher.search(q, k) (Lucene's block-max WAND once 1,000 hits are counted)
-// + reading the k doc ids, one thread, after --warmup untimed queries (the JIT needs thousands).
-// Prints one JSON object: version, passages, build_s, segments, p50_ms, p99_ms, mean_ms, queries,
-// empty. Progress goes to stderr.
+// with Kairos's k1 and b, EnglishAnalyzer (its stop list, possessives, Porter stemmer), --threads
+// indexing threads (as many as Kairos builds with: each parses its batches of lines and adds
+// them, IndexWriter being thread-safe), a RAM buffer of --ram-mb, no merges while adding
+// (NoMergePolicy: every flush is a segment), frequencies and norms but no positions (OR queries
+// read none, as the Xapian anchor) and nothing stored. The queries are timed twice: on the
+// unmerged index, then after forceMerge(1), timed on its own (merge_s), as an index a user
+// serves would be merged. Each timed query is analysis + a BooleanQuery of SHOULD term clauses +
+// IndexSearcher.search(q, k) (Lucene's block-max WAND once 1,000 hits are counted) + reading the
+// k doc ids, one thread, after --warmup untimed queries (the JIT needs thousands). Prints one
+// JSON object: version, passages, threads, build_s, segments, p50_ms, p99_ms, mean_ms, merge_s,
+// merged_p50_ms, merged_p99_ms, merged_mean_ms, queries, empty. Progress goes to stderr.
 //
 // The source is compiled at run time (javac) into a cache directory keyed by its hash, so no
 // class file is shipped; it reads JSON itself because the JDK has no JSON parser.
@@ -27,6 +30,9 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
@@ -59,6 +65,7 @@ public class ScaleLucene {
         int k = 10, warmup = 1000;
         float k1 = 1.2f, b = 0.4f;
         double ramMB = 256;
+        int threads = 1;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String v = args[i + 1];
             switch (args[i]) {
@@ -70,11 +77,15 @@ public class ScaleLucene {
                 case "--k1": k1 = Float.parseFloat(v); break;
                 case "--b": b = Float.parseFloat(v); break;
                 case "--ram-mb": ramMB = Double.parseDouble(v); break;
+                case "--threads": threads = Integer.parseInt(v); break;
                 default: die("unknown flag " + args[i]);
             }
         }
         if (passages == null || queries == null || index == null || args.length % 2 != 0) {
-            die("usage: ScaleLucene --passages P.jsonl --queries Q.jsonl --index DIR [--k N] [--warmup N] [--k1 F] [--b F] [--ram-mb F]");
+            die("usage: ScaleLucene --passages P.jsonl --queries Q.jsonl --index DIR [--k N] [--warmup N] [--k1 F] [--b F] [--ram-mb F] [--threads N]");
+        }
+        if (threads < 1) {
+            die("--threads " + threads + ": want at least 1");
         }
         BM25Similarity sim = new BM25Similarity(k1, b);
         Analyzer analyzer = new EnglishAnalyzer();
@@ -90,24 +101,7 @@ public class ScaleLucene {
                 .setRAMBufferSizeMB(ramMB)
                 .setMergePolicy(NoMergePolicy.INSTANCE)
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE);
-        int n = 0;
-        try (FSDirectory dir = FSDirectory.open(Paths.get(index));
-             IndexWriter w = new IndexWriter(dir, iwc);
-             BufferedReader r = Files.newBufferedReader(Paths.get(passages), StandardCharsets.UTF_8)) {
-            Document doc = new Document();
-            Field body = new Field(FIELD, "", ft);
-            doc.add(body);
-            for (String line; (line = r.readLine()) != null; ) {
-                n++;
-                String[] rec = Json.passage(line, passages, n);
-                body.setStringValue(rec[0]);
-                w.addDocument(doc); // one thread: this one
-                if (n % 50000 == 0) {
-                    System.err.printf("lucene: indexed %d passages (%.0f/s)%n", n, n / ((System.nanoTime() - start) / 1e9));
-                }
-            }
-            w.commit();
-        }
+        int n = addAll(index, passages, iwc, ft, threads, start);
         double buildS = (System.nanoTime() - start) / 1e9;
 
         List<String> qs = new ArrayList<>();
@@ -121,6 +115,87 @@ public class ScaleLucene {
         if (qs.isEmpty()) {
             die(queries + ": no queries");
         }
+        double[] unmerged = timeQueries(index, sim, analyzer, qs, k, warmup);
+        long mergeStart = System.nanoTime();
+        IndexWriterConfig mc = new IndexWriterConfig(analyzer).setSimilarity(sim)
+                .setOpenMode(IndexWriterConfig.OpenMode.APPEND); // the default TieredMergePolicy
+        try (FSDirectory dir = FSDirectory.open(Paths.get(index)); IndexWriter w = new IndexWriter(dir, mc)) {
+            w.forceMerge(1);
+            w.commit();
+        }
+        double mergeS = (System.nanoTime() - mergeStart) / 1e9;
+        System.err.printf("lucene: merged into one segment in %.1f s%n", mergeS);
+        double[] merged = timeQueries(index, sim, analyzer, qs, k, warmup);
+        System.out.printf("{\"version\":\"%s\",\"passages\":%d,\"threads\":%d,\"build_s\":%.6f,\"segments\":%d,\"p50_ms\":%.6f,\"p99_ms\":%.6f,\"mean_ms\":%.6f,"
+                        + "\"merge_s\":%.6f,\"merged_segments\":%d,\"merged_p50_ms\":%.6f,\"merged_p99_ms\":%.6f,\"merged_mean_ms\":%.6f,\"queries\":%d,\"empty\":%d}%n",
+                Version.LATEST, n, threads, buildS, (int) unmerged[3], unmerged[0], unmerged[1], unmerged[2],
+                mergeS, (int) merged[3], merged[0], merged[1], merged[2], qs.size(), (int) unmerged[4]);
+    }
+
+    // addAll indexes the passages with threads threads: this one reads lines in batches, the
+    // workers parse them and add the documents. It returns how many were added.
+    static int addAll(String index, String passages, IndexWriterConfig iwc, FieldType ft, int threads, long start) throws Exception {
+        final List<String> end = new ArrayList<>(); // the queue's end marker: an empty batch
+        BlockingQueue<List<String>> batches = new ArrayBlockingQueue<>(4 * threads);
+        AtomicInteger added = new AtomicInteger();
+        try (FSDirectory dir = FSDirectory.open(Paths.get(index));
+             IndexWriter w = new IndexWriter(dir, iwc);
+             BufferedReader r = Files.newBufferedReader(Paths.get(passages), StandardCharsets.UTF_8)) {
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                workers[t] = new Thread(() -> {
+                    Document doc = new Document();
+                    Field body = new Field(FIELD, "", ft);
+                    doc.add(body);
+                    try {
+                        for (List<String> b; (b = batches.take()) != end; ) {
+                            int line = Integer.parseInt(b.get(0));
+                            for (int i = 1; i < b.size(); i++) {
+                                body.setStringValue(Json.passage(b.get(i), passages, line + i - 1)[0]);
+                                w.addDocument(doc);
+                                int c = added.incrementAndGet();
+                                if (c % 50000 == 0) {
+                                    System.err.printf("lucene: indexed %d passages (%.0f/s)%n", c, c / ((System.nanoTime() - start) / 1e9));
+                                }
+                            }
+                        }
+                    } catch (Throwable x) { // a bad line dies in Json.fail; anything else here
+                        System.err.println("scale_lucene: " + x);
+                        System.exit(2);
+                    }
+                });
+                workers[t].start();
+            }
+            int line = 0;
+            List<String> b = new ArrayList<>();
+            for (String s; (s = r.readLine()) != null; ) {
+                line++;
+                if (b.isEmpty()) {
+                    b.add(Integer.toString(line)); // the batch's first line number, for errors
+                }
+                b.add(s);
+                if (b.size() > 1000) {
+                    batches.put(b);
+                    b = new ArrayList<>();
+                }
+            }
+            if (!b.isEmpty()) {
+                batches.put(b);
+            }
+            for (int t = 0; t < threads; t++) {
+                batches.put(end);
+            }
+            for (Thread t : workers) {
+                t.join();
+            }
+            w.commit();
+        }
+        return added.get();
+    }
+
+    // timeQueries times each query once, after warmup untimed ones, on the index as it is now,
+    // one thread; it returns p50, p99 and mean in ms, the segments searched and the empty answers.
+    static double[] timeQueries(String index, BM25Similarity sim, Analyzer analyzer, List<String> qs, int k, int warmup) throws IOException {
         try (DirectoryReader reader = DirectoryReader.open(FSDirectory.open(Paths.get(index)))) {
             IndexSearcher searcher = new IndexSearcher(reader); // no executor: one thread
             searcher.setSimilarity(sim);
@@ -140,8 +215,7 @@ public class ScaleLucene {
                 }
             }
             Arrays.sort(ms);
-            System.out.printf("{\"version\":\"%s\",\"passages\":%d,\"build_s\":%.6f,\"segments\":%d,\"p50_ms\":%.6f,\"p99_ms\":%.6f,\"mean_ms\":%.6f,\"queries\":%d,\"empty\":%d}%n",
-                    Version.LATEST, n, buildS, reader.leaves().size(), pct(ms, 0.5), pct(ms, 0.99), sum / ms.length, ms.length, empty);
+            return new double[] {pct(ms, 0.5), pct(ms, 0.99), sum / ms.length, reader.leaves().size(), empty};
         }
     }
 

@@ -24,6 +24,14 @@ type AnchorResult struct {
 	MeanMS     float64 `json:"mean_ms"`
 	Queries    int     `json:"queries"`
 	Empty      int     `json:"empty"`
+	// Lucene: the indexing threads, and the same queries on the index merged into one segment
+	// (forceMerge(1), MergeS on its own), as a served index would be.
+	Threads        int     `json:"threads,omitempty"`
+	MergeS         float64 `json:"merge_s,omitempty"`
+	MergedSegments int     `json:"merged_segments,omitempty"`
+	MergedP50MS    float64 `json:"merged_p50_ms,omitempty"`
+	MergedP99MS    float64 `json:"merged_p99_ms,omitempty"`
+	MergedMeanMS   float64 `json:"merged_mean_ms,omitempty"`
 }
 
 // runAnchor runs an anchor child that builds into index and prints one JSON object, and adds

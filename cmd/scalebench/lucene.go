@@ -109,14 +109,15 @@ func dirHas(dir, name string) bool {
 	return err == nil
 }
 
-// run indexes passages (a JSON lines file) with Lucene under dir and times the queries, with
-// Kairos's BM25 k1 and b.
-func (l *lucene) run(ctx context.Context, dir, passages, queriesFile string, k, warmup int, progress io.Writer) (*AnchorResult, error) {
+// run indexes passages (a JSON lines file) with Lucene under dir on threads indexing threads
+// (as many as Kairos builds with) and times the queries on the unmerged and on the merged
+// index, with Kairos's BM25 k1 and b.
+func (l *lucene) run(ctx context.Context, dir, passages, queriesFile string, k, warmup, threads int, progress io.Writer) (*AnchorResult, error) {
 	index := filepath.Join(dir, "lucene.index")
 	defer os.RemoveAll(index)
 	return runAnchor(ctx, "lucene", index, progress, l.java, "-cp", l.classpath, "ScaleLucene",
 		"--passages", passages, "--queries", queriesFile, "--index", index,
 		"--k", strconv.Itoa(k), "--warmup", strconv.Itoa(max(warmup, luceneMinWarmup)),
 		"--k1", strconv.FormatFloat(search.BM25K1, 'g', -1, 64), "--b", strconv.FormatFloat(search.BM25B, 'g', -1, 64),
-		"--ram-mb", strconv.Itoa(luceneRAMBufferMB))
+		"--ram-mb", strconv.Itoa(luceneRAMBufferMB), "--threads", strconv.Itoa(threads))
 }

@@ -43,16 +43,19 @@ func TestLuceneAnchor(t *testing.T) {
 	// word in no passage.
 	write(queries, `"zebra"`+"\n"+`"été"`+"\n"+`"galloping horse"`+"\n\n"+`"xylophone"`+"\n"+`"unicorn"`+"\n")
 	var stderr bytes.Buffer
-	r, err := l.run(context.Background(), dir, passages, queries, 10, 0, &stderr)
+	r, err := l.run(context.Background(), dir, passages, queries, 10, 0, 2, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if r.Passages != 4 || r.Queries != 5 || r.Empty != 1 || r.Segments != 1 || r.PeakRSS <= 0 || r.IndexBytes <= 0 {
-		t.Errorf("result %+v: want 4 passages, 5 queries of which 1 empty, 1 segment, RSS and size measured", r)
+	if r.Passages != 4 || r.Queries != 5 || r.Empty != 1 || r.Segments < 1 || r.PeakRSS <= 0 || r.IndexBytes <= 0 || r.Threads != 2 {
+		t.Errorf("result %+v: want 4 passages on 2 threads, 5 queries of which 1 empty, RSS and size measured", r)
+	}
+	if r.MergedSegments != 1 || r.MergedP50MS <= 0 || r.MergeS <= 0 {
+		t.Errorf("result %+v: want the queries timed again on one merged segment", r)
 	}
 	write(passages, `{"id":"a","text":"fine"}`+"\n"+`{"id":"b","text":"unterminated}`+"\n")
 	stderr.Reset()
-	if _, err := l.run(context.Background(), dir, passages, queries, 10, 0, &stderr); err == nil ||
+	if _, err := l.run(context.Background(), dir, passages, queries, 10, 0, 2, &stderr); err == nil ||
 		!strings.Contains(stderr.String(), passages+": line 2") {
 		t.Errorf("malformed line 2: err %v, stderr %q; want a failure naming %s: line 2", err, stderr.String(), passages)
 	}

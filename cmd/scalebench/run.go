@@ -186,7 +186,7 @@ func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int,
 	}
 	if anchors.lucene != nil {
 		fmt.Fprintf(stderr, "bench scale: lucene on %s (load %.2f)\n", passages, load1())
-		if row.Lucene, err = anchors.lucene.run(ctx, dir, passages, queriesFile, cfg.K, cfg.Warmup, stderr); err != nil {
+		if row.Lucene, err = anchors.lucene.run(ctx, dir, passages, queriesFile, cfg.K, cfg.Warmup, row.GOMAXPROCS, stderr); err != nil {
 			return row, err
 		}
 	}
