@@ -67,11 +67,14 @@ func TestBenchScaleEndToEnd(t *testing.T) {
 	} else if r.Xapian != nil || !strings.Contains(r.XapianNotRun, "xapian") {
 		t.Errorf("xapian unavailable (%s), but the row says %+v / %q", note, r.Xapian, r.XapianNotRun)
 	}
-	// Lucene likewise (liblucene8-java and a JDK): the same passages, every query answered, one
-	// segment (2,000 passages fit the RAM buffer), and its child's own RSS (a JVM: over 30 MB).
+	// Lucene likewise (liblucene8-java and a JDK): the same passages, every query answered, a
+	// segment per indexing thread at most (2,000 passages fit the RAM buffer), as many threads as
+	// the bench's cores, the queries timed again on one merged segment, and its child's own RSS
+	// (a JVM: over 30 MB).
 	if _, err := prepareLucene(context.Background(), "java", "/usr/share/java", t.TempDir()); err == nil {
 		if x := r.Lucene; x == nil || x.Passages != 2000 || x.Queries != 200 || x.P50MS <= 0 || x.P99MS < x.P50MS ||
-			x.BuildS <= 0 || x.Segments != 1 || x.PeakRSS < 30e6 || x.IndexBytes <= 0 || x.Empty >= 20 || !strings.HasPrefix(x.Version, "8.") {
+			x.BuildS <= 0 || x.Threads != r.GOMAXPROCS || x.Segments < 1 || x.Segments > x.Threads || x.MergedSegments != 1 ||
+			x.MergedP50MS <= 0 || x.PeakRSS < 30e6 || x.IndexBytes <= 0 || x.Empty >= 20 || !strings.HasPrefix(x.Version, "8.") {
 			t.Errorf("lucene anchor: %+v (not run: %q)", r.Lucene, r.LuceneNotRun)
 		}
 	} else if r.Lucene != nil || !strings.Contains(r.LuceneNotRun, "liblucene8-java") {
