@@ -51,7 +51,7 @@ func TestLexicalFirstBuild(t *testing.T) {
 			ctx := context.Background()
 			opts := func(dir string, enc PassageEncoder, first bool) Options {
 				return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW,
-					Build: BuildOptions{Lexical: lexical, BatchSize: 200}, LexicalFirst: first}
+					Build: BuildOptions{Lexical: lexical, BatchSize: 200}, EmbedInline: !first}
 			}
 			refDir := filepath.Join(t.TempDir(), "ref")
 			ref, err := Build(ctx, opts(refDir, &countingEncoder{dim: 32}, false))
@@ -196,11 +196,11 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 	input := scifactHead(t, 300)
 	ctx := context.Background()
 	opts := func(dir string, enc PassageEncoder) Options {
-		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: true,
+		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW,
 			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1 << 30, CheckpointAfter: time.Nanosecond}
 	}
 	refDir := filepath.Join(t.TempDir(), "ref")
-	ref, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW})
+	ref, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW})
 	if err != nil {
 		t.Fatal(err)
 	}

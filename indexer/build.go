@@ -51,11 +51,10 @@ func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
 	return drive(ctx, opts, runSpec{mode: modeAppend})
 }
 
-// lexicalFirst reports whether a build commits its BM25 index before its vectors
-// (Options.LexicalFirst, with an encoder). Only a local directory's build asks (dirStore):
-// a store whose checkpoints copy every point has nothing to gain from it.
+// lexicalFirst reports whether a build commits its BM25 index before its vectors (with an
+// encoder, unless Options.EmbedInline). Only a local directory's build asks (dirStore).
 func (o *Options) lexicalFirst() bool {
-	return o.LexicalFirst && o.Encoder != nil
+	return !o.EmbedInline && o.Encoder != nil
 }
 
 // position is how far a build has read: documents consumed from input Input.

@@ -65,7 +65,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 	queries := []string{"cerebral white matter diffusion", "vitamin d deficiency", "stem cells regeneration", "the of and"}
 	build := func(t *testing.T, dir string, every int, small bool, fault func(string) error) (*Summary, error) {
 		o := Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 50, Lexical: LexicalPostings},
-			CheckpointEvery: every}
+			CheckpointEvery: every, CheckpointAfter: -1}
 		if small {
 			o.RAMBudget = postings.MinRAMBudget // a part every few dozen passages
 		}
@@ -73,7 +73,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 		return Build(context.Background(), o)
 	}
 	clean := filepath.Join(t.TempDir(), "clean")
-	if _, err := build(t, clean, 0, false, nil); err != nil {
+	if _, err := build(t, clean, -1, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := openForTest(t, clean)
@@ -139,7 +139,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 			t.Fatalf("interrupted build: %v", err)
 		}
 		o := Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 50, Lexical: LexicalPostings},
-			CheckpointEvery: 200, RAMBudget: postings.MinRAMBudget}
+			CheckpointEvery: 200, CheckpointAfter: -1, RAMBudget: postings.MinRAMBudget}
 		if _, err := Resume(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}

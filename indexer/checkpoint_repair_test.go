@@ -78,7 +78,7 @@ func (w *loggingWriter) AdoptBase() error {
 // checkpointEveryBatch are the options of a dense build of input that checkpoints after every
 // batch of 100 passages, its graph writers' calls recorded in log.
 func checkpointEveryBatch(dir, input string, enc PassageEncoder, lexicalFirst bool, log *commitLog) Options {
-	return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: lexicalFirst,
+	return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, EmbedInline: !lexicalFirst,
 		Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
 		Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
 }
@@ -88,7 +88,7 @@ func checkpointEveryBatch(dir, input string, enc PassageEncoder, lexicalFirst bo
 func referenceBuild(t *testing.T, input string) *Generation {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ref")
-	if _, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
 		t.Fatal(err)
 	}
 	return openLive(t, dir)

@@ -21,7 +21,7 @@ func TestBinaryVectors(t *testing.T) {
 	enc := &countingEncoder{dim: 64}
 	bin := fastHNSW
 	bin.Codes = hnsw.CodesBinary
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: bin}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, EmbedInline: true, Encoder: enc, HNSW: bin}); err != nil {
 		t.Fatal(err)
 	}
 	gen, _ := Current(dir)
@@ -99,7 +99,7 @@ func TestBinaryVectorsRefusedOnQdrant(t *testing.T) {
 		run  func(context.Context, Options) (*Summary, error)
 	}{{"build", Build}, {"resume", Resume}} {
 		_, err := op.run(context.Background(), Options{Dir: "qdrant://127.0.0.1:1/kairos-test", Inputs: []InputSpec{{Path: older}},
-			Encoder: &countingEncoder{dim: 16}, HNSW: bin})
+			EmbedInline: true, Encoder: &countingEncoder{dim: 16}, HNSW: bin})
 		if err == nil || !strings.Contains(err.Error(), "--vectors binary") {
 			t.Errorf("%s on Qdrant with binary codes: %v", op.name, err)
 		}

@@ -62,7 +62,7 @@ var confEncoder = &countingEncoder{dim: 32}
 func (b confBackend) options(loc string, inputs ...InputSpec) Options {
 	o := Options{Dir: loc, Inputs: inputs, Build: BuildOptions{BatchSize: 20, Lexical: b.lexical}}
 	if slices.Contains(b.modes, modeDense) {
-		o.Encoder, o.HNSW = confEncoder, fastHNSW
+		o.Encoder, o.HNSW, o.EmbedInline = confEncoder, fastHNSW, true
 	}
 	return o
 }
@@ -668,7 +668,7 @@ func confResume(t *testing.T, b confBackend, fx *confFixture) {
 	in := fx.write(t, "resume.jsonl", fx.base())
 	opts := func(loc string, hook func(string) error) Options {
 		o := b.options(loc, in)
-		o.Build.BatchSize, o.CheckpointEvery, o.faultAt = 10, 20, hook
+		o.Build.BatchSize, o.CheckpointEvery, o.CheckpointAfter, o.faultAt = 10, 20, -1, hook
 		return o
 	}
 	loc := b.loc(t, "resume")

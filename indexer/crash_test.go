@@ -24,7 +24,7 @@ const crashEnv = "KAIROS_CRASH_CHILD"
 func crashOptions(dir, input string) Options {
 	return Options{
 		Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 100},
-		CheckpointEvery: 400, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW,
+		CheckpointEvery: 400, CheckpointAfter: -1, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW, EmbedInline: true,
 	}
 }
 

@@ -105,7 +105,7 @@ func damageFixture(t testing.TB, lexical string) string {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "idx")
 	opts := Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 150)}}, Build: BuildOptions{BatchSize: 50, Lexical: lexical},
-		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW}
+		EmbedInline: true, Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW}
 	if _, err := Build(ctx, opts); err != nil {
 		t.Fatal(err)
 	}

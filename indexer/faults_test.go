@@ -48,7 +48,7 @@ type faultData struct {
 // that each operation passes many commit points.
 func (fx faultData) options(dir, input string, hook func(string) error) Options {
 	o := Options{Dir: dir, Build: BuildOptions{BatchSize: 30, Lexical: fx.Lexical}, CheckpointEvery: 50,
-		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW, faultAt: hook}
+		CheckpointAfter: -1, Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW, EmbedInline: true, faultAt: hook}
 	if input != "" {
 		o.Inputs = []InputSpec{{Path: input}}
 	}

@@ -26,7 +26,7 @@ func TestGraphNodesAreKeys(t *testing.T) {
 		}
 	}
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := Build(ctx, Options{Dir: ref, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: ref, Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
 		t.Fatal(err)
 	}
 	check("inline build", ref)
@@ -51,7 +51,7 @@ func TestGraphNodesAreKeys(t *testing.T) {
 	check("resumed build", resumed)
 
 	upd := filepath.Join(t.TempDir(), "upd")
-	if _, err := Build(ctx, Options{Dir: upd, Inputs: []InputSpec{{Path: scifactHead(t, 200)}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: upd, Inputs: []InputSpec{{Path: scifactHead(t, 200)}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: upd, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}, CompactRatio: -1}); err != nil {

@@ -189,7 +189,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	ctx := context.Background()
 	dir, fresh := t.TempDir(), t.TempDir()
 	enc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	oldGen, _ := Current(dir)
@@ -206,7 +206,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	embedded := enc.texts.Load() - built
 
 	freshEnc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: fresh, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: freshEnc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: fresh, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, EmbedInline: true, Encoder: freshEnc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	want := livePassages(t, fresh)
@@ -411,7 +411,7 @@ func TestCompact(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	enc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {

@@ -165,7 +165,7 @@ func TestPostingsDeletesScoreAsCleanBuild(t *testing.T) {
 	}
 	// A build that dies after its second checkpoint, then resumes: several segments.
 	o := opts(dir, original)
-	o.CheckpointEvery = 1500
+	o.CheckpointEvery, o.CheckpointAfter = 1500, -1
 	checkpoints := 0
 	errKilled := errors.New("killed")
 	o.faultAt = func(point string) error {

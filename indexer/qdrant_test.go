@@ -61,7 +61,7 @@ func TestQdrantCommitAndResume(t *testing.T) {
 		}
 		return nil
 	})
-	noCheckpoints.CheckpointEvery = 0
+	noCheckpoints.CheckpointEvery = -1
 	_, err = Build(ctx, noCheckpoints)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("build with a failure at finished: %v", err)

@@ -9,8 +9,9 @@ import (
 )
 
 // TestRAMBudgetReachesPostingsEngine: Options.RAMBudget (--ram-budget) is handed to the
-// postings engine of a build and of an update that adopts its base's engine, and a budget
-// below postings.MinRAMBudget or negative is refused.
+// postings engine of a build and of an update that adopts its base's engine (0: as
+// postings.DefaultRAMBudget, SetDefaults), and a budget below postings.MinRAMBudget or
+// negative is refused.
 func TestRAMBudgetReachesPostingsEngine(t *testing.T) {
 	for _, tt := range []struct {
 		budget int64
@@ -24,14 +25,19 @@ func TestRAMBudgetReachesPostingsEngine(t *testing.T) {
 		if !tt.ok {
 			continue
 		}
-		if e, ok := o.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != tt.budget {
+		want := tt.budget
+		if want == 0 {
+			want = postings.DefaultRAMBudget
+		}
+		if e, ok := o.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != want {
 			t.Fatalf("budget %d: lexical engine %#v", tt.budget, o.Engines.Lexical)
 		}
 		u := Options{Dir: o.Dir, RAMBudget: tt.budget, Engines: Engines{Lexical: blevebm25.Engine{}}}
+		u.SetDefaults()
 		if err := u.adoptLexical(&Manifest{Options: BuildOptions{Lexical: LexicalPostings}}); err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := u.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != tt.budget {
+		if e, ok := u.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != want {
 			t.Fatalf("budget %d: update's lexical engine %#v", tt.budget, u.Engines.Lexical)
 		}
 	}

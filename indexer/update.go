@@ -9,7 +9,7 @@ import (
 // UpdateOptions configure Update.
 type UpdateOptions struct {
 	// Options are the build options; Build (MaxWords) must match the index's, and Encoder
-	// its model when the index has vectors. CheckpointEvery is ignored.
+	// its model when the index has vectors. An update commits no checkpoints.
 	Options
 	// DeleteMissing removes the documents of the index that are absent from the inputs.
 	DeleteMissing bool
@@ -33,9 +33,10 @@ func Update(ctx context.Context, opts UpdateOptions) (*Summary, error) {
 	if len(opts.Inputs) == 0 {
 		return nil, errors.New("update options: no input")
 	}
+	opts.SetDefaults()
 	return derive(ctx, &opts.Options, runSpec{
 		mode: modeUpdate, deleteMissing: opts.DeleteMissing,
-		compact: opts.CompactRatio >= 0, compactRatio: ratio(opts.CompactRatio),
+		compact: opts.CompactRatio >= 0, compactRatio: opts.CompactRatio,
 	})
 }
 
@@ -48,29 +49,25 @@ func Delete(ctx context.Context, opts UpdateOptions, ids []string) (*Summary, er
 	if len(opts.Inputs) > 0 || len(ids) == 0 {
 		return nil, errors.New("delete: give document ids and no input")
 	}
+	opts.SetDefaults()
 	return derive(ctx, &opts.Options, runSpec{
 		mode: modeUpdate, deleteIDs: ids,
-		compact: opts.CompactRatio >= 0, compactRatio: ratio(opts.CompactRatio),
+		compact: opts.CompactRatio >= 0, compactRatio: opts.CompactRatio,
 	})
 }
 
 // SetDefaults fills the zero fields an update defaults: CompactRatio (DefaultCompactRatio) and
-// the build options'. Flags calls it on a copy.
+// the build options' (Options.SetDefaults). Flags calls it on a copy.
 func (o *UpdateOptions) SetDefaults() {
-	o.Build.SetDefaults()
-	o.CompactRatio = ratio(o.CompactRatio)
-}
-
-func ratio(r float64) float64 {
-	if r == 0 {
-		return DefaultCompactRatio
+	o.Options.SetDefaults()
+	if o.CompactRatio == 0 {
+		o.CompactRatio = DefaultCompactRatio
 	}
-	return r
 }
 
 // derive runs spec on top of the live generation.
 func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
-	opts.CheckpointEvery = 0
+	opts.CheckpointEvery = -1 // an update commits no checkpoints
 	st, err := storeOf(opts.Dir, opts)
 	if err != nil {
 		return nil, err

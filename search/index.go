@@ -80,41 +80,57 @@ type Index struct {
 	idsErr  error
 }
 
+// SetDefaults fills the zero fields with the defaults a search applies: DocEvidence
+// (DefaultDocEvidence), Window (DefaultWindow), K1 and B (BM25K1, BM25B), Fusion (FusionRRF),
+// RRFK (DefaultRRFK) and Alpha (DefaultAlpha). EfSearch 0 stays the index's. Flags and
+// TuningFlags call it on a copy to show them.
+func (o *Options) SetDefaults() {
+	if o.DocEvidence == 0 {
+		o.DocEvidence = DefaultDocEvidence
+	}
+	if o.Window == 0 {
+		o.Window = DefaultWindow
+	}
+	if o.K1 == 0 {
+		o.K1 = BM25K1
+	}
+	if o.B == 0 {
+		o.B = BM25B
+	}
+	if o.Fusion == "" {
+		o.Fusion = FusionRRF
+	}
+	if o.RRFK == 0 {
+		o.RRFK = DefaultRRFK
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+}
+
+// validate checks options whose defaults are set.
+func (o *Options) validate() error {
+	if o.Window < 0 {
+		return fmt.Errorf("search options: negative window %d", o.Window)
+	}
+	if err := (hnsw.LoadOptions{BinaryRescore: o.BinaryRescore}).Validate(); err != nil {
+		return fmt.Errorf("search options: %w", err)
+	}
+	if o.K1 < 0 || o.B < 0 || o.B > 1 {
+		return fmt.Errorf("search options: BM25 k1 %v must be >= 0 and b %v in [0,1]", o.K1, o.B)
+	}
+	if err := CheckFusion(o.Fusion, o.Alpha, o.RRFK); err != nil {
+		return fmt.Errorf("search options: %w", err)
+	}
+	return nil
+}
+
 // Open opens the live generation of the index at dir. ctx bounds the opening: an index on a
 // cluster (Qdrant) dials it and reads its collections' metadata there.
 func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
-	if opts.DocEvidence == 0 {
-		opts.DocEvidence = DefaultDocEvidence
-	}
-	if opts.Window == 0 {
-		opts.Window = DefaultWindow
-	}
-	if opts.Window < 0 {
-		return nil, fmt.Errorf("search options: negative window %d", opts.Window)
-	}
-	if err := (hnsw.LoadOptions{BinaryRescore: opts.BinaryRescore}).Validate(); err != nil {
-		return nil, fmt.Errorf("search options: %w", err)
-	}
-	if opts.K1 == 0 {
-		opts.K1 = BM25K1
-	}
-	if opts.B == 0 {
-		opts.B = BM25B
-	}
-	if opts.K1 < 0 || opts.B < 0 || opts.B > 1 {
-		return nil, fmt.Errorf("search options: BM25 k1 %v must be >= 0 and b %v in [0,1]", opts.K1, opts.B)
-	}
-	if err := CheckFusion(opts.Fusion, opts.Alpha, opts.RRFK); err != nil {
-		return nil, fmt.Errorf("search options: %w", err)
-	}
-	if opts.Fusion == "" {
-		opts.Fusion = FusionRRF
-	}
-	if opts.RRFK == 0 {
-		opts.RRFK = DefaultRRFK
-	}
-	if opts.Alpha == 0 {
-		opts.Alpha = DefaultAlpha
+	opts.SetDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	level := indexer.CheckCheap
 	if opts.VerifyFiles {

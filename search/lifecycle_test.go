@@ -21,7 +21,7 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 	dir := t.TempDir()
 	src := shared(t, faq)
 	in := []indexer.InputSpec{{Path: src, Options: corpus.Options{Source: "faq"}}}
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: in, Encoder: bow}); err != nil {
+	if _, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: in, EmbedInline: true, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(src)

@@ -21,12 +21,21 @@ type StoreOptions struct {
 	BM25 backend.BM25Params
 }
 
-// Flags registers --qdrant-shards (default DefaultShards) and --qdrant-replication
-// (default 0: the engine's choice).
-func (o *StoreOptions) Flags(fs *flag.FlagSet) {
+// SetDefaults fills the zero fields with the defaults a collection gets: Shards
+// (DefaultShards). Replication 0 stays the engine's choice, and BM25 zero is resolved with the
+// location (Build). Flags calls it on a copy to show them.
+func (o *StoreOptions) SetDefaults() {
 	if o.Shards == 0 {
 		o.Shards = DefaultShards
 	}
+}
+
+// Flags registers --qdrant-shards and --qdrant-replication, with the defaults SetDefaults
+// applies.
+func (o *StoreOptions) Flags(fs *flag.FlagSet) {
+	d := *o
+	d.SetDefaults()
+	o.Shards = d.Shards
 	fs.Var(countFlag{&o.Shards}, "qdrant-shards", "shards of each collection of a qdrant:// index (the location's ?shards= wins)")
 	fs.Var(countFlag{&o.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: the cluster's peers, at most 2 (the location's ?replication= wins)")
 }
