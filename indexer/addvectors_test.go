@@ -93,7 +93,7 @@ func TestLexicalFirstBuild(t *testing.T) {
 				t.Errorf("summary: lexical generation %d (want %d), generation %d, dense %+v", r.sum.LexicalGeneration, lexGen, r.sum.Generation, r.sum.Dense)
 			}
 			sameVectors(t, refGen, dir)
-			if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+			if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 				t.Errorf("verify: %v %+v", err, rep)
 			}
 
@@ -112,7 +112,7 @@ func TestLexicalFirstBuild(t *testing.T) {
 				t.Fatalf("after the interruption the live generation is %+v", kept)
 			}
 			enc := &countingEncoder{dim: 32}
-			sum, err := Resume(ctx, opts(dir2, enc, true))
+			sum, err := resumeBuild(ctx, opts(dir2, enc, true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,15 +125,6 @@ func TestLexicalFirstBuild(t *testing.T) {
 			refGen.Close()
 		})
 	}
-}
-
-func openLive(t *testing.T, dir string) *Generation {
-	t.Helper()
-	g, err := OpenWith(context.Background(), dir, OpenOptions{BM25: backend.BM25Params{K1: BM25K1, B: BM25B}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 // lexHits are the BM25 answers of a few queries: keys and scores.
@@ -221,7 +212,7 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 		t.Errorf("live generation %d, checkpoint %+v: want the BM25 generation live and 3 batches of 100 embedded", live, cp.Embedding)
 	}
 	enc := &countingEncoder{dim: 32}
-	sum, err := Resume(ctx, opts(dir, enc))
+	sum, err := resumeBuild(ctx, opts(dir, enc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +223,7 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 		t.Errorf("checkpoint left after the build: %+v", cp)
 	}
 	sameVectors(t, refGen, dir)
-	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+	if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 		t.Errorf("verify: %v %+v", err, rep)
 	}
 }

@@ -134,13 +134,13 @@ func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
 		what := map[bool]string{false: "inline build", true: "LexicalFirst build"}[first]
 		checkCheckpointCalls(t, what, log.take(), false)
 		sameVectors(t, refGen, dir)
-		if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+		if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 			t.Errorf("%s: verify: %v %+v", what, err, rep)
 		}
 
 		u := UpdateOptions{Options: opts(dir, &countingEncoder{dim: 32}, false), CompactRatio: -1}
 		u.Inputs = []InputSpec{{Path: scifactHead(t, 320)}}
-		if _, err := Update(ctx, u); err != nil {
+		if _, err := updateIndex(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 		if calls := log.take(); !slices.Contains(calls, "commit") || slices.Contains(calls, "adopt") || slices.Contains(calls, "checkpoint") {
@@ -156,12 +156,12 @@ func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
 		t.Fatalf("interrupted build: %v", err)
 	}
 	log.take()
-	if _, err := Resume(ctx, opts(dir, &countingEncoder{dim: 32}, true)); err != nil {
+	if _, err := resumeBuild(ctx, opts(dir, &countingEncoder{dim: 32}, true)); err != nil {
 		t.Fatal(err)
 	}
 	checkCheckpointCalls(t, "resumed build", log.take(), true)
 	sameVectors(t, refGen, dir)
-	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+	if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 		t.Errorf("resumed build: verify: %v %+v", err, rep)
 	}
 }
@@ -208,13 +208,13 @@ func TestResumeWithNothingLeft(t *testing.T) {
 			enc := &countingEncoder{dim: 32}
 			o := opts(nil)
 			o.Encoder = enc
-			if _, err := Resume(ctx, o); err != nil {
+			if _, err := resumeBuild(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Join(log.take(), " "); got != "begin adopt commit" || enc.texts.Load() != 0 {
 				t.Errorf("resume: %s, %d passages embedded; want the checkpoint's graph adopted and committed, nothing embedded", got, enc.texts.Load())
 			}
-			if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+			if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 				t.Errorf("verify: %v %+v", err, rep)
 			}
 		})

@@ -57,7 +57,7 @@ func scifactHead(t testing.TB, n int) string {
 func TestCrashResume(t *testing.T) {
 	if spec := os.Getenv(crashEnv); spec != "" {
 		dir, input, _ := strings.Cut(spec, "|")
-		if _, err := Resume(context.Background(), crashOptions(dir, input)); err != nil {
+		if _, err := resumeBuild(context.Background(), crashOptions(dir, input)); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(3)
 		}
@@ -111,7 +111,7 @@ func TestCrashResume(t *testing.T) {
 			if !completed {
 				kills++
 			}
-			rep, err := Verify(ctx, dir)
+			rep, err := verifyIndex(ctx, dir)
 			if err != nil || !rep.OK() {
 				t.Fatalf("iteration %d round %d (kill after %v): verify: %v %v", it, r, delay, err, rep.Problems)
 			}
@@ -127,16 +127,16 @@ func TestCrashResume(t *testing.T) {
 					t.Fatalf("iteration %d: previous generation changed: %v", it, err)
 				}
 			}
-			if cp, err := CheckpointGeneration(dir); err != nil {
+			if cp, err := checkpointDir(dir); err != nil {
 				t.Fatal(err)
 			} else if cp != "" {
 				resumedFromCheckpoint++
-				if rep, err := VerifyGeneration(ctx, cp); err != nil || !rep.OK() {
+				if rep, err := verifyGenDir(ctx, cp); err != nil || !rep.OK() {
 					t.Fatalf("iteration %d: checkpoint %s: %v %v", it, cp, err, rep.Problems)
 				}
 			}
 		}
-		sum, err := Resume(ctx, crashOptions(dir, input))
+		sum, err := resumeBuild(ctx, crashOptions(dir, input))
 		if err != nil {
 			t.Fatalf("iteration %d: resume: %v", it, err)
 		}
@@ -146,10 +146,10 @@ func TestCrashResume(t *testing.T) {
 		if sum.Counts.Documents != wantMan.Counts.Documents || sum.Counts.Passages != wantMan.Counts.Passages {
 			t.Fatalf("iteration %d: counts %+v, clean build %+v", it, sum.Counts, wantMan.Counts)
 		}
-		if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+		if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 			t.Fatalf("iteration %d: final verify: %v %v", it, err, rep.Problems)
 		}
-		if cp, _ := CheckpointGeneration(dir); cp != "" {
+		if cp, _ := checkpointDir(dir); cp != "" {
 			t.Fatalf("iteration %d: checkpoint %s left after the build completed", it, cp)
 		}
 	}
@@ -165,11 +165,11 @@ func TestCrashResume(t *testing.T) {
 	}
 	o := crashOptions(dir, input)
 	o.Build.MaxWords = 100
-	if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
+	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
 		t.Errorf("resume with other options: %v", err)
 	}
 	o = crashOptions(dir, faq)
-	if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
+	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
 		t.Errorf("resume with another input: %v", err)
 	}
 }
@@ -202,7 +202,7 @@ func runAndKill(t testing.TB, dir, input string, delay time.Duration) (completed
 // finished first (possible only if it wrote no checkpoint this side of its commit).
 func runAndKillAtCheckpoint(t testing.TB, dir, input string) (completed bool) {
 	t.Helper()
-	before, err := CheckpointGeneration(dir)
+	before, err := checkpointDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func runAndKillAtCheckpoint(t testing.TB, dir, input string) (completed bool) {
 				return false
 			case <-tick.C:
 				// A read racing the child's commit may fail; the next tick reads again.
-				if cp, err := CheckpointGeneration(dir); err == nil && cp != "" && cp != before {
+				if cp, err := checkpointDir(dir); err == nil && cp != "" && cp != before {
 					return true
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
+	"github.com/kairos-rag/kairos/indexer/store"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/memlimit"
 )
@@ -30,7 +32,33 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.Var(zeroOffDuration{&o.CheckpointAfter}, "checkpoint-after", "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
 	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment (in the background while the next fills: up to about twice this in all), merged with the others as it goes and at the end; the index and its scores do not depend on it")
 	HNSWFlags(fs, &o.HNSW)
-	o.Qdrant.Flags(fs)
+	o.Qdrant.Shards = d.Qdrant.Shards
+	fs.Var(countFlag{&o.Qdrant.Shards}, "qdrant-shards", "shards of each collection of a qdrant:// index (the location's ?shards= wins)")
+	fs.Var(countFlag{&o.Qdrant.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: the cluster's peers, at most 2 (the location's ?replication= wins)")
+}
+
+// QdrantOptions configure the collections of a new index on a Qdrant cluster
+// (store.CollectionOptions): shards (Options.SetDefaults: qdrant.DefaultShards), replication
+// (0: the engine's choice) and the BM25 parameters baked into their weights.
+type QdrantOptions = store.CollectionOptions
+
+// countFlag is a uint32 flag that takes 1..qdrant.MaxCount.
+type countFlag struct{ p *uint32 }
+
+func (f countFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(uint64(*f.p), 10)
+}
+
+func (f countFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || n == 0 || n > qdrant.MaxCount {
+		return fmt.Errorf("want an integer in 1..%d", qdrant.MaxCount)
+	}
+	*f.p = uint32(n)
+	return nil
 }
 
 // HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a

@@ -167,12 +167,12 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 		w.log = &doctable.Log{Dir: dir, Limit: doctable.DefaultLogLimit}
 	}
 	if base == nil {
-		if w.lex, err = opts.Engines.Lexical.Begin(ctx, g, nil, opts.Build.Analyzer); err != nil {
+		if w.lex, err = opts.eng.Lexical.Begin(ctx, g, nil, opts.Build.Analyzer); err != nil {
 			return nil, err
 		}
 		if opts.Encoder != nil {
 			w.model = opts.Encoder.Identity()
-			if w.vec, err = opts.Engines.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
+			if w.vec, err = opts.eng.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
 				w.lex.Abort()
 				return nil, err
 			}
@@ -184,19 +184,14 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 	var pb *backend.PassageBase
 	if base != nil {
 		bm := base.Manifest
-		pb = &backend.PassageBase{Gen: backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: base.Dir}, Layout: passageLayout(bm), Store: base.Passages}
+		pb = &backend.PassageBase{Gen: backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: base.Dir}, Layout: bm.PassageLayout(), Store: base.Passages}
 		w.next = pb.Layout.NextKey()
 	}
-	if w.pw, err = opts.Engines.Passages.Begin(ctx, g, pb); err != nil {
+	if w.pw, err = opts.eng.Passages.Begin(ctx, g, pb); err != nil {
 		w.abortEngines()
 		return nil, err
 	}
 	return w, nil
-}
-
-// passageLayout is the passage part of the generation man describes.
-func passageLayout(man *Manifest) backend.PassageLayout {
-	return backend.PassageLayout{Segments: man.StoreSegments(), Tombstones: man.Tombstones, Live: man.Counts.Passages}
 }
 
 // abortEngines releases the engines' writers begun so far when the writer cannot start: a
@@ -236,7 +231,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 			return err
 		}
 	}
-	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
+	if w.lex, err = w.opts.eng.Lexical.Begin(ctx, g, &backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
 		return err
 	}
 	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.mode == modeAppend {
@@ -277,7 +272,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 		if b.Vectors == nil {
 			return fmt.Errorf("%s: the base generation's vectors are not open", b.Dir)
 		}
-		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, bm.Dense.Model.Dim, b.Vectors); err != nil {
+		if w.vec, err = w.opts.eng.Vectors.Begin(ctx, g, bm.Dense.Model.Dim, b.Vectors); err != nil {
 			return err
 		}
 		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.mode != modeUpdate {
@@ -294,7 +289,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 			return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
 		}
 		w.model = w.opts.Encoder.Identity()
-		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
+		if w.vec, err = w.opts.eng.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
 			return err
 		}
 	}

@@ -84,7 +84,7 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 // openDocs returns the live generation's document ids.
 func openDocs(t *testing.T, dir string) map[string]*doctable.Entry {
 	t.Helper()
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,13 +113,13 @@ func scifactRevisions(t testing.TB) (older, newer string, added, changed, delete
 // livePassages returns the live passages of the index at dir: id -> text.
 func livePassages(t testing.TB, dir string) map[string]string {
 	t.Helper()
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
 	out := map[string]string{}
-	err = g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	err = g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		if _, dup := out[p.ID]; dup {
 			return fmt.Errorf("passage id %s live twice", p.ID)
 		}
@@ -152,11 +152,11 @@ func bm25Top(t testing.TB, g *Generation, q string) []string {
 	for _, h := range res.Hits {
 		var key uint32
 		fmt.Sscan(h.ID, &key)
-		p, err := g.store.Get(t.Context(), key)
+		p, err := g.Passages.Get(t.Context(), key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.store.Tombstones().Has(key) {
+		if isDead(t, g, key) {
 			t.Errorf("query %q: hit %s (key %d) is tombstoned", q, p.ID, key)
 		}
 		hits = append(hits, hit{p.ID, math.Round(h.Score*1e9) / 1e9})
@@ -178,7 +178,7 @@ func bm25Top(t testing.TB, g *Generation, q string) []string {
 
 func verifyOK(t testing.TB, gen string) {
 	t.Helper()
-	rep, err := VerifyGeneration(context.Background(), gen)
+	rep, err := verifyGenDir(context.Background(), gen)
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify %s: %v %v", gen, err, rep.Problems)
 	}
@@ -196,7 +196,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	oldPassages := livePassages(t, dir)
 	built := enc.texts.Load()
 
-	sum, err := Update(ctx, UpdateOptions{
+	sum, err := updateIndex(ctx, UpdateOptions{
 		Options:       Options{Dir: dir, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW},
 		DeleteMissing: true, CompactRatio: -1,
 	})
@@ -240,12 +240,12 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 
 	// BM25 results are those of the fresh build, scores included: bleve's statistics
 	// exclude deleted documents.
-	gu, err := Open(dir)
+	gu, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gu.Close()
-	gf, err := Open(fresh)
+	gf, err := openDir(fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res {
-		if gu.store.Tombstones().Has(uint32(r.Key)) {
+		if isDead(t, gu, uint32(r.Key)) {
 			t.Errorf("dense hit %d is tombstoned", r.Key)
 		}
 	}
@@ -277,7 +277,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 
 	// A second update with the same input changes nothing and embeds nothing.
 	before := enc.texts.Load()
-	sum2, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1})
+	sum2, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,39 +295,39 @@ func TestDeleteDocuments(t *testing.T) {
 	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: shared(t, "data/faq-covid-deepset/faq_covidbert.csv")}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	victims := map[string]corpus.Passage{}
-	g.store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
+	g.Passages.Each(t.Context(), func(k uint32, p corpus.Passage) error {
 		if len(victims) < 3 && p.Ordinal == 0 && k%20 == 0 {
 			victims[p.DocID] = p
 		}
 		return nil
 	})
-	before := g.store.Live()
+	before := g.Passages.Live()
 	g.Close()
 	ids := []string{"no-such-doc"}
 	for id := range victims {
 		ids = append(ids, id)
 	}
-	sum, err := Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, ids)
+	sum, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Update.Deleted != 3 || !reflect.DeepEqual(sum.NotFound, []string{"no-such-doc"}) || sum.Update.Embedded != 0 {
 		t.Fatalf("delete summary %+v not found %v", *sum.Update, sum.NotFound)
 	}
-	g, err = Open(dir)
+	g, err = openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if g.store.Live() != before-sum.Update.PassagesDeleted || sum.Update.PassagesDeleted < 3 {
-		t.Fatalf("live %d, before %d, deleted %d", g.store.Live(), before, sum.Update.PassagesDeleted)
+	if g.Passages.Live() != before-sum.Update.PassagesDeleted || sum.Update.PassagesDeleted < 3 {
+		t.Fatalf("live %d, before %d, deleted %d", g.Passages.Live(), before, sum.Update.PassagesDeleted)
 	}
-	g.store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
+	g.Passages.Each(t.Context(), func(k uint32, p corpus.Passage) error {
 		if _, ok := victims[p.DocID]; ok {
 			t.Errorf("passage %s of a deleted document is live", p.ID)
 		}
@@ -356,7 +356,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
-	if _, err := Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1", "2"}); err != nil {
+	if _, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1", "2"}); err != nil {
 		t.Fatal(err)
 	}
 	gen, _ := Current(dir)
@@ -370,7 +370,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Verify(ctx, dir)
+	rep, err := verifyIndex(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	if !sha || !crc {
 		t.Fatalf("problems %v: want the tombstone file's sha256 and checksum", rep.Problems)
 	}
-	if _, err := Open(dir); err == nil {
+	if _, err := openDir(dir); err == nil {
 		t.Fatal("Open accepted a damaged tombstone file")
 	}
 }
@@ -397,7 +397,7 @@ func denseTop(t testing.TB, g *Generation, enc PassageEncoder, q string) []strin
 	}
 	var out []string
 	for _, r := range res {
-		p, err := g.store.Get(t.Context(), uint32(r.Key))
+		p, err := g.Passages.Get(t.Context(), uint32(r.Key))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,12 +414,12 @@ func TestCompact(t *testing.T) {
 	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {
+	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
 	queries := []string{"abnormal PrP positivity", "colorectal cancer patients metastases", "diffusion tensor white matter newborn"}
 	snapshot := func() (map[string]string, []string) {
-		g, err := Open(dir)
+		g, err := openDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -438,7 +438,7 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("update left %d tombstones in %d segments; the test needs some", m.Tombstones, len(m.Segments))
 	}
 	before := enc.texts.Load()
-	sum, err := Compact(ctx, dir, nil)
+	sum, err := compactIndex(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestCompact(t *testing.T) {
 	verifyOK(t, updated) // the previous generation is intact
 
 	// An update past the tombstone threshold compacts on its own.
-	sum, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW}, CompactRatio: 0.0001}, []string{"4983"})
+	sum, err = deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW}, CompactRatio: 0.0001}, []string{"4983"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,15 +480,15 @@ func TestWriterLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Delete(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"})
+	_, err = deleteDocs(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"})
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("delete while locked: %v, want ErrLocked", err)
 	}
-	if _, err := Compact(context.Background(), dir, nil); !errors.Is(err, ErrLocked) {
+	if _, err := compactIndex(context.Background(), dir, nil); !errors.Is(err, ErrLocked) {
 		t.Fatalf("compact while locked: %v, want ErrLocked", err)
 	}
 	unlock()
-	if _, err := Delete(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"}); err != nil {
+	if _, err := deleteDocs(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"}); err != nil {
 		t.Fatalf("delete after unlock: %v", err)
 	}
 }

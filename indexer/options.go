@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
@@ -20,7 +21,9 @@ type InputSpec struct {
 
 // Options configure Build.
 type Options struct {
-	Dir    string      // index directory; created when missing
+	// Dir is the location of the index (a directory, created when missing, or a qdrant://
+	// location) for Build, the function; an Index's methods set it to the index's.
+	Dir    string
 	Inputs []InputSpec // read in order
 	Build  BuildOptions
 	// Encoder, when set, embeds every passage; the vectors go into an HNSW graph beside the
@@ -28,8 +31,8 @@ type Options struct {
 	Encoder PassageEncoder
 	// HNSW configures the graph (zero: hnsw defaults, seed 1).
 	HNSW hnsw.Options
-	// Engines hold the lexical and vector parts (zero: the local engines, the lexical one
-	// Build.Lexical names, and HNSW).
+	// Engines replace the engines the index's store hands a writer, those set (tests wrap
+	// them to watch them).
 	Engines Engines
 	// SkipBad skips malformed records (counted and listed in the Summary) instead of failing.
 	SkipBad bool
@@ -74,17 +77,17 @@ type Options struct {
 	// (nor its scores), so it is not recorded.
 	RAMBudget int64
 
-	// Qdrant are the options of an index on a Qdrant cluster (Dir qdrant://...).
+	// Qdrant are the settings of the collections of a new index on a Qdrant cluster (Dir
+	// qdrant://...; the location's own settings win, an update copies its base's).
 	Qdrant QdrantOptions
 
 	lang LanguageChoice // settled before writing (language.go)
+	// eng are the engines the writer writes through, connected by the operation
+	// (Index.engines) from the store's and Engines.
+	eng Engines
 	// inputLang is the language detected in each input ("" for none), for the passages of a
 	// multilingual build (passageLanguage)
 	inputLang []string
-	// store keeps the generations of the index (OpenStore), set by the operation
-	// (Build, Resume, Update, Delete) before it drives a writer.
-	store Store
-
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.
 	faultAt func(point string) error
@@ -115,7 +118,8 @@ const (
 
 // SetDefaults fills the zero fields with the defaults a build applies: the build options'
 // (BuildOptions.SetDefaults), MaxBadListed, CheckpointEvery, CheckpointAfter, RAMBudget, the
-// graph's seed (DefaultHNSWSeed; hnsw applies its other defaults itself) and a silent Logger.
+// graph's seed (DefaultHNSWSeed; hnsw applies its other defaults itself), the shards of
+// Qdrant collections (qdrant.DefaultShards) and a silent Logger.
 // Flags calls it on a copy to show them, so that a default is written only here.
 func (o *Options) SetDefaults() {
 	o.Build.SetDefaults()
@@ -134,6 +138,9 @@ func (o *Options) SetDefaults() {
 	if o.HNSW.Seed == 0 {
 		o.HNSW.Seed = DefaultHNSWSeed
 	}
+	if o.Qdrant.Shards == 0 {
+		o.Qdrant.Shards = qdrant.DefaultShards
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -141,9 +148,6 @@ func (o *Options) SetDefaults() {
 
 // validate sets the defaults and checks the options.
 func (o *Options) validate() error {
-	if o.Dir == "" {
-		return errors.New("no index directory")
-	}
 	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.RAMBudget < 0 {
 		return errors.New("negative size in build options")
 	}
@@ -159,12 +163,6 @@ func (o *Options) validate() error {
 			return errors.New("encoder reports no dimension")
 		}
 	}
-	var err error
-	// A new build's engine; an update or compaction replaces it by its base's (adoptLexical).
-	if o.Engines, err = o.Engines.withDefaults(newLexical(o.Build.Lexical), o.HNSW); err != nil {
-		return err
-	}
-	o.applyRAMBudget()
 	return nil
 }
 

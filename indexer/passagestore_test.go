@@ -61,7 +61,7 @@ func TestPassageStoreEngines(t *testing.T) {
 				}
 				for _, k := range dels {
 					if !w.Delete(k) || w.Delete(k) {
-						t.Errorf("Delete(%d) twice: want true then false", k)
+						t.Errorf("deleteDocs(%d) twice: want true then false", k)
 					}
 				}
 				l, err := w.Commit(ctx)

@@ -77,7 +77,12 @@ func denseFAQ(t *testing.T) string {
 
 func TestDenseAndHybrid(t *testing.T) {
 	dir := denseFAQ(t)
-	if rep, err := indexer.Verify(context.Background(), dir); err != nil || !rep.OK() {
+	index, err := indexer.Open(t.Context(), indexer.Location{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer index.Close()
+	if rep, err := index.Verify(t.Context()); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 	ix, err := Open(t.Context(), dir, Options{Encoder: bow})

@@ -125,9 +125,19 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// Open opens the live generation of the index at dir. ctx bounds the opening: an index on a
-// cluster (Qdrant) dials it and reads its collections' metadata there.
-func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
+// Open opens the live generation of the index at location (a directory or a qdrant://
+// location, indexer.ParseLocation): OpenAt, for a caller that holds it as a string.
+func Open(ctx context.Context, location string, opts Options) (*Index, error) {
+	loc, err := indexer.ParseLocation(location)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAt(ctx, loc, opts)
+}
+
+// OpenAt opens the live generation of the index at loc. ctx bounds the opening: an index on
+// a cluster (Qdrant) dials it and reads its collections' metadata there.
+func OpenAt(ctx context.Context, loc indexer.Location, opts Options) (*Index, error) {
 	opts.SetDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -136,12 +146,18 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if opts.VerifyFiles {
 		level = indexer.CheckFull
 	}
-	gen, err := indexer.OpenWith(ctx, dir, indexer.OpenOptions{
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	gen, err := ix.Reader(ctx, indexer.ReadOptions{
 		Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B}, BinaryRescore: opts.BinaryRescore,
 	})
 	if err != nil {
 		return nil, err
 	}
+	dir := loc.String()
 	if opts.Encoder != nil {
 		if gen.Manifest.Dense == nil {
 			gen.Close()

@@ -11,12 +11,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
@@ -74,7 +74,12 @@ type Manifest struct {
 }
 
 // Segment is one passage store file of a generation, holding keys Base..Base+Count-1.
-type Segment = kpst.Segment
+type Segment = backend.Segment
+
+// PassageLayout is the passage part of the generation m describes, as its engine opens it.
+func (m *Manifest) PassageLayout() backend.PassageLayout {
+	return backend.PassageLayout{Segments: m.StoreSegments(), Tombstones: m.Tombstones, Live: m.Counts.Passages}
+}
 
 // StoreSegments returns the store segments of m, translating a version 1 manifest.
 func (m *Manifest) StoreSegments() []Segment {
@@ -108,6 +113,21 @@ type Counts struct {
 type FileSum struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+}
+
+// SumFile hashes one file: its size and sha256, as a manifest records them.
+func SumFile(path string) (FileSum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return FileSum{}, err
+	}
+	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // Sum returns the sha256 of m's JSON with Checksum empty: what Checksum records.

@@ -54,8 +54,15 @@ func (Engine) Begin(_ context.Context, gen backend.Gen, base *backend.PassageBas
 	return w, nil
 }
 
-// Open opens gen's segments and tombstones and checks them against layout.
+// Open opens gen's segments and tombstones and checks them against layout (the package's
+// Open).
 func (Engine) Open(_ context.Context, gen backend.Gen, layout backend.PassageLayout, trusted bool) (backend.Passages, error) {
+	return Open(gen, layout, trusted)
+}
+
+// Open opens gen's segments and tombstones and checks them against layout; trusted skips the
+// segments' checksums (files this process just wrote and synced).
+func Open(gen backend.Gen, layout backend.PassageLayout, trusted bool) (*Store, error) {
 	dead, err := tombstones.Read(filepath.Join(gen.Dir, tombstones.FileName))
 	if err != nil {
 		return nil, err
