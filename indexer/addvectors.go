@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/indexer/store"
 )
@@ -114,16 +113,11 @@ func (ix *Index) addVectors(ctx context.Context, opts *Options, lexGen, prev int
 		r.cpBase, r.next = base, from.Embedding.NextKey
 		r.prog.passagesEmbedded(base.Vectors.Live())
 	}
+	// How many vectors are coming is known: the first writer's graph is allocated once, at
+	// its final size (it stays in memory across checkpoints, VectorCommit.Reopen).
+	r.expect = n
 	if err := r.open(ctx, base, handover{}); err != nil {
 		return nil, err
-	}
-	// How many vectors are coming is known: the graph is allocated once, at its final size (it
-	// stays in memory across checkpoints, Reopener).
-	if rv, ok := r.w.vec.(backend.Reserver); ok && n > r.w.vec.Len() {
-		left := n - r.w.vec.Len()
-		if err := rv.Reserve(left); err != nil {
-			return nil, fmt.Errorf("making room in the graph for %d more vectors: %w", left, err)
-		}
 	}
 	stop := r.prog.start()
 	man, err := r.embedAll(ctx)
@@ -166,6 +160,7 @@ type embedRun struct {
 	gen          int
 	tmp          string    // the writer's directory, "" once published or renamed
 	next         uint32    // the first key not yet embedded (a resumed run skips those before)
+	expect       int       // vectors the next writer will hold in all, when it is the first (0 after)
 	last         time.Time // of the last checkpoint
 	checkpoints  int
 }
@@ -180,9 +175,10 @@ func (r *embedRun) open(ctx context.Context, base *Generation, docs handover) er
 		return err
 	}
 	r.gen, r.tmp = w.Gen, w.Dir
-	if r.w, err = newGenWriter(r.tmp, r.gen, r.opts, modeAddVectors, base, docs, r.prog); err != nil {
+	if r.w, err = newGenWriter(r.tmp, r.gen, r.opts, modeAddVectors, base, docs, r.prog, r.expect); err != nil {
 		return err
 	}
+	r.expect = 0
 	r.w.start(ctx)
 	return nil
 }
@@ -263,7 +259,6 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 		return err
 	}
 	waited := time.Since(start)
-	vec := r.w.vec
 	r.w.keepLog, r.w.checkpoint = true, true
 	man, err := r.w.finish()
 	if err != nil {
@@ -290,7 +285,7 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	if err := r.ix.st.Drop(ctx, r.lexGen, r.prev); err != nil { // drops the previous checkpoint
 		r.opts.Logger.Warn("removing old checkpoints", "index", r.opts.Dir, "err", err)
 	}
-	base, err := r.ix.reopenCheckpoint(ctx, man, vec)
+	base, err := r.ix.reopenCheckpoint(ctx, man, r.w.reopen)
 	if err != nil {
 		return err
 	}

@@ -113,18 +113,18 @@ func (ix *Index) resume(ctx context.Context, opts *Options) (*Summary, error) {
 
 // reopenCheckpoint opens the checkpoint generation man describes as the base the writer after
 // it goes on from: trusted (this process just wrote it), its lexical reader closed (the writer
-// copies the engine's parts, it never reads the base's index), and its vectors those the
-// writer vec committed, when it keeps them in memory (backend.Reopener), else read again.
-func (ix *Index) reopenCheckpoint(ctx context.Context, man *Manifest, vec backend.VectorWriter) (*Generation, error) {
-	rv, inMemory := vec.(backend.Reopener)
-	base, err := ix.open(ctx, man.Generation, ReadOptions{SkipVectors: inMemory || vec == nil, Trusted: true})
+// copies the engine's parts, it never reads the base's index), and its vectors read from
+// memory by reopen when the writer that committed them kept them there
+// (backend.VectorCommit.Reopen: the graph), else read again.
+func (ix *Index) reopenCheckpoint(ctx context.Context, man *Manifest, reopen func(backend.Meta) backend.VectorReader) (*Generation, error) {
+	base, err := ix.open(ctx, man.Generation, ReadOptions{SkipVectors: reopen != nil || man.Dense == nil, Trusted: true})
 	if err != nil {
 		return nil, fmt.Errorf("reopening checkpoint: %w", err)
 	}
 	base.Lexical.Close()
 	base.Lexical = nil
-	if inMemory {
-		base.Vectors = rv.Reopen(base.Passages)
+	if reopen != nil && man.Dense != nil {
+		base.Vectors = reopen(base.Passages)
 	}
 	return base, nil
 }

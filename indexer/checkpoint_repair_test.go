@@ -41,38 +41,32 @@ type loggingVectors struct {
 	log *commitLog
 }
 
-func (e loggingVectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
-	w, err := e.Engine.Begin(ctx, gen, dim, base)
+// Begin logs "begin", then what it is asked of the base and the size: "adopt" (a checkpoint
+// to go on from) and "reserve N" (N more vectors coming than the part holds).
+func (e loggingVectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader, o backend.VectorBegin) (backend.VectorWriter, error) {
+	w, err := e.Engine.Begin(ctx, gen, dim, base, o)
 	if err != nil {
 		return nil, err
 	}
 	e.log.add("begin")
-	return &loggingWriter{Writer: w.(*hnswvec.Writer), log: e.log}, nil
+	if o.Adopt && base != nil {
+		e.log.add("adopt")
+	}
+	if more := o.Expect - w.Len(); more > 0 {
+		e.log.add(fmt.Sprintf("reserve %d", more))
+	}
+	return &loggingWriter{VectorWriter: w, log: e.log}, nil
 }
 
 type loggingWriter struct {
-	*hnswvec.Writer
+	backend.VectorWriter
 	log *commitLog
 }
 
-func (w *loggingWriter) Commit(ctx context.Context) error {
-	w.log.add("commit")
-	return w.Writer.Commit(ctx)
-}
-
-func (w *loggingWriter) CommitUnrepaired(ctx context.Context) error {
-	w.log.add("checkpoint")
-	return w.Writer.CommitUnrepaired(ctx)
-}
-
-func (w *loggingWriter) Reserve(n int) error {
-	w.log.add(fmt.Sprintf("reserve %d", n))
-	return w.Writer.Reserve(n)
-}
-
-func (w *loggingWriter) AdoptBase() error {
-	w.log.add("adopt")
-	return w.Writer.AdoptBase()
+// Commit logs "commit", or "checkpoint" for a checkpoint's (saved without the repair pass).
+func (w *loggingWriter) Commit(ctx context.Context, o backend.CommitOptions) (backend.VectorCommit, error) {
+	w.log.add(map[bool]string{false: "commit", true: "checkpoint"}[o.Checkpoint])
+	return w.VectorWriter.Commit(ctx, o)
 }
 
 // checkpointEveryBatch are the options of a dense build of input that checkpoints after every

@@ -96,7 +96,7 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 	}()
 	if base.Vectors != nil {
 		w.model = bm.Dense.Model
-		if w.vec, err = o.eng.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil); err != nil {
+		if w.vec, err = o.eng.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil, backend.VectorBegin{}); err != nil {
 			return nil, err
 		}
 		w.vectors = func(src []uint32) ([][]float32, error) {

@@ -47,7 +47,7 @@ func (d *driver) open(ctx context.Context, base *Generation, docs handover) erro
 		return err
 	}
 	d.tmp, d.gen = w.Dir, w.Gen
-	if d.w, err = newGenWriter(d.tmp, d.gen, d.opts, d.spec.mode, base, docs, d.prog); err != nil {
+	if d.w, err = newGenWriter(d.tmp, d.gen, d.opts, d.spec.mode, base, docs, d.prog, 0); err != nil {
 		return err
 	}
 	if d.spec.mode == modeUpdate {
@@ -260,7 +260,6 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	waited := time.Since(start)
-	vec := d.w.vec
 	d.w.keepLog, d.w.checkpoint = true, true
 	man, err := d.w.finish()
 	if err != nil {
@@ -278,7 +277,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	sealed := time.Since(t0)
-	base, err := d.commitCheckpoint(ctx, gen, man, pos, vec)
+	base, err := d.commitCheckpoint(ctx, gen, man, pos, d.w.reopen)
 	if err != nil {
 		return err
 	}
@@ -310,9 +309,9 @@ func (d *driver) writing() store.Writing { return store.Writing{Gen: d.gen, Dir:
 
 // commitCheckpoint commits generation gen, sealed in d.tmp, as the checkpoint at pos, drops
 // the previous checkpoint, and returns the generation opened as the base the build goes on
-// from. A graph the vector writer keeps in memory (backend.Reopener: hnswvec's) goes on from
-// memory rather than being loaded again; other parts are opened from the store.
-func (d *driver) commitCheckpoint(ctx context.Context, gen int, man *Manifest, pos position, vec backend.VectorWriter) (*Generation, error) {
+// from. A graph the vector writer kept in memory (reopen: hnswvec's) goes on from memory
+// rather than being loaded again; other parts are opened from the store.
+func (d *driver) commitCheckpoint(ctx context.Context, gen int, man *Manifest, pos position, reopen func(backend.Meta) backend.VectorReader) (*Generation, error) {
 	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
 		id := d.opts.Encoder.Identity()
@@ -332,5 +331,5 @@ func (d *driver) commitCheckpoint(ctx context.Context, gen int, man *Manifest, p
 	if err := d.opts.at("checkpoint-cleaned"); err != nil {
 		return nil, err
 	}
-	return d.ix.reopenCheckpoint(ctx, man, vec)
+	return d.ix.reopenCheckpoint(ctx, man, reopen)
 }

@@ -40,6 +40,9 @@ type Generation struct {
 	Passages backend.Passages      // the live passages, wherever they are kept
 	Lexical  backend.LexicalReader // holds exactly the live passages
 	Vectors  backend.VectorReader  // nil when the index has no embeddings; deleted keys deleted
+	// Hybrid answers a BM25 and a dense query in one call where the engine holds both parts
+	// in one place (Qdrant); nil otherwise.
+	Hybrid backend.HybridSearcher
 
 	st      store.Store  // where the generation lives: its document table
 	release func() error // what the parts read through (store.Parts.Release)

@@ -259,7 +259,8 @@ func (ix *Index) open(ctx context.Context, gen int, o ReadOptions) (*Generation,
 	if err != nil {
 		return nil, err
 	}
-	return &Generation{Dir: p.Where, Manifest: p.Manifest, Passages: p.Passages, Lexical: p.Lexical, Vectors: p.Vectors, st: ix.st, release: p.Release}, nil
+	return &Generation{Dir: p.Where, Manifest: p.Manifest, Passages: p.Passages, Lexical: p.Lexical, Vectors: p.Vectors, Hybrid: p.Hybrid,
+		st: ix.st, release: p.Release}, nil
 }
 
 // discard removes what the uncommitted writer w left, with a deadline of its own: the

@@ -211,7 +211,7 @@ func storeBeginDiscard(t *testing.T, ix *Index, fx *confFixture, _ string) {
 		t.Fatalf("Begin = %+v after generation %d", w, sum.Generation)
 	}
 	// What a writer makes of it before it fails: the lexical part's beginning.
-	lw, err := eng.Lexical.Begin(ctx, backendGen(w), nil, manifest.Analyzer)
+	lw, err := eng.Lexical.Begin(ctx, backendGen(w), nil, backend.LexicalBegin{Analyzer: manifest.Analyzer})
 	if err != nil {
 		t.Fatal(err)
 	}

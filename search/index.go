@@ -71,7 +71,7 @@ type Index struct {
 	langs    []string // the index's languages, sorted
 
 	// twoCalls makes hybrid queries ask the lexical and the vector engine apart even when
-	// the lexical one offers both in one call (backend.HybridSearcher): for the test that
+	// the generation offers both in one call (Generation.Hybrid): for the test that
 	// the two ways rank alike.
 	twoCalls bool
 

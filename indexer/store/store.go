@@ -188,6 +188,9 @@ type Parts struct {
 	Passages backend.Passages
 	Lexical  backend.LexicalReader
 	Vectors  backend.VectorReader // nil when skipped or the index has no embeddings
+	// Hybrid answers a BM25 and a dense query in one call, for an engine that holds both
+	// parts in one place (Qdrant: one round trip); nil otherwise.
+	Hybrid backend.HybridSearcher
 	// Release closes what the parts read through besides the lexical and vector readers
 	// (the passage store, a cluster's connection).
 	Release func() error

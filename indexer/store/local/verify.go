@@ -145,10 +145,8 @@ func verifyDir(ctx context.Context, gen string) (*store.VerifyReport, error) {
 	}
 	// An engine that keeps statistics of its deletions beside its index (postings) checks
 	// them against the index.
-	if c, ok := idx.(backend.DeletedCountsChecker); ok {
-		if err := c.CheckDeletedCounts(ctx); err != nil {
-			bad(lexDir, "%v", err)
-		}
+	if err := idx.Check(ctx); err != nil {
+		bad(lexDir, "%v", err)
 	}
 	return rep, nil
 }

@@ -380,7 +380,7 @@ func (s *Store) Open(ctx context.Context, gen int, o store.ReadOptions) (*store.
 	if passages.Live() != man.Counts.Passages {
 		return fail(&backend.DamagedError{Path: where, What: fmt.Sprintf("%d passages, the manifest says %d", passages.Live(), man.Counts.Passages)})
 	}
-	lex, err := e.Lexical().Open(ctx, g, backend.Scoring{Params: o.BM25, Stats: stats}, passages)
+	lex, err := e.OpenLexical(ctx, coll, backend.Scoring{Params: o.BM25, Stats: stats})
 	if err != nil {
 		return fail(err)
 	}
@@ -393,7 +393,11 @@ func (s *Store) Open(ctx context.Context, gen int, o store.ReadOptions) (*store.
 			return fail(&backend.DamagedError{Path: where, What: fmt.Sprintf("%d dense vectors, the manifest says %d", vecs.Len(), man.Dense.Vectors)})
 		}
 	}
-	return &store.Parts{Where: where, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, Release: e.Close}, nil
+	p := &store.Parts{Where: where, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, Release: e.Close}
+	if vecs != nil {
+		p.Hybrid = lex
+	}
+	return p, nil
 }
 
 // Verify checks generation gen (0: the live one): the manifest record and its checksum, the
