@@ -125,7 +125,7 @@ func TestBM25AverageLength(t *testing.T) {
 		t.Fatalf("analysed lengths %v, want a:3 b:10 (passage text changed?)", got)
 	}
 	checkAvgLength(t, "small build", dir)
-	if m, _ := ReadManifest(mustCurrent(t, dir)); m.BM25.Tokens != 13 {
+	if m, _ := manifest.Read(mustCurrent(t, dir)); m.BM25.Tokens != 13 {
 		t.Errorf("small build: %d tokens, want 13", m.BM25.Tokens)
 	}
 
@@ -158,7 +158,7 @@ func TestBM25AverageLength(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		checkAvgLength(t, s.name, sf)
-		m, _ := ReadManifest(mustCurrent(t, sf))
+		m, _ := manifest.Read(mustCurrent(t, sf))
 		if s.name != "compact" && m.BM25.Tokens == prev {
 			t.Errorf("%s: token count unchanged (%d); the step changed nothing", s.name, prev)
 		}
@@ -179,7 +179,7 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen := mustCurrent(t, dir)
-	m, err := ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}

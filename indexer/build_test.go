@@ -149,11 +149,11 @@ func TestCancelledBuild(t *testing.T) {
 func TestDamageDetected(t *testing.T) {
 	dir := t.TempDir()
 	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
-	gen, err := Current(dir)
+	gen, err := manifest.Current(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	man0, err := ReadManifest(gen)
+	man0, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestDamageDetected(t *testing.T) {
 	man := filepath.Join(gen, manifest.FileName)
 	mb, _ := os.ReadFile(man)
 	os.WriteFile(man, []byte(strings.Replace(string(mb), `"documents": 213`, `"documents": 214`, 1)), 0o644)
-	if _, err := ReadManifest(gen); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+	if _, err := manifest.Read(gen); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Fatalf("edited manifest: %v, want checksum mismatch", err)
 	}
 }
@@ -189,7 +189,7 @@ func TestVerify(t *testing.T) {
 	if err != nil || !rep.OK() || rep.Passages == 0 || rep.Files < 3 {
 		t.Fatalf("fresh index: %+v, %v", rep, err)
 	}
-	gen, _ := Current(dir)
+	gen, _ := manifest.Current(dir)
 	// Damage: one bleve file altered, and a stray file.
 	var victim string
 	filepath.WalkDir(filepath.Join(gen, blevebm25.Name), func(p string, d os.DirEntry, err error) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // A build commits checkpoint generations as it goes (Options.CheckpointEvery). They are
@@ -132,9 +133,9 @@ func (ix *Index) reopenCheckpoint(ctx context.Context, man *Manifest, reopen fun
 // recordedHNSW is what a checkpoint records of the graph of man: the parameters its engine
 // reported (the local graph's), else those the options asked for (an engine that keeps no
 // graph of Kairos's).
-func recordedHNSW(opts *Options, man *Manifest) *HNSWParams {
+func recordedHNSW(opts *Options, man *Manifest) *hnsw.Options {
 	h := opts.HNSW
-	if man.Dense != nil && man.Dense.HNSW != (HNSWParams{}) {
+	if man.Dense != nil && man.Dense.HNSW != (hnsw.Options{}) {
 		h = man.Dense.HNSW
 	}
 	return &h

@@ -24,8 +24,8 @@ func TestBinaryVectors(t *testing.T) {
 	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, EmbedInline: true, Encoder: enc, HNSW: bin}); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ := Current(dir)
-	if m, _ := ReadManifest(gen); m.Dense == nil || m.Dense.HNSW.Codes != hnsw.CodesBinary {
+	gen, _ := manifest.Current(dir)
+	if m, _ := manifest.Read(gen); m.Dense == nil || m.Dense.HNSW.Codes != hnsw.CodesBinary {
 		t.Fatalf("manifest dense part %+v, want codes binary", m.Dense)
 	}
 	g, err := openDir(dir)
@@ -70,8 +70,8 @@ func TestBinaryVectors(t *testing.T) {
 	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ = Current(dir)
-	m, _ := ReadManifest(gen)
+	gen, _ = manifest.Current(dir)
+	m, _ := manifest.Read(gen)
 	if m.Dense.HNSW.Codes != hnsw.CodesBinary {
 		t.Fatalf("update recorded codes %q, want binary kept", m.Dense.HNSW.Codes)
 	}

@@ -60,9 +60,6 @@ func (ix *Index) compactGen(ctx context.Context, opts *Options, gen, prev int) (
 // deletions left; prev is the generation Drop keeps besides it.
 func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generation, prev int) (*Manifest, error) {
 	bm := base.Manifest
-	if bm.FormatVersion == 1 {
-		return nil, fmt.Errorf("%s: index format 1 has no document table; rebuild it", base.Dir)
-	}
 	docs, err := base.docTable(ctx)
 	if err != nil {
 		return nil, err

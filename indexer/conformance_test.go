@@ -527,7 +527,7 @@ func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 		return
 	}
 	gen := mustCurrent(t, loc)
-	man, err := ReadManifest(gen)
+	man, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // crashEnv, when set, makes TestCrashResume the child process: it builds (or resumes) the
@@ -80,7 +82,7 @@ func TestCrashResume(t *testing.T) {
 		full = min(full, time.Since(start))
 	}
 	want := livePassages(t, clean)
-	wantMan, _ := ReadManifest(mustCurrent(t, clean))
+	wantMan, _ := manifest.Read(mustCurrent(t, clean))
 
 	rng := rand.New(rand.NewSource(7))
 	iterations := 15
@@ -94,7 +96,7 @@ func TestCrashResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		prevGen := mustCurrent(t, dir)
-		prevMan, _ := ReadManifest(prevGen)
+		prevMan, _ := manifest.Read(prevGen)
 		rounds := 1 + rng.Intn(2) // one or two killed children before the final resume
 		for r := 0; r < rounds; r++ {
 			delay := time.Duration(rng.Int63n(int64(full)))
@@ -118,12 +120,12 @@ func TestCrashResume(t *testing.T) {
 			cur := mustCurrent(t, dir)
 			if !completed && cur != prevGen {
 				// Possible only if the child committed in the instant before the kill.
-				if m, _ := ReadManifest(cur); m.Counts.Passages != len(want) {
+				if m, _ := manifest.Read(cur); m.Counts.Passages != len(want) {
 					t.Fatalf("iteration %d: live generation %s is neither the previous nor the complete one", it, cur)
 				}
 			}
 			if cur == prevGen {
-				if m, err := ReadManifest(cur); err != nil || m.Checksum != prevMan.Checksum {
+				if m, err := manifest.Read(cur); err != nil || m.Checksum != prevMan.Checksum {
 					t.Fatalf("iteration %d: previous generation changed: %v", it, err)
 				}
 			}
@@ -176,7 +178,7 @@ func TestCrashResume(t *testing.T) {
 
 func mustCurrent(t testing.TB, dir string) string {
 	t.Helper()
-	cur, err := Current(dir)
+	cur, err := manifest.Current(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

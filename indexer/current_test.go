@@ -37,7 +37,7 @@ func TestCurrentNamesAMissingGeneration(t *testing.T) {
 				t.Errorf("CURRENT %q: %s: %v, want damage of %s: %s", strings.TrimSpace(tc.current), what, err, cur, tc.want)
 			}
 		}
-		_, err := Current(dir)
+		_, err := manifest.Current(dir)
 		check("Current", err)
 		_, err = openDir(dir)
 		check("Open", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/modelid"
 )
 
@@ -30,10 +29,6 @@ type ChunkPassageEncoder interface {
 	// encodeChunk). A GPU wants more than a CPU: see embed.Encoder.SortWindow.
 	ChunkSize() int
 }
-
-// HNSWParams are the graph parameters recorded in the manifest: hnsw.Options, whose JSON form
-// holds M, EfConstruction, EfSearch and Seed.
-type HNSWParams = hnsw.Options
 
 // embedJob is a batch of passages, keyed, waiting for vectors.
 type embedJob struct {

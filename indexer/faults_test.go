@@ -312,7 +312,7 @@ func faultSuite(t *testing.T, lexical string, ops map[string]bool) {
 				t.Fatal(err)
 			}
 			after := livePassages(t, clean)
-			if m, _ := ReadManifest(mustCurrent(t, clean)); reflect.DeepEqual(before, after) && (op.name != "compact" || m.Tombstones != 0) {
+			if m, _ := manifest.Read(mustCurrent(t, clean)); reflect.DeepEqual(before, after) && (op.name != "compact" || m.Tombstones != 0) {
 				// Compaction keeps the passages and drops the tombstones.
 				t.Fatal("the operation changes nothing: the fixture is wrong")
 			}
@@ -441,7 +441,7 @@ func TestCheckpointIOError(t *testing.T) {
 			if !errors.Is(err, syscall.EIO) {
 				t.Fatalf("got %v, want the injected EIO", err)
 			}
-			if _, err := Current(dir); !errors.Is(err, ErrNoIndex) {
+			if _, err := manifest.Current(dir); !errors.Is(err, ErrNoIndex) {
 				t.Errorf("a failed first build left a live index: %v", err)
 			}
 		})

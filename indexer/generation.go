@@ -28,10 +28,6 @@ var ErrLocked = store.ErrLocked
 // the suffix of its collection on Qdrant (manifest.GenerationName).
 func GenerationName(n int) string { return manifest.GenerationName(n) }
 
-// Current returns the path of the live generation of the local index at dir
-// (manifest.Current).
-func Current(dir string) (string, error) { return manifest.Current(dir) }
-
 // Generation is one committed generation of an index, opened for reading (Index.Reader).
 type Generation struct {
 	// Dir names the generation: its directory, or the location and its collection.

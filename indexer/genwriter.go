@@ -221,9 +221,6 @@ func (w *genWriter) abortEngines() {
 func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover) error {
 	b := w.base
 	bm := b.Manifest
-	if bm.FormatVersion == 1 {
-		return fmt.Errorf("%s: index format 1 has no document table; rebuild it to enable updates", b.Dir)
-	}
 	var err error
 	switch {
 	case w.mode == modeUpdate && carried.docs != nil:

@@ -85,7 +85,7 @@ func openDir(dir string) (*Generation, error) {
 // openLive opens the live generation of the index at dir with the default BM25 parameters.
 func openLive(t *testing.T, dir string) *Generation {
 	t.Helper()
-	g, err := openReader(context.Background(), dir, ReadOptions{BM25: backend.BM25Params{K1: BM25K1, B: BM25B}})
+	g, err := openReader(context.Background(), dir, ReadOptions{BM25: backend.DefaultBM25()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,9 +58,6 @@ const (
 	CheckFull  = store.CheckFull
 )
 
-// CheapHashBudget is how many bytes CheckCheap hashes at most (store.CheapHashBudget).
-const CheapHashBudget = store.CheapHashBudget
-
 // Reader opens the live generation for reading, after checking it at o.Level. Later commits
 // do not affect it: it keeps reading its own generation. A damaged file is reported as a
 // *DamagedError (ErrDamaged).
@@ -68,12 +65,8 @@ func (ix *Index) Reader(ctx context.Context, o ReadOptions) (*Generation, error)
 	return ix.open(ctx, 0, o)
 }
 
-// Problem is one defect found by Verify; VerifyReport lists what Verify checked and what it
-// found (store.Problem, store.VerifyReport).
-type (
-	Problem      = store.Problem
-	VerifyReport = store.VerifyReport
-)
+// VerifyReport lists what Verify checked and what it found (store.VerifyReport).
+type VerifyReport = store.VerifyReport
 
 // ErrDamaged is wrapped by every error that reports a damaged index file: a file whose size or
 // sha256 differs from the manifest, or one an engine could not read (backend.ErrDamaged).

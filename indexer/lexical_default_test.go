@@ -27,7 +27,7 @@ func TestDefaultLexicalIsPostings(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen := mustCurrent(t, dir)
-	m, err := ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 			}
 			if recorded == "" { // as an index of an earlier release records bleve
 				gen := mustCurrent(t, dir)
-				m, err := ReadManifest(gen)
+				m, err := manifest.Read(gen)
 				if err != nil {
 					t.Fatal(err)
 				}

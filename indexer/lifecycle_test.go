@@ -22,6 +22,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -192,7 +193,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	oldGen, _ := Current(dir)
+	oldGen, _ := manifest.Current(dir)
 	oldPassages := livePassages(t, dir)
 	built := enc.texts.Load()
 
@@ -235,7 +236,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 
 	// Both generations verify, the old one unchanged by the update (it shares files by link).
 	verifyOK(t, oldGen)
-	newGen, _ := Current(dir)
+	newGen, _ := manifest.Current(dir)
 	verifyOK(t, newGen)
 
 	// BM25 results are those of the fresh build, scores included: bleve's statistics
@@ -284,7 +285,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	if u := sum2.Update; u.Added+u.Changed+u.Deleted != 0 || enc.texts.Load() != before || u.Unchanged != sum.Counts.Documents {
 		t.Errorf("idempotent update: %+v, embedded %d", *u, enc.texts.Load()-before)
 	}
-	if cur, _ := Current(dir); cur != newGen || sum2.Generation != sum.Generation {
+	if cur, _ := manifest.Current(dir); cur != newGen || sum2.Generation != sum.Generation {
 		t.Errorf("an update without changes committed generation %s (summary %d), want %s to stay live", cur, sum2.Generation, newGen)
 	}
 }
@@ -359,7 +360,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	if _, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1", "2"}); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ := Current(dir)
+	gen, _ := manifest.Current(dir)
 	verifyOK(t, gen)
 	path := filepath.Join(gen, tombstones.FileName)
 	b, err := os.ReadFile(path)
@@ -432,8 +433,8 @@ func TestCompact(t *testing.T) {
 		return livePassages(t, dir), tops
 	}
 	wantLive, wantTops := snapshot()
-	updated, _ := Current(dir)
-	m, _ := ReadManifest(updated)
+	updated, _ := manifest.Current(dir)
+	m, _ := manifest.Read(updated)
 	if m.Tombstones == 0 || len(m.Segments) != 2 {
 		t.Fatalf("update left %d tombstones in %d segments; the test needs some", m.Tombstones, len(m.Segments))
 	}
@@ -452,8 +453,8 @@ func TestCompact(t *testing.T) {
 	if !reflect.DeepEqual(gotTops, wantTops) {
 		t.Errorf("compaction changed results:\n%v\n%v", gotTops, wantTops)
 	}
-	cur, _ := Current(dir)
-	cm, _ := ReadManifest(cur)
+	cur, _ := manifest.Current(dir)
+	cm, _ := manifest.Read(cur)
 	if cm.Tombstones != 0 || len(cm.Segments) != 1 || cm.Segments[0].Count != len(wantLive) || sum.Counts.Passages != len(wantLive) {
 		t.Errorf("compacted manifest: %d tombstones, segments %+v", cm.Tombstones, cm.Segments)
 	}
@@ -465,8 +466,8 @@ func TestCompact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, _ = Current(dir)
-	if cm, _ := ReadManifest(cur); !sum.Compacted || cm.Tombstones != 0 || sum.Counts.Passages != len(wantLive)-4 {
+	cur, _ = manifest.Current(dir)
+	if cm, _ := manifest.Read(cur); !sum.Compacted || cm.Tombstones != 0 || sum.Counts.Passages != len(wantLive)-4 {
 		t.Errorf("auto compaction: compacted %v, %d tombstones, %d passages", sum.Compacted, cm.Tombstones, sum.Counts.Passages)
 	}
 	verifyOK(t, cur)

@@ -22,12 +22,8 @@ type Location struct {
 	Qdrant *QdrantLocation // the cluster (a Qdrant index); nil for a local one
 }
 
-// QdrantLocation names an index on a Qdrant cluster (qdrant.Location); QdrantScheme starts
-// its location.
+// QdrantLocation names an index on a Qdrant cluster (qdrant.Location).
 type QdrantLocation = qdrant.Location
-
-// QdrantScheme starts an index location on a Qdrant cluster.
-const QdrantScheme = qdrant.Scheme
 
 // scheme matches a URL-like location ("s3://...", "http://..."): Kairos knows only qdrant://,
 // and a local directory of such a name is refused rather than silently created.
@@ -42,7 +38,7 @@ func ParseLocation(s string) (Location, error) {
 	if s == "" {
 		return Location{}, errors.New("index location: empty")
 	}
-	if !strings.HasPrefix(s, QdrantScheme) {
+	if !strings.HasPrefix(s, qdrant.Scheme) {
 		if m := scheme.FindString(s); m != "" {
 			return Location{}, fmt.Errorf("index location %q: unknown scheme %q (want a directory or qdrant://HOST:PORT/NAME)", s, strings.TrimSuffix(m, "://"))
 		}

@@ -18,9 +18,5 @@ type (
 // (manifest.FormatVersion).
 const FormatVersion = manifest.FormatVersion
 
-// ReadManifest reads and checks the manifest of one local generation directory
-// (manifest.Read).
-func ReadManifest(genDir string) (*Manifest, error) { return manifest.Read(genDir) }
-
 // fileSHA256 hashes one file (manifest.SumFile).
 func fileSHA256(path string) (FileSum, error) { return manifest.SumFile(path) }

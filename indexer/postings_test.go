@@ -11,6 +11,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // lexicalTop returns the ids of the n best passages for q through the generation's lexical
@@ -81,7 +82,7 @@ func TestPostingsLifecycle(t *testing.T) {
 	}
 	gen := mustCurrent(t, dir)
 	verifyOK(t, gen)
-	m, err := ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil || m.Options.Lexical != LexicalPostings {
 		t.Fatalf("updated manifest: lexical %q, %v", m.Options.Lexical, err)
 	}
@@ -147,7 +148,7 @@ func TestUnknownLexicalEngine(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `lexical engine "qdrant" is not a local one`) || !strings.Contains(err.Error(), "qdrant:// location") {
 		t.Fatalf("--lexical qdrant on a directory: %v", err)
 	}
-	if _, err := Current(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := manifest.Current(dir); !errors.Is(err, ErrNoIndex) {
 		t.Fatalf("a refused build left an index: %v", err)
 	}
 }

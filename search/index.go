@@ -43,7 +43,7 @@ type Options struct {
 	Window int
 	// VerifyFiles hashes every file of the generation against its manifest before opening it
 	// (indexer.CheckFull; serve --verify). By default only the cheap check runs
-	// (indexer.CheckCheap: all sizes, and hashes up to indexer.CheapHashBudget bytes).
+	// (indexer.CheckCheap: all sizes, and hashes up to store.CheapHashBudget bytes).
 	VerifyFiles bool
 	// BinaryRescore is how a graph with binary codes rescores its walk's candidates
 	// (hnsw.LoadOptions.BinaryRescore): "" or "int8", with the one-byte codes and then the

@@ -170,7 +170,7 @@ type CollectionStats struct {
 type BM25Params struct{ K1, B float64 }
 
 // DefaultBM25 are the BM25 parameters of every search and build that names none: the one
-// definition (indexer.BM25K1/BM25B and search's are these; an index on Qdrant bakes them into
+// definition (search.BM25K1 and BM25B are these; an index on Qdrant bakes them into
 // its weights and records them in its manifest). Chosen on the SciFact train qrels (README,
 // "BM25"); b 0.4 rather than Lucene's 0.75 because passages are already cut to at most 120
 // words, so length matters less.

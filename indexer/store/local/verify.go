@@ -99,9 +99,7 @@ func verifyDir(ctx context.Context, gen string) (*store.VerifyReport, error) {
 	}
 	defer passages.Close()
 	rep.Passages = passages.Live()
-	if man.FormatVersion >= 2 {
-		checkDocTable(gen, passages, func(f string, a ...any) { bad(filepath.Join(gen, doctable.FileName), f, a...) })
-	}
+	checkDocTable(gen, passages, func(f string, a ...any) { bad(filepath.Join(gen, doctable.FileName), f, a...) })
 	if man.Dense != nil {
 		v, err := openGraph(gen, man, passages, hnsw.LoadOptions{Mapped: true})
 		if err != nil {
