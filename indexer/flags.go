@@ -31,7 +31,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.Var(notBool{&o.EmbedInline}, "bm25-first", "with --model: commit the BM25 index first (live and searchable at once), then embed its passages into the next generation; an interrupted embedding resumes (--resume) without reading the inputs again (--bm25-first=false: embed as passages are written, nothing live until the end)")
 	fs.Var(zeroOffDuration{&o.CheckpointAfter}, "checkpoint-after", "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
 	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment (in the background while the next fills: up to about twice this in all), merged with the others as it goes and at the end; the index and its scores do not depend on it")
-	HNSWFlags(fs, &o.HNSW)
+	hnswFlags(fs, &o.HNSW)
 	o.Qdrant.Shards = d.Qdrant.Shards
 	fs.Var(countFlag{&o.Qdrant.Shards}, "qdrant-shards", "shards of each collection of a qdrant:// index (the location's ?shards= wins)")
 	fs.Var(countFlag{&o.Qdrant.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: the cluster's peers, at most 2 (the location's ?replication= wins)")
@@ -61,9 +61,9 @@ func (f countFlag) Set(s string) error {
 	return nil
 }
 
-// HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a
+// hnswFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a
 // build applies (hnsw's, and DefaultHNSWSeed).
-func HNSWFlags(fs *flag.FlagSet, h *hnsw.Options) {
+func hnswFlags(fs *flag.FlagSet, h *hnsw.Options) {
 	d := hnswDefaults(*h)
 	fs.IntVar(&h.M, "hnsw-m", d.M, "HNSW: neighbours per node (M)")
 	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", d.EfConstruction, "HNSW: candidate list size while building")

@@ -43,9 +43,6 @@ var _ store.Store = (*Store)(nil)
 // directory.
 func New(dir string) *Store { return &Store{dir: dir} }
 
-// Dir is the index directory.
-func (s *Store) Dir() string { return s.dir }
-
 // String is the index directory, as a location names it.
 func (s *Store) String() string { return s.dir }
 
@@ -234,6 +231,3 @@ func (s *Store) Checkpoint(context.Context) (*manifest.Checkpoint, error) {
 
 // DropCheckpoint removes CHECKPOINT.
 func (s *Store) DropCheckpoint(context.Context) error { return manifest.RemoveCheckpoint(s.dir) }
-
-// GenDir is the directory of generation gen (its files, for tools and tests).
-func (s *Store) GenDir(gen int) string { return s.genDir(gen) }
