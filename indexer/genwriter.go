@@ -60,7 +60,7 @@ const (
 	// replaces the old passages (tombstoned); an id may appear only once in the input.
 	modeUpdate
 	// modeAddVectors: the base's passages, unchanged, get vectors (the second half of a
-	// LexicalFirst build, addvectors.go); the base has none and the encoder begins a graph.
+	// lexical-first build, addvectors.go); the base has none and the encoder begins a graph.
 	modeAddVectors
 )
 

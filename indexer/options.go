@@ -195,7 +195,7 @@ type Summary struct {
 	NoCheckpoint bool
 	// Language is the language the passages were analysed as, and why.
 	Language LanguageChoice
-	// LexicalGeneration is the BM25-only generation a LexicalFirst build committed (live
+	// LexicalGeneration is the BM25-only generation a lexical-first build committed (live
 	// while the vectors were embedded) before Generation; 0 otherwise.
 	LexicalGeneration int
 	// LexicalElapsed is how long the build took to make LexicalGeneration live.
