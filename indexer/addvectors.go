@@ -3,24 +3,21 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
-	"github.com/kairos-rag/kairos/internal/atomicfile"
+	"github.com/kairos-rag/kairos/indexer/store"
 )
 
-// resumeAddVectors finishes a LexicalFirst build interrupted while embedding: the live
+// resumeAddVectors finishes a lexical-first build interrupted while embedding: the live
 // generation holds the BM25 index of these inputs and options, without vectors. It returns
 // nil when the live generation is not such a one (Resume then builds from scratch).
-func resumeAddVectors(ctx context.Context, opts *Options) (*Summary, error) {
-	lexGen := liveGen(opts.Dir)
-	if lexGen == 0 {
-		return nil, nil
+func (ix *Index) resumeAddVectors(ctx context.Context, opts *Options) (*Summary, error) {
+	lexGen, err := ix.st.Live(ctx)
+	if err != nil || lexGen == 0 {
+		return nil, err
 	}
-	man, err := ReadManifest(filepath.Join(opts.Dir, manifest.GenerationName(lexGen)))
+	man, err := ix.st.Manifest(ctx, lexGen)
 	if err != nil || man.Dense != nil {
 		return nil, nil
 	}
@@ -30,17 +27,21 @@ func resumeAddVectors(ctx context.Context, opts *Options) (*Summary, error) {
 	if lex.Build.Lexical == "" { // naming no engine continues in the generation's
 		lex.Build.Lexical = man.Options.Lexical
 	}
+	eng, err := ix.engines(ctx, &lex, nil) // settles the collection settings to compare
+	if err != nil {
+		return nil, err
+	}
+	eng.Close()
+	lex.Build.Lexical = man.Options.Lexical // "" stays the bleve of an older manifest
 	if checkpointMatches(&cp, &lex) != nil {
 		return nil, nil
 	}
-	if err := opts.useLexical(man.Options.Lexical); err != nil {
-		return nil, err
-	}
+	opts.Build = lex.Build
 	start := time.Now()
 	if opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "resuming: generation %d holds the BM25 index of these inputs; embedding its %d passages\n", lexGen, man.Counts.Passages)
 	}
-	dm, err := addVectors(ctx, opts, lexGen, 0, nil)
+	dm, err := ix.addVectors(ctx, opts, lexGen, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -48,17 +49,20 @@ func resumeAddVectors(ctx context.Context, opts *Options) (*Summary, error) {
 		Elapsed: time.Since(start), LexicalGeneration: lexGen, Resumed: man.Counts.Documents, Language: opts.lang}, nil
 }
 
-// buildLexicalFirst is a LexicalFirst build (Options.LexicalFirst): the inputs are indexed
-// without the encoder and committed, so BM25 answers while the vectors are embedded; then
-// addVectors writes the next generation with them. from is where reading starts (a resumed
-// build) and base the checkpoint it continues (nil: from scratch). The caller holds the
-// writer lock.
-func buildLexicalFirst(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
+// buildLexicalFirst is a lexical-first build (Options.EmbedInline false): the inputs are
+// indexed without the encoder (lex: opts without it, its engines eng connected) and
+// committed, so BM25 answers while the vectors are embedded; then addVectors writes the next
+// generation with them. spec says where reading starts (a resumed build) and the checkpoint
+// it continues (nil: from scratch). The caller holds the writer lock.
+func (ix *Index) buildLexicalFirst(ctx context.Context, opts, lex *Options, eng *store.Connected, spec runSpec) (*Summary, error) {
 	start := time.Now()
-	prev := liveGen(opts.Dir) // the index this build replaces, kept one round as builds keep it
-	lex := *opts
-	lex.Encoder = nil
-	sum, err := drive(ctx, &lex, spec)
+	prev, err := ix.st.Live(ctx) // the index this build replaces, kept one round as builds keep it
+	if err != nil {
+		return nil, err
+	}
+	opts.Build = lex.Build // the embedding half records the same options
+	sum, err := ix.drive(ctx, lex, eng, spec)
+	eng.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +71,7 @@ func buildLexicalFirst(ctx context.Context, opts *Options, spec runSpec) (*Summa
 		fmt.Fprintf(opts.Progress, "BM25 index committed as generation %d and searchable; embedding its %d passages into the next generation\n",
 			sum.Generation, sum.Counts.Passages)
 	}
-	man, err := addVectors(ctx, opts, sum.Generation, prev, nil)
+	man, err := ix.addVectors(ctx, opts, sum.Generation, prev, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -76,19 +80,22 @@ func buildLexicalFirst(ctx context.Context, opts *Options, spec runSpec) (*Summa
 }
 
 // addVectors writes the generation after lexGen (a BM25-only generation): the same
-// passages, lexical index, store and documents, shared by hard link where the engines
-// allow, plus the vectors of every live passage, embedded in key order; then makes it live
-// and drops the generations other than it and prev. With checkpoints on (CheckpointEvery),
-// it commits a checkpoint generation every CheckpointAfter (the vectors so far; CHECKPOINT
-// says up to which key) that Resume continues from; lexGen stays live meanwhile. from, when
-// not nil, is such a checkpoint to continue.
-func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *checkpoint) (*Manifest, error) {
-	src, err := openGen(ctx, filepath.Join(opts.Dir, manifest.GenerationName(lexGen)), OpenOptions{SkipVectors: true, Trusted: true})
+// passages, lexical index, store and documents (shared by hard link where the engines allow,
+// copied where they keep points), plus the vectors of every live passage, embedded in key
+// order; then makes it live and drops the generations other than it and prev. With
+// checkpoints on (CheckpointEvery), it commits a checkpoint generation every CheckpointAfter
+// (the vectors so far; the checkpoint record says up to which key) that Resume continues
+// from; lexGen stays live meanwhile. from, when not nil, is such a checkpoint to continue.
+func (ix *Index) addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *checkpoint) (*Manifest, error) {
+	src, err := ix.open(ctx, lexGen, ReadOptions{SkipVectors: true, Trusted: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening generation %d to embed its passages: %w", lexGen, err)
 	}
-	r := &embedRun{opts: opts, gens: dirStore{dir: opts.Dir, at: opts.at}, lexGen: lexGen, prev: prev, src: src, last: time.Now()}
-	defer r.close()
+	r := &embedRun{ix: ix, opts: opts, lexGen: lexGen, prev: prev, src: src, last: time.Now()}
+	defer r.close(ctx)
+	if r.eng, err = ix.engines(ctx, opts, src.Manifest); err != nil {
+		return nil, err
+	}
 	n := src.Manifest.Counts.Passages
 	r.prog = newProgress(opts.Progress, 1, true)
 	r.prog.read(1, src.Manifest.Counts.Documents) // the input is read: the line shows the embedding
@@ -97,24 +104,20 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	r.prog.inputsRead()
 	base := src
 	if from != nil {
-		if base, err = OpenGeneration(filepath.Join(opts.Dir, from.Generation)); err != nil {
+		cpGen, _ := manifest.ParseGeneration(from.Generation)
+		if base, err = ix.open(ctx, cpGen, ReadOptions{}); err != nil {
 			return nil, fmt.Errorf("opening checkpoint %s: %w", from.Generation, err)
 		}
-		base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
+		base.Lexical.Close() // the writer copies the engine's parts; it never reads the base's index
 		base.Lexical = nil
 		r.cpBase, r.next = base, from.Embedding.NextKey
 		r.prog.passagesEmbedded(base.Vectors.Live())
 	}
+	// How many vectors are coming is known: the first writer's graph is allocated once, at
+	// its final size (it stays in memory across checkpoints, VectorCommit.Reopen).
+	r.expect = n
 	if err := r.open(ctx, base, handover{}); err != nil {
 		return nil, err
-	}
-	// How many vectors are coming is known: the graph is allocated once, at its final size (it
-	// stays in memory across checkpoints, Reopener).
-	if rv, ok := r.w.vec.(backend.Reserver); ok && n > r.w.vec.Len() {
-		left := n - r.w.vec.Len()
-		if err := rv.Reserve(left); err != nil {
-			return nil, fmt.Errorf("making room in the graph for %d more vectors: %w", left, err)
-		}
 	}
 	stop := r.prog.start()
 	man, err := r.embedAll(ctx)
@@ -129,16 +132,16 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 	if err := manifest.Write(r.tmp, man); err != nil {
 		return nil, fmt.Errorf("writing manifest: %w", err)
 	}
-	if err := r.gens.Commit(ctx, r.gen, r.tmp, man); err != nil {
+	if err := ix.st.Commit(ctx, r.writing(), man, store.CommitOptions{At: opts.at}); err != nil {
 		return nil, fmt.Errorf("committing generation %d: %w", r.gen, err)
 	}
 	r.tmp = ""
 	r.prog.finish()
-	if err := r.gens.dropCheckpoint(); err != nil {
-		opts.Logger.Warn("removing checkpoint", "dir", opts.Dir, "err", err)
+	if err := ix.st.DropCheckpoint(ctx); err != nil {
+		opts.Logger.Warn("removing checkpoint", "index", opts.Dir, "err", err)
 	}
-	if err := r.gens.Drop(ctx, r.gen, prev); err != nil {
-		opts.Logger.Warn("removing old generations", "dir", opts.Dir, "err", err)
+	if err := ix.st.Drop(ctx, r.gen, prev); err != nil {
+		opts.Logger.Warn("removing old generations", "index", opts.Dir, "err", err)
 	}
 	return man, nil
 }
@@ -146,8 +149,9 @@ func addVectors(ctx context.Context, opts *Options, lexGen, prev int, from *chec
 // embedRun is the state of addVectors: the generation read (src), the writer and the
 // checkpoint it continues from.
 type embedRun struct {
+	ix           *Index
 	opts         *Options
-	gens         dirStore // a LexicalFirst build is a local directory's (dirStore.build)
+	eng          *store.Connected
 	lexGen, prev int
 	src          *Generation // lexGen: the passages to embed
 	cpBase       *Generation // the checkpoint the writer continues from; nil: src
@@ -156,25 +160,30 @@ type embedRun struct {
 	gen          int
 	tmp          string    // the writer's directory, "" once published or renamed
 	next         uint32    // the first key not yet embedded (a resumed run skips those before)
+	expect       int       // vectors the next writer will hold in all, when it is the first (0 after)
 	last         time.Time // of the last checkpoint
 	checkpoints  int
 }
 
+// writing is the generation being written.
+func (r *embedRun) writing() store.Writing { return store.Writing{Gen: r.gen, Dir: r.tmp} }
+
 // open starts a writer of a new generation derived from base.
 func (r *embedRun) open(ctx context.Context, base *Generation, docs handover) error {
-	gen, tmp, err := r.gens.Begin(ctx)
+	w, err := r.ix.st.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	r.gen, r.tmp = gen, tmp
-	if r.w, err = newGenWriter(tmp, gen, r.opts, modeAddVectors, base, docs, r.prog); err != nil {
+	r.gen, r.tmp = w.Gen, w.Dir
+	if r.w, err = newGenWriter(r.tmp, r.gen, r.opts, modeAddVectors, base, docs, r.prog, r.expect); err != nil {
 		return err
 	}
+	r.expect = 0
 	r.w.start(ctx)
 	return nil
 }
 
-func (r *embedRun) close() {
+func (r *embedRun) close(ctx context.Context) {
 	if r.w != nil && !r.w.closed {
 		r.w.abort()
 	}
@@ -182,24 +191,19 @@ func (r *embedRun) close() {
 		r.w.log.Close() // its runs: the table is written, or the run failed
 	}
 	if r.tmp != "" {
-		r.gens.Discard(r.gen, r.tmp)
+		r.ix.discard(ctx, r.writing(), r.opts.Logger)
 	}
 	if r.cpBase != nil {
-		r.cpBase.store.Close()
+		r.cpBase.Close()
 	}
-	if r.src.Lexical != nil {
-		r.src.Lexical.Close()
-	}
-	r.src.store.Close()
+	r.src.Close()
+	r.eng.Close()
 }
 
 // embedAll hands every live passage of src from r.next on to the writer's embedder,
 // BatchSize passages at a time, checkpointing as it goes, and finishes the writer.
 func (r *embedRun) embedAll(ctx context.Context) (*Manifest, error) {
 	batch := r.opts.Build.BatchSize
-	if batch <= 0 {
-		batch = DefaultBatchSize
-	}
 	var job embedJob
 	flush := func() error {
 		if len(job.keys) == 0 {
@@ -215,7 +219,7 @@ func (r *embedRun) embedAll(ctx context.Context) (*Manifest, error) {
 		}
 		return nil
 	}
-	err := r.src.store.Each(ctx, func(key uint32, p Passage) error {
+	err := r.src.Passages.Each(ctx, func(key uint32, p Passage) error {
 		if key < r.next {
 			return nil
 		}
@@ -255,7 +259,6 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 		return err
 	}
 	waited := time.Since(start)
-	vec := r.w.vec
 	r.w.keepLog, r.w.checkpoint = true, true
 	man, err := r.w.finish()
 	if err != nil {
@@ -270,38 +273,24 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	if err := manifest.Write(r.tmp, man); err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
-	final := filepath.Join(r.opts.Dir, manifest.GenerationName(r.gen))
-	if err := os.Rename(r.tmp, final); err != nil {
-		return err
-	}
-	r.tmp = ""
-	if err := atomicfile.SyncDir(r.opts.Dir); err != nil {
-		return err
-	}
 	id := r.opts.Encoder.Identity()
 	cp := checkpoint{Generation: manifest.GenerationName(r.gen), Inputs: man.Inputs, Options: r.opts.Build, SkipBad: r.opts.SkipBad,
-		Model: &id, HNSW: &man.Dense.HNSW, Embedding: &embedPosition{LexicalGeneration: r.lexGen, NextKey: next}}
-	if err := manifest.WriteCheckpoint(r.opts.Dir, &cp); err != nil {
+		Model: &id, HNSW: recordedHNSW(r.opts, man), Embedding: &embedPosition{LexicalGeneration: r.lexGen, NextKey: next}}
+	if err := r.ix.st.Commit(ctx, r.writing(), man, store.CommitOptions{Checkpoint: &cp, At: r.opts.at}); err != nil {
 		return fmt.Errorf("writing checkpoint: %w", err)
 	}
+	r.tmp = ""
 	r.checkpoints++
 	r.last = time.Now()
-	if err := cleanOld(r.opts.Dir, r.lexGen, r.prev); err != nil { // drops the previous checkpoint
-		r.opts.Logger.Warn("removing old checkpoints", "dir", r.opts.Dir, "err", err)
+	if err := r.ix.st.Drop(ctx, r.lexGen, r.prev); err != nil { // drops the previous checkpoint
+		r.opts.Logger.Warn("removing old checkpoints", "index", r.opts.Dir, "err", err)
 	}
-	base, err := openGen(ctx, final, OpenOptions{SkipVectors: true, Trusted: true})
+	base, err := r.ix.reopenCheckpoint(ctx, man, r.w.reopen)
 	if err != nil {
-		return fmt.Errorf("reopening checkpoint: %w", err)
-	}
-	base.Lexical.Close() // the writer copies the engine's files; it never reads the base's index
-	base.Lexical = nil
-	if rv, ok := vec.(backend.Reopener); ok {
-		base.Vectors = rv.Reopen(base.store)
-	} else if base.Vectors, err = openVectors(ctx, r.opts.Engines.Vectors, backend.Gen{Name: manifest.GenerationName(r.gen), Dir: final}, man, base.store); err != nil {
-		return fmt.Errorf("reopening checkpoint: %w", err)
+		return err
 	}
 	if r.cpBase != nil {
-		r.cpBase.store.Close()
+		r.cpBase.Close()
 	}
 	r.cpBase = base
 	// The embedding stands still while a checkpoint runs: say how long, and where.
@@ -311,18 +300,22 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	return r.open(ctx, base, docs)
 }
 
-// resumeEmbedding continues the embedding half of a LexicalFirst build from its checkpoint
+// resumeEmbedding continues the embedding half of a lexical-first build from its checkpoint
 // cp (already checked against opts): the BM25 generation it embeds must still be live.
-func resumeEmbedding(ctx context.Context, opts *Options, cp *checkpoint) (*Summary, error) {
+func (ix *Index) resumeEmbedding(ctx context.Context, opts *Options, cp *checkpoint) (*Summary, error) {
 	lexGen := cp.Embedding.LexicalGeneration
-	if live := liveGen(opts.Dir); live != lexGen {
-		return nil, fmt.Errorf("cannot resume the embedding in %s: its checkpoint embeds generation %d, but generation %d is live (kairos index --force rebuilds)", opts.Dir, lexGen, live)
+	live, err := ix.st.Live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if live != lexGen {
+		return nil, fmt.Errorf("cannot resume the embedding in %s: its checkpoint embeds generation %d, but generation %d is live (kairos index --force rebuilds)", ix.loc, lexGen, live)
 	}
 	start := time.Now()
 	if opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "resuming the embedding of generation %d from passage key %d\n", lexGen, cp.Embedding.NextKey)
 	}
-	man, err := addVectors(ctx, opts, lexGen, 0, cp)
+	man, err := ix.addVectors(ctx, opts, lexGen, 0, cp)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -51,7 +52,7 @@ func TestLexicalFirstBuild(t *testing.T) {
 			ctx := context.Background()
 			opts := func(dir string, enc PassageEncoder, first bool) Options {
 				return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW,
-					Build: BuildOptions{Lexical: lexical, BatchSize: 200}, LexicalFirst: first}
+					Build: BuildOptions{Lexical: lexical, BatchSize: 200}, EmbedInline: !first}
 			}
 			refDir := filepath.Join(t.TempDir(), "ref")
 			ref, err := Build(ctx, opts(refDir, &countingEncoder{dim: 32}, false))
@@ -93,7 +94,7 @@ func TestLexicalFirstBuild(t *testing.T) {
 				t.Errorf("summary: lexical generation %d (want %d), generation %d, dense %+v", r.sum.LexicalGeneration, lexGen, r.sum.Generation, r.sum.Dense)
 			}
 			sameVectors(t, refGen, dir)
-			if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+			if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 				t.Errorf("verify: %v %+v", err, rep)
 			}
 
@@ -112,7 +113,7 @@ func TestLexicalFirstBuild(t *testing.T) {
 				t.Fatalf("after the interruption the live generation is %+v", kept)
 			}
 			enc := &countingEncoder{dim: 32}
-			sum, err := Resume(ctx, opts(dir2, enc, true))
+			sum, err := resumeBuild(ctx, opts(dir2, enc, true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,15 +126,6 @@ func TestLexicalFirstBuild(t *testing.T) {
 			refGen.Close()
 		})
 	}
-}
-
-func openLive(t *testing.T, dir string) *Generation {
-	t.Helper()
-	g, err := OpenWith(context.Background(), dir, OpenOptions{BM25: backend.BM25Params{K1: BM25K1, B: BM25B}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 // lexHits are the BM25 answers of a few queries: keys and scores.
@@ -196,11 +188,11 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 	input := scifactHead(t, 300)
 	ctx := context.Background()
 	opts := func(dir string, enc PassageEncoder) Options {
-		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: true,
+		return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW,
 			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1 << 30, CheckpointAfter: time.Nanosecond}
 	}
 	refDir := filepath.Join(t.TempDir(), "ref")
-	ref, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW})
+	ref, err := Build(ctx, Options{Dir: refDir, Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +213,7 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 		t.Errorf("live generation %d, checkpoint %+v: want the BM25 generation live and 3 batches of 100 embedded", live, cp.Embedding)
 	}
 	enc := &countingEncoder{dim: 32}
-	sum, err := Resume(ctx, opts(dir, enc))
+	sum, err := resumeBuild(ctx, opts(dir, enc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +224,106 @@ func TestLexicalFirstEmbeddingCheckpoints(t *testing.T) {
 		t.Errorf("checkpoint left after the build: %+v", cp)
 	}
 	sameVectors(t, refGen, dir)
-	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+	if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 		t.Errorf("verify: %v %+v", err, rep)
 	}
+}
+
+// A lexical-first build on Qdrant, the store's collections copied from the BM25 generation
+// into the next: while it embeds, the live generation is its BM25 index (no vectors, every
+// passage); at the end the next generation has a vector for every passage, verifies, and
+// answers dense queries as an inline build on the same cluster does. An embedding
+// interrupted leaves the BM25 generation live, and Resume embeds from it, every passage once.
+func TestLexicalFirstBuildOnQdrant(t *testing.T) {
+	var loc func(*testing.T, string) string
+	for _, b := range confBackends() {
+		if b.remote {
+			loc = b.start(t)
+		}
+	}
+	ctx := context.Background()
+	fx := newConfFixture(t)
+	in := fx.write(t, "lexfirst.jsonl", fx.base())
+	opts := func(l string, enc PassageEncoder, inline bool) Options {
+		return Options{Dir: l, Inputs: []InputSpec{in}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{BatchSize: 20}, EmbedInline: inline}
+	}
+	ref := loc(t, "inline")
+	refSum, err := Build(ctx, opts(ref, confEncoder, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	first := loc(t, "first")
+	gate := newGateEncoder()
+	type result struct {
+		sum *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := Build(ctx, opts(first, gate, false))
+		done <- result{s, err}
+	}()
+	select {
+	case <-gate.started:
+	case r := <-done:
+		t.Fatalf("build ended before embedding: %+v %v", r.sum, r.err)
+	}
+	live, err := liveManifest(ctx, first)
+	if err != nil || live.Dense != nil || live.Counts.Passages != refSum.Counts.Passages {
+		t.Fatalf("while embedding, the live generation: %+v, %v; want BM25 only, %d passages", live, err, refSum.Counts.Passages)
+	}
+	close(gate.release)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.sum.LexicalGeneration != live.Generation || r.sum.Generation <= live.Generation || r.sum.Dense == nil || r.sum.Dense.Vectors != refSum.Counts.Passages {
+		t.Errorf("summary: lexical generation %d (want %d), generation %d, dense %+v", r.sum.LexicalGeneration, live.Generation, r.sum.Generation, r.sum.Dense)
+	}
+	if rep, err := verifyIndex(ctx, first); err != nil || !rep.OK() {
+		t.Errorf("verify: %v %+v", err, rep)
+	}
+	queries := []string{docQuery(modeDense, fx.base()[3]), docQuery(modeDense, fx.base()[40]), "cell"}
+	for _, q := range queries {
+		got := confSearch(t, first, modeDense, q, 10, true, backend.Filter{})
+		want := confSearch(t, ref, modeDense, q, 10, true, backend.Filter{})
+		if len(want) == 0 || fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) {
+			t.Errorf("dense %q: lexical first %v, inline %v", q, ids(got), ids(want))
+		}
+	}
+
+	// Interrupted while embedding, then resumed.
+	second := loc(t, "interrupted")
+	gate2 := newGateEncoder()
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { <-gate2.started; cancel() }()
+	if _, err := Build(cctx, opts(second, gate2, false)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	kept, err := liveManifest(ctx, second)
+	if err != nil || kept.Dense != nil || kept.Counts.Passages != refSum.Counts.Passages {
+		t.Fatalf("after the interruption the live generation is %+v, %v", kept, err)
+	}
+	enc := &countingEncoder{dim: confEncoder.dim}
+	sum, err := resumeBuild(ctx, opts(second, enc, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.LexicalGeneration != kept.Generation || sum.Generation <= kept.Generation || sum.NoCheckpoint || enc.texts.Load() != int64(refSum.Counts.Passages) {
+		t.Errorf("resume: lexical generation %d (want %d), generation %d, no checkpoint %v, %d passages embedded (want %d)",
+			sum.LexicalGeneration, kept.Generation, sum.Generation, sum.NoCheckpoint, enc.texts.Load(), refSum.Counts.Passages)
+	}
+	if rep, err := verifyIndex(ctx, second); err != nil || !rep.OK() {
+		t.Errorf("verify after resume: %v %+v", err, rep)
+	}
+}
+
+// ids are the passage ids of hits, in order.
+func ids(hits []confHit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
 }

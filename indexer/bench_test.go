@@ -48,7 +48,7 @@ func BenchmarkUpdateSciFact(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		if _, err := Update(context.Background(), UpdateOptions{Options: Options{Dir: dir, Inputs: in(newer)}, DeleteMissing: true, CompactRatio: -1}); err != nil {
+		if _, err := updateIndex(context.Background(), UpdateOptions{Options: Options{Dir: dir, Inputs: in(newer)}, DeleteMissing: true, CompactRatio: -1}); err != nil {
 			b.Fatal(err)
 		}
 	}

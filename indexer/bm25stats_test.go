@@ -27,7 +27,7 @@ func liveLength(t testing.TB, g *Generation) (docs int, tokens int64) {
 	if a == nil {
 		t.Fatal("no English analyzer")
 	}
-	err := g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	err := g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		docs++
 		tokens += int64(len(a.Analyze([]byte(p.Text))))
 		return nil
@@ -71,7 +71,7 @@ func bleveAvgLength(t testing.TB, g *Generation, term string) float64 {
 // and that bleve scores with their mean length (rounded up, as bleve's formula does).
 func checkAvgLength(t testing.TB, label, dir string) {
 	t.Helper()
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestBM25AverageLength(t *testing.T) {
 	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: small}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestBM25AverageLength(t *testing.T) {
 	// divid without control mani tissu" (and, in: stop words).
 	got := map[string]int{}
 	a := bleveIdx(g).Mapping().AnalyzerNamed(en.AnalyzerName)
-	g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		got[p.DocID] = len(a.Analyze([]byte(p.Text)))
 		return nil
 	})
@@ -125,7 +125,7 @@ func TestBM25AverageLength(t *testing.T) {
 		t.Fatalf("analysed lengths %v, want a:3 b:10 (passage text changed?)", got)
 	}
 	checkAvgLength(t, "small build", dir)
-	if m, _ := ReadManifest(mustCurrent(t, dir)); m.BM25.Tokens != 13 {
+	if m, _ := manifest.Read(mustCurrent(t, dir)); m.BM25.Tokens != 13 {
 		t.Errorf("small build: %d tokens, want 13", m.BM25.Tokens)
 	}
 
@@ -140,15 +140,15 @@ func TestBM25AverageLength(t *testing.T) {
 			return err
 		}},
 		{"update", func() error {
-			_, err := Update(ctx, UpdateOptions{Options: Options{Dir: sf, Inputs: []InputSpec{{Path: newer}}}, DeleteMissing: true, CompactRatio: -1})
+			_, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: sf, Inputs: []InputSpec{{Path: newer}}}, DeleteMissing: true, CompactRatio: -1})
 			return err
 		}},
 		{"delete", func() error {
-			_, err := Delete(ctx, UpdateOptions{Options: Options{Dir: sf}, CompactRatio: -1}, []string{"4983"})
+			_, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: sf}, CompactRatio: -1}, []string{"4983"})
 			return err
 		}},
 		{"compact", func() error {
-			_, err := Compact(ctx, sf, nil)
+			_, err := compactIndex(ctx, sf, nil)
 			return err
 		}},
 	}
@@ -158,7 +158,7 @@ func TestBM25AverageLength(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		checkAvgLength(t, s.name, sf)
-		m, _ := ReadManifest(mustCurrent(t, sf))
+		m, _ := manifest.Read(mustCurrent(t, sf))
 		if s.name != "compact" && m.BM25.Tokens == prev {
 			t.Errorf("%s: token count unchanged (%d); the step changed nothing", s.name, prev)
 		}
@@ -179,7 +179,7 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen := mustCurrent(t, dir)
-	m, err := ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 	if err := manifest.Write(gen, m); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 	if want := math.Ceil(12345 / float64(m.BM25.Docs)); !legacy || avg != want {
 		t.Fatalf("format 2 index: legacy %v, bleve average %v, want %v", legacy, avg, want)
 	}
-	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}}, CompactRatio: -1}); err != nil {
+	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}}, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
 	checkAvgLength(t, "migrated by update", dir)

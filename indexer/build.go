@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -12,50 +11,36 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/indexer/store"
 )
 
-// Build reads the inputs, splits them into passages and writes a new generation of the index
-// at opts.Dir, then makes it live. An existing index stays live and intact until the new one
-// is complete; a failed or cancelled build leaves only a *.tmp directory that the next build
-// removes, plus, with CheckpointEvery, a checkpoint Resume continues from.
-func Build(ctx context.Context, opts Options) (*Summary, error) {
-	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("build options: %w", err)
+// build builds from scratch; the caller holds the writer lock.
+func (ix *Index) build(ctx context.Context, opts *Options) (*Summary, error) {
+	// The engines of the first generation first (without the encoder when the build is
+	// lexical first): the store refuses what it cannot do before it is asked anything.
+	first := *opts
+	if opts.lexicalFirst() {
+		first.Encoder = nil
 	}
-	if len(opts.Inputs) == 0 {
-		return nil, errors.New("build options: no input")
-	}
-	st, err := storeOf(opts.Dir, &opts)
+	eng, err := ix.engines(ctx, &first, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.resolveLanguage(ctx); err != nil {
-		return nil, err
-	}
-	opts.store = st
-	return st.build(ctx, &opts)
-}
-
-// buildLocked builds from scratch; the caller holds the writer lock.
-func buildLocked(ctx context.Context, opts *Options) (*Summary, error) {
-	if err := opts.useLexical(newLexical(opts.Build.Lexical)); err != nil { // recorded in the manifest
-		return nil, err
-	}
+	defer eng.Close()
 	// A new build abandons any checkpoint of an earlier one.
-	if err := manifest.RemoveCheckpoint(opts.Dir); err != nil {
+	if err := ix.st.DropCheckpoint(ctx); err != nil {
 		return nil, err
 	}
 	if opts.lexicalFirst() {
-		return buildLexicalFirst(ctx, opts, runSpec{mode: modeAppend})
+		return ix.buildLexicalFirst(ctx, opts, &first, eng, runSpec{mode: modeAppend})
 	}
-	return drive(ctx, opts, runSpec{mode: modeAppend})
+	return ix.drive(ctx, &first, eng, runSpec{mode: modeAppend})
 }
 
-// lexicalFirst reports whether a build commits its BM25 index before its vectors
-// (Options.LexicalFirst, with an encoder). Only a local directory's build asks (dirStore):
-// a store whose checkpoints copy every point has nothing to gain from it.
+// lexicalFirst reports whether a build commits its BM25 index before its vectors (with an
+// encoder, unless Options.EmbedInline).
 func (o *Options) lexicalFirst() bool {
-	return o.LexicalFirst && o.Encoder != nil
+	return !o.EmbedInline && o.Encoder != nil
 }
 
 // position is how far a build has read: documents consumed from input Input.
@@ -72,12 +57,11 @@ type runSpec struct {
 	compactRatio  float64
 }
 
-// drive runs readers into a chain of genWriters: one per checkpoint, the last one committed
-// as the live generation.
-func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err error) {
+// drive runs readers into a chain of genWriters, writing through the engines eng: one per
+// checkpoint, the last one committed as the live generation.
+func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected, spec runSpec) (sum *Summary, err error) {
 	start := time.Now()
-	gens := opts.store
-	prev, err := gens.Live(ctx)
+	prev, err := ix.st.Live(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +136,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 		prog.inputsRead()
 		return nil
 	})
-	d := &driver{dir: opts.Dir, gens: gens, opts: opts, spec: spec, prog: prog, prev: prev, inputs: inputs,
+	d := &driver{ix: ix, opts: opts, copies: eng.CheckpointCopies, spec: spec, prog: prog, prev: prev, inputs: inputs,
 		readErr: func() error { return readErr }}
 	var man *Manifest
 	g.Go(func() (err error) {
@@ -168,7 +152,7 @@ func drive(ctx context.Context, opts *Options, spec runSpec) (sum *Summary, err 
 	err = g.Wait()
 	stop()
 	if d.tmp != "" && err != nil {
-		d.gens.Discard(d.gen, d.tmp)
+		ix.discard(ctx, d.writing(), opts.Logger)
 	}
 	if err != nil {
 		return nil, err

@@ -48,20 +48,20 @@ func TestBuildEnwiki(t *testing.T) {
 	if c.Documents != 106 || c.Skipped[corpus.SkipRedirect] != 99 || c.Skipped[corpus.SkipNamespace] != 1 || c.Bad != 0 {
 		t.Fatalf("counts = %+v, want 106 documents, 99 redirects, 1 namespace, 0 bad", c)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if g.store.Len() != c.Passages || c.Passages < 1000 {
-		t.Fatalf("store has %d passages, summary %d", g.store.Len(), c.Passages)
+	if g.Passages.Len() != c.Passages || c.Passages < 1000 {
+		t.Fatalf("store has %d passages, summary %d", g.Passages.Len(), c.Passages)
 	}
 	n, err := g.Lexical.Docs(context.Background())
 	if err != nil || n != c.Passages {
 		t.Fatalf("the lexical index has %d docs (%v), want %d", n, err, c.Passages)
 	}
 	docs := map[string]bool{}
-	err = g.store.Each(t.Context(), func(key uint32, p corpus.Passage) error {
+	err = g.Passages.Each(t.Context(), func(key uint32, p corpus.Passage) error {
 		docs[p.DocID] = true
 		if w := len(strings.Fields(p.Text)); w > 120 || w == 0 {
 			t.Errorf("%s: %d words", p.ID, w)
@@ -105,7 +105,7 @@ func TestFailedBuildKeepsOldIndex(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad.jsonl: line 2") {
 		t.Fatalf("err = %v, want the bad line named", err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatalf("old index not usable after failed build: %v", err)
 	}
@@ -141,7 +141,7 @@ func TestCancelledBuild(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if _, err := Open(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := openDir(dir); !errors.Is(err, ErrNoIndex) {
 		t.Fatalf("Open after cancelled first build: %v, want ErrNoIndex", err)
 	}
 }
@@ -149,11 +149,11 @@ func TestCancelledBuild(t *testing.T) {
 func TestDamageDetected(t *testing.T) {
 	dir := t.TempDir()
 	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
-	gen, err := Current(dir)
+	gen, err := manifest.Current(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	man0, err := ReadManifest(gen)
+	man0, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,13 +166,13 @@ func TestDamageDetected(t *testing.T) {
 	if err := os.WriteFile(store, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "index damaged: "+store+": sha256 ") {
+	if _, err := openDir(dir); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "index damaged: "+store+": sha256 ") {
 		t.Fatalf("Open of damaged store: %v, want index damaged: %s: sha256 ...", err, store)
 	}
 	man := filepath.Join(gen, manifest.FileName)
 	mb, _ := os.ReadFile(man)
 	os.WriteFile(man, []byte(strings.Replace(string(mb), `"documents": 213`, `"documents": 214`, 1)), 0o644)
-	if _, err := ReadManifest(gen); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+	if _, err := manifest.Read(gen); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Fatalf("edited manifest: %v, want checksum mismatch", err)
 	}
 }
@@ -185,11 +185,11 @@ func TestVerify(t *testing.T) {
 	if _, err := Build(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Verify(context.Background(), dir)
+	rep, err := verifyIndex(context.Background(), dir)
 	if err != nil || !rep.OK() || rep.Passages == 0 || rep.Files < 3 {
 		t.Fatalf("fresh index: %+v, %v", rep, err)
 	}
-	gen, _ := Current(dir)
+	gen, _ := manifest.Current(dir)
 	// Damage: one bleve file altered, and a stray file.
 	var victim string
 	filepath.WalkDir(filepath.Join(gen, blevebm25.Name), func(p string, d os.DirEntry, err error) error {
@@ -205,7 +205,7 @@ func TestVerify(t *testing.T) {
 	b[len(b)/2] ^= 1
 	os.WriteFile(victim, b, 0o644)
 	os.WriteFile(filepath.Join(gen, blevebm25.Name, "stray"), []byte("x"), 0o644)
-	rep, err = Verify(context.Background(), dir)
+	rep, err = verifyIndex(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,27 +7,18 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
-// A build with Options.CheckpointEvery commits checkpoint generations as it goes. They are
-// complete generations (a manifest, fsynced, renamed into place) that CURRENT does not name;
-// DIR/CHECKPOINT names the latest and says how far the build had read (manifest.Checkpoint,
-// whose package owns the record).
+// A build commits checkpoint generations as it goes (Options.CheckpointEvery). They are
+// complete generations that are not live; the store's checkpoint record names the latest and
+// says how far the build had read (manifest.Checkpoint, whose package owns the record).
 type (
 	checkpoint    = manifest.Checkpoint
 	embedPosition = manifest.EmbedPosition
 )
-
-// CheckpointGeneration returns the path of the checkpoint generation of the index at dir, or
-// "" when no resumable build is pending or the checkpoint is not a directory (Qdrant).
-func CheckpointGeneration(dir string) (string, error) {
-	st, err := storeOf(dir, nil)
-	if err != nil {
-		return "", err
-	}
-	return st.checkpointDir()
-}
 
 // CheckpointInfo describes the checkpoint a build left behind, for a person deciding
 // whether to resume it.
@@ -42,17 +33,6 @@ type CheckpointInfo struct {
 	Created time.Time
 }
 
-// PendingCheckpoint describes the checkpoint of the index at dir, or returns nil when no
-// resumable build is pending.
-func PendingCheckpoint(ctx context.Context, dir string) (*CheckpointInfo, error) {
-	st, err := storeOf(dir, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	return st.PendingCheckpoint(ctx)
-}
-
 // checkpointInfo describes c, whose generation man describes.
 func checkpointInfo(c *checkpoint, man *Manifest) *CheckpointInfo {
 	info := &CheckpointInfo{Generation: man.Generation, Passages: man.Counts.Passages, Docs: c.Position.Docs, Created: man.Created}
@@ -65,25 +45,100 @@ func checkpointInfo(c *checkpoint, man *Manifest) *CheckpointInfo {
 	return info
 }
 
-// Resume continues the build whose checkpoint is in opts.Dir, with the same inputs and
-// options, and ends with the passages a clean build would have. Without a checkpoint it is a
-// clean build. It refuses inputs whose sha256 or options differ from the checkpoint's.
-func Resume(ctx context.Context, opts Options) (*Summary, error) {
-	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("build options: %w", err)
+// resume continues the build whose checkpoint the store holds, or builds from scratch when
+// there is none; the caller holds the writer lock.
+func (ix *Index) resume(ctx context.Context, opts *Options) (*Summary, error) {
+	// The engines first: the store refuses what it cannot do before it is asked anything.
+	probe := *opts
+	if opts.lexicalFirst() {
+		probe.Encoder = nil
 	}
-	if len(opts.Inputs) == 0 {
-		return nil, errors.New("build options: no input")
-	}
-	st, err := storeOf(opts.Dir, &opts)
+	eng, err := ix.engines(ctx, &probe, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.resolveLanguage(ctx); err != nil {
+	eng.Close()
+	cp, err := ix.st.Checkpoint(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("finding the checkpoint of %s: %w", ix.loc, err)
+	}
+	if cp == nil && opts.lexicalFirst() {
+		if sum, err := ix.resumeAddVectors(ctx, opts); sum != nil || err != nil {
+			return sum, err
+		}
+	}
+	if cp == nil {
+		opts.Logger.Info("no checkpoint: building from scratch", "index", ix.loc.String())
+		sum, err := ix.build(ctx, opts)
+		if sum != nil {
+			sum.NoCheckpoint = true
+		}
+		return sum, err
+	}
+	if opts.Build.Lexical == "" {
+		// Naming no engine resumes in the checkpoint's ("" there: bleve, from an older build).
+		opts.Build.Lexical = cp.Options.Lexical
+	}
+	// A lexical-first build checkpoints its BM25 half, without the encoder.
+	first := opts.lexicalFirst() && cp.Model == nil
+	match := *opts
+	if first {
+		match.Encoder = nil
+	}
+	eng, err = ix.engines(ctx, &match, nil) // settles what the checkpoint recorded of them
+	if err != nil {
 		return nil, err
 	}
-	opts.store = st
-	return st.resume(ctx, &opts)
+	defer eng.Close()
+	opts.Build = match.Build
+	if err := checkpointMatches(cp, &match); err != nil {
+		return nil, fmt.Errorf("cannot resume the build in %s: %w", ix.loc, err)
+	}
+	if cp.Embedding != nil {
+		eng.Close()
+		return ix.resumeEmbedding(ctx, opts, cp)
+	}
+	n, _ := manifest.ParseGeneration(cp.Generation)
+	base, err := ix.open(ctx, n, ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("opening checkpoint %s: %w", cp.Generation, err)
+	}
+	defer base.Close()
+	spec := runSpec{mode: modeAppend, base: base, from: cp.Position}
+	if first {
+		return ix.buildLexicalFirst(ctx, opts, &match, eng, spec)
+	}
+	opts.eng = match.eng
+	return ix.drive(ctx, opts, eng, spec)
+}
+
+// reopenCheckpoint opens the checkpoint generation man describes as the base the writer after
+// it goes on from: trusted (this process just wrote it), its lexical reader closed (the writer
+// copies the engine's parts, it never reads the base's index), and its vectors read from
+// memory by reopen when the writer that committed them kept them there
+// (backend.VectorCommit.Reopen: the graph), else read again.
+func (ix *Index) reopenCheckpoint(ctx context.Context, man *Manifest, reopen func(backend.Meta) backend.VectorReader) (*Generation, error) {
+	base, err := ix.open(ctx, man.Generation, ReadOptions{SkipVectors: reopen != nil || man.Dense == nil, Trusted: true})
+	if err != nil {
+		return nil, fmt.Errorf("reopening checkpoint: %w", err)
+	}
+	base.Lexical.Close()
+	base.Lexical = nil
+	if reopen != nil && man.Dense != nil {
+		base.Vectors = reopen(base.Passages)
+	}
+	return base, nil
+}
+
+// recordedHNSW is what a checkpoint records of the graph of man: the parameters its engine
+// reported (the local graph's), else those the options asked for (an engine that keeps no
+// graph of Kairos's).
+func recordedHNSW(opts *Options, man *Manifest) *hnsw.Options {
+	h := opts.HNSW
+	if man.Dense != nil && man.Dense.HNSW != (hnsw.Options{}) {
+		h = man.Dense.HNSW
+	}
+	return &h
 }
 
 // checkpointMatches reports how o differs from the build that wrote the checkpoint c.

@@ -47,7 +47,7 @@ func lexicalScores(t testing.TB, g *Generation, q string, n int) []string {
 	}
 	var out []string
 	for _, h := range hits {
-		p, err := g.store.Get(context.Background(), h.Key)
+		p, err := g.Passages.Get(context.Background(), h.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 	queries := []string{"cerebral white matter diffusion", "vitamin d deficiency", "stem cells regeneration", "the of and"}
 	build := func(t *testing.T, dir string, every int, small bool, fault func(string) error) (*Summary, error) {
 		o := Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 50, Lexical: LexicalPostings},
-			CheckpointEvery: every}
+			CheckpointEvery: every, CheckpointAfter: -1}
 		if small {
 			o.RAMBudget = postings.MinRAMBudget // a part every few dozen passages
 		}
@@ -73,7 +73,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 		return Build(context.Background(), o)
 	}
 	clean := filepath.Join(t.TempDir(), "clean")
-	if _, err := build(t, clean, 0, false, nil); err != nil {
+	if _, err := build(t, clean, -1, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := openForTest(t, clean)
@@ -83,14 +83,14 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 		var unmerged []int // segments of each checkpoint generation when it was recorded
 		fault := func(point string) error {
 			if point == "checkpoint-recorded" {
-				gen, err := CheckpointGeneration(dir)
+				gen, err := checkpointDir(dir)
 				if err != nil {
 					return err
 				}
 				unmerged = append(unmerged, len(lexicalSegments(t, gen)))
 				// the sums of files hashed as they were written (store, document table,
 				// postings parts) must be those of the files
-				if rep, err := VerifyGeneration(context.Background(), gen); err != nil || !rep.OK() {
+				if rep, err := verifyGenDir(context.Background(), gen); err != nil || !rep.OK() {
 					t.Errorf("checkpoint %s does not verify: %v %+v", gen, err, rep)
 				}
 			}
@@ -109,7 +109,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 				t.Errorf("checkpoint %d has %d lexical segments: its parts were merged", i+1, n)
 			}
 		}
-		if rep, err := Verify(context.Background(), dir); err != nil || !rep.OK() {
+		if rep, err := verifyIndex(context.Background(), dir); err != nil || !rep.OK() {
 			t.Errorf("the build does not verify: %v %+v", err, rep)
 		}
 		got := openForTest(t, dir)
@@ -139,8 +139,8 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 			t.Fatalf("interrupted build: %v", err)
 		}
 		o := Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 50, Lexical: LexicalPostings},
-			CheckpointEvery: 200, RAMBudget: postings.MinRAMBudget}
-		if _, err := Resume(context.Background(), o); err != nil {
+			CheckpointEvery: 200, CheckpointAfter: -1, RAMBudget: postings.MinRAMBudget}
+		if _, err := resumeBuild(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 		got := openForTest(t, dir)
@@ -158,7 +158,7 @@ func TestCheckpointLeavesPostingsUnmerged(t *testing.T) {
 // openForTest opens the live generation of dir, closed with the test.
 func openForTest(t testing.TB, dir string) *Generation {
 	t.Helper()
-	g, err := OpenWith(context.Background(), dir, OpenOptions{BM25: backend.BM25Params{K1: 1.2, B: 0.4}})
+	g, err := openReader(context.Background(), dir, ReadOptions{BM25: backend.BM25Params{K1: 1.2, B: 0.4}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,44 +41,38 @@ type loggingVectors struct {
 	log *commitLog
 }
 
-func (e loggingVectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
-	w, err := e.Engine.Begin(ctx, gen, dim, base)
+// Begin logs "begin", then what it is asked of the base and the size: "adopt" (a checkpoint
+// to go on from) and "reserve N" (N more vectors coming than the part holds).
+func (e loggingVectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader, o backend.VectorBegin) (backend.VectorWriter, error) {
+	w, err := e.Engine.Begin(ctx, gen, dim, base, o)
 	if err != nil {
 		return nil, err
 	}
 	e.log.add("begin")
-	return &loggingWriter{Writer: w.(*hnswvec.Writer), log: e.log}, nil
+	if o.Adopt && base != nil {
+		e.log.add("adopt")
+	}
+	if more := o.Expect - w.Len(); more > 0 {
+		e.log.add(fmt.Sprintf("reserve %d", more))
+	}
+	return &loggingWriter{VectorWriter: w, log: e.log}, nil
 }
 
 type loggingWriter struct {
-	*hnswvec.Writer
+	backend.VectorWriter
 	log *commitLog
 }
 
-func (w *loggingWriter) Commit(ctx context.Context) error {
-	w.log.add("commit")
-	return w.Writer.Commit(ctx)
-}
-
-func (w *loggingWriter) CommitUnrepaired(ctx context.Context) error {
-	w.log.add("checkpoint")
-	return w.Writer.CommitUnrepaired(ctx)
-}
-
-func (w *loggingWriter) Reserve(n int) error {
-	w.log.add(fmt.Sprintf("reserve %d", n))
-	return w.Writer.Reserve(n)
-}
-
-func (w *loggingWriter) AdoptBase() error {
-	w.log.add("adopt")
-	return w.Writer.AdoptBase()
+// Commit logs "commit", or "checkpoint" for a checkpoint's (saved without the repair pass).
+func (w *loggingWriter) Commit(ctx context.Context, o backend.CommitOptions) (backend.VectorCommit, error) {
+	w.log.add(map[bool]string{false: "commit", true: "checkpoint"}[o.Checkpoint])
+	return w.VectorWriter.Commit(ctx, o)
 }
 
 // checkpointEveryBatch are the options of a dense build of input that checkpoints after every
 // batch of 100 passages, its graph writers' calls recorded in log.
 func checkpointEveryBatch(dir, input string, enc PassageEncoder, lexicalFirst bool, log *commitLog) Options {
-	return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, LexicalFirst: lexicalFirst,
+	return Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: enc, HNSW: fastHNSW, EmbedInline: !lexicalFirst,
 		Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 1, CheckpointAfter: time.Nanosecond,
 		Engines: Engines{Vectors: loggingVectors{Engine: hnswvec.Engine{Params: fastHNSW}, log: log}}}
 }
@@ -88,7 +82,7 @@ func checkpointEveryBatch(dir, input string, enc PassageEncoder, lexicalFirst bo
 func referenceBuild(t *testing.T, input string) *Generation {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ref")
-	if _, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(context.Background(), Options{Dir: dir, Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
 		t.Fatal(err)
 	}
 	return openLive(t, dir)
@@ -134,13 +128,13 @@ func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
 		what := map[bool]string{false: "inline build", true: "LexicalFirst build"}[first]
 		checkCheckpointCalls(t, what, log.take(), false)
 		sameVectors(t, refGen, dir)
-		if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+		if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 			t.Errorf("%s: verify: %v %+v", what, err, rep)
 		}
 
 		u := UpdateOptions{Options: opts(dir, &countingEncoder{dim: 32}, false), CompactRatio: -1}
 		u.Inputs = []InputSpec{{Path: scifactHead(t, 320)}}
-		if _, err := Update(ctx, u); err != nil {
+		if _, err := updateIndex(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 		if calls := log.take(); !slices.Contains(calls, "commit") || slices.Contains(calls, "adopt") || slices.Contains(calls, "checkpoint") {
@@ -156,12 +150,12 @@ func TestCheckpointsSaveGraphUnrepaired(t *testing.T) {
 		t.Fatalf("interrupted build: %v", err)
 	}
 	log.take()
-	if _, err := Resume(ctx, opts(dir, &countingEncoder{dim: 32}, true)); err != nil {
+	if _, err := resumeBuild(ctx, opts(dir, &countingEncoder{dim: 32}, true)); err != nil {
 		t.Fatal(err)
 	}
 	checkCheckpointCalls(t, "resumed build", log.take(), true)
 	sameVectors(t, refGen, dir)
-	if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+	if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 		t.Errorf("resumed build: verify: %v %+v", err, rep)
 	}
 }
@@ -208,13 +202,13 @@ func TestResumeWithNothingLeft(t *testing.T) {
 			enc := &countingEncoder{dim: 32}
 			o := opts(nil)
 			o.Encoder = enc
-			if _, err := Resume(ctx, o); err != nil {
+			if _, err := resumeBuild(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Join(log.take(), " "); got != "begin adopt commit" || enc.texts.Load() != 0 {
 				t.Errorf("resume: %s, %d passages embedded; want the checkpoint's graph adopted and committed, nothing embedded", got, enc.texts.Load())
 			}
-			if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+			if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 				t.Errorf("verify: %v %+v", err, rep)
 			}
 		})

@@ -18,9 +18,9 @@ func TestCheckpointSpacing(t *testing.T) {
 		wantAtMin int // checkpoints, at least
 		wantAtMax int // and at most
 	}{
-		{"count only", 200, 0, 3, 1 << 30},
+		{"count only", 200, -1, 3, 1 << 30},
 		{"time not reached", 200, time.Hour, 0, 0},
-		{"never", 0, 0, 0, 0},
+		{"never", -1, -1, 0, 0},
 	}
 	var passages int
 	for _, tc := range tests {
@@ -60,7 +60,7 @@ func TestDenseCheckpointsByTime(t *testing.T) {
 		{"bm25", nil, func(n int) bool { return n == 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Options{Dir: filepath.Join(t.TempDir(), "idx"), Inputs: []InputSpec{{Path: input}}, Encoder: tc.encoder,
+			o := Options{Dir: filepath.Join(t.TempDir(), "idx"), Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: tc.encoder,
 				Build: BuildOptions{BatchSize: 50}, CheckpointEvery: 1 << 30, CheckpointAfter: time.Nanosecond}
 			sum, err := Build(context.Background(), o)
 			if err != nil {

@@ -21,14 +21,14 @@ func TestBinaryVectors(t *testing.T) {
 	enc := &countingEncoder{dim: 64}
 	bin := fastHNSW
 	bin.Codes = hnsw.CodesBinary
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: bin}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, EmbedInline: true, Encoder: enc, HNSW: bin}); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ := Current(dir)
-	if m, _ := ReadManifest(gen); m.Dense == nil || m.Dense.HNSW.Codes != hnsw.CodesBinary {
+	gen, _ := manifest.Current(dir)
+	if m, _ := manifest.Read(gen); m.Dense == nil || m.Dense.HNSW.Codes != hnsw.CodesBinary {
 		t.Fatalf("manifest dense part %+v, want codes binary", m.Dense)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,15 +63,15 @@ func TestBinaryVectors(t *testing.T) {
 
 	int8 := fastHNSW
 	int8.Codes = hnsw.CodesInt8
-	_, err = Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: int8}, CompactRatio: -1})
+	_, err = updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: int8}, CompactRatio: -1})
 	if err == nil || !strings.Contains(err.Error(), "--vectors int8") {
 		t.Fatalf("update asking for int8 on a binary index: %v", err)
 	}
-	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, CompactRatio: -1}); err != nil {
+	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ = Current(dir)
-	m, _ := ReadManifest(gen)
+	gen, _ = manifest.Current(dir)
+	m, _ := manifest.Read(gen)
 	if m.Dense.HNSW.Codes != hnsw.CodesBinary {
 		t.Fatalf("update recorded codes %q, want binary kept", m.Dense.HNSW.Codes)
 	}
@@ -81,7 +81,7 @@ func TestBinaryVectors(t *testing.T) {
 	if err := manifest.Write(gen, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "binary codes, manifest says int8") {
+	if _, err := openDir(dir); err == nil || !strings.Contains(err.Error(), "binary codes, manifest says int8") {
 		t.Fatalf("open with a manifest saying int8 over a binary graph: %v", err)
 	}
 }
@@ -97,15 +97,15 @@ func TestBinaryVectorsRefusedOnQdrant(t *testing.T) {
 	for _, op := range []struct {
 		name string
 		run  func(context.Context, Options) (*Summary, error)
-	}{{"build", Build}, {"resume", Resume}} {
+	}{{"build", Build}, {"resume", resumeBuild}} {
 		_, err := op.run(context.Background(), Options{Dir: "qdrant://127.0.0.1:1/kairos-test", Inputs: []InputSpec{{Path: older}},
-			Encoder: &countingEncoder{dim: 16}, HNSW: bin})
+			EmbedInline: true, Encoder: &countingEncoder{dim: 16}, HNSW: bin})
 		if err == nil || !strings.Contains(err.Error(), "--vectors binary") {
 			t.Errorf("%s on Qdrant with binary codes: %v", op.name, err)
 		}
 	}
 	// So is an open choosing how binary codes are rescored (kairos search --binary-rescore).
-	_, err := OpenWith(context.Background(), "qdrant://127.0.0.1:1/kairos-test", OpenOptions{BinaryRescore: hnsw.RescoreFloat})
+	_, err := openReader(context.Background(), "qdrant://127.0.0.1:1/kairos-test", ReadOptions{BinaryRescore: hnsw.RescoreFloat})
 	if err == nil || !strings.Contains(err.Error(), "--binary-rescore") {
 		t.Errorf("open on Qdrant with binary rescoring: %v", err)
 	}

@@ -2,70 +2,81 @@ package indexer
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
-	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/indexer/store"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
-// Compact writes a new generation of the index at dir holding only its live passages: one
-// store segment, no tombstones, a bleve index re-indexed from the store and an HNSW graph
-// rebuilt from the stored vectors (no encoder needed). Keys are renumbered 0..live-1 in their
-// old order. Readers of the previous generation are unaffected; the new one goes live
-// atomically.
-func Compact(ctx context.Context, dir string, logger *slog.Logger) (*Summary, error) {
-	return compactDir(ctx, &Options{Dir: dir, Logger: logger})
-}
-
-// compactDir is Compact with every option (the fault tests set faultAt).
-func compactDir(ctx context.Context, opts *Options) (*Summary, error) {
-	st, err := storeOf(opts.Dir, opts)
+// compact compacts the live generation (Compact) with every option (the fault tests set
+// faultAt). A generation without tombstones is left as it is.
+func (ix *Index) compact(ctx context.Context, opts *Options) (*Summary, error) {
+	start := time.Now()
+	if _, err := ix.st.Manifest(ctx, 0); err != nil {
+		return nil, err // before Lock, which would create a missing directory
+	}
+	unlock, err := ix.st.Lock(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	return st.compact(ctx, opts)
-}
-
-// compactGen compacts generation genDir into a new live generation; prev is the generation
-// cleanOld keeps besides it.
-func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*Manifest, error) {
-	base, err := OpenGeneration(genDir)
+	defer unlock()
+	if err := ix.prepare(opts); err != nil {
+		return nil, err
+	}
+	base, err := ix.open(ctx, 0, ReadOptions{}) // again, under the lock; a damaged one is refused
 	if err != nil {
 		return nil, err
 	}
 	defer base.Close()
-	bm := base.Manifest
-	if bm.FormatVersion == 1 {
-		return nil, fmt.Errorf("%s: index format 1 has no document table; rebuild it", genDir)
+	if bm := base.Manifest; bm.Tombstones == 0 {
+		// Nothing deleted is kept (a store that removes deleted passages, Qdrant, never keeps
+		// any): the live generation is what compaction would write.
+		return &Summary{Dir: opts.Dir, Generation: bm.Generation, Counts: bm.Counts, Dense: bm.Dense, Elapsed: time.Since(start)}, nil
 	}
-	docs, err := doctable.Read(filepath.Join(genDir, doctable.FileName))
+	man, err := ix.compactBase(ctx, opts, base, base.Manifest.Generation)
+	if err != nil {
+		return nil, err
+	}
+	return &Summary{Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, Dense: man.Dense,
+		Elapsed: time.Since(start), Compacted: true}, nil
+}
+
+// compactGen compacts generation gen into a new live generation; prev is the generation Drop
+// keeps besides it.
+func (ix *Index) compactGen(ctx context.Context, opts *Options, gen, prev int) (*Manifest, error) {
+	base, err := ix.open(ctx, gen, ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+	return ix.compactBase(ctx, opts, base, prev)
+}
+
+// compactBase writes base, an open generation, again as a new live generation without what
+// deletions left; prev is the generation Drop keeps besides it.
+func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generation, prev int) (*Manifest, error) {
+	bm := base.Manifest
+	docs, err := base.docTable(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := *opts
 	o.Encoder, o.Build = nil, bm.Options
-	if err := o.adoptLexical(bm); err != nil {
-		return nil, err
-	}
 	o.HNSW = hnsw.Options{}
 	if d := bm.Dense; d != nil {
-		o.HNSW = d.HNSW
+		o.HNSW = d.HNSW    // the compacted graph keeps the base's parameters
 		o.HNSW.Workers = 0 // this machine's default, whatever the manifest's builder had
 	}
-	if _, local := o.Engines.Vectors.(hnswvec.Engine); local || o.Engines.Vectors == nil {
-		o.Engines.Vectors = hnswvec.Engine{Params: o.HNSW} // the compacted graph keeps the base's parameters
+	eng, err := ix.engines(ctx, &o, bm)
+	if err != nil {
+		return nil, err
 	}
-	d := &driver{dir: opts.Dir, gens: dirStore{dir: opts.Dir, at: opts.at}, opts: &o, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
+	defer eng.Close()
+	d := &driver{ix: ix, opts: &o, copies: eng.CheckpointCopies, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
 	if err := d.open(ctx, nil, handover{}); err != nil {
 		return nil, err
@@ -75,12 +86,14 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	defer func() {
 		if !ok {
 			w.abort()
-			os.RemoveAll(d.tmp)
+		}
+		if d.tmp != "" {
+			ix.discard(ctx, d.writing(), opts.Logger)
 		}
 	}()
 	if base.Vectors != nil {
 		w.model = bm.Dense.Model
-		if w.vec, err = o.Engines.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil); err != nil {
+		if w.vec, err = o.eng.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil, backend.VectorBegin{}); err != nil {
 			return nil, err
 		}
 		w.vectors = func(src []uint32) ([][]float32, error) {
@@ -112,12 +125,8 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 	for _, id := range ids {
 		e := docs[id]
 		dp := docPassages{id: id, hash: e.Hash, src: e.Keys}
-		for _, k := range e.Keys {
-			p, err := base.store.Get(ctx, k)
-			if err != nil {
-				return nil, err
-			}
-			dp.passages = append(dp.passages, p)
+		if dp.passages, err = base.Passages.GetMany(ctx, e.Keys); err != nil {
+			return nil, err
 		}
 		batch.docs = append(batch.docs, dp)
 		if n += len(dp.passages); n >= o.Build.BatchSize {
@@ -139,36 +148,31 @@ func compactGen(ctx context.Context, opts *Options, genDir string, prev int) (*M
 		err = opts.at("compact-finished")
 	}
 	if err != nil {
-		os.RemoveAll(d.tmp)
 		return nil, err
 	}
 	// The compacted generation describes the same collection as its source.
 	man.Counts.Documents, man.Counts.Skipped, man.Counts.Bad, man.Counts.Repaired, man.Counts.URLsRemoved =
 		bm.Counts.Documents, bm.Counts.Skipped, bm.Counts.Bad, bm.Counts.Repaired, bm.Counts.URLsRemoved
 	man.Inputs, man.DateFrom, man.DateTo, man.Parent = bm.Inputs, bm.DateFrom, bm.DateTo, bm.Generation
-	gen := w.gen
-	man.Generation, man.Created = gen, time.Now().UTC()
+	man.Generation, man.Created = w.gen, time.Now().UTC()
 	if err := syncTree(d.tmp); err != nil {
-		os.RemoveAll(d.tmp)
 		return nil, err
 	}
 	if err := opts.at("compact-synced"); err != nil {
-		os.RemoveAll(d.tmp)
 		return nil, err
 	}
 	if err := manifest.Write(d.tmp, man); err != nil {
-		os.RemoveAll(d.tmp)
 		return nil, err
 	}
 	if err := opts.at("compact-manifest-written"); err != nil {
-		os.RemoveAll(d.tmp)
 		return nil, err
 	}
-	if err := commitGen(opts.Dir, d.tmp, gen, opts.at); err != nil {
-		return nil, errors.Join(fmt.Errorf("committing compacted generation %d: %w", gen, err), os.RemoveAll(d.tmp))
+	if err := ix.st.Commit(ctx, d.writing(), man, store.CommitOptions{At: opts.at}); err != nil {
+		return nil, fmt.Errorf("committing compacted generation %d: %w", w.gen, err)
 	}
-	if err := cleanOld(opts.Dir, gen, prev); err != nil {
-		opts.Logger.Warn("removing old generations", "dir", opts.Dir, "err", err)
+	d.tmp = ""
+	if err := ix.st.Drop(ctx, w.gen, prev); err != nil {
+		opts.Logger.Warn("removing old generations", "index", opts.Dir, "err", err)
 	}
 	return man, opts.at("compact-old-removed")
 }

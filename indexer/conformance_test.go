@@ -62,7 +62,7 @@ var confEncoder = &countingEncoder{dim: 32}
 func (b confBackend) options(loc string, inputs ...InputSpec) Options {
 	o := Options{Dir: loc, Inputs: inputs, Build: BuildOptions{BatchSize: 20, Lexical: b.lexical}}
 	if slices.Contains(b.modes, modeDense) {
-		o.Encoder, o.HNSW = confEncoder, fastHNSW
+		o.Encoder, o.HNSW, o.EmbedInline = confEncoder, fastHNSW, true
 	}
 	return o
 }
@@ -186,7 +186,7 @@ func (h confHit) String() string { return fmt.Sprintf("%s %.9f", h.ID, h.Score) 
 func confSearch(t *testing.T, loc, mode, q string, n int, exact bool, f backend.Filter) []confHit {
 	t.Helper()
 	ctx := context.Background()
-	g, err := OpenWith(ctx, loc, OpenOptions{BM25: backend.DefaultBM25()})
+	g, err := openReader(ctx, loc, ReadOptions{BM25: backend.DefaultBM25()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func confTerms(t *testing.T, g *Generation, text string) []string {
 func liveDocs(t *testing.T, loc string) (map[string]*doctable.Entry, *Manifest) {
 	t.Helper()
 	ctx := context.Background()
-	g, err := OpenWith(ctx, loc, OpenOptions{})
+	g, err := openReader(ctx, loc, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func confUpdate(t *testing.T, b confBackend, fx *confFixture) {
 	const k = 11
 	old := fmt.Sprint(recs[k]["text"])
 	confEdit(recs[k])
-	sum, err := Update(context.Background(), b.update(loc, fx.write(t, "update2.jsonl", recs)))
+	sum, err := updateIndex(context.Background(), b.update(loc, fx.write(t, "update2.jsonl", recs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func confDelete(t *testing.T, b confBackend, fx *confFixture) {
 	const k = 23
 	before, _ := liveDocs(t, loc)
 	gone := len(before[recID(recs[k])].Keys)
-	sum, err := Delete(context.Background(), b.update(loc), []string{recID(recs[k]), "no-such-document"})
+	sum, err := deleteDocs(context.Background(), b.update(loc), []string{recID(recs[k]), "no-such-document"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +469,7 @@ func confDelete(t *testing.T, b confBackend, fx *confFixture) {
 func confDocFreq(t *testing.T, loc, text string) {
 	t.Helper()
 	ctx := context.Background()
-	g, err := OpenWith(ctx, loc, OpenOptions{BM25: backend.DefaultBM25()})
+	g, err := openReader(ctx, loc, ReadOptions{BM25: backend.DefaultBM25()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,10 +513,10 @@ func confCompact(t *testing.T, b confBackend, fx *confFixture) {
 	loc, _ := mustBuild(t, b, fx, "compact", older)
 	up := b.update(loc, fx.write(t, "compact-newer.jsonl", live))
 	up.DeleteMissing = true
-	if _, err := Update(context.Background(), up); err != nil {
+	if _, err := updateIndex(context.Background(), up); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Compact(context.Background(), loc, nil)
+	sum, err := compactIndex(context.Background(), loc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +555,7 @@ func confCompact(t *testing.T, b confBackend, fx *confFixture) {
 func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 	ctx := context.Background()
 	loc, sum := mustBuild(t, b, fx, "verify", fx.base())
-	rep, err := Verify(ctx, loc)
+	rep, err := verifyIndex(ctx, loc)
 	if err != nil || !rep.OK() || rep.Passages != sum.Counts.Passages {
 		t.Fatalf("verify of a fresh index: %+v, %v", rep, err)
 	}
@@ -564,7 +564,7 @@ func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 		return
 	}
 	gen := mustCurrent(t, loc)
-	man, err := ReadManifest(gen)
+	man, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +592,7 @@ func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 		if err := os.WriteFile(p, flipped, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Verify(ctx, loc)
+		rep, err := verifyIndex(ctx, loc)
 		named := false
 		for _, pr := range rep.Problems {
 			named = named || strings.Contains(pr.Path, filepath.Base(name))
@@ -603,7 +603,7 @@ func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 		if err := os.WriteFile(p, orig, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if rep, err := Verify(ctx, loc); err != nil || !rep.OK() {
+		if rep, err := verifyIndex(ctx, loc); err != nil || !rep.OK() {
 			t.Errorf("verify after %s was restored: %v, %v", name, rep.Problems, err)
 		}
 	}
@@ -616,7 +616,7 @@ func confVerifyRemote(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, err := LiveManifest(ctx, loc)
+	man, err := liveManifest(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,14 +635,14 @@ func confVerifyRemote(t *testing.T, loc string) {
 	if err := e.WriteRecord(ctx, g, qdrant.RecordDocTable, flipped); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Verify(ctx, loc)
+	rep, err := verifyIndex(ctx, loc)
 	if err != nil || rep.OK() || !strings.Contains(fmt.Sprint(rep.Problems), "document table") {
 		t.Errorf("verify with a byte of the document table flipped: %v, %v; want a problem naming it", rep.Problems, err)
 	}
 	if err := e.WriteRecord(ctx, g, qdrant.RecordDocTable, orig); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := Verify(ctx, loc); err != nil || !rep.OK() {
+	if rep, err := verifyIndex(ctx, loc); err != nil || !rep.OK() {
 		t.Errorf("verify after the record was restored: %v, %v", rep.Problems, err)
 	}
 }
@@ -705,7 +705,7 @@ func confResume(t *testing.T, b confBackend, fx *confFixture) {
 	in := fx.write(t, "resume.jsonl", fx.base())
 	opts := func(loc string, hook func(string) error) Options {
 		o := b.options(loc, in)
-		o.Build.BatchSize, o.CheckpointEvery, o.faultAt = 10, 20, hook
+		o.Build.BatchSize, o.CheckpointEvery, o.CheckpointAfter, o.faultAt = 10, 20, -1, hook
 		return o
 	}
 	loc := b.loc(t, "resume")
@@ -723,15 +723,15 @@ func confResume(t *testing.T, b confBackend, fx *confFixture) {
 		t.Fatalf("build with a failure after a checkpoint: %v (checkpointed %v)", err, checkpointed)
 	}
 	// The store reports the checkpoint the failed build left, and none once it is resumed.
-	cp, err := PendingCheckpoint(ctx, loc)
+	cp, err := pendingCheckpoint(ctx, loc)
 	if err != nil || cp == nil || cp.Passages == 0 || cp.Generation == 0 {
 		t.Fatalf("PendingCheckpoint after the failed build: %+v, %v; want a checkpoint with passages", cp, err)
 	}
-	sum, err := Resume(ctx, opts(loc, nil))
+	sum, err := resumeBuild(ctx, opts(loc, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp, err := PendingCheckpoint(ctx, loc); err != nil || cp != nil {
+	if cp, err := pendingCheckpoint(ctx, loc); err != nil || cp != nil {
 		t.Errorf("PendingCheckpoint after Resume: %+v, %v; want none", cp, err)
 	}
 	if sum.Resumed == 0 || sum.NoCheckpoint {
@@ -813,7 +813,7 @@ func confDuplicates(t *testing.T, b confBackend, fx *confFixture) {
 	loc := b.loc(t, "dup")
 	_, err := Build(ctx, b.options(loc, in))
 	refused("build", err, in)
-	if _, err := LiveManifest(ctx, loc); err == nil {
+	if _, err := liveManifest(ctx, loc); err == nil {
 		t.Errorf("a refused build committed a generation")
 	}
 	o := b.options(loc, in)
@@ -831,14 +831,14 @@ func confDuplicates(t *testing.T, b confBackend, fx *confFixture) {
 	base, built := mustBuild(t, b, fx, "dup-update", recs)
 	dup[len(dup)-1] = map[string]any{"_id": recs[k]["_id"], "title": recTitle(recs[k]), "text": "A second text under the same id."}
 	in = fx.write(t, "dup-update.jsonl", dup)
-	_, err = Update(ctx, b.update(base, in))
+	_, err = updateIndex(ctx, b.update(base, in))
 	refused("update", err, in)
-	if man, err := LiveManifest(ctx, base); err != nil || man.Generation != built.Generation {
+	if man, err := liveManifest(ctx, base); err != nil || man.Generation != built.Generation {
 		t.Errorf("after a refused update: live %v, %v; want generation %d", man, err, built.Generation)
 	}
 	u := b.update(base, in)
 	u.SkipBad = true
-	sum, err = Update(ctx, u)
+	sum, err = updateIndex(ctx, u)
 	if err != nil {
 		t.Fatalf("update --skip-bad: %v", err)
 	}

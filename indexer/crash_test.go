@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // crashEnv, when set, makes TestCrashResume the child process: it builds (or resumes) the
@@ -24,7 +26,7 @@ const crashEnv = "KAIROS_CRASH_CHILD"
 func crashOptions(dir, input string) Options {
 	return Options{
 		Dir: dir, Inputs: []InputSpec{{Path: input}}, Build: BuildOptions{BatchSize: 100},
-		CheckpointEvery: 400, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW,
+		CheckpointEvery: 400, CheckpointAfter: -1, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW, EmbedInline: true,
 	}
 }
 
@@ -57,7 +59,7 @@ func scifactHead(t testing.TB, n int) string {
 func TestCrashResume(t *testing.T) {
 	if spec := os.Getenv(crashEnv); spec != "" {
 		dir, input, _ := strings.Cut(spec, "|")
-		if _, err := Resume(context.Background(), crashOptions(dir, input)); err != nil {
+		if _, err := resumeBuild(context.Background(), crashOptions(dir, input)); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(3)
 		}
@@ -80,7 +82,7 @@ func TestCrashResume(t *testing.T) {
 		full = min(full, time.Since(start))
 	}
 	want := livePassages(t, clean)
-	wantMan, _ := ReadManifest(mustCurrent(t, clean))
+	wantMan, _ := manifest.Read(mustCurrent(t, clean))
 
 	rng := rand.New(rand.NewSource(7))
 	iterations := 15
@@ -94,7 +96,7 @@ func TestCrashResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		prevGen := mustCurrent(t, dir)
-		prevMan, _ := ReadManifest(prevGen)
+		prevMan, _ := manifest.Read(prevGen)
 		rounds := 1 + rng.Intn(2) // one or two killed children before the final resume
 		for r := 0; r < rounds; r++ {
 			delay := time.Duration(rng.Int63n(int64(full)))
@@ -111,32 +113,32 @@ func TestCrashResume(t *testing.T) {
 			if !completed {
 				kills++
 			}
-			rep, err := Verify(ctx, dir)
+			rep, err := verifyIndex(ctx, dir)
 			if err != nil || !rep.OK() {
 				t.Fatalf("iteration %d round %d (kill after %v): verify: %v %v", it, r, delay, err, rep.Problems)
 			}
 			cur := mustCurrent(t, dir)
 			if !completed && cur != prevGen {
 				// Possible only if the child committed in the instant before the kill.
-				if m, _ := ReadManifest(cur); m.Counts.Passages != len(want) {
+				if m, _ := manifest.Read(cur); m.Counts.Passages != len(want) {
 					t.Fatalf("iteration %d: live generation %s is neither the previous nor the complete one", it, cur)
 				}
 			}
 			if cur == prevGen {
-				if m, err := ReadManifest(cur); err != nil || m.Checksum != prevMan.Checksum {
+				if m, err := manifest.Read(cur); err != nil || m.Checksum != prevMan.Checksum {
 					t.Fatalf("iteration %d: previous generation changed: %v", it, err)
 				}
 			}
-			if cp, err := CheckpointGeneration(dir); err != nil {
+			if cp, err := checkpointDir(dir); err != nil {
 				t.Fatal(err)
 			} else if cp != "" {
 				resumedFromCheckpoint++
-				if rep, err := VerifyGeneration(ctx, cp); err != nil || !rep.OK() {
+				if rep, err := verifyGenDir(ctx, cp); err != nil || !rep.OK() {
 					t.Fatalf("iteration %d: checkpoint %s: %v %v", it, cp, err, rep.Problems)
 				}
 			}
 		}
-		sum, err := Resume(ctx, crashOptions(dir, input))
+		sum, err := resumeBuild(ctx, crashOptions(dir, input))
 		if err != nil {
 			t.Fatalf("iteration %d: resume: %v", it, err)
 		}
@@ -146,10 +148,10 @@ func TestCrashResume(t *testing.T) {
 		if sum.Counts.Documents != wantMan.Counts.Documents || sum.Counts.Passages != wantMan.Counts.Passages {
 			t.Fatalf("iteration %d: counts %+v, clean build %+v", it, sum.Counts, wantMan.Counts)
 		}
-		if rep, err := Verify(ctx, dir); err != nil || !rep.OK() {
+		if rep, err := verifyIndex(ctx, dir); err != nil || !rep.OK() {
 			t.Fatalf("iteration %d: final verify: %v %v", it, err, rep.Problems)
 		}
-		if cp, _ := CheckpointGeneration(dir); cp != "" {
+		if cp, _ := checkpointDir(dir); cp != "" {
 			t.Fatalf("iteration %d: checkpoint %s left after the build completed", it, cp)
 		}
 	}
@@ -165,18 +167,18 @@ func TestCrashResume(t *testing.T) {
 	}
 	o := crashOptions(dir, input)
 	o.Build.MaxWords = 100
-	if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
+	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
 		t.Errorf("resume with other options: %v", err)
 	}
 	o = crashOptions(dir, faq)
-	if _, err := Resume(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
+	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
 		t.Errorf("resume with another input: %v", err)
 	}
 }
 
 func mustCurrent(t testing.TB, dir string) string {
 	t.Helper()
-	cur, err := Current(dir)
+	cur, err := manifest.Current(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func runAndKill(t testing.TB, dir, input string, delay time.Duration) (completed
 // finished first (possible only if it wrote no checkpoint this side of its commit).
 func runAndKillAtCheckpoint(t testing.TB, dir, input string) (completed bool) {
 	t.Helper()
-	before, err := CheckpointGeneration(dir)
+	before, err := checkpointDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func runAndKillAtCheckpoint(t testing.TB, dir, input string) (completed bool) {
 				return false
 			case <-tick.C:
 				// A read racing the child's commit may fail; the next tick reads again.
-				if cp, err := CheckpointGeneration(dir); err == nil && cp != "" && cp != before {
+				if cp, err := checkpointDir(dir); err == nil && cp != "" && cp != before {
 					return true
 				}
 			}

@@ -37,15 +37,15 @@ func TestCurrentNamesAMissingGeneration(t *testing.T) {
 				t.Errorf("CURRENT %q: %s: %v, want damage of %s: %s", strings.TrimSpace(tc.current), what, err, cur, tc.want)
 			}
 		}
-		_, err := Current(dir)
+		_, err := manifest.Current(dir)
 		check("Current", err)
-		_, err = Open(dir)
+		_, err = openDir(dir)
 		check("Open", err)
-		_, err = Verify(ctx, dir)
+		_, err = verifyIndex(ctx, dir)
 		check("Verify", err)
-		_, err = Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: in}}}})
+		_, err = updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: in}}}})
 		check("Update", err)
-		_, err = Compact(ctx, dir, nil)
+		_, err = compactIndex(ctx, dir, nil)
 		check("Compact", err)
 	}
 }

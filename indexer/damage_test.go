@@ -105,22 +105,22 @@ func damageFixture(t testing.TB, lexical string) string {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "idx")
 	opts := Options{Dir: dir, Inputs: []InputSpec{{Path: scifactHead(t, 150)}}, Build: BuildOptions{BatchSize: 50, Lexical: lexical},
-		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW}
+		EmbedInline: true, Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW}
 	if _, err := Build(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := g.store.Get(t.Context(), 0)
+	p, err := g.Passages.Get(t.Context(), 0)
 	g.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := p.DocID
 	opts.Inputs = nil
-	if _, err := Delete(ctx, UpdateOptions{Options: opts, CompactRatio: -1}, []string{id}); err != nil {
+	if _, err := deleteDocs(ctx, UpdateOptions{Options: opts, CompactRatio: -1}, []string{id}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -172,7 +172,7 @@ func damageKind(ctx context.Context, t *testing.T, clean string, fk fileKind) {
 				t.Fatal(err)
 			}
 			for _, level := range []CheckLevel{CheckCheap, CheckFull} {
-				g, err := OpenChecked(ctx, dir, level)
+				g, err := openReader(ctx, dir, ReadOptions{Level: level})
 				if err == nil {
 					g.Close()
 					t.Fatalf("open (level %d) of a damaged index succeeded", level)
@@ -181,7 +181,7 @@ func damageKind(ctx context.Context, t *testing.T, clean string, fk fileKind) {
 					t.Errorf("open (level %d): %v\nwant index damaged: %s: ...", level, err, path)
 				}
 			}
-			rep, err := Verify(ctx, dir)
+			rep, err := verifyIndex(ctx, dir)
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}
@@ -192,11 +192,11 @@ func damageKind(ctx context.Context, t *testing.T, clean string, fk fileKind) {
 			if !named {
 				t.Errorf("verify does not name %s: %v", path, rep.Problems)
 			}
-			_, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1"})
+			_, err = deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1"})
 			if !errors.Is(err, ErrDamaged) {
 				t.Errorf("delete: %v, want index damaged", err)
 			}
-			if _, err := Compact(ctx, dir, nil); !errors.Is(err, ErrDamaged) {
+			if _, err := compactIndex(ctx, dir, nil); !errors.Is(err, ErrDamaged) {
 				t.Errorf("compact: %v, want index damaged", err)
 			}
 			if got := mustCurrent(t, dir); got != gen {

@@ -2,8 +2,8 @@ package indexer
 
 import "github.com/kairos-rag/kairos/indexer/manifest"
 
-// Defaults of Options, exported so that command-line flags show the values the library applies
-// instead of retyping them.
+// Defaults of the build options, exported so that command-line flags show the values the
+// library applies instead of retyping them (Options' own are beside it, options.go).
 const (
 	// DefaultMaxWords is BuildOptions.MaxWords's default (manifest.DefaultMaxWords).
 	DefaultMaxWords = manifest.DefaultMaxWords

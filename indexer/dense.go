@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
-	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/modelid"
 )
 
@@ -33,33 +30,11 @@ type ChunkPassageEncoder interface {
 	ChunkSize() int
 }
 
-// HNSWParams are the graph parameters recorded in the manifest: hnsw.Options, whose JSON form
-// holds M, EfConstruction, EfSearch and Seed.
-type HNSWParams = hnsw.Options
-
 // embedJob is a batch of passages, keyed, waiting for vectors.
 type embedJob struct {
 	keys  []uint32
 	texts []string
 	src   []uint32 // compaction: the keys whose stored vectors to reuse
-}
-
-// openVectors opens the vector part of a generation and checks it against the manifest.
-func openVectors(ctx context.Context, eng backend.Vectors, g backend.Gen, man *Manifest, store *kpst.Store) (backend.VectorReader, error) {
-	v, err := eng.Open(ctx, g, store)
-	if err != nil {
-		return nil, err
-	}
-	if v.Len() != man.Dense.Vectors || v.Dim() != man.Dense.Model.Dim {
-		v.Close()
-		return nil, fmt.Errorf("%s: the vector index has %d vectors of dim %d, manifest says %d of dim %d",
-			g.Dir, v.Len(), v.Dim(), man.Dense.Vectors, man.Dense.Model.Dim)
-	}
-	if o, ok := v.(backend.HNSWOptioner); ok && o.Options().CodesKind() != man.Dense.HNSW.CodesKind() {
-		v.Close()
-		return nil, fmt.Errorf("%s: the vector index has %s codes, manifest says %s", g.Dir, o.Options().CodesKind(), man.Dense.HNSW.CodesKind())
-	}
-	return v, nil
 }
 
 // encodeChunk is how many passages the embedding stage hands the encoder at a time: large

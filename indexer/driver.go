@@ -3,25 +3,26 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/indexer/store"
 )
 
 // driver owns the writer side of drive.
 type driver struct {
-	dir         string
+	ix          *Index
 	opts        *Options
+	copies      bool // a checkpoint copies the generation (store.Connected.CheckpointCopies)
 	spec        runSpec
 	prog        *progress
 	prev        int
 	inputs      func() ([]Input, error)
 	readErr     func() error // why the reader stopped, once batches is closed (nil: end of input)
-	gens        Store
-	tmp         string // directory being written
-	gen         int    // the generation being written in tmp
+	tmp         string       // directory being written
+	gen         int          // the generation being written in tmp
 	w           *genWriter
 	upd         UpdateCounts
 	notFound    []string
@@ -41,12 +42,12 @@ func (d *driver) update() *UpdateCounts {
 // open starts a new generation derived from base (nil: from scratch). docs is base's document
 // table when it is already in memory (see newGenWriter), else nil.
 func (d *driver) open(ctx context.Context, base *Generation, docs handover) error {
-	gen, tmp, err := d.gens.Begin(ctx)
+	w, err := d.ix.st.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	d.tmp, d.gen = tmp, gen
-	if d.w, err = newGenWriter(d.tmp, gen, d.opts, d.spec.mode, base, docs, d.prog); err != nil {
+	d.tmp, d.gen = w.Dir, w.Gen
+	if d.w, err = newGenWriter(d.tmp, d.gen, d.opts, d.spec.mode, base, docs, d.prog, 0); err != nil {
 		return err
 	}
 	if d.spec.mode == modeUpdate {
@@ -137,7 +138,7 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		// Nothing changed: the live generation stays, and no graph or bleve files are rewritten.
 		d.w.abort()
 		ok = true
-		d.gens.Discard(d.gen, d.tmp)
+		d.ix.discard(ctx, d.writing(), d.opts.Logger)
 		d.tmp = ""
 		return d.spec.base.Manifest, nil
 	}
@@ -161,27 +162,27 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 	if err := d.seal(man, gen); err != nil {
 		return nil, err
 	}
-	if err := d.gens.Commit(ctx, gen, d.tmp, man); err != nil {
+	if err := d.ix.st.Commit(ctx, d.writing(), man, store.CommitOptions{At: d.opts.at}); err != nil {
 		return nil, fmt.Errorf("committing generation %d: %w", gen, err)
 	}
 	d.tmp = ""
 	if d.spec.mode == modeAppend { // a build's own checkpoint; an update leaves a pending build's alone
-		if err := d.gens.dropCheckpoint(); err != nil {
-			d.opts.Logger.Warn("removing checkpoint", "dir", d.dir, "err", err)
+		if err := d.ix.st.DropCheckpoint(ctx); err != nil {
+			d.opts.Logger.Warn("removing checkpoint", "index", d.opts.Dir, "err", err)
 		}
 		if err := d.opts.at("checkpoint-removed"); err != nil {
 			return nil, err
 		}
 	}
-	if err := d.gens.Drop(ctx, gen, d.prev); err != nil {
-		d.opts.Logger.Warn("removing old generations", "dir", d.dir, "err", err)
+	if err := d.ix.st.Drop(ctx, gen, d.prev); err != nil {
+		d.opts.Logger.Warn("removing old generations", "index", d.opts.Dir, "err", err)
 	}
 	if err := d.opts.at("old-removed"); err != nil {
 		return nil, err
 	}
 	if d.spec.compact && d.spec.compactRatio > 0 && man.Tombstones > 0 &&
 		float64(man.Tombstones) > d.spec.compactRatio*float64(man.Tombstones+man.Counts.Passages) {
-		cman, err := compactGen(ctx, d.opts, filepath.Join(d.dir, manifest.GenerationName(gen)), d.prev)
+		cman, err := d.ix.compactGen(ctx, d.opts, gen, d.prev)
 		if err != nil {
 			// The update is committed and live: report that, and the compaction's failure
 			// beside it, rather than an error that reads as if nothing had happened.
@@ -205,7 +206,7 @@ func (d *driver) checkpointDue(since int, elapsed time.Duration) bool {
 	if n <= 0 || since == 0 {
 		return false
 	}
-	if d.opts.Encoder != nil && !d.gens.checkpointCopies() && d.opts.CheckpointAfter > 0 {
+	if d.opts.Encoder != nil && !d.copies && d.opts.CheckpointAfter > 0 {
 		return elapsed >= d.opts.CheckpointAfter
 	}
 	return since >= n && elapsed >= d.opts.CheckpointAfter
@@ -218,7 +219,7 @@ func (d *driver) checkpointDue(since int, elapsed time.Duration) bool {
 func (d *driver) checkpointInterval() int {
 	n := d.opts.CheckpointEvery
 	// A checkpoint that copies every point into the next generation (Qdrant) grows too.
-	if n > 0 && (d.w.vec != nil || d.gens.checkpointCopies()) {
+	if n > 0 && (d.w.vec != nil || d.copies) {
 		n = max(n, d.w.man.Counts.Passages/10)
 	}
 	return n
@@ -259,7 +260,6 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	waited := time.Since(start)
-	vec := d.w.vec
 	d.w.keepLog, d.w.checkpoint = true, true
 	man, err := d.w.finish()
 	if err != nil {
@@ -277,7 +277,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 		return err
 	}
 	sealed := time.Since(t0)
-	base, err := d.gens.commitCheckpoint(ctx, d, gen, man, pos, vec)
+	base, err := d.commitCheckpoint(ctx, gen, man, pos, d.w.reopen)
 	if err != nil {
 		return err
 	}
@@ -296,10 +296,40 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 }
 
 // releaseCheckpointBase closes what is left open of the checkpoint the writer continued from
-// (genSource.release: its passage store, or its connection).
+// (its passage store, or its connection: the writer took its vectors over).
 func (d *driver) releaseCheckpointBase() {
 	if d.cpBase != nil {
-		d.cpBase.src.release(d.cpBase)
+		d.cpBase.Close()
 		d.cpBase = nil
 	}
+}
+
+// writing is the generation being written.
+func (d *driver) writing() store.Writing { return store.Writing{Gen: d.gen, Dir: d.tmp} }
+
+// commitCheckpoint commits generation gen, sealed in d.tmp, as the checkpoint at pos, drops
+// the previous checkpoint, and returns the generation opened as the base the build goes on
+// from. A graph the vector writer kept in memory (reopen: hnswvec's) goes on from memory
+// rather than being loaded again; other parts are opened from the store.
+func (d *driver) commitCheckpoint(ctx context.Context, gen int, man *Manifest, pos position, reopen func(backend.Meta) backend.VectorReader) (*Generation, error) {
+	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
+	if d.opts.Encoder != nil {
+		id := d.opts.Encoder.Identity()
+		cp.Model, cp.HNSW = &id, recordedHNSW(d.opts, man)
+	}
+	if err := d.ix.st.Commit(ctx, d.writing(), man, store.CommitOptions{Checkpoint: &cp, At: d.opts.at}); err != nil {
+		return nil, fmt.Errorf("writing checkpoint: %w", err)
+	}
+	d.tmp = ""
+	d.checkpoints++
+	if err := d.opts.at("checkpoint-recorded"); err != nil {
+		return nil, err
+	}
+	if err := d.ix.st.Drop(ctx, d.prev); err != nil { // drops the previous checkpoint
+		d.opts.Logger.Warn("removing old checkpoints", "index", d.opts.Dir, "err", err)
+	}
+	if err := d.opts.at("checkpoint-cleaned"); err != nil {
+		return nil, err
+	}
+	return d.ix.reopenCheckpoint(ctx, man, reopen)
 }

@@ -48,7 +48,7 @@ type faultData struct {
 // that each operation passes many commit points.
 func (fx faultData) options(dir, input string, hook func(string) error) Options {
 	o := Options{Dir: dir, Build: BuildOptions{BatchSize: 30, Lexical: fx.Lexical}, CheckpointEvery: 50,
-		Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW, faultAt: hook}
+		CheckpointAfter: -1, Encoder: &countingEncoder{dim: 16}, HNSW: fastHNSW, EmbedInline: true, faultAt: hook}
 	if input != "" {
 		o.Inputs = []InputSpec{{Path: input}}
 	}
@@ -65,27 +65,27 @@ var faultOps = []struct {
 		return err
 	}},
 	{"resume", "checkpointed", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Resume(ctx, fx.options(dir, fx.Newer, hook))
+		_, err := resumeBuild(ctx, fx.options(dir, fx.Newer, hook))
 		return err
 	}},
 	{"update", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Update(ctx, UpdateOptions{Options: fx.options(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: -1})
+		_, err := updateIndex(ctx, UpdateOptions{Options: fx.options(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: -1})
 		return err
 	}},
 	{"update+compact", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		s, err := Update(ctx, UpdateOptions{Options: fx.options(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: 0.01})
+		s, err := updateIndex(ctx, UpdateOptions{Options: fx.options(dir, fx.Newer, hook), DeleteMissing: true, CompactRatio: 0.01})
 		if err == nil && s.CompactionError != "" {
 			err = errors.New(s.CompactionError)
 		}
 		return err
 	}},
 	{"delete", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
-		_, err := Delete(ctx, UpdateOptions{Options: fx.options(dir, "", hook), CompactRatio: -1}, fx.Deleted)
+		_, err := deleteDocs(ctx, UpdateOptions{Options: fx.options(dir, "", hook), CompactRatio: -1}, fx.Deleted)
 		return err
 	}},
 	{"compact", "deleted", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
 		o := fx.options(dir, "", hook)
-		_, err := compactDir(ctx, &o)
+		_, err := compactWith(ctx, &o)
 		return err
 	}},
 }
@@ -98,8 +98,8 @@ func recoverOp(ctx context.Context, op, dir string, fx faultData) error {
 			continue
 		}
 		if op == "index" || op == "resume" {
-			if cp, _ := CheckpointGeneration(dir); cp != "" {
-				_, err := Resume(ctx, fx.options(dir, fx.Newer, nil))
+			if cp, _ := checkpointDir(dir); cp != "" {
+				_, err := resumeBuild(ctx, fx.options(dir, fx.Newer, nil))
 				return err
 			}
 			_, err := Build(ctx, fx.options(dir, fx.Newer, nil))
@@ -168,7 +168,7 @@ func faultStarts(t testing.TB, fx faultData) map[string]string {
 	st["older"] = older
 	del := filepath.Join(root, "deleted")
 	copyTree(t, older, del)
-	if _, err := Delete(ctx, UpdateOptions{Options: fx.options(del, "", nil), CompactRatio: -1}, fx.Deleted); err != nil {
+	if _, err := deleteDocs(ctx, UpdateOptions{Options: fx.options(del, "", nil), CompactRatio: -1}, fx.Deleted); err != nil {
 		t.Fatal(err)
 	}
 	st["deleted"] = del
@@ -187,7 +187,7 @@ func faultStarts(t testing.TB, fx faultData) map[string]string {
 	if !errors.Is(err, stop) {
 		t.Fatalf("interrupting the build: %v", err)
 	}
-	if g, _ := CheckpointGeneration(cp); g == "" {
+	if g, _ := checkpointDir(cp); g == "" {
 		t.Fatal("no checkpoint after the interrupted build")
 	}
 	st["checkpointed"] = cp
@@ -238,7 +238,7 @@ type faultCounts struct {
 func checkAfterFault(t *testing.T, op, dir string, fx faultData, before, after map[string]string, what string) bool {
 	t.Helper()
 	ctx := context.Background()
-	rep, err := Verify(ctx, dir)
+	rep, err := verifyIndex(ctx, dir)
 	if err != nil || !rep.OK() {
 		t.Errorf("%s: live generation does not verify: %v %v", what, err, rep.Problems)
 		return false
@@ -248,8 +248,8 @@ func checkAfterFault(t *testing.T, op, dir string, fx faultData, before, after m
 		t.Errorf("%s: live generation holds %d passages, neither before (%d) nor after (%d)", what, len(got), len(before), len(after))
 		return false
 	}
-	if cp, _ := CheckpointGeneration(dir); cp != "" {
-		if rep, err := VerifyGeneration(ctx, cp); err != nil || !rep.OK() {
+	if cp, _ := checkpointDir(dir); cp != "" {
+		if rep, err := verifyGenDir(ctx, cp); err != nil || !rep.OK() {
 			t.Errorf("%s: checkpoint %s does not verify: %v %v", what, cp, err, rep.Problems)
 			return false
 		}
@@ -312,7 +312,7 @@ func faultSuite(t *testing.T, lexical string, ops map[string]bool) {
 				t.Fatal(err)
 			}
 			after := livePassages(t, clean)
-			if m, _ := ReadManifest(mustCurrent(t, clean)); reflect.DeepEqual(before, after) && (op.name != "compact" || m.Tombstones != 0) {
+			if m, _ := manifest.Read(mustCurrent(t, clean)); reflect.DeepEqual(before, after) && (op.name != "compact" || m.Tombstones != 0) {
 				// Compaction keeps the passages and drops the tombstones.
 				t.Fatal("the operation changes nothing: the fixture is wrong")
 			}
@@ -441,7 +441,7 @@ func TestCheckpointIOError(t *testing.T) {
 			if !errors.Is(err, syscall.EIO) {
 				t.Fatalf("got %v, want the injected EIO", err)
 			}
-			if _, err := Current(dir); !errors.Is(err, ErrNoIndex) {
+			if _, err := manifest.Current(dir); !errors.Is(err, ErrNoIndex) {
 				t.Errorf("a failed first build left a live index: %v", err)
 			}
 		})
@@ -509,7 +509,7 @@ func TestDiskFullTmpfs(t *testing.T) {
 					t.Errorf("%s: %v, want no space left on device", what, err)
 				}
 			}
-			if rep, verr := Verify(ctx, dir); verr != nil || !rep.OK() {
+			if rep, verr := verifyIndex(ctx, dir); verr != nil || !rep.OK() {
 				t.Errorf("%s: live generation does not verify: %v %v", what, verr, rep.Problems)
 				lost++
 			} else if got := livePassages(t, dir); !reflect.DeepEqual(got, before) && !reflect.DeepEqual(got, after) {
@@ -570,7 +570,7 @@ func TestEmptyInputKeepsLiveIndex(t *testing.T) {
 		{"update --delete-missing from an empty file", func(dir string, allow bool) error {
 			o := fx.options(dir, empty, nil)
 			o.AllowEmpty = allow
-			_, err := Update(ctx, UpdateOptions{Options: o, DeleteMissing: true, CompactRatio: -1})
+			_, err := updateIndex(ctx, UpdateOptions{Options: o, DeleteMissing: true, CompactRatio: -1})
 			return err
 		}, true},
 	} {

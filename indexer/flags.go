@@ -2,62 +2,68 @@ package indexer
 
 import (
 	"flag"
+	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
+	"github.com/kairos-rag/kairos/indexer/store"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/memlimit"
-	"github.com/kairos-rag/kairos/internal/postings"
 )
 
-// DefaultCheckpointEvery is the checkpoint interval, in passages, that command lines offer by
-// default (Options.CheckpointEvery's own zero value means no checkpoints): frequent enough that
-// a crash costs minutes, not hours, rare enough that the checkpoints' graph saves stay cheap.
-const DefaultCheckpointEvery = 50000
-
-// DefaultCheckpointAfter is the least time between checkpoints that command lines offer by
-// default: a crash loses at most about this much work, and a build at 10,000 passages a second
-// makes a checkpoint (and a lexical segment) per 3 million passages, not per 50,000.
-const DefaultCheckpointAfter = 5 * time.Minute
-
-// DefaultLexicalFirst is what command lines offer for Options.LexicalFirst (whose zero
-// value embeds inline): a dense build's BM25 index is searchable minutes or hours before its
-// vectors are, and an interrupted embedding does not cost the BM25 work.
-const DefaultLexicalFirst = true
-
-// Flags registers the options of a build a command line sets, with their defaults: the build
-// options, --skip-bad, --allow-empty, --checkpoint-every (default DefaultCheckpointEvery),
-// --checkpoint-after (default DefaultCheckpointAfter), --ram-budget (MiB, default
-// postings.DefaultRAMBudget), the HNSW parameters (--hnsw-m,
-// --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed, --vectors) and the collections' of a qdrant://
-// index (--qdrant-shards, --qdrant-replication).
-// Inputs, the encoder and the outputs are the caller's.
+// Flags registers the options of a build a command line sets, with the defaults SetDefaults
+// applies: the build options, --skip-bad, --allow-empty, --checkpoint-every,
+// --checkpoint-after, --bm25-first (EmbedInline, inverted), --ram-budget (MiB), the HNSW
+// parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed, --vectors)
+// and the collections' of a qdrant:// index (--qdrant-shards, --qdrant-replication).
+// Inputs, the encoder and the outputs are the caller's. On the command line 0 turns
+// checkpoints (or their least time) off, as a person would write it; the library's own 0
+// means the default and a negative value off.
 func (o *Options) Flags(fs *flag.FlagSet) {
+	d := *o
+	d.SetDefaults()
 	o.Build.Flags(fs)
-	if o.CheckpointEvery == 0 {
-		o.CheckpointEvery = DefaultCheckpointEvery
-	}
 	fs.BoolVar(&o.SkipBad, "skip-bad", o.SkipBad, "skip malformed records (counted and listed) instead of failing")
 	fs.BoolVar(&o.AllowEmpty, "allow-empty", o.AllowEmpty, "commit even when the inputs yield no passage (replacing the live index by an empty one), or let --delete-missing delete everything")
-	if o.CheckpointAfter == 0 {
-		o.CheckpointAfter = DefaultCheckpointAfter
-	}
-	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", o.CheckpointEvery, "commit a resumable checkpoint every this many passages (0: never), once --checkpoint-after has passed")
-	if !o.LexicalFirst {
-		o.LexicalFirst = DefaultLexicalFirst
-	}
-	fs.BoolVar(&o.LexicalFirst, "bm25-first", o.LexicalFirst, "with --model: commit the BM25 index first (live and searchable at once), then embed its passages into the next generation; an interrupted embedding resumes (--resume) without reading the inputs again (--bm25-first=false: embed as passages are written, nothing live until the end)")
-	fs.DurationVar(&o.CheckpointAfter, "checkpoint-after", o.CheckpointAfter, "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
-	if o.RAMBudget == 0 {
-		o.RAMBudget = postings.DefaultRAMBudget
-	}
+	o.CheckpointEvery, o.CheckpointAfter, o.RAMBudget = d.CheckpointEvery, d.CheckpointAfter, d.RAMBudget
+	fs.Var(zeroOffInt{&o.CheckpointEvery}, "checkpoint-every", "commit a resumable checkpoint every this many passages (0: never), once --checkpoint-after has passed")
+	fs.Var(notBool{&o.EmbedInline}, "bm25-first", "with --model: commit the BM25 index first (live and searchable at once), then embed its passages into the next generation; an interrupted embedding resumes (--resume) without reading the inputs again (--bm25-first=false: embed as passages are written, nothing live until the end)")
+	fs.Var(zeroOffDuration{&o.CheckpointAfter}, "checkpoint-after", "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
 	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment (in the background while the next fills: up to about twice this in all), merged with the others as it goes and at the end; the index and its scores do not depend on it")
-	HNSWFlags(fs, &o.HNSW)
-	o.Qdrant.Flags(fs)
+	hnswFlags(fs, &o.HNSW)
+	o.Qdrant.Shards = d.Qdrant.Shards
+	fs.Var(countFlag{&o.Qdrant.Shards}, "qdrant-shards", "shards of each collection of a qdrant:// index (the location's ?shards= wins)")
+	fs.Var(countFlag{&o.Qdrant.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: the cluster's peers, at most 2 (the location's ?replication= wins)")
 }
 
-// HNSWFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a
+// QdrantOptions configure the collections of a new index on a Qdrant cluster
+// (store.CollectionOptions): shards (Options.SetDefaults: qdrant.DefaultShards), replication
+// (0: the engine's choice) and the BM25 parameters baked into their weights.
+type QdrantOptions = store.CollectionOptions
+
+// countFlag is a uint32 flag that takes 1..qdrant.MaxCount.
+type countFlag struct{ p *uint32 }
+
+func (f countFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(uint64(*f.p), 10)
+}
+
+func (f countFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || n == 0 || n > qdrant.MaxCount {
+		return fmt.Errorf("want an integer in 1..%d", qdrant.MaxCount)
+	}
+	*f.p = uint32(n)
+	return nil
+}
+
+// hnswFlags registers the graph parameters a build records, as --hnsw-*, with the defaults a
 // build applies (hnsw's, and DefaultHNSWSeed).
-func HNSWFlags(fs *flag.FlagSet, h *hnsw.Options) {
+func hnswFlags(fs *flag.FlagSet, h *hnsw.Options) {
 	d := hnswDefaults(*h)
 	fs.IntVar(&h.M, "hnsw-m", d.M, "HNSW: neighbours per node (M)")
 	fs.IntVar(&h.EfConstruction, "hnsw-ef-construction", d.EfConstruction, "HNSW: candidate list size while building")
@@ -77,11 +83,74 @@ func hnswDefaults(h hnsw.Options) hnsw.Options {
 }
 
 // Flags registers the build's flags (Options.Flags) and the update's: --delete-missing and
-// --compact-ratio (default DefaultCompactRatio).
+// --compact-ratio, with the defaults SetDefaults applies.
 func (o *UpdateOptions) Flags(fs *flag.FlagSet) {
-	o.Options.Flags(fs)
 	d := *o
 	d.SetDefaults()
+	o.Options.Flags(fs)
 	fs.BoolVar(&o.DeleteMissing, "delete-missing", o.DeleteMissing, "with --update: delete documents absent from the inputs")
 	fs.Float64Var(&o.CompactRatio, "compact-ratio", d.CompactRatio, "with --update: compact when tombstones exceed this share of passages (negative: never)")
+}
+
+// zeroOffInt is a count flag whose 0 turns the option off: it stores -1, the library's "off"
+// (the library's 0 is its default).
+type zeroOffInt struct{ p *int }
+
+func (f zeroOffInt) String() string {
+	if f.p == nil || *f.p < 0 {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f zeroOffInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: want a count (0: off)", s)
+	}
+	if n == 0 {
+		n = -1
+	}
+	*f.p = n
+	return nil
+}
+
+// zeroOffDuration is a duration flag whose 0 turns the option off: it stores -1ns, the
+// library's "off" (the library's 0 is its default).
+type zeroOffDuration struct{ p *time.Duration }
+
+func (f zeroOffDuration) String() string {
+	if f.p == nil || *f.p < 0 {
+		return "0s"
+	}
+	return f.p.String()
+}
+
+func (f zeroOffDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q: want a duration (0: off)", s)
+	}
+	if d == 0 {
+		d = -1
+	}
+	*f.p = d
+	return nil
+}
+
+// notBool is a boolean flag that sets the negation of the option it holds: the option's zero
+// value (false) is the recommended behaviour, which the flag names positively (--bm25-first
+// for EmbedInline false).
+type notBool struct{ p *bool }
+
+func (f notBool) String() string   { return strconv.FormatBool(f.p != nil && !*f.p) }
+func (f notBool) IsBoolFlag() bool { return true }
+
+func (f notBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*f.p = !b
+	return nil
 }

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -59,7 +60,7 @@ const (
 	// replaces the old passages (tombstoned); an id may appear only once in the input.
 	modeUpdate
 	// modeAddVectors: the base's passages, unchanged, get vectors (the second half of a
-	// LexicalFirst build, addvectors.go); the base has none and the encoder begins a graph.
+	// lexical-first build, addvectors.go); the base has none and the encoder begins a graph.
 	modeAddVectors
 )
 
@@ -105,9 +106,16 @@ type genWriter struct {
 	tokens int64
 	// vectors, when set, supplies vectors by source key instead of the encoder (compaction).
 	vectors func(src []uint32) ([][]float32, error)
+	// expect is how many vectors the vector part will hold in all, when the writer knows it
+	// (the embedding half of a lexical-first build); 0: it does not.
+	expect int
 
-	// tableSum is the document table finish wrote (append mode), hashed as it was written.
-	tableSum *backend.CommittedFile
+	// committed are the files finish wrote and hashed as it wrote them: the engines' (their
+	// commits' Files) and the document table (append mode).
+	committed []backend.CommittedFile
+	// reopen reads the vector part finish committed from memory (backend.VectorCommit), nil
+	// when it must be opened again.
+	reopen func(backend.Meta) backend.VectorReader
 	// known are the files the build has hashed, its earlier checkpoints' among them; finish
 	// adds the generation's (sumFiles).
 	known knownSums
@@ -140,10 +148,11 @@ func (w *genWriter) handover() handover { return handover{docs: w.docs, log: w.l
 // generation starts as a copy of base; graph is the base's HNSW graph to extend (owned by the
 // writer from now on). carried, when not zero, is base's document table, already in memory
 // (or spilled) and owned by the writer from now on (a build continuing from its own
-// checkpoint); zero reads it from base.
-func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried handover, prog *progress) (_ *genWriter, err error) {
+// checkpoint); zero reads it from base. expect is how many vectors the generation will hold,
+// when known (0: not).
+func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Generation, carried handover, prog *progress, expect int) (_ *genWriter, err error) {
 	w := &genWriter{
-		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog,
+		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog, expect: expect,
 		seen: map[string]bool{}, known: carried.known,
 		man: Manifest{
 			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
@@ -167,12 +176,12 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 		w.log = &doctable.Log{Dir: dir, Limit: doctable.DefaultLogLimit}
 	}
 	if base == nil {
-		if w.lex, err = opts.Engines.Lexical.Begin(ctx, g, nil, opts.Build.Analyzer); err != nil {
+		if w.lex, err = opts.eng.Lexical.Begin(ctx, g, nil, backend.LexicalBegin{Analyzer: opts.Build.Analyzer}); err != nil {
 			return nil, err
 		}
 		if opts.Encoder != nil {
 			w.model = opts.Encoder.Identity()
-			if w.vec, err = opts.Engines.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
+			if w.vec, err = opts.eng.Vectors.Begin(ctx, g, w.model.Dim, nil, backend.VectorBegin{Expect: expect}); err != nil {
 				w.lex.Abort()
 				return nil, err
 			}
@@ -184,19 +193,14 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 	var pb *backend.PassageBase
 	if base != nil {
 		bm := base.Manifest
-		pb = &backend.PassageBase{Gen: backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: base.Dir}, Layout: passageLayout(bm), Store: base.Passages}
+		pb = &backend.PassageBase{Gen: backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: base.Dir}, Layout: bm.PassageLayout(), Store: base.Passages}
 		w.next = pb.Layout.NextKey()
 	}
-	if w.pw, err = opts.Engines.Passages.Begin(ctx, g, pb); err != nil {
+	if w.pw, err = opts.eng.Passages.Begin(ctx, g, pb); err != nil {
 		w.abortEngines()
 		return nil, err
 	}
 	return w, nil
-}
-
-// passageLayout is the passage part of the generation man describes.
-func passageLayout(man *Manifest) backend.PassageLayout {
-	return backend.PassageLayout{Segments: man.StoreSegments(), Tombstones: man.Tombstones, Live: man.Counts.Passages}
 }
 
 // abortEngines releases the engines' writers begun so far when the writer cannot start: a
@@ -217,9 +221,6 @@ func (w *genWriter) abortEngines() {
 func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover) error {
 	b := w.base
 	bm := b.Manifest
-	if bm.FormatVersion == 1 {
-		return fmt.Errorf("%s: index format 1 has no document table; rebuild it to enable updates", b.Dir)
-	}
 	var err error
 	switch {
 	case w.mode == modeUpdate && carried.docs != nil:
@@ -236,15 +237,11 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 			return err
 		}
 	}
-	if w.lex, err = w.opts.Engines.Lexical.Begin(ctx, g, &backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: b.Dir}, w.opts.Build.Analyzer); err != nil {
+	// An append goes on from its own build's checkpoint (a build or a resumed one): its
+	// lexical segments are this build's, merged with the rest at the end.
+	lb := backend.LexicalBegin{Analyzer: w.opts.Build.Analyzer, Adopt: w.mode == modeAppend}
+	if w.lex, err = w.opts.eng.Lexical.Begin(ctx, g, &backend.Gen{Name: manifest.GenerationName(bm.Generation), Dir: b.Dir}, lb); err != nil {
 		return err
-	}
-	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.mode == modeAppend {
-		// An append goes on from its own build's checkpoint (a build or a resumed one): its
-		// segments are this build's, merged with the rest at the end.
-		if err := cw.AdoptBase(ctx); err != nil {
-			return fmt.Errorf("adopting the checkpoint's lexical segments: %w", err)
-		}
 	}
 	w.man.Counts = Counts{Documents: bm.Counts.Documents, Passages: bm.Counts.Passages, Skipped: map[string]int{}}
 	for k, v := range bm.Counts.Skipped {
@@ -277,15 +274,11 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 		if b.Vectors == nil {
 			return fmt.Errorf("%s: the base generation's vectors are not open", b.Dir)
 		}
-		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, bm.Dense.Model.Dim, b.Vectors); err != nil {
+		// A build (or its embedding half) goes on from its own checkpoint, whose graph was
+		// saved unrepaired: the final Commit repairs the whole of it.
+		vb := backend.VectorBegin{Adopt: w.mode != modeUpdate, Expect: w.expect}
+		if w.vec, err = w.opts.eng.Vectors.Begin(ctx, g, bm.Dense.Model.Dim, b.Vectors, vb); err != nil {
 			return err
-		}
-		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.mode != modeUpdate {
-			// A build (or its embedding half) goes on from its own checkpoint, whose graph was
-			// saved unrepaired: the final Commit repairs the whole of it.
-			if err := cw.AdoptBase(); err != nil {
-				return fmt.Errorf("adopting the checkpoint's graph: %w", err)
-			}
 		}
 		w.model = bm.Dense.Model
 		b.Vectors = nil // the writer has taken it over
@@ -294,7 +287,7 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 			return fmt.Errorf("%s has no dense vectors; an encoder cannot be added by an update (rebuild)", b.Dir)
 		}
 		w.model = w.opts.Encoder.Identity()
-		if w.vec, err = w.opts.Engines.Vectors.Begin(ctx, g, w.model.Dim, nil); err != nil {
+		if w.vec, err = w.opts.eng.Vectors.Begin(ctx, g, w.model.Dim, nil, backend.VectorBegin{Expect: w.expect}); err != nil {
 			return err
 		}
 	}
@@ -607,7 +600,7 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	defer func() {
 		// A failed finish releases the graph too (closeFiles will not: closed is set), whose
 		// spilled float vectors would keep their file, and its file system, busy; so does a
-		// final one: only a checkpoint's graph goes on (backend.Reopener), in memory.
+		// final one: only a checkpoint's graph goes on (VectorCommit.Reopen), in memory.
 		if w.vec != nil && (err != nil || !w.keepLog) {
 			w.vec.Abort()
 		}
@@ -619,6 +612,7 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	// part commit, on another core: their files are independent, and each took seconds at a
 	// 40M build's checkpoints (4.4 s and 2.3 s at 23M documents).
 	table := make(chan error, 1)
+	var tableSum backend.CommittedFile // hashed as it was written
 	if w.mode == modeUpdate {
 		table <- nil
 	} else {
@@ -626,21 +620,18 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 			t0 := time.Now()
 			wt, err := w.log.WriteTable(filepath.Join(w.dir, doctable.FileName), w.checkRepeats)
 			if err == nil {
-				w.tableSum = &backend.CommittedFile{Path: doctable.FileName, Size: wt.Size, SHA256: hex.EncodeToString(wt.SHA256[:])}
+				tableSum = backend.CommittedFile{Path: doctable.FileName, Size: wt.Size, SHA256: hex.EncodeToString(wt.SHA256[:])}
 			}
 			w.finishTook.docs = time.Since(t0)
 			table <- err
 		}()
 	}
 	t0 := time.Now()
-	layout, storeErr := w.pw.Commit(ctx)
-	var lc backend.LexicalCounts
-	var lexErr error
-	if cw, ok := w.lex.(backend.CheckpointLexicalWriter); ok && w.checkpoint {
-		lc, lexErr = cw.CommitUnmerged(ctx)
-	} else {
-		lc, lexErr = w.lex.Commit(ctx)
-	}
+	w.committed = nil
+	pc, storeErr := w.pw.Commit(ctx)
+	layout := pc.Layout
+	lc, lexErr := w.lex.Commit(ctx, backend.CommitOptions{Checkpoint: w.checkpoint})
+	w.committed = append(append(w.committed, pc.Files...), lc.Files...)
 	w.finishTook.lexical = time.Since(t0)
 	// waited for before any return: the deferred Close releases the runs the table reads
 	tableErr := <-table
@@ -652,6 +643,9 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 	}
 	if tableErr != nil {
 		return nil, fmt.Errorf("writing document table: %w", tableErr)
+	}
+	if w.mode != modeUpdate {
+		w.committed = append(w.committed, tableSum)
 	}
 	w.man.BM25 = &BM25Stats{Docs: lc.Docs, Tokens: w.tokens + lc.TokensAdded}
 	if layout.Live != w.man.Counts.Passages {
@@ -668,21 +662,24 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		w.finishTook.docs = time.Since(t0)
 	}
 	t0 = time.Now()
+	w.reopen = nil
 	if w.vec != nil {
-		commit := w.vec.Commit
-		if cw, ok := w.vec.(backend.CheckpointVectorWriter); ok && w.checkpoint {
-			commit = cw.CommitUnrepaired
+		o := backend.CommitOptions{Checkpoint: w.checkpoint}
+		if w.prog != nil && !w.checkpoint {
+			o.Progress = w.prog.graphRepair // 37 minutes at 10M vectors: the line shows it
 		}
-		if rr, ok := w.vec.(backend.RepairReporter); ok && w.prog != nil && !w.checkpoint {
-			rr.OnRepair(w.prog.graphRepair) // 37 minutes at 10M vectors: the line shows it
-		}
-		if err := commit(ctx); err != nil {
+		vc, err := w.vec.Commit(ctx, o)
+		if err != nil {
 			return nil, err
 		}
 		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}
-		if p, ok := w.vec.(backend.HNSWOptioner); ok {
-			w.man.Dense.HNSW = p.Options()
+		if vc.Params != nil {
+			if err := json.Unmarshal(vc.Params, &w.man.Dense.HNSW); err != nil {
+				return nil, fmt.Errorf("the vector engine's parameters: %w", err)
+			}
 		}
+		w.committed = append(w.committed, vc.Files...)
+		w.reopen = vc.Reopen
 	}
 	w.finishTook.vectors = time.Since(t0)
 	t0 = time.Now()
@@ -701,15 +698,8 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 // checkpoint keeps its sum under its new name (w.known). Each costs a stat, not a read.
 func (w *genWriter) sumFiles() error {
 	hashed := map[string]backend.CommittedFile{}
-	for _, part := range []any{w.pw, w.lex, w.vec} {
-		if fs, ok := part.(backend.FileSummer); ok {
-			for _, f := range fs.CommittedSums() {
-				hashed[f.Path] = f
-			}
-		}
-	}
-	if w.tableSum != nil {
-		hashed[w.tableSum.Path] = *w.tableSum
+	for _, f := range w.committed {
+		hashed[f.Path] = f
 	}
 	var known knownSums
 	err := filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {

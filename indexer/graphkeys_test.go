@@ -26,7 +26,7 @@ func TestGraphNodesAreKeys(t *testing.T) {
 		}
 	}
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := Build(ctx, Options{Dir: ref, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: ref, Inputs: []InputSpec{{Path: input}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
 		t.Fatal(err)
 	}
 	check("inline build", ref)
@@ -45,16 +45,16 @@ func TestGraphNodesAreKeys(t *testing.T) {
 	if _, err := Build(cctx, checkpointEveryBatch(resumed, input, enc, true, log)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted build: %v", err)
 	}
-	if _, err := Resume(ctx, checkpointEveryBatch(resumed, input, &countingEncoder{dim: 32}, true, log)); err != nil {
+	if _, err := resumeBuild(ctx, checkpointEveryBatch(resumed, input, &countingEncoder{dim: 32}, true, log)); err != nil {
 		t.Fatal(err)
 	}
 	check("resumed build", resumed)
 
 	upd := filepath.Join(t.TempDir(), "upd")
-	if _, err := Build(ctx, Options{Dir: upd, Inputs: []InputSpec{{Path: scifactHead(t, 200)}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
+	if _, err := Build(ctx, Options{Dir: upd, Inputs: []InputSpec{{Path: scifactHead(t, 200)}}, EmbedInline: true, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: upd, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}, CompactRatio: -1}); err != nil {
+	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: upd, Inputs: []InputSpec{{Path: input}}, Encoder: &countingEncoder{dim: 32}, HNSW: fastHNSW}, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
 	check("update adding documents", upd)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // Records without ids are numbered per file. With several inputs the numbers are prefixed with
@@ -60,7 +61,7 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("err %v, want %q", err, tc.want)
 				}
-				if _, cerr := Current(opts.Dir); cerr == nil {
+				if _, cerr := manifest.Current(opts.Dir); cerr == nil {
 					t.Error("a refused build committed a generation")
 				}
 				return
@@ -84,7 +85,7 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 // openDocs returns the live generation's document ids.
 func openDocs(t *testing.T, dir string) map[string]*doctable.Entry {
 	t.Helper()
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

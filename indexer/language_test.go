@@ -67,7 +67,7 @@ func TestBuildLanguage(t *testing.T) {
 				t.Errorf("summary language %+v", c)
 			}
 			// Manifest round trip: the recorded language and analyzer come back on open.
-			g, err := Open(dir)
+			g, err := openDir(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestBuildLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n, err := liveTokens(t.Context(), g.store, a); err != nil || n != m.BM25.Tokens {
+			if n, err := liveTokens(t.Context(), g.Passages, a); err != nil || n != m.BM25.Tokens {
 				t.Errorf("manifest tokens %d, recounted with %s: %d (%v)", m.BM25.Tokens, tc.analyzer, n, err)
 			}
 		})
@@ -127,11 +127,11 @@ func TestUpdateKeepsLanguage(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: bg}}, Build: BuildOptions{Language: "de"}}}
-	if _, err := Update(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "rebuild") {
+	if _, err := updateIndex(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "rebuild") {
 		t.Errorf("update forced to de on a bg index: %v", err)
 	}
 	opts.Build.Language = ""
-	sum, err := Update(context.Background(), opts)
+	sum, err := updateIndex(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,18 +171,18 @@ func TestUpdateMultilingual(t *testing.T) {
 	}
 	fr = wikiDump(t, src, "frwiki", "Les chevaux galopent dans les prairies de Normandie.", "Les journaux du matin.")
 	opts := UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: fr}}, Build: BuildOptions{Language: "fr"}}}
-	if _, err := Update(ctx, opts); err == nil || !strings.Contains(err.Error(), "multilingual") {
+	if _, err := updateIndex(ctx, opts); err == nil || !strings.Contains(err.Error(), "multilingual") {
 		t.Errorf("update forced to fr on a multilingual index: %v", err)
 	}
 	opts.Build.Language = ""
-	sum, err := Update(ctx, opts)
+	sum, err := updateIndex(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Update.Changed != 1 || sum.Update.Unchanged != 1 || sum.Update.Added != 0 {
 		t.Errorf("update: %+v, want fr:1 changed and fr:2 unchanged, nothing added", sum.Update)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +195,11 @@ func TestUpdateMultilingual(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := liveTokens(t.Context(), g.store, an); err != nil || n != m.BM25.Tokens {
+	if n, err := liveTokens(t.Context(), g.Passages, an); err != nil || n != m.BM25.Tokens {
 		t.Errorf("manifest tokens %d, recounted %d (%v)", m.BM25.Tokens, n, err)
 	}
 	langs := map[string]string{}
-	if err := g.store.Each(t.Context(), func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
+	if err := g.Passages.Each(t.Context(), func(_ uint32, p Passage) error { langs[p.DocID] = p.Language; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if want := map[string]string{"de:1": "de", "de:2": "de", "fr:1": "fr", "fr:2": "fr"}; !maps.Equal(langs, want) {

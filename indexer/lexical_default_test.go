@@ -27,7 +27,7 @@ func TestDefaultLexicalIsPostings(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen := mustCurrent(t, dir)
-	m, err := ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestDefaultLexicalIsPostings(t *testing.T) {
 	if _, err := os.Stat(blevebm25.Dir(gen)); !os.IsNotExist(err) {
 		t.Errorf("a default build wrote bleve's directory %s (%v)", blevebm25.Dir(gen), err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 			}
 			if recorded == "" { // as an index of an earlier release records bleve
 				gen := mustCurrent(t, dir)
-				m, err := ReadManifest(gen)
+				m, err := manifest.Read(gen)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +109,7 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 				t.Helper()
 				gen := mustCurrent(t, dir)
 				verifyOK(t, gen)
-				g, err := Open(dir)
+				g, err := openDir(dir)
 				if err != nil {
 					t.Fatalf("%s: %v", step, err)
 				}
@@ -128,7 +128,7 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 				}
 			}
 			check("build", n)
-			sum, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: next}}}, DeleteMissing: true, CompactRatio: -1})
+			sum, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: next}}}, DeleteMissing: true, CompactRatio: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,17 +136,17 @@ func TestBleveIndexKeepsBleve(t *testing.T) {
 				t.Fatalf("update: %+v, want 1 added and 1 deleted", *sum.Update)
 			}
 			check("update", n)
-			g, err := Open(dir)
+			g, err := openDir(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ids []string
-			g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error { ids = append(ids, p.DocID); return nil })
+			g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error { ids = append(ids, p.DocID); return nil })
 			g.Close()
 			if slices.Contains(ids, gone) {
 				t.Errorf("deleted document %s is live", gone)
 			}
-			if _, err := Compact(ctx, dir, nil); err != nil {
+			if _, err := compactIndex(ctx, dir, nil); err != nil {
 				t.Fatal(err)
 			}
 			check("compact", n)

@@ -22,6 +22,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -113,13 +114,13 @@ func scifactRevisions(t testing.TB) (older, newer string, added, changed, delete
 // livePassages returns the live passages of the index at dir: id -> text.
 func livePassages(t testing.TB, dir string) map[string]string {
 	t.Helper()
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
 	out := map[string]string{}
-	err = g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
+	err = g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error {
 		if _, dup := out[p.ID]; dup {
 			return fmt.Errorf("passage id %s live twice", p.ID)
 		}
@@ -152,11 +153,11 @@ func bm25Top(t testing.TB, g *Generation, q string) []string {
 	for _, h := range res.Hits {
 		var key uint32
 		fmt.Sscan(h.ID, &key)
-		p, err := g.store.Get(t.Context(), key)
+		p, err := g.Passages.Get(t.Context(), key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.store.Tombstones().Has(key) {
+		if isDead(t, g, key) {
 			t.Errorf("query %q: hit %s (key %d) is tombstoned", q, p.ID, key)
 		}
 		hits = append(hits, hit{p.ID, math.Round(h.Score*1e9) / 1e9})
@@ -178,7 +179,7 @@ func bm25Top(t testing.TB, g *Generation, q string) []string {
 
 func verifyOK(t testing.TB, gen string) {
 	t.Helper()
-	rep, err := VerifyGeneration(context.Background(), gen)
+	rep, err := verifyGenDir(context.Background(), gen)
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify %s: %v %v", gen, err, rep.Problems)
 	}
@@ -189,14 +190,14 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	ctx := context.Background()
 	dir, fresh := t.TempDir(), t.TempDir()
 	enc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older, Options: corpus.Options{Source: "scifact"}}}, EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	oldGen, _ := Current(dir)
+	oldGen, _ := manifest.Current(dir)
 	oldPassages := livePassages(t, dir)
 	built := enc.texts.Load()
 
-	sum, err := Update(ctx, UpdateOptions{
+	sum, err := updateIndex(ctx, UpdateOptions{
 		Options:       Options{Dir: dir, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW},
 		DeleteMissing: true, CompactRatio: -1,
 	})
@@ -206,7 +207,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 	embedded := enc.texts.Load() - built
 
 	freshEnc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: fresh, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: freshEnc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: fresh, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, EmbedInline: true, Encoder: freshEnc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
 	want := livePassages(t, fresh)
@@ -235,17 +236,17 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 
 	// Both generations verify, the old one unchanged by the update (it shares files by link).
 	verifyOK(t, oldGen)
-	newGen, _ := Current(dir)
+	newGen, _ := manifest.Current(dir)
 	verifyOK(t, newGen)
 
 	// BM25 results are those of the fresh build, scores included: bleve's statistics
 	// exclude deleted documents.
-	gu, err := Open(dir)
+	gu, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gu.Close()
-	gf, err := Open(fresh)
+	gf, err := openDir(fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res {
-		if gu.store.Tombstones().Has(uint32(r.Key)) {
+		if isDead(t, gu, uint32(r.Key)) {
 			t.Errorf("dense hit %d is tombstoned", r.Key)
 		}
 	}
@@ -277,14 +278,14 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 
 	// A second update with the same input changes nothing and embeds nothing.
 	before := enc.texts.Load()
-	sum2, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1})
+	sum2, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer, Options: corpus.Options{Source: "scifact"}}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u := sum2.Update; u.Added+u.Changed+u.Deleted != 0 || enc.texts.Load() != before || u.Unchanged != sum.Counts.Documents {
 		t.Errorf("idempotent update: %+v, embedded %d", *u, enc.texts.Load()-before)
 	}
-	if cur, _ := Current(dir); cur != newGen || sum2.Generation != sum.Generation {
+	if cur, _ := manifest.Current(dir); cur != newGen || sum2.Generation != sum.Generation {
 		t.Errorf("an update without changes committed generation %s (summary %d), want %s to stay live", cur, sum2.Generation, newGen)
 	}
 }
@@ -295,39 +296,39 @@ func TestDeleteDocuments(t *testing.T) {
 	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: shared(t, "data/faq-covid-deepset/faq_covidbert.csv")}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(dir)
+	g, err := openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	victims := map[string]corpus.Passage{}
-	g.store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
+	g.Passages.Each(t.Context(), func(k uint32, p corpus.Passage) error {
 		if len(victims) < 3 && p.Ordinal == 0 && k%20 == 0 {
 			victims[p.DocID] = p
 		}
 		return nil
 	})
-	before := g.store.Live()
+	before := g.Passages.Live()
 	g.Close()
 	ids := []string{"no-such-doc"}
 	for id := range victims {
 		ids = append(ids, id)
 	}
-	sum, err := Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, ids)
+	sum, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Update.Deleted != 3 || !reflect.DeepEqual(sum.NotFound, []string{"no-such-doc"}) || sum.Update.Embedded != 0 {
 		t.Fatalf("delete summary %+v not found %v", *sum.Update, sum.NotFound)
 	}
-	g, err = Open(dir)
+	g, err = openDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if g.store.Live() != before-sum.Update.PassagesDeleted || sum.Update.PassagesDeleted < 3 {
-		t.Fatalf("live %d, before %d, deleted %d", g.store.Live(), before, sum.Update.PassagesDeleted)
+	if g.Passages.Live() != before-sum.Update.PassagesDeleted || sum.Update.PassagesDeleted < 3 {
+		t.Fatalf("live %d, before %d, deleted %d", g.Passages.Live(), before, sum.Update.PassagesDeleted)
 	}
-	g.store.Each(t.Context(), func(k uint32, p corpus.Passage) error {
+	g.Passages.Each(t.Context(), func(k uint32, p corpus.Passage) error {
 		if _, ok := victims[p.DocID]; ok {
 			t.Errorf("passage %s of a deleted document is live", p.ID)
 		}
@@ -356,10 +357,10 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	build(t, dir, shared(t, "data/faq-covid-deepset/faq_covidbert.csv"))
-	if _, err := Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1", "2"}); err != nil {
+	if _, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, []string{"1", "2"}); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ := Current(dir)
+	gen, _ := manifest.Current(dir)
 	verifyOK(t, gen)
 	path := filepath.Join(gen, tombstones.FileName)
 	b, err := os.ReadFile(path)
@@ -370,7 +371,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Verify(ctx, dir)
+	rep, err := verifyIndex(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +383,7 @@ func TestVerifyDetectsTamperedTombstones(t *testing.T) {
 	if !sha || !crc {
 		t.Fatalf("problems %v: want the tombstone file's sha256 and checksum", rep.Problems)
 	}
-	if _, err := Open(dir); err == nil {
+	if _, err := openDir(dir); err == nil {
 		t.Fatal("Open accepted a damaged tombstone file")
 	}
 }
@@ -397,7 +398,7 @@ func denseTop(t testing.TB, g *Generation, enc PassageEncoder, q string) []strin
 	}
 	var out []string
 	for _, r := range res {
-		p, err := g.store.Get(t.Context(), uint32(r.Key))
+		p, err := g.Passages.Get(t.Context(), uint32(r.Key))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,15 +412,15 @@ func TestCompact(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	enc := &countingEncoder{dim: 64}
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {
+	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}, Encoder: enc, HNSW: fastHNSW}, DeleteMissing: true, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
 	queries := []string{"abnormal PrP positivity", "colorectal cancer patients metastases", "diffusion tensor white matter newborn"}
 	snapshot := func() (map[string]string, []string) {
-		g, err := Open(dir)
+		g, err := openDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,13 +433,13 @@ func TestCompact(t *testing.T) {
 		return livePassages(t, dir), tops
 	}
 	wantLive, wantTops := snapshot()
-	updated, _ := Current(dir)
-	m, _ := ReadManifest(updated)
+	updated, _ := manifest.Current(dir)
+	m, _ := manifest.Read(updated)
 	if m.Tombstones == 0 || len(m.Segments) != 2 {
 		t.Fatalf("update left %d tombstones in %d segments; the test needs some", m.Tombstones, len(m.Segments))
 	}
 	before := enc.texts.Load()
-	sum, err := Compact(ctx, dir, nil)
+	sum, err := compactIndex(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,8 +453,8 @@ func TestCompact(t *testing.T) {
 	if !reflect.DeepEqual(gotTops, wantTops) {
 		t.Errorf("compaction changed results:\n%v\n%v", gotTops, wantTops)
 	}
-	cur, _ := Current(dir)
-	cm, _ := ReadManifest(cur)
+	cur, _ := manifest.Current(dir)
+	cm, _ := manifest.Read(cur)
 	if cm.Tombstones != 0 || len(cm.Segments) != 1 || cm.Segments[0].Count != len(wantLive) || sum.Counts.Passages != len(wantLive) {
 		t.Errorf("compacted manifest: %d tombstones, segments %+v", cm.Tombstones, cm.Segments)
 	}
@@ -461,12 +462,12 @@ func TestCompact(t *testing.T) {
 	verifyOK(t, updated) // the previous generation is intact
 
 	// An update past the tombstone threshold compacts on its own.
-	sum, err = Delete(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW}, CompactRatio: 0.0001}, []string{"4983"})
+	sum, err = deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW}, CompactRatio: 0.0001}, []string{"4983"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, _ = Current(dir)
-	if cm, _ := ReadManifest(cur); !sum.Compacted || cm.Tombstones != 0 || sum.Counts.Passages != len(wantLive)-4 {
+	cur, _ = manifest.Current(dir)
+	if cm, _ := manifest.Read(cur); !sum.Compacted || cm.Tombstones != 0 || sum.Counts.Passages != len(wantLive)-4 {
 		t.Errorf("auto compaction: compacted %v, %d tombstones, %d passages", sum.Compacted, cm.Tombstones, sum.Counts.Passages)
 	}
 	verifyOK(t, cur)
@@ -480,15 +481,15 @@ func TestWriterLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Delete(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"})
+	_, err = deleteDocs(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"})
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("delete while locked: %v, want ErrLocked", err)
 	}
-	if _, err := Compact(context.Background(), dir, nil); !errors.Is(err, ErrLocked) {
+	if _, err := compactIndex(context.Background(), dir, nil); !errors.Is(err, ErrLocked) {
 		t.Fatalf("compact while locked: %v, want ErrLocked", err)
 	}
 	unlock()
-	if _, err := Delete(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"}); err != nil {
+	if _, err := deleteDocs(context.Background(), UpdateOptions{Options: Options{Dir: dir}}, []string{"1"}); err != nil {
 		t.Fatalf("delete after unlock: %v", err)
 	}
 }

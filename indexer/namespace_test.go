@@ -43,7 +43,7 @@ func TestPositionIDsNamespaced(t *testing.T) {
 			if _, err := Build(context.Background(), Options{Dir: dir, Inputs: in}); err != nil {
 				t.Fatal(err)
 			}
-			g, err := Open(dir)
+			g, err := openDir(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

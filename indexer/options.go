@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/indexer/backend/qdrant"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/postings"
 )
@@ -20,7 +21,9 @@ type InputSpec struct {
 
 // Options configure Build.
 type Options struct {
-	Dir    string      // index directory; created when missing
+	// Dir is the location of the index (a directory, created when missing, or a qdrant://
+	// location) for Build, the function; an Index's methods set it to the index's.
+	Dir    string
 	Inputs []InputSpec // read in order
 	Build  BuildOptions
 	// Encoder, when set, embeds every passage; the vectors go into an HNSW graph beside the
@@ -28,34 +31,34 @@ type Options struct {
 	Encoder PassageEncoder
 	// HNSW configures the graph (zero: hnsw defaults, seed 1).
 	HNSW hnsw.Options
-	// Engines hold the lexical and vector parts (zero: the local engines, the lexical one
-	// Build.Lexical names, and HNSW).
+	// Engines replace the engines the index's store hands a writer, those set (tests wrap
+	// them to watch them).
 	Engines Engines
 	// SkipBad skips malformed records (counted and listed in the Summary) instead of failing.
 	SkipBad bool
-	// MaxBadListed bounds Summary.BadRecords. Default 100.
+	// MaxBadListed bounds Summary.BadRecords. 0 means DefaultMaxBadListed.
 	MaxBadListed int
-	// CheckpointEvery, when positive, commits a checkpoint generation (named by DIR/CHECKPOINT,
-	// not live) after about this many passages, so that Resume can continue a build that
-	// died. With an encoder the interval grows to a tenth of the passages written, since each
-	// checkpoint rewrites the HNSW graph file.
+	// CheckpointEvery is how many passages a build writes between checkpoint generations
+	// (complete generations named by the store's checkpoint record, not live) that Resume
+	// continues a build that died from. 0 means DefaultCheckpointEvery; negative, no
+	// checkpoints. With an encoder the interval grows to a tenth of the passages written,
+	// since each checkpoint rewrites the HNSW graph file.
 	CheckpointEvery int
-	// CheckpointAfter, when positive, also makes each checkpoint wait until this long has
-	// passed since the build started or last checkpointed. A checkpoint costs a lexical
-	// segment that searches then visit, and a rewrite of the document table (and graph), so
-	// at tens of thousands of passages a second a count alone would checkpoint every few
-	// seconds; the time bounds what a crash loses instead. A local build with an encoder
-	// checkpoints on time alone (every CheckpointAfter, whatever the count, once
-	// CheckpointEvery turns checkpoints on): embedding is slow enough that the count may never
-	// be reached.
+	// CheckpointAfter also makes each checkpoint wait until this long has passed since the
+	// build started or last checkpointed. A checkpoint costs a lexical segment that searches
+	// then visit, and a rewrite of the document table (and graph), so at tens of thousands of
+	// passages a second a count alone would checkpoint every few seconds; the time bounds what
+	// a crash loses instead. A local build with an encoder checkpoints on time alone (every
+	// CheckpointAfter, whatever the count): embedding is slow enough that the count may never
+	// be reached. 0 means DefaultCheckpointAfter; negative, no least time (the count alone).
 	CheckpointAfter time.Duration
-	// LexicalFirst makes a local build with an encoder commit in two steps: the passages and
-	// their BM25 index first, as a generation that is live (searchable with BM25) at once,
-	// then the vectors, embedded from that generation's passages, as the next generation.
-	// Interrupted while embedding, the build leaves the BM25 index live, and Resume embeds
-	// without reading the inputs again. Without it vectors are embedded as the passages are
-	// written, and nothing is live until the end.
-	LexicalFirst bool
+	// EmbedInline embeds the passages of a build with an encoder as they are written, into
+	// the one generation the build commits: nothing is live until the end. The zero value
+	// builds lexical first: the passages and their BM25 index are committed first, as a
+	// generation that is live (searchable with BM25) at once, then the vectors, embedded from
+	// that generation's passages, as the next generation; interrupted while embedding, the
+	// build leaves the BM25 index live, and Resume embeds without reading the inputs again.
+	EmbedInline bool
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
@@ -74,17 +77,17 @@ type Options struct {
 	// (nor its scores), so it is not recorded.
 	RAMBudget int64
 
-	// Qdrant are the options of an index on a Qdrant cluster (Dir qdrant://...).
+	// Qdrant are the settings of the collections of a new index on a Qdrant cluster (Dir
+	// qdrant://...; the location's own settings win, an update copies its base's).
 	Qdrant QdrantOptions
 
 	lang LanguageChoice // settled before writing (language.go)
+	// eng are the engines the writer writes through, connected by the operation
+	// (Index.engines) from the store's and Engines.
+	eng Engines
 	// inputLang is the language detected in each input ("" for none), for the passages of a
 	// multilingual build (passageLanguage)
 	inputLang []string
-	// store keeps the generations of the index (OpenStore), set by the operation
-	// (Build, Resume, Update, Delete) before it drives a writer.
-	store Store
-
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.
 	faultAt func(point string) error
@@ -98,22 +101,61 @@ func (o *Options) at(point string) error {
 	return o.faultAt(point)
 }
 
-func (o *Options) validate() error {
-	if o.Dir == "" {
-		return errors.New("no index directory")
+// Defaults of Options, exported so that command-line flags show the values the library
+// applies instead of retyping them.
+const (
+	// DefaultMaxBadListed is Options.MaxBadListed's default.
+	DefaultMaxBadListed = 100
+	// DefaultCheckpointEvery is Options.CheckpointEvery's default: frequent enough that a
+	// crash costs minutes, not hours, rare enough that the checkpoints' graph saves stay
+	// cheap.
+	DefaultCheckpointEvery = 50000
+	// DefaultCheckpointAfter is Options.CheckpointAfter's default: a crash loses at most
+	// about this much work, and a build at 10,000 passages a second makes a checkpoint (and a
+	// lexical segment) per 3 million passages, not per 50,000.
+	DefaultCheckpointAfter = 5 * time.Minute
+)
+
+// SetDefaults fills the zero fields with the defaults a build applies: the build options'
+// (BuildOptions.SetDefaults), MaxBadListed, CheckpointEvery, CheckpointAfter, RAMBudget, the
+// graph's seed (DefaultHNSWSeed; hnsw applies its other defaults itself), the shards of
+// Qdrant collections (qdrant.DefaultShards) and a silent Logger.
+// Flags calls it on a copy to show them, so that a default is written only here.
+func (o *Options) SetDefaults() {
+	o.Build.SetDefaults()
+	if o.MaxBadListed == 0 {
+		o.MaxBadListed = DefaultMaxBadListed
 	}
-	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.CheckpointEvery < 0 || o.CheckpointAfter < 0 || o.RAMBudget < 0 {
+	if o.CheckpointEvery == 0 {
+		o.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if o.CheckpointAfter == 0 {
+		o.CheckpointAfter = DefaultCheckpointAfter
+	}
+	if o.RAMBudget == 0 {
+		o.RAMBudget = postings.DefaultRAMBudget
+	}
+	if o.HNSW.Seed == 0 {
+		o.HNSW.Seed = DefaultHNSWSeed
+	}
+	if o.Qdrant.Shards == 0 {
+		o.Qdrant.Shards = qdrant.DefaultShards
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// validate sets the defaults and checks the options.
+func (o *Options) validate() error {
+	if o.Build.MaxWords < 0 || o.Build.BatchSize < 0 || o.RAMBudget < 0 {
 		return errors.New("negative size in build options")
 	}
 	if o.RAMBudget > 0 && o.RAMBudget < postings.MinRAMBudget {
 		return fmt.Errorf("RAM budget of %d bytes: want at least %d", o.RAMBudget, postings.MinRAMBudget)
 	}
-	o.Build.SetDefaults()
-	if o.MaxBadListed == 0 {
-		o.MaxBadListed = 100
-	}
+	o.SetDefaults()
 	if o.Encoder != nil {
-		o.HNSW.Seed = hnswDefaults(o.HNSW).Seed
 		if err := o.HNSW.Validate(); err != nil {
 			return fmt.Errorf("hnsw: %w", err)
 		}
@@ -121,15 +163,6 @@ func (o *Options) validate() error {
 			return errors.New("encoder reports no dimension")
 		}
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	var err error
-	// A new build's engine; an update or compaction replaces it by its base's (adoptLexical).
-	if o.Engines, err = o.Engines.withDefaults(newLexical(o.Build.Lexical), o.HNSW); err != nil {
-		return err
-	}
-	o.applyRAMBudget()
 	return nil
 }
 
@@ -162,7 +195,7 @@ type Summary struct {
 	NoCheckpoint bool
 	// Language is the language the passages were analysed as, and why.
 	Language LanguageChoice
-	// LexicalGeneration is the BM25-only generation a LexicalFirst build committed (live
+	// LexicalGeneration is the BM25-only generation a lexical-first build committed (live
 	// while the vectors were embedded) before Generation; 0 otherwise.
 	LexicalGeneration int
 	// LexicalElapsed is how long the build took to make LexicalGeneration live.

@@ -64,11 +64,11 @@ func TestPassageStoreEngines(t *testing.T) {
 						t.Errorf("Delete(%d) twice: want true then false", k)
 					}
 				}
-				l, err := w.Commit(ctx)
+				c, err := w.Commit(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return l
+				return c.Layout
 			}
 			// open opens a committed local part, closed when the test ends; a remote part is
 			// not opened here (nil).

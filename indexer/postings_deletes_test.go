@@ -72,11 +72,11 @@ func scoredTop(t testing.TB, g *Generation, q string, k int) []scoredHit {
 		if len(hits) == k+1 && h.Score <= hits[k].Score {
 			continue
 		}
-		p, err := g.store.Get(t.Context(), h.Key)
+		p, err := g.Passages.Get(t.Context(), h.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.store.Tombstones().Has(h.Key) {
+		if isDead(t, g, h.Key) {
 			t.Errorf("query %q: hit %s is tombstoned", q, p.ID)
 		}
 		out = append(out, scoredHit{p.ID, h.Score})
@@ -165,7 +165,7 @@ func TestPostingsDeletesScoreAsCleanBuild(t *testing.T) {
 	}
 	// A build that dies after its second checkpoint, then resumes: several segments.
 	o := opts(dir, original)
-	o.CheckpointEvery = 1500
+	o.CheckpointEvery, o.CheckpointAfter = 1500, -1
 	checkpoints := 0
 	errKilled := errors.New("killed")
 	o.faultAt = func(point string) error {
@@ -180,10 +180,10 @@ func TestPostingsDeletesScoreAsCleanBuild(t *testing.T) {
 		t.Fatalf("build: %v, want it killed at its second checkpoint", err)
 	}
 	o.faultAt = nil
-	if _, err := Resume(ctx, o); err != nil {
+	if _, err := resumeBuild(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Delete(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, victims)
+	sum, err := deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir}, CompactRatio: -1}, victims)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestPostingsDeletesScoreAsCleanBuild(t *testing.T) {
 	}
 	up := opts(dir, revised)
 	up.Build.Lexical = ""
-	if sum, err = Update(ctx, UpdateOptions{Options: up, CompactRatio: -1}); err != nil {
+	if sum, err = updateIndex(ctx, UpdateOptions{Options: up, CompactRatio: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Update.Changed != changed || sum.Update.Unchanged != docs-len(victims)-changed {

@@ -11,6 +11,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // lexicalTop returns the ids of the n best passages for q through the generation's lexical
@@ -35,11 +36,11 @@ func lexicalTop(t testing.TB, g *Generation, q string, n int) []string {
 	}
 	var out []string
 	for _, h := range hits {
-		p, err := g.store.Get(t.Context(), h.Key)
+		p, err := g.Passages.Get(t.Context(), h.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.store.Tombstones().Has(h.Key) {
+		if isDead(t, g, h.Key) {
 			t.Errorf("query %q: hit %s is tombstoned", q, p.ID)
 		}
 		out = append(out, p.ID)
@@ -67,12 +68,12 @@ func TestPostingsLifecycle(t *testing.T) {
 	// An update naming another engine is refused; naming none keeps the index's.
 	other := opts(dir, newer)
 	other.Build.Lexical = LexicalBleve
-	if _, err := Update(ctx, UpdateOptions{Options: other}); err == nil || !strings.Contains(err.Error(), "rebuild it to change engines") {
+	if _, err := updateIndex(ctx, UpdateOptions{Options: other}); err == nil || !strings.Contains(err.Error(), "rebuild it to change engines") {
 		t.Fatalf("update with --lexical bleve: %v", err)
 	}
 	up := opts(dir, newer)
 	up.Build.Lexical = ""
-	sum, err := Update(ctx, UpdateOptions{Options: up, DeleteMissing: true, CompactRatio: -1})
+	sum, err := updateIndex(ctx, UpdateOptions{Options: up, DeleteMissing: true, CompactRatio: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestPostingsLifecycle(t *testing.T) {
 	}
 	gen := mustCurrent(t, dir)
 	verifyOK(t, gen)
-	m, err := ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil || m.Options.Lexical != LexicalPostings {
 		t.Fatalf("updated manifest: lexical %q, %v", m.Options.Lexical, err)
 	}
@@ -95,7 +96,7 @@ func TestPostingsLifecycle(t *testing.T) {
 		lexicalTop(t, g, "Earlier draft "+id, 50)
 	}
 	g.Close()
-	if _, err := Compact(ctx, dir, nil); err != nil {
+	if _, err := compactIndex(ctx, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	verifyOK(t, mustCurrent(t, dir))
@@ -110,7 +111,7 @@ func TestPostingsLifecycle(t *testing.T) {
 		// Compare passage texts: keys differ between the two indexes.
 		texts := func(g *Generation, ids []string) []string {
 			byID := map[string]string{}
-			g.store.Each(t.Context(), func(_ uint32, p corpus.Passage) error { byID[p.ID] = p.Text; return nil })
+			g.Passages.Each(t.Context(), func(_ uint32, p corpus.Passage) error { byID[p.ID] = p.Text; return nil })
 			var out []string
 			for _, id := range ids {
 				out = append(out, id+" "+byID[id])
@@ -126,7 +127,7 @@ func TestPostingsLifecycle(t *testing.T) {
 // openScored opens the live generation of dir to score with Kairos's default k1 and b.
 func openScored(t testing.TB, dir string) *Generation {
 	t.Helper()
-	g, err := OpenWith(context.Background(), dir, OpenOptions{BM25: backend.BM25Params{K1: 1.2, B: 0.4}})
+	g, err := openReader(context.Background(), dir, ReadOptions{BM25: backend.BM25Params{K1: 1.2, B: 0.4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestUnknownLexicalEngine(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `lexical engine "qdrant" is not a local one`) || !strings.Contains(err.Error(), "qdrant:// location") {
 		t.Fatalf("--lexical qdrant on a directory: %v", err)
 	}
-	if _, err := Current(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := manifest.Current(dir); !errors.Is(err, ErrNoIndex) {
 		t.Fatalf("a refused build left an index: %v", err)
 	}
 }

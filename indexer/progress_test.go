@@ -15,7 +15,7 @@ func TestBuildProgressCounts(t *testing.T) {
 	var log bytes.Buffer
 	enc := &countingEncoder{dim: 32}
 	sum, err := Build(context.Background(), Options{Dir: t.TempDir(), Inputs: []InputSpec{{Path: shared(t, enwiki)}},
-		Encoder: enc, HNSW: fastHNSW, Progress: &log})
+		EmbedInline: true, Encoder: enc, HNSW: fastHNSW, Progress: &log})
 	if err != nil {
 		t.Fatal(err)
 	}

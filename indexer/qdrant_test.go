@@ -61,12 +61,12 @@ func TestQdrantCommitAndResume(t *testing.T) {
 		}
 		return nil
 	})
-	noCheckpoints.CheckpointEvery = 0
+	noCheckpoints.CheckpointEvery = -1
 	_, err = Build(ctx, noCheckpoints)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("build with a failure at finished: %v", err)
 	}
-	if man, err := LiveManifest(ctx, loc); err != nil || man.Generation != first.Generation {
+	if man, err := liveManifest(ctx, loc); err != nil || man.Generation != first.Generation {
 		t.Fatalf("after the failed build: live %+v, %v; want generation %d", man, err, first.Generation)
 	}
 	if cs := collections(); strings.Count(cs, `"t-g-`) != 1 {
@@ -93,18 +93,18 @@ func TestQdrantCommitAndResume(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("creating a leftover collection: %v %v", resp, err)
 	}
-	sum, err := Resume(ctx, opts(nil))
+	sum, err := resumeBuild(ctx, opts(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Resumed == 0 {
 		t.Errorf("Resume started from scratch (Resumed 0)")
 	}
-	man, err := LiveManifest(ctx, loc)
+	man, err := liveManifest(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lman, err := LiveManifest(ctx, local.Dir)
+	lman, err := liveManifest(ctx, local.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestQdrantCommitAndResume(t *testing.T) {
 		*man.BM25 != *lman.BM25 || man.Dense == nil || man.Dense.Vectors != lman.Counts.Passages {
 		t.Errorf("resumed on qdrant: counts %+v bm25 %+v dense %+v; a clean local build: %+v %+v", man.Counts, man.BM25, man.Dense, lman.Counts, lman.BM25)
 	}
-	rep, err := Verify(ctx, loc)
+	rep, err := verifyIndex(ctx, loc)
 	if err != nil || !rep.OK() || rep.Passages != lman.Counts.Passages {
 		t.Errorf("verify after resume: %+v, %v", rep, err)
 	}

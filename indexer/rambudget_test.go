@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"testing"
 
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
@@ -9,9 +10,11 @@ import (
 )
 
 // TestRAMBudgetReachesPostingsEngine: Options.RAMBudget (--ram-budget) is handed to the
-// postings engine of a build and of an update that adopts its base's engine, and a budget
-// below postings.MinRAMBudget or negative is refused.
+// postings engine of a build and of an update that adopts its base's engine (0: as
+// postings.DefaultRAMBudget, SetDefaults), and a budget below postings.MinRAMBudget or
+// negative is refused.
 func TestRAMBudgetReachesPostingsEngine(t *testing.T) {
+	ctx := context.Background()
 	for _, tt := range []struct {
 		budget int64
 		ok     bool
@@ -24,23 +27,51 @@ func TestRAMBudgetReachesPostingsEngine(t *testing.T) {
 		if !tt.ok {
 			continue
 		}
-		if e, ok := o.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != tt.budget {
-			t.Fatalf("budget %d: lexical engine %#v", tt.budget, o.Engines.Lexical)
+		want := tt.budget
+		if want == 0 {
+			want = postings.DefaultRAMBudget
 		}
-		u := Options{Dir: o.Dir, RAMBudget: tt.budget, Engines: Engines{Lexical: blevebm25.Engine{}}}
-		if err := u.adoptLexical(&Manifest{Options: BuildOptions{Lexical: LexicalPostings}}); err != nil {
+		ix, err := openIndex(ctx, o.Dir)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := u.Engines.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != tt.budget {
-			t.Fatalf("budget %d: update's lexical engine %#v", tt.budget, u.Engines.Lexical)
+		eng, err := ix.engines(ctx, &o, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if e, ok := o.eng.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != want {
+			t.Fatalf("budget %d: lexical engine %#v", tt.budget, o.eng.Lexical)
+		}
+		eng.Close()
+		u := Options{Dir: o.Dir, RAMBudget: tt.budget}
+		u.SetDefaults()
+		base := &Manifest{Options: BuildOptions{Lexical: LexicalPostings}}
+		if err := u.adoptLexical(base); err != nil {
+			t.Fatal(err)
+		}
+		if eng, err = ix.engines(ctx, &u, base); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := u.eng.Lexical.(postingsbm25.Engine); !ok || e.RAMBudget != want {
+			t.Fatalf("budget %d: update's lexical engine %#v", tt.budget, u.eng.Lexical)
+		}
+		eng.Close()
+		ix.Close()
 	}
 	// a bleve build ignores the budget
 	o := Options{Dir: t.TempDir(), RAMBudget: 1 << 20, Build: BuildOptions{Lexical: LexicalBleve}}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := o.Engines.Lexical.(blevebm25.Engine); !ok {
-		t.Fatalf("lexical engine %#v, want bleve", o.Engines.Lexical)
+	ix, err := openIndex(ctx, o.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.engines(ctx, &o, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := o.eng.Lexical.(blevebm25.Engine); !ok {
+		t.Fatalf("lexical engine %#v, want bleve", o.eng.Lexical)
 	}
 }

@@ -53,7 +53,7 @@ func TestEmbeddingReservesItsVectors(t *testing.T) {
 	}
 	log.take()
 	enc := &countingEncoder{dim: 32}
-	if _, err := Resume(ctx, opts(dir, enc)); err != nil {
+	if _, err := resumeBuild(ctx, opts(dir, enc)); err != nil {
 		t.Fatal(err)
 	}
 	left := int(enc.texts.Load())

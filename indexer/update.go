@@ -2,14 +2,13 @@ package indexer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
 // UpdateOptions configure Update.
 type UpdateOptions struct {
 	// Options are the build options; Build (MaxWords) must match the index's, and Encoder
-	// its model when the index has vectors. CheckpointEvery is ignored.
+	// its model when the index has vectors. An update commits no checkpoints.
 	Options
 	// DeleteMissing removes the documents of the index that are absent from the inputs.
 	DeleteMissing bool
@@ -21,62 +20,45 @@ type UpdateOptions struct {
 // DefaultCompactRatio is the tombstone share above which an update compacts.
 const DefaultCompactRatio = 0.2
 
-// Update derives a new generation from the live one: documents of the inputs that are new are
-// added, ones whose content hash changed replace their old passages (tombstoned everywhere),
-// unchanged ones are left alone (not re-embedded); with DeleteMissing, documents absent from
-// the inputs are removed. Searches on the previous generation are unaffected; the new one goes
-// live atomically.
-func Update(ctx context.Context, opts UpdateOptions) (*Summary, error) {
-	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("update options: %w", err)
-	}
-	if len(opts.Inputs) == 0 {
-		return nil, errors.New("update options: no input")
-	}
-	return derive(ctx, &opts.Options, runSpec{
-		mode: modeUpdate, deleteMissing: opts.DeleteMissing,
-		compact: opts.CompactRatio >= 0, compactRatio: ratio(opts.CompactRatio),
-	})
-}
-
-// Delete removes documents by id from the index at opts.Dir (opts.Inputs must be empty);
-// ids it does not hold are listed in Summary.NotFound.
-func Delete(ctx context.Context, opts UpdateOptions, ids []string) (*Summary, error) {
-	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("delete options: %w", err)
-	}
-	if len(opts.Inputs) > 0 || len(ids) == 0 {
-		return nil, errors.New("delete: give document ids and no input")
-	}
-	return derive(ctx, &opts.Options, runSpec{
-		mode: modeUpdate, deleteIDs: ids,
-		compact: opts.CompactRatio >= 0, compactRatio: ratio(opts.CompactRatio),
-	})
-}
-
 // SetDefaults fills the zero fields an update defaults: CompactRatio (DefaultCompactRatio) and
-// the build options'. Flags calls it on a copy.
+// the build options' (Options.SetDefaults). Flags calls it on a copy.
 func (o *UpdateOptions) SetDefaults() {
-	o.Build.SetDefaults()
-	o.CompactRatio = ratio(o.CompactRatio)
-}
-
-func ratio(r float64) float64 {
-	if r == 0 {
-		return DefaultCompactRatio
+	o.Options.SetDefaults()
+	if o.CompactRatio == 0 {
+		o.CompactRatio = DefaultCompactRatio
 	}
-	return r
 }
 
-// derive runs spec on top of the live generation.
-func derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
-	opts.CheckpointEvery = 0
-	st, err := storeOf(opts.Dir, opts)
+// derive runs spec (an update or a delete) on top of the live generation: the new
+// generation starts as a copy of it.
+func (ix *Index) derive(ctx context.Context, opts *Options, spec runSpec) (*Summary, error) {
+	opts.CheckpointEvery = -1 // an update commits no checkpoints
+	if _, err := ix.st.Manifest(ctx, 0); err != nil {
+		return nil, err // before Lock, which would create a missing directory
+	}
+	unlock, err := ix.st.Lock(ctx)
 	if err != nil {
 		return nil, err
 	}
-	opts.store = st
-	return st.derive(ctx, opts, spec)
+	defer unlock()
+	base, err := ix.Reader(ctx, ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+	if err := opts.adoptBase(ctx, base.Manifest); err != nil {
+		return nil, err
+	}
+	if err := opts.adoptLexical(base.Manifest); err != nil {
+		return nil, err
+	}
+	eng, err := ix.engines(ctx, opts, base.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	spec.base = base
+	return ix.drive(ctx, opts, eng, spec)
 }
 
 // adoptBase makes a derived generation split and analyse as its base did: the same passage

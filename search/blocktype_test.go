@@ -41,7 +41,7 @@ func TestBlockTypeFilter(t *testing.T) {
 	local := func(lexical string) *Index {
 		dir := t.TempDir()
 		_, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: blocksFixture}},
-			Encoder: bow, Build: indexer.BuildOptions{Lexical: lexical}})
+			EmbedInline: true, Encoder: bow, Build: indexer.BuildOptions{Lexical: lexical}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestBlockTypeFilter(t *testing.T) {
 	t.Run("qdrant", func(t *testing.T) {
 		c := qdranttest.Start(t, 1)
 		loc := "qdrant://" + c.Peers[0].GRPCAddr() + "/blocks?rest=" + c.Peers[0].HTTPAddr()
-		if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: blocksFixture}}, Encoder: bow}); err != nil {
+		if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: blocksFixture}}, EmbedInline: true, Encoder: bow}); err != nil {
 			t.Fatal(err)
 		}
 		ix := open(t, loc)

@@ -6,16 +6,15 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
 // Default BM25 parameters (Options.K1, Options.B), chosen on training data (README, "BM25").
-// They are the indexer's: an index on Qdrant bakes them into its weights at build.
+// They are backend.DefaultBM25, the builds' too: an index on Qdrant bakes them into its weights.
 const (
-	BM25K1 = indexer.BM25K1
-	BM25B  = indexer.BM25B
+	BM25K1 = backend.DefaultK1
+	BM25B  = backend.DefaultB
 )
 
 // terms analyses text as the index did, keeping each distinct term once: in the index's

@@ -103,12 +103,12 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 }
 
 // hybridCandidates returns the n best passages by BM25 (document evidence applied) and by
-// the dense vectors: in one call when the lexical engine offers backend.HybridSearcher (one
-// round trip to a remote engine), else in two.
+// the dense vectors: in one call when the generation has a hybrid searcher
+// (indexer.Generation.Hybrid: one round trip to a remote engine), else in two.
 func (ix *Index) hybridCandidates(ctx context.Context, req Request, n int) (lex, den []candidate, err error) {
-	hs, ok := ix.gen.Lexical.(backend.HybridSearcher)
+	hs := ix.gen.Hybrid
 	var terms []string
-	if ok && !ix.twoCalls {
+	if hs != nil && !ix.twoCalls {
 		langs, _ := ix.searchLanguages(req.Filters)
 		if terms, err = ix.terms(req.Text, langs); err != nil {
 			return nil, nil, err

@@ -67,7 +67,7 @@ func denseFAQ(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	_, err := indexer.Build(context.Background(), indexer.Options{
-		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, Encoder: bow,
+		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,12 @@ func denseFAQ(t *testing.T) string {
 
 func TestDenseAndHybrid(t *testing.T) {
 	dir := denseFAQ(t)
-	if rep, err := indexer.Verify(context.Background(), dir); err != nil || !rep.OK() {
+	index, err := indexer.Open(t.Context(), indexer.Location{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer index.Close()
+	if rep, err := index.Verify(t.Context()); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
@@ -237,7 +242,7 @@ func TestDenseFiltersInsideTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: in}}, Encoder: bow}); err != nil {
+	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: in}}, EmbedInline: true, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
@@ -292,7 +297,7 @@ func TestDenseFiltersInsideTheEngine(t *testing.T) {
 func TestBinaryRescoreOption(t *testing.T) {
 	dir := t.TempDir()
 	_, err := indexer.Build(context.Background(), indexer.Options{
-		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, Encoder: bow,
+		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow,
 		HNSW: hnsw.Options{Codes: hnsw.CodesBinary},
 	})
 	if err != nil {

@@ -17,7 +17,7 @@ func TestFilterThatMatchesNothing(t *testing.T) {
 	build := func(lexical string) *Index {
 		dir := t.TempDir()
 		_, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}},
-			Encoder: bow, Build: indexer.BuildOptions{Lexical: lexical}})
+			EmbedInline: true, Encoder: bow, Build: indexer.BuildOptions{Lexical: lexical}})
 		if err != nil {
 			t.Fatal(err)
 		}

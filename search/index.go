@@ -43,7 +43,7 @@ type Options struct {
 	Window int
 	// VerifyFiles hashes every file of the generation against its manifest before opening it
 	// (indexer.CheckFull; serve --verify). By default only the cheap check runs
-	// (indexer.CheckCheap: all sizes, and hashes up to indexer.CheapHashBudget bytes).
+	// (indexer.CheckCheap: all sizes, and hashes up to store.CheapHashBudget bytes).
 	VerifyFiles bool
 	// BinaryRescore is how a graph with binary codes rescores its walk's candidates
 	// (hnsw.LoadOptions.BinaryRescore): "" or "int8", with the one-byte codes and then the
@@ -71,7 +71,7 @@ type Index struct {
 	langs    []string // the index's languages, sorted
 
 	// twoCalls makes hybrid queries ask the lexical and the vector engine apart even when
-	// the lexical one offers both in one call (backend.HybridSearcher): for the test that
+	// the generation offers both in one call (Generation.Hybrid): for the test that
 	// the two ways rank alike.
 	twoCalls bool
 
@@ -80,52 +80,84 @@ type Index struct {
 	idsErr  error
 }
 
-// Open opens the live generation of the index at dir. ctx bounds the opening: an index on a
-// cluster (Qdrant) dials it and reads its collections' metadata there.
-func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
-	if opts.DocEvidence == 0 {
-		opts.DocEvidence = DefaultDocEvidence
+// SetDefaults fills the zero fields with the defaults a search applies: DocEvidence
+// (DefaultDocEvidence), Window (DefaultWindow), K1 and B (BM25K1, BM25B), Fusion (FusionRRF),
+// RRFK (DefaultRRFK) and Alpha (DefaultAlpha). EfSearch 0 stays the index's. Flags and
+// TuningFlags call it on a copy to show them.
+func (o *Options) SetDefaults() {
+	if o.DocEvidence == 0 {
+		o.DocEvidence = DefaultDocEvidence
 	}
-	if opts.Window == 0 {
-		opts.Window = DefaultWindow
+	if o.Window == 0 {
+		o.Window = DefaultWindow
 	}
-	if opts.Window < 0 {
-		return nil, fmt.Errorf("search options: negative window %d", opts.Window)
+	if o.K1 == 0 {
+		o.K1 = BM25K1
 	}
-	if err := (hnsw.LoadOptions{BinaryRescore: opts.BinaryRescore}).Validate(); err != nil {
-		return nil, fmt.Errorf("search options: %w", err)
+	if o.B == 0 {
+		o.B = BM25B
 	}
-	if opts.K1 == 0 {
-		opts.K1 = BM25K1
+	if o.Fusion == "" {
+		o.Fusion = FusionRRF
 	}
-	if opts.B == 0 {
-		opts.B = BM25B
+	if o.RRFK == 0 {
+		o.RRFK = DefaultRRFK
 	}
-	if opts.K1 < 0 || opts.B < 0 || opts.B > 1 {
-		return nil, fmt.Errorf("search options: BM25 k1 %v must be >= 0 and b %v in [0,1]", opts.K1, opts.B)
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
 	}
-	if err := CheckFusion(opts.Fusion, opts.Alpha, opts.RRFK); err != nil {
-		return nil, fmt.Errorf("search options: %w", err)
+}
+
+// validate checks options whose defaults are set.
+func (o *Options) validate() error {
+	if o.Window < 0 {
+		return fmt.Errorf("search options: negative window %d", o.Window)
 	}
-	if opts.Fusion == "" {
-		opts.Fusion = FusionRRF
+	if err := (hnsw.LoadOptions{BinaryRescore: o.BinaryRescore}).Validate(); err != nil {
+		return fmt.Errorf("search options: %w", err)
 	}
-	if opts.RRFK == 0 {
-		opts.RRFK = DefaultRRFK
+	if o.K1 < 0 || o.B < 0 || o.B > 1 {
+		return fmt.Errorf("search options: BM25 k1 %v must be >= 0 and b %v in [0,1]", o.K1, o.B)
 	}
-	if opts.Alpha == 0 {
-		opts.Alpha = DefaultAlpha
+	if err := CheckFusion(o.Fusion, o.Alpha, o.RRFK); err != nil {
+		return fmt.Errorf("search options: %w", err)
+	}
+	return nil
+}
+
+// Open opens the live generation of the index at location (a directory or a qdrant://
+// location, indexer.ParseLocation): OpenAt, for a caller that holds it as a string.
+func Open(ctx context.Context, location string, opts Options) (*Index, error) {
+	loc, err := indexer.ParseLocation(location)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAt(ctx, loc, opts)
+}
+
+// OpenAt opens the live generation of the index at loc. ctx bounds the opening: an index on
+// a cluster (Qdrant) dials it and reads its collections' metadata there.
+func OpenAt(ctx context.Context, loc indexer.Location, opts Options) (*Index, error) {
+	opts.SetDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	level := indexer.CheckCheap
 	if opts.VerifyFiles {
 		level = indexer.CheckFull
 	}
-	gen, err := indexer.OpenWith(ctx, dir, indexer.OpenOptions{
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	gen, err := ix.Reader(ctx, indexer.ReadOptions{
 		Level: level, BM25: backend.BM25Params{K1: opts.K1, B: opts.B}, BinaryRescore: opts.BinaryRescore,
 	})
 	if err != nil {
 		return nil, err
 	}
+	dir := loc.String()
 	if opts.Encoder != nil {
 		if gen.Manifest.Dense == nil {
 			gen.Close()

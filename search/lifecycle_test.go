@@ -21,7 +21,12 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 	dir := t.TempDir()
 	src := shared(t, faq)
 	in := []indexer.InputSpec{{Path: src, Options: corpus.Options{Source: "faq"}}}
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: in, Encoder: bow}); err != nil {
+	index, err := indexer.Open(ctx, indexer.Location{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer index.Close()
+	if _, err := index.Build(ctx, indexer.Options{Inputs: in, EmbedInline: true, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(src)
@@ -96,11 +101,11 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 				}
 			}
 		}
-		if rep, err := indexer.Verify(ctx, dir); err != nil || !rep.OK() {
+		if rep, err := index.Verify(ctx); err != nil || !rep.OK() {
 			t.Fatalf("%s: verify %v %v", stage, err, rep.Problems)
 		}
 	}
-	sum, err := indexer.Update(ctx, indexer.UpdateOptions{Options: indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: newer, Options: corpus.Options{Source: "faq"}}}, Encoder: bow}, CompactRatio: -1})
+	sum, err := index.Update(ctx, indexer.UpdateOptions{Options: indexer.Options{Inputs: []indexer.InputSpec{{Path: newer, Options: corpus.Options{Source: "faq"}}}, Encoder: bow}, CompactRatio: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +114,11 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 	}
 	checkLive("update", nil, "mask")
 	deleted := map[string]bool{"1": true, "2": true, "3": true}
-	if _, err := indexer.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Dir: dir}, CompactRatio: -1}, []string{"1", "2", "3"}); err != nil {
+	if _, err := index.Delete(ctx, indexer.UpdateOptions{CompactRatio: -1}, []string{"1", "2", "3"}); err != nil {
 		t.Fatal(err)
 	}
 	checkLive("delete", deleted, "mask")
-	if _, err := indexer.Compact(ctx, dir, nil); err != nil {
+	if _, err := index.Compact(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkLive("compact", deleted, "mask")

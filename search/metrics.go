@@ -22,9 +22,7 @@ type Metrics struct {
 // Add scores one query: ranked ids best first (documents or passages, no duplicates), the
 // gain of each relevant id, and the query's latency.
 func (m *Metrics) Add(ranked []string, gain map[string]float64, latency time.Duration) {
-	if m.K == 0 {
-		m.K = DefaultCutoff
-	}
+	m.SetDefaults()
 	m.n++
 	m.latencies = append(m.latencies, latency)
 	disc := func(i int) float64 { return 1 / math.Log2(float64(i+2)) }

@@ -39,7 +39,7 @@ func multilangEngine(t *testing.T, dir, lexical, language string, encoder bool) 
 		Build: indexer.BuildOptions{Lexical: lexical, Language: language}}
 	sopts := Options{}
 	if encoder {
-		opts.Encoder, sopts.Encoder = bow, bow
+		opts.Encoder, opts.EmbedInline, sopts.Encoder = bow, true, bow
 	}
 	if _, err := indexer.Build(context.Background(), opts); err != nil {
 		t.Fatal(err)

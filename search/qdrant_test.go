@@ -18,7 +18,7 @@ func TestHybridInOneCallOnQdrant(t *testing.T) {
 	c := qdranttest.Start(t, 1)
 	ctx := context.Background()
 	loc := "qdrant://" + c.Peers[0].GRPCAddr() + "/faq?shards=2&rest=" + c.Peers[0].HTTPAddr()
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, Encoder: bow}); err != nil {
+	if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
 	one, err := Open(t.Context(), loc, Options{Encoder: bow})

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/server"
 )
 
@@ -25,7 +25,7 @@ import (
 // of dir (built with --lexical bleve) and returns the damaged file.
 func damageLive(t *testing.T, dir, how string) string {
 	t.Helper()
-	gen, err := indexer.Current(dir)
+	gen, err := manifest.Current(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

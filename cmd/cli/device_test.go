@@ -10,6 +10,7 @@ import (
 
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // Every command that embeds or cross-encodes takes --device, and a bad value is a one-line usage
@@ -104,7 +105,7 @@ func TestDeviceCUDAFailsAtStart(t *testing.T) {
 			if strings.Contains(stderr, "pure-Go") || strings.Contains(stderr, "backend go") {
 				t.Errorf("fell back to the CPU:\n%s", stderr)
 			}
-			if _, err := indexer.Current(idx); !errors.Is(err, indexer.ErrNoIndex) {
+			if _, err := manifest.Current(idx); !errors.Is(err, indexer.ErrNoIndex) {
 				t.Errorf("an index was written at %s (%v)", idx, err)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -16,9 +17,12 @@ import (
 // index (search, eval, serve, chat) opens it through openRetrieval, so they all offer the same
 // modes and rerankers.
 type retrievalOptions struct {
-	Index  string
-	Models modelFlags // --model for dense/hybrid, --cross-model for the cross stage
-	Search search.Options
+	// Location is the index to open; Index names it as a string instead (parsed on opening)
+	// for the commands that hold one.
+	Location indexer.Location
+	Index    string
+	Models   modelFlags // --model for dense/hybrid, --cross-model for the cross stage
+	Search   search.Options
 	// Scorer is an already opened cross-encoder (serve keeps its models across index reloads);
 	// Search.Encoder likewise. When nil, Models says what to open.
 	Scorer rerank.PairScorer
@@ -75,10 +79,18 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		scorer = ce
 	}
 	r.hasCross = scorer != nil
-	ix, err := search.Open(ctx, o.Index, o.Search)
+	if o.Location.IsZero() {
+		loc, err := indexer.ParseLocation(o.Index)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		o.Location = loc
+	}
+	ix, err := search.OpenAt(ctx, o.Location, o.Search)
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)
+		return nil, fmt.Errorf("opening index %s: %w", o.Location, err)
 	}
 	r.ix = ix
 	r.closers = append(r.closers, ix.Close)
@@ -87,12 +99,12 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		if o.ModelNote != "" {
 			why = o.ModelNote
 		}
-		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Index, why)
+		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Location, why)
 	}
 	r.re, err = rerank.NewRetriever(ix, rerank.RetrieverOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("opening index %s: %w", o.Index, err)
+		return nil, fmt.Errorf("opening index %s: %w", o.Location, err)
 	}
 	return r, nil
 }

@@ -10,12 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/search"
 )
 
 func cmdEval(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("eval", "--index DIR --queries Q.jsonl [--qrels QRELS.tsv] [flags]", stdio.Stderr)
-	dir := fs.String("index", "", "index `directory`")
+	fs := newFlags("eval", "--index LOCATION --queries Q.jsonl [--qrels QRELS.tsv] [flags]", stdio.Stderr)
+	var loc indexer.Location
+	loc.Flag(fs, "")
 	qpath := fs.String("queries", "", "queries `file` (JSONL; BEIR queries.jsonl, or a QA file with gold_doc_ids / gold_passage_ids)")
 	qrelsPath := fs.String("qrels", "", "BEIR qrels `file` (TSV with header: query-id, corpus-id, score)")
 	var acc search.Metrics
@@ -30,14 +32,14 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" || *qpath == "" {
+	if loc.IsZero() || *qpath == "" {
 		return usageErr(fs, "need --index and --queries")
 	}
 	if *runFormat != "trec" && *runFormat != "jsonl" {
 		return usageErr(fs, "--run-format %q: want trec or jsonl", *runFormat)
 	}
 	qf.q.K, qf.kFlag = depth, "--depth"
-	ropts, tmpl, err := qf.resolve(fs, *dir, stdio.Stderr)
+	ropts, tmpl, err := qf.resolve(fs, loc, stdio.Stderr)
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 			return fmt.Errorf("eval: --run: %w", err)
 		}
 	}
-	res := evalResult{Index: *dir, Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
+	res := evalResult{Index: loc.String(), Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
 	if *asJSON {
 		enc := json.NewEncoder(stdio.Stdout)
 		enc.SetIndent("", "  ")

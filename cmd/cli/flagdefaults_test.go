@@ -86,14 +86,14 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "checkpoint-after": indexer.DefaultCheckpointAfter.String(), "heap-floor": str(memlimit.DefaultFloor >> 20), "ram-budget": str(postings.DefaultRAMBudget >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultHeadroom), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
-			"bm25-first":    str(indexer.DefaultLexicalFirst),
+			"bm25-first":    "true",                                               // EmbedInline false: its zero value
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out", "min-score", "models-dir"), zero("int", "k", "per-doc", "width"), zero("bool", "json")),
 		"eval": query.with(defaults{
 			"k": str(search.DefaultCutoff), "depth": "300", "run-format": "trec",
-			"k1": "0", "b": "0", "doc-evidence": "0", // 0: search.BM25K1, BM25B, DefaultDocEvidence
+			"k1": str(search.BM25K1), "b": str(search.BM25B), "doc-evidence": str(search.DefaultDocEvidence), // search.Options.SetDefaults
 		}, zero("string", "index", "queries", "qrels", "run"), zero("bool", "json")),
 		"serve": models.with(llm, logs("info"), defaults{
 			"cross-model": "", "addr": defaultAddr, "shutdown-timeout": str(defaultShutdownTimeout),

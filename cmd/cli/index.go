@@ -19,10 +19,11 @@ import (
 const Version = "0.1.0-dev"
 
 func cmdIndex(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("index", "--input PATH... --index DIR [flags]", stdio.Stderr)
+	fs := newFlags("index", "--input PATH... --index LOCATION [flags]", stdio.Stderr)
 	var inputs stringList
 	fs.Var(&inputs, "input", "corpus `file` (repeatable; also positional)")
-	dir := fs.String("index", "", "index `directory` (created; an existing index stays live until the new one is complete), or qdrant://HOST:PORT[,HOST:PORT...]/NAME[?shards=N&replication=N] for an index on a Qdrant cluster")
+	var loc indexer.Location
+	loc.Flag(fs, "a directory is created; an existing index stays live until the new one is complete")
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
 	quiet := fs.Bool("quiet", false, "no progress line")
@@ -45,7 +46,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	inputs = append(inputs, pos...)
-	if len(inputs) == 0 || *dir == "" {
+	if len(inputs) == 0 || loc.IsZero() {
 		return usageErr(fs, "need --input and --index")
 	}
 	if err := heap.Validate(); err != nil {
@@ -61,13 +62,18 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer ix.Close()
 	if !*update && !*resume && !*force {
-		if err := refuseExisting(ctx, *dir); err != nil {
+		if err := refuseExisting(ctx, ix); err != nil {
 			return err
 		}
 	}
 	opts := uo.Options
-	opts.Dir, opts.Version, opts.Logger = *dir, Version, log
+	opts.Version, opts.Logger = Version, log
 	for _, path := range inputs {
 		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: path, Options: in.options(*format, *source)})
 	}
@@ -92,18 +98,18 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	switch {
 	case *update:
 		uo.Options = opts
-		sum, err = indexer.Update(ctx, uo)
+		sum, err = ix.Update(ctx, uo)
 	case *resume:
-		sum, err = indexer.Resume(ctx, opts)
+		sum, err = ix.Resume(ctx, opts)
 	default:
-		sum, err = indexer.Build(ctx, opts)
+		sum, err = ix.Build(ctx, opts)
 	}
 	if err != nil {
 		cause := err
 		if ctx.Err() != nil {
 			cause = nil // interrupted
 		}
-		stopped(stdio.Stderr, *dir, args, *update, started, cause)
+		stopped(stdio.Stderr, loc, args, *update, started, cause)
 		return fmt.Errorf("index: %w", err)
 	}
 	printSummary(stdio, sum)
@@ -120,7 +126,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 // disk filled up 44 minutes into a 10M-passage build, the error alone did not say that 8.46M
 // vectors were kept. It asks the index's store, a directory or a cluster alike, with its own
 // deadline: the build's context may be over, and a cluster may be what failed.
-func stopped(w io.Writer, dir string, args []string, update bool, started time.Time, cause error) {
+func stopped(w io.Writer, loc indexer.Location, args []string, update bool, started time.Time, cause error) {
 	how, goOn := "interrupted", "Continue with"
 	if cause != nil {
 		if update || document.IsRecordError(cause) {
@@ -130,8 +136,13 @@ func stopped(w io.Writer, dir string, args []string, update bool, started time.T
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	m, merr := indexer.LiveManifest(ctx, dir)
-	live := "there is no index at " + dir + " yet"
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return
+	}
+	defer ix.Close()
+	m, merr := ix.Manifest(ctx)
+	live := "there is no index at " + loc.String() + " yet"
 	switch {
 	case merr == nil:
 		live = "the live index (" + indexer.GenerationName(m.Generation) + ") is unchanged and searchable"
@@ -145,14 +156,14 @@ func stopped(w io.Writer, dir string, args []string, update bool, started time.T
 	if merr == nil && m.Dense == nil && !m.Created.Before(started) {
 		// A --bm25-first build stopped while embedding: its BM25 half is live.
 		kept := ""
-		if cp, err := indexer.PendingCheckpoint(ctx, dir); err == nil && cp != nil && cp.Vectors > 0 {
+		if cp, err := ix.Checkpoint(ctx); err == nil && cp != nil && cp.Vectors > 0 {
 			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
 		}
 		fmt.Fprintf(w, "kairos: %s while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  %s: %s\n",
 			how, m.Generation, m.Counts.Passages, kept, goOn, resumeCommand(args))
 		return
 	}
-	cp, err := indexer.PendingCheckpoint(ctx, dir)
+	cp, err := ix.Checkpoint(ctx)
 	if err != nil || cp == nil {
 		if cause == nil {
 			fmt.Fprintf(w, "kairos: interrupted before the first checkpoint: nothing of this build was kept; %s.\n"+
@@ -311,8 +322,9 @@ func plural(n int, noun string) string {
 
 // refuseExisting stops a plain build from replacing an existing index without being asked: a
 // user who meant --update would lose every document not in this run's inputs.
-func refuseExisting(ctx context.Context, dir string) error {
-	m, err := indexer.LiveManifest(ctx, dir)
+func refuseExisting(ctx context.Context, ix *indexer.Index) error {
+	dir := ix.Location().String()
+	m, err := ix.Manifest(ctx)
 	if errors.Is(err, indexer.ErrNoIndex) {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // A build into a directory that holds an index refuses unless told whether to update or replace.
@@ -20,14 +20,14 @@ func TestIndexRefusesToReplaceSilently(t *testing.T) {
 		!strings.Contains(err.Error(), "--update") || !strings.Contains(err.Error(), "--force") || ExitCode(err) != 1 {
 		t.Fatalf("second build: err %v, want a refusal naming --update and --force", err)
 	}
-	cur, err := indexer.Current(dir)
+	cur, err := manifest.Current(dir)
 	if err != nil || filepath.Base(cur) != "g-000001" {
 		t.Fatalf("after the refusal the live generation is %q (%v), want g-000001", cur, err)
 	}
 	if _, _, err := runCLI(t, "index", "--quiet", "--force", "--input", in, "--index", dir); err != nil {
 		t.Fatalf("--force: %v", err)
 	}
-	if cur, _ := indexer.Current(dir); filepath.Base(cur) != "g-000002" {
+	if cur, _ := manifest.Current(dir); filepath.Base(cur) != "g-000002" {
 		t.Errorf("--force: live generation %q, want g-000002", cur)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus/document"
+	"github.com/kairos-rag/kairos/indexer"
 )
 
 // stopWhen runs kairos index with args, cancelling it (as Ctrl-C does) once ready reports
@@ -170,11 +171,11 @@ func TestIndexFailedSaysWhatWasKept(t *testing.T) {
 				t.Fatal("no checkpoint kept")
 			}
 			var out bytes.Buffer
-			stopped(&out, idx, args, false, started, badRecord)
+			stopped(&out, indexer.Location{Dir: idx}, args, false, started, badRecord)
 			if out.Len() != 0 {
 				t.Errorf("after a malformed record: %q, want nothing (a resume cannot mend the inputs)", out.String())
 			}
-			stopped(&out, idx, args, false, started, diskFull)
+			stopped(&out, indexer.Location{Dir: idx}, args, false, started, diskFull)
 			m := regexp.MustCompile(tc.want).FindStringSubmatch(out.String())
 			if m == nil {
 				t.Fatalf("after a full disk, the notice does not say what was kept:\n%s", out.String())

@@ -9,8 +9,9 @@ import (
 )
 
 func cmdDelete(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("delete", "--index DIR --doc-id ID... [flags]", stdio.Stderr)
-	dir := fs.String("index", "", "index `directory`")
+	fs := newFlags("delete", "--index LOCATION --doc-id ID... [flags]", stdio.Stderr)
+	var loc indexer.Location
+	loc.Flag(fs, "")
 	var ids stringList
 	fs.Var(&ids, "doc-id", "document `id` to delete (repeatable; also positional)")
 	compactRatio := fs.Float64("compact-ratio", indexer.DefaultCompactRatio, "compact when tombstones exceed this share of passages (negative: never)")
@@ -21,14 +22,19 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	ids = append(ids, pos...)
-	if *dir == "" || len(ids) == 0 {
+	if loc.IsZero() || len(ids) == 0 {
 		return usageErr(fs, "need --index and --doc-id")
 	}
 	log, err := lf.logger(fs, stdio.Stderr)
 	if err != nil {
 		return err
 	}
-	sum, err := indexer.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Dir: *dir, Version: Version, Logger: log}, CompactRatio: *compactRatio}, ids)
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	defer ix.Close()
+	sum, err := ix.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Version: Version, Logger: log}, CompactRatio: *compactRatio}, ids)
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -37,8 +43,9 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 }
 
 func cmdCompact(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("compact", "--index DIR", stdio.Stderr)
-	dir := fs.String("index", "", "index `directory`")
+	fs := newFlags("compact", "--index LOCATION", stdio.Stderr)
+	var loc indexer.Location
+	loc.Flag(fs, "")
 	var lf logFlags
 	lf.register(fs, "warn")
 	var heap memlimit.Options
@@ -46,7 +53,7 @@ func cmdCompact(ctx context.Context, args []string, stdio IO) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" {
+	if loc.IsZero() {
 		return usageErr(fs, "need --index")
 	}
 	if err := heap.Validate(); err != nil {
@@ -58,7 +65,12 @@ func cmdCompact(ctx context.Context, args []string, stdio IO) error {
 	}
 	stopHeap := keepHeap(ctx, heap, log)
 	defer stopHeap()
-	sum, err := indexer.Compact(ctx, *dir, log)
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	defer ix.Close()
+	sum, err := ix.Compact(ctx, log)
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

@@ -27,6 +27,15 @@ type indexModel struct {
 // changed since is refused, never used. An index without vectors, or one that cannot be
 // read (Open reports that), finds nothing and changes nothing.
 func (m *modelFlags) findIndexModel(ctx context.Context, loc string) indexModel {
+	l, err := indexer.ParseLocation(loc)
+	if err != nil {
+		return indexModel{}
+	}
+	return m.findModelOf(ctx, l)
+}
+
+// findModelOf is findIndexModel for a location already parsed.
+func (m *modelFlags) findModelOf(ctx context.Context, loc indexer.Location) indexModel {
 	if m.model != "" {
 		return indexModel{}
 	}
@@ -34,7 +43,7 @@ func (m *modelFlags) findIndexModel(ctx context.Context, loc string) indexModel 
 	if modelsRoot == "" {
 		modelsRoot = hub.DefaultRoot()
 	}
-	man, err := indexer.LiveManifest(ctx, loc)
+	man, err := liveManifest(ctx, loc)
 	if err != nil || man.Dense == nil {
 		return indexModel{}
 	}
@@ -70,4 +79,14 @@ func (m *modelFlags) findIndexModel(ctx context.Context, loc string) indexModel 
 func isFile(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.Mode().IsRegular()
+}
+
+// liveManifest reads the manifest of the live generation of the index at loc.
+func liveManifest(ctx context.Context, loc indexer.Location) (*indexer.Manifest, error) {
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	return ix.Manifest(ctx)
 }

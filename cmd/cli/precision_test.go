@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // precisionFolder is tiny-encoder with two model files: its fp32 model.onnx and the fp16 file
@@ -65,11 +65,11 @@ func TestIndexRecordsPrecision(t *testing.T) {
 	if _, stderr, err := runCLI(t, "index", "--quiet", "--input", corpusFile, "--index", idx, "--model", model, "--precision", "fp16"); err != nil {
 		t.Fatalf("index --precision fp16: %v\n%s", err, stderr)
 	}
-	gen, err := indexer.Current(idx)
+	gen, err := manifest.Current(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := indexer.ReadManifest(gen)
+	m, err := manifest.Read(gen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/rerank/request"
 	"github.com/kairos-rag/kairos/search"
@@ -61,7 +62,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 // resolve returns the retrieval options and the request the flags describe, checked by
 // request.Parse (with a placeholder text) so that a bad flag fails before the index opens.
 // Logs and notices go to stderr.
-func (q *queryFlags) resolve(fs *flag.FlagSet, dir string, stderr io.Writer) (retrievalOptions, request.Query, error) {
+func (q *queryFlags) resolve(fs *flag.FlagSet, loc indexer.Location, stderr io.Writer) (retrievalOptions, request.Query, error) {
 	log, err := q.log.logger(fs, stderr)
 	if err != nil {
 		return retrievalOptions{}, q.q, err
@@ -83,7 +84,7 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, dir string, stderr io.Writer) (re
 	if _, err := request.Parse(check, request.Limits{}); err != nil {
 		return retrievalOptions{}, tmpl, q.requestErr(fs, err)
 	}
-	o := retrievalOptions{Index: dir, Models: q.models, Search: q.search,
+	o := retrievalOptions{Location: loc, Models: q.models, Search: q.search,
 		Logger: log, Notes: stderr, ModeDefaulted: defaulted}
 	return o, tmpl, nil
 }
@@ -120,8 +121,9 @@ func (q *queryFlags) requestErr(fs *flag.FlagSet, err error) error {
 }
 
 func cmdSearch(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("search", "--index DIR [flags] QUERY | --batch QUERIES.jsonl [--out RUN.jsonl]", stdio.Stderr)
-	dir := fs.String("index", "", "index `directory`")
+	fs := newFlags("search", "--index LOCATION [flags] QUERY | --batch QUERIES.jsonl [--out RUN.jsonl]", stdio.Stderr)
+	var loc indexer.Location
+	loc.Flag(fs, "")
 	k := fs.Int("k", 0, fmt.Sprintf("number of hits, >= 1 (default %d, and %d with --batch: evaluation runs need depth)", request.DefaultK, request.DefaultBatchK))
 	perDoc := fs.Int("per-doc", 0, "at most this many passages per document (1: one hit per document); 0: no cap")
 	asJSON := fs.Bool("json", false, "print hits as JSON")
@@ -144,7 +146,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	if *dir == "" {
+	if loc.IsZero() {
 		return usageErr(fs, "need --index")
 	}
 	if *batch != "" && len(pos) > 0 {
@@ -162,12 +164,12 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	}
 	var found indexModel
 	if qf.q.Mode != string(search.ModeBM25) {
-		found = qf.models.findIndexModel(ctx, *dir)
+		found = qf.models.findModelOf(ctx, loc)
 		if found.dir != "" {
 			fmt.Fprintf(stdio.Stderr, "kairos: %s\n", found.note)
 		}
 	}
-	ropts, tmpl, err := qf.resolve(fs, *dir, stdio.Stderr)
+	ropts, tmpl, err := qf.resolve(fs, loc, stdio.Stderr)
 	if err != nil {
 		return err
 	}

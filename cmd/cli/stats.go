@@ -17,16 +17,17 @@ import (
 )
 
 func cmdStats(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("stats", "--index DIR [--json]", stdio.Stderr)
-	dir := fs.String("index", "", "index `directory`")
+	fs := newFlags("stats", "--index LOCATION [--json]", stdio.Stderr)
+	var loc indexer.Location
+	loc.Flag(fs, "")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" {
+	if loc.IsZero() {
 		return usageErr(fs, "need --index")
 	}
-	ix, err := search.Open(ctx, *dir, search.Options{})
+	ix, err := search.OpenAt(ctx, loc, search.Options{})
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}

@@ -13,16 +13,22 @@ import (
 var ErrDamaged = errors.New("index damaged")
 
 func cmdVerify(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("verify", "--index DIR [--json]", stdio.Stderr)
-	dir := fs.String("index", "", "index `directory`")
+	fs := newFlags("verify", "--index LOCATION [--json]", stdio.Stderr)
+	var loc indexer.Location
+	loc.Flag(fs, "")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" {
+	if loc.IsZero() {
 		return usageErr(fs, "need --index")
 	}
-	rep, err := indexer.Verify(ctx, *dir)
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	defer ix.Close()
+	rep, err := ix.Verify(ctx)
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
@@ -45,13 +51,9 @@ func cmdVerify(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("%s: %d problems: %w", rep.Generation, len(rep.Problems), ErrDamaged)
 	}
 	// A pending resumable build's checkpoint is checked too: --resume continues from it.
-	if cp, err := indexer.CheckpointGeneration(*dir); err != nil {
+	if crep, err := ix.VerifyCheckpoint(ctx); err != nil {
 		return fmt.Errorf("verify: checkpoint: %w", err)
-	} else if cp != "" {
-		crep, err := indexer.VerifyGeneration(ctx, cp)
-		if err != nil {
-			return fmt.Errorf("verify: checkpoint: %w", err)
-		}
+	} else if crep != nil {
 		if !*asJSON {
 			fmt.Fprintf(stdio.Stdout, "checkpoint  %s (%d passages, index --resume continues from it)\n", crep.Generation, crep.Passages)
 			for _, p := range crep.Problems {

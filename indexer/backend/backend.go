@@ -12,10 +12,11 @@
 // cannot answer: a remote engine (Qdrant) reads over the network, and a failed read must not
 // pass for an answer (a missing vector, a dead passage).
 //
-// What only some engines can do is an optional interface declared here (HybridSearcher,
-// LanguageMeta, HNSWOptioner, Reopener, Reserver, RepairReporter, DeletedCountsChecker),
-// asserted by each implementation with var _ and pinned by TestCapabilities, rather than an
-// anonymous interface at the place that looks for it, where a rename would drop it silently.
+// What only some engines do is an option of Begin or Commit (LexicalBegin, VectorBegin,
+// CommitOptions) that the others may ignore, or a field of a result (LexicalCommit,
+// VectorCommit, PassageCommit) that they leave empty: the driver never probes an engine for an
+// interface it may lack, and a rename on one side is a compile error, not a capability
+// silently lost.
 //
 // The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
 // collection statistics), hnswvec (internal/hnsw) and kpst (the passage store); tombstones owns the file of deleted
@@ -24,13 +25,13 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"slices"
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // VerifyBudget is the size up to which an engine verifies a file's checksum when it opens it
@@ -139,11 +140,11 @@ func (f Filter) Match(date time.Time, source string) bool {
 	return false
 }
 
-// HybridSearcher is an optional capability of a LexicalReader whose engine also holds the
-// generation's vectors (Qdrant): it answers a BM25 query and a dense query together, their
-// first pages in one round trip, with exactly the rankings its Search and the vector
-// reader's Search would return. search uses it for hybrid queries when the lexical reader
-// offers it, and makes the two calls otherwise.
+// HybridSearcher answers a BM25 query and a dense query together, for an engine that holds a
+// generation's lexical and vector parts in one place (Qdrant): their first pages in one round
+// trip, with exactly the rankings its lexical and vector readers' Search would return. The
+// store that opens such a generation hands it beside the readers (store.Parts.Hybrid); search
+// uses it for hybrid queries when it is there, and makes the two calls otherwise.
 type HybridSearcher interface {
 	SearchHybrid(ctx context.Context, lq LexicalQuery, vq VectorQuery) (lexical, dense []Hit, err error)
 }
@@ -169,7 +170,7 @@ type CollectionStats struct {
 type BM25Params struct{ K1, B float64 }
 
 // DefaultBM25 are the BM25 parameters of every search and build that names none: the one
-// definition (indexer.BM25K1/BM25B and search's are these; an index on Qdrant bakes them into
+// definition (search.BM25K1 and BM25B are these; an index on Qdrant bakes them into
 // its weights and records them in its manifest). Chosen on the SciFact train qrels (README,
 // "BM25"); b 0.4 rather than Lucene's 0.75 because passages are already cut to at most 120
 // words, so length matters less.
@@ -199,8 +200,8 @@ type LexicalQuery struct {
 // Lexical is a lexical engine.
 type Lexical interface {
 	// Begin starts the lexical part of gen, empty or (base non-nil) as a copy of base's that
-	// leaves base unchanged. analyzer names the text analyzer (internal/langanalysis).
-	Begin(ctx context.Context, gen Gen, base *Gen, analyzer string) (LexicalWriter, error)
+	// leaves base unchanged.
+	Begin(ctx context.Context, gen Gen, base *Gen, o LexicalBegin) (LexicalWriter, error)
 	// Open opens the committed lexical part of gen for searching with sc; meta answers
 	// filters for engines that keep no metadata of their own.
 	Open(ctx context.Context, gen Gen, sc Scoring, meta Meta) (LexicalReader, error)
@@ -208,36 +209,49 @@ type Lexical interface {
 	Drop(ctx context.Context, gen Gen) error
 }
 
+// LexicalBegin says how a lexical part begins.
+type LexicalBegin struct {
+	// Analyzer names the text analyzer (internal/langanalysis).
+	Analyzer string
+	// Adopt says the base is the build's own checkpoint, committed with
+	// CommitOptions.Checkpoint: an engine that left its flushed segments unmerged there
+	// (postings) takes them as parts of this writer, to be merged with the passages it adds
+	// (in the background, and at Commit), so a build that went through checkpoints ends as one
+	// that did not. An engine that merges by itself (bleve) copies the base as any other.
+	Adopt bool
+}
+
+// CommitOptions say how a writer commits its part.
+type CommitOptions struct {
+	// Checkpoint says the part is a build's checkpoint, which nothing searches: the engine
+	// may leave the work only a searched part needs (postings' final merge, the graph's
+	// repair pass) to the writer that adopts it (LexicalBegin.Adopt, VectorBegin.Adopt), so
+	// the build stands still for a rename instead of a rewrite.
+	Checkpoint bool
+	// Progress, when set, is told how far long work after the last addition has got (done of
+	// total, from several goroutines at once), for the build's progress line: the graph's
+	// repair pass took 37 minutes at 10M static-fixture vectors on 2 cores.
+	Progress func(done, total int)
+}
+
 // LexicalWriter writes the lexical part of one generation. Batches are built by one
 // goroutine; Apply may run on two batches at once.
 type LexicalWriter interface {
 	NewBatch() LexicalBatch
 	Apply(ctx context.Context, b LexicalBatch) error
-	// Commit makes everything applied durable and closes the writer. It reports how many
-	// passages the part holds and how many tokens of text the passages added had.
-	Commit(ctx context.Context) (LexicalCounts, error)
+	// Commit makes everything applied durable and closes the writer.
+	Commit(ctx context.Context, o CommitOptions) (LexicalCommit, error)
 	// Abort releases the writer after a failure; the generation is dropped by the caller.
 	Abort()
 }
 
-// CheckpointLexicalWriter is a LexicalWriter that commits a build's checkpoint without
-// merging what it flushed, so the build stands still for a rename instead of a rewrite: the
-// writer that goes on from the checkpoint adopts those segments, goes on merging them with its
-// own in the background, and merges what is left at its final Commit. (postings; bleve merges
-// in the background by itself.)
-type CheckpointLexicalWriter interface {
-	LexicalWriter
-	// CommitUnmerged is Commit leaving the part in as many segments as it was flushed in.
-	CommitUnmerged(ctx context.Context) (LexicalCounts, error)
-	// AdoptBase takes the segments of the base (the build's own checkpoint) as parts of this
-	// writer, to be merged with the passages it adds (in the background, and at Commit).
-	AdoptBase(ctx context.Context) error
-}
-
-// LexicalCounts is what a committed lexical part holds.
-type LexicalCounts struct {
+// LexicalCommit is what a committed lexical part holds.
+type LexicalCommit struct {
 	Docs        int   // live passages indexed
 	TokensAdded int64 // analysed tokens of the passages added by this writer
+	// Files are the files the writer wrote and hashed as it wrote them (none for an engine
+	// that keeps no files or does not hash them).
+	Files []CommittedFile
 }
 
 // LexicalBatch collects additions and deletions for one Apply.
@@ -260,6 +274,9 @@ type LexicalReader interface {
 	// DocFreq returns, for each analysed term, how many live passages hold it: how rare a
 	// word is in the index (the chat layer's attribution check asks).
 	DocFreq(ctx context.Context, terms []string) ([]int, error)
+	// Check checks what the part keeps beside its index against it (verify): postings'
+	// statistics of its deletions; nil for an engine that keeps nothing of the kind.
+	Check(ctx context.Context) error
 	Close() error
 }
 
@@ -277,31 +294,36 @@ type Vectors interface {
 	// Begin starts the vector part of gen: empty for vectors of dim, or (base non-nil) as a
 	// copy of base's. A base opened by the same engine may be taken over: the caller does not
 	// use it afterwards.
-	Begin(ctx context.Context, gen Gen, dim int, base VectorReader) (VectorWriter, error)
+	Begin(ctx context.Context, gen Gen, dim int, base VectorReader, o VectorBegin) (VectorWriter, error)
 	// Open opens the committed vector part of gen; meta answers filters on passage keys for
 	// engines that keep no metadata of their own.
 	Open(ctx context.Context, gen Gen, meta Meta) (VectorReader, error)
 	Drop(ctx context.Context, gen Gen) error
 }
 
-// Meta tells an engine the date and source of a passage, for filtering. It takes the search's
-// context because a remote store answers it with a request.
+// Meta tells an engine what a filter asks of a passage, for engines that filter by hand. It
+// takes the search's context because a remote store answers it with a request.
 type Meta interface {
+	// Meta is the passage's date and source.
 	Meta(ctx context.Context, key uint32) (date time.Time, source string, err error)
-}
-
-// LanguageMeta is an optional capability of a Meta: it tells an engine the language of a
-// passage, for language filters. The local store (kpst.Store) offers it; a Meta without it
-// cannot serve a language filter (NewKeeper refuses it).
-type LanguageMeta interface {
+	// Language is the passage's language ("" in an index of one language).
 	Language(ctx context.Context, key uint32) (string, error)
+	// BlockType is the passage's block type as stored ("" for prose).
+	BlockType(ctx context.Context, key uint32) (string, error)
 }
 
-// BlockTypeMeta tells an engine the block type of a passage as stored ("" for prose), for
-// block type filters; the Meta of an engine that filters by hand offers it (kpst.Store,
-// Qdrant's passage reader).
-type BlockTypeMeta interface {
-	BlockType(ctx context.Context, key uint32) (string, error)
+// VectorBegin says how a vector part begins.
+type VectorBegin struct {
+	// Adopt says the part taken over from the base is the build's own checkpoint, committed
+	// with CommitOptions.Checkpoint: Commit does the work left there (the graph's repair
+	// pass, a self-search of every node with few in-links) over it too, even when nothing is
+	// added after it.
+	Adopt bool
+	// Expect is how many vectors the part will hold in all, when the writer knows it (0: it
+	// does not): an engine that allocates for them (the graph) allocates once, at the final
+	// size, instead of copying its arrays as they grow (the old copy and the new one held at
+	// once, twice the largest array).
+	Expect int
 }
 
 // VectorWriter writes the vector part of one generation. Add is called by one goroutine.
@@ -309,24 +331,21 @@ type VectorWriter interface {
 	Add(ctx context.Context, keys []uint32, vecs [][]float32) error
 	Delete(key uint32)
 	Len() int // vectors held, deleted ones included
-	// Commit makes the part durable and reports its parameters for the manifest.
-	Commit(ctx context.Context) error
+	// Commit makes the part durable and closes the writer.
+	Commit(ctx context.Context, o CommitOptions) (VectorCommit, error)
 	Abort()
 }
 
-// CheckpointVectorWriter is a VectorWriter that commits a build's checkpoint, which nothing
-// searches, without the work only a searched part needs: hnswvec's repair pass, a
-// self-search of every node with few in-links, which the build stood still for at every
-// checkpoint. The writer that goes on from the checkpoint adopts its part (AdoptBase) and does
-// that work once, over everything, at its final Commit.
-type CheckpointVectorWriter interface {
-	VectorWriter
-	// CommitUnrepaired is Commit leaving that work to the build's final Commit.
-	CommitUnrepaired(ctx context.Context) error
-	// AdoptBase says the part taken over from the base is the build's own checkpoint,
-	// committed by CommitUnrepaired: Commit does the work over it too, even when nothing is
-	// added after it.
-	AdoptBase() error
+// VectorCommit is what a committed vector part reports.
+type VectorCommit struct {
+	// Params are the parameters of the index the engine built, as the manifest records them
+	// (the graph's: hnsw.Options' JSON); nil for an engine that keeps parameters of its own.
+	Params json.RawMessage
+	// Files are the files the writer wrote and hashed as it wrote them.
+	Files []CommittedFile
+	// Reopen, when set, returns a reader of the committed part without loading it again (the
+	// graph stays in memory), so a build goes on from its checkpoint; nil: open it again.
+	Reopen func(meta Meta) VectorReader
 }
 
 // VectorReader searches one committed vector part. It is safe for concurrent use.
@@ -344,58 +363,15 @@ type VectorReader interface {
 	Close() error
 }
 
-// HNSWOptioner is an optional capability of a VectorWriter or VectorReader whose engine
-// builds its own HNSW graph (hnswvec): it reports the graph's parameters, which the manifest
-// records and an open checks the codes kind against. A remote engine (Qdrant) keeps its own
-// parameters and offers none.
-type HNSWOptioner interface {
-	Options() hnsw.Options
-}
-
-// Reopener is an optional capability of a VectorWriter whose committed part stays usable in
-// memory (hnswvec's graph): Reopen returns a reader of it without loading it again, so a
-// checkpoint goes on from the graph it just wrote. Engines without it are opened again.
-type Reopener interface {
-	Reopen(meta Meta) VectorReader
-}
-
-// Reserver is an optional capability of a VectorWriter that can allocate for the vectors it is
-// about to be given (hnswvec's graph): a build that knows how many passages it embeds says so
-// once, and the graph's arrays are allocated at their final size instead of being copied as
-// they grow (the old copy and the new one held at once, twice the largest array).
-type Reserver interface {
-	Reserve(n int) error
-}
-
-// RepairReporter is an optional capability of a VectorWriter whose Commit has long work to do
-// after the last Add (hnswvec's repair pass, a self-search of every node with few in-links:
-// with the final save, 37 minutes at 10M static-fixture vectors on 2 cores): fn is told how
-// far it has got (checked of total, from several goroutines at once), so that the build's
-// progress line shows it.
-type RepairReporter interface {
-	OnRepair(fn func(checked, total int))
-}
-
-// FileSummer is an optional capability of a writer that hashes the files it commits while it
-// writes them: CommittedSums gives their size and sha256 by path relative to the generation
-// directory, so the generation's checksums need not read them back. A 1M-vector graph is 2 GB;
-// reading it back took most of the last minute of a `kairos index --device cuda` (an H200
-// machine whose disk is slower than its GPU). The indexer still checks each size on disk.
-type FileSummer interface {
-	CommittedSums() []CommittedFile
-}
-
-// CommittedFile is one file a FileSummer wrote.
+// CommittedFile is one file a writer wrote and hashed as it wrote it (the Files of a commit),
+// by path relative to the generation directory, so that the generation's checksums need not
+// read it back: a 1M-vector graph is 2 GB, and reading it back took most of the last minute
+// of a `kairos index --device cuda` (an H200 machine whose disk is slower than its GPU). The
+// indexer still checks each size on disk.
 type CommittedFile struct {
 	Path   string // relative to the generation directory, slash-separated
 	Size   int64
 	SHA256 string // hex
-}
-
-// DeletedCountsChecker is an optional capability of a LexicalReader that keeps statistics of
-// its deletions beside its index (postings): verify has it check them against the index.
-type DeletedCountsChecker interface {
-	CheckDeletedCounts(ctx context.Context) error
 }
 
 // ErrScoring is wrapped by the error of an engine that cannot score with the parameters it
@@ -448,4 +424,7 @@ type Passages interface {
 	// Dead reports whether key has no live passage; an error when that cannot be told (a
 	// remote store asks its server).
 	Dead(ctx context.Context, key uint32) (bool, error)
+	// Close releases what the reader holds (a local store's mapped segments; a remote one's
+	// connection is its store's).
+	Close() error
 }

@@ -59,6 +59,10 @@ func (m mapMeta) Meta(ctx context.Context, key uint32) (time.Time, string, error
 	return time.Time{}, s, nil
 }
 
+// Language and BlockType: the passages of mapMeta are prose of an index of one language.
+func (m mapMeta) Language(context.Context, uint32) (string, error)  { return "", nil }
+func (m mapMeta) BlockType(context.Context, uint32) (string, error) { return "", nil }
+
 // TestKeeper: a Keeper passes what the filter passes, fails an unreadable key and keeps its
 // error, is safe for concurrent use, and refuses to be built without metadata.
 func TestKeeper(t *testing.T) {

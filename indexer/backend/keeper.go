@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 )
 
@@ -16,13 +15,13 @@ type Keeper struct {
 	// ctx is the search's: Keep is called back from inside an engine's walk (a func(key)
 	// bool), which has no context to hand it, and a remote Meta needs one for its requests.
 	// A Keeper lives as long as the one search it was made for.
-	ctx  context.Context
-	meta Meta
-	lang LanguageMeta  // set when f has languages
-	blk  BlockTypeMeta // set when f has block types
-	f    Filter
-	mu   sync.Mutex
-	err  error
+	ctx   context.Context
+	meta  Meta
+	langs bool // f has languages
+	blks  bool // f has block types
+	f     Filter
+	mu    sync.Mutex
+	err   error
 }
 
 // NewKeeper returns a Keeper of f over meta for the search of ctx; it fails when there is no
@@ -31,22 +30,8 @@ func NewKeeper(ctx context.Context, meta Meta, f Filter) (*Keeper, error) {
 	if meta == nil {
 		return nil, errors.New("a filtered search needs passage metadata")
 	}
-	k := &Keeper{ctx: ctx, meta: meta, f: f}
-	if len(f.Languages) > 0 || len(f.ExcludeLanguages) > 0 {
-		lm, ok := meta.(LanguageMeta)
-		if !ok {
-			return nil, fmt.Errorf("a language filter needs the languages of passages (%T has none)", meta)
-		}
-		k.lang = lm
-	}
-	if len(f.BlockTypes) > 0 {
-		bm, ok := meta.(BlockTypeMeta)
-		if !ok {
-			return nil, fmt.Errorf("a block type filter needs the block types of passages (%T has none)", meta)
-		}
-		k.blk = bm
-	}
-	return k, nil
+	return &Keeper{ctx: ctx, meta: meta, f: f,
+		langs: len(f.Languages) > 0 || len(f.ExcludeLanguages) > 0, blks: len(f.BlockTypes) > 0}, nil
 }
 
 // Keep reports whether key passes the filter.
@@ -59,8 +44,8 @@ func (k *Keeper) Keep(key uint32) bool {
 	if !k.f.Match(date, source) {
 		return false
 	}
-	if k.lang != nil {
-		lang, err := k.lang.Language(k.ctx, key)
+	if k.langs {
+		lang, err := k.meta.Language(k.ctx, key)
 		if err != nil {
 			k.fail(err)
 			return false
@@ -69,8 +54,8 @@ func (k *Keeper) Keep(key uint32) bool {
 			return false
 		}
 	}
-	if k.blk != nil {
-		blk, err := k.blk.BlockType(k.ctx, key)
+	if k.blks {
+		blk, err := k.meta.BlockType(k.ctx, key)
 		if err != nil {
 			k.fail(err)
 			return false

@@ -66,8 +66,16 @@ type PassageWriter interface {
 	// Delete deletes key, a live key of the base or of this writer; it reports false when
 	// the key was already deleted (the caller does nothing more for it).
 	Delete(key uint32) bool
-	// Commit makes the part durable and closes the writer; the layout is the manifest's.
-	Commit(ctx context.Context) (PassageLayout, error)
+	// Commit makes the part durable and closes the writer.
+	Commit(ctx context.Context) (PassageCommit, error)
 	// Abort releases the writer after a failure; the generation is dropped by the caller.
 	Abort()
+}
+
+// PassageCommit is what a committed passage part reports.
+type PassageCommit struct {
+	// Layout is the part as the manifest records it.
+	Layout PassageLayout
+	// Files are the files the writer wrote and hashed as it wrote them.
+	Files []CommittedFile
 }

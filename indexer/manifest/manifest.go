@@ -11,24 +11,23 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
-	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // FileName is the manifest's file in a generation directory.
 const FileName = "manifest.json"
 
-// v1StoreName is the one passage store file of a version 1 generation.
-const v1StoreName = "passages.kpst"
-
 // FormatVersion is the version of the index directory layout and of the manifest. Readers
 // refuse other versions rather than guess. Version 2 added store segments, tombstones and the
-// document table; version 1 generations (one passages.kpst, nothing deleted) are still read.
+// document table; version 1 generations (one passages.kpst, no document table: they could be
+// neither updated nor compacted) are refused, with the command that rebuilds them
+// (MinFormatVersion).
 // Version 3 records BM25Stats.Tokens; version 2 manifests are read and score as they did
 // (vocabulary-based average length) until an update or compaction writes version 3. The bump
 // makes older programs refuse a version 3 index rather than score it without its statistics.
@@ -37,6 +36,9 @@ const v1StoreName = "passages.kpst"
 // manifests read as English, which they are. The bump makes older programs refuse an index
 // in another language rather than query it with English analysis.
 const FormatVersion = 4
+
+// MinFormatVersion is the oldest manifest version read.
+const MinFormatVersion = 2
 
 // Manifest describes one committed generation of an index. It is written last, so a
 // generation without a valid manifest was never committed.
@@ -55,7 +57,7 @@ type Manifest struct {
 	DateTo    time.Time      `json:"date_to,omitzero"`
 	Options   BuildOptions   `json:"options"`
 	Dense     *DenseInfo     `json:"dense,omitempty"` // nil: BM25 only
-	// Segments are the passage store files, in key order (version 2; version 1 has one
+	// Segments are the passage store files, in key order (version 2; version 1 had one
 	// passages.kpst).
 	Segments []Segment `json:"segments,omitempty"`
 	// Tombstones counts the keys deleted or superseded (tombstones.ktmb); Counts.Passages
@@ -74,14 +76,11 @@ type Manifest struct {
 }
 
 // Segment is one passage store file of a generation, holding keys Base..Base+Count-1.
-type Segment = kpst.Segment
+type Segment = backend.Segment
 
-// StoreSegments returns the store segments of m, translating a version 1 manifest.
-func (m *Manifest) StoreSegments() []Segment {
-	if m.FormatVersion == 1 {
-		return []Segment{{Name: v1StoreName, Count: m.Counts.Passages}}
-	}
-	return m.Segments
+// PassageLayout is the passage part of the generation m describes, as its engine opens it.
+func (m *Manifest) PassageLayout() backend.PassageLayout {
+	return backend.PassageLayout{Segments: m.Segments, Tombstones: m.Tombstones, Live: m.Counts.Passages}
 }
 
 // Input is one corpus file an index was built from.
@@ -110,6 +109,21 @@ type Counts struct {
 type FileSum struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+}
+
+// SumFile hashes one file: its size and sha256, as a manifest records them.
+func SumFile(path string) (FileSum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return FileSum{}, err
+	}
+	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // Sum returns the sha256 of m's JSON with Checksum empty: what Checksum records.
@@ -167,6 +181,9 @@ func Parse(b []byte, path string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, &backend.DamagedError{Path: path, What: "not a manifest: " + err.Error()}
+	}
+	if m.FormatVersion >= 1 && m.FormatVersion < MinFormatVersion {
+		return nil, fmt.Errorf("manifest %s: format version %d is no longer read (it has no document table); rebuild the index (kairos index --force)", path, m.FormatVersion)
 	}
 	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)

@@ -98,14 +98,29 @@ func TestReadMissing(t *testing.T) {
 	}
 }
 
-func TestStoreSegmentsVersion1(t *testing.T) {
-	m := &Manifest{FormatVersion: 1, Counts: Counts{Passages: 7}}
-	if got := m.StoreSegments(); len(got) != 1 || got[0].Name != "passages.kpst" || got[0].Count != 7 {
-		t.Errorf("version 1 segments %+v", got)
-	}
-	m = sample()
-	if got := m.StoreSegments(); !reflect.DeepEqual(got, m.Segments) {
-		t.Errorf("version %d segments %+v, want %+v", m.FormatVersion, got, m.Segments)
+// A version 1 manifest (one store file, no document table) is refused with the command that
+// rebuilds the index; versions MinFormatVersion to FormatVersion read, and the passage layout
+// is the segments recorded.
+func TestFormatVersionsRead(t *testing.T) {
+	for _, tc := range []struct {
+		version int
+		want    string // "" reads
+	}{{1, "kairos index --force"}, {MinFormatVersion, ""}, {FormatVersion, ""}, {FormatVersion + 1, "this kairos reads"}, {0, "this kairos reads"}} {
+		m := sample()
+		m.FormatVersion = tc.version
+		b, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(b, "manifest.json")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("version %d: %v", tc.version, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("version %d: %v, want an error saying %q", tc.version, err, tc.want)
+		case err == nil && !reflect.DeepEqual(got.PassageLayout().Segments, m.Segments):
+			t.Errorf("version %d: layout %+v, want segments %+v", tc.version, got.PassageLayout(), m.Segments)
+		}
 	}
 }
 

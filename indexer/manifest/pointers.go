@@ -90,7 +90,7 @@ type Checkpoint struct {
 	SkipBad    bool              `json:"skip_bad"`
 	Model      *modelid.Identity `json:"model,omitempty"`
 	HNSW       *hnsw.Options     `json:"hnsw,omitempty"`
-	// Embedding is set on a checkpoint of the embedding half of a LexicalFirst build: which
+	// Embedding is set on a checkpoint of the embedding half of a lexical-first build: which
 	// generation it embeds and the first key not yet embedded.
 	Embedding *EmbedPosition `json:"embedding,omitempty"`
 	Checksum  string         `json:"checksum"` // sha256 of the JSON with this field empty
@@ -103,7 +103,7 @@ type Position struct {
 	Docs  int `json:"docs"`
 }
 
-// EmbedPosition is how far the embedding half of a LexicalFirst build got.
+// EmbedPosition is how far the embedding half of a lexical-first build got.
 type EmbedPosition struct {
 	LexicalGeneration int    `json:"lexical_generation"`
 	NextKey           uint32 `json:"next_key"`

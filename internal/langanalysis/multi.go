@@ -18,9 +18,6 @@ const Multilingual = "multilingual"
 // so "fr:de:x" (a French token "de:x", which UAX #29 keeps whole) cannot be read as German.
 const tagSep = ":"
 
-// Tag returns term tagged with its language, as a multilingual index stores it.
-func Tag(language, term string) string { return language + tagSep + term }
-
 // Passages analyses passages as an index of the given analyzer name does: with that analyzer
 // for a single-language index (the language of a passage is then ignored, and terms are not
 // tagged, so a single-language index is unchanged), or, for Multilingual, with the analyzer

@@ -55,6 +55,13 @@ func (o *Options) setDefaults() error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	o.SetDefaults()
+	return nil
+}
+
+// SetDefaults fills the zero fields with the defaults Keep applies (DefaultFloor,
+// DefaultHeadroom, DefaultEvery). Flags calls it on a copy to show them.
+func (o *Options) SetDefaults() {
 	if o.Floor == 0 {
 		o.Floor = DefaultFloor
 	}
@@ -64,7 +71,6 @@ func (o *Options) setDefaults() error {
 	if o.Every == 0 {
 		o.Every = DefaultEvery
 	}
-	return nil
 }
 
 // Limit is the soft limit for a live heap of live bytes.
@@ -139,14 +145,11 @@ func Pace(ctx context.Context, o Options) error {
 // Flags registers the options as --heap-floor (MiB) and --heap-headroom, with the defaults
 // Keep applies.
 func (o *Options) Flags(fs *flag.FlagSet) {
-	if o.Floor == 0 {
-		o.Floor = DefaultFloor
-	}
-	if o.Headroom == 0 {
-		o.Headroom = DefaultHeadroom
-	}
+	d := *o
+	d.SetDefaults()
+	o.Floor = d.Floor
 	fs.Var(Mebibytes{&o.Floor}, "heap-floor", "MiB the Go heap may reach before collections follow the live heap")
-	fs.Float64Var(&o.Headroom, "heap-headroom", o.Headroom, "share of the live heap the heap may grow past it above --heap-floor (Go's own default is 1: twice the live heap)")
+	fs.Float64Var(&o.Headroom, "heap-headroom", d.Headroom, "share of the live heap the heap may grow past it above --heap-floor (Go's own default is 1: twice the live heap)")
 }
 
 // Mebibytes is a flag.Value holding a number of bytes at P, written in MiB (--heap-floor here,

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/postings"
 	"github.com/kairos-rag/kairos/search"
@@ -32,7 +32,7 @@ func BenchmarkSearchSegmentSet(b *testing.B) {
 	if dir == "" {
 		dir = b.TempDir()
 	}
-	an, err := langanalysis.New(indexer.Analyzer)
+	an, err := langanalysis.New(manifest.Analyzer)
 	if err != nil {
 		b.Fatal(err)
 	}

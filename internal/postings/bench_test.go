@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/postings"
 	"github.com/kairos-rag/kairos/internal/sharedtest"
@@ -283,7 +284,7 @@ func buildSynthetic(b *testing.B, u *unigrams, n int, opts postings.BuilderOptio
 // KAIROS_BENCH_PASSAGES passages (default 300,000).
 func BenchmarkBuild(b *testing.B) {
 	n := envInt(b, "KAIROS_BENCH_PASSAGES", 300000)
-	an, err := langanalysis.New(indexer.Analyzer) // no bleve index: the process's peak RSS is the build's
+	an, err := langanalysis.New(manifest.Analyzer) // no bleve index: the process's peak RSS is the build's
 	if err != nil {
 		b.Fatal(err)
 	}

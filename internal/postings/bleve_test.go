@@ -45,7 +45,12 @@ func buildTwin(tb testing.TB, inputs []indexer.InputSpec) *twin {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ix.Close() })
-	gen, err := indexer.Open(dir)
+	index, err := indexer.Open(ctx, indexer.Location{Dir: dir})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer index.Close()
+	gen, err := index.Reader(ctx, indexer.ReadOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -27,10 +27,10 @@ var passages = []corpus.Passage{
 }
 
 // build writes passages into a new generation at dir, keys in order.
-func build(t *testing.T, dir string, base *backend.Gen, add []corpus.Passage, first uint32, del ...uint32) backend.LexicalCounts {
+func build(t *testing.T, dir string, base *backend.Gen, add []corpus.Passage, first uint32, del ...uint32) backend.LexicalCommit {
 	t.Helper()
 	ctx := context.Background()
-	w, err := Engine{}.Begin(ctx, backend.Gen{Name: "g", Dir: dir}, base, "en")
+	w, err := Engine{}.Begin(ctx, backend.Gen{Name: "g", Dir: dir}, base, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func build(t *testing.T, dir string, base *backend.Gen, add []corpus.Passage, fi
 	if err := w.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	c, err := w.Commit(ctx)
+	c, err := w.Commit(ctx, backend.CommitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

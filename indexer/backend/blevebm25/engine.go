@@ -26,8 +26,10 @@ var _ backend.Lexical = Engine{}
 
 // Begin creates gen's bleve index, or (base non-nil) a copy of base's: its immutable segment
 // files hard-linked, the files bleve rewrites in place copied, so base stays byte-identical
-// and readable while the copy is written.
-func (Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
+// and readable while the copy is written. bleve merges its segments by itself: a base that is
+// the build's own checkpoint (o.Adopt) is copied as any other.
+func (Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, o backend.LexicalBegin) (backend.LexicalWriter, error) {
+	analyzer := o.Analyzer
 	m, err := newMapping(analyzer)
 	if err != nil {
 		return nil, err

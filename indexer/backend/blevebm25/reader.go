@@ -36,6 +36,9 @@ func (r *Reader) Context(ctx context.Context) context.Context {
 // Close releases the index files.
 func (r *Reader) Close() error { return r.idx.Close() }
 
+// Check has nothing to check: bleve keeps no statistics of its own beside its index.
+func (r *Reader) Check(context.Context) error { return nil }
+
 // Docs is the number of passages indexed.
 func (r *Reader) Docs(ctx context.Context) (int, error) {
 	n, err := r.idx.DocCount()

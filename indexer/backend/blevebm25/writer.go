@@ -64,18 +64,18 @@ func (w *Writer) Apply(ctx context.Context, b backend.LexicalBatch) error {
 }
 
 // Commit closes the index; bleve has synced its segments.
-func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
+func (w *Writer) Commit(ctx context.Context, _ backend.CommitOptions) (backend.LexicalCommit, error) {
 	n, err := w.idx.DocCount()
 	if err != nil {
 		w.Abort()
-		return backend.LexicalCounts{}, fmt.Errorf("BM25 statistics: %w", err)
+		return backend.LexicalCommit{}, fmt.Errorf("BM25 statistics: %w", err)
 	}
 	w.closed = true
 	if err := w.idx.Close(); err != nil {
-		return backend.LexicalCounts{}, fmt.Errorf("closing bleve index: %w", err)
+		return backend.LexicalCommit{}, fmt.Errorf("closing bleve index: %w", err)
 	}
 	// Every batch applied has been analysed, so the counter is complete.
-	return backend.LexicalCounts{Docs: int(n), TokensAdded: w.docs.tokens.Load()}, nil
+	return backend.LexicalCommit{Docs: int(n), TokensAdded: w.docs.tokens.Load()}, nil
 }
 
 // Abort closes the index unless Commit or an earlier Abort has: closing bleve twice panics

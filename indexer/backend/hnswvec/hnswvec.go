@@ -11,8 +11,8 @@ package hnswvec
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,8 +43,33 @@ type Engine struct {
 var _ backend.Vectors = Engine{}
 
 // Begin starts gen's graph: new for vectors of dim, or the graph of base, a *Reader of this
-// engine, which Begin takes over (base must not be searched afterwards).
-func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
+// engine, which Begin takes over (base must not be searched afterwards). A base that is the
+// build's own checkpoint (o.Adopt), saved without its repair pass, is marked for it: Commit
+// repairs the whole graph, even when nothing is added (a graph opened mapped is read into
+// memory for it by the next Add or Commit, as an Add would). With o.Expect, the graph is
+// allocated once for that many vectors.
+func (e Engine) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader, o backend.VectorBegin) (backend.VectorWriter, error) {
+	w, err := e.begin(gen, dim, base)
+	if err != nil {
+		return nil, err
+	}
+	if base != nil && o.Adopt {
+		if err := w.g.MarkUnrepaired(); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("adopting the checkpoint's graph: %w", err)
+		}
+	}
+	if more := o.Expect - w.g.Len(); more > 0 {
+		if err := w.g.Reserve(more); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("making room in the graph for %d more vectors: %w", more, err)
+		}
+	}
+	return w, nil
+}
+
+// begin starts gen's graph (Begin).
+func (e Engine) begin(gen backend.Gen, dim int, base backend.VectorReader) (*Writer, error) {
 	if base != nil {
 		r, ok := base.(*Reader)
 		if !ok || r.g == nil {
@@ -113,18 +138,9 @@ func (Engine) Drop(ctx context.Context, gen backend.Gen) error {
 type Writer struct {
 	g    *hnsw.Graph
 	path string
-	sum  *backend.CommittedFile // the graph file of the last Commit
 }
 
-var (
-	_ backend.VectorWriter           = (*Writer)(nil)
-	_ backend.CheckpointVectorWriter = (*Writer)(nil)
-	_ backend.HNSWOptioner           = (*Writer)(nil)
-	_ backend.Reopener               = (*Writer)(nil)
-	_ backend.Reserver               = (*Writer)(nil)
-	_ backend.RepairReporter         = (*Writer)(nil)
-	_ backend.FileSummer             = (*Writer)(nil)
-)
+var _ backend.VectorWriter = (*Writer)(nil)
 
 // Add inserts vectors under keys (on all cores).
 func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error {
@@ -135,59 +151,42 @@ func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error
 	return w.g.Add(ctx, k, vecs)
 }
 
-// Reserve allocates the graph for n more vectors (hnsw.Graph.Reserve).
-func (w *Writer) Reserve(n int) error { return w.g.Reserve(n) }
-
-// OnRepair reports the progress of the repair pass that Commit runs (hnsw.Graph.OnRepair).
-func (w *Writer) OnRepair(fn func(checked, total int)) { w.g.OnRepair(fn) }
-
 // Delete removes key from the results (its node stays, keeping the graph connected).
 func (w *Writer) Delete(key uint32) { w.g.Delete(uint64(key)) }
 
 // Len is the number of vectors, deleted ones included.
 func (w *Writer) Len() int { return w.g.Len() }
 
-// Options are the graph's parameters, for the manifest.
+// Options are the graph's parameters (Commit reports them for the manifest).
 func (w *Writer) Options() hnsw.Options { return w.g.Options() }
 
-// Commit saves the graph, hashing it as it is written (CommittedSums).
-func (w *Writer) Commit(ctx context.Context) error {
-	return w.save(w.g.SaveSum, "saving HNSW graph")
-}
-
-// CommitUnrepaired is Commit for a checkpoint: the graph is saved without its repair pass
-// (hnsw.Graph.SaveCheckpoint), which the build's final Commit runs once over the whole graph.
-func (w *Writer) CommitUnrepaired(ctx context.Context) error {
-	return w.save(w.g.SaveCheckpoint, "saving HNSW graph checkpoint")
-}
-
-// save writes the graph file with save and records its size and sha256.
-func (w *Writer) save(save func(string) (int64, [sha256.Size]byte, error), what string) error {
+// Commit saves the graph, hashing it as it is written (Files), after its repair pass, a
+// self-search of every node with few in-links, whose progress o.Progress is told. A
+// checkpoint's commit (o.Checkpoint) saves it without the pass (hnsw.Graph.SaveCheckpoint),
+// which the build's final Commit runs once over the whole graph. The graph stays in memory:
+// Reopen reads it without loading it again, so a build that checkpoints goes on from it.
+func (w *Writer) Commit(ctx context.Context, o backend.CommitOptions) (backend.VectorCommit, error) {
+	save, what := w.g.SaveSum, "saving HNSW graph"
+	if o.Checkpoint {
+		save, what = w.g.SaveCheckpoint, "saving HNSW graph checkpoint"
+	} else if o.Progress != nil {
+		w.g.OnRepair(o.Progress)
+	}
 	size, sum, err := save(w.path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return backend.VectorCommit{}, fmt.Errorf("%s: %w", what, err)
 	}
-	w.sum = &backend.CommittedFile{Path: filepath.Base(w.path), Size: size, SHA256: hex.EncodeToString(sum[:])}
-	return nil
-}
-
-// AdoptBase marks the graph taken over from the base (a checkpoint's, saved unrepaired) for
-// the repair pass, which a graph read back from its file would otherwise skip when nothing
-// more is added; a graph opened mapped is read into memory for it by the next Reserve, Add or
-// Commit, as an Add would.
-func (w *Writer) AdoptBase() error { return w.g.MarkUnrepaired() }
-
-// CommittedSums is the graph file the last Commit wrote, with its size and sha256.
-func (w *Writer) CommittedSums() []backend.CommittedFile {
-	if w.sum == nil {
-		return nil
+	params, err := json.Marshal(w.g.Options())
+	if err != nil {
+		return backend.VectorCommit{}, err
 	}
-	return []backend.CommittedFile{*w.sum}
+	g := w.g
+	return backend.VectorCommit{
+		Params: params,
+		Files:  []backend.CommittedFile{{Path: filepath.Base(w.path), Size: size, SHA256: hex.EncodeToString(sum[:])}},
+		Reopen: func(meta backend.Meta) backend.VectorReader { return &Reader{g: g, meta: meta} },
+	}, nil
 }
-
-// Reopen returns a reader of the graph just committed, without loading it again: a build
-// that checkpoints goes on from it.
-func (w *Writer) Reopen(meta backend.Meta) backend.VectorReader { return &Reader{g: w.g, meta: meta} }
 
 // Abort drops the graph from memory (and the file of its float vectors, if built from codes);
 // its graph file, if any, goes with the generation.
@@ -205,10 +204,7 @@ type Reader struct {
 	owned bool // opened from its file (a Writer's Reopen shares the writer's graph)
 }
 
-var (
-	_ backend.VectorReader = (*Reader)(nil)
-	_ backend.HNSWOptioner = (*Reader)(nil)
-)
+var _ backend.VectorReader = (*Reader)(nil)
 
 // Graph returns the graph, for tests and tools that inspect it.
 func (r *Reader) Graph() *hnsw.Graph { return r.g }

@@ -22,6 +22,10 @@ func (m meta) Meta(_ context.Context, key uint32) (time.Time, string, error) {
 	return time.Time{}, "common", nil
 }
 
+// Language and BlockType: every passage is prose of an index of one language.
+func (meta) Language(context.Context, uint32) (string, error)  { return "", nil }
+func (meta) BlockType(context.Context, uint32) (string, error) { return "", nil }
+
 func randVecs(rng *rand.Rand, n, dim int) [][]float32 {
 	out := make([][]float32, n)
 	for i := range out {
@@ -42,7 +46,7 @@ func TestFilteredSearchInsideTheGraph(t *testing.T) {
 	dir := t.TempDir()
 	const n, dim, k = 5000, 32, 10
 	rng := rand.New(rand.NewPCG(1, 2))
-	w, err := Engine{Params: hnsw.Options{M: 12, EfConstruction: 100, Seed: 1, Workers: 1}}.Begin(ctx, backend.Gen{Dir: dir}, dim, nil)
+	w, err := Engine{Params: hnsw.Options{M: 12, EfConstruction: 100, Seed: 1, Workers: 1}}.Begin(ctx, backend.Gen{Dir: dir}, dim, nil, backend.VectorBegin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +58,7 @@ func TestFilteredSearchInsideTheGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Delete(2) // a deleted passing key must never come back
-	if err := w.Commit(ctx); err != nil {
+	if _, err := w.Commit(ctx, backend.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	m := meta{pct: 2}
@@ -150,7 +154,7 @@ func deriveFromMapped(t *testing.T, params hnsw.Options, wantBuild string) {
 	base, next := backend.Gen{Dir: t.TempDir()}, backend.Gen{Dir: t.TempDir()}
 	rng := rand.New(rand.NewPCG(3, 4))
 	eng := Engine{Params: params}
-	w, err := eng.Begin(ctx, base, 16, nil)
+	w, err := eng.Begin(ctx, base, 16, nil, backend.VectorBegin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +165,7 @@ func deriveFromMapped(t *testing.T, params hnsw.Options, wantBuild string) {
 	if err := w.Add(ctx, seq(0, 200), vecs[:200]); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(ctx); err != nil {
+	if _, err := w.Commit(ctx, backend.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := eng.Open(ctx, base, nil)
@@ -171,7 +175,7 @@ func deriveFromMapped(t *testing.T, params hnsw.Options, wantBuild string) {
 	if !r.(*Reader).Graph().Mapped() {
 		t.Fatal("default engine did not map the graph")
 	}
-	w2, err := eng.Begin(ctx, next, 16, r)
+	w2, err := eng.Begin(ctx, next, 16, r, backend.VectorBegin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +184,7 @@ func deriveFromMapped(t *testing.T, params hnsw.Options, wantBuild string) {
 	if err := w2.Add(ctx, seq(200, 300), vecs[200:]); err != nil {
 		t.Fatal(err)
 	}
-	if err := w2.Commit(ctx); err != nil {
+	if _, err := w2.Commit(ctx, backend.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := w2.(*Writer).Options().BuildKind(); got != wantBuild {
@@ -223,14 +227,14 @@ func seq(from, to uint32) []uint32 {
 func TestMetaErrorFailsTheSearch(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	w, err := Engine{}.Begin(ctx, backend.Gen{Dir: dir}, 4, nil)
+	w, err := Engine{}.Begin(ctx, backend.Gen{Dir: dir}, 4, nil, backend.VectorBegin{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Add(ctx, []uint32{0, 1}, [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(ctx); err != nil {
+	if _, err := w.Commit(ctx, backend.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(dir, failingMeta{})
@@ -247,4 +251,12 @@ type failingMeta struct{}
 
 func (failingMeta) Meta(_ context.Context, key uint32) (time.Time, string, error) {
 	return time.Time{}, "", fmt.Errorf("passage key %d: bad offsets", key)
+}
+
+func (failingMeta) Language(_ context.Context, key uint32) (string, error) {
+	return "", fmt.Errorf("passage key %d: bad offsets", key)
+}
+
+func (failingMeta) BlockType(_ context.Context, key uint32) (string, error) {
+	return "", fmt.Errorf("passage key %d: bad offsets", key)
 }

@@ -54,8 +54,15 @@ func (Engine) Begin(_ context.Context, gen backend.Gen, base *backend.PassageBas
 	return w, nil
 }
 
-// Open opens gen's segments and tombstones and checks them against layout.
+// Open opens gen's segments and tombstones and checks them against layout (the package's
+// Open).
 func (Engine) Open(_ context.Context, gen backend.Gen, layout backend.PassageLayout, trusted bool) (backend.Passages, error) {
+	return Open(gen, layout, trusted)
+}
+
+// Open opens gen's segments and tombstones and checks them against layout; trusted skips the
+// segments' checksums (files this process just wrote and synced).
+func Open(gen backend.Gen, layout backend.PassageLayout, trusted bool) (*Store, error) {
 	dead, err := tombstones.Read(filepath.Join(gen.Dir, tombstones.FileName))
 	if err != nil {
 		return nil, err
@@ -85,10 +92,7 @@ type writer struct {
 	segs []Segment // the base's
 	dead *tombstones.Set
 	live int
-	sums []backend.CommittedFile // of the last Commit
 }
-
-var _ backend.FileSummer = (*writer)(nil)
 
 func (w *writer) Add(_ context.Context, key uint32, p *corpus.Passage) error {
 	if want := w.seg.Base() + uint32(w.seg.Count()); key != want {
@@ -110,26 +114,25 @@ func (w *writer) Delete(key uint32) bool {
 }
 
 // Commit closes the new segment (removed when empty and the base has segments: a generation
-// that only deleted adds no file) and writes the tombstones.
-func (w *writer) Commit(context.Context) (backend.PassageLayout, error) {
+// that only deleted adds no file) and writes the tombstones. The new segment was hashed as it
+// was written (Files).
+func (w *writer) Commit(context.Context) (backend.PassageCommit, error) {
 	if err := w.seg.Close(); err != nil {
-		return backend.PassageLayout{}, fmt.Errorf("closing passage store: %w", err)
+		return backend.PassageCommit{}, fmt.Errorf("closing passage store: %w", err)
 	}
 	segs := w.segs
+	var files []backend.CommittedFile
 	if w.seg.Count() > 0 || len(segs) == 0 {
 		segs = append(segs, Segment{Name: w.name, Base: w.seg.Base(), Count: w.seg.Count()})
 		size, sum := w.seg.Sum()
-		w.sums = []backend.CommittedFile{{Path: w.name, Size: size, SHA256: hex.EncodeToString(sum[:])}}
+		files = []backend.CommittedFile{{Path: w.name, Size: size, SHA256: hex.EncodeToString(sum[:])}}
 	} else if err := os.Remove(filepath.Join(w.dir, w.name)); err != nil {
-		return backend.PassageLayout{}, err
+		return backend.PassageCommit{}, err
 	}
 	if err := tombstones.Write(filepath.Join(w.dir, tombstones.FileName), w.dead); err != nil {
-		return backend.PassageLayout{}, fmt.Errorf("writing tombstones: %w", err)
+		return backend.PassageCommit{}, fmt.Errorf("writing tombstones: %w", err)
 	}
-	return backend.PassageLayout{Segments: segs, Tombstones: w.dead.Len(), Live: w.live}, nil
+	return backend.PassageCommit{Layout: backend.PassageLayout{Segments: segs, Tombstones: w.dead.Len(), Live: w.live}, Files: files}, nil
 }
 
 func (w *writer) Abort() { w.seg.Abort() }
-
-// CommittedSums is the store segment the last Commit wrote, hashed as it was written.
-func (w *writer) CommittedSums() []backend.CommittedFile { return w.sums }

@@ -578,8 +578,6 @@ const (
 var _ io.Closer = (*Writer)(nil)
 
 var (
-	_ backend.Meta          = (*Store)(nil)
-	_ backend.Passages      = (*Store)(nil)
-	_ backend.LanguageMeta  = (*Store)(nil)
-	_ backend.BlockTypeMeta = (*Store)(nil)
+	_ backend.Meta     = (*Store)(nil)
+	_ backend.Passages = (*Store)(nil)
 )

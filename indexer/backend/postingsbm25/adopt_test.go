@@ -29,16 +29,11 @@ func TestAdoptedPartsMergeAgain(t *testing.T) {
 	step := func(name string, n int, final bool) []string {
 		t.Helper()
 		g := backend.Gen{Name: name, Dir: filepath.Join(root, name)}
-		lw, err := e.Begin(ctx, g, base, "en")
+		lw, err := e.Begin(ctx, g, base, backend.LexicalBegin{Analyzer: "en", Adopt: base != nil})
 		if err != nil {
 			t.Fatal(err)
 		}
 		w := lw.(*Writer)
-		if base != nil {
-			if err := w.AdoptBase(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
 		for end := next + n; next < end; {
 			b := w.NewBatch()
 			for ; next < end && b.Len() < 20; next++ {
@@ -55,11 +50,7 @@ func TestAdoptedPartsMergeAgain(t *testing.T) {
 		w.waitFinish()
 		w.waitMerges()
 		w.mu.Unlock()
-		commit := w.CommitUnmerged
-		if final {
-			commit = w.Commit
-		}
-		c, err := commit(ctx)
+		c, err := w.Commit(ctx, backend.CommitOptions{Checkpoint: !final})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +63,7 @@ func TestAdoptedPartsMergeAgain(t *testing.T) {
 		}
 		// the sums of the segments this writer wrote are those of the files; adopted ones
 		// it did not hash are left out
-		sums := w.CommittedSums()
+		sums := c.Files
 		if len(sums) == 0 {
 			t.Fatalf("%s: no committed sums", name)
 		}

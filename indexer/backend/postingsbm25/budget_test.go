@@ -25,10 +25,10 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 	ps := sciFactPassages(t)
 	ctx := context.Background()
 	root := t.TempDir()
-	build := func(name string, e Engine) (backend.Gen, backend.LexicalCounts, int) {
+	build := func(name string, e Engine) (backend.Gen, backend.LexicalCommit, int) {
 		t.Helper()
 		g := backend.Gen{Name: name, Dir: filepath.Join(root, name)}
-		lw, err := e.Begin(ctx, g, nil, "en")
+		lw, err := e.Begin(ctx, g, nil, backend.LexicalBegin{Analyzer: "en"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		c, err := w.Commit(ctx)
+		c, err := w.Commit(ctx, backend.CommitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestRAMBudgetRanksAsOneBuffer(t *testing.T) {
 			if parts < 2*mergeFactor {
 				t.Fatalf("the small bound made %d parts, too few to test merges of merges", parts)
 			}
-			if cs != cl {
+			if cs.Docs != cl.Docs || cs.TokensAdded != cl.TokensAdded {
 				t.Fatalf("counts: small bound %+v, large %+v", cs, cl)
 			}
 			rs, err := Open(ctx, small.Dir, sc, nil)
@@ -141,7 +141,7 @@ func TestAbortWhileAPartIsWritten(t *testing.T) {
 	ctx := context.Background()
 	for _, n := range []int{40, 333, 1000} {
 		g := backend.Gen{Name: fmt.Sprintf("g%d", n), Dir: filepath.Join(t.TempDir(), "gen")}
-		lw, err := Engine{MaxPostings: 2000, MaxBufferedPostings: 500}.Begin(ctx, g, nil, "en")
+		lw, err := Engine{MaxPostings: 2000, MaxBufferedPostings: 500}.Begin(ctx, g, nil, backend.LexicalBegin{Analyzer: "en"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,8 +67,9 @@ type Engine struct {
 var _ backend.Lexical = Engine{}
 
 // Begin starts gen's lexical part, empty or (base non-nil) with base's segments hard-linked
-// and its deleted set carried over.
-func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
+// and its deleted set carried over. A base that is the build's own checkpoint (o.Adopt) gives
+// its segments, left unmerged there, to this writer as parts, to be merged with its own.
+func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, o backend.LexicalBegin) (backend.LexicalWriter, error) {
 	dir := Dir(gen.Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -92,7 +93,15 @@ func (e Engine) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, a
 			return nil, err
 		}
 	}
-	return newWriter(dir, gen.Name, analyzer, deleted, deletedDF, e)
+	w, err := newWriter(dir, gen.Name, o.Analyzer, deleted, deletedDF, e)
+	if err != nil || base == nil || !o.Adopt {
+		return w, err
+	}
+	if err := w.adoptBase(ctx); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("adopting the checkpoint's lexical segments: %w", err)
+	}
+	return w, nil
 }
 
 // Open opens gen's lexical part for searching with sc. Segments up to backend.VerifyBudget bytes

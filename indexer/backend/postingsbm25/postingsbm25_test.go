@@ -53,10 +53,10 @@ type op struct {
 
 // write commits a generation at dir (derived from base when not nil), deleting in two
 // batches so that a key deleted twice is met.
-func write(t *testing.T, dir string, base *backend.Gen, o op, held map[uint32]*corpus.Passage) backend.LexicalCounts {
+func write(t *testing.T, dir string, base *backend.Gen, o op, held map[uint32]*corpus.Passage) backend.LexicalCommit {
 	t.Helper()
 	ctx := context.Background()
-	w, err := Engine{}.Begin(ctx, backend.Gen{Name: filepath.Base(dir), Dir: dir}, base, "en")
+	w, err := Engine{}.Begin(ctx, backend.Gen{Name: filepath.Base(dir), Dir: dir}, base, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func write(t *testing.T, dir string, base *backend.Gen, o op, held map[uint32]*c
 			t.Fatal(err)
 		}
 	}
-	c, err := w.Commit(ctx)
+	c, err := w.Commit(ctx, backend.CommitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 		dead[k] = true
 	}
 	// The clean generation: the live passages under their keys, one segment, no deletions.
-	cw, err := Engine{}.Begin(context.Background(), clean, nil, "en")
+	cw, err := Engine{}.Begin(context.Background(), clean, nil, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 	if err := cw.Apply(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	cc, err := cw.Commit(context.Background())
+	cc, err := cw.Commit(context.Background(), backend.CommitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 	if err := writeTermCounts(filepath.Join(Dir(clean.Dir), deletedDFName), kept); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := Open(context.Background(), clean.Dir, sc, nil); err != nil || r.CheckDeletedCounts(context.Background()) == nil {
+	if r, err := Open(context.Background(), clean.Dir, sc, nil); err != nil || r.Check(context.Background()) == nil {
 		t.Fatalf("counts of deletions beside a generation without any: open %v, check passed", err)
 	} else {
 		r.Close()
@@ -242,8 +242,8 @@ func TestDeletesScoreAsCleanBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := r.CheckDeletedCounts(context.Background()); err == nil || !strings.Contains(err.Error(), deletedDFName) {
-		t.Fatalf("CheckDeletedCounts on altered counts: %v", err)
+	if err := r.Check(context.Background()); err == nil || !strings.Contains(err.Error(), deletedDFName) {
+		t.Fatalf("Check on altered counts: %v", err)
 	}
 }
 
@@ -282,7 +282,7 @@ func TestDeleteNeedsThePassage(t *testing.T) {
 	dir := t.TempDir()
 	p := corpus.Passage{ID: "a#0", Text: "vitamin d"}
 	write(t, filepath.Join(dir, "g1"), nil, op{add: []corpus.Passage{p}}, nil)
-	w, err := Engine{}.Begin(context.Background(), backend.Gen{Name: "g2", Dir: filepath.Join(dir, "g2")}, &backend.Gen{Name: "g1", Dir: filepath.Join(dir, "g1")}, "en")
+	w, err := Engine{}.Begin(context.Background(), backend.Gen{Name: "g2", Dir: filepath.Join(dir, "g2")}, &backend.Gen{Name: "g1", Dir: filepath.Join(dir, "g1")}, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,8 +307,8 @@ func BenchmarkSearchDeleted(b *testing.B) {
 	}
 	root := b.TempDir()
 	ctx := context.Background()
-	commit := func(g backend.Gen, base *backend.Gen, add func(bt backend.LexicalBatch)) backend.LexicalCounts {
-		w, err := Engine{}.Begin(ctx, g, base, "en")
+	commit := func(g backend.Gen, base *backend.Gen, add func(bt backend.LexicalBatch)) backend.LexicalCommit {
+		w, err := Engine{}.Begin(ctx, g, base, backend.LexicalBegin{Analyzer: "en"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -317,7 +317,7 @@ func BenchmarkSearchDeleted(b *testing.B) {
 		if err := w.Apply(ctx, bt); err != nil {
 			b.Fatal(err)
 		}
-		c, err := w.Commit(ctx)
+		c, err := w.Commit(ctx, backend.CommitOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -417,7 +417,7 @@ func BenchmarkSearchDeleted(b *testing.B) {
 func TestEmptyBatchTakesNoTurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	w, err := Engine{}.Begin(ctx, backend.Gen{Name: "g1", Dir: filepath.Join(t.TempDir(), "g1")}, nil, "en")
+	w, err := Engine{}.Begin(ctx, backend.Gen{Name: "g1", Dir: filepath.Join(t.TempDir(), "g1")}, nil, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestEmptyBatchTakesNoTurn(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("Apply waits for the turn of an empty batch")
 	}
-	c, err := w.Commit(ctx)
+	c, err := w.Commit(ctx, backend.CommitOptions{})
 	if err != nil || c.Docs != 1 {
 		t.Fatalf("commit: %+v, %v; want 1 passage", c, err)
 	}

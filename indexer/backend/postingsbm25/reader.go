@@ -23,10 +23,7 @@ type Reader struct {
 	docs      int
 }
 
-var (
-	_ backend.LexicalReader        = (*Reader)(nil)
-	_ backend.DeletedCountsChecker = (*Reader)(nil)
-)
+var _ backend.LexicalReader = (*Reader)(nil)
 
 // Open opens the lexical part of the generation at genDir; meta answers filters (nil: a
 // filtered search fails).
@@ -132,10 +129,10 @@ func (r *Reader) Has(ctx context.Context, keys []uint32) ([]bool, error) {
 	return out, nil
 }
 
-// CheckDeletedCounts reports an error when the deleted term counts the reader scores with
-// are not what its segments give for its deleted set (verify: counts made from a deleted
-// passage's text that is not the text indexed would skew every score of its terms).
-func (r *Reader) CheckDeletedCounts(ctx context.Context) error {
+// Check reports an error when the deleted term counts the reader scores with are not what its
+// segments give for its deleted set (verify: counts made from a deleted passage's text that is
+// not the text indexed would skew every score of its terms).
+func (r *Reader) Check(ctx context.Context) error {
 	counted, err := countDeleted(ctx, r.segs, r.deleted)
 	if err != nil {
 		return err

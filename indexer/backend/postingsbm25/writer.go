@@ -74,14 +74,11 @@ type Writer struct {
 	failed  error
 	settled bool
 	// committed are the segments the last commit left that this writer wrote, with their
-	// sums (CommittedSums).
+	// sums (LexicalCommit.Files).
 	committed []backend.CommittedFile
 }
 
-var (
-	_ backend.CheckpointLexicalWriter = (*Writer)(nil)
-	_ backend.FileSummer              = (*Writer)(nil)
-)
+var _ backend.LexicalWriter = (*Writer)(nil)
 
 // mergeFactor is how many parts of one level are merged into one of the next, a log merge
 // policy: each posting is rewritten about log10(passages / passages per flush) times during
@@ -419,27 +416,31 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	return nil
 }
 
-// Commit writes the segment (unless nothing was added) and the deleted set.
-func (w *Writer) Commit(ctx context.Context) (backend.LexicalCounts, error) {
-	return w.commit(ctx, true)
+// Commit writes the segment (unless nothing was added) and the deleted set. A checkpoint's
+// commit (o.Checkpoint) leaves the parts flushed so far as the generation's segments, in key
+// order, instead of merging them: a checkpoint costs a rename, and the writer that goes on
+// from it adopts them (backend.LexicalBegin.Adopt). The segments this writer wrote are hashed
+// as they were written (Files); parts adopted from a checkpoint are not among them.
+func (w *Writer) Commit(ctx context.Context, o backend.CommitOptions) (backend.LexicalCommit, error) {
+	c, err := w.commit(ctx, !o.Checkpoint)
+	if err != nil {
+		return c, err
+	}
+	w.mu.Lock()
+	c.Files = slices.Clone(w.committed)
+	w.mu.Unlock()
+	return c, nil
 }
 
-// CommitUnmerged is Commit leaving the parts flushed so far as the generation's segments, in
-// key order, instead of merging them: a checkpoint costs a rename, and the writer that goes on
-// from it adopts them (AdoptBase).
-func (w *Writer) CommitUnmerged(ctx context.Context) (backend.LexicalCounts, error) {
-	return w.commit(ctx, false)
-}
-
-// AdoptBase turns the segments linked from the base into parts of this writer, in key order,
+// adoptBase turns the segments linked from the base into parts of this writer, in key order,
 // before any it flushes: the build's final Commit merges them with its own, so a build that
 // went through checkpoints ends with one segment, as one that did not. The base must be the
 // build's own checkpoint (its segments are the build's work, not an index to leave alone).
-func (w *Writer) AdoptBase(ctx context.Context) error {
+func (w *Writer) adoptBase(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.made > 0 || len(w.parts) > 0 {
-		return errors.New("postingsbm25: AdoptBase after passages were added")
+		return errors.New("postingsbm25: adopting a base after passages were added")
 	}
 	segs, err := segmentFiles(w.dir)
 	if err != nil {
@@ -481,7 +482,7 @@ func levelOf(path string) int {
 // levelMark introduces the merge level in the name of an unmerged segment.
 const levelMark = "-l"
 
-func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts, error) {
+func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCommit, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// A merge still running is stopped, not waited for: the final merge reads every part
@@ -493,31 +494,31 @@ func (w *Writer) commit(ctx context.Context, merge bool) (backend.LexicalCounts,
 	w.waitMerges()
 	if w.failed != nil {
 		w.abortLocked()
-		return backend.LexicalCounts{}, w.failed
+		return backend.LexicalCommit{}, w.failed
 	}
 	w.settled = true
 	if err := w.finishParts(ctx, merge); err != nil {
 		w.removeParts()
-		return backend.LexicalCounts{}, err
+		return backend.LexicalCommit{}, err
 	}
 	if err := tombstones.Write(filepath.Join(w.dir, deletedName), w.deleted); err != nil {
-		return backend.LexicalCounts{}, fmt.Errorf("writing deleted keys: %w", err)
+		return backend.LexicalCommit{}, fmt.Errorf("writing deleted keys: %w", err)
 	}
 	if w.deleted.Len() > 0 {
 		if err := writeTermCounts(filepath.Join(w.dir, deletedDFName), postings.NewTermCounts(w.deletedDF)); err != nil {
-			return backend.LexicalCounts{}, fmt.Errorf("writing deleted term counts: %w", err)
+			return backend.LexicalCommit{}, fmt.Errorf("writing deleted term counts: %w", err)
 		}
 	}
 	segs, err := openSegments(w.dir, true)
 	if err != nil {
-		return backend.LexicalCounts{}, err
+		return backend.LexicalCommit{}, err
 	}
 	defer closeAll(segs)
 	docs := 0
 	for _, s := range segs {
 		docs += s.Len()
 	}
-	return backend.LexicalCounts{Docs: docs - w.deleted.Len(), TokensAdded: w.tokens}, nil
+	return backend.LexicalCommit{Docs: docs - w.deleted.Len(), TokensAdded: w.tokens}, nil
 }
 
 // Abort releases the builder's temporary files; the generation is dropped by the caller.
@@ -603,14 +604,6 @@ func (w *Writer) noteCommitted(path string, st *postings.BuildStats) {
 		return
 	}
 	w.committed = append(w.committed, backend.CommittedFile{Path: dirName + "/" + filepath.Base(path), Size: st.Bytes, SHA256: hex.EncodeToString(st.SHA256[:])})
-}
-
-// CommittedSums are the segments the last commit left that this writer wrote, hashed as they
-// were written; parts adopted from a checkpoint are not among them.
-func (w *Writer) CommittedSums() []backend.CommittedFile {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.committed)
 }
 
 // unmergedPath is the name of the i-th segment of a generation committed unmerged, of merge

@@ -52,7 +52,7 @@ func BenchmarkSciFact(b *testing.B) {
 		c := writeLexical(b, t.lex, gen, ps)
 		lexTime := time.Since(start)
 		start = time.Now()
-		w, err := t.vec.Begin(ctx, gen, benchDim, nil)
+		w, err := t.vec.Begin(ctx, gen, benchDim, nil, backend.VectorBegin{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func BenchmarkSciFact(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if err := w.Commit(ctx); err != nil {
+		if _, err := w.Commit(ctx, backend.CommitOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		denseTime := time.Since(start)

@@ -39,7 +39,7 @@ func writeGen(t testing.TB, e *Engine, gen backend.Gen, ps []corpus.Passage, vec
 	t.Helper()
 	ctx := context.Background()
 	writeLexical(t, e.Lexical(), gen, ps)
-	w, err := e.Vectors().Begin(ctx, gen, testDim, nil)
+	w, err := e.Vectors().Begin(ctx, gen, testDim, nil, backend.VectorBegin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +50,15 @@ func writeGen(t testing.TB, e *Engine, gen backend.Gen, ps []corpus.Passage, vec
 	if err := w.Add(ctx, keys, vecs); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(ctx); err != nil {
+	vc, err := w.Commit(ctx, backend.CommitOptions{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The cluster keeps its parameters and the committed part: nothing for the manifest to
+	// record as a graph's, no file hashed locally, nothing to reopen from memory (were there,
+	// the indexer would record them for it or skip opening its collection).
+	if vc.Params != nil || len(vc.Files) != 0 || vc.Reopen != nil {
+		t.Errorf("Qdrant's vector commit: %+v, want nothing local", vc)
 	}
 }
 

@@ -14,10 +14,10 @@ import (
 
 // derive writes a generation derived from base: deletes, then additions under keys from
 // first.
-func derive(t *testing.T, lex backend.Lexical, gen, base backend.Gen, add []corpus.Passage, first uint32, del []uint32) backend.LexicalCounts {
+func derive(t *testing.T, lex backend.Lexical, gen, base backend.Gen, add []corpus.Passage, first uint32, del []uint32) backend.LexicalCommit {
 	t.Helper()
 	ctx := context.Background()
-	w, err := lex.Begin(ctx, gen, &base, "en")
+	w, err := lex.Begin(ctx, gen, &base, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func derive(t *testing.T, lex backend.Lexical, gen, base backend.Gen, add []corp
 	if err := w.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	c, err := w.Commit(ctx)
+	c, err := w.Commit(ctx, backend.CommitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestMisconfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e8.Lexical().Begin(ctx, backend.Gen{Name: "g-000009"}, nil, "en")
+	_, err = e8.Lexical().Begin(ctx, backend.Gen{Name: "g-000009"}, nil, backend.LexicalBegin{Analyzer: "en"})
 	if err == nil || !strings.Contains(err.Error(), `no sparse vector "bm25"`) {
 		t.Errorf("missing sparse vector: %v", err)
 	}

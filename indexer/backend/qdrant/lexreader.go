@@ -52,6 +52,10 @@ var _ backend.LexicalReader = (*LexReader)(nil)
 // Close releases nothing: the connection belongs to the Engine.
 func (r *LexReader) Close() error { return nil }
 
+// Check has nothing to check beside the points: the collection keeps no statistics of its
+// deletions (a deleted passage's point is removed, and the weights are the live ones').
+func (r *LexReader) Check(context.Context) error { return nil }
+
 // Docs counts the collection's passages.
 func (r *LexReader) Docs(ctx context.Context) (int, error) { return r.e.countPassages(ctx, r.coll) }
 

@@ -30,9 +30,9 @@ func (l Lexical) Drop(ctx context.Context, gen backend.Gen) error { return l.e.D
 // collection (payload and dense vector) is copied first and the base is left unchanged:
 // BM25 weights depend on the average length, so the whole generation is reweighted at
 // Commit anyway.
-func (l Lexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, analyzer string) (backend.LexicalWriter, error) {
+func (l Lexical) Begin(ctx context.Context, gen backend.Gen, base *backend.Gen, o backend.LexicalBegin) (backend.LexicalWriter, error) {
 	e := l.e
-	an, err := langanalysis.NewPassages(analyzer)
+	an, err := langanalysis.NewPassages(o.Analyzer)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 // Commit computes the collection's statistics and document frequencies from the spilled
 // term frequencies, writes the BM25 and tf sparse vectors of every passage and the metadata
 // points, and checks the count.
-func (w *lexWriter) Commit(ctx context.Context) (backend.LexicalCounts, error) {
+func (w *lexWriter) Commit(ctx context.Context, _ backend.CommitOptions) (backend.LexicalCommit, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	defer w.close()
@@ -179,7 +179,7 @@ func (w *lexWriter) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 		return err
 	})
 	if err != nil {
-		return backend.LexicalCounts{}, err
+		return backend.LexicalCommit{}, err
 	}
 	vocab := make([]string, 0, len(df))
 	for t := range df {
@@ -224,20 +224,20 @@ func (w *lexWriter) Commit(ctx context.Context) (backend.LexicalCounts, error) {
 		err = flush()
 	}
 	if err != nil {
-		return backend.LexicalCounts{}, err
+		return backend.LexicalCommit{}, err
 	}
 	m := meta{K1: p.K1, B: p.B, Docs: docs, Tokens: tokens}
 	if err := w.e.writeMeta(ctx, w.coll, m, vocab, ids, df); err != nil {
-		return backend.LexicalCounts{}, err
+		return backend.LexicalCommit{}, err
 	}
 	n, err := w.e.countPassages(ctx, w.coll)
 	if err != nil {
-		return backend.LexicalCounts{}, err
+		return backend.LexicalCommit{}, err
 	}
 	if n != docs {
-		return backend.LexicalCounts{}, fmt.Errorf("qdrant collection %s: %d passages after commit, %d written", w.coll, n, docs)
+		return backend.LexicalCommit{}, fmt.Errorf("qdrant collection %s: %d passages after commit, %d written", w.coll, n, docs)
 	}
-	return backend.LexicalCounts{Docs: docs, TokensAdded: w.tokensAdded}, nil
+	return backend.LexicalCommit{Docs: docs, TokensAdded: w.tokensAdded}, nil
 }
 
 // live reports whether the addition numbered seq of key survives the deletions.

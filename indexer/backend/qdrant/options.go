@@ -70,50 +70,23 @@ const DefaultShards = 6
 
 var indexName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 
-func (o Options) withDefaults() (Options, error) {
-	if len(o.Hosts) == 0 {
-		return o, errors.New("qdrant: no host")
-	}
-	for _, h := range o.Hosts {
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			return o, fmt.Errorf("qdrant: host %q: want host:port (%v)", h, err)
-		}
-	}
-	if !indexName.MatchString(o.Index) {
-		return o, fmt.Errorf("qdrant: index name %q: want 1-100 letters, digits, '-', '_' or '.'", o.Index)
-	}
-	if o.Dim <= 0 {
-		return o, fmt.Errorf("qdrant: dense dimension %d: must be positive", o.Dim)
-	}
-	if o.Distance != Cosine && o.Distance != Dot {
-		return o, fmt.Errorf("qdrant: unknown distance %d", o.Distance)
-	}
-	if err := o.HNSW.validate(); err != nil {
-		return o, err
-	}
+// SetDefaults fills the zero fields with the defaults an Engine applies (each field says
+// which); REST depends on the first host.
+func (o *Options) SetDefaults() {
 	if o.BM25 == (backend.BM25Params{}) {
 		o.BM25 = backend.DefaultBM25()
-	}
-	if o.BM25.K1 <= 0 || o.BM25.B < 0 || o.BM25.B > 1 {
-		return o, fmt.Errorf("qdrant: BM25 k1 %v must be > 0 and b %v in [0,1]", o.BM25.K1, o.BM25.B)
 	}
 	if o.Shards == 0 {
 		o.Shards = DefaultShards
 	}
-	if o.REST == "" {
+	if o.REST == "" && len(o.Hosts) > 0 {
 		o.REST = defaultREST(o.Hosts[0])
-	}
-	if _, _, err := net.SplitHostPort(o.REST); err != nil {
-		return o, fmt.Errorf("qdrant: REST address %q: want host:port (%v)", o.REST, err)
 	}
 	if o.Batch <= 0 {
 		o.Batch = 256
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 4
-	}
-	if o.Retries < 0 {
-		return o, fmt.Errorf("qdrant: retries %d: must be >= 0", o.Retries)
 	}
 	if o.Retries == 0 {
 		o.Retries = 6
@@ -127,5 +100,44 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return o, nil
+}
+
+// validate reports the first option an Engine cannot work with; the defaults are set.
+func (o *Options) validate() error {
+	if len(o.Hosts) == 0 {
+		return errors.New("qdrant: no host")
+	}
+	for _, h := range o.Hosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			return fmt.Errorf("qdrant: host %q: want host:port (%v)", h, err)
+		}
+	}
+	if !indexName.MatchString(o.Index) {
+		return fmt.Errorf("qdrant: index name %q: want 1-100 letters, digits, '-', '_' or '.'", o.Index)
+	}
+	if o.Dim <= 0 {
+		return fmt.Errorf("qdrant: dense dimension %d: must be positive", o.Dim)
+	}
+	if o.Distance != Cosine && o.Distance != Dot {
+		return fmt.Errorf("qdrant: unknown distance %d", o.Distance)
+	}
+	if err := o.HNSW.validate(); err != nil {
+		return err
+	}
+	if o.BM25.K1 <= 0 || o.BM25.B < 0 || o.BM25.B > 1 {
+		return fmt.Errorf("qdrant: BM25 k1 %v must be > 0 and b %v in [0,1]", o.BM25.K1, o.BM25.B)
+	}
+	if _, _, err := net.SplitHostPort(o.REST); err != nil {
+		return fmt.Errorf("qdrant: REST address %q: want host:port (%v)", o.REST, err)
+	}
+	if o.Retries < 0 {
+		return fmt.Errorf("qdrant: retries %d: must be >= 0", o.Retries)
+	}
+	return nil
+}
+
+// withDefaults is o with its defaults set, validated.
+func (o Options) withDefaults() (Options, error) {
+	o.SetDefaults()
+	return o, o.validate()
 }

@@ -21,11 +21,10 @@ type PassageReader struct {
 	n    int
 }
 
-var (
-	_ backend.Passages      = (*PassageReader)(nil)
-	_ backend.LanguageMeta  = (*PassageReader)(nil)
-	_ backend.BlockTypeMeta = (*PassageReader)(nil)
-)
+var _ backend.Passages = (*PassageReader)(nil)
+
+// Close has nothing to release: the connection is the engine's.
+func (r *PassageReader) Close() error { return nil }
 
 // OpenPassages opens the passages of generation gen.
 func (e *Engine) OpenPassages(ctx context.Context, gen backend.Gen) (*PassageReader, error) {
@@ -84,7 +83,7 @@ func (r *PassageReader) Meta(ctx context.Context, key uint32) (time.Time, string
 }
 
 // Language returns the language of key ("" when its payload has none: a single-language
-// index), for language filters of engines that filter by hand (backend.LanguageMeta).
+// index), for language filters of engines that filter by hand (backend.Meta).
 func (r *PassageReader) Language(ctx context.Context, key uint32) (string, error) {
 	pl, err := r.get(ctx, key, fieldLanguage)
 	if err != nil {
@@ -94,7 +93,7 @@ func (r *PassageReader) Language(ctx context.Context, key uint32) (string, error
 }
 
 // BlockType returns the block type of key ("" when its payload has none: prose), for block
-// type filters of engines that filter by hand (backend.BlockTypeMeta).
+// type filters of engines that filter by hand (backend.Meta).
 func (r *PassageReader) BlockType(ctx context.Context, key uint32) (string, error) {
 	pl, err := r.get(ctx, key, fieldBlockType)
 	if err != nil {

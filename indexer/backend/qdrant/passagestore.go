@@ -68,12 +68,12 @@ func (w *passageWriter) Delete(key uint32) bool {
 }
 
 // Commit records the writer's key range; a collection keeps no tombstones.
-func (w *passageWriter) Commit(context.Context) (backend.PassageLayout, error) {
+func (w *passageWriter) Commit(context.Context) (backend.PassageCommit, error) {
 	segs := w.segs
 	if w.next > w.first || len(segs) == 0 {
 		segs = append(segs, backend.Segment{Name: w.name, Base: w.first, Count: int(w.next - w.first)})
 	}
-	return backend.PassageLayout{Segments: segs, Live: w.live}, nil
+	return backend.PassageCommit{Layout: backend.PassageLayout{Segments: segs, Live: w.live}}, nil
 }
 
 func (w *passageWriter) Abort() {}

@@ -67,7 +67,7 @@ func robustPassages(t testing.TB, n int) []corpus.Passage {
 func writeVectors(t testing.TB, e *Engine, gen backend.Gen, base backend.VectorReader, keys []uint32, vecs [][]float32) error {
 	t.Helper()
 	ctx := context.Background()
-	w, err := e.Vectors().Begin(ctx, gen, e.opts.Dim, base)
+	w, err := e.Vectors().Begin(ctx, gen, e.opts.Dim, base, backend.VectorBegin{})
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,8 @@ func writeVectors(t testing.TB, e *Engine, gen backend.Gen, base backend.VectorR
 		w.Abort()
 		return err
 	}
-	return w.Commit(ctx)
+	_, err = w.Commit(ctx, backend.CommitOptions{})
+	return err
 }
 
 func seq(lo, hi int) []uint32 {
@@ -379,7 +380,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	update := func(t *testing.T, e *Engine, gen backend.Gen, kill []int) error {
-		w, err := e.Lexical().Begin(ctx, gen, &genS, "en")
+		w, err := e.Lexical().Begin(ctx, gen, &genS, backend.LexicalBegin{Analyzer: "en"})
 		if err != nil {
 			return err
 		}
@@ -418,7 +419,7 @@ func TestClusterHNSWAndFaults(t *testing.T) {
 				return err
 			}
 		}
-		if _, err := w.Commit(ctx); err != nil {
+		if _, err := w.Commit(ctx, backend.CommitOptions{}); err != nil {
 			return err
 		}
 		return writeVectors(t, e, gen, vrS, seq(nBase, nBase+added), clustered(added, robustDim, 100, 99))

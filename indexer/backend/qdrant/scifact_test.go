@@ -125,10 +125,10 @@ func sciFactQueries(t testing.TB) [][]string {
 }
 
 // writeLexical writes passages into gen through any lexical engine, in batches of 500.
-func writeLexical(t testing.TB, lex backend.Lexical, gen backend.Gen, ps []corpus.Passage) backend.LexicalCounts {
+func writeLexical(t testing.TB, lex backend.Lexical, gen backend.Gen, ps []corpus.Passage) backend.LexicalCommit {
 	t.Helper()
 	ctx := context.Background()
-	w, err := lex.Begin(ctx, gen, nil, "en")
+	w, err := lex.Begin(ctx, gen, nil, backend.LexicalBegin{Analyzer: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func writeLexical(t testing.TB, lex backend.Lexical, gen backend.Gen, ps []corpu
 			t.Fatal(err)
 		}
 	}
-	c, err := w.Commit(ctx)
+	c, err := w.Commit(ctx, backend.CommitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

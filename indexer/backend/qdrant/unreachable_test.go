@@ -97,20 +97,3 @@ func TestReadsFailWhenUnreachable(t *testing.T) {
 		}
 	}
 }
-
-// TestQdrantWriterCapabilities: Qdrant's vector writer keeps its parameters on the server and
-// its committed part there, so it offers neither HNSW parameters for the manifest nor a
-// reopened reader; were it to, the indexer would record hnswvec's parameters for it or skip
-// opening its collection. (The exported types' rows are in backend's TestCapabilities.)
-func TestQdrantWriterCapabilities(t *testing.T) {
-	var w any = (*vecWriter)(nil)
-	if _, ok := w.(backend.VectorWriter); !ok {
-		t.Fatal("vecWriter is not a backend.VectorWriter")
-	}
-	if _, ok := w.(backend.HNSWOptioner); ok {
-		t.Error("vecWriter offers backend.HNSWOptioner")
-	}
-	if _, ok := w.(backend.Reopener); ok {
-		t.Error("vecWriter offers backend.Reopener")
-	}
-}

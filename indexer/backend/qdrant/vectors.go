@@ -27,7 +27,7 @@ func (v Vectors) Drop(ctx context.Context, gen backend.Gen) error { return v.e.D
 // Begin starts gen's vector part. Vectors are spilled to a temporary file and set on the
 // passage points at Commit. A base's vectors were copied with its points by the lexical
 // part's Begin, so only its count is taken here.
-func (v Vectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader) (backend.VectorWriter, error) {
+func (v Vectors) Begin(ctx context.Context, gen backend.Gen, dim int, base backend.VectorReader, _ backend.VectorBegin) (backend.VectorWriter, error) {
 	n := 0
 	if base != nil {
 		if _, ok := base.(*VecReader); !ok {
@@ -79,8 +79,13 @@ func (w *vecWriter) Add(ctx context.Context, keys []uint32, vecs [][]float32) er
 func (w *vecWriter) Delete(key uint32) { w.deleted[key] = true }
 func (w *vecWriter) Len() int          { return w.n }
 
-// Commit sets the spilled vectors on their points, batched and parallel.
-func (w *vecWriter) Commit(ctx context.Context) error {
+// Commit sets the spilled vectors on their points, batched and parallel. A checkpoint's
+// commit is the same: the cluster has no work to leave for later, and its own parameters.
+func (w *vecWriter) Commit(ctx context.Context, _ backend.CommitOptions) (backend.VectorCommit, error) {
+	return backend.VectorCommit{}, w.commit(ctx)
+}
+
+func (w *vecWriter) commit(ctx context.Context) error {
 	defer w.Abort()
 	var pending []*qdrant.PointVectors
 	flush := func() error {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package indexer
+package local
 
 import "os"
 

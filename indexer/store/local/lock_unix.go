@@ -1,17 +1,19 @@
 //go:build unix
 
-package indexer
+package local
 
 import (
 	"errors"
 	"os"
 	"syscall"
+
+	"github.com/kairos-rag/kairos/indexer/store"
 )
 
 func flock(f *os.File) error {
 	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return ErrLocked
+		return store.ErrLocked
 	}
 	return err
 }
