@@ -57,11 +57,12 @@ type bleveIndex = bleve.Index
 func openBleve(path string, readOnly bool) (idx bleve.Index, err error) {
 	defer recoverDamaged(path, &err)
 	if readOnly {
-		idx, err = bleve.OpenUsing(path, map[string]interface{}{"read_only": true})
-	} else {
-		idx, err = bleve.Open(path)
-	}
-	if err != nil {
+		// A reader opens a committed generation: bleve failing to read it, whether it
+		// panics (older releases on a truncated segment) or says so, is damage.
+		if idx, err = bleve.OpenUsing(path, map[string]interface{}{"read_only": true}); err != nil {
+			return nil, &backend.DamagedError{Path: path, What: fmt.Sprintf("unreadable (%v)", err)}
+		}
+	} else if idx, err = bleve.Open(path); err != nil {
 		return nil, err
 	}
 	return &guardedIndex{bleveIndex: idx, path: path}, nil
