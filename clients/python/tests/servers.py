@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -76,6 +77,18 @@ def _wait_file(path: Path, proc: subprocess.Popen, ready, what: str, timeout: fl
     raise RuntimeError(f"{what} not ready within {timeout:g} s:\n{path.read_text(errors='replace')}")
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, SIGTERM when the test process dies, so that a
+    runner killed mid-run (a CI timeout, Ctrl-C twice) leaves no server behind."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: stop() is the only cleanup
+
+
 class Process:
     """A child process whose output goes to files under workdir, stopped by stop()."""
 
@@ -85,7 +98,16 @@ class Process:
         self.log_path = workdir / f"{name}.log"
         self._out = open(self.out_path, "w")
         self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._log, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._log, stdin=subprocess.DEVNULL,
+                                     preexec_fn=_die_with_parent)
+
+    def _ready(self, wait: Callable[[], str]) -> str:
+        """wait's answer, or the process stopped and wait's error raised."""
+        try:
+            return wait()
+        except BaseException:
+            self.stop()
+            raise
 
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
@@ -107,8 +129,8 @@ class FakeLLM(Process):
 
     def __init__(self, script: Path, workdir: Path, name: str = "fakellm") -> None:
         super().__init__([str(fakellm_bin()), "-script", str(script)], workdir, name)
-        self.url = _wait_file(self.out_path, self.proc, lambda t: t.split("\n")[0].strip() if t.endswith("\n") else "",
-                              name)
+        self.url = self._ready(lambda: _wait_file(self.out_path, self.proc,
+                                                  lambda t: t.split("\n")[0].strip() if t.endswith("\n") else "", name))
 
 
 class Serve(Process):
@@ -134,7 +156,7 @@ class Serve(Process):
                     return "http://" + rec["addr"]
             return ""
 
-        self.url = _wait_file(self.log_path, self.proc, serving, f"kairos serve ({name})")
+        self.url = self._ready(lambda: _wait_file(self.log_path, self.proc, serving, f"kairos serve ({name})"))
 
 
 class FailingLLM:

@@ -32,6 +32,13 @@ class Env:
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="kairos-pyclient-"))
         self.procs: List[servers.Process] = []
+        try:
+            self._start()
+        except BaseException:
+            self.close()  # what started before the failure
+            raise
+
+    def _start(self) -> None:
         sci_in = servers.scifact_slice(self.dir / "sci.jsonl", 0, 300)
         more_in = servers.scifact_slice(self.dir / "more.jsonl", 300, 400)
         self.sci = str(servers.build_index(sci_in, self.dir / "sci.idx"))
