@@ -143,6 +143,24 @@ test: setup
 	@set -o pipefail; KAIROS_QDRANT_BIN=$(QDRANT_BIN) $(GO) test -count=1 -timeout 20m -json ./... | bin/testprogress
 	@echo "test: go test -race $(RACE_PKGS)"
 	@set -o pipefail; KAIROS_QDRANT_BIN=$(QDRANT_BIN) $(GO) test -count=1 -timeout 20m -race -json $(RACE_PKGS) | bin/testprogress
+	@$(MAKE) --no-print-directory test-python
+
+## test-python: the Python client (clients/python) installed with pip into a fresh venv of
+## Debian's python3, then its tests against real `kairos serve` processes (bin/kairos, chat on
+## bin/fakellm) over SciFact from ../shared. Installs python3 and python3-venv if absent.
+PYTHON     ?= /usr/bin/python3
+PY_VENV    := $(abspath $(WORK)/python-client-venv)
+.PHONY: test-python
+test-python: build
+	@test -x $(PYTHON) && dpkg -s python3-venv >/dev/null 2>&1 || { echo "test-python: installing python3 and python3-venv (apt-get, as root)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv; }
+	@$(GO) build -o bin/fakellm ./chat/chattest/fakellm
+	@echo "test-python: pip install ./clients/python into $(PY_VENV) ($$($(PYTHON) --version))"
+	@rm -rf $(PY_VENV) && $(PYTHON) -m venv $(PY_VENV)
+	@$(PY_VENV)/bin/pip install -q --disable-pip-version-check ./clients/python
+	@cd / && $(PY_VENV)/bin/python -c 'import kairos; print("test-python: installed kairos", kairos.__version__, "at", kairos.__file__)'
+	@echo "test-python: python -m unittest discover clients/python/tests (starts kairos serve and fakellm)"
+	@cd clients/python/tests && $(PY_VENV)/bin/python -m unittest discover -s . -v
 
 ## run: index the sample dump, query it, and say what to try next.
 run: build
