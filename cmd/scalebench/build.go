@@ -23,6 +23,8 @@ type childBuild struct {
 	// Tail the time from the last passage indexed to the exit (final merge and commit).
 	SlowestRate float64
 	Tail        time.Duration
+	// Progress are the progress lines' counts with their time since the start.
+	Progress []ProgressPoint
 }
 
 // rateWindow is the stretch over which bench scale watches a build's rate: long enough to
@@ -102,6 +104,9 @@ func buildIndex(ctx context.Context, kairos string, args []string, progress io.W
 	b := childBuild{Wall: end.Sub(start), SlowestRate: watch.slowest(rateWindow), PeakRSS: peak}
 	if n := len(watch.times); n > 0 {
 		b.Tail = end.Sub(watch.times[n-1])
+	}
+	for i, t := range watch.times {
+		b.Progress = append(b.Progress, ProgressPoint{S: t.Sub(start).Seconds(), Passages: watch.counts[i]})
 	}
 	if err != nil {
 		return b, fmt.Errorf("%s index %s: %w\n%s", kairos, strings.Join(args, " "), err, out.String())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/atomicfile"
 )
 
 // Options is what one run measures. The zero value is not ready: call SetDefaults, or Flags
@@ -53,6 +54,7 @@ type Options struct {
 	// LexicalBleve); "": kairos index's default.
 	Lexical string
 	JSON    bool      // Run writes one JSON object per size instead of the table
+	Plot    string    // Run also draws the rows as an SVG file here (WritePlot); "": none
 	Log     io.Writer // progress lines and notes; nil: none
 }
 
@@ -155,6 +157,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Java, "java", d.Java, "`java` of a JDK (its javac compiles the Lucene anchor once, into the user cache)")
 	fs.StringVar(&o.JarDir, "lucene-jars", d.JarDir, "`directory` with Lucene's core and analyzers-common jars (Debian's liblucene8-java)")
 	fs.BoolVar(&o.JSON, "json", d.JSON, "one JSON object per size instead of the table")
+	fs.StringVar(&o.Plot, "plot", d.Plot, "also draw the run as an SVG `file`: each build's indexing rate over time, and query latency beside each anchor")
 	fs.StringVar(&o.Lexical, "lexical", d.Lexical, "lexical engine of the indexes built: postings or bleve (kairos index --lexical; default "+indexer.DefaultLexical+")")
 	fs.StringVar(&o.Model, "model", d.Model, "sentence encoder `folder` (dense and hybrid search; see kairos models)")
 	o.Embed.Flags(fs)
@@ -230,6 +233,11 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	if !o.JSON {
 		if werr := WriteRows(w, rows, false); werr != nil {
 			return errors.Join(err, werr)
+		}
+	}
+	if o.Plot != "" && len(rows) > 0 {
+		if perr := atomicfile.Write(o.Plot, atomicfile.Options{}, func(pw io.Writer) error { return WritePlot(pw, rows) }); perr != nil {
+			return errors.Join(err, fmt.Errorf("--plot: %w", perr))
 		}
 	}
 	return err

@@ -5,22 +5,23 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestWriteRowsGolden holds the table's columns and the JSON fields of a row (with both
-// anchors, dense latencies, an anchor not run and a size stopped after its build) to testdata: scripts read both, so a renamed
-// column or field must show up as a golden diff.
-func TestWriteRowsGolden(t *testing.T) {
+// goldenRows are the rows of the golden files: both anchors, dense latencies, an anchor not
+// run, and a size stopped after its build.
+func goldenRows() []Row {
 	lat := func(p50, p99 float64) Latency {
 		return Latency{P50MS: p50, P99MS: p99, MeanMS: (p50 + p99) / 2, Queries: 1000, Empty: 3}
 	}
 	d, h, topK := lat(4.5, 9.25), lat(5.5, 11), lat(0.3, 2)
-	rows := []Row{
+	return []Row{
 		{Passages: 100000, Corpus: "synthetic seed 1", CorpusBytes: 61e6, GenerateS: 3.2, BuildS: 40.5, BuildPerS: 2469.1,
-			BuildPeakRSS: 812e6, BuildSlowest: 2100, BuildTailS: 1.5, IndexBytes: 140e6, Lexical: "postings", Dense: true, K: 10,
+			BuildPeakRSS: 812e6, BuildSlowest: 2100, BuildTailS: 1.5,
+			BuildProgress: []ProgressPoint{{5, 9000}, {10, 20000}, {15, 31000}, {20, 38000}, {25, 52000}, {30, 64000}, {35, 77000}, {39, 100000}}, IndexBytes: 140e6, Lexical: "postings", Dense: true, K: 10,
 			BM25: lat(0.42, 2.5), BM25TopK: &topK, DenseLatency: &d, HybridLatency: &h,
 			Xapian:       &AnchorResult{Version: "1.4.22", Passages: 100000, BuildS: 30, BuildPerS: 3333.3, PeakRSS: 90e6, IndexBytes: 200e6, P50MS: 0.8, P99MS: 6, MeanMS: 1.2, Queries: 1000, Empty: 2},
 			LuceneNotRun: "no java (exec: \"java\": executable file not found in $PATH): install ...", Load1: 1.25, GOMAXPROCS: 2},
@@ -33,12 +34,23 @@ func TestWriteRowsGolden(t *testing.T) {
 			IndexBytes: 9.6e9, Lexical: "postings", Dense: true, K: 10, BM25: lat(20, 150), Load1: 1, GOMAXPROCS: 2,
 			Incomplete: "xapian anchor: signal: killed"},
 	}
+}
+
+// TestWriteRowsGolden holds the table's columns, the JSON fields of a row and the plot to
+// testdata: scripts read the first two, so a renamed column or field must show up as a golden
+// diff, and the plot is checked by looking at it (kairos bench scale --plot).
+func TestWriteRowsGolden(t *testing.T) {
+	rows := goldenRows()
 	for _, tc := range []struct {
 		file   string
 		asJSON bool
-	}{{"rows.txt", false}, {"rows.jsonl", true}} {
+	}{{"rows.txt", false}, {"rows.jsonl", true}, {"plot.svg", false}} {
 		var b bytes.Buffer
-		if err := WriteRows(&b, rows, tc.asJSON); err != nil {
+		write := func() error { return WriteRows(&b, rows, tc.asJSON) }
+		if strings.HasSuffix(tc.file, ".svg") {
+			write = func() error { return WritePlot(&b, rows) }
+		}
+		if err := write(); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join("testdata", tc.file)

@@ -32,11 +32,14 @@ type Row struct {
 	// build), BuildTailS the seconds from the last passage indexed to the build's end.
 	BuildSlowest float64 `json:"build_slowest_passages_per_s"`
 	BuildTailS   float64 `json:"build_tail_s"`
-	IndexBytes   int64   `json:"index_bytes"`
-	Lexical      string  `json:"lexical_engine"` // as the built index's manifest names it
-	Dense        bool    `json:"dense"`
-	K            int     `json:"k"`
-	BM25         Latency `json:"bm25"`
+	// BuildProgress are the build's progress lines (passages indexed, seconds since its
+	// start): its rate over time (--plot).
+	BuildProgress []ProgressPoint `json:"build_progress,omitempty"`
+	IndexBytes    int64           `json:"index_bytes"`
+	Lexical       string          `json:"lexical_engine"` // as the built index's manifest names it
+	Dense         bool            `json:"dense"`
+	K             int             `json:"k"`
+	BM25          Latency         `json:"bm25"`
 	// BM25TopK is BM25 without document evidence: the engine computes exactly the top k, as
 	// the anchors do, where BM25 (the default search) scores a window of
 	// search.DefaultWindow candidates before it keeps k.
@@ -157,7 +160,7 @@ func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int,
 		return row, err
 	}
 	row.Passages, row.BuildS, row.BuildPeakRSS = b.Passages, b.Wall.Seconds(), b.PeakRSS
-	row.BuildSlowest, row.BuildTailS = b.SlowestRate, b.Tail.Seconds()
+	row.BuildSlowest, row.BuildTailS, row.BuildProgress = b.SlowestRate, b.Tail.Seconds(), b.Progress
 	row.BuildPerS = float64(b.Passages) / b.Wall.Seconds()
 	if n > 0 && b.Passages != n {
 		return row, fmt.Errorf("generated %d passages, the index holds %d: the splitter cut or dropped records", n, b.Passages)

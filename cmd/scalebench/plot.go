@@ -1,0 +1,85 @@
+package scalebench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kairos-rag/kairos/internal/svgplot"
+)
+
+// ProgressPoint is one progress line of a build: the passages indexed S seconds after the
+// child started.
+type ProgressPoint struct {
+	S        float64 `json:"s"`
+	Passages int     `json:"passages"`
+}
+
+// WritePlot draws rows (one per collection size) as an SVG page: each build's indexing rate
+// over time, where a stall shows as a dip (the 30-second rate the table reports is its lowest
+// stretch), and the query latency of Kairos beside each anchor, p50 and p99, size by size.
+func WritePlot(w io.Writer, rows []Row) error {
+	rate := svgplot.LineChart{Title: "Indexing rate over the build", XLabel: "seconds since the build started",
+		YLabel: "passages per second"}
+	for _, r := range rows {
+		if s := rateSeries(r); len(s.X) > 0 {
+			rate.Series = append(rate.Series, s)
+		}
+	}
+	lat := svgplot.BarChart{Title: fmt.Sprintf("BM25 query latency, k %d, one thread", kOf(rows)), YLabel: "milliseconds"}
+	p50 := svgplot.Series{Name: "p50"}
+	p99 := svgplot.Series{Name: "p99"}
+	for _, r := range rows {
+		add := func(engine string, a, b float64) {
+			lat.Groups = append(lat.Groups, sizeLabel(r.Passages)+" "+engine)
+			p50.Y, p99.Y = append(p50.Y, a), append(p99.Y, b)
+		}
+		add("kairos", r.BM25.P50MS, r.BM25.P99MS)
+		if x := r.Xapian; x != nil {
+			add("xapian", x.P50MS, x.P99MS)
+		}
+		if l := r.Lucene; l != nil {
+			add("lucene", l.P50MS, l.P99MS)
+			if l.MergedSegments > 0 {
+				add("lucene merged", l.MergedP50MS, l.MergedP99MS)
+			}
+		}
+	}
+	lat.Series = []svgplot.Series{p50, p99}
+	title := "kairos bench scale"
+	if len(rows) > 0 {
+		title += ": " + rows[0].Corpus
+	}
+	return svgplot.Page(w, title, rate, lat)
+}
+
+// rateSeries is a build's rate between consecutive progress lines.
+func rateSeries(r Row) svgplot.Series {
+	s := svgplot.Series{Name: sizeLabel(r.Passages) + " passages"}
+	p := r.BuildProgress
+	for i := 1; i < len(p); i++ {
+		if dt := p[i].S - p[i-1].S; dt > 0 {
+			s.X = append(s.X, p[i].S)
+			s.Y = append(s.Y, float64(p[i].Passages-p[i-1].Passages)/dt)
+		}
+	}
+	return s
+}
+
+func kOf(rows []Row) int {
+	if len(rows) == 0 {
+		return 0
+	}
+	return rows[0].K
+}
+
+// sizeLabel writes a collection size shortly: 1000000 as 1M, 300000 as 300k.
+func sizeLabel(n int) string {
+	switch {
+	case n >= 1e6 && n%1e5 == 0:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+	case n >= 1e3 && n%100 == 0:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e3), ".0") + "k"
+	}
+	return fmt.Sprint(n)
+}
