@@ -32,12 +32,10 @@ func newChunkWriter(dir, name string, dim, first int) (*chunkWriter, error) {
 	}
 	c := &chunkWriter{name: name, path: path, f: f, dim: dim, first: first, rec: make([]byte, recSize(dim))}
 	c.sum = filesum.New(f)
-	c.fw = newFrameWriter(c.sum)
-	var h [chunkHeader]byte
-	copy(h[:], chunkMagic)
-	binary.LittleEndian.PutUint32(h[8:], Version)
-	binary.LittleEndian.PutUint32(h[12:], uint32(dim))
-	binary.LittleEndian.PutUint64(h[16:], uint64(first))
+	c.fw = newFrameWriter(c.sum, chunkFormat)
+	var h [chunkHeader - 8]byte
+	binary.LittleEndian.PutUint32(h[0:], uint32(dim))
+	binary.LittleEndian.PutUint64(h[8:], uint64(first))
 	c.fw.Write(h[:])
 	return c, c.fw.err
 }
@@ -56,7 +54,7 @@ func (c *chunkWriter) count() int { return len(c.keys) }
 // read copies the records of the chunk's vectors i to j-1 into dst (from the file: the buffer
 // is flushed first).
 func (c *chunkWriter) read(dst []byte, i, j int) error {
-	if err := c.fw.w.Flush(); err != nil {
+	if err := c.fw.flush(); err != nil {
 		return err
 	}
 	_, err := c.f.ReadAt(dst[:(j-i)*recSize(c.dim)], chunkHeader+int64(i)*int64(recSize(c.dim)))

@@ -26,8 +26,9 @@
 // adding it again gives the same codes), so an index rebuilt from its own vectors (compaction)
 // scores exactly as the one it was built from.
 //
-// Files. One index is a directory of files this package owns, each with a magic number, a
-// version and a CRC-32C checksum:
+// Files. One index is a directory of files this package owns, each in Kairos's checksummed
+// envelope (internal/framing: a magic number of its own, a version, a CRC-32C), its columns
+// aligned to 64 bytes so that a mapped file is read in place:
 //
 //	head.ivf               the index: options, training state, the files below (rewritten by every commit)
 //	vectors-NNNNNN.ivfv    a chunk of int8 vectors and their keys, in the order added (immutable)

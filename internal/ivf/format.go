@@ -4,28 +4,24 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"regexp"
 	"unsafe"
+
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// Version is the version of every file format of this package. A reader refuses other versions
-// rather than guess at their layout.
-const Version = 1
-
-// The magic numbers that begin each file, and endMagic, which ends each one after its checksum:
-// a file cut short loses it.
-const (
-	headMagic     = "KIVFHEAD"
-	chunkMagic    = "KIVFVECS"
-	listsMagic    = "KIVFLIST"
-	centroidMagic = "KIVFCENT"
-	deletedMagic  = "KIVFDELS"
-	endMagic      = 0x46564b21 // "!KVF" little-endian
+// The formats of the index's files, in Kairos's checksummed envelope (internal/framing: magic,
+// version, payload, CRC-32C, magic). A reader refuses other versions rather than guess at
+// their layout.
+var (
+	headFormat     = framing.Format{Name: "IVF head", Magic: "KIVH", Version: 1}
+	chunkFormat    = framing.Format{Name: "IVF vector chunk", Magic: "KIVV", Version: 1}
+	listsFormat    = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 1}
+	centroidFormat = framing.Format{Name: "IVF centroids", Magic: "KIVC", Version: 1}
+	deletedFormat  = framing.Format{Name: "IVF deletions", Magic: "KIVD", Version: 1}
 )
 
 // The file names' suffixes, and HeadName, the one file whose name is fixed.
@@ -42,11 +38,9 @@ const (
 // in place as arrays of numbers.
 const align = 64
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // ErrFormat is wrapped by every error about a file this package cannot read: wrong magic,
-// version, size, checksum or contents.
-var ErrFormat = errors.New("ivf: bad file")
+// version, size, checksum or contents. It is internal/framing's.
+var ErrFormat = framing.ErrFormat
 
 // formatErr is an ErrFormat naming what is wrong.
 func formatErr(format string, a ...any) error {
@@ -197,33 +191,23 @@ func (h *Head) Files() []string {
 	return out
 }
 
-// encodeHead returns head.ivf's bytes: magic, version, the JSON's length, the JSON, CRC-32C of
-// what precedes it, endMagic.
+// encodeHead returns head.ivf's bytes: the head as JSON in the envelope.
 func encodeHead(h *Head) ([]byte, error) {
 	body, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, 16+len(body)+8)
-	b = append(b, headMagic...)
-	b = binary.LittleEndian.AppendUint32(b, Version)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(body)))
-	b = append(b, body...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	return binary.LittleEndian.AppendUint32(b, endMagic), nil
+	return headFormat.Seal(append(headFormat.Begin(), body...)), nil
 }
 
 // ParseHead decodes and checks head.ivf's bytes.
 func ParseHead(b []byte) (*Head, error) {
-	if err := checkFrame(b, headMagic, 16); err != nil {
-		return nil, fmt.Errorf("head: %w", err)
-	}
-	n := int(binary.LittleEndian.Uint32(b[12:]))
-	if n != len(b)-24 {
-		return nil, formatErr("head: body of %d bytes in a file of %d", n, len(b))
+	body, err := headFormat.Open(b)
+	if err != nil {
+		return nil, err
 	}
 	var h Head
-	if err := json.Unmarshal(b[16:16+n], &h); err != nil {
+	if err := json.Unmarshal(body, &h); err != nil {
 		return nil, formatErr("head: %v", err)
 	}
 	if err := h.validate(); err != nil {
@@ -232,92 +216,73 @@ func ParseHead(b []byte) (*Head, error) {
 	return &h, nil
 }
 
-// checkFrame checks b's magic, version, end magic and checksum (the 8 bytes before the end);
-// b must hold at least min bytes before its trailer.
-func checkFrame(b []byte, magic string, least int) error {
-	if len(b) < least+8 {
-		return formatErr("%d bytes, too short", len(b))
-	}
-	if string(b[:8]) != magic {
-		return formatErr("magic %q, want %q", b[:8], magic)
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != Version {
-		return formatErr("version %d, this program reads %d", v, Version)
-	}
-	end := len(b) - 8
-	if binary.LittleEndian.Uint32(b[end+4:]) != endMagic {
-		return formatErr("no end marker (cut short?)")
-	}
-	if got, want := crc32.Checksum(b[:end], castagnoli), binary.LittleEndian.Uint32(b[end:]); got != want {
-		return formatErr("checksum %08x, recorded %08x", got, want)
-	}
-	return nil
-}
-
-// checkTrailer checks b's magic, version and end magic, and its checksum when verify is set
-// (a large mapped file is checked by its sha256 in the manifest instead, by kairos verify).
-func checkTrailer(b []byte, magic string, least int, verify bool) error {
+// openFrame checks b's envelope of format f, its checksum too when verify is set (a large mapped
+// file is checked by its sha256 in the manifest instead, by kairos verify), and that it holds
+// at least least bytes of payload.
+func openFrame(b []byte, f framing.Format, least int, verify bool) error {
+	var err error
 	if verify {
-		return checkFrame(b, magic, least)
+		_, err = f.Open(b)
+	} else {
+		_, err = f.OpenUnverified(b)
 	}
-	if len(b) < least+8 {
-		return formatErr("%d bytes, too short", len(b))
+	if err == nil && len(b) < framing.HeaderSize+least+framing.FooterSize {
+		err = formatErr("%s of %d bytes", f.Name, len(b))
 	}
-	if string(b[:8]) != magic {
-		return formatErr("magic %q, want %q", b[:8], magic)
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != Version {
-		return formatErr("version %d, this program reads %d", v, Version)
-	}
-	if binary.LittleEndian.Uint32(b[len(b)-4:]) != endMagic {
-		return formatErr("no end marker (cut short?)")
-	}
-	return nil
+	return err
 }
 
-// frameWriter writes a file's sections, padding each to align, with the running CRC-32C that
-// the trailer records.
+// frameWriter writes a file's sections in the envelope, padding each to align (offsets are
+// the file's, envelope header included), through a buffer.
 type frameWriter struct {
-	w   *bufio.Writer
-	crc uint32
-	n   int64
+	buf *bufio.Writer
+	fw  *framing.Writer
 	err error
 }
 
-func newFrameWriter(w io.Writer) *frameWriter { return &frameWriter{w: bufio.NewWriterSize(w, 1<<20)} }
+func newFrameWriter(w io.Writer, f framing.Format) *frameWriter {
+	buf := bufio.NewWriterSize(w, 1<<20)
+	fw, err := framing.NewWriter(buf, f)
+	return &frameWriter{buf: buf, fw: fw, err: err}
+}
 
 func (f *frameWriter) Write(p []byte) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
-	n, err := f.w.Write(p)
-	f.crc = crc32.Update(f.crc, castagnoli, p[:n])
-	f.n += int64(n)
+	n, err := f.fw.Write(p)
 	f.err = err
 	return n, err
 }
 
+// offset is the file offset of the next byte.
+func (f *frameWriter) offset() int64 { return int64(f.fw.Offset()) }
+
 // padTo writes zeros up to the next multiple of align.
 func (f *frameWriter) padTo() {
 	var zeros [align]byte
-	if r := pad(f.n) - f.n; r > 0 {
+	if r := pad(f.offset()) - f.offset(); r > 0 {
 		f.Write(zeros[:r])
 	}
 }
 
-// finish writes the trailer (checksum, end magic) and flushes.
+// flush writes what is buffered to the file.
+func (f *frameWriter) flush() error {
+	if f.err != nil {
+		return f.err
+	}
+	return f.buf.Flush()
+}
+
+// finish writes the footer (checksum, magic) and flushes.
 func (f *frameWriter) finish() error {
 	if f.err != nil {
 		return f.err
 	}
-	var t [8]byte
-	binary.LittleEndian.PutUint32(t[:], f.crc)
-	binary.LittleEndian.PutUint32(t[4:], endMagic)
-	if _, err := f.w.Write(t[:]); err != nil {
+	if err := f.fw.Close(); err != nil {
 		return err
 	}
-	f.n += 8
-	return f.w.Flush()
+	return f.buf.Flush()
 }
 
 // u32s views b as little-endian uint32s (copied when b is not aligned for them).
@@ -391,11 +356,12 @@ type chunk struct {
 // recSize is the size of one record of a vector chunk.
 func recSize(dim int) int { return 4 + dim }
 
-// chunkHeader is the size of a vector chunk's header: magic, version, dimension, first
-// position, reserved.
+// chunkHeader is the size of a vector chunk's header: the envelope's, then the dimension
+// (uint32 at 8), the first position (uint64 at 16).
 const chunkHeader = 32
 
-// chunkTrailer is the size of a vector chunk's trailer: count, checksum, end magic.
+// chunkTrailer is the size of a vector chunk's trailer: the count (uint64), then the
+// envelope's footer.
 const chunkTrailer = 16
 
 // chunkSize is the size of a vector chunk of count vectors of dim.
@@ -406,13 +372,10 @@ func chunkSize(dim, count int) int64 {
 // parseChunk decodes a vector chunk of vectors of dim starting at position first; verify checks
 // its checksum.
 func parseChunk(b []byte, dim, first int, verify bool) (*chunk, error) {
-	if len(b) < chunkHeader+chunkTrailer {
-		return nil, formatErr("vector chunk: %d bytes, too short", len(b))
+	if err := openFrame(b, chunkFormat, chunkHeader+chunkTrailer-16, verify); err != nil {
+		return nil, err
 	}
-	if err := checkTrailer(b, chunkMagic, chunkHeader+8, verify); err != nil {
-		return nil, fmt.Errorf("vector chunk: %w", err)
-	}
-	if d := int(binary.LittleEndian.Uint32(b[12:])); d != dim {
+	if d := int(binary.LittleEndian.Uint32(b[8:])); d != dim {
 		return nil, formatErr("vector chunk: dimension %d, want %d", d, dim)
 	}
 	if f := binary.LittleEndian.Uint64(b[16:]); f != uint64(first) {
@@ -451,7 +414,8 @@ type segment struct {
 	factors      []float32
 }
 
-// segHeader is the size of a list segment's header.
+// segHeader is the size of a list segment's header: the envelope's, then the dimension, code
+// words, lists (uint32s at 8, 12, 16), the first position and the count (uint64s at 24, 32).
 const segHeader = 64
 
 // factorsPer is the number of float32 factors of one code: its scale, its bias and its error
@@ -471,11 +435,11 @@ func segLayout(lists, words, count int) (offsets, pos, codes, factors, size int6
 // parseSegment decodes a list segment of an index of dim (words code words), lists lists and
 // n positions, holding positions first to first+count-1.
 func parseSegment(b []byte, dim, words, lists, n int, r FileRange, verify bool) (*segment, error) {
-	if err := checkTrailer(b, listsMagic, segHeader, verify); err != nil {
-		return nil, fmt.Errorf("list segment: %w", err)
+	if err := openFrame(b, listsFormat, segHeader-8, verify); err != nil {
+		return nil, err
 	}
 	le := binary.LittleEndian
-	d, w, l := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
+	d, w, l := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
 	first, count := le.Uint64(b[24:]), le.Uint64(b[32:])
 	if d != dim || w != words || l != lists || first != uint64(r.First) || count != uint64(r.Count) {
 		return nil, formatErr("list segment: dimension %d, %d words, %d lists, positions %d+%d; want %d, %d, %d, %d+%d",
@@ -526,6 +490,8 @@ func (c *centroids) derive() {
 	}
 }
 
+// centHeader is the size of a centroid file's header: the envelope's, then the dimension, the
+// padded dimension and the lists (uint32s at 8, 12, 16).
 const centHeader = 64
 
 func centLayout(dim, dpad, lists int) (signs, dirs, centers, size int64) {
@@ -538,11 +504,11 @@ func centLayout(dim, dpad, lists int) (signs, dirs, centers, size int64) {
 
 // parseCentroids decodes a centroid file of an index of dim and lists lists.
 func parseCentroids(b []byte, dim, lists int) (*centroids, error) {
-	if err := checkFrame(b, centroidMagic, centHeader); err != nil {
-		return nil, fmt.Errorf("centroids: %w", err)
+	if err := openFrame(b, centroidFormat, centHeader-8, true); err != nil {
+		return nil, err
 	}
 	le := binary.LittleEndian
-	d, dp, l := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
+	d, dp, l := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
 	if d != dim || dp != padDim(dim) || l != lists {
 		return nil, formatErr("centroids: dimension %d (%d), %d lists; want %d (%d), %d", d, dp, l, dim, padDim(dim), lists)
 	}
@@ -571,14 +537,12 @@ func parseCentroids(b []byte, dim, lists int) (*centroids, error) {
 
 // writeCentroids writes c.
 func writeCentroids(w io.Writer, c *centroids) error {
-	f := newFrameWriter(w)
-	var h [centHeader]byte
-	copy(h[:], centroidMagic)
+	f := newFrameWriter(w, centroidFormat)
+	var h [centHeader - 8]byte
 	le := binary.LittleEndian
-	le.PutUint32(h[8:], Version)
-	le.PutUint32(h[12:], uint32(c.dim))
-	le.PutUint32(h[16:], uint32(c.dpad))
-	le.PutUint32(h[20:], uint32(c.lists))
+	le.PutUint32(h[0:], uint32(c.dim))
+	le.PutUint32(h[4:], uint32(c.dpad))
+	le.PutUint32(h[8:], uint32(c.lists))
 	f.Write(h[:])
 	f.Write(c.signs)
 	f.padTo()
@@ -589,16 +553,17 @@ func writeCentroids(w io.Writer, c *centroids) error {
 	return f.finish()
 }
 
-// deletedHeader is the size of a deletions file's header: magic, version, reserved, count.
-const deletedHeader = 24
+// deletedHeader is the size of a deletions file's header: the envelope's, then the count
+// (uint64 at 8).
+const deletedHeader = 16
 
 // parseDeleted decodes a deletions file of an index of n positions: count positions, strictly
 // ascending.
 func parseDeleted(b []byte, n, count int) ([]uint32, error) {
-	if err := checkFrame(b, deletedMagic, deletedHeader); err != nil {
-		return nil, fmt.Errorf("deletions: %w", err)
+	if err := openFrame(b, deletedFormat, deletedHeader-8, true); err != nil {
+		return nil, err
 	}
-	c := binary.LittleEndian.Uint64(b[16:])
+	c := binary.LittleEndian.Uint64(b[8:])
 	if c != uint64(count) || int64(len(b)) != deletedHeader+int64(count)*4+8 {
 		return nil, formatErr("deletions: %d positions in %d bytes, head says %d", c, len(b), count)
 	}
@@ -613,11 +578,9 @@ func parseDeleted(b []byte, n, count int) ([]uint32, error) {
 
 // writeDeleted writes the sorted positions pos.
 func writeDeleted(w io.Writer, pos []uint32) error {
-	f := newFrameWriter(w)
-	var h [deletedHeader]byte
-	copy(h[:], deletedMagic)
-	binary.LittleEndian.PutUint32(h[8:], Version)
-	binary.LittleEndian.PutUint64(h[16:], uint64(len(pos)))
+	f := newFrameWriter(w, deletedFormat)
+	var h [deletedHeader - 8]byte
+	binary.LittleEndian.PutUint64(h[:], uint64(len(pos)))
 	f.Write(h[:])
 	f.Write(bytesOf(pos))
 	return f.finish()

@@ -83,7 +83,7 @@ func FuzzParseHead(f *testing.F) {
 	dir, _ := tinyIndex(f)
 	b, _ := os.ReadFile(filepath.Join(dir, HeadName))
 	f.Add(b)
-	f.Add([]byte(headMagic))
+	f.Add(headFormat.Begin())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := ParseHead(b)
 		if err != nil {

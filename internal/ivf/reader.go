@@ -248,10 +248,10 @@ func (r *Reader) Verify() error {
 	for _, m := range r.maps {
 		var err error
 		switch {
-		case len(m.b) >= 8 && string(m.b[:8]) == chunkMagic:
-			err = checkFrame(m.b, chunkMagic, chunkHeader+8)
-		case len(m.b) >= 8 && string(m.b[:8]) == listsMagic:
-			err = checkFrame(m.b, listsMagic, segHeader)
+		case len(m.b) >= 4 && string(m.b[:4]) == chunkFormat.Magic:
+			err = chunkFormat.Verify(m.b)
+		case len(m.b) >= 4 && string(m.b[:4]) == listsFormat.Magic:
+			err = listsFormat.Verify(m.b)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)

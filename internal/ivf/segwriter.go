@@ -57,16 +57,14 @@ func newSegmentSource(segs []*segment, p *pending, lists int) *segmentSource {
 // list offsets, then each column list by list (positions, codes, factors), so that each is
 // read sequentially from every source. progress is told the lists done of 3*lists.
 func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, first, count int, progress func(done, total int)) error {
-	f := newFrameWriter(w)
-	var h [segHeader]byte
-	copy(h[:], listsMagic)
+	f := newFrameWriter(w, listsFormat)
+	var h [segHeader - 8]byte
 	le := binary.LittleEndian
-	le.PutUint32(h[8:], Version)
-	le.PutUint32(h[12:], uint32(dim))
-	le.PutUint32(h[16:], uint32(words))
-	le.PutUint32(h[20:], uint32(lists))
-	le.PutUint64(h[24:], uint64(first))
-	le.PutUint64(h[32:], uint64(count))
+	le.PutUint32(h[0:], uint32(dim))
+	le.PutUint32(h[4:], uint32(words))
+	le.PutUint32(h[8:], uint32(lists))
+	le.PutUint64(h[16:], uint64(first))
+	le.PutUint64(h[24:], uint64(count))
 	f.Write(h[:])
 	offsets := make([]uint32, lists+1)
 	for l := range lists {
