@@ -19,6 +19,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/internal/ivf"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 )
 
@@ -672,9 +673,16 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		if err != nil {
 			return nil, err
 		}
-		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}
+		w.man.Dense = &DenseInfo{Model: w.model, Index: vc.Index, Vectors: w.vec.Len()}
 		if vc.Params != nil {
-			if err := json.Unmarshal(vc.Params, &w.man.Dense.HNSW); err != nil {
+			var err error
+			if vc.Index == VectorIndexIVF {
+				w.man.Dense.IVF = new(ivf.Options)
+				err = json.Unmarshal(vc.Params, w.man.Dense.IVF)
+			} else {
+				err = json.Unmarshal(vc.Params, &w.man.Dense.HNSW)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("the vector engine's parameters: %w", err)
 			}
 		}

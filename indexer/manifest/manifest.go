@@ -35,7 +35,12 @@ const FileName = "manifest.json"
 // Version 4 records the language and its analyzer (BuildOptions.Language/Analyzer); older
 // manifests read as English, which they are. The bump makes older programs refuse an index
 // in another language rather than query it with English analysis.
-const FormatVersion = 4
+//
+// Version 5 records the kind of dense index (DenseInfo.Index: the HNSW graph or the inverted
+// file, with its parameters); older manifests' vectors are a graph, which they are. The bump
+// makes older programs refuse an index whose vectors are an inverted file rather than report
+// its graph missing.
+const FormatVersion = 5
 
 // MinFormatVersion is the oldest manifest version read.
 const MinFormatVersion = 2

@@ -22,6 +22,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/ivf"
 )
 
 // Store keeps the generations of one index.
@@ -108,6 +109,16 @@ type EngineSpec struct {
 	// HNSW are the parameters of a new graph, for a store whose vector engine builds one;
 	// binary codes are refused by a store that keeps no graph.
 	HNSW hnsw.Options
+	// VectorIndex names the kind of dense index of a new index (manifest.VectorIndex*); ""
+	// lets the store choose: a local store writes the inverted file when Vectors, the number
+	// of vectors the writer will add (0: not known), is at least IVFFrom (0: never), and the
+	// graph otherwise; Qdrant keeps its own. With a Base that has vectors, the base's kind is
+	// kept (the caller has refused another).
+	VectorIndex string
+	Vectors     int
+	IVFFrom     int
+	// IVF are the parameters of a new inverted file.
+	IVF ivf.Options
 	// RAMBudget bounds the memory of a postings build (0: its default).
 	RAMBudget int64
 	// Collections are the settings of new collections, for a store that keeps generations

@@ -11,8 +11,8 @@ import (
 // is what a Kairos manifest records; Workers is not recorded (it changes how fast, not what).
 type Options struct {
 	// Lists is the number of lists (centroids). 0: chosen from the number of vectors expected
-	// when the centroids are trained (ListsFor), about 2*sqrt(n): lists of a few hundred
-	// vectors at a million, and 16,384 lists at 40 million.
+	// when the centroids are trained (ListsFor), about 4*sqrt(n): 4,096 lists of about 250
+	// vectors at a million, 16,384 at 40 million.
 	Lists int `json:"lists,omitempty"`
 	// Probe is how many lists a search probes when its caller names none. 0: DefaultProbe.
 	Probe int `json:"probe,omitempty"`
@@ -30,8 +30,8 @@ type Options struct {
 
 // Defaults.
 const (
-	DefaultProbe   = 48
-	DefaultRescore = 160
+	DefaultProbe   = 64
+	DefaultRescore = 320
 	DefaultSeed    = 1
 	// MaxLists bounds Lists: offsets and list numbers are 32-bit, and a graph over more
 	// centroids than this would cost more to search than the lists it saves scanning.
@@ -44,13 +44,16 @@ const (
 	maxSample = 1 << 20
 )
 
-// ListsFor is the number of lists for n vectors: 2*sqrt(n) rounded to a power of two, at least
-// 1 and at most n/8 (lists of at least 8 vectors), at most MaxLists.
+// ListsFor is the number of lists for n vectors: 4*sqrt(n) rounded down to a power of two (up
+// to 20% over), at least 1 and at most n/8 (lists of at least 8 vectors), at most MaxLists. On
+// a million topic-fixture vectors, recall@10 of 0.845 took 46,000 codes scanned a query with
+// 2,048 lists, 23,000 with 4,096 and 12,000 with 8,192, where comparing the query with every
+// centroid began to cost more than the scan.
 func ListsFor(n int) int {
 	if n <= 0 {
 		return 1
 	}
-	target := 2 * math.Sqrt(float64(n))
+	target := 4 * math.Sqrt(float64(n))
 	l := 1
 	for l*2 <= int(target*1.2) && l*2 <= MaxLists {
 		l *= 2

@@ -20,7 +20,7 @@ import (
 const (
 	graphM     = 16
 	graphEfC   = 200
-	assignEf   = 16 // candidate list of the search that finds a vector's list
+	assignEf   = 64 // candidate list of the search that finds a vector's list
 	maxSegs    = 8  // list segments an update leaves before it merges them into one
 	readBlock  = 1 << 16
 	progressAt = 1 << 14
@@ -653,4 +653,34 @@ func (w *Writer) release() {
 		w.graph = nil
 	}
 	w.pend = pending{}
+}
+
+// Build writes an index of vecs, under keys 0 to len(vecs)-1, in dir and opens it: the entry
+// point of a benchmark that measures the index on vectors it holds (kairos bench ann's
+// anchors), as kairos index builds it (the sample trained on as soon as it is in, every
+// vector assigned as it is added).
+func Build(ctx context.Context, dir string, vecs [][]float32, o Options) (*Reader, error) {
+	if len(vecs) == 0 {
+		return nil, errors.New("ivf: no vectors")
+	}
+	w, err := Create(dir, len(vecs[0]), o, len(vecs))
+	if err != nil {
+		return nil, err
+	}
+	const batch = 10000
+	keys := make([]uint32, batch)
+	for i := 0; i < len(vecs); i += batch {
+		j := min(len(vecs), i+batch)
+		for k := i; k < j; k++ {
+			keys[k-i] = uint32(k)
+		}
+		if err := w.Add(ctx, keys[:j-i], vecs[i:j]); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	if _, err := w.Commit(ctx, true, nil); err != nil {
+		return nil, err
+	}
+	return Open(dir, OpenOptions{})
 }
