@@ -25,6 +25,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	depth := fs.Int("depth", 300, "passages retrieved per query before grouping them by document")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runPath := fs.String("run", "", "also write the ranking of every query to this `file` (- for stdout), for trec_eval or ir_measures")
+	plotPath := fs.String("plot", "", "also draw recall@k, nDCG, MRR and latency as an SVG `file` (- for stdout), this run beside those of --plot-with")
+	var plotWith stringList
+	fs.Var(&plotWith, "plot-with", "earlier runs to draw beside this one in --plot: the `file`s kairos eval --json wrote (comma-separated or repeated)")
 	runFormat := fs.String("run-format", "trec", "format of --run: trec (qid Q0 docid rank score tag) or jsonl ({qid, hits: [{id, rank, score}]})")
 	var qf queryFlags
 	qf.register(fs)
@@ -35,6 +38,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if loc.IsZero() || *qpath == "" {
 		return usageErr(fs, "need --index and --queries")
 	}
+	if len(plotWith) > 0 && *plotPath == "" {
+		return usageErr(fs, "--plot-with draws beside this run in --plot: give --plot FILE.svg")
+	}
 	if *runFormat != "trec" && *runFormat != "jsonl" {
 		return usageErr(fs, "--run-format %q: want trec or jsonl", *runFormat)
 	}
@@ -44,6 +50,11 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	queries, err := readQueries(*qpath, tmpl)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	// Earlier runs are read before this one is measured, so a wrong file costs no evaluation.
+	earlier, err := readEvalResults(plotWith, acc.Result().K)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -90,6 +101,11 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 	res := evalResult{Index: loc.String(), Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
+	if *plotPath != "" {
+		if err := writeEvalPlot(*plotPath, append([]evalResult{res}, earlier...), stdio.Stdout); err != nil {
+			return fmt.Errorf("eval: --plot: %w", err)
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdio.Stdout)
 		enc.SetIndent("", "  ")

@@ -94,7 +94,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		"eval": query.with(defaults{
 			"k": str(search.DefaultCutoff), "depth": "300", "run-format": "trec",
 			"k1": str(search.BM25K1), "b": str(search.BM25B), "doc-evidence": str(search.DefaultDocEvidence), // search.Options.SetDefaults
-		}, zero("string", "index", "queries", "qrels", "run"), zero("bool", "json")),
+		}, zero("string", "index", "queries", "qrels", "run", "plot", "plot-with"), zero("bool", "json")),
 		"serve": models.with(llm, logs("info"), defaults{
 			"cross-model": "", "addr": defaultAddr, "shutdown-timeout": str(defaultShutdownTimeout),
 			"timeout": str(server.DefaultTimeout), "max-total-hits": str(server.DefaultMaxTotalHits),
