@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -78,7 +80,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		return fmt.Errorf("unknown command %q (see 'kairos -h'): %w", args[0], ErrUsage)
+		names := slices.Sorted(maps.Keys(cmds))
+		return fmt.Errorf("unknown command %q%s (see 'kairos -h'): %w", args[0], didYouMean(args[0], names), ErrUsage)
 	}
 	if err := c.run(ctx, args[1:], stdio); !isHelp(err) {
 		return err
