@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
+	"github.com/kairos-rag/kairos/internal/version"
 )
 
 // docPassages is one input document split into passages, with its content hash.
@@ -155,7 +157,7 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog, expect: expect,
 		seen: map[string]bool{}, known: carried.known,
 		man: Manifest{
-			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
+			FormatVersion: FormatVersion, Kairos: cmp.Or(opts.Version, version.String()), Options: opts.Build,
 			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
 			Files: map[string]FileSum{},
 		},

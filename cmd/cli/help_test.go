@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -193,6 +194,40 @@ func TestVersion(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: output lacks %q:\n%s", arg, want, out)
 			}
+		}
+	}
+}
+
+// kairos version and kairos stats name the same version: the one an index built by this
+// binary records, whether built, updated or compacted.
+func TestVersionIsWhatIndexesRecord(t *testing.T) {
+	out, _, err := runCLI(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(out, "\n")
+	v, ok := strings.CutPrefix(first, "kairos ")
+	if !ok || v == "" {
+		t.Fatalf("kairos version: first line %q", first)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), in, 20)
+	idx := filepath.Join(dir, "idx")
+	for _, args := range [][]string{
+		{"index", "--quiet", "--input", in, "--index", idx},
+		{"delete", "--index", idx, "--compact-ratio", "-1", "4983"}, // an update
+		{"compact", "--index", idx},
+	} {
+		if out, stderr, err := runCLI(t, args...); err != nil || args[0] == "compact" && !strings.Contains(out, "compacted   yes") {
+			t.Fatalf("%v: %v\n%s%s", args, err, out, stderr)
+		}
+		stats, _, err := runCLI(t, "stats", "--index", idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := " by kairos " + v + " ("; !strings.Contains(stats, want) {
+			t.Errorf("after %s: kairos stats lacks %q (kairos version says %q):\n%s", args[0], want, v, stats)
 		}
 	}
 }

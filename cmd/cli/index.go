@@ -15,9 +15,6 @@ import (
 	"github.com/kairos-rag/kairos/internal/memlimit"
 )
 
-// Version is the program version recorded in manifests.
-const Version = "0.1.0-dev"
-
 func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("index", "--input PATH... --index LOCATION [flags]", stdio.Stderr)
 	var inputs stringList
@@ -73,7 +70,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 	opts := uo.Options
-	opts.Version, opts.Logger = Version, log
+	opts.Logger = log
 	for _, path := range inputs {
 		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: path, Options: in.options(*format, *source)})
 	}
