@@ -36,6 +36,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	uo.Flags(fs)
 	models := modelFlags{indexing: true}
 	models.register(fs, false)
+	models.registerModelsDir(fs) // --update without --model finds the index's model as search does
 	var heap memlimit.Options
 	heap.Flags(fs)
 	pos, err := parseFlags(fs, args)
@@ -77,6 +78,14 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if !*quiet {
 		opts.Progress = stdio.Stderr
 	}
+	var found indexModel
+	if *update {
+		var notes io.Writer
+		if !*quiet {
+			notes = stdio.Stderr
+		}
+		found = prepareUpdate(ctx, loc, &models, inputs, *source, notes)
+	}
 	if models.model != "" {
 		enc, err := openEncoder(ctx, &models, log)
 		if err != nil {
@@ -107,7 +116,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			cause = nil // interrupted
 		}
 		stopped(stdio.Stderr, loc, args, *update, started, cause)
-		return fmt.Errorf("index: %w", err)
+		return fmt.Errorf("index: %w%s", err, needsModel(err, found))
 	}
 	printSummary(stdio, sum)
 	return nil

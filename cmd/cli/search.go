@@ -186,6 +186,9 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
+	if err := qf.checkFilters(fs, r.ix.Manifest(), stdio.Stderr); err != nil {
+		return err
+	}
 	if *batch != "" {
 		return runBatch(ctx, r.re, queries, *outPath, stdio)
 	}
