@@ -116,10 +116,18 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			cause = nil // interrupted
 		}
 		stopped(stdio.Stderr, loc, args, *update, started, cause)
-		return fmt.Errorf("index: %w%s", err, needsModel(err, found))
+		return fmt.Errorf("index: %w%s%s", err, skipBadHint(err, uo.SkipBad), needsModel(err, found))
 	}
 	printSummary(stdio, sum)
 	return nil
+}
+
+// skipBadHint names --skip-bad after a malformed record that stopped a command run without it.
+func skipBadHint(err error, skipBad bool) string {
+	if skipBad || !document.IsRecordError(err) {
+		return ""
+	}
+	return " (--skip-bad skips malformed records, counting and listing them)"
 }
 
 // stopped tells the person whose build ended early what was kept and how to go on: the live

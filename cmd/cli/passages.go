@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
 )
@@ -63,7 +66,7 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 				fmt.Fprintf(stderr, "skipped: %v\n", err)
 				continue
 			}
-			return err
+			return fmt.Errorf("%w%s", err, skipBadHint(err, skipBad))
 		}
 		for _, p := range ps {
 			if err := enc.Encode(&p); err != nil {
@@ -75,6 +78,16 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 	st := pr.Stats()
 	fmt.Fprintf(stderr, "%s: %d documents, %d passages, skipped %v, bad %d, repaired %d, urls removed %d\n",
 		path, st.Documents, n, st.Skipped, st.Bad, st.Repaired, st.URLsRemoved)
+	if len(st.Languages) > 1 {
+		// kairos index refuses such an input unless told how to analyse it: say so here,
+		// where the input is previewed, rather than at the build.
+		var langs []string
+		for _, l := range slices.Sorted(maps.Keys(st.Languages)) {
+			langs = append(langs, fmt.Sprintf("%s %d", l, st.Languages[l]))
+		}
+		fmt.Fprintf(stderr, "%s: documents in %d languages (%s): kairos index needs --language multilingual to analyse each in its own, or --language CODE to analyse all as one\n",
+			path, len(st.Languages), strings.Join(langs, ", "))
+	}
 	if len(st.Columns) > 0 {
 		fmt.Fprintf(stderr, "%s: columns used %v\n", path, st.Columns)
 	}

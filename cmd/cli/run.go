@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kairos-rag/kairos/indexer"
 )
 
 // IO is what a subcommand may read and write. Tests pass buffers.
@@ -84,9 +86,29 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return fmt.Errorf("unknown command %q%s (see 'kairos -h'): %w", args[0], didYouMean(args[0], names), ErrUsage)
 	}
 	if err := c.run(ctx, args[1:], stdio); !isHelp(err) {
-		return err
+		return withRemedy(args[0], args[1:], err)
 	}
 	return nil // the command printed its help: that is a success
+}
+
+// withRemedy adds to an error that every command may meet the command or flag that fixes it:
+// an --index that holds no index is built by kairos index, or by the same command without
+// --update.
+func withRemedy(cmd string, args []string, err error) error {
+	var ni *indexer.NoIndexError
+	switch {
+	case !errors.Is(err, indexer.ErrNoIndex):
+		return err
+	case cmd == "index" && (slices.Contains(args, "--update") || slices.Contains(args, "-update")):
+		return fmt.Errorf("%w; without --update, the same command builds a new index there", err)
+	case errors.As(err, &ni) && ni.Checkpoint:
+		return err // it says what to run
+	}
+	loc := "LOCATION"
+	if ni != nil {
+		loc = shellQuote(ni.Dir)
+	}
+	return fmt.Errorf("%w; kairos index --input FILE --index %s builds one", err, loc)
 }
 
 func usage(w io.Writer, cmds map[string]command) {
