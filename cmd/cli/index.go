@@ -23,7 +23,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	loc.Flag(fs, "a directory is created; an existing index stays live until the new one is complete")
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
-	quiet := fs.Bool("quiet", false, "no progress line")
+	quiet := fs.Bool("quiet", false, "print nothing but warnings and errors: no progress line, no summary")
 	var in inputFlags
 	in.register(fs)
 	var lf logFlags
@@ -111,12 +111,19 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = ix.Build(ctx, opts)
 	}
 	if err != nil {
-		cause := err
 		if ctx.Err() != nil {
-			cause = nil // interrupted
+			// Interrupted: what was kept and how to go on is the message, not the
+			// "context canceled" it ends with.
+			var notice strings.Builder
+			stopped(&notice, loc, args, *update, started, nil)
+			return interrupted(strings.TrimPrefix(strings.TrimSpace(notice.String()), "kairos: "), err)
 		}
-		stopped(stdio.Stderr, loc, args, *update, started, cause)
+		stopped(stdio.Stderr, loc, args, *update, started, err)
 		return fmt.Errorf("index: %w%s%s", err, skipBadHint(err, uo.SkipBad), needsModel(err, found))
+	}
+	if *quiet {
+		printWarnings(stdio.Stderr, sum)
+		return nil
 	}
 	printSummary(stdio, sum)
 	return nil
@@ -128,6 +135,23 @@ func skipBadHint(err error, skipBad bool) string {
 		return ""
 	}
 	return " (--skip-bad skips malformed records, counting and listing them)"
+}
+
+// printWarnings is what --quiet keeps of the summary: what the person must know although
+// the command succeeded (malformed records skipped, a compaction that failed), on stderr.
+func printWarnings(w io.Writer, s *indexer.Summary) {
+	if n := s.Counts.Bad; n > 0 {
+		fmt.Fprintf(w, "kairos: warning: skipped %s (--skip-bad):\n", plural(n, "malformed record"))
+		for _, b := range s.BadRecords {
+			fmt.Fprintf(w, "  %s\n", b)
+		}
+		if n > len(s.BadRecords) {
+			fmt.Fprintf(w, "  ... and %d more\n", n-len(s.BadRecords))
+		}
+	}
+	if s.CompactionError != "" {
+		fmt.Fprintf(w, "kairos: warning: generation %d is committed, but %s; run `kairos compact --index %s` to retry\n", s.Generation, s.CompactionError, s.Dir)
+	}
 }
 
 // stopped tells the person whose build ended early what was kept and how to go on: the live
