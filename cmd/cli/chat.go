@@ -234,7 +234,7 @@ func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, term
 		o.Pipeline = name
 		p, err := buildPipeline(o, deps)
 		if err != nil {
-			return nil, fmt.Errorf("pipeline %s: %w", name, err)
+			return nil, pipelineError(name, deps, err)
 		}
 		sopts.Pipelines = append(sopts.Pipelines, p)
 	}

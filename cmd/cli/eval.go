@@ -67,6 +67,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer r.Close()
+	if err := qf.checkFilters(fs, r.ix.Manifest(), stdio.Stderr); err != nil {
+		return err
+	}
 
 	var run runWriter
 	for _, q := range queries {

@@ -205,7 +205,7 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, dir := range []string{local, remote} {
-			out, _, err := runCLI(t, "index", "--quiet", "--update", "--delete-missing", "--compact-ratio", "-1", "--input", updated, "--index", dir)
+			out, _, err := runCLI(t, "index", "--update", "--delete-missing", "--compact-ratio", "-1", "--input", updated, "--index", dir)
 			if err != nil || !strings.Contains(out, "added       50 documents\nchanged     1 document\nunchanged   749 documents\ndeleted     50 documents") {
 				t.Fatalf("update %s: %v\n%s", dir, err, out)
 			}

@@ -81,8 +81,12 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, loc indexer.Location, stderr io.W
 	}
 	check := tmpl
 	check.Text = "-"
-	if _, err := request.Parse(check, request.Limits{}); err != nil {
+	parsed, err := request.Parse(check, request.Limits{})
+	if err != nil {
 		return retrievalOptions{}, tmpl, q.requestErr(fs, err)
+	}
+	if slices.Contains(parsed.Rerank, rerank.StageCross) && q.models.crossModel == "" {
+		return retrievalOptions{}, tmpl, usageErr(fs, "--rerank %s needs a cross-encoder: add --cross-model DIR (kairos models pull cross-encoder/ms-marco-MiniLM-L-6-v2 downloads one)", q.rerank)
 	}
 	o := retrievalOptions{Location: loc, Models: q.models, Search: q.search,
 		Logger: log, Notes: stderr, ModeDefaulted: defaulted}
@@ -186,6 +190,9 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
+	if err := qf.checkFilters(fs, r.ix.Manifest(), stdio.Stderr); err != nil {
+		return err
+	}
 	if *batch != "" {
 		return runBatch(ctx, r.re, queries, *outPath, stdio)
 	}

@@ -46,7 +46,7 @@ func TestServeFlags(t *testing.T) {
 			"serve: reading API key: open " + filepath.Join(dir, "nokey") + ": no such file or directory"},
 		{"empty key file", []string{"--index", dir, "--api-key-file", empty}, false, "serve: API key file " + empty + " is empty"},
 		{"not a model folder", []string{"--index", dir, "--model", dir}, false,
-			"serve: opening model " + dir + ": opening encoder: " + dir + ": max sequence length 0 is unknown or too small"},
+			"serve: opening model: opening encoder: " + dir + ": not a model folder: no config.json or model file; a model folder holds config.json, tokenizer.json and model.onnx, or a static model's files; kairos models list shows the pulled ones, kairos models pull NAME downloads one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
