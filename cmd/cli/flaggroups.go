@@ -21,7 +21,7 @@ var everyday = map[string][]string{
 	"search": {"index", "k", "mode", "model", "rerank", "cross-model", "time", "source", "language",
 		"date-from", "date-to", "json", "explain", "width", "batch", "out"},
 	"eval": {"index", "queries", "qrels", "depth", "k", "mode", "model", "rerank", "cross-model", "time",
-		"run", "json"},
+		"run", "plot", "plot-with", "json"},
 	"serve": {"index", "addr", "model", "cross-model", "llm-url", "llm-model", "api-key-file", "chat-store",
 		"bank", "verify"},
 	"chat": {"index", "llm-url", "llm-model", "pipeline", "message", "model", "bank", "conversation",
@@ -29,7 +29,7 @@ var everyday = map[string][]string{
 	"embed":        {"model", "input", "output", "kind"},
 	"bank build":   {"input", "out", "encoder"},
 	"bench encode": {"model", "input", "cross-model", "json"},
-	"bench scale":  {"passages", "model", "queries", "json"},
+	"bench scale":  {"passages", "model", "queries", "plot", "json"},
 }
 
 // Group headings, in the order -h prints them.
