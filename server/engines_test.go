@@ -57,7 +57,7 @@ func newEngineServer(t *testing.T, lexical string, records []string) *Server {
 		t.Fatal(err)
 	}
 	s, err := New(Options{Loader: func(ctx context.Context) (Engine, io.Closer, error) {
-		ix, err := search.Open(ctx, idx, search.Options{})
+		ix, err := search.Open(ctx, indexer.Location{Dir: idx}, search.Options{})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -49,7 +49,7 @@ func buildSciFact(tb testing.TB, n int) (*rerank.Retriever, *search.Index) {
 		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Format: corpus.FormatJSONL, Source: "scifact"}}}}); err != nil {
 		tb.Fatal(err)
 	}
-	ix, err := search.Open(tb.Context(), idx, search.Options{})
+	ix, err := search.Open(tb.Context(), indexer.Location{Dir: idx}, search.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		}
 		o.Location = loc
 	}
-	ix, err := search.OpenAt(ctx, o.Location, o.Search)
+	ix, err := search.Open(ctx, o.Location, o.Search)
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("opening index %s: %w", o.Location, err)

@@ -40,7 +40,7 @@ func buildTwin(tb testing.TB, inputs []indexer.InputSpec) *twin {
 	if _, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: inputs}); err != nil {
 		tb.Fatal(err)
 	}
-	ix, err := search.Open(ctx, dir, search.Options{DocEvidence: -1}) // plain BM25 scores
+	ix, err := search.Open(ctx, indexer.Location{Dir: dir}, search.Options{DocEvidence: -1}) // plain BM25 scores
 	if err != nil {
 		tb.Fatal(err)
 	}
