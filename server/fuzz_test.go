@@ -49,7 +49,7 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		qs, err := decodeSearchRequest(body, o.limits())
 		checkDecoded(t, qs, err, o.limits())
@@ -60,7 +60,7 @@ func FuzzDecodeWikiChatRequest(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeWikiChatRequest(body, o)
 		checkDecoded(t, req.qs, err, o.limits())
@@ -75,7 +75,7 @@ func FuzzDecodeWikiChatV20Request(f *testing.F) {
 		`{"query":["a"],"num_blocks":3,"languages":"fr"}`, `{"query":["a"],"num_blocks":3,"languages":[1]}`) {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
 	o.Language = "en"
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeWikiChatV20(body, o)

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
 // Latency histogram bounds in seconds: fine around the 1-50 ms a BM25 query takes, coarse
@@ -86,7 +87,7 @@ func newMetrics(cols []*collection) *metrics {
 		m.reloads.WithLabelValues(c.name, "ok")
 		m.reloads.WithLabelValues(c.name, "error") // both series exist from the start, at 0
 	}
-	index := func(name, help string, v func(g *loadedIndex) float64) prometheus.Collector {
+	index := func(name, help string, v func(g *live.Load) float64) prometheus.Collector {
 		return indexGauge{desc: prometheus.NewDesc(name, help, []string{"collection"}, nil), cols: cols, value: v}
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads, m.llmTokens, m.llmCalls, m.llmEstimated, m.llmCost,
@@ -94,15 +95,15 @@ func newMetrics(cols []*collection) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		index("kairos_index_generation", "Generation of the loaded index; increments on each reload.",
-			func(g *loadedIndex) float64 { return float64(g.id) }),
+			func(g *live.Load) float64 { return float64(g.Reloads() + 1) }),
 		index("kairos_index_documents", "Documents in the loaded index.",
-			func(g *loadedIndex) float64 { return float64(g.stats.Documents) }),
+			func(g *live.Load) float64 { return float64(g.Stats().Documents) }),
 		index("kairos_index_passages", "Passages in the loaded index.",
-			func(g *loadedIndex) float64 { return float64(g.stats.Passages) }),
+			func(g *live.Load) float64 { return float64(g.Stats().Passages) }),
 		index("kairos_index_size_bytes", "On-disk size of the loaded index.",
-			func(g *loadedIndex) float64 { return float64(g.stats.SizeBytes) }),
+			func(g *live.Load) float64 { return float64(g.Stats().SizeBytes) }),
 		index("kairos_index_loaded_timestamp_seconds", "Unix time the loaded index was opened.",
-			func(g *loadedIndex) float64 { return float64(g.loadedAt.UnixNano()) / 1e9 }),
+			func(g *live.Load) float64 { return float64(g.LoadedAt().UnixNano()) / 1e9 }),
 	)
 	return m
 }
@@ -185,7 +186,7 @@ func (m *metrics) handler() http.Handler {
 type indexGauge struct {
 	desc  *prometheus.Desc
 	cols  []*collection
-	value func(*loadedIndex) float64
+	value func(*live.Load) float64
 }
 
 var _ prometheus.Collector = indexGauge{}
@@ -194,8 +195,9 @@ func (c indexGauge) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c indexGauge) Collect(ch chan<- prometheus.Metric) {
 	for _, col := range c.cols {
-		if g := col.cur.Load(); g != nil {
+		if g := col.acquire(); g != nil {
 			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.value(g), col.name)
+			g.Release()
 		}
 	}
 }

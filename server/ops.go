@@ -86,11 +86,12 @@ func (s *Server) readiness(c *collection) (HealthResponse, int) {
 	if s.draining.Load() {
 		return HealthResponse{Status: "not ready", Reason: "shutting down"}, http.StatusServiceUnavailable
 	}
-	g := c.cur.Load()
+	g := c.acquire()
 	if g == nil {
 		return HealthResponse{Status: "not ready", Reason: "no index loaded yet"}, http.StatusServiceUnavailable
 	}
-	return HealthResponse{Status: "ready", Generation: g.id, Passages: g.stats.Passages}, http.StatusOK
+	defer g.Release()
+	return HealthResponse{Status: "ready", Generation: g.Reloads() + 1, Passages: g.Stats().Passages}, http.StatusOK
 }
 
 // handleCollections serves GET /v1/collections.
@@ -98,9 +99,10 @@ func (s *Server) handleCollections(w http.ResponseWriter, r *http.Request) {
 	resp := CollectionsResponse{Collections: make([]CollectionInfo, len(s.cols))}
 	for i, c := range s.cols {
 		ci := CollectionInfo{Name: c.name, Default: i == 0, Status: "not ready"}
-		if g := c.cur.Load(); g != nil {
-			ci.Status, ci.Generation, ci.Passages, ci.Dense = "ready", g.id, g.stats.Passages, g.stats.Dense
-			ci.DefaultMode, ci.LoadedAt = string(g.mode), formatTime(g.loadedAt)
+		if g := c.acquire(); g != nil {
+			ci.Status, ci.Generation, ci.Passages, ci.Dense = "ready", g.Reloads()+1, g.Stats().Passages, g.Stats().Dense
+			ci.DefaultMode, ci.LoadedAt = string(g.Mode()), formatTime(g.LoadedAt())
+			g.Release()
 		}
 		resp.Collections[i] = ci
 	}
@@ -137,8 +139,9 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 	resp := HealthResponse{Status: "reloaded", TookMS: float64(time.Since(start).Microseconds()) / 1000}
 	for _, c := range cols {
 		h := HealthResponse{Status: "reloaded"}
-		if g := c.cur.Load(); g != nil {
-			h.Generation, h.Passages = g.id, g.stats.Passages
+		if g := c.acquire(); g != nil {
+			h.Generation, h.Passages = g.Reloads()+1, g.Stats().Passages
+			g.Release()
 		}
 		if len(cols) == 1 {
 			resp.Generation, resp.Passages = h.Generation, h.Passages

@@ -99,7 +99,7 @@ func TestCORS(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Options{Loader: (&fakeLoader{}).load, CORSOrigins: []string{"chat.example.org"}}); err == nil ||
+	if _, err := New(Options{Index: (&fakeLoader{}).index(), CORSOrigins: []string{"chat.example.org"}}); err == nil ||
 		err.Error() != `server options: CORS origin "chat.example.org": want scheme://host[:port] or *` {
 		t.Errorf("bad origin accepted or wrong error: %v", err)
 	}
@@ -207,7 +207,7 @@ func TestRoutingErrors(t *testing.T) {
 
 func TestHealthAndReadiness(t *testing.T) {
 	l := &fakeLoader{passages: sciFactPassages(t, 50)}
-	s, err := New(Options{Loader: l.load})
+	s, err := New(Options{Index: l.index()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer r.Close()
+	tmpl.Mode = r.modeOf(tmpl.Mode) // for the report: the mode queries that name none ran
 
 	var run runWriter
 	for _, q := range queries {

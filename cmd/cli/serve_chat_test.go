@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/chat/chattest"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/server"
@@ -38,21 +39,18 @@ func TestServeChat(t *testing.T) {
 	}
 	f.Close()
 	idx := filepath.Join(dir, "idx")
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx, Inputs: []indexer.InputSpec{{Path: src}}}); err != nil {
-		t.Fatal(err)
-	}
+	buildIndex(t, idx, indexer.Options{Inputs: []indexer.InputSpec{{Path: src}}})
 	llm := chattest.NewServer(cliScript, 0)
 	defer llm.Close()
 
 	log := slog.New(slog.DiscardHandler)
-	eo := retrievalOptions{Index: idx, Logger: log}
-	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
-	var live *server.Server
+	ix := newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{Logger: log})
+	opts := server.Options{Logger: log, Index: ix}
 	co := chatOpts(llm.BaseURL())
 	co.Store.Path = filepath.Join(dir, "chat.db")
 	co.StorePath = co.Store.Path
 	var store interface{ Close() error }
-	if opts.Chat, store, err = newServeChat(context.Background(), co, serverRetriever(&live), serverTerms(&live), nil, log); err != nil {
+	if opts.Chat, store, err = newServeChat(context.Background(), co, chat.RetrieverFunc(ix.Search), ix, nil, log); err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
@@ -60,7 +58,7 @@ func TestServeChat(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, func(s *server.Server) { live = s })
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a })
 	}()
 	base := "http://" + (<-addrc).String()
 	defer func() {
@@ -170,7 +168,7 @@ func TestServeChatLLMFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	ret := chattest.NewRetriever(leads)
-	chatter, store, err := newServeChat(context.Background(), o, ret.Retrieve, ret, nil, slog.New(slog.DiscardHandler))
+	chatter, store, err := newServeChat(context.Background(), o, ret, ret, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

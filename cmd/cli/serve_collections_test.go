@@ -252,10 +252,10 @@ func TestServeIndexFlag(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--index", "a=" + dir, "--index", "a=" + dir}, `--index: collection "a" is given twice`},
-		{[]string{"--index", dir, "--index", "b=" + dir}, "--index: " + dir + ": with several indexes, name each as NAME=DIR"},
+		{[]string{"--index", dir, "--index", "b=" + dir}, "--index: " + dir + ": with several indexes, name each as NAME=LOCATION"},
 		{[]string{"--index", "v1=" + dir}, `invalid value "v1=` + dir + `" for flag -index: collection name "v1" is a path of the API itself`},
 		{[]string{"--index", "a b=" + dir}, `invalid value "a b=` + dir + `" for flag -index: collection name "a b": want 1-64 letters`},
-		{[]string{"--index", "a="}, `invalid value "a=" for flag -index: a=: no directory`},
+		{[]string{"--index", "a="}, `invalid value "a=" for flag -index: a=: no location`},
 	} {
 		err := cmdServe(context.Background(), append(tt.args, "--addr", "127.0.0.1:0"), IO{Stdout: io.Discard, Stderr: io.Discard})
 		if err == nil || !strings.Contains(err.Error(), tt.msg) || !errors.Is(err, ErrUsage) {
