@@ -24,7 +24,7 @@ type Collection struct {
 	Index *live.Index
 }
 
-// DefaultCollection names the one collection of a server configured with Options.Loader.
+// DefaultCollection names the one collection of a server configured with Options.Index.
 const DefaultCollection = "default"
 
 var collectionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)

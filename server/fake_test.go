@@ -74,6 +74,7 @@ func terms(s string) map[string]bool {
 // fakeEngine scores passages by how many distinct query terms they contain: a real, if
 // crude, retriever over real passages, so handler tests check real hits.
 type fakeEngine struct {
+	gen      int // the generation number of the index it stands for
 	passages []corpus.Passage
 	terms    []map[string]bool
 	dense    bool
@@ -180,7 +181,7 @@ func (e *fakeEngine) Stats() search.Stats {
 	for _, p := range e.passages {
 		docs[p.DocID] = true
 	}
-	return search.Stats{Documents: len(docs), Passages: len(e.passages),
+	return search.Stats{Generation: max(e.gen, 1), Documents: len(docs), Passages: len(e.passages),
 		Sources: map[string]int{"scifact": len(e.passages)}, Dense: e.dense, Version: 1, SizeBytes: 12345}
 }
 
@@ -212,6 +213,7 @@ func (e *fakeEngine) lastQueries() []rerank.Query {
 // fakeLoader opens a fresh fakeEngine over the same passages on every load and remembers
 // the engines it made.
 type fakeLoader struct {
+	gen      int // the generation number its engines report (0: 1), as an index's commits raise it
 	passages []corpus.Passage
 	terms    []map[string]bool // computed on first load, shared read-only by every engine
 	mu       sync.Mutex
@@ -228,7 +230,7 @@ func (l *fakeLoader) open(ctx context.Context) (live.Engine, error) {
 	if l.terms == nil {
 		l.terms = newFakeEngine(l.passages).terms
 	}
-	e := &fakeEngine{passages: l.passages, terms: l.terms}
+	e := &fakeEngine{gen: l.gen, passages: l.passages, terms: l.terms}
 	l.engines = append(l.engines, e)
 	return e, nil
 }

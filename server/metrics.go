@@ -59,7 +59,7 @@ func newMetrics(cols []*collection) *metrics {
 			Name: "kairos_http_requests_in_flight", Help: "Requests being served.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kairos_index_reloads_total", Help: "Index loads by collection and result.",
+			Name: "kairos_index_reloads_total", Help: "Reloads of each collection's index after its load at start, by result: ok (kairos_index_generation says which generation it loaded) or error (the current index kept).",
 		}, []string{"collection", "result"}),
 		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kairos_chat_llm_tokens_total", Help: "LLM tokens of chat turns by pipeline, stage and kind (prompt, completion), as the LLM reported them or, for calls it sent no usage for, estimated.",
@@ -94,8 +94,8 @@ func newMetrics(cols []*collection) *metrics {
 		m.chatRefusals, m.dropped,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		index("kairos_index_generation", "Generation of the loaded index; increments on each reload.",
-			func(g *live.Load) float64 { return float64(g.Reloads() + 1) }),
+		index("kairos_index_generation", "Generation number of the loaded index (the N of g-NNNNNN, as kairos stats reports it); kairos_index_reloads_total counts the reloads.",
+			func(g *live.Load) float64 { return float64(g.Stats().Generation) }),
 		index("kairos_index_documents", "Documents in the loaded index.",
 			func(g *live.Load) float64 { return float64(g.Stats().Documents) }),
 		index("kairos_index_passages", "Passages in the loaded index.",

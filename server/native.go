@@ -292,7 +292,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) info(g *live.Load) ServerInfo {
-	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.Reloads() + 1,
+	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.Stats().Generation, Reloads: g.Reloads(),
 		LoadedAt: formatTime(g.LoadedAt())}
 	if s.opts.Chat != nil {
 		si.Chat = &ChatInfo{Pipelines: []string{}}

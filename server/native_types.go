@@ -108,12 +108,16 @@ type IndexStats struct {
 
 // ServerInfo describes the running server and its build.
 type ServerInfo struct {
-	Version    string    `json:"version"`
-	Revision   string    `json:"revision,omitempty"`
-	GoVersion  string    `json:"go_version"`
-	Started    string    `json:"started"`
-	Collection string    `json:"collection"` // the collection these stats are of
-	Generation uint64    `json:"generation"` // increments on every successful reload
+	Version    string `json:"version"`
+	Revision   string `json:"revision,omitempty"`
+	GoVersion  string `json:"go_version"`
+	Started    string `json:"started"`
+	Collection string `json:"collection"` // the collection these stats are of
+	// Generation is the generation number of the index served (as kairos stats reports it):
+	// a reload onto a new commit raises it. Reloads counts the successful reloads of this
+	// collection since the server started, whatever they loaded.
+	Generation int       `json:"generation"`
+	Reloads    uint64    `json:"reloads"`
 	LoadedAt   string    `json:"loaded_at"`
 	Chat       *ChatInfo `json:"chat,omitempty"` // absent when POST /v1/chat is not configured
 }

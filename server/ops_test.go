@@ -244,6 +244,26 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	l.fail = nil
 	check("/readyz", 200, `{"status":"ready","generation":1,"passages":50}`)
+	// A reload counts as a reload, not as a generation: the index's generation number moves
+	// only when the index commits a new one (kairos stats reports the same number).
+	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"reloaded","generation":1,"reloads":1,"passages":50`) {
+		t.Fatalf("reload of the same generation: %d %s", w.Code, w.Body)
+	}
+	l.gen = 3 // an update and a compaction committed since
+	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"reloaded","generation":3,"reloads":2,"passages":50`) {
+		t.Fatalf("reload onto generation 3: %d %s", w.Code, w.Body)
+	}
+	check("/readyz", 200, `{"status":"ready","generation":3,"reloads":2,"passages":50}`)
+	for _, tc := range []struct{ path, want string }{
+		{"/v1/stats", `"generation":3,"reloads":2,`},
+		{"/v1/collections", `"generation":3,"reloads":2,`},
+		{"/metrics", `kairos_index_generation{collection="default"} 3`},
+		{"/metrics", `kairos_index_reloads_total{collection="default",result="ok"} 2`},
+	} {
+		if w := do(s, "GET", tc.path, ""); !strings.Contains(w.Body.String(), tc.want) {
+			t.Errorf("%s: %s, want %s", tc.path, w.Body, tc.want)
+		}
+	}
 	s.Drain()
 	check("/readyz", 503, `{"status":"not ready","reason":"shutting down"}`)
 	check("/healthz", 200, `{"status":"ok"}`)
@@ -282,7 +302,8 @@ func TestMetrics(t *testing.T) {
 		`kairos_http_requests_total{code="200",endpoint="/v1/passages/{id}",mode=""} 1`,
 		`kairos_index_passages{collection="default"} 500`,
 		`kairos_index_size_bytes{collection="default"} 12345`,
-		`kairos_index_reloads_total{collection="default",result="ok"} 1`,
+		`kairos_index_generation{collection="default"} 1`,
+		`kairos_index_reloads_total{collection="default",result="ok"} 0`, // the load at start is none
 		`kairos_index_reloads_total{collection="default",result="error"} 0`,
 		`kairos_http_requests_in_flight 1`, // the /metrics request itself
 		"# TYPE kairos_http_request_duration_seconds histogram",

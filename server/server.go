@@ -64,8 +64,15 @@ func (s *Server) reload(ctx context.Context, c *collection) error {
 	if s.closed {
 		return errors.New("reloading index: server is closed")
 	}
+	first := true // the load at start is no reload (kairos_index_reloads_total, "reloads")
+	if g := c.acquire(); g != nil {
+		first = false
+		g.Release()
+	}
 	err := c.ix.Reload(ctx)
-	s.metrics.reloaded(c.name, err == nil)
+	if !first {
+		s.metrics.reloaded(c.name, err == nil)
+	}
 	return err
 }
 

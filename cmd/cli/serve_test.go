@@ -83,7 +83,9 @@ func (e *holdEngine) Passage(ctx context.Context, id string) (corpus.Passage, er
 	return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, search.ErrNotFound)
 }
 
-func (e *holdEngine) Stats() search.Stats { return search.Stats{Documents: 1, Passages: 1} }
+func (e *holdEngine) Stats() search.Stats {
+	return search.Stats{Generation: 1, Documents: 1, Passages: 1}
+}
 
 func (e *holdEngine) Capabilities() live.Capabilities { return live.Capabilities{} }
 
@@ -153,7 +155,7 @@ func TestServeLifecycle(t *testing.T) {
 	hup <- syscall.SIGHUP
 	<-loads
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, body := get("/readyz"); strings.Contains(body, `"generation":2`) {
+		if _, body := get("/readyz"); strings.Contains(body, `"generation":1,"reloads":1`) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -292,4 +294,63 @@ func TestServeDenseIndexWithoutModel(t *testing.T) {
 	if !strings.Contains(string(b), `"dense":true`) || !strings.Contains(string(b), `"default_mode":"bm25"`) {
 		t.Errorf("stats: %s, want a dense index served in bm25 by default", b)
 	}
+}
+
+// TestGenerationMeansOneThing: "generation" is the index's generation number everywhere
+// (kairos stats, serve's log, /readyz, /v1/stats, /v1/collections, /metrics), and the count
+// of reloads is "reloads". An index updated once is at generation 2 before serve ever
+// reloads it; serve said 1 and counted its reloads as generations.
+func TestGenerationMeansOneThing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	in := filepath.Join(t.TempDir(), "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), in, 60)
+	more := filepath.Join(t.TempDir(), "sf.jsonl") // the same name: the same source, 20 more abstracts
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), more, 80)
+	if _, _, err := runCLI(t, "index", "--quiet", "--input", in, "--index", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "index", "--quiet", "--update", "--input", more, "--index", dir); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCLI(t, "stats", "--index", dir); err != nil || !strings.Contains(out, "generation 2)") {
+		t.Fatalf("kairos stats: %v\n%s", err, out)
+	}
+	base := startServeCmd(t, "--index", dir, "--chat-store", "")
+	get := func(method, path string) string {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	check := func(when string, gen, reloads int) {
+		t.Helper()
+		for _, tc := range []struct{ path, want string }{
+			{"/readyz", fmt.Sprintf(`"generation":%d`, gen)},
+			{"/v1/stats", fmt.Sprintf(`"generation":%d,"reloads":%d,`, gen, reloads)},
+			{"/v1/collections", fmt.Sprintf(`"generation":%d,"reloads":%d,`, gen, reloads)},
+			{"/metrics", fmt.Sprintf("kairos_index_generation{collection=\"default\"} %d\n", gen)},
+			{"/metrics", fmt.Sprintf("kairos_index_reloads_total{collection=\"default\",result=\"ok\"} %d\n", reloads)},
+		} {
+			if body := get("GET", tc.path); !strings.Contains(body, tc.want) {
+				t.Errorf("%s: %s: %.300s, want %s", when, tc.path, body, tc.want)
+			}
+		}
+	}
+	check("at start", 2, 0)
+	if body := get("POST", "/v1/admin/reload"); !strings.Contains(body, `"generation":2,"reloads":1`) {
+		t.Errorf("reload of the same generation: %s", body)
+	}
+	check("after a reload", 2, 1)
+	if _, _, err := runCLI(t, "delete", "--index", dir, "--doc-id", "4983"); err != nil {
+		t.Fatal(err)
+	}
+	if body := get("POST", "/v1/admin/reload"); !strings.Contains(body, `"generation":3,"reloads":2`) {
+		t.Errorf("reload onto the delete's generation: %s", body)
+	}
+	check("after a delete and a reload", 3, 2)
 }
