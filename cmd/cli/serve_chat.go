@@ -51,7 +51,9 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 		return nil, nil, err
 	}
 	if _, hashed := enc.(chat.HashEncoder); hashed {
-		log.Warn(hashMemoryNote)
+		// Information, not a warning: mpc is one pipeline of several, and a BM25-only
+		// server's chat is well without a sentence encoder.
+		log.Info("chat: mpc recalls its memory with the hashed bag-of-words encoder (lexical matches only); with --model MODEL_DIR, the index's sentence encoder, it would recall by meaning")
 	}
 	names := []string{"wikichat", "commonsense", "mpc"}
 	if o.Bank != "" {
@@ -65,6 +67,9 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 	}
 	if so.Path == "" {
 		log.Info("chat conversations are kept in memory only (--chat-store \"\")")
+	} else {
+		// The file is created beside the index unless --chat-store says otherwise: say so.
+		log.Info("chat conversations are kept in a file (--chat-store)", "file", so.Path)
 	}
 	svc, err := newChatService(o, names, retrieve, terms, enc, nil, store, true, log)
 	if err != nil {
