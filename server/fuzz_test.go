@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,9 +20,9 @@ var fuzzSeeds = []string{
 
 // checkDecoded holds for every accepted request: the limits the server promises hold.
 func checkDecoded(t *testing.T, qs []rerank.Query, err error, l limits) {
-	var ae *apiError
 	if err != nil {
-		if !errors.As(err, &ae) || ae.status != 400 || ae.msg == "" {
+		// classify is what answers: a request.Error (the validator's) or an apiError.
+		if status, msg := classify(err, ""); status != 400 || msg == "" {
 			t.Fatalf("error is not a 400 with a message: %#v", err)
 		}
 		return

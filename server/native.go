@@ -42,7 +42,8 @@ func (s *Server) acquireIn(c *collection) (*live.Load, error) {
 	return g, nil
 }
 
-// handleSearch serves POST /v1/search and POST /v1/collections/{collection}/search.
+// handleSearch serves POST /v1/search and POST /v1/collections/{collection}/search, and
+// their GET twins, whose one query is in the URL's parameters (decodeSearchParams).
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	c, err := s.collection(r) // an unknown collection is a 404 whatever the body
@@ -50,12 +51,15 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	body, err := readBody(w, r, s.opts.MaxBodyBytes)
-	if err != nil {
-		writeErr(w, err, "")
-		return
+	var qs []rerank.Query
+	if r.Method == http.MethodGet {
+		qs, err = decodeSearchParams(r.URL.Query(), s.opts.limits())
+	} else {
+		var body []byte
+		if body, err = readBody(w, r, s.opts.MaxBodyBytes); err == nil {
+			qs, err = decodeSearchRequest(body, s.opts.limits())
+		}
 	}
-	qs, err := decodeSearchRequest(body, s.opts.limits())
 	if err != nil {
 		writeErr(w, err, "")
 		return

@@ -187,7 +187,7 @@ func TestRoutingErrors(t *testing.T) {
 		{"unknown collection", "POST", "/v3/search", 404, `no such collection "v3" (collections: default)`, ""},
 		{"unknown collection, v1", "POST", "/v1/collections/v3/search", 404, `no such collection "v3" (collections: default)`, ""},
 		{"wrong method on wikichat 2.0", "GET", "/v2/search", 405, "method GET not allowed on /v2/search (allowed: POST)", "POST"},
-		{"wrong method", "GET", "/v1/search", 405, "method GET not allowed on /v1/search (allowed: POST)", "POST"},
+		{"wrong method", "DELETE", "/v1/search", 405, "method DELETE not allowed on /v1/search (allowed: POST, GET)", "POST, GET"},
 		{"wrong method on wikichat", "PUT", "/search", 405, "method PUT not allowed on /search (allowed: POST, GET)", "POST, GET"},
 		{"wrong method on stats", "POST", "/v1/stats", 405, "method POST not allowed on /v1/stats (allowed: GET)", "GET"},
 	}
