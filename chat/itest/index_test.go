@@ -45,7 +45,12 @@ func buildSciFact(tb testing.TB, n int) (*rerank.Retriever, *search.Index) {
 		out.Close()
 	}
 	idx := filepath.Join(dir, "index")
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx,
+	b, err := indexer.Open(tb.Context(), indexer.Location{Dir: idx})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Build(tb.Context(), indexer.Options{
 		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Format: corpus.FormatJSONL, Source: "scifact"}}}}); err != nil {
 		tb.Fatal(err)
 	}
