@@ -5,12 +5,6 @@ import (
 	"github.com/kairos-rag/kairos/rerank/request"
 )
 
-// SearchRequest is the body of POST /v1/search: a batch of queries. A body holding the
-// fields of one QueryRequest at the top level is the single-query shorthand.
-type SearchRequest struct {
-	Queries []QueryRequest `json:"queries"`
-}
-
 // QueryRequest is one query of POST /v1/search. It is the request every Kairos front end
 // shares (the CLI, batch files, the web page): see package rerank/request for its fields,
 // their defaults and their validation.
