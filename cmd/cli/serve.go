@@ -247,7 +247,7 @@ func checkServeIndexes(ix []serveIndex) error {
 // indexes are not loaded yet: the server's first Reload loads them.
 func setIndexes(opts *server.Options, ix []serveIndex, eo retrievalOptions) *live.Index {
 	if len(ix) == 1 && ix[0].name == "" {
-		opts.Index = newLiveIndex(ix[0].loc, "", eo)
+		opts.Index = newLiveIndex(ix[0].loc, server.DefaultCollection, eo) // named so in logs, as in metrics
 		return opts.Index
 	}
 	for _, x := range ix {
@@ -256,8 +256,8 @@ func setIndexes(opts *server.Options, ix []serveIndex, eo retrievalOptions) *liv
 	return opts.Collections[0].Index
 }
 
-// newLiveIndex returns the live index of loc with eo's models, served as the collection
-// name ("" for the one index of the single-index form). Nothing is loaded yet.
+// newLiveIndex returns the live index of loc with eo's models, served as the collection name
+// (in its log lines; "" for none). Nothing is loaded yet.
 func newLiveIndex(loc indexer.Location, name string, eo retrievalOptions) *live.Index {
 	o := eo.live()
 	o.Name = name

@@ -107,11 +107,12 @@ func (ix *Index) Reload(ctx context.Context) error {
 		ix.log.Error("reload failed, keeping the current index", "err", err)
 		return fmt.Errorf("reloading index: %w", err)
 	}
-	if old := ix.current.Swap(l); old != nil {
-		old.Release()
-	}
+	old := ix.current.Swap(l)
 	ix.log.Info("index loaded", "generation", l.stats.Generation, "reloads", l.reloads,
 		"passages", l.stats.Passages, "mode", l.mode, "took", time.Since(start).Round(time.Millisecond))
+	if old != nil {
+		old.Release() // closed now, or by its last query
+	}
 	return nil
 }
 
