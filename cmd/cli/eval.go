@@ -67,9 +67,14 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer r.Close()
-	if err := qf.checkFilters(fs, r.ix.Manifest(), stdio.Stderr); err != nil {
+	st, err := r.re.Stats()
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	if err := qf.checkFilters(fs, st, stdio.Stderr); err != nil {
 		return err
 	}
+	tmpl.Mode = r.modeOf(tmpl.Mode) // for the report: the mode queries that name none ran
 
 	var run runWriter
 	for _, q := range queries {

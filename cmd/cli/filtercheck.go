@@ -8,20 +8,20 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/nearest"
+	"github.com/kairos-rag/kairos/search"
 )
 
 // checkFilters refuses a --source or --language filter none of whose values the index has:
 // its answer would be "no hits", which reads as "nothing relevant" (issue 54: --source faq
 // on an index whose source is faq_covidbert). The refusal lists what the index has, as
 // kairos stats does. A value among others that the index lacks is noted on w.
-func (q *queryFlags) checkFilters(fs *flag.FlagSet, m *indexer.Manifest, w io.Writer) error {
-	if err := checkFilter(fs, "--source", "source", q.sources, m.Sources, func(s string) string { return s }, w); err != nil {
+func (q *queryFlags) checkFilters(fs *flag.FlagSet, st search.Stats, w io.Writer) error {
+	if err := checkFilter(fs, "--source", "source", q.sources, st.Sources, func(s string) string { return s }, w); err != nil {
 		return err
 	}
-	langs := m.LanguageCounts()
+	langs := st.Languages
 	if _, unknown := langs[""]; unknown {
 		return nil // a language without a code: nothing to compare with
 	}

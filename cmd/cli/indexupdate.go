@@ -13,13 +13,13 @@ import (
 )
 
 // prepareUpdate readies `kairos index --update` of the index at loc. Without --model, a dense
-// index's encoder is found as search finds it (findModelOf: the folder the index records, or
+// index's encoder is found as search finds it (findIndexModel: the folder the index records, or
 // the models cache), since new and changed documents need it. An input whose new documents
 // would get a source the index does not have (its file name, when --source is not given) is
 // named, with the flag that files them under an existing one: documents an update replaces
 // keep their source, new ones take their input's. Notes go to w; nil prints none.
 func prepareUpdate(ctx context.Context, loc indexer.Location, m *modelFlags, inputs []string, source string, w io.Writer) indexModel {
-	found := m.findModelOf(ctx, loc)
+	found := m.findIndexModel(ctx, loc)
 	if w == nil {
 		return found
 	}
