@@ -82,7 +82,7 @@ func vectorIndexFlags(fs *flag.FlagSet, o *Options) {
 	d := o.IVF
 	d.SetDefaults()
 	o.IVF.Probe, o.IVF.Rescore = d.Probe, d.Rescore
-	fs.IntVar(&o.IVF.Lists, "ivf-lists", o.IVF.Lists, "IVF: lists (centroids); 0: about 2*sqrt(passages), a power of two")
+	fs.IntVar(&o.IVF.Lists, "ivf-lists", o.IVF.Lists, "IVF: lists (centroids); 0: about 4*sqrt(passages), a power of two (4,096 at a million)")
 	fs.IntVar(&o.IVF.Probe, "ivf-probe", o.IVF.Probe, "IVF: lists a search probes by default (a search's --ef overrides it)")
 	fs.IntVar(&o.IVF.Rescore, "ivf-rescore", o.IVF.Rescore, "IVF: candidates a search rescores with their int8 vectors")
 }

@@ -45,5 +45,5 @@ func Example() {
 		panic(err)
 	}
 	fmt.Printf("%d lists; nearest to vector 1234: key %d, score %.4f\n", r.Options().Lists, hits[0].Key, hits[0].Score)
-	// Output: 64 lists; nearest to vector 1234: key 1234, score 1.0000
+	// Output: 128 lists; nearest to vector 1234: key 1234, score 1.0000
 }
