@@ -684,6 +684,7 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		o := backend.CommitOptions{Checkpoint: w.checkpoint}
 		if w.prog != nil && !w.checkpoint {
 			o.Progress = w.prog.graphRepair // 37 minutes at 10M vectors: the line shows it
+			w.prog.mergingLists.Store(w.opts.vectorKind == VectorIndexIVF)
 		}
 		vc, err := w.vec.Commit(ctx, o)
 		if err != nil {

@@ -232,7 +232,7 @@ func (ix *Index) engines(ctx context.Context, opts *Options, base *Manifest) (*s
 	if err != nil {
 		return nil, err
 	}
-	opts.Build.Lexical, opts.Build.Qdrant, opts.eng = eng.LexicalName, eng.Qdrant, eng.Engines
+	opts.Build.Lexical, opts.Build.Qdrant, opts.eng, opts.vectorKind = eng.LexicalName, eng.Qdrant, eng.Engines, eng.VectorIndex
 	return eng, nil
 }
 

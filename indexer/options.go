@@ -100,6 +100,9 @@ type Options struct {
 	inputLang []string
 	// ivfFrom, set only by tests, replaces DefaultIVFFrom (0: it).
 	ivfFrom int
+	// vectorKind is the kind of dense index the store's engines write (store.Connected), which
+	// names the final commit's pass on the progress line.
+	vectorKind string
 	// faultAt, set only by the fault-injection tests of this package, is called at each named
 	// commit point of a writer; an error it returns is handled as an I/O error at that point.
 	faultAt func(point string) error

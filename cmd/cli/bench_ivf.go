@@ -37,7 +37,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&o.Rescore, "rescore", 0, "candidates rescored with their int8 vectors (0: ivf's default)")
 	fs.IntVar(&o.Lists, "lists", 0, "lists (0: chosen from the number of vectors, as kairos index does)")
 	fs.StringVar(&index, "index", "", "build the index in this `directory` and keep it (default: a temporary one, removed)")
-	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (every round(1/S)-th key, as a language or date filter keeps passages unrelated to the query), at the default probe")
+	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (every round(1/S)-th key, as a language or date filter keeps passages unrelated to the query), at each probe")
 	fs.IntVar(&repeat, "repeat", 3, "timed passes per probe; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per probe: {"probe","rescore","recall_at_10","qps","build_seconds","n","dim","lists","filter_share"}`)
 	pos, err := parseFlags(fs, args)
@@ -138,7 +138,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		if err != nil {
 			return fmt.Errorf("bench ivf: %w", err)
 		}
-		for _, p := range []int{opts.Probe} {
+		for _, p := range probes {
 			recall, qps, err := measure(p, gt, keep)
 			if err != nil {
 				return fmt.Errorf("bench ivf: %w", err)

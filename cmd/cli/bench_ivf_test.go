@@ -7,15 +7,25 @@ import (
 	"testing"
 )
 
-// bench ivf reads the vectors bench ann dumped, builds the inverted file and measures it
-// against the dump's exact neighbours: more lists probed find more of them, and a filter's
-// recall is measured against the exact neighbours among the vectors it keeps.
+// bench ivf reads the vectors bench ann dumped (the topic fixture: passages of bench corpus
+// --topics embedded with its topic model) and measures the inverted file against the dump's
+// exact neighbours: more lists probed find more of them, and a filter keeping a quarter of
+// the passages keeps at least 0.9 of the unfiltered recall, against the exact neighbours among
+// the passages it keeps.
 func TestBenchIVF(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "dump")
-	if _, errOut, err := runCLI(t, "bench", "ann", "--n", "4000", "--dim", "32", "--queries", "50", "--ef", "16", "--repeat", "1", "--dump", data); err != nil {
+	dir := t.TempDir()
+	model, data := filepath.Join(dir, "topics"), filepath.Join(dir, "dump")
+	if out, _, err := runCLI(t, "bench", "corpus", "--passages", "100", "--out", filepath.Join(dir, "c.jsonl"), "--topics", "40",
+		"--topic-model", model, "--topic-dim", "32", "--shared", coreShared(t, ".")); err != nil {
+		t.Fatalf("bench corpus: %v\n%s", err, out)
+	}
+	if _, errOut, err := runCLI(t, "bench", "ann", "--n", "8000", "--model", model, "--topics", "40", "--queries", "100",
+		"--ef", "16", "--efc", "40", "--repeat", "1", "--dump", data, "--shared", coreShared(t, ".")); err != nil {
 		t.Fatalf("bench ann --dump: %v\n%s", err, errOut)
 	}
-	out, errOut, err := runCLI(t, "bench", "ivf", "--data", data, "--probe", "1,128", "--filter-share", "0.02", "--repeat", "1", "--json")
+	// 256 lists; the filter keeps 2,000 passages, enough for the search to probe twice as
+	// many lists rather than score every one it keeps.
+	out, errOut, err := runCLI(t, "bench", "ivf", "--data", data, "--probe", "1,16,64", "--filter-share", "0.25", "--repeat", "1", "--json")
 	if err != nil {
 		t.Fatalf("bench ivf: %v\n%s", err, errOut)
 	}
@@ -35,18 +45,20 @@ func TestBenchIVF(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	if len(rows) != 3 {
-		t.Fatalf("%d rows, want a row per probe and the filter's:\n%s", len(rows), out)
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want one per probe unfiltered and filtered:\n%s", len(rows), out)
 	}
-	one, many, filtered := rows[0], rows[1], rows[2]
-	if one.N != 4000 || one.Lists < 2 || one.QPS <= 0 {
-		t.Errorf("row %+v: want 4000 vectors in several lists, a rate", one)
+	one, mid, many := rows[0], rows[1], rows[2]
+	if one.N != 8000 || one.Lists != 256 || one.QPS <= 0 {
+		t.Errorf("row %+v: want 8000 vectors in 256 lists, a rate", one)
 	}
-	if many.Recall < 0.9 || one.Recall >= many.Recall {
-		t.Errorf("recall@10 %.3f probing 1 list, %.3f probing 128: want more lists to find more, at least 0.9", one.Recall, many.Recall)
+	if many.Recall < 0.9 || one.Recall >= mid.Recall || mid.Recall > many.Recall {
+		t.Errorf("recall@10 %.3f, %.3f, %.3f probing 1, 16, 64 lists: want more lists to find more, at least 0.9", one.Recall, mid.Recall, many.Recall)
 	}
-	if filtered.FilterShare != 0.02 || filtered.Recall < 0.9 {
-		t.Errorf("filtered row %+v: want the share 0.02 and recall of at least 0.9", filtered)
+	for i, f := range rows[3:] {
+		if f.FilterShare != 0.25 || f.Probe != rows[i].Probe || f.Recall < 0.9*rows[i].Recall {
+			t.Errorf("filtered row %+v: want the share 0.25 and at least 0.9 of the unfiltered recall %.3f", f, rows[i].Recall)
+		}
 	}
 }
 

@@ -136,6 +136,9 @@ type Connected struct {
 	Engines
 	// LexicalName is the lexical engine the manifest records (manifest.Lexical*).
 	LexicalName string
+	// VectorIndex is the kind of dense index the vector engine writes (manifest.VectorIndex*),
+	// "" for an engine that keeps vectors of its own (Qdrant).
+	VectorIndex string
 	// Qdrant are the collection settings the manifest records, nil for a local index.
 	Qdrant *manifest.QdrantBuild
 	// CheckpointCopies says that a checkpoint copies the whole generation into the next one

@@ -82,7 +82,8 @@ func (s *Store) Engines(_ context.Context, spec store.EngineSpec) (*store.Connec
 		return nil, err
 	}
 	var vecs backend.Vectors
-	switch kind := vectorIndex(spec); kind {
+	kind := vectorIndex(spec)
+	switch kind {
 	case manifest.VectorIndexHNSW:
 		vecs = hnswvec.Engine{Params: spec.HNSW}
 	case manifest.VectorIndexIVF:
@@ -100,6 +101,7 @@ func (s *Store) Engines(_ context.Context, spec store.EngineSpec) (*store.Connec
 			Vectors:  vecs,
 		},
 		LexicalName: name,
+		VectorIndex: kind,
 	}
 	if o := spec.Override; o.Passages != nil {
 		c.Passages = o.Passages
