@@ -37,7 +37,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&o.Rescore, "rescore", 0, "candidates rescored with their int8 vectors (0: ivf's default)")
 	fs.IntVar(&o.Lists, "lists", 0, "lists (0: chosen from the number of vectors, as kairos index does)")
 	fs.StringVar(&index, "index", "", "build the index in this `directory` and keep it (default: a temporary one, removed)")
-	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (every round(1/S)-th key, as a language or date filter keeps passages unrelated to the query), at each probe")
+	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (pseudo-random keys, one in round(1/S), as a language or date filter keeps passages unrelated to the query), at each probe")
 	fs.IntVar(&repeat, "repeat", 3, "timed passes per probe; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per probe: {"probe","rescore","recall_at_10","qps","build_seconds","n","dim","lists","filter_share"}`)
 	pos, err := parseFlags(fs, args)
@@ -132,8 +132,10 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 	if share > 0 {
+		// Keys are kept pseudo-randomly, as a language or date filter keeps passages whose
+		// topics have nothing to do with it.
 		every := uint32(math.Round(1 / share))
-		keep := func(k uint32) bool { return k%every == 0 }
+		keep := func(k uint32) bool { return (k*0x9e3779b1)>>7%every == 0 }
 		gt, err := dump.filteredTruth(data, keep)
 		if err != nil {
 			return fmt.Errorf("bench ivf: %w", err)

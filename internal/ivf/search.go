@@ -177,19 +177,30 @@ func (r *Reader) probeLists(s *searchScratch, probe int) []int32 {
 	return out
 }
 
-// selectivity estimates the share of live vectors keep accepts from an even sample of
-// positions (at least 1/(2*sampled) when none of the sample passes but some vector might).
+// selectivity estimates the share of live vectors keep accepts from a sample of positions
+// (at least 1/(2*sampled) when none of the sample passes but some vector might). The sample is
+// every position of a small index and pseudo-random positions of a large one: an even stride
+// would meet a filter that repeats with the keys (every hundredth passage, one source's
+// documents in turn) in step, and see it pass all or nothing.
 func (r *Reader) selectivity(keep func(uint32) bool) float64 {
 	n := r.h.Len()
-	step := max(1, n/selectivitySample)
 	tried, passed := 0, 0
-	for p := 0; p < n; p += step {
-		if r.isDead(uint32(p)) {
-			continue
+	try := func(p uint32) {
+		if r.isDead(p) {
+			return
 		}
 		tried++
-		if keep(r.key(uint32(p))) {
+		if keep(r.key(p)) {
 			passed++
+		}
+	}
+	if n <= selectivitySample {
+		for p := range n {
+			try(uint32(p))
+		}
+	} else {
+		for i := range uint64(selectivitySample) {
+			try(uint32(splitmix(i) % uint64(n)))
 		}
 	}
 	if tried == 0 {
@@ -199,6 +210,14 @@ func (r *Reader) selectivity(keep func(uint32) bool) float64 {
 		return 1 / float64(2*tried)
 	}
 	return float64(passed) / float64(tried)
+}
+
+// splitmix is SplitMix64's output function: a fixed, well-mixed permutation of the integers.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // Exact returns the k live vectors nearest q that keep accepts, by scoring every one: the
