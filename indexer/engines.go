@@ -56,7 +56,7 @@ func (o *Options) adoptVectorIndex(base *Manifest) error {
 	}
 	kind := base.Dense.IndexKind()
 	if o.VectorIndex != "" && o.VectorIndex != kind {
-		return fmt.Errorf("--vector-index %s: the index's vectors are in %s; rebuild it to change that", o.VectorIndex, kind)
+		return fmt.Errorf("--vector-index %s: the index's vectors are in %s; rebuild it (kairos index --force --vector-index %s) to change that", o.VectorIndex, kind, o.VectorIndex)
 	}
 	return nil
 }
