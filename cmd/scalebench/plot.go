@@ -54,14 +54,19 @@ func WritePlot(w io.Writer, rows []Row) error {
 }
 
 // rateSeries is a build's rate between consecutive progress lines, the first from the start
-// of the build (0 passages at 0 s), so that a short build of two lines still draws a line.
+// of the build (0 passages at 0 s), so that a short build of two lines still draws a line,
+// from 0 s.
 func rateSeries(r Row) svgplot.Series {
 	s := svgplot.Series{Name: sizeLabel(r.Passages) + " passages"}
 	prev := ProgressPoint{}
 	for _, p := range r.BuildProgress {
 		if dt := p.S - prev.S; dt > 0 {
+			rate := float64(p.Passages-prev.Passages) / dt
+			if len(s.X) == 0 { // the first interval's rate holds from 0 s: the axis starts there
+				s.X, s.Y = append(s.X, 0), append(s.Y, rate)
+			}
 			s.X = append(s.X, p.S)
-			s.Y = append(s.Y, float64(p.Passages-prev.Passages)/dt)
+			s.Y = append(s.Y, rate)
 			prev = p
 		}
 	}

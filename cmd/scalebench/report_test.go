@@ -71,11 +71,11 @@ func TestWriteRowsGolden(t *testing.T) {
 	}
 }
 
-// A build's rate is drawn from its start: a short build with two progress lines has two
-// points (a line), where it had one (nothing drawn).
+// A build's rate is drawn from its start: a short build with two progress lines draws a line
+// from 0 s, where it had one point (nothing drawn).
 func TestRateSeriesFromTheStart(t *testing.T) {
 	s := rateSeries(Row{Passages: 100000, BuildProgress: []ProgressPoint{{5, 55000}, {10, 100000}, {10, 100000}}})
-	if !slices.Equal(s.X, []float64{5, 10}) || !slices.Equal(s.Y, []float64{11000, 9000}) {
-		t.Errorf("rate series x %v y %v, want x [5 10] y [11000 9000]", s.X, s.Y)
+	if !slices.Equal(s.X, []float64{0, 5, 10}) || !slices.Equal(s.Y, []float64{11000, 11000, 9000}) {
+		t.Errorf("rate series x %v y %v, want x [0 5 10] y [11000 11000 9000]", s.X, s.Y)
 	}
 }
