@@ -1,5 +1,5 @@
 // Package svgplot draws the small charts Kairos's commands write (kairos bench scale --plot,
-// kairos eval --plot): line charts and grouped bar charts as standalone SVG files, with no
+// kairos bench ann --plot, kairos eval --plot): line charts and grouped bar charts as standalone SVG files, with no
 // script, no external font or style sheet and nothing fetched, so that any browser or image
 // viewer shows them and a diff of two runs' files is readable.
 package svgplot
@@ -23,6 +23,13 @@ type Series struct {
 type LineChart struct {
 	Title, XLabel, YLabel string
 	Series                []Series
+	// LogX draws the x axis on a logarithmic scale (every x must be positive), ticked at
+	// powers of ten, and at 2 and 5 times them when the data spans four decades or fewer:
+	// the scale of query rates, which differ between engines by orders of magnitude.
+	LogX bool
+	// Markers marks every point with a shape as well as the line's colour: a circle, square,
+	// triangle or diamond, so that more series than colours stay apart, in print too.
+	Markers bool
 }
 
 // BarChart is a chart of groups of bars, one bar per series in each group.
@@ -68,12 +75,13 @@ func Page(w io.Writer, title string, charts ...Chart) error {
 
 func esc(s string) string { return html.EscapeString(s) }
 
-// axis is a linear scale from data to pixels with round tick values.
+// axis is a linear (or logarithmic) scale from data to pixels with round tick values.
 type axis struct {
 	lo, hi     float64
 	p0, p1     float64
 	ticks      []float64
 	tickFormat func(float64) string
+	log        bool
 }
 
 func newAxis(lo, hi, p0, p1 float64) axis {
@@ -90,7 +98,33 @@ func newAxis(lo, hi, p0, p1 float64) axis {
 	return a
 }
 
-func (a axis) at(v float64) float64 { return a.p0 + (v-a.lo)/(a.hi-a.lo)*(a.p1-a.p0) }
+func (a axis) at(v float64) float64 {
+	if a.log {
+		return a.p0 + (math.Log10(v)-math.Log10(a.lo))/(math.Log10(a.hi)-math.Log10(a.lo))*(a.p1-a.p0)
+	}
+	return a.p0 + (v-a.lo)/(a.hi-a.lo)*(a.p1-a.p0)
+}
+
+// newLogAxis is a logarithmic scale over whole decades around lo..hi (both positive).
+func newLogAxis(lo, hi, p0, p1 float64) axis {
+	d0, d1 := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+	if d1 <= d0 {
+		d1 = d0 + 1
+	}
+	a := axis{lo: math.Pow(10, d0), hi: math.Pow(10, d1), p0: p0, p1: p1, tickFormat: formatTick, log: true}
+	steps := []float64{1}
+	if d1-d0 <= 4 {
+		steps = []float64{1, 2, 5}
+	}
+	for d := d0; d <= d1; d++ {
+		for _, m := range steps {
+			if v := m * math.Pow(10, d); v <= a.hi*1.0001 {
+				a.ticks = append(a.ticks, v)
+			}
+		}
+	}
+	return a
+}
 
 // niceStep rounds a step up to 1, 2 or 5 times a power of ten.
 func niceStep(s float64) float64 {
@@ -134,12 +168,33 @@ func frame(b *strings.Builder, x, y float64, title, xLabel, yLabel string, ya ax
 		x+16, y+(marginT+panelH-marginB)/2, x+16, y+(marginT+panelH-marginB)/2, esc(yLabel))
 }
 
-// legend draws the series' names beside the panel.
-func legend(b *strings.Builder, x, y float64, series []Series) {
+// legend draws the series' names beside the panel, each with its colour (and its marker).
+func legend(b *strings.Builder, x, y float64, series []Series, markers bool) {
 	for i, s := range series {
 		ly := y + marginT + 8 + float64(i)*18
-		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`+"\n", x+panelW-marginR+12, ly-10, palette[i%len(palette)])
+		if markers {
+			marker(b, i, x+panelW-marginR+18, ly-4)
+		} else {
+			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`+"\n", x+panelW-marginR+12, ly-10, palette[i%len(palette)])
+		}
 		fmt.Fprintf(b, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+panelW-marginR+30, ly, esc(s.Name))
+	}
+}
+
+// marker draws series i's shape centred on (cx, cy): the shape steps on by one each time the
+// colours come round again, so that series i and i+len(palette) differ.
+func marker(b *strings.Builder, i int, cx, cy float64) {
+	c := palette[i%len(palette)]
+	const r = 4.0
+	switch (i + i/len(palette)) % 4 {
+	case 0:
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>`+"\n", cx, cy, r, c)
+	case 1:
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", cx-r, cy-r, 2*r, 2*r, c)
+	case 2:
+		fmt.Fprintf(b, `<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>`+"\n", cx, cy-r-1, cx+r+1, cy+r, cx-r-1, cy+r, c)
+	default:
+		fmt.Fprintf(b, `<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>`+"\n", cx, cy-r-1, cx+r+1, cy, cx, cy+r+1, cx-r-1, cy, c)
 	}
 }
 
@@ -153,8 +208,14 @@ func (c LineChart) draw(b *strings.Builder, x, y float64) {
 	}
 	if math.IsInf(xlo, 0) {
 		xlo, xhi, yhi = 0, 1, 1
+		if c.LogX {
+			xlo, xhi = 1, 10
+		}
 	}
 	xa := newAxis(xlo, xhi, x+marginL, x+panelW-marginR)
+	if c.LogX {
+		xa = newLogAxis(xlo, xhi, x+marginL, x+panelW-marginR)
+	}
 	ya := newAxis(ylo, yhi, y+panelH-marginB, y+marginT)
 	frame(b, x, y, c.Title, c.XLabel, c.YLabel, ya)
 	for _, t := range xa.ticks {
@@ -166,8 +227,13 @@ func (c LineChart) draw(b *strings.Builder, x, y float64) {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xa.at(s.X[j]), ya.at(s.Y[j])))
 		}
 		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", palette[i%len(palette)], strings.Join(pts, " "))
+		if c.Markers {
+			for j := range s.X {
+				marker(b, i, xa.at(s.X[j]), ya.at(s.Y[j]))
+			}
+		}
 	}
-	legend(b, x, y, c.Series)
+	legend(b, x, y, c.Series, c.Markers)
 }
 
 func (c BarChart) draw(b *strings.Builder, x, y float64) {
@@ -199,7 +265,7 @@ func (c BarChart) draw(b *strings.Builder, x, y float64) {
 				esc(s.Name), strconv.FormatFloat(s.Y[g], 'g', 4, 64))
 		}
 	}
-	legend(b, x, y, c.Series)
+	legend(b, x, y, c.Series, false)
 }
 
 // groupLabel writes a bar group's label one word per line, so that labels of narrow groups

@@ -75,3 +75,66 @@ func TestNiceStepAndTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestLogMarkersGolden holds a line chart on a logarithmic x axis with marked points (the
+// recall against queries-per-second plot of kairos bench ann --engines) to testdata: nine
+// series, so that the ninth takes the first colour with the next shape.
+func TestLogMarkersGolden(t *testing.T) {
+	var series []Series
+	for i := range 9 {
+		f := float64(i + 1)
+		series = append(series, Series{Name: "engine " + string(rune('a'+i)), X: []float64{90 * f, 900 * f, 9000 * f}, Y: []float64{0.95, 0.8 - f/50, 0.5 - f/40}})
+	}
+	var b bytes.Buffer
+	if err := Page(&b, "engines", LineChart{Title: "recall", XLabel: "queries/s", YLabel: "recall@10", Series: series, LogX: true, Markers: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wellFormed(b.Bytes()); err != nil {
+		t.Fatalf("not well-formed XML: %v", err)
+	}
+	// 27 points and 9 legend entries: shapes cycle circle, square, triangle, diamond, and the
+	// ninth series (colour 0 again) is a square, not series 1's circle.
+	s := b.String()
+	if n := strings.Count(s, "<circle") + strings.Count(s, "<rect x=") + strings.Count(s, "<polygon"); n != 36 {
+		t.Errorf("%d markers, want 36", n)
+	}
+	path := filepath.Join("testdata", "logmarkers.svg")
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("%s differs (run with -update after checking the picture)", path)
+	}
+}
+
+func TestLogAxis(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		ticks  []float64
+	}{
+		{90, 81000, []float64{10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000}},
+		{3, 2e6, []float64{1, 10, 100, 1000, 1e4, 1e5, 1e6, 1e7}},
+		{500, 500, []float64{100, 200, 500, 1000}},
+	} {
+		a := newLogAxis(tc.lo, tc.hi, 0, 100)
+		if len(a.ticks) != len(tc.ticks) {
+			t.Errorf("%v..%v: ticks %v, want %v", tc.lo, tc.hi, a.ticks, tc.ticks)
+			continue
+		}
+		for i := range a.ticks {
+			if math.Abs(a.ticks[i]-tc.ticks[i]) > 1e-9*tc.ticks[i] {
+				t.Errorf("%v..%v: ticks %v, want %v", tc.lo, tc.hi, a.ticks, tc.ticks)
+				break
+			}
+		}
+		if a.at(a.lo) != 0 || math.Abs(a.at(a.hi)-100) > 1e-9 || math.Abs(a.at(math.Sqrt(a.lo*a.hi))-50) > 1e-9 {
+			t.Errorf("%v..%v: the scale is not logarithmic", tc.lo, tc.hi)
+		}
+	}
+}
