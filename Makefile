@@ -28,7 +28,11 @@ all: build
 setup: ort qdrant lancedb apt models-fp16
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-faiss python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless
+## libopenblas0-openmp: python3-faiss runs its k-means and exhaustive scans through whatever
+## libblas.so.3 is installed, Debian's reference BLAS by default, with which training an IVF
+## index on 65,536 vectors took 604 s here (OpenBLAS is what FAISS's own builds ship with); the
+## OpenMP build shares FAISS's threads, so one-thread serving keeps BLAS on one thread too.
+APT_PKGS := python3-hnswlib python3-faiss python3-numpy libopenblas0-openmp python3-onnx chromium liblucene8-java default-jdk-headless
 apt:
 	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
 

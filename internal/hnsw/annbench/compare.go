@@ -122,7 +122,7 @@ func (o *CompareOptions) SetDefaults() {
 		o.NProbes = []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
 	}
 	if len(o.QdrantOversampling) == 0 {
-		o.QdrantOversampling = []float64{1, 2, 4}
+		o.QdrantOversampling = []float64{1, 2, 4, 16}
 	}
 	if len(o.LanceDBNProbes) == 0 {
 		o.LanceDBNProbes = []int{5, 10, 20, 40, 80, 160}
