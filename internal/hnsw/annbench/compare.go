@@ -219,7 +219,7 @@ func engineHelp() string {
 	for _, e := range allEntries(CompareOptions{}, 1000, 8) {
 		names = append(names, e.Name)
 	}
-	return "kairos (" + strings.Join(kairosNames(), ", ") + "), anchors (" + strings.Join(AnchorEngines(), ", ") + "), or any of " + strings.Join(names, ", ")
+	return "kairos (" + strings.Join(kairosNames(), ", ") + "), anchors (" + strings.Join(AnchorEngines(), ", ") + "), all (both, and every other engine), or any of " + strings.Join(names, ", ")
 }
 
 func kairosNames() []string {
@@ -233,8 +233,10 @@ func kairosNames() []string {
 // expand resolves the engine words to engine names, in order, without repeats.
 func expand(words []string) ([]string, error) {
 	known := map[string]bool{}
+	var every []string
 	for _, e := range allEntries(CompareOptions{}, 1000, 8) {
 		known[e.Name] = true
+		every = append(every, e.Name)
 	}
 	var out []string
 	add := func(n string) {
@@ -250,6 +252,10 @@ func expand(words []string) ([]string, error) {
 			}
 		case w == "anchors":
 			for _, n := range AnchorEngines() {
+				add(n)
+			}
+		case w == "all": // kairos, anchors, then the engines neither group names
+			for _, n := range slices.Concat(kairosNames(), AnchorEngines(), every) {
 				add(n)
 			}
 		case known[w]:

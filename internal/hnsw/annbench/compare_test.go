@@ -63,7 +63,7 @@ func testCompareOptions(t *testing.T) CompareOptions {
 func TestCompareEveryEngine(t *testing.T) {
 	ds := Generate(2000, 40, 32, 7)
 	o := testCompareOptions(t)
-	o.Engines = []string{"kairos", "anchors", "faiss-hnsw-flat"}
+	o.Engines = []string{"all"}
 	var emitted []string
 	rep, err := Compare(context.Background(), &ds, o, func(r Result) error {
 		emitted = append(emitted, r.Name())
@@ -210,6 +210,14 @@ func TestExpandEngines(t *testing.T) {
 	want := append(append([]string{"hnswlib"}, kairosNames()...), "faiss-ivfpq", "faiss-ivfflat", "faiss-hnsw-sq", "qdrant-bq", "qdrant-sq", "lancedb-ivfpq")
 	if !slices.Equal(got, want) {
 		t.Errorf("expand = %v, want %v", got, want)
+	}
+	all, err := expand([]string{"all", "hnswlib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAll := slices.Concat(kairosNames(), AnchorEngines(), []string{"faiss-hnsw-flat"})
+	if !slices.Equal(all, wantAll) {
+		t.Errorf("expand(all, hnswlib) = %v, want %v", all, wantAll)
 	}
 	if _, err := expand(nil); err == nil {
 		t.Error("no engines accepted")
