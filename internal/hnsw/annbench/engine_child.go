@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/childrss"
+	"github.com/kairos-rag/kairos/internal/version"
 )
 
 // The engine protocol. Every engine of a comparison (Compare) that is not a server runs as child
@@ -225,25 +225,8 @@ func toInt64(res [][]uint64) [][]int64 {
 	return out
 }
 
-// kairosVersion names the build of this binary: its module version, or its commit.
-func kairosVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v = s.Value[:12]
-		}
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+modified"
-		}
-	}
-	return v
-}
+// kairosVersion names the build of this binary as kairos version does (internal/version).
+func kairosVersion() string { return version.String() }
 
 // Meta is a dump's meta.json.
 type Meta struct {
