@@ -474,6 +474,11 @@ func Compare(ctx context.Context, ds *Dataset, o CompareOptions, emit func(Resul
 	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
+	// Absolute: the children do not all run where this process does (Qdrant's server runs in
+	// its index directory, so a relative storage path landed one level too deep).
+	if work, err = filepath.Abs(work); err != nil {
+		return nil, err
+	}
 	if len(o.Kairos) == 0 {
 		exe, err := os.Executable()
 		if err != nil {

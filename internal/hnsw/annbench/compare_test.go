@@ -176,6 +176,23 @@ func TestCompareRefusesMissingEngines(t *testing.T) {
 	}
 }
 
+// TestCompareRelativeWork: a relative --work serves every engine as an absolute one does; the
+// Qdrant server, which runs in its index directory, stored its collection a level too deep and
+// the build failed.
+func TestCompareRelativeWork(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ds := Generate(500, 10, 16, 3)
+	o := testCompareOptions(t)
+	o.Work, o.Engines = "work", []string{"qdrant-sq"}
+	rep, err := Compare(context.Background(), &ds, o, nil)
+	if err != nil {
+		t.Fatalf("%v (make qdrant installs the server)", err)
+	}
+	if r := rep.Results[0]; r.Error != "" || r.IndexBytes <= 0 || len(r.Points) == 0 {
+		t.Errorf("qdrant-sq under a relative work directory: %+v", r)
+	}
+}
+
 func TestRecallOf(t *testing.T) {
 	gt := [][]uint64{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {11, 12, 13, 14, 15, 16, 17, 18, 19, 20}}
 	for _, tc := range []struct {
