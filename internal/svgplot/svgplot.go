@@ -57,16 +57,25 @@ const (
 // (Okabe and Ito's).
 var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
 
-// Page writes the charts one under another as one SVG document, with a title on top.
+// titleChars is about how many characters of the 16-point bold title fit across a page: a
+// longer title (kairos bench ann's names the model's folder) is wrapped, not cut off.
+const titleChars = 88
+
+// Page writes the charts one under another as one SVG document, with a title on top, wrapped
+// at spaces onto as many lines as it needs.
 func Page(w io.Writer, title string, charts ...Chart) error {
 	var b strings.Builder
-	h := 40 + float64(len(charts))*(panelH+20)
+	lines := wrap(title, titleChars)
+	top := 40 + 20*float64(len(lines)-1)
+	h := top + float64(len(charts))*(panelH+20)
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n",
 		panelW, h, panelW, h)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%.0f" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
+	for i, l := range lines {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%d" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, 24+20*i, esc(l))
+	}
 	for i, c := range charts {
-		c.draw(&b, 0, 40+float64(i)*(panelH+20))
+		c.draw(&b, 0, top+float64(i)*(panelH+20))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
@@ -74,6 +83,23 @@ func Page(w io.Writer, title string, charts ...Chart) error {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+// wrap cuts s at spaces into lines of at most n characters (a longer word stays whole).
+func wrap(s string, n int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > n {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
+}
 
 // axis is a linear (or logarithmic) scale from data to pixels with round tick values.
 type axis struct {

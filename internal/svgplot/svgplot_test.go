@@ -63,6 +63,36 @@ func TestPageGolden(t *testing.T) {
 	}
 }
 
+// TestPageWrapsTitle: a title wider than the page is wrapped at spaces onto more lines, the
+// charts moved down by as much; a short one stays one line.
+func TestPageWrapsTitle(t *testing.T) {
+	for _, tc := range []struct {
+		title  string
+		lines  []string
+		height string
+	}{
+		{"short", []string{"short"}, `height="360"`},
+		{"kairos bench ann: 200,000 x 256 vectors, topic fixture (1000 topics) embedded with build/topic-model-1000, 2026-11-29",
+			[]string{"kairos bench ann: 200,000 x 256 vectors, topic fixture (1000 topics) embedded with", "build/topic-model-1000, 2026-11-29"}, `height="380"`},
+	} {
+		var b bytes.Buffer
+		if err := Page(&b, tc.title, LineChart{Title: "c", Series: []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := wellFormed(b.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range tc.lines {
+			if !strings.Contains(b.String(), `font-weight="bold">`+l+"</text>") {
+				t.Errorf("%q: no title line %q in\n%s", tc.title, l, b.String())
+			}
+		}
+		if !strings.Contains(b.String(), tc.height) {
+			t.Errorf("%q: want %s", tc.title, tc.height)
+		}
+	}
+}
+
 func TestNiceStepAndTicks(t *testing.T) {
 	for _, tt := range []struct{ in, want float64 }{{0.7, 1}, {1.3, 2}, {3, 5}, {7, 10}, {1200, 2000}, {0, 1}} {
 		if got := niceStep(tt.in); got != tt.want {
