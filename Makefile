@@ -18,17 +18,21 @@ ORT_SUMS    := $(CURDIR)/embed/ort-gpu.sha256
 export KAIROS_ORT_LIB ?= $(ORT_LIB)
 export KAIROS_SHARED  ?= $(SHARED)
 
-.PHONY: all setup apt ort ort-gpu models-fp16 qdrant build test bench run lint fmt clean loadtest
+.PHONY: all setup apt ort ort-gpu models-fp16 qdrant lancedb build test bench run lint fmt clean loadtest
 
 all: build
 
-## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib and FAISS (the ANN anchors the tests run),
-## chromium (the browser test of the web page) and Apache Lucene 8 with a JDK (the bench scale anchor, whose
-## JSON reader a test runs).
-setup: ort qdrant apt models-fp16
+## setup: Go modules, the ONNX Runtime library, the Qdrant server, hnswlib, FAISS and LanceDB (the ANN
+## anchors the tests run), chromium (the browser test of the web page) and Apache Lucene 8 with a JDK
+## (the bench scale anchor, whose JSON reader a test runs).
+setup: ort qdrant lancedb apt models-fp16
 	$(GO) mod download
 
-APT_PKGS := python3-hnswlib python3-faiss python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless
+## libopenblas0-openmp: python3-faiss runs its k-means and exhaustive scans through whatever
+## libblas.so.3 is installed, Debian's reference BLAS by default, with which training an IVF
+## index on 65,536 vectors took 604 s here (OpenBLAS is what FAISS's own builds ship with); the
+## OpenMP build shares FAISS's threads, so one-thread serving keeps BLAS on one thread too.
+APT_PKGS := python3-hnswlib python3-faiss python3-numpy libopenblas0-openmp python3-onnx chromium liblucene8-java default-jdk-headless
 apt:
 	@$(call apt_install,$(APT_PKGS))
 
@@ -145,6 +149,21 @@ $(QDRANT_BIN):
 	rm -rf $(QDRANT_DIR)/pack
 	mv $(QDRANT_BIN).part $(QDRANT_BIN)
 
+## lancedb: the LanceDB anchor of `kairos bench ann --engines` (@lancedb/lancedb 0.31.0, its Linux
+## x64 binary and apache-arrow), npm ci of internal/hnsw/bench/lancedb, whose package-lock.json pins
+## every package by integrity; optional dependencies (LanceDB's embedding functions) left out.
+LANCEDB_VERSION := 0.31.0
+LANCEDB_DIR     := $(CACHE)/lancedb-$(LANCEDB_VERSION)
+LANCEDB_SRC     := internal/hnsw/bench/lancedb
+export KAIROS_LANCEDB_MODULES ?= $(LANCEDB_DIR)/node_modules
+lancedb: $(LANCEDB_DIR)/.installed
+$(LANCEDB_DIR)/.installed: $(LANCEDB_SRC)/package.json $(LANCEDB_SRC)/package-lock.json
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	rm -rf $(LANCEDB_DIR) && mkdir -p $(LANCEDB_DIR)
+	cp $(LANCEDB_SRC)/package.json $(LANCEDB_SRC)/package-lock.json $(LANCEDB_DIR)/
+	cd $(LANCEDB_DIR) && npm ci --omit=optional --no-audit --no-fund --silent
+	touch $@
+
 build:
 	@echo "build: go build -o $(BIN) ./cmd/kairos (the first build compiles every dependency: minutes on a small machine, seconds after)"
 	@$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos
@@ -203,18 +222,25 @@ bench: build setup
 	$(GO) test -run '^$$' -bench 'BuildSciFact|UpdateSciFact' -benchtime 3x ./indexer/
 	$(GO) test -run '^$$' -bench BM25Query -benchtime 3000x ./search/
 	$(GO) test -run '^$$' -bench TimeRerank50 ./rerank/
-	KAIROS=$(BIN) ANCHORS="hnswlib faiss-flat faiss-sq" ./internal/hnsw/bench/compare.sh
+	$(BIN) bench ann --n 50000 --dim 384 --engines kairos-hnsw,hnswlib,faiss-hnsw-flat,faiss-hnsw-sq --ef 16,24,32,48,64,96,128
 	KAIROS=$(BIN) ./embed/bench/run.sh
 
-## bench-anchors: Kairos's graph (built, saved int8 and binary codes loaded mapped) against
-## hnswlib and FAISS (IndexHNSWFlat, IndexHNSWSQ 8-bit) on ANN_N passages embedded with the static
-## fixture (the 1M run: about an hour and 4.4 GB peak RSS on 2 cores, 45 minutes of it FAISS).
+## bench-anchors: every vector index on the same ANN_N passages of the topic fixture (ANN_TOPICS
+## topics, embedded with the static topic model `kairos bench corpus --topic-model` writes):
+## Kairos's HNSW (float, int8 mapped, binary mapped), hnswlib, FAISS IVF-PQ, IVF-Flat and HNSW-SQ,
+## Qdrant (vectors on disk, binary and scalar quantization) and LanceDB IVF_PQ, each built by its own
+## child process on both cores and served by another on one CPU; the table, and the plot in
+## $(WORK)/bench-anchors.svg (at 1M: about two hours and 2 GB of disk on the 2-core machine).
 .PHONY: bench-anchors
-ANN_N ?= 1000000
-ANN_MODEL ?= $(SHARED)/models/synthetic/static-model2vec
-bench-anchors: build apt
-	KAIROS=$(BIN) MODEL=$(ANN_MODEL) ANCHORS="hnswlib faiss-flat faiss-sq" KAIROS_FLAGS="--mapped --binary" \
-	  ./internal/hnsw/bench/compare.sh $(ANN_N) 0 1000 16,24,32,48,64,96,128
+ANN_N      ?= 1000000
+ANN_TOPICS ?= 1000
+ANN_MODEL  ?= $(WORK)/topic-model-$(ANN_TOPICS)
+bench-anchors: build apt qdrant lancedb
+	mkdir -p $(WORK)
+	test -f $(ANN_MODEL)/model.safetensors || $(BIN) bench corpus --passages 1k --out $(WORK)/topic-corpus.jsonl \
+	  --topics $(ANN_TOPICS) --topic-model $(ANN_MODEL)
+	$(BIN) bench ann --engines kairos,anchors --model $(ANN_MODEL) --topics $(ANN_TOPICS) \
+	  --n $(ANN_N) --queries 1000 --repeat 2 --plot $(WORK)/bench-anchors.svg
 
 ## bench-scale: build rate, build peak RSS, index size and single-thread query latency of
 ## synthetic collections (real term statistics, seeded) at the sizes in SCALE, with Xapian's BM25

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,18 +15,23 @@ import (
 )
 
 // cmdBenchANN is `kairos bench ann`: recall@10 against exact search and single-thread QPS of the
-// HNSW index on synthetic clustered unit vectors (see package annbench for how they are drawn).
+// HNSW index on synthetic clustered unit vectors (see package annbench for how they are drawn),
+// or, with --engines, of every engine named on the same vectors (annbench.Compare).
 func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
 	// seeded), prints the build time, and for each ef the recall@10 against exact search and
 	// single-thread queries/s.
-	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--topics N] [--shared DIR]] | --load FILE --data DIR [--mapped]", stdio.Stderr)
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--topics N] [--shared DIR]] | --load FILE --data DIR [--mapped] | --engines LIST [--plot FILE.svg] [--work DIR [--keep]] [data flags]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
 		asJSON bool
 		lcfg   annbench.LoadedConfig
+		co     annbench.CompareOptions
+		plot   string
 	)
+	co.Flags(fs)
+	fs.StringVar(&plot, "plot", "", "with --engines: also draw recall@10 against queries/s of every engine as an SVG `file`")
 	fs.IntVar(&cfg.N, "n", 50000, "base vectors")
 	fs.IntVar(&cfg.Dim, "dim", 384, "dimension")
 	fs.IntVar(&cfg.Queries, "queries", 1000, "query vectors (drawn like the base set, not from it)")
@@ -36,7 +42,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&cfg.Workers, "workers", 0, "build goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&cfg.Repeat, "repeat", 3, "timed passes per ef; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per ef: {"ef","recall_at_10","qps","qps_cpu","build_seconds","n","dim",...}`)
-	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here for internal/hnsw/bench/anchor_bench.py (hnswlib, FAISS)")
+	fs.StringVar(&cfg.Dump, "dump", "", "write base.f32, queries.f32, gt.i32 and meta.json here (the engines' input: bench ann-engine and internal/hnsw/bench's anchor scripts read it)")
 	fs.StringVar(&cfg.Save, "save", "", "save the built graph to FILE (for --load)")
 	fs.BoolVar(&cfg.Mapped, "mapped", false, "also measure the graph saved and loaded memory-mapped (int8 codes, float rescoring); with --load: load it mapped")
 	fs.IntVar(&cfg.Rescore, "rescore", 0, "mapped search: candidates rescored with float vectors (0: 2*k)")
@@ -61,6 +67,16 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "--ef: %v", err)
 	}
 	cfg.Efs = efs
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["engines"] {
+		return benchANNCompare(ctx, fs, set, cfg, co, *model, *shared, *topics, plot, asJSON, stdio)
+	}
+	for _, name := range []string{"plot", "work", "keep"} {
+		if set[name] {
+			return usageErr(fs, "--%s needs --engines", name)
+		}
+	}
 	if lcfg.Index != "" {
 		if lcfg.Data == "" {
 			return usageErr(fs, "--load needs --data")

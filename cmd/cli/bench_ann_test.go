@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,21 +81,89 @@ func TestBenchANNJSONAndDump(t *testing.T) {
 		}
 	}
 
-	// The anchors read the same dump (python3-hnswlib and python3-faiss, which `make setup`
-	// installs) and must agree on the data: each finds the exact neighbours at ef 64.
-	py := "/usr/bin/python3"
-	for _, engine := range []struct{ name, module string }{{"hnswlib", "hnswlib"}, {"faiss-flat", "faiss"}, {"faiss-sq", "faiss"}} {
-		if err := exec.Command(py, "-c", "import numpy, "+engine.module).Run(); err != nil {
-			t.Fatalf("%s anchor not runnable (make setup installs it) (%s -c 'import %s': %v)", engine.name, py, engine.module, err)
+}
+
+// TestBenchANNEngines: --engines runs the named engines on one data set, each in its own child
+// processes (annbench's conformance suite covers every engine; this is the command's wiring):
+// the table or one JSON line per engine, the plot, and a refusal naming the make target of an
+// engine that is not installed, before any work.
+func TestBenchANNEngines(t *testing.T) {
+	plot := filepath.Join(t.TempDir(), "ann.svg")
+	args := []string{"--n", "2000", "--dim", "16", "--queries", "30", "--engines", "hnswlib,faiss-ivfflat", "--ef", "10,64",
+		"--nprobe", "1,16", "--repeat", "1", "--efc", "100", "--plot", plot}
+	out, errOut, err := runCLI(t, append([]string{"bench", "ann", "--json"}, args...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var engines []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			N, Dim int
+			Engine string
+			Error  string
+			BuildS float64 `json:"build_s"`
+			Points []struct {
+				Recall float64 `json:"recall_at_10"`
+			}
 		}
-		out, err := exec.Command(py, "../../internal/hnsw/bench/anchor_bench.py", "--engine", engine.name, "--ef", "64", "--repeat", "1", dump).Output()
-		if err != nil {
-			t.Fatalf("anchor_bench.py --engine %s: %v", engine.name, err)
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %q: %v", line, err)
 		}
-		ref := parseANNRows(t, out)
-		if len(ref) != 1 || *ref[0].N != 3000 || *ref[0].Dim != 32 || *ref[0].Recall < 0.95 || ref[0].Engine == nil || *ref[0].Engine != engine.name {
-			t.Errorf("%s on the dump: %s", engine.name, out)
+		if r.N != 2000 || r.Dim != 16 || r.Error != "" || r.BuildS <= 0 || len(r.Points) != 2 || r.Points[1].Recall < 0.9 {
+			t.Errorf("result %s", line)
 		}
+		engines = append(engines, r.Engine)
+	}
+	if strings.Join(engines, ",") != "hnswlib,faiss-ivfflat" {
+		t.Errorf("engines %v", engines)
+	}
+	if b, err := os.ReadFile(plot); err != nil || !bytes.Contains(b, []byte("faiss-ivfflat")) {
+		t.Errorf("plot: %v", err)
+	}
+	out, _, err = runCLI(t, append([]string{"bench", "ann"}, args...)...)
+	if err != nil || !strings.Contains(out, "recall@10 at 1,000 queries/s or more") || !strings.Contains(out, "nprobe=16") {
+		t.Errorf("table: %v\n%s", err, out)
+	}
+	_, _, err = runCLI(t, "bench", "ann", "--n", "100", "--dim", "4", "--queries", "2", "--engines", "qdrant-sq", "--qdrant", "/nonexistent/qdrant")
+	if err == nil || !strings.Contains(err.Error(), "make qdrant") {
+		t.Errorf("missing qdrant: %v, want an error naming make qdrant", err)
+	}
+	for _, bad := range [][]string{{"--engines", "kairos", "--save", "g"}, {"--engines", "milvus"}, {"--plot", "p.svg"}, {"--engines", "kairos", "--nprobe", "0"}} {
+		_, _, err := runCLI(t, append([]string{"bench", "ann", "--n", "100", "--dim", "4"}, bad...)...)
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+}
+
+// TestBenchANNEngineChild: bench ann-engine, the child that bench ann --engines runs for Kairos's
+// own indexes, builds a dump's graph and serves it in each setting with the protocol's lines.
+func TestBenchANNEngineChild(t *testing.T) {
+	dir := t.TempDir()
+	data, index := filepath.Join(dir, "data"), filepath.Join(dir, "index")
+	if _, _, err := runCLI(t, "bench", "ann", "--n", "1500", "--dim", "16", "--queries", "20", "--ef", "64", "--repeat", "1", "--dump", data); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCLI(t, "bench", "ann-engine", "build", "--engine", "kairos-hnsw", "--data", data, "--index", index,
+		"--params", `{"m":16,"efc":100,"seed":1}`)
+	if err != nil || !strings.HasPrefix(out, `{"build_s":`) {
+		t.Fatalf("build: %v\n%s%s", err, out, errOut)
+	}
+	for _, setting := range []string{"float", "int8", "binary"} {
+		out, errOut, err := runCLI(t, "bench", "ann-engine", "serve", "--engine", "kairos-hnsw", "--setting", setting, "--data", data,
+			"--index", index, "--sweep", `[{"ef":16},{"ef":128}]`, "--repeat", "1")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if err != nil || len(lines) != 3 || !strings.Contains(lines[1], `"point":{"ef":128}`) || !strings.Contains(lines[2], `"rss_bytes"`) {
+			t.Errorf("serve %s: %v\n%s%s", setting, err, out, errOut)
+		}
+	}
+	for _, bad := range [][]string{{"serve"}, {"fly", "--engine", "kairos-hnsw"}, {}} {
+		if _, _, err := runCLI(t, append([]string{"bench", "ann-engine"}, bad...)...); !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+	if _, _, err := runCLI(t, "bench", "ann-engine", "serve", "--engine", "kairos-hnsw", "--setting", "fp4", "--data", data, "--index", index); err == nil {
+		t.Error("an unknown setting was served")
 	}
 }
 

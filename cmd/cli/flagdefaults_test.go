@@ -127,7 +127,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"warmup": str(scalebench.DefaultWarmup), "shared": scalebench.DefaultShared(), "xapian": scalebench.AnchorAuto,
 			"lucene": scalebench.AnchorAuto, "python": scalebench.DefaultPython, "java": scalebench.DefaultJava,
 			"lucene-jars": scalebench.DefaultJarDir,
-		}, zero("string", "passages", "input", "work", "kairos", "lexical", "plot"), zero("bool", "keep", "json")),
+		}, zero("string", "passages", "input", "work", "kairos", "lexical", "plot", "dense-engines"), zero("bool", "keep", "json")),
 	}
 	for cmd, want := range tests {
 		t.Run(cmd, func(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 
 // everyday lists, per FlagSet name, the flags -h shows first. A command listed here shows its
 // other flags under their group's heading (flagGroups), or under "advanced"; a command not
-// listed (a handful of flags, or a benchmark whose --dim is not a model's) lists them all
-// alphabetically, as flag.PrintDefaults does.
+// listed (a handful of flags) lists them all alphabetically, as flag.PrintDefaults does. bench
+// ann's --dim is the generated vectors' and its --ef the sweep's, so both are everyday there,
+// outside models and GPU and ranking.
 var everyday = map[string][]string{
 	"index": {"input", "index", "model", "update", "resume", "force", "source", "format", "language",
 		"skip-bad", "delete-missing", "quiet"},
@@ -30,6 +31,7 @@ var everyday = map[string][]string{
 	"bank build":   {"input", "out", "encoder"},
 	"bench encode": {"model", "input", "cross-model", "json"},
 	"bench scale":  {"passages", "model", "queries", "plot", "json"},
+	"bench ann":    {"model", "topics", "n", "queries", "engines", "plot", "json", "dim", "ef"},
 }
 
 // Group headings, in the order -h prints them.
@@ -39,13 +41,14 @@ const (
 	groupChat    = "chat and LLM"
 	groupLimits  = "limits"
 	groupAdv     = "advanced"
+	groupAnchors = "anchors"
 	groupModels  = "models and GPU"
 	groupQdrant  = "Qdrant"
 	groupMemory  = "memory"
 	groupLog     = "logging"
 )
 
-var groupOrder = []string{groupFilters, groupRanking, groupChat, groupLimits, groupAdv, groupModels, groupQdrant, groupMemory, groupLog}
+var groupOrder = []string{groupFilters, groupRanking, groupChat, groupLimits, groupAdv, groupAnchors, groupModels, groupQdrant, groupMemory, groupLog}
 
 // flagGroups is the heading of a flag that is not everyday for its command, by flag name: a
 // name means the same thing in every command that has it.
@@ -76,6 +79,12 @@ var flagGroups = map[string]string{
 	"in-flight": groupModels, "ort-lib": groupModels, "ort-provider-lib": groupModels, "pool-on": groupModels,
 	"precision": groupModels, "sort-batches": groupModels, "models-dir": groupModels, "threads": groupModels,
 	"cross-model": groupModels, "model": groupModels,
+	// anchors: the other engines a benchmark runs on the same input, and their parameters
+	"dense-engines": groupAnchors, "python": groupAnchors, "node": groupAnchors, "qdrant": groupAnchors,
+	"java": groupAnchors, "lucene": groupAnchors, "lucene-jars": groupAnchors, "xapian": groupAnchors,
+	"nlist": groupAnchors, "pq-m": groupAnchors, "train": groupAnchors, "nprobe": groupAnchors,
+	"qdrant-oversampling": groupAnchors, "lancedb-modules": groupAnchors, "lancedb-nprobes": groupAnchors,
+	"lancedb-partitions": groupAnchors, "lancedb-refine": groupAnchors, "lancedb-sub-vectors": groupAnchors,
 	// Qdrant
 	"qdrant-replication": groupQdrant, "qdrant-shards": groupQdrant,
 	// memory

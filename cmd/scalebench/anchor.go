@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+
+	"github.com/kairos-rag/kairos/internal/childrss"
 )
 
 // AnchorResult is what one anchor engine (Xapian, Lucene) measured on a collection: the child
@@ -40,7 +42,7 @@ func runAnchor(ctx context.Context, name, index string, progress io.Writer, argv
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, progress
-	peak, err := runMeasured(cmd)
+	peak, err := childrss.Run(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("%s anchor: %w", name, err)
 	}

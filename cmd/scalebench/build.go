@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+
+	"github.com/kairos-rag/kairos/internal/childrss"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,7 +92,7 @@ func (r *rateWatch) slowest(window time.Duration) float64 {
 }
 
 // buildIndex runs `kairos index` as a child process, so that its peak resident memory is the
-// build's own (getrusage of the waited-for child, runMeasured) and not this process's, which holds the
+// build's own (getrusage of the waited-for child, childrss.Run) and not this process's, which holds the
 // queries and, later, the opened index. The child's progress lines go to progress.
 func buildIndex(ctx context.Context, kairos string, args []string, progress io.Writer) (childBuild, error) {
 	var out bytes.Buffer
@@ -99,7 +101,7 @@ func buildIndex(ctx context.Context, kairos string, args []string, progress io.W
 	watch := &rateWatch{w: progress, now: time.Now}
 	cmd.Stderr = watch
 	start := time.Now()
-	peak, err := runMeasured(cmd)
+	peak, err := childrss.Run(cmd)
 	end := time.Now()
 	b := childBuild{Wall: end.Sub(start), SlowestRate: watch.slowest(rateWindow), PeakRSS: peak}
 	if n := len(watch.times); n > 0 {

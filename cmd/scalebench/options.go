@@ -50,6 +50,12 @@ type Options struct {
 	// batch, device and ONNX Runtime libraries).
 	Model string
 	Embed embed.Options
+	// DenseEngines, with Model, compare the vector index with these engines (annbench's names
+	// and groups: kairos, anchors, hnswlib, faiss-ivfpq, ...) on the vectors of each index
+	// built, with the queries embedded: build time, peak RSS, resident memory while serving
+	// and recall@10 against exact search over a QPS sweep on one CPU (kairos bench ann
+	// --engines). Empty: none.
+	DenseEngines []string
 	// Lexical is the lexical engine of the indexes built (indexer.LexicalPostings or
 	// LexicalBleve); "": kairos index's default.
 	Lexical string
@@ -152,7 +158,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Keep, "keep", d.Keep, "keep the corpora and indexes in --work")
 	fs.StringVar(&o.Kairos, "kairos", d.Kairos, "kairos `binary` that builds the indexes (default: this one)")
 	fs.StringVar(&o.Xapian, "xapian", d.Xapian, "Xapian anchor: auto (run when python3-xapian is importable) or off")
-	fs.StringVar(&o.Python, "python", d.Python, "python with Debian's python3-xapian (a pyenv python lacks it)")
+	fs.StringVar(&o.Python, "python", d.Python, "python with Debian's python3-xapian, and python3-faiss and python3-hnswlib for --dense-engines (a pyenv python lacks them)")
 	fs.StringVar(&o.Lucene, "lucene", d.Lucene, "Apache Lucene anchor: auto (run when java, javac and the Lucene jars are found) or off")
 	fs.StringVar(&o.Java, "java", d.Java, "`java` of a JDK (its javac compiles the Lucene anchor once, into the user cache)")
 	fs.StringVar(&o.JarDir, "lucene-jars", d.JarDir, "`directory` with Lucene's core and analyzers-common jars (Debian's liblucene8-java)")
@@ -160,6 +166,15 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Plot, "plot", d.Plot, "also draw the run as an SVG `file`: each build's indexing rate over time, and query latency beside each anchor")
 	fs.StringVar(&o.Lexical, "lexical", d.Lexical, "lexical engine of the indexes built: postings or bleve (kairos index --lexical; default "+indexer.DefaultLexical+")")
 	fs.StringVar(&o.Model, "model", d.Model, "sentence encoder `folder` (dense and hybrid search; see kairos models)")
+	fs.Func("dense-engines", "with --model: compare the vector index with these engines on each index's vectors, as kairos bench ann --engines does (names or groups: kairos, anchors, all, hnswlib, faiss-ivfpq, ...)", func(s string) error {
+		o.DenseEngines = nil
+		for _, f := range strings.Split(s, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				o.DenseEngines = append(o.DenseEngines, f)
+			}
+		}
+		return nil
+	})
 	o.Embed.Flags(fs)
 	o.Embed.BatchFlag(fs, "embed-batch")
 }
@@ -181,6 +196,15 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--xapian %q: want auto or off", o.Xapian)
 	case o.Lucene != AnchorAuto && o.Lucene != AnchorOff:
 		return fmt.Errorf("--lucene %q: want auto or off", o.Lucene)
+	case len(o.DenseEngines) > 0 && o.Model == "":
+		return errors.New("--dense-engines needs --model (the vectors to compare on)")
+	}
+	if len(o.DenseEngines) > 0 {
+		co := o.denseOptions()
+		co.SetDefaults()
+		if err := co.Validate(); err != nil {
+			return fmt.Errorf("--dense-engines: %w", err)
+		}
 	}
 	for _, n := range o.Passages {
 		if n < 1 {

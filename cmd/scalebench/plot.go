@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 	"github.com/kairos-rag/kairos/internal/svgplot"
 )
 
@@ -17,7 +18,8 @@ type ProgressPoint struct {
 
 // WritePlot draws rows (one per collection size) as an SVG page: each build's indexing rate
 // over time, where a stall shows as a dip (the 30-second rate the table reports is its lowest
-// stretch), and the query latency of Kairos beside each anchor, p50 and p99, size by size.
+// stretch), the query latency of Kairos beside each anchor, p50 and p99, size by size, and,
+// for each size with dense engines, their recall@10 against queries per second.
 func WritePlot(w io.Writer, rows []Row) error {
 	rate := svgplot.LineChart{Title: "Indexing rate over the build", XLabel: "seconds since the build started",
 		YLabel: "passages per second"}
@@ -50,17 +52,31 @@ func WritePlot(w io.Writer, rows []Row) error {
 	if len(rows) > 0 {
 		title += ": " + rows[0].Corpus
 	}
-	return svgplot.Page(w, title, rate, lat)
+	charts := []svgplot.Chart{rate, lat}
+	for _, r := range rows {
+		if len(r.DenseEngines) > 0 {
+			rep := annbench.Report{RunInfo: r.DenseEngines[0].RunInfo, Results: r.DenseEngines}
+			charts = append(charts, annbench.RecallChart(&rep, sizeLabel(r.Passages)+" passages:"))
+		}
+	}
+	return svgplot.Page(w, title, charts...)
 }
 
-// rateSeries is a build's rate between consecutive progress lines.
+// rateSeries is a build's rate between consecutive progress lines, the first from the start
+// of the build (0 passages at 0 s), so that a short build of two lines still draws a line,
+// from 0 s.
 func rateSeries(r Row) svgplot.Series {
 	s := svgplot.Series{Name: sizeLabel(r.Passages) + " passages"}
-	p := r.BuildProgress
-	for i := 1; i < len(p); i++ {
-		if dt := p[i].S - p[i-1].S; dt > 0 {
-			s.X = append(s.X, p[i].S)
-			s.Y = append(s.Y, float64(p[i].Passages-p[i-1].Passages)/dt)
+	prev := ProgressPoint{}
+	for _, p := range r.BuildProgress {
+		if dt := p.S - prev.S; dt > 0 {
+			rate := float64(p.Passages-prev.Passages) / dt
+			if len(s.X) == 0 { // the first interval's rate holds from 0 s: the axis starts there
+				s.X, s.Y = append(s.X, 0), append(s.Y, rate)
+			}
+			s.X = append(s.X, p.S)
+			s.Y = append(s.Y, rate)
+			prev = p
 		}
 	}
 	return s

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 )
 
 // WriteRows prints one table row per collection, or one JSON object per line.
@@ -114,6 +116,16 @@ func WriteRows(w io.Writer, rows []Row, asJSON bool) error {
 		}
 		if r.Incomplete != "" {
 			fmt.Fprintf(w, "%d passages incomplete (the figures above were measured before it): %s\n", r.Passages, r.Incomplete)
+		}
+	}
+	for _, r := range rows {
+		if len(r.DenseEngines) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%d passages, the vector index against the dense anchors on the index's vectors:\n", r.Passages)
+		rep := annbench.Report{RunInfo: r.DenseEngines[0].RunInfo, Results: r.DenseEngines}
+		if err := annbench.WriteReport(w, &rep, false); err != nil {
+			return err
 		}
 	}
 	if r0.XapianNotRun != "" {

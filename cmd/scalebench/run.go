@@ -15,6 +15,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -50,8 +51,11 @@ type Row struct {
 	XapianNotRun  string        `json:"xapian_not_run,omitempty"`
 	Lucene        *AnchorResult `json:"lucene,omitempty"`
 	LuceneNotRun  string        `json:"lucene_not_run,omitempty"`
-	Load1         float64       `json:"load1"` // /proc/loadavg before the build: the machine is shared
-	GOMAXPROCS    int           `json:"gomaxprocs"`
+	// DenseEngines is the vector index against the dense anchors on the index's vectors
+	// (Options.DenseEngines): one result per engine setting.
+	DenseEngines []annbench.Result `json:"dense_engines,omitempty"`
+	Load1        float64           `json:"load1"` // /proc/loadavg before the build: the machine is shared
+	GOMAXPROCS   int               `json:"gomaxprocs"`
 	// Incomplete is the error that stopped this collection after its Kairos build was
 	// measured: the row holds what was measured before it (an anchor that failed is absent).
 	Incomplete string `json:"incomplete,omitempty"`
@@ -80,6 +84,13 @@ func Measure(ctx context.Context, o Options, emit func(Row) error) error {
 		xapianNote = "--xapian off"
 	} else if xapianNote = xapianAvailable(ctx, cfg.Python); xapianNote != "" {
 		fmt.Fprintf(stderr, "bench scale: the Xapian anchor does not run: %s\n", xapianNote)
+	}
+	if len(cfg.DenseEngines) > 0 {
+		// Refused now, not after the first collection's build: an engine that is not
+		// installed is named with the make target that installs it.
+		if err := annbench.CheckEngines(ctx, cfg.denseOptions()); err != nil {
+			return fmt.Errorf("--dense-engines: %w", err)
+		}
 	}
 	anchors := scaleAnchors{xapianNote: xapianNote}
 	if cfg.Lucene == AnchorOff {
@@ -170,6 +181,16 @@ func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int,
 	}
 	if err := queryIndex(ctx, cfg, idx, queries, &row, prog); err != nil {
 		return row, err
+	}
+	if len(cfg.DenseEngines) > 0 {
+		fmt.Fprintf(stderr, "bench scale: the vector index against %v on the index's vectors (load %.2f)\n", cfg.DenseEngines, load1())
+		rep, err := denseCompare(ctx, cfg, idx, queries, dir, stderr)
+		if rep != nil {
+			row.DenseEngines = rep.Results
+		}
+		if err != nil {
+			return row, fmt.Errorf("dense engines: %w", err)
+		}
 	}
 	if anchors.xapianNote != "" && anchors.lucene == nil {
 		return row, nil

@@ -210,7 +210,7 @@ func TestFlagsDefaultsAreSetDefaults(t *testing.T) {
 		"seed": fmt.Sprint(want.Seed), "queries": fmt.Sprint(want.Queries), "k": fmt.Sprint(want.K),
 		"warmup": fmt.Sprint(want.Warmup), "shared": want.Shared, "xapian": want.Xapian, "python": want.Python,
 		"lucene": want.Lucene, "java": want.Java, "lucene-jars": want.JarDir, "passages": "", "input": "",
-		"work": "", "kairos": "", "lexical": "", "model": "", "keep": "false", "json": "false",
+		"work": "", "kairos": "", "lexical": "", "model": "", "keep": "false", "json": "false", "dense-engines": "",
 	} {
 		if f := fs.Lookup(name); f == nil || f.DefValue != v {
 			t.Errorf("flag %s: %+v, want default %q", name, f, v)
@@ -252,6 +252,8 @@ func TestValidate(t *testing.T) {
 		{"bad xapian", func(o *Options) { o.Xapian = "maybe" }, `--xapian "maybe"`},
 		{"bad lucene", func(o *Options) { o.Lucene = "yes" }, `--lucene "yes"`},
 		{"zero options", func(o *Options) { *o = Options{Passages: []int{10}} }, "--queries 0"},
+		{"dense engines without a model", func(o *Options) { o.DenseEngines = []string{"kairos"} }, "--dense-engines needs --model"},
+		{"unknown dense engine", func(o *Options) { o.Model, o.DenseEngines = "m", []string{"milvus"} }, `no engine "milvus"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 func bytesOf(t testing.TB, g *hnsw.Graph) io.Reader { return bytes.NewReader(serialize(t, g)) }
 
 // BenchmarkSearch: single-thread k=10 queries on 20,000 x 128 clustered vectors at ef 32.
-// The full 50,000 x 384 comparison with hnswlib is `kairos bench ann` / bench/compare.sh.
+// The full 50,000 x 384 comparison with hnswlib is `kairos bench ann --engines` (make bench).
 func BenchmarkSearch(b *testing.B) {
 	f := newFixture(b, 20000, 1000, 128, hnsw.Options{Seed: 1, Metric: hnsw.Dot})
 	b.ResetTimer()

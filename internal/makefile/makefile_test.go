@@ -40,7 +40,7 @@ func runMake(t *testing.T, bin string, args ...string) (string, error) {
 // make apt installs only the missing Debian packages, saying which before apt-get runs; run
 // by another user than root it does not call apt-get but says what to run.
 func TestAptSaysWhatItInstallsAndNeedsRoot(t *testing.T) {
-	pkgs := "python3-hnswlib python3-faiss python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless"
+	pkgs := "python3-hnswlib python3-faiss python3-numpy libopenblas0-openmp python3-onnx chromium liblucene8-java default-jdk-headless"
 	tests := []struct {
 		name      string
 		uid       string

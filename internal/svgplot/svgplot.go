@@ -1,5 +1,5 @@
 // Package svgplot draws the small charts Kairos's commands write (kairos bench scale --plot,
-// kairos eval --plot): line charts and grouped bar charts as standalone SVG files, with no
+// kairos bench ann --plot, kairos eval --plot): line charts and grouped bar charts as standalone SVG files, with no
 // script, no external font or style sheet and nothing fetched, so that any browser or image
 // viewer shows them and a diff of two runs' files is readable.
 package svgplot
@@ -23,6 +23,13 @@ type Series struct {
 type LineChart struct {
 	Title, XLabel, YLabel string
 	Series                []Series
+	// LogX draws the x axis on a logarithmic scale (every x must be positive), ticked at
+	// powers of ten, and at 2 and 5 times them when the data spans four decades or fewer:
+	// the scale of query rates, which differ between engines by orders of magnitude.
+	LogX bool
+	// Markers marks every point with a shape as well as the line's colour: a circle, square,
+	// triangle or diamond, so that more series than colours stay apart, in print too.
+	Markers bool
 }
 
 // BarChart is a chart of groups of bars, one bar per series in each group.
@@ -50,16 +57,25 @@ const (
 // (Okabe and Ito's).
 var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
 
-// Page writes the charts one under another as one SVG document, with a title on top.
+// titleChars is about how many characters of the 16-point bold title fit across a page: a
+// longer title (kairos bench ann's names the model's folder) is wrapped, not cut off.
+const titleChars = 88
+
+// Page writes the charts one under another as one SVG document, with a title on top, wrapped
+// at spaces onto as many lines as it needs.
 func Page(w io.Writer, title string, charts ...Chart) error {
 	var b strings.Builder
-	h := 40 + float64(len(charts))*(panelH+20)
+	lines := wrap(title, titleChars)
+	top := 40 + 20*float64(len(lines)-1)
+	h := top + float64(len(charts))*(panelH+20)
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n",
 		panelW, h, panelW, h)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%.0f" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
+	for i, l := range lines {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%d" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, 24+20*i, esc(l))
+	}
 	for i, c := range charts {
-		c.draw(&b, 0, 40+float64(i)*(panelH+20))
+		c.draw(&b, 0, top+float64(i)*(panelH+20))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
@@ -68,12 +84,30 @@ func Page(w io.Writer, title string, charts ...Chart) error {
 
 func esc(s string) string { return html.EscapeString(s) }
 
-// axis is a linear scale from data to pixels with round tick values.
+// wrap cuts s at spaces into lines of at most n characters (a longer word stays whole).
+func wrap(s string, n int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > n {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
+}
+
+// axis is a linear (or logarithmic) scale from data to pixels with round tick values.
 type axis struct {
 	lo, hi     float64
 	p0, p1     float64
 	ticks      []float64
 	tickFormat func(float64) string
+	log        bool
 }
 
 func newAxis(lo, hi, p0, p1 float64) axis {
@@ -90,7 +124,33 @@ func newAxis(lo, hi, p0, p1 float64) axis {
 	return a
 }
 
-func (a axis) at(v float64) float64 { return a.p0 + (v-a.lo)/(a.hi-a.lo)*(a.p1-a.p0) }
+func (a axis) at(v float64) float64 {
+	if a.log {
+		return a.p0 + (math.Log10(v)-math.Log10(a.lo))/(math.Log10(a.hi)-math.Log10(a.lo))*(a.p1-a.p0)
+	}
+	return a.p0 + (v-a.lo)/(a.hi-a.lo)*(a.p1-a.p0)
+}
+
+// newLogAxis is a logarithmic scale over whole decades around lo..hi (both positive).
+func newLogAxis(lo, hi, p0, p1 float64) axis {
+	d0, d1 := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+	if d1 <= d0 {
+		d1 = d0 + 1
+	}
+	a := axis{lo: math.Pow(10, d0), hi: math.Pow(10, d1), p0: p0, p1: p1, tickFormat: formatTick, log: true}
+	steps := []float64{1}
+	if d1-d0 <= 4 {
+		steps = []float64{1, 2, 5}
+	}
+	for d := d0; d <= d1; d++ {
+		for _, m := range steps {
+			if v := m * math.Pow(10, d); v <= a.hi*1.0001 {
+				a.ticks = append(a.ticks, v)
+			}
+		}
+	}
+	return a
+}
 
 // niceStep rounds a step up to 1, 2 or 5 times a power of ten.
 func niceStep(s float64) float64 {
@@ -134,12 +194,33 @@ func frame(b *strings.Builder, x, y float64, title, xLabel, yLabel string, ya ax
 		x+16, y+(marginT+panelH-marginB)/2, x+16, y+(marginT+panelH-marginB)/2, esc(yLabel))
 }
 
-// legend draws the series' names beside the panel.
-func legend(b *strings.Builder, x, y float64, series []Series) {
+// legend draws the series' names beside the panel, each with its colour (and its marker).
+func legend(b *strings.Builder, x, y float64, series []Series, markers bool) {
 	for i, s := range series {
 		ly := y + marginT + 8 + float64(i)*18
-		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`+"\n", x+panelW-marginR+12, ly-10, palette[i%len(palette)])
+		if markers {
+			marker(b, i, x+panelW-marginR+18, ly-4)
+		} else {
+			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`+"\n", x+panelW-marginR+12, ly-10, palette[i%len(palette)])
+		}
 		fmt.Fprintf(b, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+panelW-marginR+30, ly, esc(s.Name))
+	}
+}
+
+// marker draws series i's shape centred on (cx, cy): the shape steps on by one each time the
+// colours come round again, so that series i and i+len(palette) differ.
+func marker(b *strings.Builder, i int, cx, cy float64) {
+	c := palette[i%len(palette)]
+	const r = 4.0
+	switch (i + i/len(palette)) % 4 {
+	case 0:
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>`+"\n", cx, cy, r, c)
+	case 1:
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", cx-r, cy-r, 2*r, 2*r, c)
+	case 2:
+		fmt.Fprintf(b, `<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>`+"\n", cx, cy-r-1, cx+r+1, cy+r, cx-r-1, cy+r, c)
+	default:
+		fmt.Fprintf(b, `<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>`+"\n", cx, cy-r-1, cx+r+1, cy, cx, cy+r+1, cx-r-1, cy, c)
 	}
 }
 
@@ -153,8 +234,14 @@ func (c LineChart) draw(b *strings.Builder, x, y float64) {
 	}
 	if math.IsInf(xlo, 0) {
 		xlo, xhi, yhi = 0, 1, 1
+		if c.LogX {
+			xlo, xhi = 1, 10
+		}
 	}
 	xa := newAxis(xlo, xhi, x+marginL, x+panelW-marginR)
+	if c.LogX {
+		xa = newLogAxis(xlo, xhi, x+marginL, x+panelW-marginR)
+	}
 	ya := newAxis(ylo, yhi, y+panelH-marginB, y+marginT)
 	frame(b, x, y, c.Title, c.XLabel, c.YLabel, ya)
 	for _, t := range xa.ticks {
@@ -166,8 +253,13 @@ func (c LineChart) draw(b *strings.Builder, x, y float64) {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xa.at(s.X[j]), ya.at(s.Y[j])))
 		}
 		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", palette[i%len(palette)], strings.Join(pts, " "))
+		if c.Markers {
+			for j := range s.X {
+				marker(b, i, xa.at(s.X[j]), ya.at(s.Y[j]))
+			}
+		}
 	}
-	legend(b, x, y, c.Series)
+	legend(b, x, y, c.Series, c.Markers)
 }
 
 func (c BarChart) draw(b *strings.Builder, x, y float64) {
@@ -199,7 +291,7 @@ func (c BarChart) draw(b *strings.Builder, x, y float64) {
 				esc(s.Name), strconv.FormatFloat(s.Y[g], 'g', 4, 64))
 		}
 	}
-	legend(b, x, y, c.Series)
+	legend(b, x, y, c.Series, false)
 }
 
 // groupLabel writes a bar group's label one word per line, so that labels of narrow groups

@@ -1,7 +1,12 @@
-// Package annbench measures the hnsw index against exact search on synthetic clustered unit
-// vectors, and writes the same data for the hnswlib reference script
-// (internal/hnsw/bench/anchor_bench.py). The `kairos bench ann` subcommand is a thin flag layer
-// over Run.
+// Package annbench measures vector indexes against exact search: the hnsw index in this process
+// (Run, RunData, RunLoaded), and every vector index of a comparison on the same vectors
+// (Compare): Kairos's own (KairosEngines) and the engines users pick instead (hnswlib, FAISS,
+// Qdrant, LanceDB), each built by a child process on every core and served by another confined
+// to one CPU, so that each one's peak and resident memory are its own; recall@10 is computed
+// here, the same way for all, from the ids each one returns at each point of its knob's sweep.
+// The `kairos bench ann` subcommand is a thin flag layer over Run and Compare, `kairos bench
+// ann-engine` over RunEngine (the child of Kairos's indexes), and `kairos bench scale
+// --dense-engines` runs Compare on the vectors of the indexes it builds.
 package annbench
 
 import (

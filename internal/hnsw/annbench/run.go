@@ -309,7 +309,8 @@ func seqKeys(n int) []uint64 {
 }
 
 // Dump writes base.f32 and queries.f32 (row-major little-endian float32), gt.i32 (K little-endian
-// int32 base indices per query, best first) and meta.json, for internal/hnsw/bench/anchor_bench.py.
+// int32 base indices per query, best first) and meta.json: what every engine child of Compare
+// reads (internal/hnsw/bench/anchor_bench.py and anchor_lancedb.js, RunEngine).
 func Dump(dir string, ds Dataset, gt [][]uint64, cfg Config) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("annbench: dump: %w", err)
