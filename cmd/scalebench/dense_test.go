@@ -49,12 +49,12 @@ func TestBenchScaleDenseEngines(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"kairos-hnsw float", "kairos-hnsw int8", "kairos-hnsw binary", "hnswlib", "faiss-ivfflat"}
+	want := []string{"kairos-hnsw float", "kairos-hnsw int8", "kairos-hnsw binary", "kairos-ivf mapped", "hnswlib", "faiss-ivfflat"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("dense engines %v, want %v", names, want)
 	}
 	// IVF-Flat probing every list is exact search: it finds the exact top 10 of the same vectors.
-	ivf := r.DenseEngines[4]
+	ivf := r.DenseEngines[5]
 	if last := ivf.Points[len(ivf.Points)-1]; last.Point["nprobe"] < ivf.Params["nlist"] || last.Recall < 0.99 {
 		t.Errorf("faiss-ivfflat at every list (%v of %v): recall %v, want the exact top 10", last.Point["nprobe"], ivf.Params["nlist"], last.Recall)
 	}
