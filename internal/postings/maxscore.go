@@ -14,63 +14,85 @@ import (
 const innerWindow = 4096
 
 // windowScratch is the memory of one range search, reused from query to query (Searcher
-// pools it): per ordinal of an inner window, the sum of the contributions found so far (in
-// the order found: an upper bound's ingredient, never a score), the query terms matched (a
-// bit per term of the plan, stride words per ordinal) and, per term, the term frequency
-// there (valid where the mask says so); a bit per ordinal with a match; the candidates.
+// pools it): per ordinal of an inner window, an accumulator with the sum of the
+// contributions found so far (in the order found: an upper bound's ingredient, never a score)
+// and the query terms matched (a bit per term of the plan: the first 64 in the accumulator,
+// the others in more), and, per term, the term frequency there (valid where the mask says
+// so); a bit per ordinal with a match; the candidates.
 type windowScratch struct {
-	size   int // ordinals per inner window, a multiple of 64: innerWindow but in tests
-	score  []float64
-	count  []uint16 // the terms matched (bits set in mask): kept apart for the filters
-	mask   []uint64
-	tf     []uint32
-	hit    []uint64
-	cands  []uint32
-	all    []uint32
-	stride int
+	size  int     // ordinals per inner window, a multiple of 64: innerWindow but in tests
+	acc   []accum // per ordinal
+	more  []uint64
+	tf    []uint32
+	hit   []uint64
+	cands []uint32
+	all   []uint32
+	words int // mask words per ordinal in more: the plan's terms past 64, in 64s
+}
+
+// accum is an ordinal's accumulator: score and mask side by side, so that a posting touches
+// one cache line.
+type accum struct {
+	score float64
+	mask  uint64 // terms 0 to 63 of the plan
 }
 
 // reset sizes w for a plan of n terms. The accumulators are zero between windows (each
-// window clears what it set), so only a change of stride clears the masks.
+// window clears what it set).
 func (w *windowScratch) reset(n int) {
 	if w.size == 0 {
 		w.size = innerWindow
 	}
-	stride := (n + 63) / 64
-	if w.score == nil {
-		w.score = make([]float64, w.size)
-		w.count = make([]uint16, w.size)
+	if w.acc == nil {
+		w.acc = make([]accum, w.size)
 		w.hit = make([]uint64, w.size/64)
 	}
-	if len(w.mask) < stride*w.size {
-		w.mask = make([]uint64, stride*w.size)
+	w.words = (max(n, 64) - 64 + 63) / 64
+	if len(w.more) < w.words*w.size {
+		w.more = make([]uint64, w.words*w.size)
 	}
 	if len(w.tf) < n*w.size {
 		w.tf = make([]uint32, n*w.size)
 	}
-	w.stride = stride
 }
 
 // matched is the number of terms matched at offset off.
-func (w *windowScratch) matched(off uint32) int { return int(w.count[off]) }
+func (w *windowScratch) matched(off uint32) int {
+	n := bits.OnesCount64(w.acc[off].mask)
+	if w.words > 0 {
+		for _, x := range w.more[int(off)*w.words : int(off+1)*w.words] {
+			n += bits.OnesCount64(x)
+		}
+	}
+	return n
+}
+
+// has reports whether term t (a plan index) matched at offset off.
+func (w *windowScratch) has(t int, off uint32) bool {
+	if t < 64 {
+		return w.acc[off].mask&(1<<t) != 0
+	}
+	return w.more[int(off)*w.words+(t-64)/64]&(1<<(t%64)) != 0
+}
 
 // clearAt zeroes the accumulators of offset off.
 func (w *windowScratch) clearAt(off uint32) {
-	w.score[off] = 0
-	w.count[off] = 0
-	if w.stride == 1 {
-		w.mask[off] = 0
-		return
+	w.acc[off] = accum{}
+	if w.words > 0 {
+		clear(w.more[int(off)*w.words : int(off+1)*w.words])
 	}
-	clear(w.mask[int(off)*w.stride : int(off+1)*w.stride])
 }
 
 // note records that term t (a plan index) occurs freq times at offset off, contributing v.
 func (w *windowScratch) note(t int, off, freq uint32, v float64) {
 	w.tf[t*w.size+int(off)] = freq
-	w.mask[int(off)*w.stride+t/64] |= 1 << (t % 64)
-	w.count[off]++
-	w.score[off] += v
+	a := &w.acc[off]
+	if t < 64 {
+		a.mask |= 1 << t
+	} else {
+		w.more[int(off)*w.words+(t-64)/64] |= 1 << (t % 64)
+	}
+	a.score += v
 }
 
 // searchSegment returns the K best passages of the ordinals [lo, hi) of sp's segment (best
@@ -249,7 +271,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 				k := 0
 				for _, off := range cands {
 					cands[k] = off
-					if (ws.score[off]+sums[i])*coordBound[ws.matched(off)+i+1]*(1+pruneSlack) >= theta {
+					if (ws.acc[off].score+sums[i])*coordBound[ws.matched(off)+i+1]*(1+pruneSlack) >= theta {
 						k++
 					}
 				}
@@ -269,11 +291,12 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 							k++
 							continue
 						}
-					}
-					// c.blk is the block that may hold d: not even its best with every
-					// remaining term's best?
-					if (ws.score[off]+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*(1+pruneSlack) < theta {
-						continue
+						// The block that may hold d is not decoded: not even its best with
+						// every remaining term's best? Then the candidate is out, and the
+						// block stays undecoded.
+						if !c.decoded && (ws.acc[off].score+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*(1+pruneSlack) < theta {
+							continue
+						}
 					}
 					cands[k] = off
 					k++
@@ -297,7 +320,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			// the survivors, scored exactly
 			for _, off := range cands {
 				cnt := ws.matched(off)
-				if ws.score[off]*coordBound[cnt]*(1+pruneSlack) >= theta {
+				if ws.acc[off].score*coordBound[cnt]*(1+pruneSlack) >= theta {
 					d := base + off
 					if top.offer(Hit{Key: seg.key(d), Score: ws.exact(sc, off, cnt, seg.length(d))}) && top.full() {
 						if w := top.worst().Score; w > theta {
@@ -333,9 +356,8 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 // contributions in plan.sumOrder, times the share of the query's terms matched (plan.total).
 func (w *windowScratch) exact(sc *scorer, off uint32, cnt int, length uint32) float64 {
 	var sum float64
-	row := w.mask[int(off)*w.stride:]
 	for _, i := range sc.sumOrder {
-		if row[i/64]&(1<<(i%64)) != 0 {
+		if w.has(i, off) {
 			sum += sc.contribution(i, w.tf[i*w.size+int(off)], length)
 		}
 	}
@@ -369,7 +391,6 @@ func (tc *termCursor) accumulate(sc *scorer, w *windowScratch, base, end uint32)
 	seg := c.s
 	t := tc.ti
 	tf := w.tf[t*w.size : (t+1)*w.size]
-	word, bit := t/64, uint64(1)<<(t%64)
 	for c.cur < end {
 		i := c.i
 		for ; i < c.n; i++ {
@@ -380,10 +401,15 @@ func (tc *termCursor) accumulate(sc *scorer, w *windowScratch, base, end uint32)
 			off := d - base
 			f := c.tfs[i]
 			tf[off] = f
-			w.mask[int(off)*w.stride+word] |= bit
-			w.count[off]++
 			w.hit[off/64] |= 1 << (off % 64)
-			w.score[off] += sc.contribution(t, f, seg.length(d))
+			v := sc.contribution(t, f, seg.length(d))
+			if t < 64 {
+				a := &w.acc[off]
+				a.mask |= 1 << t
+				a.score += v
+			} else {
+				w.note(t, off, f, v)
+			}
 		}
 		if i < c.n {
 			c.i, c.cur = i, c.ords[i]
