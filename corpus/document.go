@@ -46,9 +46,6 @@ func NewMediaWikiReader(r io.Reader, file, source string) *MediaWikiReader {
 // WebURL returns u when it is an absolute http(s) URL: see document.WebURL.
 func WebURL(u string) (string, bool) { return document.WebURL(u) }
 
-// WikiLanguage returns the language code of a Wikimedia wiki: see mediawiki.Language.
-func WikiLanguage(dbname, base string) string { return mediawiki.Language(dbname, base) }
-
 // sectionPath and countingReader are shared with the format packages.
 type (
 	sectionPath    = document.SectionPath

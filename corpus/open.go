@@ -104,6 +104,16 @@ func (o Options) Validate() error {
 // extension that names the format.
 var knownExts = []string{".gz", ".bz2", ".tar", ".tgz", ".xml", ".json", ".jsonl", ".ndjson", ".csv"}
 
+// DefaultSource is the source name of the documents of the input at path when none is given
+// (Options.Source): its file name without the extensions of knownExts ("faq_covidbert" for
+// faq_covidbert.csv), "stdin" for "-".
+func DefaultSource(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return trimKnownExts(filepath.Base(path))
+}
+
 func trimKnownExts(name string) string {
 	for {
 		ext := strings.ToLower(filepath.Ext(name))
@@ -150,7 +160,7 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 		f = file
 	}
 	if opts.Source == "" {
-		opts.Source = trimKnownExts(filepath.Base(path))
+		opts.Source = DefaultSource(path)
 	}
 	counter := &countingReader{R: f}
 	or := &openedReader{counter: counter, closers: []io.Closer{f}}

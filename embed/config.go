@@ -64,6 +64,9 @@ func LoadFolderConfig(dir string) (FolderConfig, error) {
 // fp32, fp16, int8) on a device: see Options.Precision.
 func LoadFolderConfigFor(dir, precision string, dev Device) (FolderConfig, error) {
 	c := FolderConfig{Pooling: "mean"}
+	if err := checkModelFolder(dir); err != nil {
+		return c, err
+	}
 	var hf struct {
 		Hidden int `json:"hidden_size"`
 		MaxPos int `json:"max_position_embeddings"`

@@ -31,6 +31,9 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 		return nil, err
 	}
 	o := opts.withDefaults()
+	if err := checkModelFolder(o.ModelDir); err != nil {
+		return nil, fmt.Errorf("opening encoder: %w", err)
+	}
 	if sf, ok, err := detectStatic(o.ModelDir); err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
 	} else if ok {

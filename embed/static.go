@@ -100,7 +100,7 @@ func openStatic(o Options, f staticFolder) (*Encoder, error) {
 		return nil, fmt.Errorf("%s is a static model: it runs on the CPU only (no --device %s)", o.ModelDir, o.Device)
 	}
 	if o.Precision != PrecisionAuto {
-		return nil, fmt.Errorf("%s is a static model: --precision %s does not apply (the table is used as stored)", o.ModelDir, o.Precision)
+		return nil, fmt.Errorf("%s is a static model: --precision %s does not apply (the table is used as stored): drop --precision", o.ModelDir, o.Precision)
 	}
 	c := FolderConfig{Pooling: "mean", Normalize: f.normalize, MaxSeqLen: DefaultStaticMaxLen}
 	var st struct {

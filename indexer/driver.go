@@ -140,7 +140,12 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 		ok = true
 		d.ix.discard(ctx, d.writing(), d.opts.Logger)
 		d.tmp = ""
-		return d.spec.base.Manifest, nil
+		// The live generation's, but with this update's reader counts, as a committed
+		// update's manifest has them: malformed records it skipped are reported, not lost.
+		m := *d.spec.base.Manifest
+		c := d.w.man.Counts
+		m.Counts.Skipped, m.Counts.Bad, m.Counts.Repaired, m.Counts.URLsRemoved = c.Skipped, c.Bad, c.Repaired, c.URLsRemoved
+		return &m, nil
 	}
 	if d.spec.mode == modeAppend && d.w.man.Counts.Passages == 0 && !d.opts.AllowEmpty {
 		what := "to commit an empty index"

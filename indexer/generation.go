@@ -21,6 +21,9 @@ import (
 // ErrNoIndex is returned when a location holds no committed index (manifest.ErrNoIndex).
 var ErrNoIndex = manifest.ErrNoIndex
 
+// NoIndexError says why a local directory holds no index (manifest.NoIndexError).
+type NoIndexError = manifest.NoIndexError
+
 // ErrLocked is returned when another process is writing the index (store.ErrLocked).
 var ErrLocked = store.ErrLocked
 

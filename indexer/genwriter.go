@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
+	"github.com/kairos-rag/kairos/internal/version"
 )
 
 // docPassages is one input document split into passages, with its content hash.
@@ -155,7 +157,7 @@ func newGenWriter(dir string, gen int, opts *Options, mode writeMode, base *Gene
 		dir: dir, gen: gen, opts: opts, mode: mode, base: base, prog: prog, expect: expect,
 		seen: map[string]bool{}, known: carried.known,
 		man: Manifest{
-			FormatVersion: FormatVersion, Kairos: opts.Version, Options: opts.Build,
+			FormatVersion: FormatVersion, Kairos: cmp.Or(opts.Version, version.String()), Options: opts.Build,
 			Counts: Counts{Skipped: map[string]int{}}, Sources: map[string]int{},
 			Files: map[string]FileSum{},
 		},
@@ -348,8 +350,18 @@ func (w *genWriter) apply(b docBatch) error {
 				continue
 			case had:
 				w.upd.Changed++
-				if err := w.tombstone(bb, old.Keys); err != nil {
+				src, err := w.tombstone(bb, old.Keys)
+				if err != nil {
 					return err
+				}
+				if src != "" && w.opts.Inputs[b.input].Options.Source == "" {
+					// A changed document keeps the source it was indexed under, as an
+					// unchanged one does: by default a source is its input's file name,
+					// which a newer dump changes ("sf300b"), and a --source filter would
+					// miss the documents that changed. --source given names it anew.
+					for j := range d.passages {
+						d.passages[j].Source = src
+					}
 				}
 			default:
 				w.upd.Added++
@@ -437,15 +449,19 @@ func (w *genWriter) submit(bb backend.LexicalBatch, job embedJob, passages int) 
 	return nil
 }
 
-// tombstone deletes keys of the base generation from every part of the index.
-func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
+// tombstone deletes keys of the base generation from every part of the index and returns the
+// source of the first passage it deleted ("" when none was live).
+func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) (source string, err error) {
 	for _, k := range keys {
 		if !w.pw.Delete(k) {
 			continue
 		}
 		p, err := w.base.Passages.Get(w.gctx, k) // the session's: it ends when the build does
 		if err != nil {
-			return fmt.Errorf("reading replaced passage: %w", err)
+			return "", fmt.Errorf("reading replaced passage: %w", err)
+		}
+		if source == "" {
+			source = p.Source
 		}
 		if w.man.Sources[p.Source]--; w.man.Sources[p.Source] <= 0 {
 			delete(w.man.Sources, p.Source)
@@ -459,7 +475,7 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 		w.upd.PassagesDeleted++
 		toks, err := w.text.Analyze(p.Language, []byte(p.Text))
 		if err != nil {
-			return fmt.Errorf("replaced passage %s: %w", p.ID, err)
+			return "", fmt.Errorf("replaced passage %s: %w", p.ID, err)
 		}
 		w.tokens -= int64(len(toks))
 		bb.Delete(k, &p)
@@ -467,7 +483,7 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) error {
 			w.vec.Delete(k)
 		}
 	}
-	return nil
+	return source, nil
 }
 
 // deleteDocs removes whole documents (ids absent from the table are counted as not found).
@@ -483,7 +499,7 @@ func (w *genWriter) deleteDocs(ids []string) (notFound []string, err error) {
 			notFound = append(notFound, id)
 			continue
 		}
-		if err := w.tombstone(bb, e.Keys); err != nil {
+		if _, err := w.tombstone(bb, e.Keys); err != nil {
 			return nil, err
 		}
 		delete(w.docs, id)

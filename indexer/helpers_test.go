@@ -27,6 +27,12 @@ func openIndex(ctx context.Context, loc string) (*Index, error) {
 	return Open(ctx, l)
 }
 
+// Build opens the index opts.Dir names and builds it (Index.Build): the string form of a
+// build, which only these tests use (callers hold a Location: Open, then Index.Build).
+func Build(ctx context.Context, opts Options) (*Summary, error) {
+	return onIndex(ctx, opts.Dir, func(ix *Index) (*Summary, error) { return ix.Build(ctx, opts) })
+}
+
 // onIndex runs fn on the index at loc and closes it.
 func onIndex[T any](ctx context.Context, loc string, fn func(ix *Index) (T, error)) (T, error) {
 	ix, err := openIndex(ctx, loc)

@@ -189,21 +189,6 @@ func (ix *Index) Compact(ctx context.Context, logger *slog.Logger) (*Summary, er
 	return ix.compact(ctx, &Options{Logger: logger})
 }
 
-// Build opens the index opts.Dir names (a directory or a qdrant:// location) and builds it
-// (Index.Build): for a caller that holds the location as a string.
-func Build(ctx context.Context, opts Options) (*Summary, error) {
-	loc, err := ParseLocation(opts.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("build options: %w", err)
-	}
-	ix, err := Open(ctx, loc)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	return ix.Build(ctx, opts)
-}
-
 // prepare validates opts for an operation on ix: Dir, when set, must name ix (Summary.Dir
 // reports it).
 func (ix *Index) prepare(opts *Options) error {

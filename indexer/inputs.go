@@ -46,7 +46,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	}
 	cr, err := corpus.Open(ctx, in.Path, copts)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", in.Path, err)
+		return err // it names the file ("open x.jsonl: no such file or directory")
 	}
 	defer cr.Close()
 	// Documents are split on workers, in input order; the ones a checkpoint already holds and
@@ -105,7 +105,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		}
 		consumed++
 		st := pr.Stats()
-		if err := r.opts.checkLanguage(in.Path, st.Languages); err != nil {
+		if err := r.opts.checkLanguage(in.Path, consumed, doc.ID, st.Languages); err != nil {
 			return err
 		}
 		r.prog.read(st.BytesRead-readBefore, 1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -126,16 +127,12 @@ func (o *Options) setLanguage(c LanguageChoice) {
 	o.Build.Language, o.Build.Analyzer = c.Language, c.Analyzer
 }
 
-func mixedLanguages(byLang map[string][]string) error {
-	return fmt.Errorf("input in several languages: %s; the build took the language of each input's first document: pass --language multilingual to analyse each document in its own language, or --language CODE to analyse them all as one", describeLanguages(byLang))
-}
-
 // firstLanguage returns the language detected in the first document of an input ("" for
 // none), skipping up to detectScanRecords malformed or skipped records.
 func firstLanguage(ctx context.Context, in InputSpec) (string, error) {
 	r, err := corpus.Open(ctx, in.Path, in.Options)
 	if err != nil {
-		return "", fmt.Errorf("opening %s: %w", in.Path, err)
+		return "", err // it names the file
 	}
 	defer r.Close()
 	for range detectScanRecords {
@@ -156,15 +153,24 @@ func firstLanguage(ctx context.Context, in InputSpec) (string, error) {
 	return "", nil
 }
 
-// checkLanguage refuses documents of path in another language than the build's, unless the
-// language was forced.
-func (o *Options) checkLanguage(path string, langs map[string]int) error {
+// checkLanguage refuses a document of path in another language than the build's, unless the
+// language was forced; n is its record number, id its id, and langs counts the languages of
+// the input's documents so far. The error says which document and that the build stopped
+// (the first language is only the one the build chose: issue 54 read "the build took the
+// language of each input's first document" as a build that had happened).
+func (o *Options) checkLanguage(path string, n int, id string, langs map[string]int) error {
 	if o.lang.Forced || len(langs) == 0 || o.multilingual() {
 		return nil
 	}
-	for l := range langs {
+	for _, l := range slices.Sorted(maps.Keys(langs)) {
 		if l = langanalysis.Normalize(l); l != o.lang.Language {
-			return mixedLanguages(map[string][]string{l: {path}, o.lang.Language: {o.lang.From}})
+			from := o.lang.From
+			if from == "detected in "+path {
+				from = "the language of its first document"
+			}
+			return fmt.Errorf("%s: document %d (id %s) is in %s, but this build analyses %s (%s): the build stopped; "+
+				"pass --language multilingual to analyse each document in its own language, or --language %s to analyse them all as %s",
+				path, n, id, l, o.lang.Language, from, o.lang.Language, o.lang.Language)
 		}
 	}
 	return nil

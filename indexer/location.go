@@ -77,12 +77,17 @@ const locationUsage = "index `location`: a directory, or qdrant://HOST:PORT[,HOS
 
 // Flag registers l as --index on fs: the one definition of the flag, which every command
 // that works on an index shares. what, when not "", says what the command does with it.
-func (l *Location) Flag(fs *flag.FlagSet, what string) {
+func (l *Location) Flag(fs *flag.FlagSet, what string) { LocationFlag(fs, l, what) }
+
+// LocationFlag registers v as --index on fs, as Flag does a Location: for a command whose
+// --index takes several locations (serve's NAME=LOCATION collections), each of which v's Set
+// parses with ParseLocation.
+func LocationFlag(fs *flag.FlagSet, v flag.Value, what string) {
 	usage := locationUsage
 	if what != "" {
 		usage += " (" + what + ")"
 	}
-	fs.Var(l, "index", usage)
+	fs.Var(v, "index", usage)
 }
 
 // openStore returns the store of the index at loc: the one place that tells a local

@@ -62,7 +62,7 @@ type Options struct {
 	// Progress receives a status line about once a second; nil for none.
 	Progress io.Writer
 	Logger   *slog.Logger // nil: silent
-	Version  string       // of the program, recorded in the manifest
+	Version  string       // of the program, recorded in the manifest; "": version.String(), this binary's
 	// AllowEmpty lets a build commit an index without passages, or an update whose inputs
 	// yielded no document delete every document (DeleteMissing). Without it an empty or
 	// all-bad input is refused and the live generation stays.

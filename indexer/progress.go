@@ -168,7 +168,7 @@ func (p *progress) start() (stop func()) {
 func (p *progress) line(el time.Duration) string {
 	docs, split, indexed := p.docs.Load(), p.split.Load(), p.indexed.Load()
 	var b strings.Builder
-	fmt.Fprintf(&b, "read %d docs", docs)
+	fmt.Fprintf(&b, "read %s", countOf(docs, "document"))
 	frac := 0.0
 	if bytes := p.bytes.Load(); p.total > 0 && bytes > 0 {
 		frac = min(float64(bytes)/float64(p.total), 1)
@@ -182,7 +182,7 @@ func (p *progress) line(el time.Duration) string {
 		}
 		return fmt.Sprintf("%d (%.0f/s)", n, p.rate(el, n, get))
 	}
-	fmt.Fprintf(&b, ", split %d passages, indexed %s", split, stage(indexed, func(s sample) int64 { return s.indexed }))
+	fmt.Fprintf(&b, ", split %s, indexed %s", countOf(split, "passage"), stage(indexed, func(s sample) int64 { return s.indexed }))
 	if p.dense {
 		fmt.Fprintf(&b, ", embedded %s", stage(p.embedded.Load(), func(s sample) int64 { return s.embedded }))
 	}
@@ -200,6 +200,14 @@ func (p *progress) line(el time.Duration) string {
 		fmt.Fprintf(&b, ", ETA %s", eta.Round(time.Second))
 	}
 	return b.String()
+}
+
+// countOf is "1 document", "2 documents".
+func countOf(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // eta is the time the slowest stage needs to finish at its current rate (over the window,

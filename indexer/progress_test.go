@@ -30,7 +30,7 @@ func TestBuildProgressCounts(t *testing.T) {
 		t.Fatal("the sample built no passages")
 	}
 	for _, want := range []string{
-		fmt.Sprintf("read %d docs (100%% of input)", sum.Counts.Documents),
+		fmt.Sprintf("read %d documents (100%% of input)", sum.Counts.Documents),
 		fmt.Sprintf("split %d passages, indexed %d (done)", n, n),
 		fmt.Sprintf(", embedded %d (done)", n),
 	} {
@@ -46,6 +46,27 @@ func TestBuildProgressCounts(t *testing.T) {
 
 // The ETA is the slowest stage's: the rest of the input, or the passages a stage still has to
 // do at its own rate.
+// The progress line counts in words: "read 1 document", never "read 1 docs".
+func TestProgressLineCountsInWords(t *testing.T) {
+	tests := []struct {
+		docs, split int64
+		want        string
+	}{
+		{1, 1, "read 1 document, split 1 passage, indexed "},
+		{1, 4, "read 1 document, split 4 passages, indexed "},
+		{300, 773, "read 300 documents, split 773 passages, indexed "},
+		{0, 0, "read 0 documents, split 0 passages, indexed "},
+	}
+	for _, tc := range tests {
+		p := newProgress(nil, 0, false)
+		p.docs.Store(tc.docs)
+		p.split.Store(tc.split)
+		if got := p.line(time.Second); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%d documents, %d passages: %q, want it to start %q", tc.docs, tc.split, got, tc.want)
+		}
+	}
+}
+
 func TestProgressETA(t *testing.T) {
 	tests := []struct {
 		name                     string

@@ -25,6 +25,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -87,7 +88,7 @@ func retrieve(t testing.TB, paras []tqParagraph, qs []*tqQuestion) (string, Sear
 	var s Searcher
 	name := "in-test BM25"
 	if dir := os.Getenv("KAIROS_TIMEQA_INDEX"); dir != "" {
-		ix, err := search.Open(t.Context(), dir, search.Options{})
+		ix, err := search.Open(t.Context(), indexer.Location{Dir: dir}, search.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

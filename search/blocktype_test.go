@@ -31,7 +31,7 @@ func TestBlockTypeFilter(t *testing.T) {
 	}
 	open := func(t *testing.T, loc string) *Index {
 		t.Helper()
-		ix, err := Open(t.Context(), loc, Options{Encoder: bow})
+		ix, err := Open(t.Context(), at(loc), Options{Encoder: bow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func TestBlockTypeFilter(t *testing.T) {
 	}
 	local := func(lexical string) *Index {
 		dir := t.TempDir()
-		_, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: blocksFixture}},
+		_, err := buildAt(ctx, at(dir), indexer.Options{Inputs: []indexer.InputSpec{{Path: blocksFixture}},
 			EmbedInline: true, Encoder: bow, Build: indexer.BuildOptions{Lexical: lexical}})
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func TestBlockTypeFilter(t *testing.T) {
 	t.Run("qdrant", func(t *testing.T) {
 		c := qdranttest.Start(t, 1)
 		loc := "qdrant://" + c.Peers[0].GRPCAddr() + "/blocks?rest=" + c.Peers[0].HTTPAddr()
-		if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: blocksFixture}}, EmbedInline: true, Encoder: bow}); err != nil {
+		if _, err := buildAt(ctx, at(loc), indexer.Options{Inputs: []indexer.InputSpec{{Path: blocksFixture}}, EmbedInline: true, Encoder: bow}); err != nil {
 			t.Fatal(err)
 		}
 		ix := open(t, loc)

@@ -66,8 +66,8 @@ var bow = bowEncoder{dim: 256, sha: "0123456789abcdef"}
 func denseFAQ(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	_, err := indexer.Build(context.Background(), indexer.Options{
-		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow,
+	_, err := buildAt(context.Background(), at(dir), indexer.Options{
+		Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestDenseAndHybrid(t *testing.T) {
 	if rep, err := index.Verify(t.Context()); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
-	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
+	ix, err := Open(t.Context(), at(dir), Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestDenseAndHybrid(t *testing.T) {
 		want[FusionConvex][h.ID] += DefaultAlpha * (h.Score - dlo) / (dhi - dlo)
 	}
 	for _, fusion := range []Fusion{FusionRRF, FusionConvex} {
-		hx, err := Open(t.Context(), dir, Options{Encoder: bow, Fusion: fusion})
+		hx, err := Open(t.Context(), at(dir), Options{Encoder: bow, Fusion: fusion})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,11 +193,11 @@ func TestDenseErrors(t *testing.T) {
 		{"other dimension", bowEncoder{dim: 128, sha: bow.sha}, "dimension 128, index has 256"},
 	}
 	for _, tc := range tests {
-		if _, err := Open(t.Context(), dir, Options{Encoder: tc.enc}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Open(t.Context(), at(dir), Options{Encoder: tc.enc}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	ix, err := Open(t.Context(), dir, Options{})
+	ix, err := Open(t.Context(), at(dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,10 +211,10 @@ func TestDenseErrors(t *testing.T) {
 			t.Errorf("request fusion %q alpha %v rrf k %d accepted", req.Fusion, req.Alpha, req.RRFK)
 		}
 	}
-	if _, err := Open(t.Context(), dir, Options{Alpha: math.NaN()}); err == nil || !strings.Contains(err.Error(), "alpha") {
+	if _, err := Open(t.Context(), at(dir), Options{Alpha: math.NaN()}); err == nil || !strings.Contains(err.Error(), "alpha") {
 		t.Errorf("options alpha NaN: %v", err)
 	}
-	if _, err := Open(t.Context(), testIndex(t, faq), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
+	if _, err := Open(t.Context(), at(testIndex(t, faq)), Options{Encoder: bow}); err == nil || !strings.Contains(err.Error(), "no dense vectors") {
 		t.Errorf("encoder on a BM25-only index: %v", err)
 	}
 }
@@ -242,10 +242,10 @@ func TestDenseFiltersInsideTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: in}}, EmbedInline: true, Encoder: bow}); err != nil {
+	if _, err := buildAt(context.Background(), at(dir), indexer.Options{Inputs: []indexer.InputSpec{{Path: in}}, EmbedInline: true, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
+	ix, err := Open(t.Context(), at(dir), Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,8 +296,8 @@ func TestDenseFiltersInsideTheEngine(t *testing.T) {
 // refused before anything is opened.
 func TestBinaryRescoreOption(t *testing.T) {
 	dir := t.TempDir()
-	_, err := indexer.Build(context.Background(), indexer.Options{
-		Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow,
+	_, err := buildAt(context.Background(), at(dir), indexer.Options{
+		Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow,
 		HNSW: hnsw.Options{Codes: hnsw.CodesBinary},
 	})
 	if err != nil {
@@ -307,7 +307,7 @@ func TestBinaryRescoreOption(t *testing.T) {
 		rescore   string
 		floatOnly bool
 	}{{"", false}, {hnsw.RescoreInt8, false}, {hnsw.RescoreFloat, true}} {
-		ix, err := Open(t.Context(), dir, Options{Encoder: bow, BinaryRescore: tc.rescore})
+		ix, err := Open(t.Context(), at(dir), Options{Encoder: bow, BinaryRescore: tc.rescore})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,10 +328,10 @@ func TestBinaryRescoreOption(t *testing.T) {
 		}
 		ix.Close()
 	}
-	if _, err := Open(t.Context(), dir, Options{Encoder: bow, BinaryRescore: "bits"}); err == nil || !strings.Contains(err.Error(), `BinaryRescore "bits"`) {
+	if _, err := Open(t.Context(), at(dir), Options{Encoder: bow, BinaryRescore: "bits"}); err == nil || !strings.Contains(err.Error(), `BinaryRescore "bits"`) {
 		t.Errorf("--binary-rescore bits: %v", err)
 	}
-	if _, err := Open(t.Context(), denseFAQ(t), Options{Encoder: bow, BinaryRescore: hnsw.RescoreFloat}); err == nil || !strings.Contains(err.Error(), "applies to an index with binary codes") {
+	if _, err := Open(t.Context(), at(denseFAQ(t)), Options{Encoder: bow, BinaryRescore: hnsw.RescoreFloat}); err == nil || !strings.Contains(err.Error(), "applies to an index with binary codes") {
 		t.Errorf("--binary-rescore float on an index with int8 codes: %v", err)
 	}
 }

@@ -27,12 +27,12 @@ func TestPostingsEqualsBleve(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
-		_, err = indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, input)}},
+		_, err = buildAt(ctx, at(dir), indexer.Options{Inputs: []indexer.InputSpec{{Path: shared(t, input)}},
 			Build: indexer.BuildOptions{Lexical: lexical}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix, err := Open(t.Context(), dir, Options{})
+		ix, err := Open(t.Context(), at(dir), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,12 +16,12 @@ func TestFilterThatMatchesNothing(t *testing.T) {
 	ctx := context.Background()
 	build := func(lexical string) *Index {
 		dir := t.TempDir()
-		_, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}},
+		_, err := buildAt(ctx, at(dir), indexer.Options{Inputs: []indexer.InputSpec{{Path: shared(t, faq)}},
 			EmbedInline: true, Encoder: bow, Build: indexer.BuildOptions{Lexical: lexical}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix, err := Open(t.Context(), dir, Options{Encoder: bow})
+		ix, err := Open(t.Context(), at(dir), Options{Encoder: bow})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -125,19 +125,10 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// Open opens the live generation of the index at location (a directory or a qdrant://
-// location, indexer.ParseLocation): OpenAt, for a caller that holds it as a string.
-func Open(ctx context.Context, location string, opts Options) (*Index, error) {
-	loc, err := indexer.ParseLocation(location)
-	if err != nil {
-		return nil, err
-	}
-	return OpenAt(ctx, loc, opts)
-}
-
-// OpenAt opens the live generation of the index at loc. ctx bounds the opening: an index on
-// a cluster (Qdrant) dials it and reads its collections' metadata there.
-func OpenAt(ctx context.Context, loc indexer.Location, opts Options) (*Index, error) {
+// Open opens the live generation of the index at loc (a directory or a Qdrant cluster:
+// indexer.ParseLocation reads the --index form). ctx bounds the opening: an index on a
+// cluster (Qdrant) dials it and reads its collections' metadata there.
+func Open(ctx context.Context, loc indexer.Location, opts Options) (*Index, error) {
 	opts.SetDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -220,7 +211,7 @@ func (ix *Index) Stats() Stats {
 		model = d.Model.Name
 	}
 	return Stats{
-		Dense: ix.gen.Vectors != nil, Model: model,
+		Generation: m.Generation, Dense: ix.gen.Vectors != nil, Model: model,
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
 		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer, Languages: m.LanguageCounts(),

@@ -86,12 +86,12 @@ func TestInflectedQueryNeedsTheIndexLanguage(t *testing.T) {
 			}
 			found := func(language string) (*Index, []Hit) {
 				dir := t.TempDir()
-				sum, err := indexer.Build(context.Background(), indexer.Options{Dir: dir,
+				sum, err := buildAt(context.Background(), at(dir), indexer.Options{
 					Inputs: []indexer.InputSpec{{Path: in}}, Build: indexer.BuildOptions{Language: language}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				ix, err := Open(t.Context(), dir, Options{})
+				ix, err := Open(t.Context(), at(dir), Options{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -41,7 +41,7 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 		{Text: "Should I wear a mask?", K: 5}, {Text: "incubation period", K: 5, Mode: ModeDense},
 		{Text: "how does the virus spread", K: 5, Mode: ModeHybrid}, {Text: "face covering", K: 5},
 	}
-	ix, err := Open(t.Context(), dir, Options{Encoder: bow})
+	ix, err := Open(t.Context(), at(dir), Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 	// After each commit a fresh Index sees only live passages.
 	checkLive := func(stage string, deletedDocs map[string]bool, oldWord string) {
 		t.Helper()
-		nx, err := Open(t.Context(), dir, Options{Encoder: bow})
+		nx, err := Open(t.Context(), at(dir), Options{Encoder: bow})
 		if err != nil {
 			t.Fatalf("%s: %v", stage, err)
 		}

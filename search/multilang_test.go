@@ -35,16 +35,16 @@ var multilangQueries = []struct{ text, title, lang string }{
 // (and the bag-of-words encoder, for the dense searches' filters) and opens it.
 func multilangEngine(t *testing.T, dir, lexical, language string, encoder bool) *Index {
 	t.Helper()
-	opts := indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: dewiki}, {Path: frwiki}},
+	opts := indexer.Options{Inputs: []indexer.InputSpec{{Path: dewiki}, {Path: frwiki}},
 		Build: indexer.BuildOptions{Lexical: lexical, Language: language}}
 	sopts := Options{}
 	if encoder {
 		opts.Encoder, opts.EmbedInline, sopts.Encoder = bow, true, bow
 	}
-	if _, err := indexer.Build(context.Background(), opts); err != nil {
+	if _, err := buildAt(context.Background(), at(dir), opts); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(t.Context(), dir, sopts)
+	ix, err := Open(t.Context(), at(dir), sopts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,10 @@ func TestHybridInOneCallOnQdrant(t *testing.T) {
 	c := qdranttest.Start(t, 1)
 	ctx := context.Background()
 	loc := "qdrant://" + c.Peers[0].GRPCAddr() + "/faq?shards=2&rest=" + c.Peers[0].HTTPAddr()
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: loc, Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow}); err != nil {
+	if _, err := buildAt(ctx, at(loc), indexer.Options{Inputs: []indexer.InputSpec{{Path: shared(t, faq)}}, EmbedInline: true, Encoder: bow}); err != nil {
 		t.Fatal(err)
 	}
-	one, err := Open(t.Context(), loc, Options{Encoder: bow})
+	one, err := Open(t.Context(), at(loc), Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestHybridInOneCallOnQdrant(t *testing.T) {
 	if _, ok := one.gen.Lexical.(backend.HybridSearcher); !ok {
 		t.Fatalf("the Qdrant lexical reader (%T) does not offer backend.HybridSearcher", one.gen.Lexical)
 	}
-	two, err := Open(t.Context(), loc, Options{Encoder: bow})
+	two, err := Open(t.Context(), at(loc), Options{Encoder: bow})
 	if err != nil {
 		t.Fatal(err)
 	}

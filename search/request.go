@@ -82,17 +82,20 @@ const ScoreDocEvidence = "doc_evidence"
 
 // Stats describes an opened index, for `kairos stats`, GET /v1/stats and the chat layer.
 type Stats struct {
-	Documents int            `json:"documents"`
-	Passages  int            `json:"passages"`          // live: deleted and superseded ones excluded
-	Deleted   int            `json:"deleted,omitempty"` // tombstoned passages awaiting compaction
-	Sources   map[string]int `json:"sources"`           // passages per source
-	DateFrom  time.Time      `json:"date_from,omitzero"`
-	DateTo    time.Time      `json:"date_to,omitzero"`
-	Dense     bool           `json:"dense"` // the index has embeddings and an HNSW graph
-	Model     string         `json:"model,omitempty"`
-	Created   time.Time      `json:"created"`
-	Version   int            `json:"format_version"`
-	SizeBytes int64          `json:"size_bytes"`
+	// Generation is the number of the generation opened (the N of g-NNNNNN, the manifest's
+	// generation): one more at every commit of the index, as kairos stats reports it.
+	Generation int            `json:"generation"`
+	Documents  int            `json:"documents"`
+	Passages   int            `json:"passages"`          // live: deleted and superseded ones excluded
+	Deleted    int            `json:"deleted,omitempty"` // tombstoned passages awaiting compaction
+	Sources    map[string]int `json:"sources"`           // passages per source
+	DateFrom   time.Time      `json:"date_from,omitzero"`
+	DateTo     time.Time      `json:"date_to,omitzero"`
+	Dense      bool           `json:"dense"` // the index has embeddings and an HNSW graph
+	Model      string         `json:"model,omitempty"`
+	Created    time.Time      `json:"created"`
+	Version    int            `json:"format_version"`
+	SizeBytes  int64          `json:"size_bytes"`
 	// Language is the language the index is analysed in, and Analyzer its text analyzer,
 	// which queries use too.
 	Language string `json:"language"`

@@ -30,6 +30,26 @@ func shared(t testing.TB, rel string) string {
 	return p
 }
 
+// at is the location of a test index: a directory, or a qdrant:// location, read as --index
+// reads it.
+func at(loc string) indexer.Location {
+	l, err := indexer.ParseLocation(loc)
+	if err != nil {
+		panic(err) // the tests' own locations, never a user's
+	}
+	return l
+}
+
+// buildAt builds the index at loc (indexer.Index.Build).
+func buildAt(ctx context.Context, loc indexer.Location, opts indexer.Options) (*indexer.Summary, error) {
+	ix, err := indexer.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	return ix.Build(ctx, opts)
+}
+
 var (
 	builtMu sync.Mutex
 	built   = map[string]string{}
@@ -47,7 +67,7 @@ func testIndex(t testing.TB, rel string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = indexer.Build(context.Background(), indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: shared(t, rel)}}})
+	_, err = buildAt(context.Background(), at(dir), indexer.Options{Inputs: []indexer.InputSpec{{Path: shared(t, rel)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +90,7 @@ const (
 
 func openIndex(t testing.TB, rel string, opts Options) *Index {
 	t.Helper()
-	ix, err := Open(t.Context(), testIndex(t, rel), opts)
+	ix, err := Open(t.Context(), at(testIndex(t, rel)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,11 +295,11 @@ func ExampleIndex_Search() {
 	os.WriteFile(src, []byte(`{"_id":"a","title":"Albedo","text":"Albedo is the fraction of sunlight that a surface reflects. Fresh snow has a high albedo."}
 {"_id":"b","title":"Anarchism","text":"Anarchism is a political philosophy that rejects involuntary rule."}
 `), 0o644)
-	_, err := indexer.Build(context.Background(), indexer.Options{Dir: filepath.Join(dir, "idx"), Inputs: []indexer.InputSpec{{Path: src, Options: corpus.Options{}}}})
+	_, err := buildAt(context.Background(), at(filepath.Join(dir, "idx")), indexer.Options{Inputs: []indexer.InputSpec{{Path: src, Options: corpus.Options{}}}})
 	if err != nil {
 		panic(err)
 	}
-	ix, err := Open(context.Background(), filepath.Join(dir, "idx"), Options{})
+	ix, err := Open(context.Background(), at(filepath.Join(dir, "idx")), Options{})
 	if err != nil {
 		panic(err)
 	}

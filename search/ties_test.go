@@ -39,12 +39,12 @@ func TestTiesRankByKey(t *testing.T) {
 	for _, bt := range builds {
 		t.Run(bt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			opts := indexer.Options{Dir: dir, Inputs: []indexer.InputSpec{{Path: input}}}
+			opts := indexer.Options{Inputs: []indexer.InputSpec{{Path: input}}}
 			opts.Build.BatchSize, opts.Build.Lexical = bt.batch, bt.lexical
-			if _, err := indexer.Build(context.Background(), opts); err != nil {
+			if _, err := buildAt(context.Background(), at(dir), opts); err != nil {
 				t.Fatal(err)
 			}
-			ix, err := Open(t.Context(), dir, Options{})
+			ix, err := Open(t.Context(), at(dir), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

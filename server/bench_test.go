@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
-	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -22,7 +22,9 @@ func (e fixedEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result,
 func (e fixedEngine) Passage(ctx context.Context, id string) (corpus.Passage, error) {
 	return e.hits[0].Passage, nil
 }
-func (e fixedEngine) Stats(ctx context.Context) (search.Stats, error) { return search.Stats{}, nil }
+func (e fixedEngine) Stats() search.Stats             { return search.Stats{} }
+func (e fixedEngine) Capabilities() live.Capabilities { return live.Capabilities{} }
+func (e fixedEngine) Close() error                    { return nil }
 func (e fixedEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
 	return make([]int, len(words)), len(e.hits), nil
 }
@@ -33,7 +35,7 @@ func benchServer(b *testing.B) *Server {
 	for i, p := range ps {
 		e.hits = append(e.hits, rerank.Hit{Hit: search.Hit{Passage: p, Score: 20 - float64(i), Rank: i + 1}})
 	}
-	s, err := New(Options{Loader: func(context.Context) (Engine, io.Closer, error) { return e, nil, nil }})
+	s, err := New(Options{Index: engineIndex(e)})
 	if err != nil {
 		b.Fatal(err)
 	}

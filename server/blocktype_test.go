@@ -23,7 +23,7 @@ func TestBlockTypeInResponses(t *testing.T) {
 	}
 	want := map[string]string{"1#0": "text", "1#1": "infobox", "1#2": "table", "1#3": "text"}
 	l := &fakeLoader{passages: ps}
-	s, err := New(Options{Loader: l.load})
+	s, err := New(Options{Index: l.index()})
 	if err != nil {
 		t.Fatal(err)
 	}

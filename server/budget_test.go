@@ -171,7 +171,7 @@ func TestBudgetOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.opts.Loader = (&fakeLoader{}).load
+			tt.opts.Index = (&fakeLoader{}).index()
 			o, err := tt.opts.withDefaults()
 			if tt.wantErr == "" {
 				if err != nil || o.MaxInFlightHits != 4*DefaultMaxTotalHits || o.MaxResponseBytes != DefaultMaxResponseBytes {

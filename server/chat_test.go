@@ -15,7 +15,7 @@ import (
 
 // groundedChatter answers with the title of the best passage for the message, word by
 // word: enough of a chat turn to exercise JSON and streamed answers over real retrieval.
-type groundedChatter struct{ e Engine }
+type groundedChatter struct{ e *fakeEngine }
 
 func (c groundedChatter) Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error) {
 	if req.Pipeline != "" && req.Pipeline != "wikichat" {

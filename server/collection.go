@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
+
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
 // Collection is one index behind the server, served under its name: WikiChat's corpus_id
@@ -18,11 +19,12 @@ type Collection struct {
 	// Name is the path segment: letters, digits, '_', '-' and '.', starting with a letter or
 	// digit, at most 64 bytes, and not a top-level path of the API (v1, v2, search, ...).
 	Name string
-	// Loader opens this collection's index, at start and on every reload of it.
-	Loader Loader
+	// Index is this collection's live index, reloaded by the server's reloads (SIGHUP and
+	// POST .../admin/reload); the server closes it on Close.
+	Index *live.Index
 }
 
-// DefaultCollection names the one collection of a server configured with Options.Loader.
+// DefaultCollection names the one collection of a server configured with Options.Index.
 const DefaultCollection = "default"
 
 var collectionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -42,39 +44,27 @@ func CheckCollectionName(name string) error {
 	return nil
 }
 
-// collection is one served index and its current load (loadedIndex).
+// collection is one served index.
 type collection struct {
-	name     string
-	loader   Loader
-	cur      atomic.Pointer[loadedIndex]
-	nextLoad uint64 // guarded by Server.reloadMu
+	name string
+	ix   *live.Index
 }
 
-// acquire returns the current load with a reference held, or nil before the first
-// load. If it races with a swap it retries, so it only fails when nothing is loaded.
-func (c *collection) acquire() *loadedIndex {
-	for {
-		g := c.cur.Load()
-		if g == nil {
-			return nil
-		}
-		if g.acquire() {
-			return g
-		}
-	}
-}
+// acquire returns the current load of the collection's index with a reference held (which
+// the caller releases), or nil before its first load.
+func (c *collection) acquire() *live.Load { return c.ix.Acquire() }
 
 // collectionsOf validates the configured collections: Options.Collections, or the one
-// collection of Options.Loader.
+// collection of Options.Index.
 func collectionsOf(o Options) ([]*collection, error) {
 	specs := o.Collections
 	switch {
-	case len(specs) == 0 && o.Loader == nil:
-		return nil, fmt.Errorf("server options: Loader or Collections is required")
-	case len(specs) > 0 && o.Loader != nil:
-		return nil, fmt.Errorf("server options: set Loader (one index) or Collections (several), not both")
+	case len(specs) == 0 && o.Index == nil:
+		return nil, fmt.Errorf("server options: Index or Collections is required")
+	case len(specs) > 0 && o.Index != nil:
+		return nil, fmt.Errorf("server options: set Index (one index) or Collections (several), not both")
 	case len(specs) == 0:
-		specs = []Collection{{Name: DefaultCollection, Loader: o.Loader}}
+		specs = []Collection{{Name: DefaultCollection, Index: o.Index}}
 	}
 	out := make([]*collection, 0, len(specs))
 	seen := map[string]bool{}
@@ -82,14 +72,14 @@ func collectionsOf(o Options) ([]*collection, error) {
 		if err := CheckCollectionName(c.Name); err != nil {
 			return nil, fmt.Errorf("server options: Collections[%d]: %w", i, err)
 		}
-		if c.Loader == nil {
-			return nil, fmt.Errorf("server options: collection %q has no Loader", c.Name)
+		if c.Index == nil {
+			return nil, fmt.Errorf("server options: collection %q has no Index", c.Name)
 		}
 		if seen[c.Name] {
 			return nil, fmt.Errorf("server options: collection %q is given twice", c.Name)
 		}
 		seen[c.Name] = true
-		out = append(out, &collection{name: c.Name, loader: c.Loader})
+		out = append(out, &collection{name: c.Name, ix: c.Index})
 	}
 	return out, nil
 }
@@ -118,8 +108,8 @@ func (s *Server) noSuchCollection(name string) error {
 }
 
 // Reload reopens every collection's index (see ReloadCollection). A collection that fails
-// keeps its current load (loadedIndex) and the others are reloaded all the same; the error names
-// each that failed.
+// keeps its current load and the others are reloaded all the same; the error names each that
+// failed. The first Reload loads the indexes given unloaded (live.New).
 func (s *Server) Reload(ctx context.Context) error { return s.reloadEach(ctx, s.cols) }
 
 func (s *Server) reloadEach(ctx context.Context, cols []*collection) error {
@@ -138,10 +128,9 @@ func (s *Server) reloadEach(ctx context.Context, cols []*collection) error {
 	return nil
 }
 
-// ReloadCollection opens the named collection's index again through its Loader and swaps it
-// in atomically. Requests already running finish on the old engine, which is closed after
-// the last of them; new requests see the new engine. On error the current engine stays in
-// service. An unknown name is an error wrapping ErrNotFound.
+// ReloadCollection reloads the named collection's index (live.Index.Reload): requests
+// already running finish on the old load, new requests see the new one; on error the
+// current load stays in service. An unknown name is an error wrapping ErrNotFound.
 func (s *Server) ReloadCollection(ctx context.Context, name string) error {
 	c := s.byName[name]
 	if c == nil {

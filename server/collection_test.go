@@ -6,18 +6,18 @@ import (
 )
 
 func TestCollectionOptions(t *testing.T) {
-	l := (&fakeLoader{}).load
+	l := (&fakeLoader{}).index()
 	for _, tt := range []struct {
 		name string
 		opts Options
 		err  string
 	}{
-		{"neither", Options{}, "Loader or Collections is required"},
-		{"both", Options{Loader: l, Collections: []Collection{{Name: "a", Loader: l}}}, "not both"},
-		{"reserved", Options{Collections: []Collection{{Name: "V2", Loader: l}}}, `"V2" is a path of the API itself`},
-		{"slash", Options{Collections: []Collection{{Name: "a/b", Loader: l}}}, `collection name "a/b": want`},
-		{"twice", Options{Collections: []Collection{{Name: "a", Loader: l}, {Name: "a", Loader: l}}}, `"a" is given twice`},
-		{"no loader", Options{Collections: []Collection{{Name: "a"}}}, `"a" has no Loader`},
+		{"neither", Options{}, "Index or Collections is required"},
+		{"both", Options{Index: l, Collections: []Collection{{Name: "a", Index: l}}}, "not both"},
+		{"reserved", Options{Collections: []Collection{{Name: "V2", Index: l}}}, `"V2" is a path of the API itself`},
+		{"slash", Options{Collections: []Collection{{Name: "a/b", Index: l}}}, `collection name "a/b": want`},
+		{"twice", Options{Collections: []Collection{{Name: "a", Index: l}, {Name: "a", Index: l}}}, `"a" is given twice`},
+		{"no index", Options{Collections: []Collection{{Name: "a"}}}, `"a" has no Index`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(tt.opts)

@@ -1,10 +1,6 @@
 package server
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,38 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer"
-	"github.com/kairos-rag/kairos/rerank"
-	"github.com/kairos-rag/kairos/search"
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
-// indexEngine serves a real index, as kairos serve does (cmd/cli's adapter, in short).
-type indexEngine struct {
-	ix *search.Index
-	re *rerank.Retriever
-}
-
-func (e *indexEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
-	return e.re.Search(ctx, q)
-}
-
-func (e *indexEngine) Passage(ctx context.Context, id string) (corpus.Passage, error) {
-	p, err := e.ix.Passage(ctx, id)
-	if errors.Is(err, search.ErrNotFound) {
-		return p, fmt.Errorf("passage %q: %w", id, ErrNotFound)
-	}
-	return p, err
-}
-
-func (e *indexEngine) Stats(ctx context.Context) (search.Stats, error) { return e.ix.Stats(), nil }
-
-func (e *indexEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
-	return e.ix.DocFreq(ctx, words)
-}
-
 // newEngineServer builds the JSON lines corpus of records into an index on the lexical engine
-// (bleve or postings) and serves it.
+// (bleve or postings) and serves it, as kairos serve does (a live index of its location).
 func newEngineServer(t *testing.T, lexical string, records []string) *Server {
 	t.Helper()
 	dir := t.TempDir()
@@ -51,23 +21,17 @@ func newEngineServer(t *testing.T, lexical string, records []string) *Server {
 	if err := os.WriteFile(in, []byte(strings.Join(records, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	idx := filepath.Join(dir, "index")
-	if _, err := indexer.Build(t.Context(), indexer.Options{Dir: idx, Inputs: []indexer.InputSpec{{Path: in}},
+	loc := indexer.Location{Dir: filepath.Join(dir, "index")}
+	ix, err := indexer.Open(t.Context(), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Build(t.Context(), indexer.Options{Inputs: []indexer.InputSpec{{Path: in}},
 		Build: indexer.BuildOptions{Lexical: lexical}}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Loader: func(ctx context.Context) (Engine, io.Closer, error) {
-		ix, err := search.Open(ctx, idx, search.Options{})
-		if err != nil {
-			return nil, nil, err
-		}
-		re, err := rerank.NewRetriever(ix, rerank.RetrieverOptions{})
-		if err != nil {
-			ix.Close()
-			return nil, nil, err
-		}
-		return &indexEngine{ix: ix, re: re}, ix, nil
-	}})
+	s, err := New(Options{Index: live.New(live.Opener(loc, live.Options{}), live.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,15 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/rerank/request"
+	"github.com/kairos-rag/kairos/search"
+)
+
+// Errors a Chatter wraps to choose the HTTP status.
+var (
+	ErrNotFound = errors.New("not found")       // 404
+	ErrInvalid  = errors.New("invalid request") // 400
 )
 
 // apiError is an error with the HTTP status it should be answered with, and for a refusal
@@ -94,7 +102,10 @@ func classify(err error, timeout string) (int, string) {
 }
 
 // classifyRetry is the one map from errors to statuses, for every endpoint: apiError carries
-// its own; a refused request (*request.Error), ErrInvalid 400; ErrNotFound 404; overload 429;
+// its own; a refused request (*request.Error), ErrInvalid and what the live index cannot
+// serve (live.ErrUnsupported: a mode without vectors or encoder, the cross stage without a
+// cross-encoder; live.ErrInvalidQuery) 400; ErrNotFound and an unknown passage
+// (search.ErrNotFound) 404; no index loaded (live.ErrNotLoaded) 503; overload 429;
 // the chat layer's LLM failures 502 (a bad or failed upstream), 503 (an LLM that rate limits,
 // a full conversation store) and 504 (a timeout), never with the upstream's words or
 // address; deadline 504; anything else 500. retry, when not 0, is when to try again.
@@ -111,10 +122,12 @@ func classifyRetry(err error, timeout string) (status int, msg string, retry tim
 		return ae.status, ae.msg, ae.retry
 	case errors.As(err, &re):
 		return http.StatusBadRequest, re.Error(), 0
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrNotFound), errors.Is(err, search.ErrNotFound):
 		return http.StatusNotFound, err.Error(), 0
-	case errors.Is(err, ErrInvalid):
+	case errors.Is(err, ErrInvalid), errors.Is(err, live.ErrUnsupported), errors.Is(err, live.ErrInvalidQuery):
 		return http.StatusBadRequest, err.Error(), 0
+	case errors.Is(err, live.ErrNotLoaded):
+		return http.StatusServiceUnavailable, err.Error(), 0
 	case errors.As(err, &sf):
 		return http.StatusServiceUnavailable, sf.Error(), sf.RetryAfter
 	case errors.Is(err, chat.ErrLLMRateLimited):

@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
-// A server over an Engine: load the index, then serve. cmd/kairos does the same with the
-// real index and an http.Server with timeouts and graceful shutdown.
+// A server over a live index: load it, then serve. kairos serve does the same with the live
+// index of its --index (live.Opener) and an http.Server with timeouts and graceful shutdown.
 func ExampleServer() {
 	passages, err := readSciFact(100)
 	if err != nil {
@@ -19,10 +20,8 @@ func ExampleServer() {
 		return
 	}
 	s, err := New(Options{
-		Loader: func(ctx context.Context) (Engine, io.Closer, error) {
-			e := newFakeEngine(passages) // cmd passes the loader of the real index
-			return e, e, nil
-		},
+		// kairos serve passes live.Opener(location, options), the real index's.
+		Index:  live.New(func(ctx context.Context) (live.Engine, error) { return newFakeEngine(passages), nil }, live.Options{}),
 		APIKey: "s3cret",
 	})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/search"
 )
 
@@ -73,6 +74,7 @@ func terms(s string) map[string]bool {
 // fakeEngine scores passages by how many distinct query terms they contain: a real, if
 // crude, retriever over real passages, so handler tests check real hits.
 type fakeEngine struct {
+	gen      int // the generation number of the index it stands for
 	passages []corpus.Passage
 	terms    []map[string]bool
 	dense    bool
@@ -125,9 +127,6 @@ func (e *fakeEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result,
 	e.mu.Lock()
 	e.seen = append(e.seen, q)
 	e.mu.Unlock()
-	if q.Mode != search.ModeBM25 && !e.dense {
-		return rerank.Result{}, fmt.Errorf("%w: mode %s needs an index with embeddings", ErrInvalid, q.Mode)
-	}
 	qt := terms(q.Text)
 	var hits []rerank.Hit
 	for i, p := range e.passages {
@@ -174,16 +173,22 @@ func (e *fakeEngine) Passage(ctx context.Context, id string) (corpus.Passage, er
 			return p, nil
 		}
 	}
-	return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, ErrNotFound)
+	return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, search.ErrNotFound)
 }
 
-func (e *fakeEngine) Stats(ctx context.Context) (search.Stats, error) {
+func (e *fakeEngine) Stats() search.Stats {
 	docs := map[string]bool{}
 	for _, p := range e.passages {
 		docs[p.DocID] = true
 	}
-	return search.Stats{Documents: len(docs), Passages: len(e.passages),
-		Sources: map[string]int{"scifact": len(e.passages)}, Dense: e.dense, Version: 1, SizeBytes: 12345}, nil
+	return search.Stats{Generation: max(e.gen, 1), Documents: len(docs), Passages: len(e.passages),
+		Sources: map[string]int{"scifact": len(e.passages)}, Dense: e.dense, Version: 1, SizeBytes: 12345}
+}
+
+// Capabilities: a dense fake serves every mode, and every fake the cross stage (its hits
+// depend on neither).
+func (e *fakeEngine) Capabilities() live.Capabilities {
+	return live.Capabilities{Dense: e.dense, Cross: true}
 }
 
 // DocFreq counts the passages whose lower-cased words hold each word.
@@ -208,6 +213,7 @@ func (e *fakeEngine) lastQueries() []rerank.Query {
 // fakeLoader opens a fresh fakeEngine over the same passages on every load and remembers
 // the engines it made.
 type fakeLoader struct {
+	gen      int // the generation number its engines report (0: 1), as an index's commits raise it
 	passages []corpus.Passage
 	terms    []map[string]bool // computed on first load, shared read-only by every engine
 	mu       sync.Mutex
@@ -215,18 +221,26 @@ type fakeLoader struct {
 	fail     error
 }
 
-func (l *fakeLoader) load(ctx context.Context) (Engine, io.Closer, error) {
+func (l *fakeLoader) open(ctx context.Context) (live.Engine, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.fail != nil {
-		return nil, nil, l.fail
+		return nil, l.fail
 	}
 	if l.terms == nil {
 		l.terms = newFakeEngine(l.passages).terms
 	}
-	e := &fakeEngine{passages: l.passages, terms: l.terms}
+	e := &fakeEngine{gen: l.gen, passages: l.passages, terms: l.terms}
 	l.engines = append(l.engines, e)
-	return e, e, nil
+	return e, nil
+}
+
+// index returns a live index over l's engines, loaded by the server's first Reload.
+func (l *fakeLoader) index() *live.Index { return live.New(l.open, live.Options{}) }
+
+// engineIndex returns a live index that loads e at every load.
+func engineIndex(e live.Engine) *live.Index {
+	return live.New(func(context.Context) (live.Engine, error) { return e, nil }, live.Options{})
 }
 
 func (l *fakeLoader) latest() *fakeEngine {
@@ -239,7 +253,7 @@ func (l *fakeLoader) latest() *fakeEngine {
 func newTestServer(t testing.TB, opts Options) (*Server, *fakeLoader) {
 	t.Helper()
 	l := &fakeLoader{passages: sciFactPassages(t, 500)}
-	opts.Loader = l.load
+	opts.Index = l.index()
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

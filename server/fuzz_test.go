@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,9 +20,9 @@ var fuzzSeeds = []string{
 
 // checkDecoded holds for every accepted request: the limits the server promises hold.
 func checkDecoded(t *testing.T, qs []rerank.Query, err error, l limits) {
-	var ae *apiError
 	if err != nil {
-		if !errors.As(err, &ae) || ae.status != 400 || ae.msg == "" {
+		// classify is what answers: a request.Error (the validator's) or an apiError.
+		if status, msg := classify(err, ""); status != 400 || msg == "" {
 			t.Fatalf("error is not a 400 with a message: %#v", err)
 		}
 		return
@@ -49,7 +48,7 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		qs, err := decodeSearchRequest(body, o.limits())
 		checkDecoded(t, qs, err, o.limits())
@@ -60,7 +59,7 @@ func FuzzDecodeWikiChatRequest(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeWikiChatRequest(body, o)
 		checkDecoded(t, req.qs, err, o.limits())
@@ -75,7 +74,7 @@ func FuzzDecodeWikiChatV20Request(f *testing.F) {
 		`{"query":["a"],"num_blocks":3,"languages":"fr"}`, `{"query":["a"],"num_blocks":3,"languages":[1]}`) {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Loader: (&fakeLoader{}).load}.withDefaults()
+	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
 	o.Language = "en"
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeWikiChatV20(body, o)

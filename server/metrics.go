@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
 // Latency histogram bounds in seconds: fine around the 1-50 ms a BM25 query takes, coarse
@@ -58,7 +59,7 @@ func newMetrics(cols []*collection) *metrics {
 			Name: "kairos_http_requests_in_flight", Help: "Requests being served.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kairos_index_reloads_total", Help: "Index loads by collection and result.",
+			Name: "kairos_index_reloads_total", Help: "Reloads of each collection's index after its load at start, by result: ok (kairos_index_generation says which generation it loaded) or error (the current index kept).",
 		}, []string{"collection", "result"}),
 		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kairos_chat_llm_tokens_total", Help: "LLM tokens of chat turns by pipeline, stage and kind (prompt, completion), as the LLM reported them or, for calls it sent no usage for, estimated.",
@@ -86,23 +87,23 @@ func newMetrics(cols []*collection) *metrics {
 		m.reloads.WithLabelValues(c.name, "ok")
 		m.reloads.WithLabelValues(c.name, "error") // both series exist from the start, at 0
 	}
-	index := func(name, help string, v func(g *loadedIndex) float64) prometheus.Collector {
+	index := func(name, help string, v func(g *live.Load) float64) prometheus.Collector {
 		return indexGauge{desc: prometheus.NewDesc(name, help, []string{"collection"}, nil), cols: cols, value: v}
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.reloads, m.llmTokens, m.llmCalls, m.llmEstimated, m.llmCost,
 		m.chatRefusals, m.dropped,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		index("kairos_index_generation", "Generation of the loaded index; increments on each reload.",
-			func(g *loadedIndex) float64 { return float64(g.id) }),
+		index("kairos_index_generation", "Generation number of the loaded index (the N of g-NNNNNN, as kairos stats reports it); kairos_index_reloads_total counts the reloads.",
+			func(g *live.Load) float64 { return float64(g.Stats().Generation) }),
 		index("kairos_index_documents", "Documents in the loaded index.",
-			func(g *loadedIndex) float64 { return float64(g.stats.Documents) }),
+			func(g *live.Load) float64 { return float64(g.Stats().Documents) }),
 		index("kairos_index_passages", "Passages in the loaded index.",
-			func(g *loadedIndex) float64 { return float64(g.stats.Passages) }),
+			func(g *live.Load) float64 { return float64(g.Stats().Passages) }),
 		index("kairos_index_size_bytes", "On-disk size of the loaded index.",
-			func(g *loadedIndex) float64 { return float64(g.stats.SizeBytes) }),
+			func(g *live.Load) float64 { return float64(g.Stats().SizeBytes) }),
 		index("kairos_index_loaded_timestamp_seconds", "Unix time the loaded index was opened.",
-			func(g *loadedIndex) float64 { return float64(g.loadedAt.UnixNano()) / 1e9 }),
+			func(g *live.Load) float64 { return float64(g.LoadedAt().UnixNano()) / 1e9 }),
 	)
 	return m
 }
@@ -185,7 +186,7 @@ func (m *metrics) handler() http.Handler {
 type indexGauge struct {
 	desc  *prometheus.Desc
 	cols  []*collection
-	value func(*loadedIndex) float64
+	value func(*live.Load) float64
 }
 
 var _ prometheus.Collector = indexGauge{}
@@ -194,8 +195,9 @@ func (c indexGauge) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c indexGauge) Collect(ch chan<- prometheus.Metric) {
 	for _, col := range c.cols {
-		if g := col.cur.Load(); g != nil {
+		if g := col.acquire(); g != nil {
 			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.value(g), col.name)
+			g.Release()
 		}
 	}
 }

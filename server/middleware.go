@@ -25,6 +25,7 @@ type route struct {
 func (s *Server) routes() []route {
 	return []route{
 		{"POST", "/v1/search", true, s.handleSearch},
+		{"GET", "/v1/search", true, s.handleSearch}, // one query in the URL's parameters
 		{"GET", "/v1/passages/{id...}", true, s.handlePassage},
 		{"GET", "/v1/stats", true, s.handleStats},
 		{"POST", "/v1/chat", true, s.handleChat},
@@ -41,6 +42,7 @@ func (s *Server) routes() []route {
 		{"POST", "/{collection}/v2/search", true, s.handleWikiChatV2},
 		{"GET", "/v1/collections", true, s.handleCollections},
 		{"POST", "/v1/collections/{collection}/search", true, s.handleSearch},
+		{"GET", "/v1/collections/{collection}/search", true, s.handleSearch},
 		{"GET", "/v1/collections/{collection}/passages/{id...}", true, s.handlePassage},
 		{"GET", "/v1/collections/{collection}/stats", true, s.handleStats},
 		{"POST", "/v1/collections/{collection}/admin/reload", true, s.handleReload},

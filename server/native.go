@@ -13,13 +13,16 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/version"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
+	"github.com/kairos-rag/kairos/search"
 )
 
 // acquireFor returns the current load of the collection r names (the default one when
 // it names none) with a reference held: a 404 for an unknown collection, a 503 before the
 // collection's first load.
-func (s *Server) acquireFor(r *http.Request) (*loadedIndex, error) {
+func (s *Server) acquireFor(r *http.Request) (*live.Load, error) {
 	c, err := s.collection(r)
 	if err != nil {
 		return nil, err
@@ -28,7 +31,7 @@ func (s *Server) acquireFor(r *http.Request) (*loadedIndex, error) {
 }
 
 // acquireIn is acquireFor of a collection already resolved.
-func (s *Server) acquireIn(c *collection) (*loadedIndex, error) {
+func (s *Server) acquireIn(c *collection) (*live.Load, error) {
 	g := c.acquire()
 	if g == nil {
 		msg := "no index loaded yet"
@@ -40,7 +43,8 @@ func (s *Server) acquireIn(c *collection) (*loadedIndex, error) {
 	return g, nil
 }
 
-// handleSearch serves POST /v1/search and POST /v1/collections/{collection}/search.
+// handleSearch serves POST /v1/search and POST /v1/collections/{collection}/search, and
+// their GET twins, whose one query is in the URL's parameters (decodeSearchParams).
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	c, err := s.collection(r) // an unknown collection is a 404 whatever the body
@@ -48,12 +52,15 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	body, err := readBody(w, r, s.opts.MaxBodyBytes)
-	if err != nil {
-		writeErr(w, err, "")
-		return
+	var qs []rerank.Query
+	if r.Method == http.MethodGet {
+		qs, err = decodeSearchParams(r.URL.Query(), s.opts.limits())
+	} else {
+		var body []byte
+		if body, err = readBody(w, r, s.opts.MaxBodyBytes); err == nil {
+			qs, err = decodeSearchRequest(body, s.opts.limits())
+		}
 	}
-	qs, err := decodeSearchRequest(body, s.opts.limits())
 	if err != nil {
 		writeErr(w, err, "")
 		return
@@ -63,10 +70,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	defer g.release()
+	defer g.Release()
 	for i := range qs {
 		if qs[i].Mode == "" {
-			qs[i].Mode = g.mode
+			qs[i].Mode = g.Mode()
 		}
 	}
 	setMode(r, batchMode(qs))
@@ -78,7 +85,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	results, err := s.runBatch(ctx, g.engine, qs)
+	results, err := s.runBatch(ctx, g, qs)
 	if err != nil {
 		writeErr(w, err, s.opts.Timeout.String())
 		return
@@ -114,7 +121,7 @@ func (s *Server) admit(ctx context.Context, w http.ResponseWriter, qs []rerank.Q
 
 // runBatch runs the queries of one request on at most Options.Workers goroutines. The first
 // error cancels the rest, since the request fails as a whole.
-func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]rerank.Result, error) {
+func (s *Server) runBatch(ctx context.Context, g *live.Load, qs []rerank.Query) ([]rerank.Result, error) {
 	// A request whose time ran out while it waited fails as timed out here, even against an
 	// engine that would not look at ctx before it finishes.
 	if err := ctx.Err(); err != nil {
@@ -122,7 +129,7 @@ func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]r
 	}
 	out := make([]rerank.Result, len(qs))
 	if len(qs) == 1 {
-		res, err := s.searchOne(ctx, e, qs[0])
+		res, err := s.searchOne(ctx, g, qs[0])
 		out[0] = res
 		return out, err
 	}
@@ -138,7 +145,7 @@ func (s *Server) runBatch(ctx context.Context, e Engine, qs []rerank.Query) ([]r
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				res, err := s.searchOne(ctx, e, qs[i])
+				res, err := s.searchOne(ctx, g, qs[i])
 				if err != nil {
 					once.Do(func() { firstErr = &queryError{index: i, err: err}; cancel() })
 					continue
@@ -166,14 +173,14 @@ feed:
 // searchOne runs one query of a batch. A panic in the engine becomes the query's error:
 // the workers run on goroutines of their own, outside instrument's recover, where a panic
 // would end the process and every request in flight with it.
-func (s *Server) searchOne(ctx context.Context, e Engine, q rerank.Query) (res rerank.Result, err error) {
+func (s *Server) searchOne(ctx context.Context, g *live.Load, q rerank.Query) (res rerank.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.opts.Logger.Error("search panic", "query", q.Text, "panic", p, "stack", string(debug.Stack()))
 			res, err = rerank.Result{}, errSearchPanicked
 		}
 	}()
-	return e.Search(ctx, q)
+	return g.Search(ctx, q)
 }
 
 // errSearchPanicked answers a query whose search panicked: a 500 (classify's default), whose
@@ -239,11 +246,11 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	defer g.release()
+	defer g.Release()
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
-	p, err := g.engine.Passage(ctx, id)
-	if errors.Is(err, ErrNotFound) && !strings.Contains(id, "#") {
+	p, err := g.Passage(ctx, id)
+	if errors.Is(err, search.ErrNotFound) && !strings.Contains(id, "#") {
 		// Likely curl .../passages/127#0: a client never sends a URL's fragment, so the
 		// server saw "127" and the '#' went unsaid. Say how to write it.
 		writeError(w, http.StatusNotFound, fmt.Sprintf(`passage %q not found; passage ids look like "%s#0", and a URL must write '#' as %%23: %s%s%%230`,
@@ -270,19 +277,13 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err, "")
 		return
 	}
-	defer g.release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
-	defer cancel()
-	st, err := g.engine.Stats(ctx)
-	if err != nil {
-		writeErr(w, err, s.opts.Timeout.String())
-		return
-	}
+	defer g.Release()
+	st := g.Stats()
 	resp := StatsResponse{
 		Index: IndexStats{Documents: st.Documents, Passages: st.Passages, Sources: st.Sources,
 			DateFrom: formatTime(st.DateFrom), DateTo: formatTime(st.DateTo), Dense: st.Dense,
 			Model: st.Model, Created: formatTime(st.Created), FormatVersion: st.Version,
-			SizeBytes: st.SizeBytes, DefaultMode: string(g.mode), Language: st.Language, Analyzer: st.Analyzer, Languages: st.Languages},
+			SizeBytes: st.SizeBytes, DefaultMode: string(g.Mode()), Language: st.Language, Analyzer: st.Analyzer, Languages: st.Languages},
 		Server: s.info(g),
 	}
 	resp.Server.Collection = r.PathValue("collection")
@@ -295,9 +296,9 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-func (s *Server) info(g *loadedIndex) ServerInfo {
-	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.id,
-		LoadedAt: formatTime(g.loadedAt)}
+func (s *Server) info(g *live.Load) ServerInfo {
+	si := ServerInfo{Version: version.String(), Started: formatTime(s.started), Generation: g.Stats().Generation, Reloads: g.Reloads(),
+		LoadedAt: formatTime(g.LoadedAt())}
 	if s.opts.Chat != nil {
 		si.Chat = &ChatInfo{Pipelines: []string{}}
 		if pl, ok := s.opts.Chat.(PipelineLister); ok {
@@ -306,9 +307,6 @@ func (s *Server) info(g *loadedIndex) ServerInfo {
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		si.GoVersion = bi.GoVersion
-		if bi.Main.Version != "" {
-			si.Version = bi.Main.Version
-		}
 		for _, kv := range bi.Settings {
 			if kv.Key == "vcs.revision" {
 				si.Revision = kv.Value

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/internal/version"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -144,8 +145,8 @@ func TestSearchInvalid(t *testing.T) {
 		{"unknown fusion", `{"text":"a","fusion":"sum"}`, 400, `fusion: "sum": want rrf or convex`},
 		{"candidates over limit", `{"text":"a","candidates":1001}`, 400, `candidates: 1001 is over the limit of 1000 (max_candidates)`},
 		{"unknown mode", `{"text":"a","mode":"fuzzy"}`, 400, `mode: "fuzzy": want bm25, dense or hybrid`},
-		{"mode the index lacks", `{"text":"a","mode":"dense"}`, 400, `invalid request: mode dense needs an index with embeddings`},
-		{"mode the index lacks, in a batch", `{"queries":[{"text":"a"},{"text":"b","mode":"hybrid"}]}`, 400, `queries[1]: invalid request: mode hybrid needs an index with embeddings`},
+		{"mode the index lacks", `{"text":"a","mode":"dense"}`, 400, `mode dense is not supported: this index has no dense vectors: build them with kairos index --model DIR, or ask for mode bm25`},
+		{"mode the index lacks, in a batch", `{"queries":[{"text":"a"},{"text":"b","mode":"hybrid"}]}`, 400, `queries[1]: mode hybrid is not supported: this index has no dense vectors: build them with kairos index --model DIR, or ask for mode bm25`},
 		{"bad time spec", `{"queries":[{"text":"a","time":"1998..1990"}]}`, 400, `queries[0].time: invalid time spec "1998..1990": range is reversed (1998 > 1990)`},
 		{"gibberish time spec", `{"text":"a","time":"yesterday"}`, 400, `time: invalid time spec "yesterday": want none, recent, auto, year=YYYY, YYYY..YYYY or from YYYY to YYYY`},
 		{"rerank wrong order", `{"text":"a","rerank":"time,cross"}`, 400, `rerank: rerank "time,cross": the cross-encoder must run first (write cross,time): a time signal applied before it is erased`},
@@ -166,6 +167,33 @@ func TestSearchInvalid(t *testing.T) {
 				t.Errorf("error\n got %s\nwant %s", got, tt.msg)
 			}
 		})
+	}
+}
+
+// TestEmptyListFilterRefused: "source": "" on /v1 is refused, as "source": [""] is, where it
+// had meant no filter at all (request.List had read "" as no list); so are language and
+// block_type, which read alike.
+func TestEmptyListFilterRefused(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	tests := []struct{ name, body, msg string }{
+		{"source", `{"text":"malaria","filters":{"source":""}}`, "filters.source[0]: empty string"},
+		{"source blank", `{"text":"malaria","filters":{"source":"  "}}`, "filters.source[0]: empty string"},
+		{"source in list", `{"text":"malaria","filters":{"source":[""]}}`, "filters.source[0]: empty string"},
+		{"language", `{"text":"malaria","filters":{"language":""}}`, "filters.language[0]: empty string"},
+		{"block_type", `{"text":"malaria","filters":{"block_type":""}}`, `filters.block_type[0]: "" is not a block type (want text, table, infobox)`},
+		{"in a batch", `{"queries":[{"text":"a"},{"text":"malaria","filters":{"source":""}}]}`, "queries[1].filters.source[0]: empty string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(s, "POST", "/v1/search", tc.body)
+			if w.Code != http.StatusBadRequest {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			wantError(t, w.Body.Bytes(), tc.msg)
+		})
+	}
+	if w := do(s, "POST", "/v1/search", `{"text":"malaria","filters":{"source":null}}`); w.Code != http.StatusOK {
+		t.Errorf("source null: status %d: %s", w.Code, w.Body)
 	}
 }
 
@@ -208,7 +236,8 @@ func TestPassageAndStats(t *testing.T) {
 				t.Fatal(err)
 			}
 			if st.Index.Passages != 500 || st.Index.Documents != 500 || st.Index.Sources["scifact"] != 500 ||
-				st.Index.DefaultMode != "bm25" || st.Server.Generation != 1 || st.Server.GoVersion == "" {
+				st.Index.DefaultMode != "bm25" || st.Server.Generation != 1 || st.Server.GoVersion == "" ||
+				st.Server.Version != version.String() {
 				t.Errorf("stats = %+v", st)
 			}
 		}},

@@ -5,12 +5,6 @@ import (
 	"github.com/kairos-rag/kairos/rerank/request"
 )
 
-// SearchRequest is the body of POST /v1/search: a batch of queries. A body holding the
-// fields of one QueryRequest at the top level is the single-query shorthand.
-type SearchRequest struct {
-	Queries []QueryRequest `json:"queries"`
-}
-
 // QueryRequest is one query of POST /v1/search. It is the request every Kairos front end
 // shares (the CLI, batch files, the web page): see package rerank/request for its fields,
 // their defaults and their validation.
@@ -108,12 +102,16 @@ type IndexStats struct {
 
 // ServerInfo describes the running server and its build.
 type ServerInfo struct {
-	Version    string    `json:"version"`
-	Revision   string    `json:"revision,omitempty"`
-	GoVersion  string    `json:"go_version"`
-	Started    string    `json:"started"`
-	Collection string    `json:"collection"` // the collection these stats are of
-	Generation uint64    `json:"generation"` // increments on every successful reload
+	Version    string `json:"version"`
+	Revision   string `json:"revision,omitempty"`
+	GoVersion  string `json:"go_version"`
+	Started    string `json:"started"`
+	Collection string `json:"collection"` // the collection these stats are of
+	// Generation is the generation number of the index served (as kairos stats reports it):
+	// a reload onto a new commit raises it. Reloads counts the successful reloads of this
+	// collection since the server started, whatever they loaded.
+	Generation int       `json:"generation"`
+	Reloads    uint64    `json:"reloads"`
 	LoadedAt   string    `json:"loaded_at"`
 	Chat       *ChatInfo `json:"chat,omitempty"` // absent when POST /v1/chat is not configured
 }

@@ -16,7 +16,8 @@ type HealthResponse struct {
 	Status      string           `json:"status"`
 	Reason      string           `json:"reason,omitempty"`
 	Collection  string           `json:"collection,omitempty"`
-	Generation  uint64           `json:"generation,omitempty"`
+	Generation  int              `json:"generation,omitempty"` // the index's generation number
+	Reloads     uint64           `json:"reloads,omitempty"`    // successful reloads since start
 	Passages    int              `json:"passages,omitempty"`
 	TookMS      float64          `json:"took_ms,omitempty"`
 	Collections []HealthResponse `json:"collections,omitempty"`
@@ -30,9 +31,10 @@ type CollectionsResponse struct {
 // CollectionInfo describes one collection of the server.
 type CollectionInfo struct {
 	Name        string `json:"name"`
-	Default     bool   `json:"default"` // served by the routes that name no collection
-	Status      string `json:"status"`  // "ready", or "not ready" before its first load
-	Generation  uint64 `json:"generation,omitempty"`
+	Default     bool   `json:"default"`              // served by the routes that name no collection
+	Status      string `json:"status"`               // "ready", or "not ready" before its first load
+	Generation  int    `json:"generation,omitempty"` // the generation number of the index served
+	Reloads     uint64 `json:"reloads"`              // successful reloads since the server started
 	Passages    int    `json:"passages"`
 	Dense       bool   `json:"dense"`
 	DefaultMode string `json:"default_mode,omitempty"`
@@ -86,11 +88,12 @@ func (s *Server) readiness(c *collection) (HealthResponse, int) {
 	if s.draining.Load() {
 		return HealthResponse{Status: "not ready", Reason: "shutting down"}, http.StatusServiceUnavailable
 	}
-	g := c.cur.Load()
+	g := c.acquire()
 	if g == nil {
 		return HealthResponse{Status: "not ready", Reason: "no index loaded yet"}, http.StatusServiceUnavailable
 	}
-	return HealthResponse{Status: "ready", Generation: g.id, Passages: g.stats.Passages}, http.StatusOK
+	defer g.Release()
+	return HealthResponse{Status: "ready", Generation: g.Stats().Generation, Reloads: g.Reloads(), Passages: g.Stats().Passages}, http.StatusOK
 }
 
 // handleCollections serves GET /v1/collections.
@@ -98,9 +101,11 @@ func (s *Server) handleCollections(w http.ResponseWriter, r *http.Request) {
 	resp := CollectionsResponse{Collections: make([]CollectionInfo, len(s.cols))}
 	for i, c := range s.cols {
 		ci := CollectionInfo{Name: c.name, Default: i == 0, Status: "not ready"}
-		if g := c.cur.Load(); g != nil {
-			ci.Status, ci.Generation, ci.Passages, ci.Dense = "ready", g.id, g.stats.Passages, g.stats.Dense
-			ci.DefaultMode, ci.LoadedAt = string(g.mode), formatTime(g.loadedAt)
+		if g := c.acquire(); g != nil {
+			st := g.Stats()
+			ci.Status, ci.Generation, ci.Reloads, ci.Passages, ci.Dense = "ready", st.Generation, g.Reloads(), st.Passages, st.Dense
+			ci.DefaultMode, ci.LoadedAt = string(g.Mode()), formatTime(g.LoadedAt())
+			g.Release()
 		}
 		resp.Collections[i] = ci
 	}
@@ -137,11 +142,12 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 	resp := HealthResponse{Status: "reloaded", TookMS: float64(time.Since(start).Microseconds()) / 1000}
 	for _, c := range cols {
 		h := HealthResponse{Status: "reloaded"}
-		if g := c.cur.Load(); g != nil {
-			h.Generation, h.Passages = g.id, g.stats.Passages
+		if g := c.acquire(); g != nil {
+			h.Generation, h.Reloads, h.Passages = g.Stats().Generation, g.Reloads(), g.Stats().Passages
+			g.Release()
 		}
 		if len(cols) == 1 {
-			resp.Generation, resp.Passages = h.Generation, h.Passages
+			resp.Generation, resp.Reloads, resp.Passages = h.Generation, h.Reloads, h.Passages
 			if named {
 				resp.Collection = c.name
 			}

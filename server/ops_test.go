@@ -99,7 +99,7 @@ func TestCORS(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Options{Loader: (&fakeLoader{}).load, CORSOrigins: []string{"chat.example.org"}}); err == nil ||
+	if _, err := New(Options{Index: (&fakeLoader{}).index(), CORSOrigins: []string{"chat.example.org"}}); err == nil ||
 		err.Error() != `server options: CORS origin "chat.example.org": want scheme://host[:port] or *` {
 		t.Errorf("bad origin accepted or wrong error: %v", err)
 	}
@@ -187,7 +187,7 @@ func TestRoutingErrors(t *testing.T) {
 		{"unknown collection", "POST", "/v3/search", 404, `no such collection "v3" (collections: default)`, ""},
 		{"unknown collection, v1", "POST", "/v1/collections/v3/search", 404, `no such collection "v3" (collections: default)`, ""},
 		{"wrong method on wikichat 2.0", "GET", "/v2/search", 405, "method GET not allowed on /v2/search (allowed: POST)", "POST"},
-		{"wrong method", "GET", "/v1/search", 405, "method GET not allowed on /v1/search (allowed: POST)", "POST"},
+		{"wrong method", "DELETE", "/v1/search", 405, "method DELETE not allowed on /v1/search (allowed: POST, GET)", "POST, GET"},
 		{"wrong method on wikichat", "PUT", "/search", 405, "method PUT not allowed on /search (allowed: POST, GET)", "POST, GET"},
 		{"wrong method on stats", "POST", "/v1/stats", 405, "method POST not allowed on /v1/stats (allowed: GET)", "GET"},
 	}
@@ -207,7 +207,7 @@ func TestRoutingErrors(t *testing.T) {
 
 func TestHealthAndReadiness(t *testing.T) {
 	l := &fakeLoader{passages: sciFactPassages(t, 50)}
-	s, err := New(Options{Loader: l.load})
+	s, err := New(Options{Index: l.index()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +244,26 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	l.fail = nil
 	check("/readyz", 200, `{"status":"ready","generation":1,"passages":50}`)
+	// A reload counts as a reload, not as a generation: the index's generation number moves
+	// only when the index commits a new one (kairos stats reports the same number).
+	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"reloaded","generation":1,"reloads":1,"passages":50`) {
+		t.Fatalf("reload of the same generation: %d %s", w.Code, w.Body)
+	}
+	l.gen = 3 // an update and a compaction committed since
+	if w := do(s, "POST", "/v1/admin/reload", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"reloaded","generation":3,"reloads":2,"passages":50`) {
+		t.Fatalf("reload onto generation 3: %d %s", w.Code, w.Body)
+	}
+	check("/readyz", 200, `{"status":"ready","generation":3,"reloads":2,"passages":50}`)
+	for _, tc := range []struct{ path, want string }{
+		{"/v1/stats", `"generation":3,"reloads":2,`},
+		{"/v1/collections", `"generation":3,"reloads":2,`},
+		{"/metrics", `kairos_index_generation{collection="default"} 3`},
+		{"/metrics", `kairos_index_reloads_total{collection="default",result="ok"} 2`},
+	} {
+		if w := do(s, "GET", tc.path, ""); !strings.Contains(w.Body.String(), tc.want) {
+			t.Errorf("%s: %s, want %s", tc.path, w.Body, tc.want)
+		}
+	}
 	s.Drain()
 	check("/readyz", 503, `{"status":"not ready","reason":"shutting down"}`)
 	check("/healthz", 200, `{"status":"ok"}`)
@@ -282,7 +302,8 @@ func TestMetrics(t *testing.T) {
 		`kairos_http_requests_total{code="200",endpoint="/v1/passages/{id}",mode=""} 1`,
 		`kairos_index_passages{collection="default"} 500`,
 		`kairos_index_size_bytes{collection="default"} 12345`,
-		`kairos_index_reloads_total{collection="default",result="ok"} 1`,
+		`kairos_index_generation{collection="default"} 1`,
+		`kairos_index_reloads_total{collection="default",result="ok"} 0`, // the load at start is none
 		`kairos_index_reloads_total{collection="default",result="error"} 0`,
 		`kairos_http_requests_in_flight 1`, // the /metrics request itself
 		"# TYPE kairos_http_request_duration_seconds histogram",

@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/rerank"
-	"github.com/kairos-rag/kairos/search"
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
-// Options configure a Server. The zero value of every field but Loader and Collections
+// Options configure a Server. The zero value of every field but Index and Collections
 // means its default.
 type Options struct {
-	// Loader opens the index of a server of one collection (named DefaultCollection).
-	// Exactly one of Loader and Collections is required.
-	Loader Loader
+	// Index is the live index of a server of one collection (named DefaultCollection); the
+	// server reloads it (SIGHUP, POST /v1/admin/reload) and closes it on Close. Exactly one of
+	// Index and Collections is required.
+	Index *live.Index
 	// Collections are several indexes behind one server, each routed by its name; the first
 	// is the default one, served by the routes that name none.
 	Collections []Collection
@@ -90,9 +91,6 @@ type Options struct {
 	// FreeMemoryInterval rate-limits FreeMemoryHits. Default 1s.
 	FreeMemoryInterval time.Duration
 
-	// DefaultMode is used when a query names none. Default: hybrid when the index has dense
-	// embeddings, bm25 otherwise (decided at each load).
-	DefaultMode search.Mode
 	// WikiChatRerank are the stages run when a WikiChat request sets "rerank": true (WikiChat
 	// reranks with an LLM; Kairos's nearest equivalent is its cross-encoder). nil means
 	// [cross]; an empty non-nil slice serves such requests unreranked (no cross-encoder).
@@ -185,11 +183,6 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxInFlightHits < o.MaxTotalHits {
 		return o, fmt.Errorf("server options: MaxInFlightHits (%d) is below MaxTotalHits (%d): a legal request could never run",
 			o.MaxInFlightHits, o.MaxTotalHits)
-	}
-	if o.DefaultMode != "" {
-		if _, err := search.ParseMode(string(o.DefaultMode), ""); err != nil {
-			return o, fmt.Errorf("server options: DefaultMode: %w", err)
-		}
 	}
 	for _, origin := range o.CORSOrigins {
 		if origin == "*" {

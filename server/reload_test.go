@@ -141,7 +141,7 @@ func TestReloadWaitsForInFlight(t *testing.T) {
 // collection's engines are swapped and closed, the other keeps its first engine open.
 func TestCollectionsReloadApart(t *testing.T) {
 	a, b := &fakeLoader{passages: sciFactPassages(t, 300)}, &fakeLoader{passages: sciFactPassages(t, 300)}
-	s, err := New(Options{Collections: []Collection{{Name: "a", Loader: a.load}, {Name: "b", Loader: b.load}}})
+	s, err := New(Options{Collections: []Collection{{Name: "a", Index: a.index()}, {Name: "b", Index: b.index()}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,12 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/kairos-rag/kairos/rerank"
-	"github.com/kairos-rag/kairos/search"
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
 // Server serves the Kairos HTTP API. Create it with New, load the index with Reload, then
@@ -66,104 +64,36 @@ func (s *Server) reload(ctx context.Context, c *collection) error {
 	if s.closed {
 		return errors.New("reloading index: server is closed")
 	}
-	start := time.Now()
-	g, err := s.load(ctx, c)
-	if err != nil {
-		s.metrics.reloaded(c.name, false)
-		if c.cur.Load() == nil {
-			// Nothing was loaded yet (serve refusing its index at start): there is no
-			// current index to keep, and nothing is being reloaded.
-			s.opts.Logger.Error("loading the index failed", "collection", c.name, "err", err)
-			return fmt.Errorf("loading index: %w", err)
-		}
-		s.opts.Logger.Error("reload failed, keeping the current index", "collection", c.name, "err", err)
-		return fmt.Errorf("reloading index: %w", err)
+	first := true // the load at start is no reload (kairos_index_reloads_total, "reloads")
+	if g := c.acquire(); g != nil {
+		first = false
+		g.Release()
 	}
-	old := c.cur.Swap(g)
-	if old != nil {
-		old.release()
+	err := c.ix.Reload(ctx)
+	if !first {
+		s.metrics.reloaded(c.name, err == nil)
 	}
-	s.metrics.reloaded(c.name, true)
-	s.opts.Logger.Info("index loaded", "collection", c.name, "generation", g.id, "passages", g.stats.Passages,
-		"mode", g.mode, "took", time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-// load opens the index through the Loader. A panic inside it (a parser meeting a damaged
-// file) is recovered here and returned as the error, so a reload, by SIGHUP or HTTP, never
-// takes down a server that is serving the previous index.
-func (s *Server) load(ctx context.Context, c *collection) (g *loadedIndex, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			g, err = nil, fmt.Errorf("loading index panicked: %v", p)
-		}
-	}()
-	e, closer, err := c.loader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st, err := e.Stats(ctx)
-	if err != nil {
-		if closer != nil {
-			closer.Close()
-		}
-		return nil, fmt.Errorf("reading index stats: %w", err)
-	}
-	mode := s.opts.DefaultMode
-	if mode == "" {
-		mode = search.ModeBM25
-		if st.Dense {
-			mode = search.ModeHybrid
-		}
-	}
-	c.nextLoad++
-	return newLoadedIndex(c.nextLoad, e, closer, st, mode, s.opts.Logger), nil
+	return err
 }
 
 // Drain makes /readyz answer 503 so a load balancer stops sending traffic before shutdown;
 // requests keep being served.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// Close releases the current engine. Call it after http.Server.Shutdown has returned; a
-// request still running keeps the engine open until it finishes.
+// Close closes the collections' indexes. Call it after http.Server.Shutdown has returned; a
+// request still running keeps its load open until it finishes.
 func (s *Server) Close() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	s.closed = true
 	s.draining.Store(true)
+	var errs []error
 	for _, c := range s.cols {
-		if old := c.cur.Swap(nil); old != nil {
-			old.release()
-		}
+		errs = append(errs, c.ix.Close())
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// acquire returns the default collection's current load with a reference held, or
-// nil before its first load.
-func (s *Server) acquire() *loadedIndex { return s.cols[0].acquire() }
-
-// Search runs q on the default collection's engine currently loaded, holding it open for the duration, so callers
-// outside HTTP (the chat pipelines of POST /v1/chat) follow reloads like requests do.
-// DocFreq answers Engine.DocFreq from the live index, for the chat pipelines' attribution check:
-// they follow reloads as Search does.
-func (s *Server) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
-	g := s.acquire()
-	if g == nil {
-		return nil, 0, errors.New("no index loaded")
-	}
-	defer g.release()
-	return g.engine.DocFreq(ctx, words)
-}
-
-func (s *Server) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
-	g := s.acquire()
-	if g == nil {
-		return rerank.Result{}, errors.New("no index loaded")
-	}
-	defer g.release()
-	if q.Mode == "" {
-		q.Mode = g.mode
-	}
-	return g.engine.Search(ctx, q)
-}
+// acquire returns the default collection's current load with a reference held, or nil
+// before its first load.
+func (s *Server) acquire() *live.Load { return s.cols[0].acquire() }

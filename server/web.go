@@ -96,13 +96,13 @@ func (s *Server) pageSearch(ctx context.Context, v url.Values) (QueryResult, err
 	if g == nil {
 		return QueryResult{}, &apiError{status: http.StatusServiceUnavailable, msg: "no index loaded yet"}
 	}
-	defer g.release()
+	defer g.Release()
 	if q.Mode == "" {
-		q.Mode = g.mode
+		q.Mode = g.Mode()
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	res, err := g.engine.Search(ctx, q)
+	res, err := g.Search(ctx, q)
 	if err != nil {
 		return QueryResult{}, err
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -116,7 +115,7 @@ func webURLServer(t *testing.T, ps []corpus.Passage) *Server {
 		t.Fatal(err)
 	}
 	eng := newFakeEngine(ps)
-	s, err := New(Options{Chat: NewChatService(svc, nil), Loader: func(ctx context.Context) (Engine, io.Closer, error) { return eng, nil, nil }})
+	s, err := New(Options{Chat: NewChatService(svc, nil), Index: engineIndex(eng)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/rerank/request"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -117,7 +118,7 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 	}
 	g := c.acquire()
 	if g != nil {
-		defer g.release()
+		defer g.Release()
 	}
 	o := s.opts
 	o.Language = s.language(g)
@@ -132,9 +133,9 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 		return
 	}
 	for i := range qs {
-		qs[i].Mode = g.mode
+		qs[i].Mode = g.Mode()
 	}
-	setMode(r, string(g.mode))
+	setMode(r, string(g.Mode()))
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
 	defer cancel()
 	release, err := s.admit(ctx, w, qs)
@@ -143,7 +144,7 @@ func (s *Server) serveWikiChat(w http.ResponseWriter, r *http.Request, decode wi
 		return
 	}
 	defer release()
-	results, err := s.runBatch(ctx, g.engine, qs)
+	results, err := s.runBatch(ctx, g, qs)
 	if err != nil {
 		writeErr(w, err, s.opts.Timeout.String())
 		return
@@ -319,14 +320,14 @@ func wikiChatQueries(raw json.RawMessage, l limits) ([]string, error) {
 // language is the language WikiChat requests are answered in: Options.Language, else the
 // loaded index's, else DefaultLanguage; "" for a multilingual index, whose passages each
 // carry their own (filtered by search, reported per block).
-func (s *Server) language(g *loadedIndex) string {
+func (s *Server) language(g *live.Load) string {
 	switch {
 	case s.opts.Language != "":
 		return s.opts.Language
-	case g != nil && g.stats.Analyzer == langanalysis.Multilingual:
+	case g != nil && g.Stats().Analyzer == langanalysis.Multilingual:
 		return ""
-	case g != nil && g.stats.Language != "":
-		return g.stats.Language
+	case g != nil && g.Stats().Language != "":
+		return g.Stats().Language
 	}
 	return DefaultLanguage
 }

@@ -45,11 +45,16 @@ func buildSciFact(tb testing.TB, n int) (*rerank.Retriever, *search.Index) {
 		out.Close()
 	}
 	idx := filepath.Join(dir, "index")
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx,
+	b, err := indexer.Open(tb.Context(), indexer.Location{Dir: idx})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Build(tb.Context(), indexer.Options{
 		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Format: corpus.FormatJSONL, Source: "scifact"}}}}); err != nil {
 		tb.Fatal(err)
 	}
-	ix, err := search.Open(tb.Context(), idx, search.Options{})
+	ix, err := search.Open(tb.Context(), indexer.Location{Dir: idx}, search.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

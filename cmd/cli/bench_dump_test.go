@@ -21,7 +21,7 @@ func TestBenchCorpusMediaWikiIndex(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "synth-multistream-index.txt.bz2")); err != nil {
 		t.Errorf("no index beside the dump: %v", err)
 	}
-	out, errOut, err := runCLI(t, "index", "--quiet", "--input", dump, "--index", filepath.Join(dir, "idx"))
+	out, errOut, err := runCLI(t, "index", "--input", dump, "--index", filepath.Join(dir, "idx"))
 	if err != nil {
 		t.Fatalf("index: %v\n%s", err, errOut)
 	}

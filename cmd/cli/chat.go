@@ -14,13 +14,14 @@ import (
 
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
 )
 
 // chatCLIOptions are the parsed flags of `kairos chat`.
 type chatCLIOptions struct {
-	Index      string
+	Index      indexer.Location
 	Pipeline   string
 	Message    string
 	Transcript string
@@ -50,9 +51,9 @@ var chatPipelines = []string{"wikichat", "commonsense", "mpc", "msdp", "sicl"}
 
 func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	var o chatCLIOptions
-	fs := newFlags("chat", "--index DIR --llm-url URL --llm-model M [--pipeline NAME] [--message TEXT] [flags]\n\n"+
+	fs := newFlags("chat", "--index LOCATION --llm-url URL --llm-model M [--pipeline NAME] [--message TEXT] [flags]\n\n"+
 		"Chat through an OpenAI-compatible LLM, grounded in an index. Without --message: a REPL on stdin.", stdio.Stderr)
-	fs.StringVar(&o.Index, "index", "", "index `directory` to retrieve from (wikichat, commonsense; msdp with --msdp-knowledge retrieve)")
+	o.Index.Flag(fs, "to retrieve from: wikichat, commonsense; msdp with --msdp-knowledge retrieve")
 	o.Client.Flags(fs) // --llm-url, --llm-model, key, limits, retries
 	o.Stages.Flags(fs) // --llm-config, --llm-stage
 	fs.Lookup("llm-url").Usage += " (required)"
@@ -112,7 +113,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	// The index's sentence encoder (--model) serves dense retrieval and, by default, MPC
 	// memory recall and the bank.
 	var indexEnc chat.Encoder
-	ro := retrievalOptions{Index: o.Index, Logger: log}
+	ro := retrievalOptions{Location: o.Index, Logger: log}
 	if models.model != "" {
 		enc, err := openEncoder(ctx, &models, log)
 		if err != nil {
@@ -123,13 +124,13 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	}
 	var r chat.Retriever
 	var terms chat.TermStats
-	if o.Index != "" {
+	if !o.Index.IsZero() {
 		ret, err := openRetrieval(ctx, ro)
 		if err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
 		defer ret.Close()
-		r, terms = chat.RetrieverFunc(ret.re.Search), ret.ix
+		r, terms = chat.RetrieverFunc(ret.re.Search), ret.re
 	}
 	enc, err := chatEncoder(ctx, o, indexEnc)
 	if err != nil {
@@ -169,7 +170,7 @@ func chatEncoder(ctx context.Context, o chatCLIOptions, indexEnc chat.Encoder) (
 // runChat builds the client, prompts, bank and pipeline from o and runs one message or a REPL.
 // r and enc may be nil when the pipeline does not need them.
 func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, terms chat.TermStats, enc chat.Encoder, stdio IO) error {
-	if r == nil && (o.Pipeline == "wikichat" || o.Pipeline == "commonsense") && o.Index == "" {
+	if r == nil && (o.Pipeline == "wikichat" || o.Pipeline == "commonsense") && o.Index.IsZero() {
 		return fmt.Errorf("chat: pipeline %s needs --index: %w", o.Pipeline, ErrUsage)
 	}
 	var transcript io.Writer
@@ -234,7 +235,7 @@ func newChatService(o chatCLIOptions, pipelines []string, r chat.Retriever, term
 		o.Pipeline = name
 		p, err := buildPipeline(o, deps)
 		if err != nil {
-			return nil, fmt.Errorf("pipeline %s: %w", name, err)
+			return nil, pipelineError(name, deps, err)
 		}
 		sopts.Pipelines = append(sopts.Pipelines, p)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/chat/chattest"
+	"github.com/kairos-rag/kairos/indexer"
 )
 
 // cliScript answers every stage plainly; draft repeats the verified facts it was given.
@@ -64,7 +65,7 @@ func TestRunChatOneShotTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := chatOpts(llm.BaseURL())
-	o.Message, o.Trace, o.Index = "Who directed Frozen?", true, "unused-by-runChat"
+	o.Message, o.Trace, o.Index = "Who directed Frozen?", true, indexer.Location{Dir: "unused-by-runChat"}
 	o.Transcript = filepath.Join(t.TempDir(), "t.jsonl")
 	var out bytes.Buffer
 	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, nil, IO{Stdout: &out, Stderr: &out}); err != nil {
@@ -108,7 +109,7 @@ func TestRunChatPrintsSources(t *testing.T) {
 		leads[i].URL = "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(leads[i].Title, " ", "_")
 	}
 	o := chatOpts(llm.BaseURL())
-	o.Message, o.Index = "Who directed Frozen?", "unused-by-runChat"
+	o.Message, o.Index = "Who directed Frozen?", indexer.Location{Dir: "unused-by-runChat"}
 	var out bytes.Buffer
 	if err := runChat(context.Background(), o, chattest.NewRetriever(leads), nil, nil, IO{Stdout: &out, Stderr: &out}); err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestRunChatREPL(t *testing.T) {
 	llm := chattest.NewServer(cliScript, 0)
 	defer llm.Close()
 	o := chatOpts(llm.BaseURL())
-	o.Index = "x"
+	o.Index = indexer.Location{Dir: "x"}
 	var out, errOut bytes.Buffer
 	in := strings.NewReader("Who directed Frozen?\n\n/trace\nAnd who produced it?\n/quit\nnever sent\n")
 	if err := runChat(context.Background(), o, chattest.NewRetriever(nil), nil, nil, IO{Stdin: in, Stdout: &out, Stderr: &errOut}); err != nil {

@@ -35,7 +35,7 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 func TestIndexSearchStatsEval(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	dump := coreShared(t, "data/mediawiki-xml-gensim/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
-	out, _, err := runCLI(t, "index", "--quiet", "--input", dump, "--index", dir)
+	out, _, err := runCLI(t, "index", "--input", dump, "--index", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

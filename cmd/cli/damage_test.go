@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/server"
 )
@@ -149,18 +150,15 @@ func TestReloadOntoDamagedIndex(t *testing.T) {
 			}
 			rebuild()
 			logs := &syncBuffer{}
-			opts := server.Options{
-				Logger: slog.New(slog.NewTextHandler(logs, nil)),
-				Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
-					return openEngine(ctx, retrievalOptions{Index: dir})
-				},
-			}
+			log := slog.New(slog.NewTextHandler(logs, nil))
+			opts := server.Options{Logger: log,
+				Index: newLiveIndex(indexer.Location{Dir: dir}, "", retrievalOptions{Logger: log})}
 			ctx, cancel := context.WithCancel(context.Background())
 			hup := make(chan os.Signal, 1)
 			addrc := make(chan net.Addr, 1)
 			done := make(chan error, 1)
 			go func() {
-				done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, hup, func(a net.Addr) { addrc <- a }, nil)
+				done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, hup, func(a net.Addr) { addrc <- a })
 			}()
 			base := "http://" + (<-addrc).String()
 			call := func(method, path, body string) (int, string) {
@@ -205,7 +203,8 @@ func TestReloadOntoDamagedIndex(t *testing.T) {
 			serving("after HTTP reload")
 
 			rebuild()
-			if code, body := call("POST", "/v1/admin/reload", ""); code != 200 || !strings.Contains(body, `"generation":2`) {
+			// Three builds (--force), one successful reload: generation 3, reloaded once.
+			if code, body := call("POST", "/v1/admin/reload", ""); code != 200 || !strings.Contains(body, `"generation":3,"reloads":1`) {
 				t.Errorf("reload of the repaired index: %d %s", code, body)
 			}
 			cancel()

@@ -10,17 +10,16 @@ import (
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/search"
 )
 
 // retrievalOptions say how to open an index for querying. Every command that queries an
-// index (search, eval, serve, chat) opens it through openRetrieval, so they all offer the same
-// modes and rerankers.
+// index (search, eval, serve, chat) opens it as a live index (rerank/live) with the models
+// these name, so they all offer the same modes and rerankers, default the mode alike and
+// refuse alike.
 type retrievalOptions struct {
-	// Location is the index to open; Index names it as a string instead (parsed on opening)
-	// for the commands that hold one.
 	Location indexer.Location
-	Index    string
 	Models   modelFlags // --model for dense/hybrid, --cross-model for the cross stage
 	Search   search.Options
 	// Scorer is an already opened cross-encoder (serve keeps its models across index reloads);
@@ -33,31 +32,26 @@ type retrievalOptions struct {
 	// Notes receives one-line notices for the person at the terminal (search, eval), such as
 	// a dense index searched with BM25 only because no --model was given; nil: none.
 	Notes io.Writer
-	// ModeDefaulted is set when the mode was not asked for but chosen as BM25 for want of a
-	// --model: the notice above is then due if the index has dense vectors.
-	ModeDefaulted bool
+	// ModeAsked is set when the command line names a mode: the notice above is due only when
+	// the index chose BM25 by default.
+	ModeAsked bool
 	// ModelNote says why no model was found for a dense index (findIndexModel), for the
 	// notice above.
 	ModelNote string
 }
 
-// timeOptions are the time reranker's options these retrieval options ask for.
-func (o retrievalOptions) timeOptions() rerank.Options {
-	t := rerank.DefaultOptions()
-	if o.RecentHalfLife != 0 {
-		t.RecentHalfLifeYears = o.RecentHalfLife
-	}
-	return t
+// live returns the options of the live index these retrieval options open.
+func (o retrievalOptions) live() live.Options {
+	return live.Options{Search: o.Search, Scorer: o.Scorer, RecentHalfLifeYears: o.RecentHalfLife, Logger: o.Logger}
 }
 
-// retrieval is an opened index with its models and reranking engine.
+// retrieval is an opened live index with the models opened for it.
 type retrieval struct {
-	ix       *search.Index
-	re       *rerank.Retriever
-	closers  []func() error
-	hasCross bool
+	re      *live.Index
+	closers []func() error
 }
 
+// openRetrieval opens the models o names, then the live index at o.Location with them.
 func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) {
 	r := &retrieval{}
 	if o.Models.model != "" && o.Search.Encoder == nil {
@@ -68,45 +62,46 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 		r.closers = append(r.closers, enc.Close)
 		o.Search.Encoder = enc
 	}
-	scorer := o.Scorer
-	if o.Models.crossModel != "" && scorer == nil {
+	if o.Models.crossModel != "" && o.Scorer == nil {
 		ce, err := embed.OpenCrossEncoder(ctx, o.Models.options(o.Models.crossModel, o.Logger))
 		if err != nil {
 			r.Close()
 			return nil, fmt.Errorf("opening cross-encoder %s: %w", o.Models.crossModel, err)
 		}
 		r.closers = append(r.closers, ce.Close)
-		scorer = ce
+		o.Scorer = ce
 	}
-	r.hasCross = scorer != nil
-	if o.Location.IsZero() {
-		loc, err := indexer.ParseLocation(o.Index)
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
-		o.Location = loc
-	}
-	ix, err := search.OpenAt(ctx, o.Location, o.Search)
+	ix, err := live.Open(ctx, o.Location, o.live())
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("opening index %s: %w", o.Location, err)
+		return nil, err // live names the index: "loading index: DIR: ..."
 	}
-	r.ix = ix
+	r.re = ix
 	r.closers = append(r.closers, ix.Close)
-	if d := ix.Manifest().Dense; d != nil && o.ModeDefaulted && o.Notes != nil {
-		why := d.Model.Name
-		if o.ModelNote != "" {
-			why = o.ModelNote
+	if l := ix.Acquire(); l != nil {
+		if st := l.Stats(); st.Dense && !l.Capabilities().Dense && !o.ModeAsked && o.Notes != nil {
+			why := st.Model
+			if o.ModelNote != "" {
+				why = o.ModelNote
+			}
+			fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Location, why)
 		}
-		fmt.Fprintf(o.Notes, "kairos: %s has dense vectors (%s), but without --model only BM25 runs; add --model DIR for hybrid search (or --mode bm25 to silence this)\n", o.Location, why)
-	}
-	r.re, err = rerank.NewRetriever(ix, rerank.RetrieverOptions{Logger: o.Logger, Scorer: scorer, Time: o.timeOptions()})
-	if err != nil {
-		r.Close()
-		return nil, fmt.Errorf("opening index %s: %w", o.Location, err)
+		l.Release()
 	}
 	return r, nil
+}
+
+// modeOf is the mode a query asking for mode runs: mode, or the live index's default.
+func (r *retrieval) modeOf(mode string) string {
+	if mode != "" {
+		return mode
+	}
+	l := r.re.Acquire()
+	if l == nil {
+		return mode
+	}
+	defer l.Release()
+	return string(l.Mode())
 }
 
 // Close releases the index and any models.

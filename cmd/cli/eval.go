@@ -25,6 +25,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	depth := fs.Int("depth", 300, "passages retrieved per query before grouping them by document")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runPath := fs.String("run", "", "also write the ranking of every query to this `file` (- for stdout), for trec_eval or ir_measures")
+	plotPath := fs.String("plot", "", "also draw recall@k, nDCG, MRR and latency as an SVG `file` (- for stdout), this run beside those of --plot-with")
+	var plotWith stringList
+	fs.Var(&plotWith, "plot-with", "earlier runs to draw beside this one in --plot: the `file`s kairos eval --json wrote (comma-separated or repeated)")
 	runFormat := fs.String("run-format", "trec", "format of --run: trec (qid Q0 docid rank score tag) or jsonl ({qid, hits: [{id, rank, score}]})")
 	var qf queryFlags
 	qf.register(fs)
@@ -34,6 +37,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	}
 	if loc.IsZero() || *qpath == "" {
 		return usageErr(fs, "need --index and --queries")
+	}
+	if len(plotWith) > 0 && *plotPath == "" {
+		return usageErr(fs, "--plot-with draws beside this run in --plot: give --plot FILE.svg")
 	}
 	if *runFormat != "trec" && *runFormat != "jsonl" {
 		return usageErr(fs, "--run-format %q: want trec or jsonl", *runFormat)
@@ -47,6 +53,11 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	// Earlier runs are read before this one is measured, so a wrong file costs no evaluation.
+	earlier, err := readEvalResults(plotWith, acc.Result().K)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
 	judged, err := judgements(queries, *qrelsPath)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -56,6 +67,14 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer r.Close()
+	st, err := r.re.Stats()
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	if err := qf.checkFilters(fs, st, stdio.Stderr); err != nil {
+		return err
+	}
+	tmpl.Mode = r.modeOf(tmpl.Mode) // for the report: the mode queries that name none ran
 
 	var run runWriter
 	for _, q := range queries {
@@ -90,6 +109,11 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 	res := evalResult{Index: loc.String(), Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
+	if *plotPath != "" {
+		if err := writeEvalPlot(*plotPath, append([]evalResult{res}, earlier...), stdio.Stdout); err != nil {
+			return fmt.Errorf("eval: --plot: %w", err)
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdio.Stdout)
 		enc.SetIndent("", "  ")

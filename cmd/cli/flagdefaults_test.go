@@ -88,13 +88,13 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
 			"bm25-first":    "true",                                               // EmbedInline false: its zero value
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
-		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors"), zero("int", "workers"),
+		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors", "models-dir"), zero("int", "workers"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out", "min-score", "models-dir"), zero("int", "k", "per-doc", "width"), zero("bool", "json")),
 		"eval": query.with(defaults{
 			"k": str(search.DefaultCutoff), "depth": "300", "run-format": "trec",
 			"k1": str(search.BM25K1), "b": str(search.BM25B), "doc-evidence": str(search.DefaultDocEvidence), // search.Options.SetDefaults
-		}, zero("string", "index", "queries", "qrels", "run"), zero("bool", "json")),
+		}, zero("string", "index", "queries", "qrels", "run", "plot", "plot-with"), zero("bool", "json")),
 		"serve": models.with(llm, logs("info"), defaults{
 			"cross-model": "", "addr": defaultAddr, "shutdown-timeout": str(defaultShutdownTimeout),
 			"timeout": str(server.DefaultTimeout), "max-total-hits": str(server.DefaultMaxTotalHits),

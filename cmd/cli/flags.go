@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kairos-rag/kairos/internal/nearest"
 )
 
 // stringList is a repeatable string flag.
@@ -39,17 +41,6 @@ func newFlags(name, synopsis string, w io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// printFlags prints fs's flags as flag.PrintDefaults does, under a heading, if it has any.
-func printFlags(fs *flag.FlagSet) {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n == 0 {
-		return
-	}
-	fmt.Fprintln(fs.Output(), "flags:")
-	fs.PrintDefaults()
-}
-
 // parseFlags parses args, mapping flag errors to one-line usage errors and -h to flag.ErrHelp
 // after printing the help. Flags and positional arguments may be interleaved
 // ("kairos search -k 3 query --json").
@@ -68,7 +59,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				help()
 				return nil, flag.ErrHelp
 			}
-			return nil, usageError(fs.Name(), err.Error())
+			return nil, usageError(fs.Name(), err.Error()+didYouMeanFlag(fs, err))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -80,6 +71,29 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// didYouMeanFlag names the flag of fs an undefined one most likely meant (" (did you mean
+// --index?)"), or "" when the error is another or no flag is near.
+func didYouMeanFlag(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if s := nearest.Name(strings.TrimPrefix(name, "-"), names); s != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", s)
+	}
+	return ""
+}
+
+// didYouMean is " (did you mean "search"?)" for the name nearest to word, or "".
+func didYouMean(word string, names []string) string {
+	if s := nearest.Name(word, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 // usageErr reports a command-line mistake of the command fs belongs to, in one line.

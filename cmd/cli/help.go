@@ -93,7 +93,7 @@ func runGroup(ctx context.Context, group string, subs []subcommand, args []strin
 			return s.run(ctx, args[1:], stdio)
 		}
 	}
-	return usageError(group, fmt.Sprintf("unknown subcommand %q (want %s)", args[0], strings.Join(names, ", ")))
+	return usageError(group, fmt.Sprintf("unknown subcommand %q%s (want %s)", args[0], didYouMean(args[0], names), strings.Join(names, ", ")))
 }
 
 // isHelp reports whether err is the request for help that a command has already answered.

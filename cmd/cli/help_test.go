@@ -2,6 +2,10 @@ package cli
 
 import (
 	"errors"
+	"flag"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,6 +69,13 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"index", "--bogus"}, "index: flag provided but not defined: -bogus: usage error (see 'kairos index -h')"},
 		{[]string{"search", "-k", "many"}, `search: invalid value "many" for flag -k`},
 		{[]string{"frob"}, `unknown command "frob" (see 'kairos -h')`},
+		// A near miss names what it most likely meant.
+		{[]string{"serach", "--index", "x", "q"}, `unknown command "serach" (did you mean "search"?) (see 'kairos -h')`},
+		{[]string{"search", "-indx", "x", "q"}, "search: flag provided but not defined: -indx (did you mean --index?)"},
+		{[]string{"index", "--inptu", "x"}, "index: flag provided but not defined: -inptu (did you mean --input?)"},
+		{[]string{"search", "--idnex=x", "q"}, "flag provided but not defined: -idnex (did you mean --index?)"},
+		{[]string{"index", "--frobnicate"}, "index: flag provided but not defined: -frobnicate: usage error"},
+		{[]string{"bank", "biuld"}, `bank: unknown subcommand "biuld" (did you mean "build"?) (want topical, build, info)`},
 		{[]string{}, "no command given (one of the above; 'kairos help' lists them): usage error"},
 		{[]string{"bank"}, "bank: need a subcommand: topical, build, info: usage error (see 'kairos bank -h')"},
 		{[]string{"bank", "burn"}, `bank: unknown subcommand "burn" (want topical, build, info)`},
@@ -93,6 +104,83 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 	}
 }
 
+// -h of a command with many flags lists its everyday flags first, in the order of
+// everyday[cmd], then the others under group headings in groupOrder; every flag of the
+// command is listed exactly once, and the lists name no flag the command lacks.
+func TestHelpGroupsFlags(t *testing.T) {
+	named := map[string]bool{} // every flag name some grouped command has
+	for _, cmd := range slices.Sorted(maps.Keys(everyday)) {
+		t.Run(cmd, func(t *testing.T) {
+			rec := &flagSetRecorder{}
+			err := Run(t.Context(), append(strings.Fields(cmd), "-h"), strings.NewReader(""), rec, rec)
+			if err != nil || ExitCode(err) != 0 || len(rec.sets) == 0 {
+				t.Fatalf("%s -h: %v (exit %d), %d flag sets", cmd, err, ExitCode(err), len(rec.sets))
+			}
+			fs := rec.sets[len(rec.sets)-1]
+			var all []string
+			fs.VisitAll(func(f *flag.Flag) { all = append(all, f.Name); named[f.Name] = true })
+			for _, n := range everyday[cmd] {
+				if !slices.Contains(all, n) {
+					t.Errorf("everyday[%q] names --%s, which the command does not have", cmd, n)
+				}
+			}
+			// The help, cut into sections: "flags:" first, then one per heading.
+			var headings []string
+			sections := map[string][]string{}
+			cur := ""
+			for _, line := range strings.Split(rec.String(), "\n") {
+				switch {
+				case line == "examples:":
+					cur = "(examples)"
+				case strings.HasSuffix(line, ":") && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "usage"):
+					cur = strings.TrimSuffix(line, ":")
+					headings = append(headings, cur)
+				case strings.HasPrefix(line, "  -") && cur != "(examples)":
+					name, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
+					name, _, _ = strings.Cut(name, "\t")
+					sections[cur] = append(sections[cur], name)
+				}
+			}
+			if len(headings) == 0 || headings[0] != "flags" {
+				t.Fatalf("the first heading is not flags: %v\n%s", headings, rec.String())
+			}
+			if got := sections["flags"]; !slices.Equal(got, everyday[cmd]) {
+				t.Errorf("everyday flags %v, want %v", got, everyday[cmd])
+			}
+			if n := len(sections["flags"]); n > 16 {
+				t.Errorf("%d everyday flags: a newcomer reads at most 16", n)
+			}
+			want := []string{"flags"}
+			for _, g := range groupOrder {
+				if len(sections[g]) > 0 {
+					want = append(want, g)
+				}
+			}
+			if !slices.Equal(headings, want) {
+				t.Errorf("headings %v, want %v (groupOrder, empty ones left out)", headings, want)
+			}
+			var listed []string
+			for _, names := range sections {
+				listed = append(listed, names...)
+			}
+			slices.Sort(listed)
+			if !slices.Equal(listed, all) {
+				t.Errorf("listed flags %v\nwant each of %v once", listed, all)
+			}
+			for _, g := range headings[1:] {
+				if !slices.IsSorted(sections[g]) {
+					t.Errorf("%s: %v not in alphabetical order", g, sections[g])
+				}
+			}
+		})
+	}
+	for _, n := range slices.Sorted(maps.Keys(flagGroups)) {
+		if !named[n] {
+			t.Errorf("flagGroups names --%s, which no grouped command has", n)
+		}
+	}
+}
+
 func TestVersion(t *testing.T) {
 	t.Setenv("KAIROS_ORT_LIB", t.TempDir()+"/missing.so")
 	t.Setenv("KAIROS_ORT_CUDA_LIB", t.TempDir()+"/missing-cuda.so")
@@ -106,6 +194,40 @@ func TestVersion(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: output lacks %q:\n%s", arg, want, out)
 			}
+		}
+	}
+}
+
+// kairos version and kairos stats name the same version: the one an index built by this
+// binary records, whether built, updated or compacted.
+func TestVersionIsWhatIndexesRecord(t *testing.T) {
+	out, _, err := runCLI(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(out, "\n")
+	v, ok := strings.CutPrefix(first, "kairos ")
+	if !ok || v == "" {
+		t.Fatalf("kairos version: first line %q", first)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), in, 20)
+	idx := filepath.Join(dir, "idx")
+	for _, args := range [][]string{
+		{"index", "--quiet", "--input", in, "--index", idx},
+		{"delete", "--index", idx, "--compact-ratio", "-1", "4983"}, // an update
+		{"compact", "--index", idx},
+	} {
+		if out, stderr, err := runCLI(t, args...); err != nil || args[0] == "compact" && !strings.Contains(out, "compacted   yes") {
+			t.Fatalf("%v: %v\n%s%s", args, err, out, stderr)
+		}
+		stats, _, err := runCLI(t, "stats", "--index", idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := " by kairos " + v + " ("; !strings.Contains(stats, want) {
+			t.Errorf("after %s: kairos stats lacks %q (kairos version says %q):\n%s", args[0], want, v, stats)
 		}
 	}
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/kairos-rag/kairos/internal/memlimit"
 )
 
-// Version is the program version recorded in manifests.
-const Version = "0.1.0-dev"
-
 func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("index", "--input PATH... --index LOCATION [flags]", stdio.Stderr)
 	var inputs stringList
@@ -26,7 +23,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	loc.Flag(fs, "a directory is created; an existing index stays live until the new one is complete")
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
 	source := fs.String("source", "", "source name stored with every passage (default: input file name)")
-	quiet := fs.Bool("quiet", false, "no progress line")
+	quiet := fs.Bool("quiet", false, "print nothing but warnings and errors: no progress line, no summary")
 	var in inputFlags
 	in.register(fs)
 	var lf logFlags
@@ -39,6 +36,7 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	uo.Flags(fs)
 	models := modelFlags{indexing: true}
 	models.register(fs, false)
+	models.registerModelsDir(fs) // --update without --model finds the index's model as search does
 	var heap memlimit.Options
 	heap.Flags(fs)
 	pos, err := parseFlags(fs, args)
@@ -73,12 +71,20 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 	opts := uo.Options
-	opts.Version, opts.Logger = Version, log
+	opts.Logger = log
 	for _, path := range inputs {
 		opts.Inputs = append(opts.Inputs, indexer.InputSpec{Path: path, Options: in.options(*format, *source)})
 	}
 	if !*quiet {
 		opts.Progress = stdio.Stderr
+	}
+	var found indexModel
+	if *update {
+		var notes io.Writer
+		if !*quiet {
+			notes = stdio.Stderr
+		}
+		found = prepareUpdate(ctx, loc, &models, inputs, *source, notes)
 	}
 	if models.model != "" {
 		enc, err := openEncoder(ctx, &models, log)
@@ -105,15 +111,47 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 		sum, err = ix.Build(ctx, opts)
 	}
 	if err != nil {
-		cause := err
 		if ctx.Err() != nil {
-			cause = nil // interrupted
+			// Interrupted: what was kept and how to go on is the message, not the
+			// "context canceled" it ends with.
+			var notice strings.Builder
+			stopped(&notice, loc, args, *update, started, nil)
+			return interrupted(strings.TrimPrefix(strings.TrimSpace(notice.String()), "kairos: "), err)
 		}
-		stopped(stdio.Stderr, loc, args, *update, started, cause)
-		return fmt.Errorf("index: %w", err)
+		stopped(stdio.Stderr, loc, args, *update, started, err)
+		return fmt.Errorf("index: %w%s%s", err, skipBadHint(err, uo.SkipBad), needsModel(err, found))
+	}
+	if *quiet {
+		printWarnings(stdio.Stderr, sum)
+		return nil
 	}
 	printSummary(stdio, sum)
 	return nil
+}
+
+// skipBadHint names --skip-bad after a malformed record that stopped a command run without it.
+func skipBadHint(err error, skipBad bool) string {
+	if skipBad || !document.IsRecordError(err) {
+		return ""
+	}
+	return " (--skip-bad skips malformed records, counting and listing them)"
+}
+
+// printWarnings is what --quiet keeps of the summary: what the person must know although
+// the command succeeded (malformed records skipped, a compaction that failed), on stderr.
+func printWarnings(w io.Writer, s *indexer.Summary) {
+	if n := s.Counts.Bad; n > 0 {
+		fmt.Fprintf(w, "kairos: warning: skipped %s (--skip-bad):\n", plural(n, "malformed record"))
+		for _, b := range s.BadRecords {
+			fmt.Fprintf(w, "  %s\n", b)
+		}
+		if n > len(s.BadRecords) {
+			fmt.Fprintf(w, "  ... and %d more\n", n-len(s.BadRecords))
+		}
+	}
+	if s.CompactionError != "" {
+		fmt.Fprintf(w, "kairos: warning: generation %d is committed, but %s; run `kairos compact --index %s` to retry\n", s.Generation, s.CompactionError, s.Dir)
+	}
 }
 
 // stopped tells the person whose build ended early what was kept and how to go on: the live

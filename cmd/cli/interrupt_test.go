@@ -81,18 +81,23 @@ func TestIndexInterruptedSaysWhatWasKept(t *testing.T) {
 			var err error
 			for try := 1; try <= 3; try++ {
 				idx := filepath.Join(t.TempDir(), "idx")
-				args := append([]string{"--quiet", "--input", corpusFile, "--index", idx, "--model", model, "--batch", "200", "--checkpoint-after", "1ns"}, tc.extra...)
+				args := append([]string{"--input", corpusFile, "--index", idx, "--model", model, "--batch", "200", "--checkpoint-after", "1ns"}, tc.extra...)
 				if _, stderr, err = stopWhen(t, args, tc.stop(idx)); err != nil {
 					break
 				}
 				t.Logf("try %d: the build finished before the stop", try)
 			}
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("err %v, want the build cancelled\n%s", err, stderr)
+			if !errors.Is(err, context.Canceled) || ExitCode(err) != 130 {
+				t.Fatalf("err %v (exit %d), want the build cancelled, exit 130\n%s", err, ExitCode(err), stderr)
 			}
-			m := regexp.MustCompile(tc.want).FindStringSubmatch(stderr)
+			// The error is the notice: main prints it after "kairos: ".
+			notice := "kairos: " + err.Error() + "\n"
+			m := regexp.MustCompile(tc.want).FindStringSubmatch(notice)
 			if m == nil {
-				t.Fatalf("stderr does not say what was kept:\n%s", stderr)
+				t.Fatalf("the error does not say what was kept:\n%s", notice)
+			}
+			if strings.Contains(notice+stderr, "context canceled") {
+				t.Errorf("a raw context error reaches the person:\n%s%s", notice, stderr)
 			}
 			if m[1] == "0" || (tc.name == "inline, after a checkpoint" && m[2] != m[1]) {
 				t.Errorf("kept %s passages, %s embedded", m[1], m[2])
@@ -117,10 +122,47 @@ func TestIndexInterruptedSaysWhatWasKept(t *testing.T) {
 	cancel()
 	var stdout, stderr bytes.Buffer
 	err := Run(ctx, []string{"index", "--force", "--quiet", "--input", corpusFile, "--index", idx, "--model", model}, strings.NewReader(""), &stdout, &stderr)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(stderr.String(),
-		"kairos: interrupted before the first checkpoint: nothing of this build was kept; the live index (g-") ||
-		!strings.Contains(stderr.String(), ") is unchanged and searchable.") {
-		t.Errorf("err %v\n%s", err, stderr.String())
+	if !errors.Is(err, context.Canceled) || ExitCode(err) != 130 || !strings.HasPrefix(err.Error(),
+		"interrupted before the first checkpoint: nothing of this build was kept; the live index (g-") ||
+		!strings.Contains(err.Error(), ") is unchanged and searchable.") {
+		t.Errorf("err %v (exit %d)\n%s", err, ExitCode(err), stderr.String())
+	}
+}
+
+// A new build interrupted before it wrote anything leaves no directory behind, says so, and
+// exits 130; so does one stopped by an error before it wrote anything (an input in a second
+// language).
+func TestIndexInterruptedEarlyLeavesNoDirectory(t *testing.T) {
+	corpusFile := filepath.Join(t.TempDir(), "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), corpusFile, 1500)
+	var err error
+	var stderr string
+	idx := filepath.Join(t.TempDir(), "new.idx")
+	for try := 1; try <= 3; try++ { // as in TestIndexInterruptedSaysWhatWasKept
+		// Stopped as soon as the build has made its directory.
+		if _, stderr, err = stopWhen(t, []string{"--quiet", "--input", corpusFile, "--index", idx}, func() bool { return exists(idx) }); err != nil {
+			break
+		}
+		t.Logf("try %d: the build finished before the stop", try)
+		os.RemoveAll(idx)
+	}
+	if !errors.Is(err, context.Canceled) || ExitCode(err) != 130 {
+		t.Fatalf("err %v (exit %d), want the build cancelled, exit 130\n%s", err, ExitCode(err), stderr)
+	}
+	if want := "interrupted before the first checkpoint: nothing of this build was kept; there is no index at " + idx + " yet."; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err %q\nwant it to start %q", err, want)
+	}
+	if exists(idx) {
+		t.Errorf("the interrupted build left %s behind", idx)
+	}
+
+	mixed := coreShared(t, "data/wikimedia-enterprise/api-testdata/articles.ndjson") // de, en, ru
+	idx = filepath.Join(t.TempDir(), "mixed.idx")
+	if _, _, err := runCLI(t, "index", "--quiet", "--input", mixed, "--index", idx); err == nil || ExitCode(err) != 1 {
+		t.Fatalf("an input in three languages: %v (exit %d), want a refusal", err, ExitCode(err))
+	}
+	if exists(idx) {
+		t.Errorf("the refused build left %s behind", idx)
 	}
 }
 
@@ -157,7 +199,7 @@ func TestIndexFailedSaysWhatWasKept(t *testing.T) {
 			var started time.Time
 			for try := 1; try <= 3; try++ { // as in TestIndexInterruptedSaysWhatWasKept
 				idx = filepath.Join(t.TempDir(), "idx")
-				args = append([]string{"--quiet", "--input", corpusFile, "--index", idx, "--model", model, "--batch", "200", "--checkpoint-after", "1ns"}, tc.extra...)
+				args = append([]string{"--input", corpusFile, "--index", idx, "--model", model, "--batch", "200", "--checkpoint-after", "1ns"}, tc.extra...)
 				started = time.Now()
 				if _, stderr, err := stopWhen(t, args, func() bool { return tc.kept(idx) }); err != nil {
 					if !errors.Is(err, context.Canceled) {

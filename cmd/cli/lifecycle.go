@@ -34,7 +34,7 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("delete: %w", err)
 	}
 	defer ix.Close()
-	sum, err := ix.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Version: Version, Logger: log}, CompactRatio: *compactRatio}, ids)
+	sum, err := ix.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Logger: log}, CompactRatio: *compactRatio}, ids)
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}

@@ -25,7 +25,7 @@ func TestUpdateDeleteCompactCLI(t *testing.T) {
 	if err := os.WriteFile(newer, []byte(strings.Replace(string(b), "COVID-19", "Kairosvirus disease", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := runCLI(t, "index", "--quiet", "--update", "--delete-missing", "--input", newer, "--index", dir, "--source", "faq")
+	out, _, err := runCLI(t, "index", "--update", "--delete-missing", "--input", newer, "--index", dir, "--source", "faq")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestResumeCLI(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	faq := coreShared(t, "data/faq-covid-deepset/faq_covidbert.csv")
 	// Nothing to resume: a clean build, checkpointing as it goes (none are left afterwards).
-	out, _, err := runCLI(t, "index", "--quiet", "--resume", "--checkpoint-every", "50", "--checkpoint-after", "0", "--batch", "20", "--input", faq, "--index", dir)
+	out, _, err := runCLI(t, "index", "--resume", "--checkpoint-every", "50", "--checkpoint-after", "0", "--batch", "20", "--input", faq, "--index", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

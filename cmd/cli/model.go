@@ -67,7 +67,7 @@ var (
 func openEncoder(ctx context.Context, m *modelFlags, log *slog.Logger) (encoder, error) {
 	enc, err := embed.OpenEncoder(ctx, m.options(m.model, log))
 	if err != nil {
-		return encoder{}, fmt.Errorf("opening model %s: %w", m.model, err)
+		return encoder{}, fmt.Errorf("opening model: %w", err) // embed's errors name the folder
 	}
 	return encoder{enc}, nil
 }

@@ -26,16 +26,7 @@ type indexModel struct {
 // compares its identity with the index's as it does for --model, so a folder whose files
 // changed since is refused, never used. An index without vectors, or one that cannot be
 // read (Open reports that), finds nothing and changes nothing.
-func (m *modelFlags) findIndexModel(ctx context.Context, loc string) indexModel {
-	l, err := indexer.ParseLocation(loc)
-	if err != nil {
-		return indexModel{}
-	}
-	return m.findModelOf(ctx, l)
-}
-
-// findModelOf is findIndexModel for a location already parsed.
-func (m *modelFlags) findModelOf(ctx context.Context, loc indexer.Location) indexModel {
+func (m *modelFlags) findIndexModel(ctx context.Context, loc indexer.Location) indexModel {
 	if m.model != "" {
 		return indexModel{}
 	}

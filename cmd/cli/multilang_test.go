@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"maps"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/server"
 )
@@ -74,9 +74,7 @@ func TestMultilingualCLI(t *testing.T) {
 
 	ctx := context.Background()
 	s, err := server.New(server.Options{
-		Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
-			return openEngine(ctx, retrievalOptions{Index: idx})
-		},
+		Index:          newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{}),
 		WikiChatRerank: []rerank.Stage{},
 	})
 	if err != nil {

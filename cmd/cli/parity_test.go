@@ -66,9 +66,7 @@ func parityIndex(t *testing.T) string {
 		{Path: coreShared(t, "data/wikimedia-enterprise/api-testdata/articles.ndjson"), Options: corpus.Options{Source: "enterprise"}},
 	}
 	// The Enterprise sample mixes de, en and ru: analysed as English, as the rest.
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx, Inputs: in, Build: indexer.BuildOptions{Language: "en"}}); err != nil {
-		t.Fatal(err)
-	}
+	buildIndex(t, idx, indexer.Options{Inputs: in, Build: indexer.BuildOptions{Language: "en"}})
 	return idx
 }
 
@@ -76,9 +74,8 @@ func parityIndex(t *testing.T) string {
 func parityServe(t *testing.T, idx string) string {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	eo := retrievalOptions{Index: idx, Logger: log}
-	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
-	return startServe(t, opts, nil)
+	opts := server.Options{Logger: log, Index: newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{Logger: log})}
+	return startServe(t, opts)
 }
 
 // parityHit is what must agree: the passage, its rank and its exact score.

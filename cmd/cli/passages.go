@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/kairos-rag/kairos/corpus"
 )
@@ -63,7 +66,7 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 				fmt.Fprintf(stderr, "skipped: %v\n", err)
 				continue
 			}
-			return err
+			return fmt.Errorf("%w%s", err, skipBadHint(err, skipBad))
 		}
 		for _, p := range ps {
 			if err := enc.Encode(&p); err != nil {
@@ -73,10 +76,42 @@ func writePassages(ctx context.Context, path string, opts corpus.Options, skipBa
 		}
 	}
 	st := pr.Stats()
-	fmt.Fprintf(stderr, "%s: %d documents, %d passages, skipped %v, bad %d, repaired %d, urls removed %d\n",
-		path, st.Documents, n, st.Skipped, st.Bad, st.Repaired, st.URLsRemoved)
+	fmt.Fprintf(stderr, "%s: %s\n", path, passageCounts(st.Documents, n, st.Skipped, st.Bad, st.Repaired, st.URLsRemoved))
+	if len(st.Languages) > 1 {
+		// kairos index refuses such an input unless told how to analyse it: say so here,
+		// where the input is previewed, rather than at the build.
+		var langs []string
+		for _, l := range slices.Sorted(maps.Keys(st.Languages)) {
+			langs = append(langs, fmt.Sprintf("%s %d", l, st.Languages[l]))
+		}
+		fmt.Fprintf(stderr, "%s: documents in %d languages (%s): kairos index needs --language multilingual to analyse each in its own, or --language CODE to analyse all as one\n",
+			path, len(st.Languages), strings.Join(langs, ", "))
+	}
 	if len(st.Columns) > 0 {
 		fmt.Fprintf(stderr, "%s: columns used %v\n", path, st.Columns)
 	}
 	return nil
+}
+
+// passageCounts says what an input gave: documents and passages, then only the counts that are
+// not zero, the skipped by reason ("skipped 99 redirects, 1 namespace").
+func passageCounts(docs, passages int, skipped map[string]int, bad, repaired, urls int) string {
+	parts := []string{plural(docs, "document"), plural(passages, "passage")}
+	if len(skipped) > 0 {
+		var why []string
+		for _, r := range slices.Sorted(maps.Keys(skipped)) {
+			why = append(why, fmt.Sprintf("%d %s", skipped[r], r))
+		}
+		parts = append(parts, "skipped "+strings.Join(why, ", "))
+	}
+	if bad > 0 {
+		parts = append(parts, plural(bad, "malformed record")+" skipped (--skip-bad)")
+	}
+	if repaired > 0 {
+		parts = append(parts, plural(repaired, "record")+" with invalid UTF-8 repaired")
+	}
+	if urls > 0 {
+		parts = append(parts, plural(urls, "URL")+" removed (not http or https)")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -76,17 +76,27 @@ func TestIndexRecordsPrecision(t *testing.T) {
 	if m.Dense == nil || m.Dense.Model.ONNXFile != "model_fp16.onnx" || m.Dense.Model.Precision != "fp16" {
 		t.Errorf("manifest's model: %+v, want model_fp16.onnx at fp16", m.Dense)
 	}
+	// The fix a refusal names is the one that works: --precision only for the same model at
+	// another precision; another model gets the index's own.
+	other := coreShared(t, "models/synthetic/minilm-l6") // fp32, another model
+	static := coreShared(t, "models/synthetic/static-st")
+	useIndexModel := "use the index's own model: --model " + model + " (or no --model: it is found there)"
 	tests := []struct {
-		name    string
-		args    []string
-		wantErr string
+		name     string
+		args     []string
+		wantErr  string
+		notInErr string
 	}{
-		{"default precision", nil, "precision fp32 (model.onnx), index built with fp16 (model_fp16.onnx): pass --precision fp16"},
-		{"same precision", []string{"--precision", "fp16"}, ""},
+		{"default precision", []string{"--model", model},
+			"precision fp32 (model.onnx), index built with fp16 (model_fp16.onnx): if the folder has model_fp16.onnx (the index's fp16 file), pass --precision fp16; else " + useIndexModel, ""},
+		{"same precision", []string{"--model", model, "--precision", "fp16"}, "", ""},
+		{"another model", []string{"--model", other}, "dimension 384, index has 64: " + useIndexModel, "--precision"},
+		{"a static model", []string{"--model", static}, "a static model, index built with a onnx model", "--precision"},
+		{"a static model with --precision", []string{"--model", static, "--precision", "fp16"}, "--precision fp16 does not apply (the table is used as stored): drop --precision", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"search", "--index", idx, "--model", model, "--mode", "dense", "-k", "3", "cell biology"}, tc.args...)
+			args := append([]string{"search", "--index", idx, "--mode", "dense", "-k", "3", "cell biology"}, tc.args...)
 			out, stderr, err := runCLI(t, args...)
 			if tc.wantErr == "" {
 				if err != nil || out == "" {
@@ -94,8 +104,11 @@ func TestIndexRecordsPrecision(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("search: %v, want %q", err, tc.wantErr)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("search: %v\nwant one line with %q", err, tc.wantErr)
+			}
+			if tc.notInErr != "" && strings.Contains(err.Error(), tc.notInErr) {
+				t.Errorf("search: %v\nnames %s, which does not fix it", err, tc.notInErr)
 			}
 		})
 	}

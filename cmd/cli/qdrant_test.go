@@ -116,11 +116,8 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 		var got [2]rerank.Result
 		var stats [2]search.Stats
 		for i, dir := range []string{local, remote} {
-			e, c, err := openEngine(ctx, retrievalOptions{Index: dir})
-			if err != nil {
-				t.Fatalf("%s: %v", dir, err)
-			}
-			defer c.Close()
+			e := openLive(t, dir)
+			var err error
 			if got[i], err = e.Search(ctx, q); err != nil || len(got[i].Hits) != 5 {
 				t.Fatalf("%s: search: %v, %d hits", dir, err, len(got[i].Hits))
 			}
@@ -128,7 +125,7 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 			if err != nil || p.ID != got[i].Hits[0].ID || p.Text == "" {
 				t.Errorf("%s: passage %s: %+v, %v", dir, got[i].Hits[0].ID, p, err)
 			}
-			if stats[i], err = e.Stats(ctx); err != nil {
+			if stats[i], err = e.Stats(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -205,7 +202,7 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, dir := range []string{local, remote} {
-			out, _, err := runCLI(t, "index", "--quiet", "--update", "--delete-missing", "--compact-ratio", "-1", "--input", updated, "--index", dir)
+			out, _, err := runCLI(t, "index", "--update", "--delete-missing", "--compact-ratio", "-1", "--input", updated, "--index", dir)
 			if err != nil || !strings.Contains(out, "added       50 documents\nchanged     1 document\nunchanged   749 documents\ndeleted     50 documents") {
 				t.Fatalf("update %s: %v\n%s", dir, err, out)
 			}
@@ -258,11 +255,7 @@ func TestQdrantIndexMatchesLocal(t *testing.T) {
 	t.Run("alias swap under queries", func(t *testing.T) {
 		ctx := context.Background()
 		q := rerank.Query{Request: search.Request{Text: "cerebral white matter diffusion tensor newborn", K: 10, Mode: search.ModeBM25}}
-		e, c, err := openEngine(ctx, retrievalOptions{Index: remote})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		e := openLive(t, remote)
 		before, err := e.Search(ctx, q)
 		if err != nil || len(before.Hits) == 0 {
 			t.Fatalf("search before the swap: %v", err)

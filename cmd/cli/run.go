@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kairos-rag/kairos/indexer"
 )
 
 // IO is what a subcommand may read and write. Tests pass buffers.
@@ -48,15 +52,39 @@ func commands() map[string]command {
 // ErrUsage marks a command-line mistake; Run has already printed the usage.
 var ErrUsage = errors.New("usage error")
 
-// ExitCode maps an error from Run to a process exit status: 0 for help, 2 for usage, 1 otherwise.
+// ExitCode maps an error from Run to a process exit status: 0 for help, 2 for usage, 130 for
+// a command interrupted (Ctrl-C, SIGTERM: 128 + SIGINT, as shells report it), 1 otherwise.
 func ExitCode(err error) int {
+	var ie *interruptedError
 	switch {
 	case err == nil || isHelp(err):
 		return 0
 	case errors.Is(err, ErrUsage):
 		return 2
+	case errors.As(err, &ie):
+		return 130
 	}
 	return 1
+}
+
+// interruptedError is a command stopped by Ctrl-C or SIGTERM. Its message is what the person
+// needs (what was kept, how to go on); it wraps the context's error, so errors.Is(err,
+// context.Canceled) holds.
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// interrupted is the error of a command interrupted while it did err's work; msg says what
+// was kept ("" : only that it was interrupted).
+func interrupted(msg string, err error) error {
+	if msg == "" {
+		msg = "interrupted"
+	}
+	return &interruptedError{msg: msg, err: err}
 }
 
 // Run runs the subcommand named by args[0].
@@ -78,12 +106,38 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		return fmt.Errorf("unknown command %q (see 'kairos -h'): %w", args[0], ErrUsage)
+		names := slices.Sorted(maps.Keys(cmds))
+		return fmt.Errorf("unknown command %q%s (see 'kairos -h'): %w", args[0], didYouMean(args[0], names), ErrUsage)
 	}
-	if err := c.run(ctx, args[1:], stdio); !isHelp(err) {
+	err := c.run(ctx, args[1:], stdio)
+	var ie *interruptedError
+	switch {
+	case isHelp(err):
+		return nil // the command printed its help: that is a success
+	case err != nil && ctx.Err() != nil && !errors.As(err, &ie):
+		return interrupted("", err) // not "context canceled", an error to parse
+	}
+	return withRemedy(args[0], args[1:], err)
+}
+
+// withRemedy adds to an error that every command may meet the command or flag that fixes it:
+// an --index that holds no index is built by kairos index, or by the same command without
+// --update.
+func withRemedy(cmd string, args []string, err error) error {
+	var ni *indexer.NoIndexError
+	switch {
+	case !errors.Is(err, indexer.ErrNoIndex):
 		return err
+	case cmd == "index" && (slices.Contains(args, "--update") || slices.Contains(args, "-update")):
+		return fmt.Errorf("%w; without --update, the same command builds a new index there", err)
+	case errors.As(err, &ni) && ni.Checkpoint:
+		return err // it says what to run
 	}
-	return nil // the command printed its help: that is a success
+	loc := "LOCATION"
+	if ni != nil {
+		loc = shellQuote(ni.Dir)
+	}
+	return fmt.Errorf("%w; kairos index --input FILE --index %s builds one", err, loc)
 }
 
 func usage(w io.Writer, cmds map[string]command) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/rerank/request"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -40,7 +41,7 @@ type queryFlags struct {
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.models.register(fs, true)
 	q.log.register(fs, "warn")
-	fs.StringVar(&q.q.Mode, "mode", "", "retriever: bm25, dense or hybrid (default: hybrid when --model is given, else bm25)")
+	fs.StringVar(&q.q.Mode, "mode", "", "retriever: bm25, dense or hybrid (default: hybrid when the index has vectors and --model is given or found, else bm25)")
 	fs.StringVar(&q.q.Time, "time", "", "time need: none, recent, YYYY, YYYY..YYYY, \"from YYYY to YYYY\" or auto (from the query); default auto with --rerank time or wikichat, else none")
 	fs.StringVar(&q.rerank, "rerank", "none", "rerank stages: none, time, cross, cross,time or wikichat")
 	fs.IntVar(&q.q.Candidates, "candidates", 0, fmt.Sprintf("passages the rerankers see (0: %d)", rerank.DefaultCandidates))
@@ -72,20 +73,19 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, loc indexer.Location, stderr io.W
 	tmpl.Filters.Source = request.List(q.sources)
 	tmpl.Filters.Language = request.List(q.languages)
 	tmpl.Filters.BlockType = request.List(q.blocks)
-	defaulted := false
-	if q.models.model == "" && tmpl.Mode == "" {
-		tmpl.Mode, defaulted = string(search.ModeBM25), true
-	}
-	if tmpl.Mode == "" {
-		tmpl.Mode = string(search.ModeHybrid)
-	}
+	// A mode not asked for stays "": the live index decides it (live.DefaultMode), as it does
+	// for the HTTP API.
 	check := tmpl
 	check.Text = "-"
-	if _, err := request.Parse(check, request.Limits{}); err != nil {
+	parsed, err := request.Parse(check, request.Limits{})
+	if err != nil {
 		return retrievalOptions{}, tmpl, q.requestErr(fs, err)
 	}
+	if slices.Contains(parsed.Rerank, rerank.StageCross) && q.models.crossModel == "" {
+		return retrievalOptions{}, tmpl, usageErr(fs, "--rerank %s needs a cross-encoder: add --cross-model DIR (kairos models pull cross-encoder/ms-marco-MiniLM-L-6-v2 downloads one)", q.rerank)
+	}
 	o := retrievalOptions{Location: loc, Models: q.models, Search: q.search,
-		Logger: log, Notes: stderr, ModeDefaulted: defaulted}
+		Logger: log, Notes: stderr, ModeAsked: tmpl.Mode != ""}
 	return o, tmpl, nil
 }
 
@@ -164,7 +164,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	}
 	var found indexModel
 	if qf.q.Mode != string(search.ModeBM25) {
-		found = qf.models.findModelOf(ctx, loc)
+		found = qf.models.findIndexModel(ctx, loc)
 		if found.dir != "" {
 			fmt.Fprintf(stdio.Stderr, "kairos: %s\n", found.note)
 		}
@@ -186,6 +186,13 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
+	st, err := r.re.Stats()
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	if err := qf.checkFilters(fs, st, stdio.Stderr); err != nil {
+		return err
+	}
 	if *batch != "" {
 		return runBatch(ctx, r.re, queries, *outPath, stdio)
 	}
@@ -415,7 +422,7 @@ type runLine struct {
 	Hits []runHit `json:"hits"`
 }
 
-func runBatch(ctx context.Context, re *rerank.Retriever, queries []batchQuery, outPath string, stdio IO) error {
+func runBatch(ctx context.Context, re *live.Index, queries []batchQuery, outPath string, stdio IO) error {
 	start := time.Now()
 	// The run file is written atomically: a failed query leaves no truncated run behind.
 	err := writeOutput(outPath, stdio.Stdout, func(w io.Writer) error {

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,10 +13,11 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/chat"
-	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/internal/memlimit"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
 )
@@ -31,7 +30,7 @@ const (
 
 // serveFlags are the flags of `kairos serve`.
 type serveFlags struct {
-	indexes          []serveIndex // in the order given; the first is the default collection
+	indexes          serveIndexes // in the order given; the first is the default collection
 	addr, apiKeyFile string
 	models           modelFlags
 	log              logFlags
@@ -43,20 +42,14 @@ type serveFlags struct {
 }
 
 // cmdServe runs the HTTP retrieval service until ctx is done (SIGINT/SIGTERM in main), then
-// shuts down gracefully. SIGHUP reloads the index directory, as POST /v1/admin/reload does.
+// shuts down gracefully. SIGHUP reloads the indexes, as POST /v1/admin/reload does.
 func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	var f serveFlags
-	fs := newFlags("serve", "--index DIR [flags]\n       kairos serve --index NAME=DIR --index NAME2=DIR2 ... [flags]\n\n"+
+	fs := newFlags("serve", "--index LOCATION [flags]\n       kairos serve --index NAME=LOCATION --index NAME2=LOCATION2 ... [flags]\n\n"+
 		"Serve retrieval over HTTP (API: GET /openapi.json). SIGHUP reloads the index.\n"+
-		"Several --index NAME=DIR serve several collections, routed by path: /NAME/search (WikiChat's\n"+
+		"Several --index NAME=LOCATION serve several collections, routed by path: /NAME/search (WikiChat's\n"+
 		"--retriever_endpoint), /v1/collections/NAME/...; the first is also served by the unprefixed routes.", stdio.Stderr)
-	fs.Func("index", "index `directory` to serve (required), or NAME=DIR, repeated for several collections", func(v string) error {
-		ix, err := parseServeIndex(v)
-		if err == nil {
-			f.indexes = append(f.indexes, ix)
-		}
-		return err
-	})
+	indexer.LocationFlag(fs, &f.indexes, "required; NAME=LOCATION, repeated, serves several collections")
 	fs.StringVar(&f.addr, "addr", defaultAddr, "`address` to listen on")
 	f.models.register(fs, true)
 	f.models.registerModelsDir(fs)
@@ -102,11 +95,11 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	// Models are opened once; a reload reopens only the index directory.
+	// Models are opened once; a reload reopens only the index.
 	eo := retrievalOptions{Logger: log, Search: f.search, RecentHalfLife: f.time.RecentHalfLifeYears}
 	var indexEnc chat.Encoder
 	// One --model serves every collection: without it, the first index's is looked for.
-	switch found := f.models.findIndexModel(ctx, f.indexes[0].dir); {
+	switch found := f.models.findIndexModel(ctx, f.indexes[0].loc); {
 	case found.dir != "":
 		log.Info("model found without --model", "model", f.models.model, "how", found.note)
 	case found.dense:
@@ -129,7 +122,9 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		eo.Scorer = ce
 	}
 	opts := f.server
-	setLoaders(&opts, f.indexes, eo)
+	// The collections' live indexes are loaded by the server's first Reload (serve), and
+	// closed by the server.
+	def := setIndexes(&opts, f.indexes, eo)
 	opts.Logger, opts.APIKey = log, key
 	if f.models.crossModel == "" {
 		// WikiChat's "rerank": true asks for its LLM reranker; without a cross-encoder the
@@ -138,15 +133,14 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 		opts.WikiChatRerank = []rerank.Stage{}
 		log.Info("no --cross-model: WikiChat rerank requests are served without reranking")
 	}
-	// POST /v1/chat retrieves through the live server, which exists only once serve has
-	// created it; requests arrive after that.
-	var live *server.Server
+	// POST /v1/chat retrieves through the default collection's live index, and so follows
+	// its reloads as the search endpoints do.
 	co.Runtime = f.models.options("", log) // a bank's model folder runs where --model does
 	if !co.storeSet {
-		co.StorePath = defaultChatStore(f.indexes[0].dir)
+		co.StorePath = defaultChatStore(f.indexes[0].loc)
 	}
 	var store *chat.Store
-	if opts.Chat, store, err = newServeChat(ctx, co, serverRetriever(&live), serverTerms(&live), indexEnc, log); err != nil {
+	if opts.Chat, store, err = newServeChat(ctx, co, chat.RetrieverFunc(def.Search), def, indexEnc, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	if store != nil {
@@ -166,7 +160,7 @@ func cmdServe(ctx context.Context, args []string, stdio IO) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	return serve(ctx, f.addr, f.shutdown, opts, hup, nil, func(s *server.Server) { live = s })
+	return serve(ctx, f.addr, f.shutdown, opts, hup, nil)
 }
 
 // paceHeap runs memlimit.Pace until the returned function is called.
@@ -182,30 +176,54 @@ func paceHeap(ctx context.Context, o memlimit.Options, log *slog.Logger) (stop f
 	return func() { cancel(); <-done }
 }
 
-// serveIndex is one --index: a directory, and the collection name it is served under ("" for
-// the one index of the single-index form).
-type serveIndex struct{ name, dir string }
-
-// parseServeIndex reads DIR or NAME=DIR. A value is NAME=DIR when the text before its first
-// '=' is a valid collection name, so a directory whose name holds '=' is given as ./a=b.
-func parseServeIndex(v string) (serveIndex, error) {
-	if v == "" {
-		return serveIndex{}, fmt.Errorf("empty value: want DIR or NAME=DIR")
-	}
-	name, dir, ok := strings.Cut(v, "=")
-	if !ok || server.CheckCollectionName(name) != nil && strings.ContainsAny(name, `/\`) {
-		return serveIndex{dir: v}, nil
-	}
-	if err := server.CheckCollectionName(name); err != nil {
-		return serveIndex{}, err
-	}
-	if dir == "" {
-		return serveIndex{}, fmt.Errorf("%s=: no directory", name)
-	}
-	return serveIndex{name: name, dir: dir}, nil
+// serveIndex is one --index: a location, and the collection name it is served under (""
+// for the one index of the single-index form).
+type serveIndex struct {
+	name string
+	loc  indexer.Location
 }
 
-// checkServeIndexes accepts one DIR, or NAME=DIR values of distinct names.
+// serveIndexes is serve's --index, repeatable (indexer.LocationFlag).
+type serveIndexes []serveIndex
+
+func (x *serveIndexes) String() string {
+	if x == nil || len(*x) == 0 {
+		return ""
+	}
+	return (*x)[0].loc.String()
+}
+
+func (x *serveIndexes) Set(v string) error {
+	ix, err := parseServeIndex(v)
+	if err == nil {
+		*x = append(*x, ix)
+	}
+	return err
+}
+
+// parseServeIndex reads LOCATION or NAME=LOCATION. A value is NAME=LOCATION when the text
+// before its first '=' is a valid collection name, so a directory whose name holds '=' is
+// given as ./a=b.
+func parseServeIndex(v string) (serveIndex, error) {
+	if v == "" {
+		return serveIndex{}, fmt.Errorf("empty value: want LOCATION or NAME=LOCATION")
+	}
+	name, rest, ok := strings.Cut(v, "=")
+	if !ok || server.CheckCollectionName(name) != nil && strings.ContainsAny(name, `/\`) {
+		name, rest = "", v
+	} else if err := server.CheckCollectionName(name); err != nil {
+		return serveIndex{}, err
+	} else if rest == "" {
+		return serveIndex{}, fmt.Errorf("%s=: no location", name)
+	}
+	loc, err := indexer.ParseLocation(rest)
+	if err != nil {
+		return serveIndex{}, err
+	}
+	return serveIndex{name: name, loc: loc}, nil
+}
+
+// checkServeIndexes accepts one LOCATION, or NAME=LOCATION values of distinct names.
 func checkServeIndexes(ix []serveIndex) error {
 	if len(ix) == 1 {
 		return nil
@@ -213,7 +231,7 @@ func checkServeIndexes(ix []serveIndex) error {
 	seen := map[string]bool{}
 	for _, x := range ix {
 		if x.name == "" {
-			return fmt.Errorf("%s: with several indexes, name each as NAME=DIR", x.dir)
+			return fmt.Errorf("%s: with several indexes, name each as NAME=LOCATION", x.loc)
 		}
 		if seen[x.name] {
 			return fmt.Errorf("collection %q is given twice", x.name)
@@ -223,81 +241,35 @@ func checkServeIndexes(ix []serveIndex) error {
 	return nil
 }
 
-// setLoaders points the server at the indexes: one unnamed index is the server's Loader (its
-// collection named server.DefaultCollection), anything else is a collection per index.
-func setLoaders(opts *server.Options, ix []serveIndex, eo retrievalOptions) {
-	loader := func(dir string) server.Loader {
-		o := eo
-		o.Index = dir
-		return func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, o) }
-	}
+// setIndexes points the server at a live index per --index: one unnamed index is the
+// server's Index (its collection named server.DefaultCollection), anything else a
+// collection each. It returns the default collection's, which chat retrieves from. The
+// indexes are not loaded yet: the server's first Reload loads them.
+func setIndexes(opts *server.Options, ix []serveIndex, eo retrievalOptions) *live.Index {
 	if len(ix) == 1 && ix[0].name == "" {
-		opts.Loader = loader(ix[0].dir)
-		return
+		opts.Index = newLiveIndex(ix[0].loc, server.DefaultCollection, eo) // named so in logs, as in metrics
+		return opts.Index
 	}
 	for _, x := range ix {
-		opts.Collections = append(opts.Collections, server.Collection{Name: x.name, Loader: loader(x.dir)})
+		opts.Collections = append(opts.Collections, server.Collection{Name: x.name, Index: newLiveIndex(x.loc, x.name, eo)})
 	}
+	return opts.Collections[0].Index
 }
 
-// openEngine opens the index directory for the server. The server calls it at start and on
-// every reload; it opens the live generation afresh, and the returned Closer releases it.
-func openEngine(ctx context.Context, o retrievalOptions) (server.Engine, io.Closer, error) {
-	r, err := openRetrieval(ctx, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &indexEngine{ix: r.ix, re: r.re, dense: r.ix.Stats().Dense && o.Search.Encoder != nil, cross: r.hasCross}, r, nil
+// newLiveIndex returns the live index of loc with eo's models, served as the collection name
+// (in its log lines; "" for none). Nothing is loaded yet.
+func newLiveIndex(loc indexer.Location, name string, eo retrievalOptions) *live.Index {
+	o := eo.live()
+	o.Name = name
+	return live.New(live.Opener(loc, o), o)
 }
 
-// indexEngine adapts an opened index to server.Engine. It turns requests the index cannot
-// answer into server.ErrInvalid (400) before they reach search or rerank, whose errors
-// would otherwise read as server faults (500).
-type indexEngine struct {
-	ix    *search.Index
-	re    *rerank.Retriever
-	dense bool // dense and hybrid modes can be served (vectors and an encoder)
-	cross bool // the cross stage can be served (a cross-encoder)
-}
-
-func (e *indexEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result, error) {
-	if q.Mode != search.ModeBM25 && q.Mode != "" && !e.dense {
-		return rerank.Result{}, fmt.Errorf("%w: mode %s needs an index with dense vectors and the server's --model", server.ErrInvalid, q.Mode)
-	}
-	for _, st := range q.Rerank {
-		if st == rerank.StageCross && !e.cross {
-			return rerank.Result{}, fmt.Errorf("%w: rerank cross: no cross-encoder is configured", server.ErrInvalid)
-		}
-	}
-	if err := q.Time.Validate(); err != nil {
-		return rerank.Result{}, fmt.Errorf("%w: %v", server.ErrInvalid, err)
-	}
-	return e.re.Search(ctx, q)
-}
-
-func (e *indexEngine) Passage(ctx context.Context, id string) (corpus.Passage, error) {
-	p, err := e.ix.Passage(ctx, id)
-	if errors.Is(err, search.ErrNotFound) {
-		return p, fmt.Errorf("passage %q: %w", id, server.ErrNotFound)
-	}
-	return p, err
-}
-
-func (e *indexEngine) Stats(ctx context.Context) (search.Stats, error) { return e.ix.Stats(), nil }
-
-func (e *indexEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
-	return e.ix.DocFreq(ctx, words)
-}
-
-// serve loads the index, listens on addr and serves until ctx is done. Each value on hup
-// reloads the index. ready, when set, is told the listening address (tests use port 0).
-func serve(ctx context.Context, addr string, grace time.Duration, opts server.Options, hup <-chan os.Signal, ready func(net.Addr), created func(*server.Server)) error {
+// serve loads the indexes, listens on addr and serves until ctx is done. Each value on hup
+// reloads the indexes. ready, when set, is told the listening address (tests use port 0).
+func serve(ctx context.Context, addr string, grace time.Duration, opts server.Options, hup <-chan os.Signal, ready func(net.Addr)) error {
 	s, err := server.New(opts)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
-	}
-	if created != nil {
-		created(s)
 	}
 	defer s.Close()
 	if err := s.Reload(ctx); err != nil {

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 
 	"github.com/kairos-rag/kairos/chat"
-	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/server"
 )
 
@@ -33,11 +32,11 @@ func registerServeChat(fs *flag.FlagSet, o *chatCLIOptions) {
 }
 
 // newServeChat builds the chat service of POST /v1/chat: wikichat (the default), commonsense
-// and mpc, plus msdp and sicl when a bank is given. Retrieval goes through the server's live
-// engine, so chat follows index reloads.
+// and mpc, plus msdp and sicl when a bank is given. retrieve and terms are the default
+// collection's live index, so chat follows index reloads.
 // indexEnc is the index's sentence encoder (serve --model), nil without one.
 // The store is returned for the caller to close after the server has shut down.
-func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.RetrieverFunc, terms chat.TermStats, indexEnc chat.Encoder, log *slog.Logger) (server.Chatter, *chat.Store, error) {
+func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever, terms chat.TermStats, indexEnc chat.Encoder, log *slog.Logger) (server.Chatter, *chat.Store, error) {
 	if o.Client.BaseURL == "" && o.Client.Model == "" {
 		if o.Stages.ConfigFile != "" || len(o.Stages.Stages) > 0 {
 			return nil, nil, fmt.Errorf("--llm-config and --llm-stage set the stages of chat, which needs --llm-url and --llm-model: %w", ErrUsage)
@@ -52,7 +51,9 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 		return nil, nil, err
 	}
 	if _, hashed := enc.(chat.HashEncoder); hashed {
-		log.Warn(hashMemoryNote)
+		// Information, not a warning: mpc is one pipeline of several, and a BM25-only
+		// server's chat is well without a sentence encoder.
+		log.Info("chat: mpc recalls its memory with the hashed bag-of-words encoder (lexical matches only); with --model MODEL_DIR, the index's sentence encoder, it would recall by meaning")
 	}
 	names := []string{"wikichat", "commonsense", "mpc"}
 	if o.Bank != "" {
@@ -66,6 +67,9 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 	}
 	if so.Path == "" {
 		log.Info("chat conversations are kept in memory only (--chat-store \"\")")
+	} else {
+		// The file is created beside the index unless --chat-store says otherwise: say so.
+		log.Info("chat conversations are kept in a file (--chat-store)", "file", so.Path)
 	}
 	svc, err := newChatService(o, names, retrieve, terms, enc, nil, store, true, log)
 	if err != nil {
@@ -78,23 +82,9 @@ func newServeChat(ctx context.Context, o chatCLIOptions, retrieve chat.Retriever
 // defaultChatStore is where serve keeps conversations when --chat-store is not given: beside
 // the index directory (not inside it, where generations are written and dropped); in memory
 // for an index that is not a directory.
-func defaultChatStore(index string) string {
-	if strings.Contains(index, "://") {
+func defaultChatStore(index indexer.Location) string {
+	if index.Dir == "" {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(filepath.Clean(index)), "kairos-chat.db")
-}
-
-// serverTerms adapts the server's live engine to chat's TermStats.
-func serverTerms(s **server.Server) chat.TermStatsFunc {
-	return func(ctx context.Context, words []string) ([]int, int, error) {
-		return (*s).DocFreq(ctx, words)
-	}
-}
-
-// serverRetriever adapts the server's live engine to chat's retriever.
-func serverRetriever(s **server.Server) chat.RetrieverFunc {
-	return func(ctx context.Context, q rerank.Query) (rerank.Result, error) {
-		return (*s).Search(ctx, q)
-	}
+	return filepath.Join(filepath.Dir(filepath.Clean(index.Dir)), "kairos-chat.db")
 }

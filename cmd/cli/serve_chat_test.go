@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/chat/chattest"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/server"
@@ -38,21 +40,18 @@ func TestServeChat(t *testing.T) {
 	}
 	f.Close()
 	idx := filepath.Join(dir, "idx")
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx, Inputs: []indexer.InputSpec{{Path: src}}}); err != nil {
-		t.Fatal(err)
-	}
+	buildIndex(t, idx, indexer.Options{Inputs: []indexer.InputSpec{{Path: src}}})
 	llm := chattest.NewServer(cliScript, 0)
 	defer llm.Close()
 
 	log := slog.New(slog.DiscardHandler)
-	eo := retrievalOptions{Index: idx, Logger: log}
-	opts := server.Options{Logger: log, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
-	var live *server.Server
+	ix := newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{Logger: log})
+	opts := server.Options{Logger: log, Index: ix}
 	co := chatOpts(llm.BaseURL())
 	co.Store.Path = filepath.Join(dir, "chat.db")
 	co.StorePath = co.Store.Path
 	var store interface{ Close() error }
-	if opts.Chat, store, err = newServeChat(context.Background(), co, serverRetriever(&live), serverTerms(&live), nil, log); err != nil {
+	if opts.Chat, store, err = newServeChat(context.Background(), co, chat.RetrieverFunc(ix.Search), ix, nil, log); err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
@@ -60,7 +59,7 @@ func TestServeChat(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, func(s *server.Server) { live = s })
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a })
 	}()
 	base := "http://" + (<-addrc).String()
 	defer func() {
@@ -170,7 +169,7 @@ func TestServeChatLLMFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	ret := chattest.NewRetriever(leads)
-	chatter, store, err := newServeChat(context.Background(), o, ret.Retrieve, ret, nil, slog.New(slog.DiscardHandler))
+	chatter, store, err := newServeChat(context.Background(), o, ret, ret, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,5 +194,56 @@ func TestServeChatLLMFlags(t *testing.T) {
 	}
 	if !planned {
 		t.Errorf("no planned query in %+v", ret.Queries())
+	}
+}
+
+// TestServeChatSaysWhereConversationsAre: serve's chat says once, at start, where it keeps
+// conversations (a file it creates beside the index unless --chat-store says otherwise, or
+// memory), and a server without a sentence encoder says how mpc recalls its memory as
+// information, not as a warning: nothing is wrong with a BM25-only server's chat.
+func TestServeChatSaysWhereConversationsAre(t *testing.T) {
+	llm := chattest.NewServer(cliScript, 0)
+	defer llm.Close()
+	leads, err := chattest.LoadLeads(coreShared(t, "data/wikichat-topics/recent_articles_en.json"), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret := chattest.NewRetriever(leads)
+	tests := []struct {
+		name string
+		file bool
+		want string // the store's line; FILE stands for the store's file
+	}{
+		{"file", true, `level=INFO msg="chat conversations are kept in a file (--chat-store)" file=FILE`},
+		{"memory", false, `level=INFO msg="chat conversations are kept in memory only (--chat-store \"\")"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			o := chatOpts(llm.BaseURL())
+			file := filepath.Join(t.TempDir(), "kairos-chat.db")
+			if tc.file {
+				o.StorePath = file
+			}
+			tc.want = strings.ReplaceAll(tc.want, "FILE", file)
+			_, store, err := newServeChat(t.Context(), o, ret, ret, nil, slog.New(slog.NewTextHandler(&logs, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			store.Close()
+			out := logs.String()
+			if strings.Count(out, "chat conversations are kept") != 1 || !strings.Contains(out, tc.want) {
+				t.Errorf("log:\n%s\nwant once: %s", out, tc.want)
+			}
+			if strings.Contains(out, "level=WARN") {
+				t.Errorf("a warning for a server that is well:\n%s", out)
+			}
+			if !strings.Contains(out, `level=INFO msg="chat: mpc recalls its memory with the hashed bag-of-words encoder`) {
+				t.Errorf("no word of how mpc recalls without an encoder:\n%s", out)
+			}
+			if _, err := os.Stat(file); (err == nil) != tc.file {
+				t.Errorf("store file %s: %v", file, err)
+			}
+		})
 	}
 }

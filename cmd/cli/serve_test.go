@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
-	"github.com/kairos-rag/kairos/corpus/timex"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/search"
 	"github.com/kairos-rag/kairos/server"
 )
@@ -46,7 +46,7 @@ func TestServeFlags(t *testing.T) {
 			"serve: reading API key: open " + filepath.Join(dir, "nokey") + ": no such file or directory"},
 		{"empty key file", []string{"--index", dir, "--api-key-file", empty}, false, "serve: API key file " + empty + " is empty"},
 		{"not a model folder", []string{"--index", dir, "--model", dir}, false,
-			"serve: opening model " + dir + ": opening encoder: " + dir + ": max sequence length 0 is unknown or too small"},
+			"serve: opening model: opening encoder: " + dir + ": not a model folder: no config.json or model file; a model folder holds config.json, tokenizer.json and model.onnx, or a static model's files; kairos models list shows the pulled ones, kairos models pull NAME downloads one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,12 +80,14 @@ func (e *holdEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result,
 }
 
 func (e *holdEngine) Passage(ctx context.Context, id string) (corpus.Passage, error) {
-	return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, server.ErrNotFound)
+	return corpus.Passage{}, fmt.Errorf("passage %q: %w", id, search.ErrNotFound)
 }
 
-func (e *holdEngine) Stats(ctx context.Context) (search.Stats, error) {
-	return search.Stats{Documents: 1, Passages: 1}, nil
+func (e *holdEngine) Stats() search.Stats {
+	return search.Stats{Generation: 1, Documents: 1, Passages: 1}
 }
+
+func (e *holdEngine) Capabilities() live.Capabilities { return live.Capabilities{} }
 
 func (e *holdEngine) DocFreq(ctx context.Context, words []string) ([]int, int, error) {
 	return make([]int, len(words)), 1, nil
@@ -121,19 +123,19 @@ func TestServeLifecycle(t *testing.T) {
 	loads := make(chan struct{}, 10)
 	opts := server.Options{
 		Logger: slog.New(slog.DiscardHandler),
-		Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
+		Index: live.New(func(ctx context.Context) (live.Engine, error) {
 			e := &holdEngine{p: p, entered: make(chan struct{}), hold: make(chan struct{})}
 			engines = append(engines, e)
 			loads <- struct{}{}
-			return e, e, nil
-		},
+			return e, nil
+		}, live.Options{}),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	hup := make(chan os.Signal, 1)
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, hup, func(a net.Addr) { addrc <- a }, nil)
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, hup, func(a net.Addr) { addrc <- a })
 	}()
 	base := "http://" + (<-addrc).String()
 	<-loads
@@ -153,7 +155,7 @@ func TestServeLifecycle(t *testing.T) {
 	hup <- syscall.SIGHUP
 	<-loads
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, body := get("/readyz"); strings.Contains(body, `"generation":2`) {
+		if _, body := get("/readyz"); strings.Contains(body, `"generation":1,"reloads":1`) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -197,55 +199,33 @@ func TestServeLifecycle(t *testing.T) {
 	}
 }
 
-// TestOpenEngine builds a real index of 300 SciFact abstracts and checks the adapter the
-// server gets: retrieval, passage lookup, stats, and 400s for what the index cannot do.
-func TestOpenEngine(t *testing.T) {
-	dir := t.TempDir()
-	in := filepath.Join(dir, "scifact300.jsonl")
-	writeSciFactHead(t, in, 300)
-	ctx := context.Background()
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: filepath.Join(dir, "index"),
-		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Source: "scifact"}}}}); err != nil {
-		t.Fatal(err)
-	}
-	e, c, err := openEngine(ctx, retrievalOptions{Index: filepath.Join(dir, "index")})
+// buildIndex builds opts into a new index at dir (indexer.Index.Build).
+func buildIndex(t *testing.T, dir string, opts indexer.Options) {
+	t.Helper()
+	ix, err := indexer.Open(t.Context(), indexer.Location{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	st, err := e.Stats(ctx)
-	if err != nil || st.Documents != 300 || st.Passages < 300 || st.Dense {
-		t.Fatalf("stats %+v, %v", st, err)
+	defer ix.Close()
+	if _, err := ix.Build(t.Context(), opts); err != nil {
+		t.Fatal(err)
 	}
-	q := rerank.Query{Request: search.Request{Text: "cerebral white matter diffusion tensor newborn", K: 3, Mode: search.ModeBM25}}
-	res, err := e.Search(ctx, q)
-	if err != nil || len(res.Hits) != 3 || res.Hits[0].DocID != "4983" {
-		t.Fatalf("search: %v %+v", err, res.Hits)
+}
+
+// openLive opens the live index at loc (as --index reads it) with no models, until the test
+// ends.
+func openLive(t *testing.T, loc string) *live.Index {
+	t.Helper()
+	l, err := indexer.ParseLocation(loc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if p, err := e.Passage(ctx, res.Hits[0].ID); err != nil || p.DocID != "4983" {
-		t.Errorf("passage %s: %+v %v", res.Hits[0].ID, p, err)
+	ix, err := live.Open(t.Context(), l, live.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", loc, err)
 	}
-	if _, err := e.Passage(ctx, "nope#0"); !errors.Is(err, server.ErrNotFound) {
-		t.Errorf("unknown passage: %v", err)
-	}
-	for _, tt := range []struct {
-		name string
-		mod  func(*rerank.Query)
-		msg  string
-	}{
-		{"dense", func(q *rerank.Query) { q.Mode = search.ModeDense }, "invalid request: mode dense needs an index with dense vectors and the server's --model"},
-		{"cross", func(q *rerank.Query) { q.Rerank = []rerank.Stage{rerank.StageCross} }, "invalid request: rerank cross: no cross-encoder is configured"},
-	} {
-		q2 := q
-		tt.mod(&q2)
-		if _, err := e.Search(ctx, q2); !errors.Is(err, server.ErrInvalid) || err.Error() != tt.msg {
-			t.Errorf("%s: %v", tt.name, err)
-		}
-	}
-	q.Rerank, q.Time = []rerank.Stage{rerank.StageTime}, timex.Spec{Kind: timex.KindRecent}
-	if res, err := e.Search(ctx, q); err != nil || len(res.Hits) != 3 {
-		t.Errorf("time rerank: %v", err)
-	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
 }
 
 func writeSciFactHead(t *testing.T, path string, n int) {
@@ -264,4 +244,113 @@ func writeSciFactHead(t *testing.T, path string, n int) {
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestServeDenseIndexWithoutModel serves a dense index whose model folder is gone (no
+// --model, none found): the live index serves what it can. A query naming no mode runs bm25
+// (it was defaulted to hybrid from the index's vectors alone, and every such query answered
+// 400), a query asking for hybrid is refused naming --model, and the stats say bm25.
+func TestServeDenseIndexWithoutModel(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "static-st")
+	if err := os.CopyFS(model, os.DirFS(coreShared(t, "models/synthetic/static-st"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "idx")
+	in := filepath.Join(t.TempDir(), "sf100.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), in, 100)
+	if _, _, err := runCLI(t, "index", "--quiet", "--input", in, "--index", dir, "--model", model); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(model); err != nil {
+		t.Fatal(err)
+	}
+	base := startServeCmd(t, "--index", dir, "--models-dir", t.TempDir(), "--chat-store", "")
+	tests := []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"text":"cerebral white matter diffusion tensor newborn","k":3}`, 200, `"mode":"bm25"`},
+		{`{"text":"cerebral white matter diffusion tensor newborn","k":3,"mode":"bm25"}`, 200, `"passage_id":"4983#0"`},
+		{`{"text":"cerebral white matter","mode":"hybrid"}`, 400, `mode hybrid is not supported: it needs the index's query encoder, and none was given (--model DIR)`},
+	}
+	for _, tc := range tests {
+		resp, err := http.Post(base+"/v1/search", "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: %d %s, want %d with %s", tc.body, resp.StatusCode, b, tc.status, tc.want)
+		}
+	}
+	resp, err := http.Get(base + "/v1/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"dense":true`) || !strings.Contains(string(b), `"default_mode":"bm25"`) {
+		t.Errorf("stats: %s, want a dense index served in bm25 by default", b)
+	}
+}
+
+// TestGenerationMeansOneThing: "generation" is the index's generation number everywhere
+// (kairos stats, serve's log, /readyz, /v1/stats, /v1/collections, /metrics), and the count
+// of reloads is "reloads". An index updated once is at generation 2 before serve ever
+// reloads it; serve said 1 and counted its reloads as generations.
+func TestGenerationMeansOneThing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	in := filepath.Join(t.TempDir(), "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), in, 60)
+	more := filepath.Join(t.TempDir(), "sf.jsonl") // the same name: the same source, 20 more abstracts
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), more, 80)
+	if _, _, err := runCLI(t, "index", "--quiet", "--input", in, "--index", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "index", "--quiet", "--update", "--input", more, "--index", dir); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCLI(t, "stats", "--index", dir); err != nil || !strings.Contains(out, "generation 2)") {
+		t.Fatalf("kairos stats: %v\n%s", err, out)
+	}
+	base := startServeCmd(t, "--index", dir, "--chat-store", "")
+	get := func(method, path string) string {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	check := func(when string, gen, reloads int) {
+		t.Helper()
+		for _, tc := range []struct{ path, want string }{
+			{"/readyz", fmt.Sprintf(`"generation":%d`, gen)},
+			{"/v1/stats", fmt.Sprintf(`"generation":%d,"reloads":%d,`, gen, reloads)},
+			{"/v1/collections", fmt.Sprintf(`"generation":%d,"reloads":%d,`, gen, reloads)},
+			{"/metrics", fmt.Sprintf("kairos_index_generation{collection=\"default\"} %d\n", gen)},
+			{"/metrics", fmt.Sprintf("kairos_index_reloads_total{collection=\"default\",result=\"ok\"} %d\n", reloads)},
+		} {
+			if body := get("GET", tc.path); !strings.Contains(body, tc.want) {
+				t.Errorf("%s: %s: %.300s, want %s", when, tc.path, body, tc.want)
+			}
+		}
+	}
+	check("at start", 2, 0)
+	if body := get("POST", "/v1/admin/reload"); !strings.Contains(body, `"generation":2,"reloads":1`) {
+		t.Errorf("reload of the same generation: %s", body)
+	}
+	check("after a reload", 2, 1)
+	if _, _, err := runCLI(t, "delete", "--index", dir, "--doc-id", "4983"); err != nil {
+		t.Fatal(err)
+	}
+	if body := get("POST", "/v1/admin/reload"); !strings.Contains(body, `"generation":3,"reloads":2`) {
+		t.Errorf("reload onto the delete's generation: %s", body)
+	}
+	check("after a delete and a reload", 3, 2)
 }

@@ -27,7 +27,7 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	if loc.IsZero() {
 		return usageErr(fs, "need --index")
 	}
-	ix, err := search.OpenAt(ctx, loc, search.Options{})
+	ix, err := search.Open(ctx, loc, search.Options{})
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}

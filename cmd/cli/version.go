@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/kairos-rag/kairos/embed"
+	"github.com/kairos-rag/kairos/internal/version"
 )
 
-// cmdVersion is `kairos version` (and `kairos --version`): what was built, from which commit,
+// cmdVersion is `kairos version` (and `kairos --version`): what was built (version.String,
+// the string an index built by this binary records and kairos stats prints), from which commit,
 // with which Go, and whether the ONNX Runtime library that dense models need is where Kairos
 // will look for it. It only looks for the file: loading it is the embed package's job, at the
 // first command that needs a model.
@@ -23,27 +24,15 @@ func cmdVersion(_ context.Context, args []string, stdio IO) error {
 	if len(pos) > 0 {
 		return usageErr(fs, "unexpected arguments %q", pos)
 	}
-	version, commit := "(unknown)", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		version = bi.Main.Version
-		var rev, when, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = ", modified"
-				}
-			}
+	commit := "unknown (not recorded: built outside a git checkout, or by go run or go test)"
+	if b := version.Read(); b.Revision != "" {
+		dirty := ""
+		if b.Modified {
+			dirty = ", modified"
 		}
-		if rev != "" {
-			commit = fmt.Sprintf("%s (%s%s)", rev, when, dirty)
-		}
+		commit = fmt.Sprintf("%s (%s%s)", b.Revision, b.Time, dirty)
 	}
-	fmt.Fprintf(stdio.Stdout, "kairos %s\ncommit %s\n%s %s/%s\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdio.Stdout, "kairos %s\ncommit %s\n%s %s/%s\n", version.String(), commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	lib := embed.ResolveORTLib("")
 	if st, err := os.Stat(lib); err == nil && st.Mode().IsRegular() {
 		fmt.Fprintf(stdio.Stdout, "onnxruntime: %s\n", lib)

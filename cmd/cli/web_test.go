@@ -21,6 +21,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kairos-rag/kairos/chat"
 	"github.com/kairos-rag/kairos/chat/chattest"
 	"github.com/kairos-rag/kairos/indexer"
 	"github.com/kairos-rag/kairos/server"
@@ -106,9 +107,7 @@ func webIndex(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "idx")
-	if _, err := indexer.Build(context.Background(), indexer.Options{Dir: idx, Inputs: []indexer.InputSpec{{Path: webCorpus(t, dir)}}}); err != nil {
-		t.Fatal(err)
-	}
+	buildIndex(t, idx, indexer.Options{Inputs: []indexer.InputSpec{{Path: webCorpus(t, dir)}}})
 	return idx
 }
 
@@ -119,27 +118,26 @@ func webServe(t *testing.T, idx, apiKey string) string {
 	llm := chattest.NewServer(cliScript, 0)
 	t.Cleanup(llm.Close)
 	log := slog.New(slog.DiscardHandler)
-	eo := retrievalOptions{Index: idx, Logger: log}
-	opts := server.Options{Logger: log, APIKey: apiKey, Loader: func(ctx context.Context) (server.Engine, io.Closer, error) { return openEngine(ctx, eo) }}
-	var live *server.Server
-	chatter, store, err := newServeChat(context.Background(), chatOpts(llm.BaseURL()), serverRetriever(&live), serverTerms(&live), nil, log)
+	ix := newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{Logger: log})
+	opts := server.Options{Logger: log, APIKey: apiKey, Index: ix}
+	chatter, store, err := newServeChat(context.Background(), chatOpts(llm.BaseURL()), chat.RetrieverFunc(ix.Search), ix, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Chat = chatter
 	t.Cleanup(func() { store.Close() }) // registered first, so it runs after serve has stopped
-	return startServe(t, opts, func(s *server.Server) { live = s })
+	return startServe(t, opts)
 }
 
 // startServe runs serve, the function behind kairos serve, on a free loopback port until the
-// test ends, and returns its base URL; started, when set, receives the server.
-func startServe(t *testing.T, opts server.Options, started func(*server.Server)) string {
+// test ends, and returns its base URL.
+func startServe(t *testing.T, opts server.Options) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a }, started)
+		done <- serve(ctx, "127.0.0.1:0", 5*time.Second, opts, nil, func(a net.Addr) { addrc <- a })
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -72,14 +72,10 @@ func wikiChatServer(t *testing.T, lexical string, mod func(*server.Options)) *ht
 	wikiChatCorpus(t, in)
 	ctx := context.Background()
 	idx := filepath.Join(dir, "index")
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: idx, Build: indexer.BuildOptions{Lexical: lexical},
-		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Source: "scifact"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	buildIndex(t, idx, indexer.Options{Build: indexer.BuildOptions{Lexical: lexical},
+		Inputs: []indexer.InputSpec{{Path: in, Options: corpus.Options{Source: "scifact"}}}})
 	opts := server.Options{
-		Loader: func(ctx context.Context) (server.Engine, io.Closer, error) {
-			return openEngine(ctx, retrievalOptions{Index: idx})
-		},
+		Index:          newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{}),
 		WikiChatRerank: []rerank.Stage{}, // as cmdServe sets it without --cross-model
 	}
 	if mod != nil {

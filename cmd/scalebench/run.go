@@ -287,7 +287,7 @@ func queryIndex(ctx context.Context, cfg Options, idx string, queries []string, 
 		defer enc.Close()
 		opts.Encoder = queryEncoder{enc}
 	}
-	ix, err := search.Open(ctx, idx, opts)
+	ix, err := search.Open(ctx, indexer.Location{Dir: idx}, opts)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", idx, err)
 	}
@@ -297,7 +297,7 @@ func queryIndex(ctx context.Context, cfg Options, idx string, queries []string, 
 		return err
 	}
 	if cfg.K < search.DefaultWindow {
-		topK, err := search.Open(ctx, idx, search.Options{DocEvidence: -1})
+		topK, err := search.Open(ctx, indexer.Location{Dir: idx}, search.Options{DocEvidence: -1})
 		if err != nil {
 			return fmt.Errorf("opening %s: %w", idx, err)
 		}

@@ -43,7 +43,8 @@ type Entry struct {
 // date and URL. Fields are length-prefixed so that no two documents collide by concatenation.
 // The source is left out on purpose: by default it is the input's file name
 // ("enwiki-20240101"), which changes with every dump, and hashing it would make an update
-// re-embed every document. Unchanged documents keep the source they were indexed under.
+// re-embed every document. Unchanged and changed documents keep the source they were first
+// indexed under, unless the update names one (genWriter.apply).
 func ContentHash(d *corpus.Document) Hash {
 	h := sha256.New()
 	var buf []byte

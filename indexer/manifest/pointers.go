@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/modelid"
+	"github.com/kairos-rag/kairos/internal/nearest"
 )
 
 // An index directory names its generations and points at two of them:
@@ -32,8 +34,69 @@ const (
 	genPrefix          = "g-"
 )
 
-// ErrNoIndex is returned when a directory holds no committed index.
+// ErrNoIndex is returned when a directory holds no committed index. A local directory's error
+// is a *NoIndexError, which says more.
 var ErrNoIndex = errors.New("no index (no CURRENT file)")
+
+// NoIndexError says why dir holds no index: it does not exist (a typo: the index directory
+// beside it nearest by name is suggested), or it has no CURRENT (a build that has not
+// committed yet, whose checkpoint is said). It matches ErrNoIndex with errors.Is.
+type NoIndexError struct {
+	Dir        string
+	Missing    bool   // the directory does not exist
+	Near       string // an index directory beside Dir whose name is one or two typos away; ""
+	Checkpoint bool   // Dir holds a build's checkpoint, not committed yet
+}
+
+func (e *NoIndexError) Error() string {
+	switch {
+	case e.Missing && e.Near != "":
+		return fmt.Sprintf("%s: no index: no such directory (did you mean %s?)", e.Dir, e.Near)
+	case e.Missing:
+		return fmt.Sprintf("%s: no index: no such directory", e.Dir)
+	case e.Checkpoint:
+		return fmt.Sprintf("%s: no index yet: a build has checkpointed but not committed (one in progress, or one interrupted, which kairos index --resume with the same inputs continues)", e.Dir)
+	}
+	return fmt.Sprintf("%s: %v", e.Dir, ErrNoIndex)
+}
+
+// Is makes errors.Is(err, ErrNoIndex) hold.
+func (e *NoIndexError) Is(target error) bool { return target == ErrNoIndex }
+
+// noIndex describes the directory dir that has no CURRENT.
+func noIndex(dir string) error {
+	e := &NoIndexError{Dir: dir}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		e.Missing, e.Near = true, nearIndex(dir)
+	} else if _, err := os.Stat(filepath.Join(dir, CheckpointFileName)); err == nil {
+		e.Checkpoint = true
+	}
+	return e
+}
+
+// nearIndex is the path of the index directory beside dir whose name is nearest dir's, or "".
+func nearIndex(dir string) string {
+	parent, base := filepath.Split(filepath.Clean(dir))
+	entries, err := os.ReadDir(cmp.Or(parent, "."))
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && isFile(filepath.Join(parent, e.Name(), CurrentFileName)) {
+			names = append(names, e.Name())
+		}
+	}
+	if n := nearest.Name(base, names); n != "" {
+		return filepath.Join(parent, n)
+	}
+	return ""
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
 
 // GenerationName is the name of generation n ("g-000003"): its directory in a local index,
 // the suffix of its collection on Qdrant.
@@ -56,7 +119,7 @@ func Current(dir string) (string, error) {
 	cur := filepath.Join(dir, CurrentFileName)
 	b, err := os.ReadFile(cur)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: %w", dir, ErrNoIndex)
+		return "", noIndex(dir)
 	}
 	if err != nil {
 		return "", err

@@ -57,6 +57,51 @@ func TestCurrent(t *testing.T) {
 	}
 }
 
+// A directory without CURRENT says why: it does not exist (and which index beside it was
+// likely meant), or a build has checkpointed there but not committed.
+func TestCurrentSaysWhyThereIsNoIndex(t *testing.T) {
+	root := t.TempDir()
+	live := filepath.Join(root, "sf.idx")
+	if err := os.MkdirAll(filepath.Join(live, GenerationName(1)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCurrent(live, 1); err != nil {
+		t.Fatal(err)
+	}
+	notIndex := filepath.Join(root, "sf.idy") // a directory, but no index: never suggested
+	building := filepath.Join(root, "building.idx")
+	for _, d := range []string{notIndex, building} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(building, CheckpointFileName), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dir  string
+		want string
+	}{
+		{filepath.Join(root, "sf.ix"), filepath.Join(root, "sf.ix") + ": no index: no such directory (did you mean " + live + "?)"},
+		{filepath.Join(root, "sfidx"), filepath.Join(root, "sfidx") + ": no index: no such directory (did you mean " + live + "?)"},
+		{filepath.Join(root, "enwiki.idx"), filepath.Join(root, "enwiki.idx") + ": no index: no such directory"},
+		{notIndex, notIndex + ": no index (no CURRENT file)"},
+		{building, building + ": no index yet: a build has checkpointed but not committed (one in progress, or one interrupted, which kairos index --resume with the same inputs continues)"},
+	}
+	for _, tc := range tests {
+		_, err := Current(tc.dir)
+		var ni *NoIndexError
+		if !errors.Is(err, ErrNoIndex) || !errors.As(err, &ni) || err.Error() != tc.want {
+			t.Errorf("Current(%s) = %v\nwant %s", filepath.Base(tc.dir), err, tc.want)
+		}
+	}
+	// A relative path is answered relative too.
+	t.Chdir(root)
+	if _, err := Current("sf.ix"); err == nil || err.Error() != "sf.ix: no index: no such directory (did you mean sf.idx?)" {
+		t.Errorf("relative: %v", err)
+	}
+}
+
 func sampleCheckpoint() *Checkpoint {
 	return &Checkpoint{
 		Generation: "g-000004", Position: Position{Input: 1, Docs: 300}, Inputs: sample().Inputs,

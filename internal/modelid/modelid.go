@@ -4,8 +4,8 @@
 package modelid
 
 import (
-	"errors"
 	"fmt"
+	"strings"
 )
 
 // Identity identifies a sentence encoder well enough to tell whether query vectors are
@@ -47,43 +47,63 @@ func kindName(k string) string {
 
 // Compatible reports why vectors of model o cannot be searched against vectors of m, or nil.
 // The name is not compared: the same weights under another folder name are the same model.
+// The error ends with what fixes it: --precision or --dim when only that differs (the same
+// model at another precision or truncation), else the index's own model (Remedy).
 func (m Identity) Compatible(o Identity) error {
-	var diffs []error
+	var diffs []string
+	otherPrecision := false
 	switch {
 	case m.Kind != o.Kind:
-		diffs = append(diffs, fmt.Errorf("a %s model, index built with a %s model", kindName(o.Kind), kindName(m.Kind)))
+		diffs = append(diffs, fmt.Sprintf("a %s model, index built with a %s model", kindName(o.Kind), kindName(m.Kind)))
 	case m.ONNXSHA256 == o.ONNXSHA256:
 	case m.Precision != "" && o.Precision != "" && m.Precision != o.Precision:
-		// The same model at another precision: vectors are close but not the index's, and
-		// the fix is a flag, so say which.
-		diffs = append(diffs, fmt.Errorf("precision %s (%s), index built with %s (%s): pass --precision %s",
-			o.Precision, o.ONNXFile, m.Precision, m.ONNXFile, m.Precision))
+		otherPrecision = true
+		diffs = append(diffs, fmt.Sprintf("precision %s (%s), index built with %s (%s)", o.Precision, o.ONNXFile, m.Precision, m.ONNXFile))
 	default:
-		diffs = append(diffs, fmt.Errorf("ONNX sha256 %.12s, index built with %.12s", o.ONNXSHA256, m.ONNXSHA256))
+		diffs = append(diffs, fmt.Sprintf("ONNX sha256 %.12s, index built with %.12s", o.ONNXSHA256, m.ONNXSHA256))
 	}
+	otherDim := false
 	switch {
 	case m.Dim == o.Dim:
 	case m.ONNXSHA256 == o.ONNXSHA256 && (m.FullDim != 0 || o.FullDim != 0):
-		// The same model truncated differently: the fix is a flag.
-		want := fmt.Sprint(m.Dim)
-		if m.FullDim == 0 {
-			want = "0 (all)"
-		}
-		diffs = append(diffs, fmt.Errorf("dimension %d, index has %d: pass --dim %s", o.Dim, m.Dim, want))
+		otherDim = true
+		diffs = append(diffs, fmt.Sprintf("dimension %d, index has %d", o.Dim, m.Dim))
 	default:
-		diffs = append(diffs, fmt.Errorf("dimension %d, index has %d", o.Dim, m.Dim))
+		diffs = append(diffs, fmt.Sprintf("dimension %d, index has %d", o.Dim, m.Dim))
 	}
 	if m.Pooling != o.Pooling || m.Normalize != o.Normalize {
-		diffs = append(diffs, fmt.Errorf("pooling %s/normalize %v, index has %s/%v", o.Pooling, o.Normalize, m.Pooling, m.Normalize))
+		diffs = append(diffs, fmt.Sprintf("pooling %s/normalize %v, index has %s/%v", o.Pooling, o.Normalize, m.Pooling, m.Normalize))
 	}
 	if m.QueryPrefix != o.QueryPrefix || m.PassagePrefix != o.PassagePrefix {
-		diffs = append(diffs, fmt.Errorf("prefixes %q/%q, index has %q/%q", o.QueryPrefix, o.PassagePrefix, m.QueryPrefix, m.PassagePrefix))
+		diffs = append(diffs, fmt.Sprintf("prefixes %q/%q, index has %q/%q", o.QueryPrefix, o.PassagePrefix, m.QueryPrefix, m.PassagePrefix))
 	}
 	if m.MaxSeqLen != o.MaxSeqLen {
-		diffs = append(diffs, fmt.Errorf("max_seq_len %d, index has %d", o.MaxSeqLen, m.MaxSeqLen))
+		diffs = append(diffs, fmt.Sprintf("max_seq_len %d, index has %d", o.MaxSeqLen, m.MaxSeqLen))
 	}
 	if len(diffs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("encoder %q does not match the index's %q: %w", o.Name, m.Name, errors.Join(diffs...))
+	// Only a flag away when nothing else differs: a precision or a truncation of the same
+	// model. Suggested for another model, --precision led to a second refusal.
+	fix := m.Remedy()
+	switch {
+	case len(diffs) == 1 && otherPrecision:
+		fix = fmt.Sprintf("if the folder has %s (the index's %s file), pass --precision %s; else %s", m.ONNXFile, m.Precision, m.Precision, fix)
+	case len(diffs) == 1 && otherDim:
+		want := fmt.Sprint(m.Dim)
+		if m.FullDim == 0 {
+			want = "0 (all)"
+		}
+		fix = "pass --dim " + want
+	}
+	return fmt.Errorf("encoder %q does not match the index's %q: %s: %s", o.Name, m.Name, strings.Join(diffs, "; "), fix)
+}
+
+// Remedy says how to get the model m again: the folder the index records, which commands
+// that take --model find without it, else the model's name, to pull or copy.
+func (m Identity) Remedy() string {
+	if m.Dir != "" {
+		return fmt.Sprintf("use the index's own model: --model %s (or no --model: it is found there)", m.Dir)
+	}
+	return fmt.Sprintf("use the index's own model: --model with the folder of %s (kairos models list shows the pulled ones)", m.Name)
 }

@@ -37,19 +37,19 @@ func buildTwin(tb testing.TB, inputs []indexer.InputSpec) *twin {
 	tb.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(tb.TempDir(), "index")
-	if _, err := indexer.Build(ctx, indexer.Options{Dir: dir, Inputs: inputs}); err != nil {
-		tb.Fatal(err)
-	}
-	ix, err := search.Open(ctx, dir, search.Options{DocEvidence: -1}) // plain BM25 scores
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ix.Close() })
 	index, err := indexer.Open(ctx, indexer.Location{Dir: dir})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer index.Close()
+	if _, err := index.Build(ctx, indexer.Options{Inputs: inputs}); err != nil {
+		tb.Fatal(err)
+	}
+	ix, err := search.Open(ctx, indexer.Location{Dir: dir}, search.Options{DocEvidence: -1}) // plain BM25 scores
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
 	gen, err := index.Reader(ctx, indexer.ReadOptions{})
 	if err != nil {
 		tb.Fatal(err)

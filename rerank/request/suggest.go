@@ -1,8 +1,12 @@
 package request
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
+
+	"github.com/kairos-rag/kairos/internal/nearest"
 )
 
 // fieldAliases are the names clients of other search APIs use for a Kairos field: too far
@@ -14,8 +18,8 @@ var fieldAliases = map[string]string{
 }
 
 // SuggestField names the field of v's JSON form that an unknown field most likely meant: an
-// alias, or the one nearest by edit distance (at most 2, and less than half the name), or ""
-// when none is close. Nested objects' fields count, since encoding/json does not say where
+// alias, or the one nearest by edit distance (nearest.Name: at most 2, and less than half the
+// name), or "" when none is close. Nested objects' fields count, since encoding/json does not say where
 // the unknown field was. The server and the CLI's batch lines both ask it, so a wrong name
 // gets the same answer everywhere.
 func SuggestField(v any, unknown string) string {
@@ -25,17 +29,7 @@ func SuggestField(v any, unknown string) string {
 	if a, ok := fieldAliases[u]; ok && names[a] {
 		return a
 	}
-	best, bestD := "", 3
-	for n := range names {
-		d := editDistance(u, n)
-		if 2*d >= len(n) {
-			continue
-		}
-		if d < bestD || d == bestD && n < best {
-			best, bestD = n, d
-		}
-	}
-	return best
+	return nearest.Name(u, slices.Collect(maps.Keys(names)))
 }
 
 func jsonNames(t reflect.Type, out map[string]bool, depth int) {
@@ -63,30 +57,4 @@ func jsonNames(t reflect.Type, out map[string]bool, depth int) {
 		out[name] = true
 		jsonNames(f.Type, out, depth+1)
 	}
-}
-
-// editDistance is the optimal-string-alignment distance between a and b, in bytes: inserts,
-// deletes, substitutions and swaps of neighbours, the usual typos ("txet").
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

@@ -58,7 +58,13 @@ func (s *Store) genDir(gen int) string { return filepath.Join(s.dir, manifest.Ge
 // write. The kernel releases it when the process dies, so a crash never leaves the index
 // locked. Holding the lock, it removes the unfinished generations (g-N.tmp) a killed writer
 // left: no other writer can be using them.
+//
+// A directory this Lock created is removed by unlock if it is still empty: a build
+// interrupted or refused before it wrote anything (Ctrl-C in its first second, an input in
+// another language) leaves no empty index directory behind.
 func (s *Store) Lock(context.Context) (unlock func(), err error) {
+	_, err = os.Stat(s.dir)
+	created := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -70,11 +76,26 @@ func (s *Store) Lock(context.Context) (unlock func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", s.dir, err)
 	}
+	// The directory locked must still be the one at s.dir: another writer's unlock may have
+	// removed it (empty) between MkdirAll and flock, and a lock on a removed directory
+	// would let this writer write nowhere.
+	if held, err := f.Stat(); err != nil {
+		f.Close()
+		return nil, err
+	} else if now, err := os.Stat(s.dir); err != nil || !os.SameFile(held, now) {
+		f.Close()
+		return nil, fmt.Errorf("%s: the directory was removed while being locked (another writer gave it up): %w", s.dir, store.ErrLocked)
+	}
 	if err := s.removeUnfinished(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: removing unfinished generations: %w", s.dir, err)
 	}
-	return func() { f.Close() }, nil
+	return func() {
+		if created {
+			os.Remove(s.dir) // fails, as it should, on a directory that holds anything
+		}
+		f.Close()
+	}, nil
 }
 
 // removeUnfinished removes the g-N.tmp directories.
