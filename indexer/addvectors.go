@@ -273,9 +273,9 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	if err := manifest.Write(r.tmp, man); err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
-	id := r.opts.Encoder.Identity()
 	cp := checkpoint{Generation: manifest.GenerationName(r.gen), Inputs: man.Inputs, Options: r.opts.Build, SkipBad: r.opts.SkipBad,
-		Model: &id, HNSW: recordedHNSW(r.opts, man), Embedding: &embedPosition{LexicalGeneration: r.lexGen, NextKey: next}}
+		Embedding: &embedPosition{LexicalGeneration: r.lexGen, NextKey: next}}
+	recordVectors(&cp, r.opts, man)
 	if err := r.ix.st.Commit(ctx, r.writing(), man, store.CommitOptions{Checkpoint: &cp, At: r.opts.at}); err != nil {
 		return fmt.Errorf("writing checkpoint: %w", err)
 	}

@@ -130,15 +130,20 @@ func (ix *Index) reopenCheckpoint(ctx context.Context, man *Manifest, reopen fun
 	return base, nil
 }
 
-// recordedHNSW is what a checkpoint records of the graph of man: the parameters its engine
-// reported (the local graph's), else those the options asked for (an engine that keeps no
-// graph of Kairos's).
-func recordedHNSW(opts *Options, man *Manifest) *hnsw.Options {
+// recordVectors records in cp what the vectors of man are: the model, the kind of index and
+// its parameters as the engine reported them (the local graph's, the inverted file's), else
+// the graph parameters the options asked for (an engine that keeps no index of Kairos's).
+func recordVectors(cp *checkpoint, opts *Options, man *Manifest) {
+	id := opts.Encoder.Identity()
+	cp.Model = &id
 	h := opts.HNSW
 	if man.Dense != nil && man.Dense.HNSW != (hnsw.Options{}) {
 		h = man.Dense.HNSW
 	}
-	return &h
+	cp.HNSW = &h
+	if man.Dense != nil && man.Dense.Index != "" {
+		cp.VectorIndex, cp.IVF = man.Dense.Index, man.Dense.IVF
+	}
 }
 
 // checkpointMatches reports how o differs from the build that wrote the checkpoint c.
@@ -167,6 +172,19 @@ func checkpointMatches(c *checkpoint, o *Options) error {
 	case o.Encoder != nil:
 		if err := c.Model.Compatible(o.Encoder.Identity()); err != nil {
 			return err
+		}
+		kind := c.VectorIndex
+		if kind == "" {
+			kind = VectorIndexHNSW
+		}
+		if o.VectorIndex != "" && o.VectorIndex != kind {
+			return fmt.Errorf("--vector-index %s differs from the checkpoint's %s", o.VectorIndex, kind)
+		}
+		if kind == VectorIndexIVF {
+			if v, p := o.IVF, c.IVF; p != nil && (v.Lists != 0 && v.Lists != p.Lists || v.Seed != 0 && v.Seed != p.Seed || v.Sample != 0 && v.Sample != p.Sample) {
+				return fmt.Errorf("IVF parameters differ from the checkpoint's %+v", *p)
+			}
+			return nil
 		}
 		h := o.HNSW
 		if h.M != 0 && h.M != c.HNSW.M || h.EfConstruction != 0 && h.EfConstruction != c.HNSW.EfConstruction || h.Seed != c.HNSW.Seed ||

@@ -10,6 +10,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/indexer/store"
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/ivf"
 )
 
 // compact compacts the live generation (Compact) with every option (the fault tests set
@@ -66,10 +67,16 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 	}
 	o := *opts
 	o.Encoder, o.Build = nil, bm.Options
-	o.HNSW = hnsw.Options{}
+	o.HNSW, o.IVF = hnsw.Options{}, ivf.Options{}
 	if d := bm.Dense; d != nil {
 		o.HNSW = d.HNSW    // the compacted graph keeps the base's parameters
 		o.HNSW.Workers = 0 // this machine's default, whatever the manifest's builder had
+		if d.IVF != nil {
+			// The inverted file keeps the base's search parameters and seed; its lists and
+			// training sample are chosen for the passages it keeps.
+			o.IVF = *d.IVF
+			o.IVF.Lists, o.IVF.Sample, o.IVF.Workers = 0, 0, 0
+		}
 	}
 	eng, err := ix.engines(ctx, &o, bm)
 	if err != nil {
@@ -93,7 +100,8 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 	}()
 	if base.Vectors != nil {
 		w.model = bm.Dense.Model
-		if w.vec, err = o.eng.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil, backend.VectorBegin{}); err != nil {
+		vb := backend.VectorBegin{Expect: bm.Counts.Passages} // the live passages, all embedded
+		if w.vec, err = o.eng.Vectors.Begin(ctx, backend.Gen{Name: manifest.GenerationName(w.gen), Dir: d.tmp}, w.model.Dim, nil, vb); err != nil {
 			return nil, err
 		}
 		w.vectors = func(src []uint32) ([][]float32, error) {

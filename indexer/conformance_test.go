@@ -41,6 +41,8 @@ type confBackend struct {
 	// (local engines score from the manifest's collection statistics).
 	exactScores bool
 	remote      bool // an index on Qdrant: no files, no tombstones
+	// vectorIndex is Options.VectorIndex of a local dense column: the graph or the inverted file.
+	vectorIndex string
 	// start readies the backend for the behaviours of test t (the Qdrant server, stopped when
 	// t ends) and returns loc, which gives a new, empty location named after name.
 	start func(t *testing.T) (loc func(t *testing.T, name string) string)
@@ -62,7 +64,7 @@ var confEncoder = &countingEncoder{dim: 32}
 func (b confBackend) options(loc string, inputs ...InputSpec) Options {
 	o := Options{Dir: loc, Inputs: inputs, Build: BuildOptions{BatchSize: 20, Lexical: b.lexical}}
 	if slices.Contains(b.modes, modeDense) {
-		o.Encoder, o.HNSW, o.EmbedInline = confEncoder, fastHNSW, true
+		o.Encoder, o.HNSW, o.EmbedInline, o.VectorIndex = confEncoder, fastHNSW, true, b.vectorIndex
 	}
 	return o
 }
@@ -95,6 +97,7 @@ func confBackends() []confBackend {
 		{name: "bleve", lexical: LexicalBleve, modes: []string{modeBM25}, exactScores: true, start: local},
 		{name: "postings", lexical: LexicalPostings, modes: []string{modeBM25}, exactScores: true, start: local},
 		{name: "hnsw", lexical: LexicalPostings, modes: []string{modeDense}, start: local},
+		{name: "ivf", lexical: LexicalPostings, modes: []string{modeDense}, start: local, vectorIndex: VectorIndexIVF},
 		{name: "qdrant", modes: []string{modeBM25, modeDense}, remote: true, start: remote},
 	}
 }
@@ -577,7 +580,17 @@ func confVerify(t *testing.T, b confBackend, fx *confFixture) {
 		}
 	}
 	targets = append(targets, largest)
-	if man.Dense != nil {
+	switch {
+	case man.Dense != nil && man.Dense.IndexKind() == VectorIndexIVF:
+		// The inverted file's largest file: its vectors.
+		big := ""
+		for name, fs := range man.Files {
+			if strings.HasPrefix(name, "ivf/") && (big == "" || fs.Size > man.Files[big].Size) {
+				big = name
+			}
+		}
+		targets = append(targets, big)
+	case man.Dense != nil:
 		rel, _ := filepath.Rel(gen, hnswPath(gen))
 		targets = append(targets, filepath.ToSlash(rel))
 	}

@@ -319,8 +319,7 @@ func (d *driver) writing() store.Writing { return store.Writing{Gen: d.gen, Dir:
 func (d *driver) commitCheckpoint(ctx context.Context, gen int, man *Manifest, pos position, reopen func(backend.Meta) backend.VectorReader) (*Generation, error) {
 	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
-		id := d.opts.Encoder.Identity()
-		cp.Model, cp.HNSW = &id, recordedHNSW(d.opts, man)
+		recordVectors(&cp, d.opts, man)
 	}
 	if err := d.ix.st.Commit(ctx, d.writing(), man, store.CommitOptions{Checkpoint: &cp, At: d.opts.at}); err != nil {
 		return nil, fmt.Errorf("writing checkpoint: %w", err)

@@ -38,3 +38,25 @@ func (o *Options) adoptLexical(base *Manifest) error {
 	o.Build.Lexical = base.Options.Lexical
 	return nil
 }
+
+// Kinds of dense index a manifest may name (Options.VectorIndex): the recorded values,
+// defined with the manifest.
+const (
+	VectorIndexHNSW = manifest.VectorIndexHNSW
+	VectorIndexIVF  = manifest.VectorIndexIVF
+)
+
+// adoptVectorIndex makes a writer derived from base (an update, a compaction, the embedding
+// half going on from its checkpoint) continue in the kind of dense index base has: the engine
+// that wrote its files is the one that can extend them. Naming another is an error (rebuild to
+// change it).
+func (o *Options) adoptVectorIndex(base *Manifest) error {
+	if base == nil || base.Dense == nil {
+		return nil
+	}
+	kind := base.Dense.IndexKind()
+	if o.VectorIndex != "" && o.VectorIndex != kind {
+		return fmt.Errorf("--vector-index %s: the index's vectors are in %s; rebuild it (kairos index --force --vector-index %s) to change that", o.VectorIndex, kind, o.VectorIndex)
+	}
+	return nil
+}

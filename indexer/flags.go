@@ -15,8 +15,10 @@ import (
 // Flags registers the options of a build a command line sets, with the defaults SetDefaults
 // applies: the build options, --skip-bad, --allow-empty, --checkpoint-every,
 // --checkpoint-after, --bm25-first (EmbedInline, inverted), --ram-budget (MiB), the HNSW
-// parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed, --vectors)
-// and the collections' of a qdrant:// index (--qdrant-shards, --qdrant-replication).
+// parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed, --vectors),
+// the dense index's kind and the inverted file's (--vector-index, --ivf-lists, --ivf-probe,
+// --ivf-rescore) and the collections' of a qdrant:// index (--qdrant-shards,
+// --qdrant-replication).
 // Inputs, the encoder and the outputs are the caller's. On the command line 0 turns
 // checkpoints (or their least time) off, as a person would write it; the library's own 0
 // means the default and a negative value off.
@@ -32,6 +34,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.Var(zeroOffDuration{&o.CheckpointAfter}, "checkpoint-after", "least time between checkpoints (0: count passages only); with --model, a checkpoint every this long whatever the count")
 	fs.Var(memlimit.Mebibytes{P: &o.RAMBudget}, "ram-budget", "MiB of memory a postings build (--lexical postings) holds before it writes a segment (in the background while the next fills: up to about twice this in all), merged with the others as it goes and at the end; the index and its scores do not depend on it")
 	hnswFlags(fs, &o.HNSW)
+	vectorIndexFlags(fs, o)
 	o.Qdrant.Shards = d.Qdrant.Shards
 	fs.Var(countFlag{&o.Qdrant.Shards}, "qdrant-shards", "shards of each collection of a qdrant:// index (the location's ?shards= wins)")
 	fs.Var(countFlag{&o.Qdrant.Replication}, "qdrant-replication", "replication factor of each collection of a qdrant:// index; 0: the cluster's peers, at most 2 (the location's ?replication= wins)")
@@ -70,6 +73,40 @@ func hnswFlags(fs *flag.FlagSet, h *hnsw.Options) {
 	fs.IntVar(&h.EfSearch, "hnsw-ef-search", d.EfSearch, "HNSW: default candidate list size of searches")
 	fs.Int64Var(&h.Seed, "hnsw-seed", d.Seed, "HNSW: random seed (level draws)")
 	fs.StringVar(&h.Codes, "vectors", d.Codes, "compact vectors a mapped search walks: int8 (1 byte a dimension; the default of a new index) or binary (1 bit, Hamming distance, candidates rescored with int8 then float); recorded, an update keeps the index's")
+}
+
+// vectorIndexFlags registers the choice of dense index (--vector-index) and the inverted
+// file's parameters (--ivf-lists, --ivf-probe, --ivf-rescore), with ivf's defaults.
+func vectorIndexFlags(fs *flag.FlagSet, o *Options) {
+	fs.Var(vectorIndexFlag{&o.VectorIndex}, "vector-index", fmt.Sprintf("the dense index of a new index: hnsw (a graph in memory), ivf (an inverted file of one-bit codes, built in time linear in the passages, memory bounded by its codes) or auto (ivf from %d passages a --bm25-first build embeds, hnsw otherwise); recorded, an update keeps the index's", DefaultIVFFrom))
+	d := o.IVF
+	d.SetDefaults()
+	o.IVF.Probe, o.IVF.Rescore = d.Probe, d.Rescore
+	fs.IntVar(&o.IVF.Lists, "ivf-lists", o.IVF.Lists, "IVF: lists (centroids); 0: about 4*sqrt(passages), a power of two (4,096 at a million)")
+	fs.IntVar(&o.IVF.Probe, "ivf-probe", o.IVF.Probe, "IVF: lists a search probes by default (a search's --ef overrides it)")
+	fs.IntVar(&o.IVF.Rescore, "ivf-rescore", o.IVF.Rescore, "IVF: candidates a search rescores with their int8 vectors")
+}
+
+// vectorIndexFlag is --vector-index: auto (the option's "") or a kind.
+type vectorIndexFlag struct{ p *string }
+
+func (f vectorIndexFlag) String() string {
+	if f.p == nil || *f.p == "" {
+		return "auto"
+	}
+	return *f.p
+}
+
+func (f vectorIndexFlag) Set(s string) error {
+	switch s {
+	case "auto":
+		*f.p = ""
+	case VectorIndexHNSW, VectorIndexIVF:
+		*f.p = s
+	default:
+		return fmt.Errorf("%q: want auto, %s or %s", s, VectorIndexHNSW, VectorIndexIVF)
+	}
+	return nil
 }
 
 // hnswDefaults is h with the defaults a build applies: hnsw's (hnsw.Options.SetDefaults) and

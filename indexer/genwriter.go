@@ -20,6 +20,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
+	"github.com/kairos-rag/kairos/internal/ivf"
 	"github.com/kairos-rag/kairos/internal/langanalysis"
 	"github.com/kairos-rag/kairos/internal/version"
 )
@@ -683,14 +684,22 @@ func (w *genWriter) finish() (_ *Manifest, err error) {
 		o := backend.CommitOptions{Checkpoint: w.checkpoint}
 		if w.prog != nil && !w.checkpoint {
 			o.Progress = w.prog.graphRepair // 37 minutes at 10M vectors: the line shows it
+			w.prog.mergingLists.Store(w.opts.vectorKind == VectorIndexIVF)
 		}
 		vc, err := w.vec.Commit(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		w.man.Dense = &DenseInfo{Model: w.model, Vectors: w.vec.Len()}
+		w.man.Dense = &DenseInfo{Model: w.model, Index: vc.Index, Vectors: w.vec.Len()}
 		if vc.Params != nil {
-			if err := json.Unmarshal(vc.Params, &w.man.Dense.HNSW); err != nil {
+			var err error
+			if vc.Index == VectorIndexIVF {
+				w.man.Dense.IVF = new(ivf.Options)
+				err = json.Unmarshal(vc.Params, w.man.Dense.IVF)
+			} else {
+				err = json.Unmarshal(vc.Params, &w.man.Dense.HNSW)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("the vector engine's parameters: %w", err)
 			}
 		}

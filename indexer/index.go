@@ -214,12 +214,25 @@ func (ix *Index) prepareBuild(ctx context.Context, opts *Options) error {
 // and settles what the manifest records of them: the lexical engine's name and the
 // collections' settings. The caller closes them.
 func (ix *Index) engines(ctx context.Context, opts *Options, base *Manifest) (*store.Connected, error) {
+	if err := opts.adoptVectorIndex(base); err != nil {
+		return nil, err
+	}
+	// A writer derived from a generation without vectors (the embedding half of a
+	// --bm25-first build) embeds its passages: their count chooses the kind of index.
+	vectors, from := 0, DefaultIVFFrom
+	if base != nil && base.Dense == nil {
+		vectors = base.Counts.Passages
+	}
+	if opts.ivfFrom != 0 {
+		from = opts.ivfFrom
+	}
 	eng, err := ix.st.Engines(ctx, store.EngineSpec{Base: base, Lexical: opts.Build.Lexical, Dim: encoderDim(opts),
-		HNSW: opts.HNSW, RAMBudget: opts.RAMBudget, Collections: opts.Qdrant, Override: opts.Engines, Logger: opts.Logger})
+		HNSW: opts.HNSW, VectorIndex: opts.VectorIndex, Vectors: vectors, IVFFrom: from, IVF: opts.IVF,
+		RAMBudget: opts.RAMBudget, Collections: opts.Qdrant, Override: opts.Engines, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
-	opts.Build.Lexical, opts.Build.Qdrant, opts.eng = eng.LexicalName, eng.Qdrant, eng.Engines
+	opts.Build.Lexical, opts.Build.Qdrant, opts.eng, opts.vectorKind = eng.LexicalName, eng.Qdrant, eng.Engines, eng.VectorIndex
 	return eng, nil
 }
 

@@ -30,6 +30,9 @@ type progress struct {
 	// last passage is embedded: nodes checked of those it checks.
 	repairing                    atomic.Bool
 	repairChecked, repairToCheck atomic.Int64
+	// mergingLists says the pass is the inverted file's merge of its list segments, whose
+	// steps (three a list) are counted in the same fields.
+	mergingLists atomic.Bool
 
 	startTime time.Time
 	mu        sync.Mutex
@@ -188,9 +191,15 @@ func (p *progress) line(el time.Duration) string {
 	}
 	if p.repairing.Load() {
 		checked, total := p.repairChecked.Load(), p.repairToCheck.Load()
-		fmt.Fprintf(&b, ", graph repair: checked %d of %d nodes with few in-links", checked, total)
+		if p.mergingLists.Load() {
+			fmt.Fprintf(&b, ", merging lists: %d of %d steps", checked, total)
+		} else {
+			fmt.Fprintf(&b, ", graph repair: checked %d of %d nodes with few in-links", checked, total)
+		}
 		if checked < total {
 			fmt.Fprintf(&b, " (%.0f/s)", p.repairRate(el))
+		} else if p.mergingLists.Load() {
+			b.WriteString(", writing")
 		} else {
 			b.WriteString(", linking and saving")
 		}

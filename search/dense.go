@@ -58,9 +58,15 @@ func (ix *Index) denseCandidates(ctx context.Context, req Request, n int) ([]can
 	return denseOf(hits), nil
 }
 
-// vectorQuery is the dense query of req for n hits, its vector q.
+// vectorQuery is the dense query of req for n hits, its vector q. A graph's candidate list is
+// raised to n; an inverted file's Ef is the number of lists it probes, which n does not bound
+// (0: the index's own).
 func (ix *Index) vectorQuery(q []float32, req Request, n int) backend.VectorQuery {
-	return backend.VectorQuery{Vector: q, K: n, Ef: max(ix.opts.EfSearch, n), Exact: req.Exact, Filter: ix.filter(req.Filters)}
+	ef := max(ix.opts.EfSearch, n)
+	if d := ix.gen.Manifest.Dense; d != nil && d.IndexKind() == indexer.VectorIndexIVF {
+		ef = ix.opts.EfSearch
+	}
+	return backend.VectorQuery{Vector: q, K: n, Ef: ef, Exact: req.Exact, Filter: ix.filter(req.Filters)}
 }
 
 // denseOf turns the vector engine's hits into candidates.

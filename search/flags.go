@@ -8,7 +8,7 @@ import "flag"
 func (o *Options) Flags(fs *flag.FlagSet) {
 	d := *o
 	d.SetDefaults()
-	fs.IntVar(&o.EfSearch, "ef", d.EfSearch, "HNSW search list size (0: the index's)")
+	fs.IntVar(&o.EfSearch, "ef", d.EfSearch, "HNSW search list size, or lists an inverted file probes (--vector-index ivf) (0: the index's)")
 	fs.StringVar(&o.BinaryRescore, "binary-rescore", d.BinaryRescore, "an index with binary codes (--vectors binary): rescore the walk's candidates with the int8 codes, then floats (int8, the default), or with floats only (float: the codes stay out of resident memory); an index without binary codes is refused")
 }
 

@@ -47,6 +47,7 @@ var examples = map[string][]string{
 	"bank info":        {"kairos bank info bank.kb"},
 	"bench ann":        {"kairos bench ann --n 50000 --ef 16,32,64 --json", "kairos bench ann --model DIR --topics 1000 --n 1m --engines kairos,anchors --plot ann.svg"},
 	"bench ann-engine": {"kairos bench ann --n 20000 --dump d && kairos bench ann-engine build --engine kairos-hnsw --data d --index ix"},
+	"bench ivf":        {"kairos bench ann --model DIR --topics 1000 --n 1000000 --dump d1m", "kairos bench ivf --data d1m --filter-share 0.01"},
 	"bench encode":     {"kairos bench encode --model DIR --input corpus.jsonl --device cuda --compare-device cpu", "kairos bench encode --model DIR --input c.jsonl --cross-model CE --json"},
 	"bench corpus":     {"kairos bench corpus --passages 1m --out c1m.jsonl"},
 	"bench scale":      {"kairos bench scale --passages 100k,300k", "kairos bench scale --passages 1m --lexical postings --xapian off"},

@@ -39,6 +39,7 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"bench", "-h"}, "ann", false},
 		{[]string{"bench", "ann", "-h"}, "usage: kairos bench ann", true},
 		{[]string{"bench", "encode", "-h"}, "usage: kairos bench encode", true},
+		{[]string{"bench", "ivf", "-h"}, "usage: kairos bench ivf", true},
 		{[]string{"bench", "corpus", "-h"}, "usage: kairos bench corpus", true},
 		{[]string{"bench", "scale", "-h"}, "-lucene-jars directory", true}, // scalebench.Options.Flags registers them
 		{[]string{"completion", "-h"}, "usage: kairos completion", true},

@@ -288,7 +288,10 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	case s.LexicalGeneration > 0:
 		fmt.Fprintf(w, "bm25 first  generation %d, live after %.2f s while the vectors were embedded\n", s.LexicalGeneration, s.LexicalElapsed.Seconds())
 	}
-	if s.Dense != nil {
+	switch {
+	case s.Dense != nil && s.Dense.IVF != nil:
+		fmt.Fprintf(w, "vectors     %d (%s, dim %d, IVF %d lists)\n", s.Dense.Vectors, s.Dense.Model.Name, s.Dense.Model.Dim, s.Dense.IVF.Lists)
+	case s.Dense != nil:
 		fmt.Fprintf(w, "vectors     %d (%s, dim %d, HNSW M %d efC %d)\n", s.Dense.Vectors, s.Dense.Model.Name, s.Dense.Model.Dim, s.Dense.HNSW.M, s.Dense.HNSW.EfConstruction)
 	}
 	reasons := make([]string, 0, len(c.Skipped))

@@ -118,7 +118,11 @@ func printDense(w io.Writer, d *indexer.DenseInfo) {
 	if kind == "" {
 		kind = "onnx"
 	}
-	fmt.Fprintf(w, "dense       yes: %d vectors, HNSW M=%d ef_construction=%d ef_search=%d\n", d.Vectors, d.HNSW.M, d.HNSW.EfConstruction, d.HNSW.EfSearch)
+	if v := d.IVF; v != nil {
+		fmt.Fprintf(w, "dense       yes: %d vectors, IVF lists=%d probe=%d rescore=%d\n", d.Vectors, v.Lists, v.Probe, v.Rescore)
+	} else {
+		fmt.Fprintf(w, "dense       yes: %d vectors, HNSW M=%d ef_construction=%d ef_search=%d\n", d.Vectors, d.HNSW.M, d.HNSW.EfConstruction, d.HNSW.EfSearch)
+	}
 	dim := fmt.Sprint(id.Dim)
 	if id.FullDim != 0 {
 		dim = fmt.Sprintf("%d of %d (--dim %d)", id.Dim, id.FullDim, id.Dim)

@@ -8,9 +8,11 @@ import (
 
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/ivfvec"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
+	"github.com/kairos-rag/kairos/internal/ivf"
 )
 
 // denseCompare is the dense anchors' part of a collection (--dense-engines): the vectors the
@@ -52,26 +54,50 @@ func (o *Options) denseOptions() annbench.CompareOptions {
 	return co
 }
 
-// indexVectors reads the float vectors of the live generation's graph, key by key: Kairos
-// numbers passages 0, 1, 2, ..., so row i of the data set is passage i. The graph is opened
+// indexVectors reads the vectors of the live generation's dense index, key by key: Kairos
+// numbers passages 0, 1, 2, ..., so row i of the data set is passage i. The graph keeps the
+// float vectors; the inverted file (kairos index's default from ivf's size on) keeps each as
+// int8, its canonical form, which is then what every engine is given. The index is opened
 // memory-mapped and each vector read from the file, so only the vectors are held.
 func indexVectors(idx string) (annbench.Dataset, error) {
 	gen, err := manifest.Current(idx)
 	if err != nil {
 		return annbench.Dataset{}, err
 	}
-	g, err := hnsw.LoadWith(hnswvec.Path(gen), hnsw.LoadOptions{Mapped: true})
+	man, err := manifest.Read(gen)
 	if err != nil {
-		return annbench.Dataset{}, fmt.Errorf("%s: %w", hnswvec.Path(gen), err)
+		return annbench.Dataset{}, err
 	}
-	defer g.Close()
-	n, dim := g.Live(), g.Dim()
+	var (
+		path   string
+		n, dim int
+		vector func(k int) ([]float32, bool)
+	)
+	if man.Dense != nil && man.Dense.IndexKind() == manifest.VectorIndexIVF {
+		path = ivfvec.Dir(gen)
+		r, err := ivf.Open(path, ivf.OpenOptions{})
+		if err != nil {
+			return annbench.Dataset{}, fmt.Errorf("%s: %w", path, err)
+		}
+		defer r.Close()
+		n, dim = r.Live(), r.Dim()
+		vector = func(k int) ([]float32, bool) { return r.Vector(uint32(k)) }
+	} else {
+		path = hnswvec.Path(gen)
+		g, err := hnsw.LoadWith(path, hnsw.LoadOptions{Mapped: true})
+		if err != nil {
+			return annbench.Dataset{}, fmt.Errorf("%s: %w", path, err)
+		}
+		defer g.Close()
+		n, dim = g.Live(), g.Dim()
+		vector = func(k int) ([]float32, bool) { return g.Vector(uint64(k)) }
+	}
 	ds := annbench.Dataset{Dim: dim, Base: make([][]float32, n)}
 	flat := make([]float32, n*dim)
 	for k := range n {
-		v, ok := g.Vector(uint64(k))
+		v, ok := vector(k)
 		if !ok {
-			return ds, fmt.Errorf("%s: no vector for passage %d of %d: the keys are not 0..n-1", hnswvec.Path(gen), k, n)
+			return ds, fmt.Errorf("%s: no vector for passage %d of %d: the keys are not 0..n-1", path, k, n)
 		}
 		ds.Base[k] = flat[k*dim : (k+1)*dim : (k+1)*dim]
 		copy(ds.Base[k], v)

@@ -3,10 +3,14 @@ package scalebench
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
@@ -45,16 +49,60 @@ func TestBenchScaleDenseEngines(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"kairos-hnsw float", "kairos-hnsw int8", "kairos-hnsw binary", "hnswlib", "faiss-ivfflat"}
+	want := []string{"kairos-hnsw float", "kairos-hnsw int8", "kairos-hnsw binary", "kairos-ivf mapped", "hnswlib", "faiss-ivfflat"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("dense engines %v, want %v", names, want)
 	}
 	// IVF-Flat probing every list is exact search: it finds the exact top 10 of the same vectors.
-	ivf := r.DenseEngines[4]
+	ivf := r.DenseEngines[5]
 	if last := ivf.Points[len(ivf.Points)-1]; last.Point["nprobe"] < ivf.Params["nlist"] || last.Recall < 0.99 {
 		t.Errorf("faiss-ivfflat at every list (%v of %v): recall %v, want the exact top 10", last.Point["nprobe"], ivf.Params["nlist"], last.Recall)
 	}
 	if !r.Dense || r.DenseLatency == nil {
 		t.Errorf("the index's own dense latency is missing: %+v", r)
+	}
+}
+
+// indexVectors reads passage k's vector as row k from either kind of dense index: the graph's
+// floats, or the inverted file's int8 form of the same vectors (cosine near 1 with them).
+func TestIndexVectorsOfEitherIndex(t *testing.T) {
+	bin := buildKairos(t)
+	model := filepath.Join(sharedtest.Dir(), "models", "synthetic", "static-model2vec")
+	corpus := filepath.Join(sharedtest.Dir(), "data", "beir-scifact", "corpus.jsonl")
+	input := filepath.Join(t.TempDir(), "c.jsonl")
+	b, err := os.ReadFile(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfterN(b, []byte("\n"), 301)
+	if err := os.WriteFile(input, bytes.Join(lines[:300], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sets := map[string]annbench.Dataset{}
+	for _, kind := range []string{"hnsw", "ivf"} {
+		idx := filepath.Join(t.TempDir(), kind)
+		if out, err := exec.Command(bin, "index", "--input", input, "--model", model, "--index", idx, "--vector-index", kind, "--quiet").CombinedOutput(); err != nil {
+			t.Fatalf("kairos index --vector-index %s: %v\n%s", kind, err, out)
+		}
+		ds, err := indexVectors(idx)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		sets[kind] = ds
+	}
+	g, f := sets["hnsw"], sets["ivf"]
+	if len(g.Base) < 300 || len(f.Base) != len(g.Base) || f.Dim != g.Dim {
+		t.Fatalf("graph %d vectors of dim %d, inverted file %d of dim %d: want the same passages", len(g.Base), g.Dim, len(f.Base), f.Dim)
+	}
+	for k := range g.Base {
+		var dot, ng, nf float64
+		for i := range g.Base[k] {
+			dot += float64(g.Base[k][i]) * float64(f.Base[k][i])
+			ng += float64(g.Base[k][i]) * float64(g.Base[k][i])
+			nf += float64(f.Base[k][i]) * float64(f.Base[k][i])
+		}
+		if c := dot / math.Sqrt(ng*nf); c < 0.99 {
+			t.Fatalf("passage %d: cosine %.4f between the graph's vector and the inverted file's", k, c)
+		}
 	}
 }

@@ -19,8 +19,9 @@
 // silently lost.
 //
 // The local engines live in subpackages, one each: blevebm25 (bleve, with Kairos's own
-// collection statistics), hnswvec (internal/hnsw) and kpst (the passage store); tombstones owns the file of deleted
-// passage keys that the passage store and the postings engine both read.
+// collection statistics), postingsbm25 (Kairos's postings), hnswvec (internal/hnsw), ivfvec
+// (internal/ivf, the inverted file of large indexes) and kpst (the passage store); tombstones
+// owns the file of deleted passage keys that the passage store and the postings engine both read.
 package backend
 
 import (
@@ -335,8 +336,13 @@ type VectorWriter interface {
 
 // VectorCommit is what a committed vector part reports.
 type VectorCommit struct {
+	// Index names the kind of index the engine built, as the manifest records it
+	// (manifest.VectorIndex*): "" for the HNSW graph (hnswvec, and the indexes written before
+	// the name was recorded), "ivf" for the inverted file (ivfvec).
+	Index string
 	// Params are the parameters of the index the engine built, as the manifest records them
-	// (the graph's: hnsw.Options' JSON); nil for an engine that keeps parameters of its own.
+	// (the graph's: hnsw.Options' JSON; the inverted file's: ivf.Options'); nil for an engine
+	// that keeps parameters of its own.
 	Params json.RawMessage
 	// Files are the files the writer wrote and hashed as it wrote them.
 	Files []CommittedFile

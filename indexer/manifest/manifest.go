@@ -27,8 +27,12 @@ const FileName = "manifest.json"
 // refuse other versions rather than guess. Version 2 added store segments, tombstones and the
 // document table, version 3 BM25Stats.Tokens, version 4 the language and its analyzer
 // (BuildOptions.Language/Analyzer). Each bump makes older programs refuse an index they would
-// misread (score without its statistics, query with English analysis).
-const FormatVersion = 4
+// misread (score without its statistics, query with English analysis). Version 5 records the
+// kind of dense index (DenseInfo.Index: the HNSW graph or the inverted file, with its
+// parameters); version 4 manifests' vectors are a graph, which they are, and the bump makes
+// older programs refuse an index whose vectors are an inverted file rather than report its
+// graph missing.
+const FormatVersion = 5
 
 // MinFormatVersion is the oldest manifest version read. Kairos has had no release, so
 // indexes of versions 1 to 3 are refused with the command that rebuilds them rather than

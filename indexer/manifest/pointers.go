@@ -16,6 +16,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/ivf"
 	"github.com/kairos-rag/kairos/internal/modelid"
 	"github.com/kairos-rag/kairos/internal/nearest"
 )
@@ -153,6 +154,10 @@ type Checkpoint struct {
 	SkipBad    bool              `json:"skip_bad"`
 	Model      *modelid.Identity `json:"model,omitempty"`
 	HNSW       *hnsw.Options     `json:"hnsw,omitempty"`
+	// VectorIndex is the kind of dense index the build writes (DenseInfo.Index's values; ""
+	// for the graph, and in records written before the inverted file), IVF its parameters.
+	VectorIndex string       `json:"vector_index,omitempty"`
+	IVF         *ivf.Options `json:"ivf,omitempty"`
 	// Embedding is set on a checkpoint of the embedding half of a lexical-first build: which
 	// generation it embeds and the first key not yet embedded.
 	Embedding *EmbedPosition `json:"embedding,omitempty"`

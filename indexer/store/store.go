@@ -22,6 +22,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/hnsw"
+	"github.com/kairos-rag/kairos/internal/ivf"
 )
 
 // Store keeps the generations of one index.
@@ -108,6 +109,16 @@ type EngineSpec struct {
 	// HNSW are the parameters of a new graph, for a store whose vector engine builds one;
 	// binary codes are refused by a store that keeps no graph.
 	HNSW hnsw.Options
+	// VectorIndex names the kind of dense index of a new index (manifest.VectorIndex*); ""
+	// lets the store choose: a local store writes the inverted file when Vectors, the number
+	// of vectors the writer will add (0: not known), is at least IVFFrom (0: never), and the
+	// graph otherwise; Qdrant keeps its own. With a Base that has vectors, the base's kind is
+	// kept (the caller has refused another).
+	VectorIndex string
+	Vectors     int
+	IVFFrom     int
+	// IVF are the parameters of a new inverted file.
+	IVF ivf.Options
 	// RAMBudget bounds the memory of a postings build (0: its default).
 	RAMBudget int64
 	// Collections are the settings of new collections, for a store that keeps generations
@@ -125,6 +136,9 @@ type Connected struct {
 	Engines
 	// LexicalName is the lexical engine the manifest records (manifest.Lexical*).
 	LexicalName string
+	// VectorIndex is the kind of dense index the vector engine writes (manifest.VectorIndex*),
+	// "" for an engine that keeps vectors of its own (Qdrant).
+	VectorIndex string
 	// Qdrant are the collection settings the manifest records, nil for a local index.
 	Qdrant *manifest.QdrantBuild
 	// CheckpointCopies says that a checkpoint copies the whole generation into the next one

@@ -1,6 +1,7 @@
 // Package framing is the checksummed envelope of Kairos's binary files: the passage store
-// and the tombstone set (indexer/backend/kpst), the document table (indexer), and the
-// postings segments and their deleted-term counts (internal/postings):
+// and the tombstone set (indexer/backend/kpst), the document table (indexer), the postings
+// segments and their deleted-term counts (internal/postings), and the files of the inverted-file
+// vector index (internal/ivf):
 //
 //	magic [4]byte | version uint32 | payload | crc32c(magic, version and payload) uint32 | magic [4]byte
 //

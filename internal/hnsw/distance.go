@@ -45,3 +45,8 @@ func normalizeInto(dst, v []float32) {
 		dst[i] = x * inv
 	}
 }
+
+// DotProduct returns the inner product of a and b (len(b) >= len(a)), in assembly on amd64 with AVX2
+// and FMA: the one float kernel the packages of vectors share (internal/ivf trains and probes
+// its centroids with it).
+func DotProduct(a, b []float32) float32 { return dot(a, b) }

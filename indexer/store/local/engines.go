@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,10 +10,12 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/blevebm25"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/ivfvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/backend/postingsbm25"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/indexer/store"
+	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
 // lexicalEngine is one row of the table of local lexical engines: the name a manifest
@@ -65,9 +68,10 @@ func inLexicalDir(gen string, man *manifest.Manifest, name string) bool {
 
 // Engines returns the local engines: the passage store (kpst), the lexical engine spec names
 // (manifest.DefaultLexical for a new index that names none; a base's "" is bleve, the engine
-// of the indexes written before the name was recorded) and the HNSW graph (hnswvec) with
-// spec's parameters for new graphs. Nothing is connected: the engines write their files in
-// the writer's directory. A directory has no collections: spec.Collections do not concern it.
+// of the indexes written before the name was recorded) and the vector engine of the kind
+// vectorIndex chooses: the HNSW graph (hnswvec) or the inverted file (ivfvec), with spec's
+// parameters for new ones. Nothing is connected: the engines write their files in the
+// writer's directory. A directory has no collections: spec.Collections do not concern it.
 func (s *Store) Engines(_ context.Context, spec store.EngineSpec) (*store.Connected, error) {
 	name := spec.Lexical
 	if name == "" && spec.Base == nil {
@@ -77,13 +81,27 @@ func (s *Store) Engines(_ context.Context, spec store.EngineSpec) (*store.Connec
 	if err != nil {
 		return nil, err
 	}
+	var vecs backend.Vectors
+	kind := vectorIndex(spec)
+	switch kind {
+	case manifest.VectorIndexHNSW:
+		vecs = hnswvec.Engine{Params: spec.HNSW}
+	case manifest.VectorIndexIVF:
+		if spec.HNSW.Codes != "" && spec.HNSW.CodesKind() == hnsw.CodesBinary {
+			return nil, errors.New("--vectors binary: binary codes are the HNSW graph's; the inverted file (--vector-index ivf) keeps one-bit codes of its own")
+		}
+		vecs = ivfvec.Engine{Params: spec.IVF}
+	default:
+		return nil, fmt.Errorf("--vector-index %q: want %s or %s", kind, manifest.VectorIndexHNSW, manifest.VectorIndexIVF)
+	}
 	c := &store.Connected{
 		Engines: store.Engines{
 			Passages: kpst.Engine{},
 			Lexical:  lex.new(spec.RAMBudget),
-			Vectors:  hnswvec.Engine{Params: spec.HNSW},
+			Vectors:  vecs,
 		},
 		LexicalName: name,
+		VectorIndex: kind,
 	}
 	if o := spec.Override; o.Passages != nil {
 		c.Passages = o.Passages
@@ -95,4 +113,19 @@ func (s *Store) Engines(_ context.Context, spec store.EngineSpec) (*store.Connec
 		c.Vectors = o.Vectors
 	}
 	return c, nil
+}
+
+// vectorIndex is the kind of dense index a writer of spec writes: its base's, the one spec
+// names, or, when it names none, the inverted file from spec.IVFFrom vectors and the graph
+// below (and when the count is not known).
+func vectorIndex(spec store.EngineSpec) string {
+	switch {
+	case spec.Base != nil && spec.Base.Dense != nil:
+		return spec.Base.Dense.IndexKind()
+	case spec.VectorIndex != "":
+		return spec.VectorIndex
+	case spec.IVFFrom > 0 && spec.Vectors >= spec.IVFFrom:
+		return manifest.VectorIndexIVF
+	}
+	return manifest.VectorIndexHNSW
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/ivfvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/indexer/store"
@@ -61,15 +62,38 @@ func (s *Store) Open(ctx context.Context, n int, o store.ReadOptions) (*store.Pa
 	}
 	var vecs backend.VectorReader
 	if !o.SkipVectors && man.Dense != nil {
-		v, err := openGraph(gen, man, passages, hnsw.LoadOptions{Mapped: true, BinaryRescore: o.BinaryRescore})
+		v, err := openVectors(gen, man, passages, hnsw.LoadOptions{Mapped: true, BinaryRescore: o.BinaryRescore})
 		if err != nil {
 			lex.Close()
 			passages.Close()
-			return nil, &backend.DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
+			return nil, err
 		}
 		vecs = v
 	}
 	return &store.Parts{Where: gen, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, Release: passages.Close}, nil
+}
+
+// openVectors opens the vector part of the generation at gen, of the kind its manifest records,
+// and checks it against the manifest; a failure is damage of the part's file (the graph) or
+// directory (the inverted file, whose errors name the file).
+func openVectors(gen string, man *manifest.Manifest, meta backend.Meta, o hnsw.LoadOptions) (backend.VectorReader, error) {
+	if man.Dense.IndexKind() == manifest.VectorIndexIVF {
+		v, err := ivfvec.Open(gen, meta)
+		if err == nil && (v.Len() != man.Dense.Vectors || v.Dim() != man.Dense.Model.Dim) {
+			v.Close()
+			err = fmt.Errorf("the vector index has %d vectors of dim %d, manifest says %d of dim %d",
+				v.Len(), v.Dim(), man.Dense.Vectors, man.Dense.Model.Dim)
+		}
+		if err != nil {
+			return nil, &backend.DamagedError{Path: ivfvec.Dir(gen), What: err.Error()}
+		}
+		return v, nil
+	}
+	v, err := openGraph(gen, man, meta, o)
+	if err != nil {
+		return nil, &backend.DamagedError{Path: hnswvec.Path(gen), What: err.Error()}
+	}
+	return v, nil
 }
 
 // openGraph opens the graph of the generation at gen and checks it against its manifest.

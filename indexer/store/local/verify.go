@@ -9,6 +9,7 @@ import (
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/hnswvec"
+	"github.com/kairos-rag/kairos/indexer/backend/ivfvec"
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/doctable"
 	"github.com/kairos-rag/kairos/indexer/manifest"
@@ -19,7 +20,8 @@ import (
 // Verify checks one generation (0: the live one): the manifest's own checksum and version,
 // the size and sha256 of every file it lists (and no unlisted files), the passage store
 // segments, tombstones and document table (checksums, counts), and that the lexical index,
-// the HNSW graph and the store hold the same live passage set.
+// the vector index (HNSW graph or inverted file, whose lists it checks too) and the store hold
+// the same live passage set.
 func (s *Store) Verify(ctx context.Context, gen int) (*store.VerifyReport, error) {
 	dir := s.genDir(gen)
 	if gen == 0 {
@@ -101,11 +103,26 @@ func verifyDir(ctx context.Context, gen string) (*store.VerifyReport, error) {
 	rep.Passages = passages.Live()
 	checkDocTable(gen, passages, func(f string, a ...any) { bad(filepath.Join(gen, doctable.FileName), f, a...) })
 	if man.Dense != nil {
-		v, err := openGraph(gen, man, passages, hnsw.LoadOptions{Mapped: true})
+		vpath := hnswvec.Path(gen)
+		if man.Dense.IndexKind() == manifest.VectorIndexIVF {
+			vpath = ivfvec.Dir(gen)
+		}
+		v, err := openVectors(gen, man, passages, hnsw.LoadOptions{Mapped: true})
 		if err != nil {
-			bad(hnswvec.Path(gen), "%v", err)
+			var de *backend.DamagedError
+			if errors.As(err, &de) {
+				bad(de.Path, "%s", de.What)
+			} else {
+				bad(vpath, "%v", err)
+			}
 		} else {
 			defer v.Close()
+			// The inverted file checks its own structure: every vector in one list.
+			if iv, ok := v.(*ivfvec.Reader); ok {
+				if err := iv.Verify(); err != nil {
+					bad(vpath, "%v", err)
+				}
+			}
 			missing, extra := 0, 0
 			for k := 0; k < passages.Len(); k++ {
 				in, _ := v.Has(ctx, uint32(k)) // a graph in memory or mapped cannot fail to tell
@@ -117,7 +134,7 @@ func verifyDir(ctx context.Context, gen string) (*store.VerifyReport, error) {
 				}
 			}
 			if missing > 0 || extra > 0 || v.Live() != passages.Live() {
-				bad(hnswvec.Path(gen), "%d live vectors for %d live passages: %d passages have none, %d tombstoned passages still have one",
+				bad(vpath, "%d live vectors for %d live passages: %d passages have none, %d tombstoned passages still have one",
 					v.Live(), passages.Live(), missing, extra)
 			}
 		}

@@ -136,6 +136,9 @@ func (s *Store) Engines(ctx context.Context, spec store.EngineSpec) (*store.Conn
 	if spec.HNSW.Codes != "" && spec.HNSW.CodesKind() == hnsw.CodesBinary {
 		return nil, errors.New("--vectors binary: binary codes are the local HNSW graph's; an index on Qdrant keeps its vectors in Qdrant")
 	}
+	if spec.VectorIndex == manifest.VectorIndexIVF {
+		return nil, errors.New("--vector-index ivf: the inverted file is a local index's; an index on Qdrant keeps its vectors in Qdrant")
+	}
 	if spec.Lexical != "" && spec.Lexical != manifest.LexicalQdrant {
 		return nil, fmt.Errorf("--lexical %s: an index on Qdrant keeps its BM25 in the cluster", spec.Lexical)
 	}

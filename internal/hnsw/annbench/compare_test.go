@@ -79,7 +79,7 @@ func TestCompareEveryEngine(t *testing.T) {
 	// codes of 32 dimensions are 32 bits, and LanceDB's default product codes of dim/16 are two
 	// bytes: their walks and probes find less before rescoring; IVF-PQ does not rescore.
 	floor := map[string]float64{
-		"kairos-hnsw float": 0.97, "kairos-hnsw int8": 0.97, "kairos-hnsw binary": 0.85,
+		"kairos-hnsw float": 0.97, "kairos-hnsw int8": 0.97, "kairos-hnsw binary": 0.85, "kairos-ivf mapped": 0.97,
 		"hnswlib": 0.97, "faiss-hnsw-flat": 0.97, "faiss-hnsw-sq": 0.95, "faiss-ivfflat": 0.97, "faiss-ivfpq": 0.6,
 		"qdrant-sq": 0.95, "qdrant-bq": 0.5, "lancedb-ivfpq": 0.9,
 	}
@@ -128,7 +128,7 @@ func TestCompareEveryEngine(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"kairos-hnsw float", "kairos-hnsw int8", "kairos-hnsw binary", "hnswlib", "faiss-ivfpq", "faiss-ivfflat",
+	want := []string{"kairos-hnsw float", "kairos-hnsw int8", "kairos-hnsw binary", "kairos-ivf mapped", "hnswlib", "faiss-ivfpq", "faiss-ivfflat",
 		"faiss-hnsw-sq", "qdrant-bq", "qdrant-sq", "lancedb-ivfpq", "faiss-hnsw-flat"}
 	if !slices.Equal(names, want) || !slices.Equal(emitted, want) {
 		t.Errorf("results %v, emitted %v, want %v", names, emitted, want)

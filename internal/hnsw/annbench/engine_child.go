@@ -88,7 +88,7 @@ type kairosSearcher interface {
 
 // KairosEngines are Kairos's own indexes in a comparison.
 func KairosEngines() []kairosIndex {
-	return []kairosIndex{hnswIndex()}
+	return []kairosIndex{hnswIndex(), ivfIndex()}
 }
 
 func kairosEngine(name string) (kairosIndex, error) {

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bench ivf reads the vectors bench ann dumped (the topic fixture: passages of bench corpus
+// --topics embedded with its topic model) and measures the inverted file against the dump's
+// exact neighbours: more lists probed find more of them, and a filter keeping a quarter of
+// the passages keeps at least 0.9 of the unfiltered recall, against the exact neighbours among
+// the passages it keeps.
+func TestBenchIVF(t *testing.T) {
+	dir := t.TempDir()
+	model, data := filepath.Join(dir, "topics"), filepath.Join(dir, "dump")
+	if out, _, err := runCLI(t, "bench", "corpus", "--passages", "100", "--out", filepath.Join(dir, "c.jsonl"), "--topics", "40",
+		"--topic-model", model, "--topic-dim", "32", "--shared", coreShared(t, ".")); err != nil {
+		t.Fatalf("bench corpus: %v\n%s", err, out)
+	}
+	if _, errOut, err := runCLI(t, "bench", "ann", "--n", "8000", "--model", model, "--topics", "40", "--queries", "100",
+		"--ef", "16", "--efc", "40", "--repeat", "1", "--dump", data, "--shared", coreShared(t, ".")); err != nil {
+		t.Fatalf("bench ann --dump: %v\n%s", err, errOut)
+	}
+	// 256 lists; the filter keeps 2,000 passages, enough for the search to probe twice as
+	// many lists rather than score every one it keeps.
+	out, errOut, err := runCLI(t, "bench", "ivf", "--data", data, "--probe", "1,16,64", "--filter-share", "0.25", "--repeat", "1", "--json")
+	if err != nil {
+		t.Fatalf("bench ivf: %v\n%s", err, errOut)
+	}
+	type row struct {
+		Probe       int     `json:"probe"`
+		Recall      float64 `json:"recall_at_10"`
+		QPS         float64 `json:"qps"`
+		N           int     `json:"n"`
+		Lists       int     `json:"lists"`
+		FilterShare float64 `json:"filter_share"`
+	}
+	var rows []row
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want one per probe unfiltered and filtered:\n%s", len(rows), out)
+	}
+	one, mid, many := rows[0], rows[1], rows[2]
+	if one.N != 8000 || one.Lists != 256 || one.QPS <= 0 {
+		t.Errorf("row %+v: want 8000 vectors in 256 lists, a rate", one)
+	}
+	if many.Recall < 0.9 || one.Recall >= mid.Recall || mid.Recall > many.Recall {
+		t.Errorf("recall@10 %.3f, %.3f, %.3f probing 1, 16, 64 lists: want more lists to find more, at least 0.9", one.Recall, mid.Recall, many.Recall)
+	}
+	for i, f := range rows[3:] {
+		if f.FilterShare != 0.25 || f.Probe != rows[i].Probe || f.Recall < 0.9*rows[i].Recall {
+			t.Errorf("filtered row %+v: want the share 0.25 and at least 0.9 of the unfiltered recall %.3f", f, rows[i].Recall)
+		}
+	}
+}
+
+// Its refusals name the flag that fixes them.
+func TestBenchIVFRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--data"},
+		{[]string{"--data", t.TempDir(), "--probe", "0"}, "--probe"},
+		{[]string{"--data", t.TempDir(), "--filter-share", "1.5"}, "--filter-share"},
+		{[]string{"--data", t.TempDir()}, "meta.json"},
+	} {
+		_, errOut, err := runCLI(t, append([]string{"bench", "ivf"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error()+errOut, tc.want) {
+			t.Errorf("bench ivf %q: %v %s; want an error naming %s", tc.args, err, errOut, tc.want)
+		}
+	}
+}

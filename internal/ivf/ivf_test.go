@@ -1,0 +1,479 @@
+package ivf
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// clustered returns n unit vectors of dim around centres centres (seeded): a cluster structure
+// like an encoder's, which is what lists are for.
+func clustered(n, dim, centres int, seed uint64) [][]float32 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	cs := make([][]float32, centres)
+	for i := range cs {
+		cs[i] = make([]float32, dim)
+		for d := range cs[i] {
+			cs[i][d] = float32(rng.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := cs[rng.IntN(centres)]
+		v := make([]float32, dim)
+		for d := range v {
+			v[d] = c[d] + 0.7*float32(rng.NormFloat64())
+		}
+		normalize(v, v)
+		out[i] = v
+	}
+	return out
+}
+
+func seqKeys(first, n int) []uint32 {
+	k := make([]uint32, n)
+	for i := range k {
+		k[i] = uint32(first + i)
+	}
+	return k
+}
+
+// build adds vecs under keys from 0 in batches and commits.
+func build(t testing.TB, dir string, vecs [][]float32, o Options, expect int) *Reader {
+	t.Helper()
+	ctx := context.Background()
+	w, err := Create(dir, len(vecs[0]), o, expect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(vecs); i += 300 {
+		j := min(len(vecs), i+300)
+		if err := w.Add(ctx, seqKeys(i, j-i), vecs[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Commit(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// recall is the share of exact's keys that got finds.
+func recall(got, exact []Result) float64 {
+	n := 0
+	for _, e := range exact {
+		for _, g := range got {
+			if g.Key == e.Key {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(exact))
+}
+
+// TestSearch: searches find what exact search finds, more of it as they probe more lists; a
+// search of every list with every candidate rescored is exact search, scores included.
+func TestSearch(t *testing.T) {
+	vecs := clustered(4000, 48, 40, 1)
+	queries := clustered(50, 48, 40, 2)
+	for _, tc := range []struct {
+		name   string
+		o      Options
+		expect int
+	}{
+		{"lists from the expected count (two-level k-means)", Options{}, 4000},
+		{"trained at the final commit (one-level k-means)", Options{Lists: 32}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := build(t, t.TempDir(), vecs, tc.o, tc.expect)
+			if !r.h.Trained() || r.Options().Lists < 2 || r.Len() != len(vecs) || r.Live() != len(vecs) {
+				t.Fatalf("index of %d vectors: trained %v, %d lists, len %d, live %d", len(vecs), r.h.Trained(), r.Options().Lists, r.Len(), r.Live())
+			}
+			if err := r.Verify(); err != nil {
+				t.Fatal(err)
+			}
+			lists := r.Options().Lists
+			var low, high, exhaustive float64
+			for _, q := range queries {
+				exact, err := r.Exact(q, 10, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				few, err := r.Search(q, 10, SearchOptions{Probe: 1, Rescore: 10}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				many, err := r.Search(q, 10, SearchOptions{Probe: lists / 2, Rescore: 400}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all, err := r.Search(q, 10, SearchOptions{Probe: lists, Rescore: len(vecs)}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Rescoring stops by the codes' error bounds, which hold with high
+				// probability: nearly every exact neighbour, with its exact score.
+				exhaustive += recall(all, exact) / float64(len(queries))
+				for _, h := range all {
+					if want := exactScoreOf(r, q, h.Key); h.Score != want {
+						t.Fatalf("key %d scored %v, exactly %v", h.Key, h.Score, want)
+					}
+				}
+				low += recall(few, exact) / float64(len(queries))
+				high += recall(many, exact) / float64(len(queries))
+			}
+			if exhaustive < 0.99 {
+				t.Errorf("recall@10 with every list probed and every candidate rescored: %.3f", exhaustive)
+			}
+			if high < 0.95 || low >= high {
+				t.Errorf("recall@10 probing 1 list %.3f, half of %d lists %.3f: want the second above 0.95 and above the first", low, lists, high)
+			}
+		})
+	}
+}
+
+// exactScoreOf is the exact score of key for q.
+func exactScoreOf(r *Reader, q []float32, key uint32) float32 {
+	p, _ := r.position(key)
+	qn := make([]float32, len(q))
+	normalize(qn, q)
+	return r.exactScore(qn, p)
+}
+
+// TestCanonical: a vector's canonical form quantizes to itself, so an index rebuilt from the
+// vectors it returns scores exactly as the first.
+func TestCanonical(t *testing.T) {
+	for i, v := range clustered(200, 37, 5, 3) {
+		code := make([]byte, len(v))
+		inv := quantize(code, v)
+		canon := make([]float32, len(v))
+		dequantize(canon, code, inv)
+		normalize(canon, canon)
+		code2 := make([]byte, len(v))
+		if inv2 := quantize(code2, canon); inv2 != inv || !bytes.Equal(code, code2) {
+			t.Fatalf("vector %d: requantized to %v (inverse norm %v), first %v (%v)", i, code2, inv2, code, inv)
+		}
+	}
+}
+
+// TestRotation: the rotation keeps lengths and inner products (it is orthogonal).
+func TestRotation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	signs := make([]byte, 3*128)
+	for i := range signs {
+		signs[i] = byte(rng.IntN(2))
+	}
+	rot := newRotation(128, signs)
+	vs := clustered(2, 100, 2, 5)
+	a, b := make([]float32, 128), make([]float32, 128)
+	rot.apply(a, vs[0])
+	rot.apply(b, vs[1])
+	if d := math.Abs(float64(dot(a, a)) - 1); d > 1e-5 {
+		t.Errorf("|Pv|^2 = %v, want 1", dot(a, a))
+	}
+	if d := math.Abs(float64(dot(a, b) - dot(vs[0], vs[1]))); d > 1e-5 {
+		t.Errorf("<Pu,Pv> = %v, <u,v> = %v", dot(a, b), dot(vs[0], vs[1]))
+	}
+}
+
+// TestEstimateBound: the estimate of an inner product from a code is within epsilon times its
+// bound of the truth nearly always, and unbiased.
+func TestEstimateBound(t *testing.T) {
+	const dim = 256
+	vs := clustered(3000, dim, 10, 6)
+	rng := rand.New(rand.NewPCG(6, 6))
+	signs := make([]byte, 3*dim)
+	for i := range signs {
+		signs[i] = byte(rng.IntN(2))
+	}
+	rot := newRotation(dim, signs)
+	c := make([]float32, dim)
+	for _, v := range vs[:100] {
+		for d := range c {
+			c[d] += v[d] / 100
+		}
+	}
+	pc := make([]float32, dim)
+	rot.apply(pc, c)
+	q, pq := vs[0], make([]float32, dim)
+	rot.apply(pq, q)
+	var qc queryCode
+	qc.prepare(pq, dim/64)
+	cq := dot(pq, pc)
+	qn := float32(math.Sqrt(float64(1 - 2*cq + dot(pc, pc))))
+	out, bias := 0, 0.0
+	code, po := make([]uint64, dim/64), make([]float32, dim)
+	for _, v := range vs[1:] {
+		rot.apply(po, v)
+		s, b, e := encodeCode(code, po, pc)
+		est := cq + b + s*qc.dotSigns(code)
+		truth := dot(q, v)
+		if math.Abs(float64(est-truth)) > float64(epsilon*(e*qn+s*qc.errorScale())) {
+			out++
+		}
+		bias += float64(est-truth) / float64(len(vs)-1)
+	}
+	if out > len(vs)/200 || math.Abs(bias) > 0.01 {
+		t.Errorf("%d of %d estimates outside their bound, mean error %.4f", out, len(vs)-1, bias)
+	}
+}
+
+// sums returns the sha256 of every file in dir.
+func sums(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][32]byte{}
+	for _, e := range es {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = sha256.Sum256(b)
+	}
+	return out
+}
+
+// TestUpdate: an index derived from another shares its files by hard link and leaves them
+// unchanged; added vectors are found, deleted ones are neither found nor counted; updates add
+// list segments, merged into one when they grow past maxSegs.
+func TestUpdate(t *testing.T) {
+	ctx := context.Background()
+	vecs := clustered(3000, 32, 20, 7)
+	root := t.TempDir()
+	base := filepath.Join(root, "g1")
+	r := build(t, base, vecs[:2000], Options{}, 2000)
+	before := sums(t, base)
+	dir := base
+	next := 2000
+	for round := range maxSegs + 1 {
+		nd := filepath.Join(root, "g"+string(rune('2'+round)))
+		w, err := Derive(nd, r, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !w.Delete(uint32(round*7)) || w.Delete(uint32(round*7)) || w.Delete(99999) {
+			t.Fatalf("round %d: deleting key %d twice, then a key the index lacks", round, round*7)
+		}
+		if err := w.Add(ctx, seqKeys(next, 100), vecs[next:next+100]); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Add(ctx, []uint32{5}, vecs[:1]); err == nil {
+			t.Fatal("adding key 5 after larger keys: no error")
+		}
+		next += 100
+		if _, err := w.Commit(ctx, true, nil); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = Open(nd, OpenOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		dir = nd
+		if r.Len() != next || r.Live() != next-round-1 {
+			t.Fatalf("round %d: len %d live %d, want %d and %d", round, r.Len(), r.Live(), next, next-round-1)
+		}
+		if err := r.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		if segs := len(r.h.Lists); segs > maxSegs {
+			t.Fatalf("round %d: %d list segments", round, segs)
+		}
+	}
+	if len(r.h.Lists) != 2 {
+		t.Errorf("after %d updates: %d list segments, want the merged one and the last update's", maxSegs+1, len(r.h.Lists))
+	}
+	if got := sums(t, base); !reflectEqual(got, before) {
+		t.Errorf("the base index's files changed")
+	}
+	for round := range maxSegs + 1 {
+		k := uint32(round * 7)
+		if r.Has(k) {
+			t.Errorf("deleted key %d is live", k)
+		}
+		hits, _ := r.Search(vecs[k], 10, SearchOptions{Probe: 1000, Rescore: 3000}, nil)
+		for _, h := range hits {
+			if h.Key == k {
+				t.Errorf("deleted key %d found", k)
+			}
+		}
+	}
+	for _, k := range []uint32{1, 2500, uint32(next - 1)} {
+		v, ok := r.Vector(k)
+		if !ok {
+			t.Fatalf("key %d has no vector", k)
+		}
+		hits, _ := r.Search(v, 1, SearchOptions{}, nil)
+		if len(hits) != 1 || hits[0].Key != k || hits[0].Score < 0.9999 {
+			t.Errorf("key %d's own vector finds %v", k, hits)
+		}
+	}
+	_ = dir
+}
+
+func reflectEqual(a, b map[string][32]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestResume: a build committed as a checkpoint part way (before and after the centroids are
+// trained) and continued by a writer that adopts it ends with the lists of a build that was
+// not interrupted, byte for byte, and the same searches.
+func TestResume(t *testing.T) {
+	ctx := context.Background()
+	vecs := clustered(3000, 40, 20, 8)
+	clean := build(t, filepath.Join(t.TempDir(), "clean"), vecs, Options{Sample: 1000}, 3000)
+	for _, cut := range []int{600, 1800} {
+		root := t.TempDir()
+		w, err := Create(filepath.Join(root, "a"), 40, Options{Sample: 1000}, 3000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < cut; i += 300 {
+			if err := w.Add(ctx, seqKeys(i, 300), vecs[i:i+300]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		cp, err := Open(filepath.Join(root, "a"), OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cp.h.Trained() != (cut > 1000) {
+			t.Fatalf("checkpoint after %d vectors: trained %v", cut, cp.h.Trained())
+		}
+		w, err = Derive(filepath.Join(root, "b"), cp, true, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := cut; i < len(vecs); i += 300 {
+			if err := w.Add(ctx, seqKeys(i, 300), vecs[i:i+300]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx, true, nil); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(filepath.Join(root, "b"), OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if len(r.h.Lists) != 1 {
+			t.Fatalf("resumed build has %d list segments", len(r.h.Lists))
+		}
+		a, _ := os.ReadFile(filepath.Join(clean.dir, clean.h.Lists[0].Name))
+		b, _ := os.ReadFile(filepath.Join(r.dir, r.h.Lists[0].Name))
+		ca, _ := os.ReadFile(filepath.Join(clean.dir, clean.h.Centroids))
+		cb, _ := os.ReadFile(filepath.Join(r.dir, r.h.Centroids))
+		if !bytes.Equal(a, b) || !bytes.Equal(ca, cb) {
+			t.Errorf("cut at %d: the resumed build's lists or centroids differ from the clean build's", cut)
+		}
+		for _, q := range vecs[:20] {
+			x, _ := clean.Search(q, 10, SearchOptions{}, nil)
+			y, _ := r.Search(q, 10, SearchOptions{}, nil)
+			if !slices.Equal(x, y) {
+				t.Errorf("cut at %d: searches differ:\n%v\n%v", cut, x, y)
+			}
+		}
+	}
+}
+
+// TestFilteredRecall: a filter that keeps 1% of the vectors keeps recall: the search scores the
+// passing vectors rather than hoping some of the nearest pass.
+func TestFilteredRecall(t *testing.T) {
+	vecs := clustered(20000, 32, 50, 9)
+	r := build(t, t.TempDir(), vecs, Options{}, len(vecs))
+	queries := clustered(30, 32, 50, 10)
+	for _, share := range []int{2, 10, 100} {
+		keep := func(k uint32) bool { return (k*2654435761)%uint32(share) == 0 }
+		var rec float64
+		for _, q := range queries {
+			exact, _ := r.Exact(q, 10, keep)
+			got, err := r.Search(q, 10, SearchOptions{}, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range got {
+				if !keep(h.Key) {
+					t.Fatalf("1/%d filter: key %d does not pass", share, h.Key)
+				}
+			}
+			rec += recall(got, exact) / float64(len(queries))
+		}
+		if rec < 0.9 {
+			t.Errorf("filter keeping 1/%d: recall@10 %.3f", share, rec)
+		}
+	}
+}
+
+// TestDamage: a damaged file is refused when it is opened, naming it.
+func TestDamage(t *testing.T) {
+	dir := t.TempDir()
+	r := build(t, dir, clustered(1500, 24, 10, 11), Options{}, 1500)
+	r.Close()
+	for _, name := range append(r.h.Files(), HeadName) {
+		if filepath.Ext(name) == graphSuffix {
+			continue // internal/hnsw's format, checked by its loader
+		}
+		p := filepath.Join(dir, name)
+		orig, _ := os.ReadFile(p)
+		bad := slices.Clone(orig)
+		bad[len(bad)/2] ^= 0x20
+		os.WriteFile(p, bad, 0o644)
+		_, err := Open(dir, OpenOptions{})
+		if err == nil || !bytes.Contains([]byte(err.Error()), []byte(name)) {
+			t.Errorf("%s damaged: Open says %v", name, err)
+		}
+		os.WriteFile(p, orig, 0o644)
+	}
+	if r, err := Open(dir, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	} else {
+		r.Close()
+	}
+}
+
+// TestPopcounts: the assembly counts what the portable code counts.
+func TestPopcounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, words := range []int{1, 2, 4, 8, 16} {
+		n := 37
+		codes, planes := make([]uint64, n*words), make([]uint64, 4*words)
+		for i := range codes {
+			codes[i] = rng.Uint64()
+		}
+		for i := range planes {
+			planes[i] = rng.Uint64()
+		}
+		a, b := make([]int32, n), make([]int32, n)
+		popcounts(codes, n, words, planes, a)
+		popcountsGeneric(codes, n, words, planes, b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("%d words: %v, portable %v", words, a, b)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package ivf
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/kairos-rag/kairos/internal/filesum"
+)
+
+// pending are the codes a writer assigned since its last list segment, in position order.
+type pending struct {
+	pos     []uint32
+	list    []uint32
+	codes   []uint64 // words per entry
+	factors []float32
+}
+
+func (p *pending) len() int { return len(p.pos) }
+
+// grow makes room for n more entries and returns the index of the first.
+func (p *pending) grow(n, words int) int {
+	i := len(p.pos)
+	p.pos = slices.Grow(p.pos, n)[:i+n]
+	p.list = slices.Grow(p.list, n)[:i+n]
+	p.codes = slices.Grow(p.codes, n*words)[:(i+n)*words]
+	p.factors = slices.Grow(p.factors, n*factorsPer)[:(i+n)*factorsPer]
+	return i
+}
+
+// segmentSource is what a new list segment is made of: older segments and the pending codes,
+// merged list by list, each list in position order.
+type segmentSource struct {
+	segs  []*segment
+	p     *pending
+	order []int32 // pending entries sorted by list, stable (position order within a list)
+	start []int32 // lists+1: the pending entries of list l are order[start[l]:start[l+1]]
+}
+
+func newSegmentSource(segs []*segment, p *pending, lists int) *segmentSource {
+	s := &segmentSource{segs: segs, p: p, start: make([]int32, lists+1)}
+	for _, l := range p.list {
+		s.start[l+1]++
+	}
+	for l := range lists {
+		s.start[l+1] += s.start[l]
+	}
+	s.order = make([]int32, p.len())
+	next := slices.Clone(s.start[:lists])
+	for i, l := range p.list {
+		s.order[next[l]] = int32(i)
+		next[l]++
+	}
+	return s
+}
+
+// writeSegment writes the list segment of positions first to first+count-1 from src: header,
+// list offsets, then each column list by list (positions, codes, factors), so that each is
+// read sequentially from every source. progress is told the lists done of 3*lists.
+func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, first, count int, progress func(done, total int)) error {
+	f := newFrameWriter(w, listsFormat)
+	var h [segHeader - 8]byte
+	le := binary.LittleEndian
+	le.PutUint32(h[0:], uint32(dim))
+	le.PutUint32(h[4:], uint32(words))
+	le.PutUint32(h[8:], uint32(lists))
+	le.PutUint64(h[16:], uint64(first))
+	le.PutUint64(h[24:], uint64(count))
+	f.Write(h[:])
+	offsets := make([]uint32, lists+1)
+	for l := range lists {
+		n := int(src.start[l+1] - src.start[l])
+		for _, s := range src.segs {
+			n += int(s.offsets[l+1] - s.offsets[l])
+		}
+		offsets[l+1] = offsets[l] + uint32(n)
+	}
+	f.Write(bytesOf(offsets))
+	f.padTo()
+	buf32 := make([]uint32, 0, 4096)
+	buf64 := make([]uint64, 0, 4096)
+	bufF := make([]float32, 0, 4096)
+	flush32 := func() { f.Write(bytesOf(buf32)); buf32 = buf32[:0] }
+	flush64 := func() { f.Write(bytesOf(buf64)); buf64 = buf64[:0] }
+	flushF := func() { f.Write(bytesOf(bufF)); bufF = bufF[:0] }
+	done := 0
+	tick := func() {
+		done++
+		if progress != nil && done%1024 == 0 {
+			progress(done, 3*lists)
+		}
+	}
+	for l := range lists {
+		for _, s := range src.segs {
+			f.Write(bytesOf(s.pos[s.offsets[l]:s.offsets[l+1]]))
+		}
+		for _, i := range src.order[src.start[l]:src.start[l+1]] {
+			if buf32 = append(buf32, src.p.pos[i]); len(buf32) == cap(buf32) {
+				flush32()
+			}
+		}
+		flush32()
+		tick()
+	}
+	f.padTo()
+	for l := range lists {
+		for _, s := range src.segs {
+			f.Write(bytesOf(s.codes[int(s.offsets[l])*words : int(s.offsets[l+1])*words]))
+		}
+		for _, i := range src.order[src.start[l]:src.start[l+1]] {
+			if buf64 = append(buf64, src.p.codes[int(i)*words:int(i+1)*words]...); len(buf64)+words > cap(buf64) {
+				flush64()
+			}
+		}
+		flush64()
+		tick()
+	}
+	f.padTo()
+	for l := range lists {
+		for _, s := range src.segs {
+			f.Write(bytesOf(s.factors[int(s.offsets[l])*factorsPer : int(s.offsets[l+1])*factorsPer]))
+		}
+		for _, i := range src.order[src.start[l]:src.start[l+1]] {
+			if bufF = append(bufF, src.p.factors[int(i)*factorsPer:int(i+1)*factorsPer]...); len(bufF)+factorsPer > cap(bufF) {
+				flushF()
+			}
+		}
+		flushF()
+		tick()
+	}
+	f.padTo()
+	if progress != nil {
+		progress(3*lists, 3*lists)
+	}
+	return f.finish()
+}
