@@ -61,9 +61,9 @@ func DefaultFAQColumns() FAQColumns {
 	return FAQColumns{Question: "question", Answer: "answer"}
 }
 
-// withDefaults names the question and answer columns when they are empty. Optional columns
+// SetDefaults names the question and answer columns when they are empty. Optional columns
 // stay empty (their usual names are tried against the input) or "-" (off).
-func (c FAQColumns) withDefaults() FAQColumns {
+func (c *FAQColumns) SetDefaults() {
 	d := DefaultFAQColumns()
 	if c.Question == "" {
 		c.Question = d.Question
@@ -71,7 +71,6 @@ func (c FAQColumns) withDefaults() FAQColumns {
 	if c.Answer == "" {
 		c.Answer = d.Answer
 	}
-	return c
 }
 
 func (c FAQColumns) validate() error {

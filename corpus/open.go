@@ -97,7 +97,9 @@ func (o Options) Validate() error {
 	if o.Workers < 0 {
 		return fmt.Errorf("options: Workers is negative (%d)", o.Workers)
 	}
-	return o.FAQ.withDefaults().validate()
+	faq := o.FAQ
+	faq.SetDefaults()
+	return faq.validate()
 }
 
 // knownExts are stripped from a file name to make the default Source and to find the
@@ -145,7 +147,7 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	opts.FAQ = opts.FAQ.withDefaults()
+	opts.FAQ.SetDefaults()
 	var f io.ReadCloser
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)

@@ -25,16 +25,16 @@ const DefaultMaxWords = 120
 
 const minMaxWords = 16
 
-func (o SplitOptions) withDefaults() SplitOptions {
+// SetDefaults sets the zero fields to their defaults (MaxWords: DefaultMaxWords).
+func (o *SplitOptions) SetDefaults() {
 	if o.MaxWords == 0 {
 		o.MaxWords = DefaultMaxWords
 	}
-	return o
 }
 
 // Validate reports a MaxWords too small to hold a prefix and some text.
 func (o SplitOptions) Validate() error {
-	o = o.withDefaults()
+	o.SetDefaults()
 	if o.MaxWords < minMaxWords {
 		return fmt.Errorf("MaxWords %d is below the minimum of %d", o.MaxWords, minMaxWords)
 	}
@@ -62,7 +62,8 @@ func NewSplitter(opts SplitOptions) (*Splitter, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Splitter{maxWords: opts.withDefaults().MaxWords}, nil
+	opts.SetDefaults()
+	return &Splitter{maxWords: opts.MaxWords}, nil
 }
 
 // Split returns the passages of doc in reading order; Passage.ID is "<doc.ID>#<ordinal>".

@@ -22,7 +22,8 @@ func OpenCrossEncoder(ctx context.Context, opts Options) (*CrossEncoder, error) 
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	o := opts.withDefaults()
+	o := opts
+	o.SetDefaults()
 	cfg, err := LoadFolderConfigFor(o.ModelDir, o.Precision, o.Device)
 	if err != nil {
 		return nil, fmt.Errorf("opening cross-encoder: %w", err)

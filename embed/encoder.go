@@ -30,7 +30,8 @@ func OpenEncoder(ctx context.Context, opts Options) (*Encoder, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	o := opts.withDefaults()
+	o := opts
+	o.SetDefaults()
 	if err := checkModelFolder(o.ModelDir); err != nil {
 		return nil, fmt.Errorf("opening encoder: %w", err)
 	}

@@ -11,9 +11,10 @@ import (
 // and thread count are named differently by different commands, so BatchFlag and ThreadsFlag
 // register those under the caller's name.
 func (o *Options) Flags(fs *flag.FlagSet) {
-	// The flags show the defaults withDefaults fills in, where the flag takes the value itself
+	// The flags show the defaults SetDefaults fills in, where the flag takes the value itself
 	// rather than 0 for "the default".
-	d := o.withDefaults()
+	d := *o
+	d.SetDefaults()
 	o.Backend, o.Precision, o.PoolOn = d.Backend, d.Precision, d.PoolOn
 	fs.StringVar(&o.Backend, "backend", o.Backend, "inference backend: auto, ort or go")
 	fs.StringVar(&o.Precision, "precision", o.Precision, "model file precision: `auto|fp32|fp16|int8` (model.onnx, model_fp16.onnx, model_int8.onnx or model_quantized.onnx, also under onnx/; auto: fp16 on cuda when the folder has it, else the folder's model.onnx)")

@@ -148,8 +148,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// withDefaults returns a copy of o with defaults filled in.
-func (o Options) withDefaults() Options {
+// SetDefaults sets the zero fields to their defaults (each field's comment says which).
+func (o *Options) SetDefaults() {
 	if o.Backend == "" {
 		o.Backend = BackendAuto
 	}
@@ -177,7 +177,6 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return o
 }
 
 // Validate reports the first invalid field.

@@ -255,7 +255,8 @@ func TestDeviceBatchDefaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := tc.opts.withDefaults()
+			o := tc.opts
+			o.SetDefaults()
 			e := &Encoder{core: core{batchSize: o.BatchSize}, cuda: o.Device.CUDA, sortBatches: o.SortBatches}
 			if e.BatchSize() != tc.wantBatch || e.SortWindow() != tc.wantWindow {
 				t.Errorf("batch %d window %d, want %d %d", e.BatchSize(), e.SortWindow(), tc.wantBatch, tc.wantWindow)

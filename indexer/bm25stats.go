@@ -8,7 +8,8 @@ import (
 )
 
 // liveTokens counts the analysed tokens of the text field over the live passages of store:
-// the migration of a format 2 index, whose manifest lacks the count.
+// what a committed manifest records, counted afresh (a manifest without statistics, and the
+// tests that check the recorded count).
 func liveTokens(ctx context.Context, store backend.Passages, text *langanalysis.Passages) (int64, error) {
 	var n int64
 	err := store.Each(ctx, func(_ uint32, p Passage) error {

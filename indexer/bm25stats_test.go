@@ -169,13 +169,14 @@ func TestBM25AverageLength(t *testing.T) {
 	}
 }
 
-// A format 2 index (vocabulary statistics, no token count) still opens and scores as it did;
-// the next update counts the tokens of its live passages and writes format 3.
-func TestBM25LegacyStatsMigrate(t *testing.T) {
+// An index of an older format (3: no language recorded; 2: no token count) is refused when
+// opened, naming its manifest and the command that rebuilds it, rather than read through
+// paths kept for it.
+func TestOlderFormatRefused(t *testing.T) {
 	ctx := context.Background()
-	older, newer, _, _, _ := scifactRevisions(t)
+	older, _, _, _, _ := scifactRevisions(t)
 	dir := t.TempDir()
-	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}, Build: BuildOptions{Lexical: LexicalBleve}}); err != nil {
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: older}}}); err != nil {
 		t.Fatal(err)
 	}
 	gen := mustCurrent(t, dir)
@@ -183,21 +184,19 @@ func TestBM25LegacyStatsMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.FormatVersion, m.BM25 = 2, &BM25Stats{Docs: m.BM25.Docs, Terms: 12345}
-	if err := manifest.Write(gen, m); err != nil {
-		t.Fatal(err)
+	for _, v := range []int{2, 3} {
+		m.FormatVersion = v
+		if err := manifest.Write(gen, m); err != nil {
+			t.Fatal(err)
+		}
+		g, err := openDir(dir)
+		if err == nil {
+			g.Close()
+			t.Fatalf("format %d index opened", v)
+		}
+		if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("format version %d is no longer read", v)) ||
+			!strings.Contains(msg, "kairos index --force") || !strings.Contains(msg, manifest.FileName) {
+			t.Errorf("format %d: %v", v, err)
+		}
 	}
-	g, err := openDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacy, avg := g.Manifest.BM25.Legacy(), bleveAvgLength(t, g, "cancer")
-	g.Close()
-	if want := math.Ceil(12345 / float64(m.BM25.Docs)); !legacy || avg != want {
-		t.Fatalf("format 2 index: legacy %v, bleve average %v, want %v", legacy, avg, want)
-	}
-	if _, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: newer}}}, CompactRatio: -1}); err != nil {
-		t.Fatal(err)
-	}
-	checkAvgLength(t, "migrated by update", dir)
 }

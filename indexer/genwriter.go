@@ -257,10 +257,10 @@ func (w *genWriter) inherit(ctx context.Context, g backend.Gen, carried handover
 	w.man.DateFrom, w.man.DateTo = bm.DateFrom, bm.DateTo
 	w.man.Inputs = append([]Input(nil), bm.Inputs...)
 	w.man.Parent = bm.Generation
-	if st := bm.BM25; st != nil && !st.Legacy() {
+	if st := bm.BM25; st != nil {
 		w.tokens = st.Tokens
 	} else if w.tokens, err = liveTokens(ctx, b.Passages, w.text); err != nil {
-		// a format 2 index: count once, from the store (its manifest lacks the count)
+		// a manifest without statistics: count once, from the store
 		return fmt.Errorf("counting the tokens of the live passages: %w", err)
 	}
 	if bm.Dense != nil {

@@ -97,7 +97,7 @@ func TestBuildLanguage(t *testing.T) {
 	}
 }
 
-// TestOldManifestsReadAsEnglish: a manifest that records no language (format 3 and older)
+// TestOldManifestsReadAsEnglish: a manifest that records no language, only an English analyzer or none,
 // is English.
 func TestOldManifestsReadAsEnglish(t *testing.T) {
 	for _, tc := range []struct {

@@ -172,7 +172,9 @@ func TestBudgetOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opts.Index = (&fakeLoader{}).index()
-			o, err := tt.opts.withDefaults()
+			o := tt.opts
+			o.SetDefaults()
+			err := o.validate()
 			if tt.wantErr == "" {
 				if err != nil || o.MaxInFlightHits != 4*DefaultMaxTotalHits || o.MaxResponseBytes != DefaultMaxResponseBytes {
 					t.Fatalf("defaults: %v %+v", err, o)

@@ -6,7 +6,7 @@ import (
 )
 
 // Flags registers the request limits and browser access a deployment sets, with the defaults
-// withDefaults applies: --timeout, --max-total-hits, --max-in-flight-hits (0: 4 x
+// SetDefaults applies: --timeout, --max-total-hits, --max-in-flight-hits (0: 4 x
 // --max-total-hits), --max-response-bytes, --cors-origins and the chat limits (ChatFlags).
 // The loader, the chat service, the API key (a secret, read from a file by the caller) and the
 // listening address are the caller's.
@@ -42,7 +42,7 @@ func splitOrigins(s string) []string {
 	return out
 }
 
-// ChatFlags registers the limits of POST /v1/chat, with the defaults withDefaults applies:
+// ChatFlags registers the limits of POST /v1/chat, with the defaults SetDefaults applies:
 // --chat-timeout, --chat-rate-limit, --chat-rate-burst and --chat-max-in-flight.
 func (o *Options) ChatFlags(fs *flag.FlagSet) {
 	if o.ChatRatePerMinute == 0 {

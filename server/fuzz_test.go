@@ -48,7 +48,8 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
+	o := Options{Index: (&fakeLoader{}).index()}
+	o.SetDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		qs, err := decodeSearchRequest(body, o.limits())
 		checkDecoded(t, qs, err, o.limits())
@@ -59,7 +60,8 @@ func FuzzDecodeWikiChatRequest(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
+	o := Options{Index: (&fakeLoader{}).index()}
+	o.SetDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeWikiChatRequest(body, o)
 		checkDecoded(t, req.qs, err, o.limits())
@@ -74,7 +76,8 @@ func FuzzDecodeWikiChatV20Request(f *testing.F) {
 		`{"query":["a"],"num_blocks":3,"languages":"fr"}`, `{"query":["a"],"num_blocks":3,"languages":[1]}`) {
 		f.Add([]byte(s))
 	}
-	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
+	o := Options{Index: (&fakeLoader{}).index()}
+	o.SetDefaults()
 	o.Language = "en"
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeWikiChatV20(body, o)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus"
+	"github.com/kairos-rag/kairos/internal/version"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/rerank/live"
 	"github.com/kairos-rag/kairos/search"
@@ -296,7 +297,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) info(g *live.Load) ServerInfo {
-	si := ServerInfo{Version: "(devel)", Started: formatTime(s.started), Generation: g.Stats().Generation, Reloads: g.Reloads(),
+	si := ServerInfo{Version: version.String(), Started: formatTime(s.started), Generation: g.Stats().Generation, Reloads: g.Reloads(),
 		LoadedAt: formatTime(g.LoadedAt())}
 	if s.opts.Chat != nil {
 		si.Chat = &ChatInfo{Pipelines: []string{}}
@@ -306,9 +307,6 @@ func (s *Server) info(g *live.Load) ServerInfo {
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		si.GoVersion = bi.GoVersion
-		if bi.Main.Version != "" {
-			si.Version = bi.Main.Version
-		}
 		for _, kv := range bi.Settings {
 			if kv.Key == "vcs.revision" {
 				si.Revision = kv.Value

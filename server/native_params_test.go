@@ -146,7 +146,8 @@ func FuzzSearchParams(f *testing.F) {
 		"q=%zz", "q=a&explain=true&alpha=0.5&min_score=-1", "limit=3", "q=a&text=b", "q=a&rrf_k=99999999999999999999"} {
 		f.Add(s)
 	}
-	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
+	o := Options{Index: (&fakeLoader{}).index()}
+	o.SetDefaults()
 	f.Fuzz(func(t *testing.T, raw string) {
 		v, err := url.ParseQuery(raw)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/internal/version"
 	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/search"
 )
@@ -235,7 +236,8 @@ func TestPassageAndStats(t *testing.T) {
 				t.Fatal(err)
 			}
 			if st.Index.Passages != 500 || st.Index.Documents != 500 || st.Index.Sources["scifact"] != 500 ||
-				st.Index.DefaultMode != "bm25" || st.Server.Generation != 1 || st.Server.GoVersion == "" {
+				st.Index.DefaultMode != "bm25" || st.Server.Generation != 1 || st.Server.GoVersion == "" ||
+				st.Server.Version != version.String() {
 				t.Errorf("stats = %+v", st)
 			}
 		}},

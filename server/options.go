@@ -125,8 +125,9 @@ const (
 	DefaultLanguage           = "en"
 )
 
-// withDefaults fills zero fields and validates the rest.
-func (o Options) withDefaults() (Options, error) {
+// SetDefaults sets the zero fields to their defaults (the Default constants above; a random
+// SessionSecret; MaxInFlightHits four times MaxTotalHits; a discarding Logger).
+func (o *Options) SetDefaults() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -140,8 +141,6 @@ func (o Options) withDefaults() (Options, error) {
 	if o.SessionSecret == nil {
 		o.SessionSecret = make([]byte, 32)
 		rand.Read(o.SessionSecret)
-	} else if len(o.SessionSecret) < 16 {
-		return o, fmt.Errorf("server options: SessionSecret of %d bytes: want at least 16", len(o.SessionSecret))
 	}
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
@@ -162,6 +161,13 @@ func (o Options) withDefaults() (Options, error) {
 	if o.WikiChatRerank == nil {
 		o.WikiChatRerank = []rerank.Stage{rerank.StageCross}
 	}
+}
+
+// validate reports the first field of o (defaults set) a server cannot run with.
+func (o *Options) validate() error {
+	if len(o.SessionSecret) < 16 {
+		return fmt.Errorf("server options: SessionSecret of %d bytes: want at least 16", len(o.SessionSecret))
+	}
 	// In a fixed order (not a map's), so that the first negative option is the one reported.
 	for _, f := range []struct {
 		name string
@@ -177,11 +183,11 @@ func (o Options) withDefaults() (Options, error) {
 		{"FreeMemoryInterval", int64(o.FreeMemoryInterval)},
 	} {
 		if f.v < 0 {
-			return o, fmt.Errorf("server options: %s is negative (%d)", f.name, f.v)
+			return fmt.Errorf("server options: %s is negative (%d)", f.name, f.v)
 		}
 	}
 	if o.MaxInFlightHits < o.MaxTotalHits {
-		return o, fmt.Errorf("server options: MaxInFlightHits (%d) is below MaxTotalHits (%d): a legal request could never run",
+		return fmt.Errorf("server options: MaxInFlightHits (%d) is below MaxTotalHits (%d): a legal request could never run",
 			o.MaxInFlightHits, o.MaxTotalHits)
 	}
 	for _, origin := range o.CORSOrigins {
@@ -190,10 +196,10 @@ func (o Options) withDefaults() (Options, error) {
 		}
 		u, err := url.Parse(origin)
 		if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" {
-			return o, fmt.Errorf("server options: CORS origin %q: want scheme://host[:port] or *", origin)
+			return fmt.Errorf("server options: CORS origin %q: want scheme://host[:port] or *", origin)
 		}
 	}
-	return o, nil
+	return nil
 }
 
 func setDur(p *time.Duration, def time.Duration) {

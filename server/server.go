@@ -34,8 +34,9 @@ type Server struct {
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
 // and API endpoints answer 503 until the first successful Reload.
 func New(opts Options) (*Server, error) {
-	o, err := opts.withDefaults()
-	if err != nil {
+	o := opts
+	o.SetDefaults()
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	cols, err := collectionsOf(o)

@@ -61,7 +61,8 @@ func FuzzPageQuery(f *testing.F) {
 	for _, s := range []string{"q=x&time=range&from=1&to=2", "q=x&k=-1&rerank=time,time", "q=%ff&time=year&year=", "rerank=,,"} {
 		f.Add(s)
 	}
-	o, _ := Options{Index: (&fakeLoader{}).index()}.withDefaults()
+	o := Options{Index: (&fakeLoader{}).index()}
+	o.SetDefaults()
 	l := o.limits()
 	f.Fuzz(func(t *testing.T, raw string) {
 		v, err := url.ParseQuery(raw)

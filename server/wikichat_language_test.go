@@ -56,10 +56,8 @@ func TestWikiChatLanguageCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := Options{}.withDefaults()
-			if err != nil {
-				t.Fatal(err)
-			}
+			var o Options
+			o.SetDefaults()
 			o.Language = tc.lang
 			decode := decodeWikiChatRequest
 			if tc.v20 {

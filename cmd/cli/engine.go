@@ -74,7 +74,7 @@ func openRetrieval(ctx context.Context, o retrievalOptions) (*retrieval, error) 
 	ix, err := live.Open(ctx, o.Location, o.live())
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("opening index %s: %w", o.Location, err)
+		return nil, err // live names the index: "loading index: DIR: ..."
 	}
 	r.re = ix
 	r.closers = append(r.closers, ix.Close)

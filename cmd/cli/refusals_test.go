@@ -43,7 +43,7 @@ func TestRefusalsNameTheFix(t *testing.T) {
 		once string   // a path the error names exactly once
 	}{
 		{"an index location with a typo", []string{"search", "--index", typo, "vitamin"},
-			[]string{typo + ": no index: no such directory (did you mean " + idx + "?); kairos index --input FILE --index " + typo + " builds one"}, ""},
+			[]string{typo + ": no index: no such directory (did you mean " + idx + "?); kairos index --input FILE --index " + typo + " builds one"}, typo + ":"},
 		{"stats of a typo", []string{"stats", "--index", typo},
 			[]string{"stats: " + typo + ": no index: no such directory (did you mean " + idx + "?)", "kairos index --input FILE --index " + typo + " builds one"}, typo + ":"},
 		{"an update of no index", []string{"index", "--update", "--input", in, "--index", typo},

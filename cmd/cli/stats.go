@@ -69,9 +69,7 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 		fmt.Fprintf(w, "skipped     %d %s\n", n, r)
 	}
 	fmt.Fprintf(w, "built       %s by kairos %s (format %d, generation %d)\n", st.Created.Format("2006-01-02 15:04:05Z"), m.Kairos, st.Version, m.Generation)
-	if b := m.BM25; b != nil && b.Legacy() {
-		fmt.Fprintf(w, "bm25        average length unknown (format 2: vocabulary-based; kairos compact records it)\n")
-	} else if b != nil {
+	if b := m.BM25; b != nil {
 		fmt.Fprintf(w, "bm25        average length %.2f tokens (%d tokens, %d passages)\n", b.AvgLength(), b.Tokens, b.Docs)
 	}
 	fmt.Fprintf(w, "lexical     %s\n", m.LexicalEngine())

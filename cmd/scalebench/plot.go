@@ -62,14 +62,21 @@ func WritePlot(w io.Writer, rows []Row) error {
 	return svgplot.Page(w, title, charts...)
 }
 
-// rateSeries is a build's rate between consecutive progress lines.
+// rateSeries is a build's rate between consecutive progress lines, the first from the start
+// of the build (0 passages at 0 s), so that a short build of two lines still draws a line,
+// from 0 s.
 func rateSeries(r Row) svgplot.Series {
 	s := svgplot.Series{Name: sizeLabel(r.Passages) + " passages"}
-	p := r.BuildProgress
-	for i := 1; i < len(p); i++ {
-		if dt := p[i].S - p[i-1].S; dt > 0 {
-			s.X = append(s.X, p[i].S)
-			s.Y = append(s.Y, float64(p[i].Passages-p[i-1].Passages)/dt)
+	prev := ProgressPoint{}
+	for _, p := range r.BuildProgress {
+		if dt := p.S - prev.S; dt > 0 {
+			rate := float64(p.Passages-prev.Passages) / dt
+			if len(s.X) == 0 { // the first interval's rate holds from 0 s: the axis starts there
+				s.X, s.Y = append(s.X, 0), append(s.Y, rate)
+			}
+			s.X = append(s.X, p.S)
+			s.Y = append(s.Y, rate)
+			prev = p
 		}
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +80,14 @@ func TestWriteRowsGolden(t *testing.T) {
 		if !bytes.Equal(b.Bytes(), want) {
 			t.Errorf("%s differs:\ngot\n%s\nwant\n%s", path, b.Bytes(), want)
 		}
+	}
+}
+
+// A build's rate is drawn from its start: a short build with two progress lines draws a line
+// from 0 s, where it had one point (nothing drawn).
+func TestRateSeriesFromTheStart(t *testing.T) {
+	s := rateSeries(Row{Passages: 100000, BuildProgress: []ProgressPoint{{5, 55000}, {10, 100000}, {10, 100000}}})
+	if !slices.Equal(s.X, []float64{0, 5, 10}) || !slices.Equal(s.Y, []float64{11000, 11000, 9000}) {
+		t.Errorf("rate series x %v y %v, want x [0 5 10] y [11000 11000 9000]", s.X, s.Y)
 	}
 }

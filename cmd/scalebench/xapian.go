@@ -25,7 +25,13 @@ var xapianScript []byte
 func xapianAvailable(ctx context.Context, python string) string {
 	out, err := exec.CommandContext(ctx, python, "-c", "import xapian; print(xapian.version_string())").CombinedOutput()
 	if err != nil {
-		return fmt.Sprintf("%s cannot import xapian (%v): install Debian's python3-xapian, or pass --python", python, bytes.TrimSpace(out))
+		// Python's traceback ends with what went wrong ("ModuleNotFoundError: No module named
+		// 'xapian'"); without output, the error of running it ("executable file not found").
+		why := err.Error()
+		if lines := bytes.Split(bytes.TrimSpace(out), []byte("\n")); len(lines[len(lines)-1]) > 0 {
+			why = string(lines[len(lines)-1])
+		}
+		return fmt.Sprintf("%s cannot import xapian (%s): install Debian's python3-xapian, or pass --python", python, why)
 	}
 	return ""
 }

@@ -41,19 +41,20 @@ const DefaultMaxWords = 120
 // the Model learns here has about a hundred thousand.
 const maxTopics = 100000
 
-func (o Options) withDefaults() Options {
+// SetDefaults sets the zero fields to their defaults (MaxWords: DefaultMaxWords;
+// ProgressEvery: 10,000 passages).
+func (o *Options) SetDefaults() {
 	if o.MaxWords == 0 {
 		o.MaxWords = DefaultMaxWords
 	}
 	if o.ProgressEvery == 0 {
 		o.ProgressEvery = 10000
 	}
-	return o
 }
 
 // Validate reports options that cannot be generated.
 func (o Options) Validate() error {
-	o = o.withDefaults()
+	o.SetDefaults()
 	switch {
 	case o.Passages < 1:
 		return fmt.Errorf("synthcorpus: %d passages: need at least 1", o.Passages)
@@ -97,7 +98,7 @@ func Generate(ctx context.Context, w io.Writer, m *Model, opts Options) (Stats, 
 	if err := opts.Validate(); err != nil {
 		return Stats{}, err
 	}
-	opts = opts.withDefaults()
+	opts.SetDefaults()
 	g := newGenerator(m, opts)
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)

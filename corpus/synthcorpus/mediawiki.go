@@ -60,7 +60,7 @@ func generateMediaWiki(ctx context.Context, w io.Writer, m *Model, opts Options,
 	if err := opts.Validate(); err != nil {
 		return Stats{}, err
 	}
-	opts = opts.withDefaults()
+	opts.SetDefaults()
 	if opts.MaxWords < 16 {
 		return Stats{}, fmt.Errorf("synthcorpus: MaxWords %d: a MediaWiki corpus needs at least 16 (the splitter's minimum)", opts.MaxWords)
 	}

@@ -81,7 +81,7 @@ func Pull(ctx context.Context, repo string, o PullOptions) (Manifest, error) {
 	if !repoName.MatchString(repo) || strings.Contains(repo, "..") {
 		return Manifest{}, fmt.Errorf("model name %q: want owner/name", repo)
 	}
-	o = o.withDefaults()
+	o.SetDefaults()
 	dir := filepath.Join(o.Root, filepath.FromSlash(repo))
 	created := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -130,7 +130,9 @@ func (o PullOptions) pull(ctx context.Context, repo, dir string) (Manifest, erro
 	return m, nil
 }
 
-func (o PullOptions) withDefaults() PullOptions {
+// SetDefaults sets the zero fields to their defaults: Endpoint from $HF_ENDPOINT, then
+// DefaultEndpoint; Root DefaultRoot(); Revision "main".
+func (o *PullOptions) SetDefaults() {
 	if o.Endpoint == "" {
 		o.Endpoint = os.Getenv("HF_ENDPOINT")
 	}
@@ -169,7 +171,6 @@ func (o PullOptions) withDefaults() PullOptions {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return o
 }
 
 var errNotFound = errors.New("not found upstream (HTTP 404)")

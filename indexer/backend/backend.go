@@ -161,9 +161,6 @@ type Hit struct {
 type CollectionStats struct {
 	Docs   int   // live passages
 	Tokens int64 // analysed tokens of the text field over the live passages
-	// Terms is the vocabulary size a format 2 manifest recorded instead of Tokens; it scores
-	// as those indexes always did, until an update records Tokens.
-	Terms int
 }
 
 // BM25Params are BM25's term-frequency saturation (K1) and length normalisation (B).

@@ -20,17 +20,11 @@ import "github.com/kairos-rag/kairos/indexer/backend"
 // engine scores with these (indexer/backend/blevebm25 hands them to bleve).
 type BM25Stats struct {
 	Docs int `json:"docs"` // live passages
-	// Tokens is the total number of analysed tokens of the text field in the live passages
-	// (format 3 on).
+	// Tokens is the total number of analysed tokens of the text field in the live passages.
 	Tokens int64 `json:"tokens,omitempty"`
-	// Terms is what format 2 recorded: the distinct terms of the text field. It is only read,
-	// for indexes written before Tokens existed, and gives their old (vocabulary-based)
-	// scores until an update or compaction records Tokens.
-	Terms int `json:"terms,omitempty"`
 }
 
-// AvgLength returns the mean number of tokens per live passage (0 for an empty index or a
-// format 2 manifest, which did not record it).
+// AvgLength returns the mean number of tokens per live passage (0 for an empty index).
 func (s *BM25Stats) AvgLength() float64 {
 	if s.Docs == 0 || s.Tokens == 0 {
 		return 0
@@ -38,10 +32,7 @@ func (s *BM25Stats) AvgLength() float64 {
 	return float64(s.Tokens) / float64(s.Docs)
 }
 
-// Legacy reports whether s predates token counts (format 2): it scores with the vocabulary.
-func (s *BM25Stats) Legacy() bool { return s.Tokens == 0 && s.Terms > 0 }
-
 // Collection returns s as the engines take it.
 func (s *BM25Stats) Collection() backend.CollectionStats {
-	return backend.CollectionStats{Docs: s.Docs, Tokens: s.Tokens, Terms: s.Terms}
+	return backend.CollectionStats{Docs: s.Docs, Tokens: s.Tokens}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Language returns the language the index is analysed in: the recorded one, or English for
-// manifests written before languages were recorded (format 3 and older); "" for a
+// a manifest that records no language but an English analyzer or none; "" for a
 // multilingual index (see Languages).
 func (m *Manifest) Language() string {
 	if m.Options.Language != "" {

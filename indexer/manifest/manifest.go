@@ -25,20 +25,15 @@ const FileName = "manifest.json"
 
 // FormatVersion is the version of the index directory layout and of the manifest. Readers
 // refuse other versions rather than guess. Version 2 added store segments, tombstones and the
-// document table; version 1 generations (one passages.kpst, no document table: they could be
-// neither updated nor compacted) are refused, with the command that rebuilds them
-// (MinFormatVersion).
-// Version 3 records BM25Stats.Tokens; version 2 manifests are read and score as they did
-// (vocabulary-based average length) until an update or compaction writes version 3. The bump
-// makes older programs refuse a version 3 index rather than score it without its statistics.
-//
-// Version 4 records the language and its analyzer (BuildOptions.Language/Analyzer); older
-// manifests read as English, which they are. The bump makes older programs refuse an index
-// in another language rather than query it with English analysis.
+// document table, version 3 BM25Stats.Tokens, version 4 the language and its analyzer
+// (BuildOptions.Language/Analyzer). Each bump makes older programs refuse an index they would
+// misread (score without its statistics, query with English analysis).
 const FormatVersion = 4
 
-// MinFormatVersion is the oldest manifest version read.
-const MinFormatVersion = 2
+// MinFormatVersion is the oldest manifest version read. Kairos has had no release, so
+// indexes of versions 1 to 3 are refused with the command that rebuilds them rather than
+// read through paths kept for them (a vocabulary-based average length, English by default).
+const MinFormatVersion = 4
 
 // Manifest describes one committed generation of an index. It is written last, so a
 // generation without a valid manifest was never committed.
@@ -183,7 +178,7 @@ func Parse(b []byte, path string) (*Manifest, error) {
 		return nil, &backend.DamagedError{Path: path, What: "not a manifest: " + err.Error()}
 	}
 	if m.FormatVersion >= 1 && m.FormatVersion < MinFormatVersion {
-		return nil, fmt.Errorf("manifest %s: format version %d is no longer read (it has no document table); rebuild the index (kairos index --force)", path, m.FormatVersion)
+		return nil, fmt.Errorf("manifest %s: format version %d is no longer read (this kairos reads %d); rebuild the index (kairos index --force)", path, m.FormatVersion, FormatVersion)
 	}
 	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("manifest %s: format version %d, this kairos reads %d", path, m.FormatVersion, FormatVersion)

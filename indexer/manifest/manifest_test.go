@@ -98,14 +98,14 @@ func TestReadMissing(t *testing.T) {
 	}
 }
 
-// A version 1 manifest (one store file, no document table) is refused with the command that
-// rebuilds the index; versions MinFormatVersion to FormatVersion read, and the passage layout
-// is the segments recorded.
+// A manifest older than MinFormatVersion is refused with the command that rebuilds the
+// index; versions MinFormatVersion to FormatVersion read, and the passage layout is the
+// segments recorded.
 func TestFormatVersionsRead(t *testing.T) {
 	for _, tc := range []struct {
 		version int
 		want    string // "" reads
-	}{{1, "kairos index --force"}, {MinFormatVersion, ""}, {FormatVersion, ""}, {FormatVersion + 1, "this kairos reads"}, {0, "this kairos reads"}} {
+	}{{1, "kairos index --force"}, {MinFormatVersion - 1, "kairos index --force"}, {MinFormatVersion, ""}, {FormatVersion, ""}, {FormatVersion + 1, "this kairos reads"}, {0, "this kairos reads"}} {
 		m := sample()
 		m.FormatVersion = tc.version
 		b, err := m.Marshal()

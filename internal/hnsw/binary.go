@@ -292,6 +292,7 @@ func (g *Graph) SetCodes(codes string) error {
 	if g.mapped != nil || g.closed {
 		return fmt.Errorf("hnsw: SetCodes on a mapped or closed graph")
 	}
-	g.opts.Codes = o.withDefaults().Codes
+	o.SetDefaults()
+	g.opts.Codes = o.Codes
 	return nil
 }

@@ -91,7 +91,8 @@ func New(dim int, opts Options) (*Graph, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Graph{dim: dim, opts: opts.withDefaults(), maxLevel: -1}
+	opts.SetDefaults()
+	g := &Graph{dim: dim, opts: opts, maxLevel: -1}
 	g.derive()
 	return g, nil
 }

@@ -95,10 +95,7 @@ const (
 // SetDefaults replaces the zero fields of o by their defaults (DefaultM, DefaultEfConstruction,
 // DefaultEfSearch, GOMAXPROCS workers), the ones New applies: command lines call it on a copy
 // to show them.
-func (o *Options) SetDefaults() { *o = o.withDefaults() }
-
-// withDefaults returns o with zero fields replaced by their defaults.
-func (o Options) withDefaults() Options {
+func (o *Options) SetDefaults() {
 	if o.M == 0 {
 		o.M = DefaultM
 	}
@@ -114,7 +111,6 @@ func (o Options) withDefaults() Options {
 	if o.Codes == CodesInt8 { // the default is recorded as "", as manifests before binary codes have it
 		o.Codes = ""
 	}
-	return o
 }
 
 // CodesKind names o.Codes with its default filled in: CodesInt8 or CodesBinary (or an invalid
@@ -136,7 +132,7 @@ func (o Options) BuildKind() string {
 
 // Validate reports the first invalid field, after defaults are applied.
 func (o Options) Validate() error {
-	o = o.withDefaults()
+	o.SetDefaults()
 	switch {
 	case o.M < 2 || o.M > 256:
 		return fmt.Errorf("hnsw: M %d out of range 2..256", o.M)

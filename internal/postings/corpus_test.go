@@ -15,6 +15,7 @@ import (
 type zipfCorpus struct {
 	keys []uint32
 	docs [][]string
+	tfs  []map[string]uint32 // per passage, each word's frequency: made once, for exhaustive
 }
 
 func zipfWord(rank uint64) string { return "w" + strconv.FormatUint(rank, 36) }
@@ -107,42 +108,44 @@ func (c *zipfCorpus) build(tb testing.TB, path string, opts BuilderOptions, pick
 // exhaustive scores every passage that matches a term, the way bleve does: the reference
 // the pruned search must equal.
 func (c *zipfCorpus) exhaustive(q Query, sc Scoring) []Hit {
-	df := make([]uint64, len(q.Terms))
-	idx := map[string]int{}
-	for i, t := range q.Terms {
-		idx[t] = i
+	if c.tfs == nil {
+		c.tfs = make([]map[string]uint32, len(c.docs))
+		for i, d := range c.docs {
+			c.tfs[i] = map[string]uint32{}
+			for _, w := range d {
+				c.tfs[i][w]++
+			}
+		}
 	}
-	for _, d := range c.docs {
-		seen := map[string]bool{}
-		for _, w := range d {
-			if i, ok := idx[w]; ok && !seen[w] {
-				seen[w] = true
+	df := make([]uint64, len(q.Terms))
+	for i, t := range q.Terms {
+		for _, tf := range c.tfs {
+			if tf[t] > 0 {
 				df[i]++
 			}
 		}
 	}
 	s := &scorer{plan: newPlan(sc, q.Terms, df)}
 	top := newTopK(q.K)
+	contrib := make([]float64, len(q.Terms))
+	matched := make([]bool, len(q.Terms))
 	for di, d := range c.docs {
 		key := c.keys[di]
 		if (q.Allow != nil && !q.Allow(key)) || (q.Deleted != nil && q.Deleted.Has(key)) {
 			continue
 		}
-		tf := map[int]uint32{}
-		for _, w := range d {
-			if i, ok := idx[w]; ok {
-				tf[i]++
+		count := 0
+		for i, t := range q.Terms {
+			f := c.tfs[di][t]
+			contrib[i], matched[i] = 0, f > 0
+			if f > 0 {
+				contrib[i] = s.contribution(i, f, uint32(len(d)))
+				count++
 			}
 		}
-		if len(tf) == 0 {
-			continue
+		if count > 0 {
+			top.offer(Hit{Key: key, Score: s.total(contrib, matched, count)})
 		}
-		contrib := make([]float64, len(q.Terms))
-		matched := make([]bool, len(q.Terms))
-		for i, f := range tf {
-			contrib[i], matched[i] = s.contribution(i, f, uint32(len(d))), true
-		}
-		top.offer(Hit{Key: key, Score: s.total(contrib, matched, len(tf))})
 	}
 	return top.sorted()
 }

@@ -1,7 +1,6 @@
 package postings
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -45,9 +44,9 @@ type Hit struct {
 // below it. A passage is pruned only when its bound is clearly below the k-th score.
 const pruneSlack = 1e-9
 
-// ctxCheckEvery is how many candidate passages a segment search scores between checks of
-// its context.
-const ctxCheckEvery = 4096
+// maxQueryTerms bounds a query's distinct terms: a window counts the terms each passage
+// matched in 16 bits (windowScratch.count).
+const maxQueryTerms = 1<<16 - 1
 
 // termCursor is a query term's cursor in one segment, with its upper bound.
 type termCursor struct {
@@ -123,167 +122,6 @@ func (t *threshold) raise(v float64) {
 	}
 }
 
-// searchSegment returns the K best passages of the ordinals [lo, hi) of sp's segment (best
-// first, ties by key as keyLess orders them), scoring with p, and raises shared with its own
-// k-th score. It is block-max MaxScore: terms are taken in increasing order of their upper
-// bounds; the longest prefix whose bounds cannot lift a passage into the top K on their own
-// is non-essential: only passages of the other (essential) terms are candidates, and the
-// non-essential terms are looked up for a candidate only while its bound, refined by the
-// bound of the block the lookup lands in, can still reach the top K. The threshold it prunes
-// with is the larger of its own k-th score and shared's: passages are pruned only when they
-// cannot reach the query's top K, so the union of the ranges' hits holds the query's K best.
-func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi uint32, shared *threshold) ([]Hit, error) {
-	seg := sp.seg
-	sc := &scorer{plan: p}
-	tcs := make([]termCursor, len(sp.terms))
-	for i, t := range sp.terms {
-		tcs[i] = termCursor{c: newCursorAt(seg, t.info, lo), ti: t.ti, ub: t.ub}
-	}
-	m, n := len(tcs), float64(len(p.terms))
-	prefix := make([]float64, m+1) // prefix[j]: sum of the first j bounds
-	for j, tc := range tcs {
-		prefix[j+1] = prefix[j] + tc.ub
-	}
-	// coordBound[c] bounds the share of matched terms of a passage that matches at most c: a
-	// table, not a division per candidate (10% of the time of the slowest queries at 10M).
-	coordBound := make([]float64, m+1)
-	for c := range coordBound {
-		coordBound[c] = min(1, float64(c)/n)
-	}
-
-	top := newTopK(q.K)
-	// theta is the score a passage must reach; 0 (scores are positive) until K are known.
-	theta := 0.0
-	firstEssential := 0
-	// The next candidate d (the least ordinal of the essential cursors), computed while the
-	// last candidate's essential terms were scored; dValid is false when it must be computed
-	// afresh (the essential set or the cursors changed otherwise).
-	d, dValid := uint32(0), false
-	// The block-max bound of the essential terms' current blocks (blockSum, plus the
-	// non-essential terms' bounds) holds for every ordinal up to blockUpto, the end of the
-	// first of those blocks to end: the essential cursors move only forward by one posting
-	// until d passes it, so it is computed once per block boundary, not once per candidate
-	// (a quarter of the time of the slowest queries at 10M). A skip or a change of the
-	// essential set computes it afresh.
-	blockUpto, blockSum, blockValid := uint32(0), 0.0, false
-	lift := func(v float64) {
-		theta = v
-		for firstEssential < m && prefix[firstEssential+1]*coordBound[firstEssential+1]*(1+pruneSlack) < theta {
-			firstEssential++
-			dValid, blockValid = false, false
-		}
-	}
-	contrib := make([]float64, len(p.terms))
-	matched := make([]bool, len(p.terms))
-	for scored := 0; ; scored++ {
-		if scored%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if v := shared.load(); v > theta {
-			lift(v)
-		}
-		if !dValid {
-			d = exhausted
-			for _, tc := range tcs[firstEssential:] {
-				d = min(d, tc.c.cur)
-			}
-		}
-		dValid = false
-		if d >= hi {
-			break
-		}
-		if theta > 0 {
-			// Block-max skip: up to the end of the first essential block to end, no passage
-			// can score more than the essential blocks' bounds plus the non-essential terms'.
-			if !blockValid || d > blockUpto {
-				blockUpto, blockSum, blockValid = exhausted, prefix[firstEssential], true
-				for i := firstEssential; i < m; i++ {
-					if c := tcs[i].c; c.cur != exhausted {
-						blockUpto = min(blockUpto, c.last)
-						blockSum += tcs[i].blockUB(sc)
-					}
-				}
-			}
-			if blockSum*coordBound[m]*(1+pruneSlack) < theta {
-				for _, tc := range tcs[firstEssential:] {
-					tc.c.advance(blockUpto + 1)
-				}
-				blockValid = false
-				continue
-			}
-		}
-		var key uint32
-		if q.Allow != nil || q.Deleted != nil {
-			key = seg.key(d)
-			if (q.Allow != nil && !q.Allow(key)) || (q.Deleted != nil && q.Deleted.Has(key)) {
-				for _, tc := range tcs[firstEssential:] {
-					if tc.c.cur == d {
-						tc.c.next()
-					}
-				}
-				continue
-			}
-		}
-		length := seg.length(d)
-		partial, count := 0.0, 0
-		next := uint32(exhausted)
-		for _, tc := range tcs[firstEssential:] {
-			if tc.c.cur == d {
-				v := sc.contribution(tc.ti, tc.c.tf(), length)
-				contrib[tc.ti], matched[tc.ti] = v, true
-				partial += v
-				count++
-				tc.c.next()
-			}
-			next = min(next, tc.c.cur)
-		}
-		cand := d
-		d, dValid = next, true
-		pruned := false
-		for i := firstEssential - 1; i >= 0; i-- {
-			// here theta is positive: terms are non-essential only once a threshold is known
-			if (partial+prefix[i+1])*coordBound[count+i+1]*(1+pruneSlack) < theta {
-				pruned = true
-				break
-			}
-			c := tcs[i].c
-			if _, ok := c.shallow(cand); !ok {
-				continue
-			}
-			blockUB := tcs[i].blockUB(sc)
-			if (partial+blockUB+prefix[i])*coordBound[count+i+1]*(1+pruneSlack) < theta {
-				pruned = true // not even this block's best with every remaining term's best
-				break
-			}
-			c.advance(cand)
-			if c.cur == cand {
-				v := sc.contribution(tcs[i].ti, c.tf(), length)
-				contrib[tcs[i].ti], matched[tcs[i].ti] = v, true
-				partial += v
-				count++
-			}
-		}
-		if !pruned && q.Allow == nil && q.Deleted == nil {
-			key = seg.key(cand)
-		}
-		if !pruned && top.offer(Hit{Key: key, Score: p.total(contrib, matched, count)}) && top.full() {
-			if w := top.worst().Score; w > theta {
-				shared.raise(w)
-				lift(w)
-			}
-		}
-		clear(matched)
-	}
-	for _, tc := range tcs {
-		if tc.c.err != nil {
-			return nil, tc.c.err
-		}
-	}
-	return top.sorted(), nil
-}
-
 // blockUB is the largest contribution of the term in the block its cursor is in (decoded
 // or reached by shallow), computed once per block.
 func (tc *termCursor) blockUB(sc *scorer) float64 {
@@ -299,6 +137,9 @@ func (tc *termCursor) blockUB(sc *scorer) float64 {
 func checkQuery(q *Query) error {
 	if q.K <= 0 {
 		return fmt.Errorf("postings query: k %d must be positive", q.K)
+	}
+	if len(q.Terms) > maxQueryTerms {
+		return fmt.Errorf("postings query: %d terms, at most %d", len(q.Terms), maxQueryTerms)
 	}
 	seen := make(map[string]bool, len(q.Terms))
 	for _, t := range q.Terms {

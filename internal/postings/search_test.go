@@ -25,6 +25,14 @@ func TestSearchEqualsExhaustive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same segment with inner windows of 64 ordinals: the 6,000 passages span about a
+	// hundred windows, so the partition of the terms, the skipped windows and the threshold
+	// rising between windows are exercised, not just the first window.
+	small, err := NewSearcher([]*Segment{seg}, SearcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.window = 64
 	deleted := keySet{}
 	for i := 0; i < len(c.keys); i += 7 {
 		deleted[c.keys[i]] = true
@@ -34,32 +42,36 @@ func TestSearchEqualsExhaustive(t *testing.T) {
 		name     string
 		k        int
 		maxTerms int
+		queries  int
 		allow    func(uint32) bool
 		deleted  KeySet
 	}{
-		{"k1", 1, 4, nil, nil},
-		{"k10", 10, 6, nil, nil},
-		{"k100", 100, 6, nil, nil},
-		{"long queries (heap order in bleve)", 10, 16, nil, nil},
-		{"filter", 10, 6, odd, nil},
-		{"tombstones", 10, 6, nil, deleted},
-		{"filter and tombstones", 20, 8, odd, deleted},
+		{"k1", 1, 4, 150, nil, nil},
+		{"k10", 10, 6, 150, nil, nil},
+		{"k100", 100, 6, 150, nil, nil},
+		{"long queries (heap order in bleve)", 10, 16, 150, nil, nil},
+		{"more than 64 terms (two mask words a passage)", 10, 100, 20, nil, nil},
+		{"filter", 10, 6, 150, odd, nil},
+		{"tombstones", 10, 6, 150, nil, deleted},
+		{"filter and tombstones", 20, 8, 150, odd, deleted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for qi, terms := range c.queries(int64(tt.k*100+tt.maxTerms), 150, tt.maxTerms, vocab) {
+			for qi, terms := range c.queries(int64(tt.k*100+tt.maxTerms), tt.queries, tt.maxTerms, vocab) {
 				q := Query{Terms: terms, K: tt.k, Allow: tt.allow, Deleted: tt.deleted}
-				got, err := x.Search(context.Background(), q, sc)
-				if err != nil {
-					t.Fatal(err)
-				}
 				want := c.exhaustive(q, sc)
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("query %d %q:\n got %v\nwant %v", qi, terms, got, want)
-				}
-				for _, h := range got {
-					if (tt.allow != nil && !tt.allow(h.Key)) || (tt.deleted != nil && tt.deleted.Has(h.Key)) {
-						t.Fatalf("query %d: hit %d should have been filtered", qi, h.Key)
+				for _, s := range []*Searcher{x, small} {
+					got, err := s.Search(context.Background(), q, sc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("window %d, query %d %q:\n got %v\nwant %v", s.window, qi, terms, got, want)
+					}
+					for _, h := range got {
+						if (tt.allow != nil && !tt.allow(h.Key)) || (tt.deleted != nil && tt.deleted.Has(h.Key)) {
+							t.Fatalf("query %d: hit %d should have been filtered", qi, h.Key)
+						}
 					}
 				}
 			}

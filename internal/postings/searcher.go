@@ -31,6 +31,8 @@ type Searcher struct {
 	segs     []*Segment
 	workers  int
 	minRange int
+	scratch  sync.Pool // *windowScratch: a range search's accumulators, kept between queries
+	window   int       // ordinals per inner window: innerWindow, but in tests
 }
 
 // NewSearcher returns a Searcher over segs, which must hold disjoint passage keys. It does
@@ -94,6 +96,7 @@ func (x *Searcher) Search(ctx context.Context, q Query, sc Scoring) ([]Hit, erro
 		return nil, err
 	}
 	var shared threshold
+
 	results := make([][]Hit, len(tasks))
 	errs := make([]error, len(tasks))
 	run := func(i int) {
@@ -103,7 +106,14 @@ func (x *Searcher) Search(ctx context.Context, q Query, sc Scoring) ([]Hit, erro
 				errs[i] = fmt.Errorf("postings segment %s: search panicked: %v", t.sp.seg.path, r)
 			}
 		}()
-		results[i], errs[i] = searchSegment(ctx, t.sp, p, &q, t.lo, t.hi, &shared)
+		ws, _ := x.scratch.Get().(*windowScratch)
+		if ws == nil {
+			ws = &windowScratch{size: x.window}
+		}
+		results[i], errs[i] = searchSegment(ctx, t.sp, p, &q, t.lo, t.hi, &shared, ws)
+		if errs[i] == nil {
+			x.scratch.Put(ws) // a search stopped midway leaves accumulators set: not reused
+		}
 	}
 	if x.workers == 1 || len(tasks) == 1 {
 		for i := range tasks {

@@ -100,8 +100,8 @@ func (ix *Index) Reload(ctx context.Context) error {
 	if err != nil {
 		if first {
 			// Nothing was loaded yet (an index refused at start): there is no current load
-			// to keep, and nothing was being reloaded.
-			ix.log.Error("loading the index failed", "err", err)
+			// to keep, and nothing was being reloaded. The caller reports the error, so it
+			// is not logged here too (a command would print it twice).
 			return fmt.Errorf("loading index: %w", err)
 		}
 		ix.log.Error("reload failed, keeping the current index", "err", err)

@@ -106,6 +106,7 @@ async function loadStats() {
   for (const o of $("mode").options) {
     if (o.value === "dense" || o.value === "hybrid") o.disabled = o.hidden = !ix.dense;
   }
+  drawOverview(ix);
   const chat = sv.chat;
   $("chat-off").hidden = !!chat;
   $("chat-on").hidden = !chat;
@@ -113,6 +114,78 @@ async function loadStats() {
     const names = chat.pipelines.length ? chat.pipelines : [""];
     $("pipeline").replaceChildren(...names.map((n, i) => el("option", { value: n }, (n || "default") + (i === 0 ? " (default)" : ""))));
   }
+}
+
+// drawOverview charts what the index holds: passages per source and per language as bars
+// (the largest first, the rest summed as "other"), and the passages' date range on a time
+// axis, so a newcomer sees which --source and --language values exist and which dates a
+// filter can reach.
+function drawOverview(ix) {
+  const total = ix.passages || 0;
+  const panels = [
+    barPanel("Sources", "--source", ix.sources || {}, total),
+    barPanel("Languages", "--language", ix.languages || (ix.language ? { [ix.language]: total } : {}), total),
+    datePanel(ix),
+  ];
+  $("overview-chart").replaceChildren(...panels);
+  $("overview").hidden = total === 0;
+}
+
+const MAX_BARS = 6;
+
+function barPanel(title, flag, counts, total) {
+  let rows = Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  if (rows.length > MAX_BARS) {
+    const rest = rows.slice(MAX_BARS - 1).reduce((n, r) => n + r[1], 0);
+    rows = rows.slice(0, MAX_BARS - 1).concat([["other (" + (Object.keys(counts).length - MAX_BARS + 1) + ")", rest]]);
+  }
+  const top = rows.length ? rows[0][1] : 1;
+  return el("div", { class: "panel", "data-panel": title.toLowerCase() },
+    el("h3", {}, title, " ", el("span", { class: "flag" }, flag)),
+    el("ul", { class: "bars" }, ...rows.map(([name, n]) => el("li", {},
+      el("span", { class: "name", title: name }, name),
+      el("span", { class: "track", "aria-hidden": "true" }, styled(el("span", { class: "bar" }), { width: Math.max(1, 100 * n / top).toFixed(1) + "%" })),
+      el("span", { class: "count" }, n.toLocaleString("en") + (total ? " · " + pct(n, total) : ""))))));
+}
+
+function pct(n, total) {
+  const p = 100 * n / total;
+  if (p > 0 && p < 0.1) return "<0.1%";
+  if (p > 99 && p < 100) return p.toFixed(1) + "%"; // not "100%" while another is there
+  return (p >= 10 || p === 0 ? p.toFixed(0) : p.toFixed(1)) + "%";
+}
+
+// styled sets e's inline style through the CSSOM: the server's Content-Security-Policy
+// refuses style attributes, not this.
+function styled(e, props) {
+  Object.assign(e.style, props);
+  return e;
+}
+
+// datePanel draws the range on an axis from the decade before its start to the current
+// year, with a tick per decade (per 50 years on long axes).
+function datePanel(ix) {
+  const panel = el("div", { class: "panel", "data-panel": "dates" }, el("h3", {}, "Dates ", el("span", { class: "flag" }, "--date-from, --date-to")));
+  if (!ix.date_from) {
+    panel.append(el("p", { class: "hint" }, "No passage carries a date: date filters and the time need find nothing to use."));
+    return panel;
+  }
+  const from = new Date(ix.date_from), to = new Date(ix.date_to);
+  const year = (d) => d.getUTCFullYear() + d.getUTCMonth() / 12;
+  const now = new Date().getUTCFullYear() + 1;
+  const lo = Math.floor(year(from) / 10) * 10 - (year(from) % 10 < 1 ? 10 : 0);
+  const hi = Math.max(now, Math.ceil(year(to) + 1));
+  const x = (y) => (100 * (y - lo) / (hi - lo)).toFixed(2) + "%";
+  const step = hi - lo > 120 ? 50 : hi - lo > 40 ? 20 : 10;
+  const ticks = [];
+  for (let t = Math.ceil(lo / step) * step; t < hi; t += step) {
+    ticks.push(styled(el("span", { class: "tick" }, String(t)), { left: x(t) }));
+  }
+  const span = styled(el("span", { class: "range" }), { left: x(year(from)), width: "calc(" + x(year(to) + 1 / 12) + " - " + x(year(from)) + ")" });
+  panel.append(
+    el("div", { class: "axis", role: "img", "aria-label": "passages dated " + day(ix.date_from) + " to " + day(ix.date_to) }, span, ...ticks),
+    el("p", { class: "range-text" }, day(ix.date_from) + " – " + day(ix.date_to)));
+  return panel;
 }
 
 // ---- search -------------------------------------------------------------------------------

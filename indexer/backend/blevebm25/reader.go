@@ -212,14 +212,10 @@ func anyTerm(field string, values []string) query.Query {
 
 // statsFor converts the manifest's statistics to bleve's: bleve's average length is
 // ceil(FieldCardinality / DocCount), so the total token count as cardinality makes it the
-// mean number of tokens per live passage, rounded up as bleve's formula does. A format 2
-// manifest (Terms, no Tokens) scores as it always did. Without statistics (an empty index),
-// bleve's own are used.
+// mean number of tokens per live passage, rounded up as bleve's formula does. Without
+// statistics (an empty index), bleve's own are used.
 func statsFor(s backend.CollectionStats) *bsearch.BM25Stats {
 	total := int(s.Tokens)
-	if s.Tokens == 0 && s.Terms > 0 {
-		total = s.Terms
-	}
 	if s.Docs == 0 && total == 0 {
 		return nil
 	}

@@ -28,9 +28,6 @@ var _ backend.LexicalReader = (*Reader)(nil)
 // Open opens the lexical part of the generation at genDir; meta answers filters (nil: a
 // filtered search fails).
 func Open(ctx context.Context, genDir string, sc backend.Scoring, meta backend.Meta) (*Reader, error) {
-	if sc.Stats.Tokens == 0 && sc.Stats.Terms > 0 {
-		return nil, fmt.Errorf("%w: postingsbm25 scores with token counts; this manifest predates them (update or compact the index)", backend.ErrScoring)
-	}
 	dir := Dir(genDir)
 	deleted, err := tombstones.Read(filepath.Join(dir, deletedName))
 	if err != nil {

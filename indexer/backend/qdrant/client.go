@@ -28,8 +28,9 @@ type Engine struct {
 
 // New connects to the hosts of opts and checks that at least one answers.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	o, err := opts.withDefaults()
-	if err != nil {
+	o := opts
+	o.SetDefaults()
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	e := &Engine{opts: o}
@@ -47,7 +48,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		e.clients = append(e.clients, c)
 	}
-	err = e.do(ctx, "health check", "", func(ctx context.Context, c *qdrant.Client) error {
+	err := e.do(ctx, "health check", "", func(ctx context.Context, c *qdrant.Client) error {
 		_, err := c.HealthCheck(ctx)
 		return err
 	})

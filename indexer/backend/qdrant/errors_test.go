@@ -39,7 +39,9 @@ func TestOptionsValidate(t *testing.T) {
 	for _, tc := range tests {
 		o := ok
 		tc.edit(&o)
-		got, err := o.withDefaults()
+		got := o
+		got.SetDefaults()
+		err := got.validate()
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)

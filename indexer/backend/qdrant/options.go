@@ -135,9 +135,3 @@ func (o *Options) validate() error {
 	}
 	return nil
 }
-
-// withDefaults is o with its defaults set, validated.
-func (o Options) withDefaults() (Options, error) {
-	o.SetDefaults()
-	return o, o.validate()
-}

@@ -84,9 +84,10 @@ func TestReplicationFallback(t *testing.T) {
 		{[]string{"a:1"}, 3, 3},
 	} {
 		log.Reset()
-		o, err := Options{Hosts: tc.hosts, REST: closed, Index: "x", Dim: 4, Replication: tc.repl,
-			Logger: slog.New(slog.NewTextHandler(&log, nil))}.withDefaults()
-		if err != nil {
+		o := Options{Hosts: tc.hosts, REST: closed, Index: "x", Dim: 4, Replication: tc.repl,
+			Logger: slog.New(slog.NewTextHandler(&log, nil))}
+		o.SetDefaults()
+		if err := o.validate(); err != nil {
 			t.Fatal(err)
 		}
 		e := &Engine{opts: o}
