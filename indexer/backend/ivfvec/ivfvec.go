@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/internal/ivf"
@@ -91,8 +92,11 @@ func (Engine) Drop(ctx context.Context, gen backend.Gen) error {
 	return nil
 }
 
-// Writer writes one generation's index.
+// Writer writes one generation's index. The driver adds vectors from its embedding goroutine
+// while it deletes replaced passages from another (an update), as the graph allows; ivf.Writer
+// is not safe for concurrent use, so mu serialises every call.
 type Writer struct {
+	mu  sync.Mutex
 	w   *ivf.Writer
 	dir string
 }
@@ -101,18 +105,30 @@ var _ backend.VectorWriter = (*Writer)(nil)
 
 // Add adds vectors under keys, which ascend (the driver numbers passages in order).
 func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return w.w.Add(ctx, keys, vecs)
 }
 
 // Delete deletes key's vector (a key without one is ignored, as the graph ignores it).
-func (w *Writer) Delete(key uint32) { w.w.Delete(key) }
+func (w *Writer) Delete(key uint32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.w.Delete(key)
+}
 
 // Len is the number of vectors, deleted ones included.
-func (w *Writer) Len() int { return w.w.Len() }
+func (w *Writer) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Len()
+}
 
 // Commit writes the index, hashing its new files as they are written (Files). A checkpoint's
 // commit (o.Checkpoint) leaves its list segments unmerged, for the writer that adopts it.
 func (w *Writer) Commit(ctx context.Context, o backend.CommitOptions) (backend.VectorCommit, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	files, err := w.w.Commit(ctx, !o.Checkpoint, o.Progress)
 	if err != nil {
 		return backend.VectorCommit{}, fmt.Errorf("committing the IVF index: %w", err)
@@ -131,7 +147,11 @@ func (w *Writer) Commit(ctx context.Context, o backend.CommitOptions) (backend.V
 }
 
 // Abort releases the writer; its files go with the generation.
-func (w *Writer) Abort() { w.w.Abort() }
+func (w *Writer) Abort() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.w.Abort()
+}
 
 // Reader searches one generation's index. It is safe for concurrent use.
 type Reader struct {
