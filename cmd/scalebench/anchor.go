@@ -9,6 +9,7 @@ import (
 	"os/exec"
 
 	"github.com/kairos-rag/kairos/internal/childrss"
+	"github.com/kairos-rag/kairos/internal/dirsize"
 )
 
 // AnchorResult is what one anchor engine (Xapian, Lucene) measured on a collection: the child
@@ -54,7 +55,7 @@ func runAnchor(ctx context.Context, name, index string, progress io.Writer, argv
 	if r.BuildS > 0 {
 		r.BuildPerS = float64(r.Passages) / r.BuildS
 	}
-	if r.IndexBytes, err = dirBytes(index); err != nil {
+	if r.IndexBytes, err = dirsize.Bytes(index); err != nil {
 		return nil, fmt.Errorf("%s anchor index: %w", name, err)
 	}
 	return &r, nil

@@ -5,11 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os/exec"
 
 	"github.com/kairos-rag/kairos/internal/childrss"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -134,21 +132,4 @@ func summaryPassages(summary string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("summary has no \"passages\" line:\n%s", summary)
-}
-
-// dirBytes is the size of the regular files under dir.
-func dirBytes(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		n += info.Size()
-		return nil
-	})
-	return n, err
 }

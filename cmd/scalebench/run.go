@@ -15,6 +15,7 @@ import (
 	"github.com/kairos-rag/kairos/corpus/synthcorpus"
 	"github.com/kairos-rag/kairos/embed"
 	"github.com/kairos-rag/kairos/indexer"
+	"github.com/kairos-rag/kairos/internal/dirsize"
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
 	"github.com/kairos-rag/kairos/internal/tty"
 	"github.com/kairos-rag/kairos/search"
@@ -176,7 +177,7 @@ func scaleOne(ctx context.Context, cfg Options, model *synthcorpus.Model, n int,
 	if n > 0 && b.Passages != n {
 		return row, fmt.Errorf("generated %d passages, the index holds %d: the splitter cut or dropped records", n, b.Passages)
 	}
-	if row.IndexBytes, err = dirBytes(idx); err != nil {
+	if row.IndexBytes, err = dirsize.Bytes(idx); err != nil {
 		return row, err
 	}
 	if err := queryIndex(ctx, cfg, idx, queries, &row, prog); err != nil {

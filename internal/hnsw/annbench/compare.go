@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/childrss"
+	"github.com/kairos-rag/kairos/internal/dirsize"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -618,7 +619,7 @@ func measureEntry(ctx context.Context, e *Entry, env *runEnv, gt [][]uint64) []R
 		return []Result{base}
 	}
 	fmt.Fprintf(env.log, "== %s: built in %.1fs, peak RSS %.0f MB\n", e.Name, b.seconds, float64(b.peakRSS)/1e6)
-	dirSize, _ := dirBytes(env.index)
+	dirSize, _ := dirsize.Bytes(env.index)
 	var out []Result
 	for _, s := range e.Settings {
 		r := base
@@ -685,21 +686,4 @@ func load1() float64 {
 	var l float64
 	fmt.Sscanf(string(b), "%f", &l)
 	return l
-}
-
-// dirBytes is the size of the regular files under dir.
-func dirBytes(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		n += info.Size()
-		return nil
-	})
-	return n, err
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/childrss"
+	"github.com/kairos-rag/kairos/internal/dirsize"
 	"github.com/kairos-rag/kairos/internal/hnsw/bench"
 )
 
@@ -404,7 +405,7 @@ func (r qdrantRunner) serve(ctx context.Context, e *Entry, s Setting, env *runEn
 	}
 	sv.rss, _, _ = childrss.Status(pid)
 	sv.peakRSS = p.stop()
-	sv.indexBytes, _ = dirBytes(filepath.Join(env.index, "storage"))
+	sv.indexBytes, _ = dirsize.Bytes(filepath.Join(env.index, "storage"))
 	return sv, nil
 }
 
