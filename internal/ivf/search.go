@@ -29,6 +29,10 @@ const (
 	// selectivitySample is how many positions a filtered search tries its filter on to
 	// estimate the share of vectors that pass.
 	selectivitySample = 256
+	// minPassing: a filtered search probes lists holding at least this many times the
+	// candidates it rescores of vectors that pass, so that the rescoring chooses among passing
+	// vectors near the query rather than among all the few it met.
+	minPassing = 4
 )
 
 // searchScratch is one search's working memory, pooled.
@@ -85,15 +89,20 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 	rescore = max(rescore, k)
 	lists := r.h.Options.Lists
 	if keep != nil {
-		// A filter that passes a share s of the vectors leaves s of each list: probing about
-		// probe/sqrt(s) lists finds enough of them near the query. When that would be most of
-		// the index, or too few vectors pass to fill the candidates, every passing vector is
-		// scored instead.
+		// A filter that passes a share s of the vectors leaves s of each list, and the query's
+		// nearest passing vectors lie farther out than its nearest vectors: probing about
+		// probe/sqrt(s) lists finds enough of them when probe is large, and at least
+		// minPassing*rescore passing vectors' worth of lists when it is small (at a million
+		// vectors, 4,096 lists and a filter keeping 1%, probe 16 found 0.78 of the unfiltered
+		// recall with 160 lists, 0.9 needs about 500). When that would be most of the index,
+		// or too few vectors pass to fill the candidates, every passing vector is scored
+		// instead.
 		s := r.selectivity(keep)
-		if s == 0 || float64(r.live)*s < float64(4*rescore) {
+		if s == 0 || float64(r.live)*s < float64(minPassing*rescore) {
 			return r.Exact(q, k, keep)
 		}
-		probe = int(math.Ceil(float64(probe) / math.Sqrt(s)))
+		perList := float64(r.live) / float64(lists)
+		probe = int(math.Ceil(max(float64(probe)/math.Sqrt(s), minPassing*float64(rescore)/(s*perList))))
 		if probe*2 >= lists {
 			return r.Exact(q, k, keep)
 		}
