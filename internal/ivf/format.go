@@ -479,14 +479,22 @@ type centroids struct {
 	dirs             []float32 // lists*dim
 	centers          []float32 // lists*dpad
 	norm2            []float32 // lists: |centre|^2 (derived)
+	// dirs8 and inv8 are dirs in signed bytes (lists*dim, quantize's codes) and their inverse
+	// norms (derived): a search compares the query with every centroid to choose its lists,
+	// and at 8,192 lists the floats (8 MiB) stream from memory for each query (a fifth of a
+	// 10M search's time), where the bytes stay in the cache.
+	dirs8 []byte
+	inv8  []float32
 }
 
 // derive computes what is derived from the stored centroids.
 func (c *centroids) derive() {
 	c.norm2 = make([]float32, c.lists)
+	c.dirs8, c.inv8 = make([]byte, c.lists*c.dim), make([]float32, c.lists)
 	for l := range c.lists {
 		x := c.centers[l*c.dpad : (l+1)*c.dpad]
 		c.norm2[l] = dot(x, x)
+		c.inv8[l] = quantize(c.dirs8[l*c.dim:(l+1)*c.dim], c.dirs[l*c.dim:(l+1)*c.dim])
 	}
 }
 
@@ -529,6 +537,11 @@ func parseCentroids(b []byte, dim, lists int) (*centroids, error) {
 	for _, x := range c.centers {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return nil, formatErr("centroids: centre not finite")
+		}
+	}
+	for _, x := range c.dirs {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, formatErr("centroids: direction not finite")
 		}
 	}
 	c.derive()

@@ -1,7 +1,9 @@
 package ivf
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,6 +65,19 @@ func TestFormatErrors(t *testing.T) {
 		{"segment read as a chunk", func() error { _, err := parseChunk(segB, h.Dim, 0, true); return err }()},
 		{"chunk of another dimension", func() error { _, err := parseChunk(chunkB, h.Dim+1, 0, true); return err }()},
 		{"deletions of another count", func() error { _, err := parseDeleted(read(h.Deleted), h.Len(), 3); return err }()},
+		{"centroid direction not finite", func() error {
+			c, err := parseCentroids(read(h.Centroids), h.Dim, h.Options.Lists)
+			if err != nil {
+				return err
+			}
+			c.dirs[len(c.dirs)/2] = float32(math.NaN())
+			var b bytes.Buffer
+			if err := writeCentroids(&b, c); err != nil {
+				return err
+			}
+			_, err = parseCentroids(b.Bytes(), h.Dim, h.Options.Lists)
+			return err
+		}()},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, ErrFormat) {

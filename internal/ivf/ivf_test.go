@@ -490,6 +490,25 @@ func TestDamage(t *testing.T) {
 }
 
 // TestPopcounts: the assembly counts what the portable code counts.
+// TestDotI8: the assembly's inner product of a query with byte codes is the portable one's, up
+// to the order of summation, at every length (the tail past a multiple of 8 included).
+func TestDotI8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 14))
+	for _, n := range []int{1, 7, 8, 9, 24, 32, 33, 100, 256, 384, 1024} {
+		q, c := make([]float32, n), make([]byte, n+3)
+		for i := range q {
+			q[i] = float32(rng.NormFloat64())
+		}
+		for i := range c {
+			c[i] = byte(rng.IntN(256))
+		}
+		got, want := dotI8(q, c), dotI8Generic(q, c)
+		if d := math.Abs(float64(got - want)); d > 1e-4*(1+math.Abs(float64(want))) {
+			t.Errorf("n %d: %v, portable %v", n, got, want)
+		}
+	}
+}
+
 func TestPopcounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 13))
 	for _, words := range []int{1, 2, 4, 8, 16} {

@@ -164,7 +164,7 @@ func (r *Reader) probeLists(s *searchScratch, probe int) []int32 {
 	if lists <= bruteProbeBelow || probe*4 >= lists {
 		s.scores = s.scores[:0]
 		for l := range lists {
-			s.scores = append(s.scores, probeScore{int32(l), dot(s.q, r.cent.dirs[l*r.dim:(l+1)*r.dim])})
+			s.scores = append(s.scores, probeScore{int32(l), dotI8(s.q, r.cent.dirs8[l*r.dim:(l+1)*r.dim]) * r.cent.inv8[l]})
 		}
 		if probe < lists {
 			selectTop(s.scores, probe)

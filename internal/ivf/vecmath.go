@@ -20,8 +20,9 @@ func padDim(dim int) int {
 // dot returns the inner product of a and b (len(b) >= len(a)): internal/hnsw's kernel.
 func dot(a, b []float32) float32 { return hnsw.DotProduct(a, b) }
 
-// dotI8 returns the inner product of the float query q with the signed byte codes c.
-func dotI8(q []float32, c []byte) float32 {
+// dotI8Generic is the portable inner product of the float query q with the signed byte codes
+// c (len(c) >= len(q)); dotI8 dispatches to assembly where the CPU can.
+func dotI8Generic(q []float32, c []byte) float32 {
 	n := len(q)
 	c = c[:n]
 	var s0, s1, s2, s3, s4, s5, s6, s7 float32

@@ -1,0 +1,31 @@
+//go:build amd64 && !purego
+
+package ivf
+
+import "golang.org/x/sys/cpu"
+
+// useDotAVX2 is fixed at start-up from CPUID: the assembly needs AVX2 and FMA.
+var useDotAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// dotI8AVX2 is in dot_amd64.s: dotI8Generic for n a multiple of 8, in another order of
+// summation.
+//
+//go:noescape
+func dotI8AVX2(q *float32, c *byte, n int) float32
+
+// dotI8 returns the inner product of the float query q with the signed byte codes c
+// (len(c) >= len(q)), in assembly where the CPU can: it scores every rescored candidate and,
+// through the centroids' byte copy, every list a search considers.
+func dotI8(q []float32, c []byte) float32 {
+	n := len(q)
+	if !useDotAVX2 || n < 8 {
+		return dotI8Generic(q, c)
+	}
+	_ = c[n-1] // the assembly does no bounds checks
+	m := n &^ 7
+	s := dotI8AVX2(&q[0], &c[0], m)
+	if m < n {
+		s += dotI8Generic(q[m:], c[m:n])
+	}
+	return s
+}
