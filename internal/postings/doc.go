@@ -15,10 +15,14 @@
 // field norm, the same query norm and coordination factor, summed in the same order, so that
 // a search here returns the scores and the ranking of search.Index in mode bm25.
 //
-// A Searcher cuts its segments into ordinal ranges, about one per worker (GOMAXPROCS), and
-// searches them in parallel, so one query uses every core even on one segment. The ranges
-// share one top-k threshold: the best k-th score any of them has found, a lower bound of the
-// query's, prunes in all of them, and a range searched after another starts with it.
+// A Searcher runs a query on its caller's goroutine and, when the Searcher's other queries
+// leave cores idle (its budget: SearcherOptions.Workers goroutines, GOMAXPROCS by default,
+// taken without waiting) and the query is large enough to gain, on idle ones too: its
+// segments are cut into ordinal ranges, one per goroutine it got, searched in parallel, so
+// one query uses every idle core even on one segment, and a loaded server pays nothing for
+// ranges. The ranges share one top-k threshold: the best k-th score any of them has found, a
+// lower bound of the query's, prunes in all of them, and a range searched after another
+// starts with it. However a query was cut, its hits are the same, to the bit.
 //
 // Building (Builder) holds one buffer of at most BuilderOptions.MaxBufferedPostings postings
 // and the vocabulary in memory, spilling sorted runs to temporary files and merging them at

@@ -50,7 +50,7 @@ func TestRangesEqualExhaustive(t *testing.T) {
 		name string
 		segs []*Segment
 	}{{"one segment", []*Segment{single}}, {"three shards", shards}} {
-		for _, opts := range []SearcherOptions{{Workers: 1}, {Workers: 2, MinRange: 1}, {Workers: 3, MinRange: 700}, {Workers: 8, MinRange: 1}} {
+		for _, opts := range []SearcherOptions{{Workers: 1}, {Workers: 2, MinRange: 1, MinSplitPostings: 1}, {Workers: 3, MinRange: 700, MinSplitPostings: 1}, {Workers: 8, MinRange: 1, MinSplitPostings: 1}} {
 			t.Run(fmt.Sprintf("%s/workers %d range %d", set.name, opts.Workers, opts.MinRange), func(t *testing.T) {
 				x, err := NewSearcher(set.segs, opts)
 				if err != nil {
@@ -70,7 +70,8 @@ func TestRangesEqualExhaustive(t *testing.T) {
 	}
 }
 
-// TestRangesTileSegments checks the cut: about Workers ranges in proportion to segment sizes,
+// TestRangesTileSegments checks the cut into as many parts as a query has goroutines (here
+// Workers): about that many ranges in proportion to segment sizes,
 // none below MinRange passages, covering every ordinal once.
 func TestRangesTileSegments(t *testing.T) {
 	c := newZipfCorpus(6, 3000, 500)
@@ -92,10 +93,11 @@ func TestRangesTileSegments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tasks, err := x.ranges(p)
+		sps, _, err := x.plan(p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		tasks := x.cut(sps, tt.workers)
 		var got []int
 		next := map[*Segment]uint32{}
 		for _, tk := range tasks {
