@@ -197,18 +197,19 @@ func decodeRecord(b []byte, version uint32) (corpus.Passage, error) {
 
 // segment is one read-only passage store file held in memory: keys base..base+count-1.
 type segment struct {
-	name    string // file name inside the generation
-	base    uint32 // key of its first record
-	data    []byte // whole file
-	offsets []byte // (count+1) x uint64 little endian, a view into data
-	count   int
-	version uint32 // the format version it was written in (decodeRecord)
-	unmap   func() error
-	release func([]byte) // drops pages of data from the process (mapFile)
+	name      string // file name inside the generation
+	base      uint32 // key of its first record
+	data      []byte // whole file
+	offsets   []byte // (count+1) x uint64 little endian, a view into data
+	count     int
+	version   uint32 // the format version it was written in (decodeRecord)
+	unmap     func() error
+	release   func([]byte)       // drops pages of data from the process (mapFile)
+	readahead func([]byte, bool) // read-ahead on for a walk of data, off again (mapFile)
 }
 
 func openSegment(path string, trusted bool) (*segment, error) {
-	data, unmap, release, err := mapFile(path)
+	data, unmap, release, readahead, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +218,7 @@ func openSegment(path string, trusted bool) (*segment, error) {
 		unmap()
 		return nil, fmt.Errorf("passage store %s: %w", path, err)
 	}
-	s.unmap, s.release = unmap, release
+	s.unmap, s.release, s.readahead = unmap, release, readahead
 	return s, nil
 }
 
@@ -248,8 +249,10 @@ func parseStore(data []byte, verify bool) (*segment, error) {
 	if offsetsPos < framing.HeaderSize || offsetsPos > end || (end-offsetsPos)%8 != 0 || (end-offsetsPos)/8 != count+1 {
 		return nil, fmt.Errorf("offset table inconsistent with count %d", count)
 	}
-	// release stays a no-op unless the caller knows data is a file mapping (openSegment).
-	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count), version: format.Version, release: func([]byte) {}}, nil
+	// release and readahead stay no-ops unless the caller knows data is a file mapping
+	// (openSegment).
+	return &segment{data: data, offsets: data[offsetsPos:end], count: int(count), version: format.Version,
+		release: func([]byte) {}, readahead: func([]byte, bool) {}}, nil
 }
 
 // record returns the raw record of local index i.
@@ -537,30 +540,41 @@ func (s *Store) Each(ctx context.Context, fn func(key uint32, p corpus.Passage) 
 		every = eachRelease
 	}
 	for _, seg := range s.segs {
-		released := 0 // data[:released] is released
-		for i := range seg.count {
-			k := seg.base + uint32(i)
-			if i%eachCheck == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if s.dead.Has(k) {
-				continue
-			}
-			p, err := seg.passage(uint32(i))
-			if err != nil {
+		if err := s.eachOf(ctx, seg, every, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachOf is Each over one segment, with the kernel's read-ahead on for the walk (the mapping
+// is advised random for lookups, mapFile).
+func (s *Store) eachOf(ctx context.Context, seg *segment, every int, fn func(key uint32, p corpus.Passage) error) error {
+	seg.readahead(seg.data, true)
+	defer seg.readahead(seg.data, false)
+	released := 0 // data[:released] is released
+	for i := range seg.count {
+		k := seg.base + uint32(i)
+		if i%eachCheck == 0 {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := fn(k, p); err != nil {
-				return err
-			}
-			// Whole pages before this record's end: records are laid out in key order.
-			if end := int(binary.LittleEndian.Uint64(seg.offsets[8*i+8:])); end-released >= every {
-				upto := end &^ (pageSize - 1)
-				seg.release(seg.data[released:upto])
-				released = upto
-			}
+		}
+		if s.dead.Has(k) {
+			continue
+		}
+		p, err := seg.passage(uint32(i))
+		if err != nil {
+			return err
+		}
+		if err := fn(k, p); err != nil {
+			return err
+		}
+		// Whole pages before this record's end: records are laid out in key order.
+		if end := int(binary.LittleEndian.Uint64(seg.offsets[8*i+8:])); end-released >= every {
+			upto := end &^ (pageSize - 1)
+			seg.release(seg.data[released:upto])
+			released = upto
 		}
 	}
 	return nil
