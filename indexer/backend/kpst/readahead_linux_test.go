@@ -2,13 +2,11 @@ package kpst
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
 
-	"github.com/kairos-rag/kairos/corpus"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,20 +31,7 @@ func cachedPages(t *testing.T, b []byte) int {
 func TestGetReadsLittle(t *testing.T) {
 	const n = 4000
 	text := strings.Repeat("passage text ", 160) // about 2 KB a record, an 8 MB store
-	path := filepath.Join(t.TempDir(), "p.kpst")
-	w, err := createStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
-		p := corpus.Passage{ID: "d#" + strconv.Itoa(i), DocID: "d", Text: strconv.Itoa(i) + text}
-		if _, err := w.Add(&p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTextStore(t, n, func(i int) string { return strconv.Itoa(i) + text })
 	s, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)

@@ -356,6 +356,18 @@ func TestStoreMixedVersions(t *testing.T) {
 // opens it.
 func openTextStore(t *testing.T, n int, text func(i int) string) *Store {
 	t.Helper()
+	s, err := openStore(writeTextStore(t, n, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// writeTextStore writes a single-segment store of n passages of the given texts and returns its
+// path.
+func writeTextStore(t *testing.T, n int, text func(i int) string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "p.kpst")
 	w, err := createStore(path)
 	if err != nil {
@@ -370,12 +382,7 @@ func openTextStore(t *testing.T, n int, text func(i int) string) *Store {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := openStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return path
 }
 
 func TestEachStopsWhenContextEnds(t *testing.T) {
