@@ -1,0 +1,5 @@
+//go:build !race
+
+package postingsbm25
+
+const raceEnabled = false
