@@ -534,15 +534,11 @@ func parseCentroids(b []byte, dim, lists int) (*centroids, error) {
 			return nil, formatErr("centroids: rotation sign %d", s)
 		}
 	}
-	for _, x := range c.centers {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, formatErr("centroids: centre not finite")
-		}
+	if !finite(c.centers) {
+		return nil, formatErr("centroids: centre not finite")
 	}
-	for _, x := range c.dirs {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, formatErr("centroids: direction not finite")
-		}
+	if !finite(c.dirs) {
+		return nil, formatErr("centroids: direction not finite")
 	}
 	c.derive()
 	return c, nil

@@ -44,6 +44,16 @@ func dotI8Generic(q []float32, c []byte) float32 {
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
+// finite reports whether every element of v is a number (neither NaN nor infinite).
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // normalize writes v / ||v|| into dst and reports whether v had a length (a zero vector is
 // copied: it has no direction, and every score against it is 0).
 func normalize(dst, v []float32) bool {

@@ -169,10 +169,8 @@ func (w *Writer) Add(ctx context.Context, keys []uint32, vecs [][]float32) error
 		if int64(key) <= w.lastKey {
 			return fmt.Errorf("ivf: key %d added after key %d: keys must ascend", key, w.lastKey)
 		}
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("ivf: vector of key %d is not finite", key)
-			}
+		if !finite(v) {
+			return fmt.Errorf("ivf: vector of key %d is not finite", key)
 		}
 		normalize(unit, v)
 		inv := quantize(code, unit)
