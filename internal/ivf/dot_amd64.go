@@ -13,6 +13,38 @@ var useDotAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dotI8AVX2(q *float32, c *byte, n int) float32
 
+// dotsI16AVX2 is in dot_amd64.s: dotsI16Generic for dim a multiple of 16.
+//
+//go:noescape
+func dotsI16AVX2(q *int16, c *byte, dim, count int, out *int32)
+
+// prefetch is in dot_amd64.s: a hint, with no effect on results.
+//
+//go:noescape
+func prefetch(p *byte, n int)
+
+// prefetchBytes asks for b to be brought into the caches.
+func prefetchBytes(b []byte) {
+	if len(b) > 0 {
+		prefetch(&b[0], len(b))
+	}
+}
+
+// dotsI16 writes into out the inner products of the word query q with each of the
+// len(out) consecutive rows of len(q) signed bytes in c: the probe's score of every list.
+func dotsI16(q []int16, c []byte, out []int32) {
+	dim := len(q)
+	if len(out) == 0 {
+		return
+	}
+	if !useDotAVX2 || dim%16 != 0 {
+		dotsI16Generic(q, c, out)
+		return
+	}
+	_ = c[len(out)*dim-1] // the assembly does no bounds checks
+	dotsI16AVX2(&q[0], &c[0], dim, len(out), &out[0])
+}
+
 // dotI8 returns the inner product of the float query q with the signed byte codes c
 // (len(c) >= len(q)), in assembly where the CPU can: it scores every rescored candidate and,
 // through the centroids' byte copy, every list a search considers.

@@ -2,6 +2,7 @@ package ivf
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"math"
@@ -525,6 +526,78 @@ func TestPopcounts(t *testing.T) {
 		popcountsGeneric(codes, n, words, planes, b)
 		if !slices.Equal(a, b) {
 			t.Fatalf("%d words: %v, portable %v", words, a, b)
+		}
+	}
+}
+
+// TestDotsI16 holds the probing kernel to the portable loop, and both to the exact inner
+// product of the scaled query, at sizes the assembly takes (multiples of 16) and sizes it does
+// not, with worst-case inputs (every byte -128 or 127) where a sum could leave an int32.
+func TestDotsI16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	for _, dim := range []int{8, 16, 48, 256, 1024, 4096} {
+		for _, extreme := range []bool{false, true} {
+			rows := 5
+			v, c := make([]float32, dim), make([]byte, rows*dim)
+			for i := range v {
+				v[i] = float32(rng.NormFloat64())
+				if extreme {
+					v[i] = 1
+				}
+			}
+			for i := range c {
+				c[i] = byte(rng.IntN(256))
+				if extreme {
+					c[i] = byte(0x81) // -127, the extreme of quantize's codes
+				}
+			}
+			q := make([]int16, dim)
+			quantize16(q, v)
+			got, want := make([]int32, rows), make([]int32, rows)
+			dotsI16(q, c, got)
+			dotsI16Generic(q, c, want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("dim %d extreme %v: %v, portable %v", dim, extreme, got, want)
+			}
+			for l := range rows {
+				var exact int64
+				for i := range q {
+					exact += int64(q[i]) * int64(int8(c[l*dim+i]))
+				}
+				if int64(got[l]) != exact {
+					t.Fatalf("dim %d extreme %v row %d: %d, exact %d", dim, extreme, l, got[l], exact)
+				}
+			}
+		}
+	}
+}
+
+// TestKeepBest checks the candidates' cut against a sort, with ties (estimates drawn from few
+// values) and without.
+func TestKeepBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	for _, tc := range []struct{ size, n, values int }{
+		{1, 1, 0}, {2, 1, 0}, {10, 10, 0}, {640, 320, 0}, {640, 320, 3}, {641, 7, 2}, {1000, 999, 0},
+	} {
+		c := make([]cand, tc.size)
+		for i := range c {
+			c[i] = cand{est: float32(rng.NormFloat64()), pos: uint32(i)}
+			if tc.values > 0 {
+				c[i].est = float32(rng.IntN(tc.values))
+			}
+		}
+		want := slices.Clone(c)
+		slices.SortFunc(want, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+		floor := keepBest(c, tc.n)
+		if floor != want[tc.n-1].est {
+			t.Errorf("%+v: floor %v, want %v", tc, floor, want[tc.n-1].est)
+		}
+		got := slices.Clone(c[:tc.n])
+		slices.SortFunc(got, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+		for i := range got {
+			if got[i].est != want[i].est {
+				t.Fatalf("%+v: kept estimates %v, want %v", tc, got[i].est, want[i].est)
+			}
 		}
 	}
 }

@@ -17,7 +17,8 @@ type Options struct {
 	// Probe is how many lists a search probes when its caller names none. 0: DefaultProbe.
 	Probe int `json:"probe,omitempty"`
 	// Rescore is how many of the best estimates a search rescores with the int8 vectors when
-	// its caller names none. 0: DefaultRescore.
+	// its caller names none, at least: such a search rescores one for every 64 vectors it
+	// scans when that is more. 0: DefaultRescore.
 	Rescore int `json:"rescore,omitempty"`
 	// Sample is how many vectors the centroids are trained on: the first Sample added (all of
 	// them when fewer are added before the final commit). 0: SampleFor(Lists).
@@ -106,6 +107,7 @@ func (o Options) Validate() error {
 type SearchOptions struct {
 	// Probe is how many lists to scan: more finds more of the true neighbours, more slowly.
 	Probe int
-	// Rescore is how many of the best estimates to rescore with the int8 vectors (at least k).
+	// Rescore is how many of the best estimates to rescore with the int8 vectors (at least
+	// k). 0: the index's Rescore, or one for every 64 vectors scanned when that is more.
 	Rescore int
 }

@@ -44,6 +44,21 @@ func dotI8Generic(q []float32, c []byte) float32 {
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
+// dotsI16Generic writes into out the inner products of q with each of the len(out)
+// consecutive rows of len(q) signed bytes in c. The sums are exact when 127 times the sum of
+// |q| fits an int32, as quantize16 ensures.
+func dotsI16Generic(q []int16, c []byte, out []int32) {
+	dim := len(q)
+	for l := range out {
+		row := c[l*dim : (l+1)*dim : (l+1)*dim]
+		var s int32
+		for i, x := range q {
+			s += int32(x) * int32(int8(row[i]))
+		}
+		out[l] = s
+	}
+}
+
 // finite reports whether every element of v is a number (neither NaN nor infinite).
 func finite(v []float32) bool {
 	for _, x := range v {
@@ -93,6 +108,26 @@ func quantize(c []byte, v []float32) float32 {
 		ss += int64(q) * int64(q)
 	}
 	return float32(1 / math.Sqrt(float64(ss)))
+}
+
+// quantize16 writes v into q as words scaled to the largest magnitude that keeps any inner
+// product with signed bytes, and every partial sum of one, within an int32: 32,767 for the
+// largest element unless 127 times the sum of magnitudes would pass 2^31-1.
+func quantize16(q []int16, v []float32) {
+	var m, sum float64
+	for _, x := range v {
+		a := math.Abs(float64(x))
+		m, sum = max(m, a), sum+a
+	}
+	if m == 0 {
+		clear(q[:len(v)])
+		return
+	}
+	// Rounding adds at most half a unit to each magnitude: 64*len(v) after the 127.
+	s := min(32767/m, float64(math.MaxInt32-64*len(v))/(127*sum))
+	for i, x := range v {
+		q[i] = int16(max(-32767, min(32767, math.Round(float64(x)*s))))
+	}
 }
 
 // dequantize writes the canonical form of codes c with inverse norm inv into dst.
