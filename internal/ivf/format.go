@@ -398,8 +398,13 @@ func parseChunk(b []byte, dim, first int, verify bool) (*chunk, error) {
 }
 
 // rec returns the inverse norm and codes of the chunk's i-th vector.
-func (c *chunk) rec(i int) (float32, []byte) {
-	r := c.recs[i*recSize(c.dim) : (i+1)*recSize(c.dim)]
+func (c *chunk) rec(i int) (float32, []byte) { return splitRecord(c.record(i)) }
+
+// record returns the bytes of the chunk's i-th record.
+func (c *chunk) record(i int) []byte { return c.recs[i*recSize(c.dim) : (i+1)*recSize(c.dim)] }
+
+// splitRecord returns the inverse norm and codes of a record.
+func splitRecord(r []byte) (float32, []byte) {
 	return math.Float32frombits(binary.LittleEndian.Uint32(r)), r[4:]
 }
 

@@ -150,7 +150,8 @@ func exactScoreOf(r *Reader, q []float32, key uint32) float32 {
 	p, _ := r.position(key)
 	qn := make([]float32, len(q))
 	normalize(qn, q)
-	return r.exactScore(qn, p)
+	inv, code := splitRecord(r.record(p))
+	return dotI8(qn, code) * inv
 }
 
 // TestCanonical: a vector's canonical form quantizes to itself, so an index rebuilt from the

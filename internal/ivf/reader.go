@@ -218,15 +218,7 @@ func (r *Reader) key(p uint32) uint32 {
 // record returns the bytes of the record of the vector at position p.
 func (r *Reader) record(p uint32) []byte {
 	c := chunkAt(r.chunks, int(p))
-	i := int(p) - c.first
-	return c.recs[i*recSize(c.dim) : (i+1)*recSize(c.dim)]
-}
-
-// exactScore is the cosine of the unit query q with the vector at position p.
-func (r *Reader) exactScore(q []float32, p uint32) float32 {
-	c := chunkAt(r.chunks, int(p))
-	inv, code := c.rec(int(p) - c.first)
-	return dotI8(q, code) * inv
+	return c.record(int(p) - c.first)
 }
 
 // Close releases the index's mappings.

@@ -52,6 +52,7 @@ type searchScratch struct {
 	dots       []int32
 	qc         queryCode
 	cands      []cand
+	recs       [][]byte // the candidates' records, in the order they are rescored
 	top        []scored
 	scores     []cand // probing's heap of lists
 	t          []int32
@@ -177,20 +178,27 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 	// bound, no remaining candidate can enter the results.
 	// The candidates' records lie scattered over the vector chunks, each a cache miss or
 	// several: asking for the next few ahead keeps that many misses in flight.
+	// Each record is found once, for its prefetch and its score.
 	slices.SortFunc(s.cands, func(a, b cand) int { return cmp.Compare(b.ub, a.ub) })
-	for _, c := range s.cands[:min(prefetchAhead, len(s.cands))] {
-		prefetchBytes(r.record(c.pos))
+	s.recs = s.recs[:0]
+	for _, c := range s.cands {
+		s.recs = append(s.recs, r.record(c.pos))
+	}
+	for _, rec := range s.recs[:min(prefetchAhead, len(s.recs))] {
+		prefetchBytes(rec)
 	}
 	s.top = s.top[:0]
 	for i, c := range s.cands {
 		if len(s.top) == k && c.ub < s.top[0].score {
 			break
 		}
-		if j := i + prefetchAhead; j < len(s.cands) {
-			prefetchBytes(r.record(s.cands[j].pos))
+		if j := i + prefetchAhead; j < len(s.recs) {
+			prefetchBytes(s.recs[j])
 		}
-		s.top = r.pushResult(s.top, scored{pos: c.pos, score: r.exactScore(s.q, c.pos)}, k)
+		inv, code := splitRecord(s.recs[i])
+		s.top = r.pushResult(s.top, scored{pos: c.pos, score: dotI8(s.q, code) * inv}, k)
 	}
+	clear(s.recs) // the pooled scratch keeps no views of the mappings
 	return r.sortedResults(s.top), nil
 }
 
