@@ -19,7 +19,7 @@ import (
 var (
 	headFormat     = framing.Format{Name: "IVF head", Magic: "KIVH", Version: 1}
 	chunkFormat    = framing.Format{Name: "IVF vector chunk", Magic: "KIVV", Version: 1}
-	listsFormat    = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 1}
+	listsFormat    = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 2}
 	centroidFormat = framing.Format{Name: "IVF centroids", Magic: "KIVC", Version: 1}
 	deletedFormat  = framing.Format{Name: "IVF deletions", Magic: "KIVD", Version: 1}
 )
@@ -415,12 +415,26 @@ type segment struct {
 	words        int      // uint64 words of a code
 	offsets      []uint32 // lists+1: list l holds entries offsets[l] to offsets[l+1]-1
 	pos          []uint32 // position of each entry
-	codes        []uint64 // words per entry
+	blocks       []byte   // each list's codes in blocks (fastscan.go)
+	blockAt      []uint32 // lists+1: list l's codes are blocks blockAt[l] to blockAt[l+1]-1 (derived)
 	factors      []float32
 }
 
+// listBlocks returns list l's code blocks and how many codes they hold.
+func (s *segment) listBlocks(l int32) ([]byte, int) {
+	bb := blockBytes(s.words)
+	return s.blocks[int(s.blockAt[l])*bb : int(s.blockAt[l+1])*bb], int(s.offsets[l+1] - s.offsets[l])
+}
+
+// listCodes appends list l's codes, words words each, to codes.
+func (s *segment) listCodes(codes []uint64, l int32) []uint64 {
+	b, n := s.listBlocks(l)
+	return unpackBlocks(codes, b, n, s.words)
+}
+
 // segHeader is the size of a list segment's header: the envelope's, then the dimension, code
-// words, lists (uint32s at 8, 12, 16), the first position and the count (uint64s at 24, 32).
+// words, lists (uint32s at 8, 12, 16), the first position, the count and the number of code
+// blocks (uint64s at 24, 32, 40).
 const segHeader = 64
 
 // factorsPer is the number of float32 factors of one code: its scale, its bias and its error
@@ -428,11 +442,11 @@ const segHeader = 64
 const factorsPer = 3
 
 // segLayout returns the offsets of a list segment's columns and its size.
-func segLayout(lists, words, count int) (offsets, pos, codes, factors, size int64) {
+func segLayout(lists, words, count, blocks int) (offsets, pos, codes, factors, size int64) {
 	offsets = segHeader
 	pos = pad(offsets + int64(lists+1)*4)
 	codes = pad(pos + int64(count)*4)
-	factors = pad(codes + int64(count)*int64(words)*8)
+	factors = pad(codes + int64(blocks)*int64(blockBytes(words)))
 	size = pad(factors+int64(count)*factorsPer*4) + 8
 	return
 }
@@ -445,20 +459,24 @@ func parseSegment(b []byte, dim, words, lists, n int, r FileRange, verify bool) 
 	}
 	le := binary.LittleEndian
 	d, w, l := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
-	first, count := le.Uint64(b[24:]), le.Uint64(b[32:])
+	first, count, nb := le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
 	if d != dim || w != words || l != lists || first != uint64(r.First) || count != uint64(r.Count) {
 		return nil, formatErr("list segment: dimension %d, %d words, %d lists, positions %d+%d; want %d, %d, %d, %d+%d",
 			d, w, l, first, count, dim, words, lists, r.First, r.Count)
 	}
-	oo, po, co, fo, size := segLayout(lists, words, r.Count)
+	if nb > count {
+		return nil, formatErr("list segment: %d code blocks for %d codes", nb, count)
+	}
+	oo, po, co, fo, size := segLayout(lists, words, r.Count, int(nb))
 	if size != int64(len(b)) {
 		return nil, formatErr("list segment: %d bytes, want %d", len(b), size)
 	}
 	s := &segment{first: r.First, count: r.Count, lists: lists, words: words,
 		offsets: u32s(b[oo : oo+int64(lists+1)*4]),
 		pos:     u32s(b[po : po+int64(r.Count)*4]),
-		codes:   u64s(b[co : co+int64(r.Count*words)*8]),
+		blocks:  b[co : co+int64(nb)*int64(blockBytes(words))],
 		factors: f32s(b[fo : fo+int64(r.Count)*factorsPer*4]),
+		blockAt: make([]uint32, lists+1),
 	}
 	if s.offsets[0] != 0 || int(s.offsets[lists]) != r.Count {
 		return nil, formatErr("list segment: offsets from %d to %d for %d entries", s.offsets[0], s.offsets[lists], r.Count)
@@ -467,6 +485,10 @@ func parseSegment(b []byte, dim, words, lists, n int, r FileRange, verify bool) 
 		if s.offsets[i] < s.offsets[i-1] {
 			return nil, formatErr("list segment: list %d ends before it starts", i-1)
 		}
+		s.blockAt[i] = s.blockAt[i-1] + uint32(blocksOf(int(s.offsets[i]-s.offsets[i-1])))
+	}
+	if uint64(s.blockAt[lists]) != nb {
+		return nil, formatErr("list segment: %d code blocks, its lists need %d", nb, s.blockAt[lists])
 	}
 	for _, p := range s.pos {
 		if int(p) < r.First || int(p) >= r.First+r.Count || int(p) >= n {

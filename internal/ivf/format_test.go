@@ -134,8 +134,9 @@ func FuzzParseFiles(f *testing.F) {
 		}
 		if s, err := parseSegment(b, dim, words, lists, n, FileRange{First: 0, Count: n}, false); err == nil {
 			for l := range lists {
+				codes := s.listCodes(nil, int32(l))
 				for e := s.offsets[l]; e < s.offsets[l+1]; e++ {
-					_ = s.codes[int(e)*words+words-1] + uint64(s.pos[e])
+					_ = codes[int(e-s.offsets[l])*words+words-1] + uint64(s.pos[e])
 					_ = s.factors[int(e)*factorsPer+factorsPer-1]
 				}
 			}

@@ -5,11 +5,13 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -491,7 +493,27 @@ func TestDamage(t *testing.T) {
 	}
 }
 
-// TestPopcounts: the assembly counts what the portable code counts.
+// TestOlderListSegment: a list segment of version 1 (codes one after another, before the
+// blocks) is refused with the command that rebuilds the index, not read as damage.
+func TestOlderListSegment(t *testing.T) {
+	dir := t.TempDir()
+	r := build(t, dir, clustered(500, 24, 5, 3), Options{}, 500)
+	r.Close()
+	p := filepath.Join(dir, r.h.Lists[0].Name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(b[4:], 1)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir, OpenOptions{})
+	if err == nil || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "kairos index --force") || !strings.Contains(err.Error(), p) {
+		t.Fatalf("a version 1 list segment: Open says %v", err)
+	}
+}
+
 // TestDotI8: the assembly's inner product of a query with byte codes is the portable one's, up
 // to the order of summation, at every length (the tail past a multiple of 8 included).
 func TestDotI8(t *testing.T) {
@@ -507,26 +529,6 @@ func TestDotI8(t *testing.T) {
 		got, want := dotI8(q, c), dotI8Generic(q, c)
 		if d := math.Abs(float64(got - want)); d > 1e-4*(1+math.Abs(float64(want))) {
 			t.Errorf("n %d: %v, portable %v", n, got, want)
-		}
-	}
-}
-
-func TestPopcounts(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 13))
-	for _, words := range []int{1, 2, 4, 8, 16} {
-		n := 37
-		codes, planes := make([]uint64, n*words), make([]uint64, 4*words)
-		for i := range codes {
-			codes[i] = rng.Uint64()
-		}
-		for i := range planes {
-			planes[i] = rng.Uint64()
-		}
-		a, b := make([]int32, n), make([]int32, n)
-		popcounts(codes, n, words, planes, a)
-		popcountsGeneric(codes, n, words, planes, b)
-		if !slices.Equal(a, b) {
-			t.Fatalf("%d words: %v, portable %v", words, a, b)
 		}
 	}
 }

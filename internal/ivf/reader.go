@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/kairos-rag/kairos/internal/framing"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -86,8 +87,7 @@ func Open(dir string, o OpenOptions) (_ *Reader, err error) {
 			return nil, fmt.Errorf("%s: %w: %d centroids of dimension %d, want %d of %d", gpath, ErrFormat, r.graph.Len(), r.graph.Dim(), h.Options.Lists, h.Dim)
 		}
 		for _, sr := range h.Lists {
-			_, _, _, _, size := segLayout(h.Options.Lists, r.words, sr.Count)
-			s, m, err := openSegment(dir, sr, h.Dim, r.words, h.Options.Lists, n, verify(size))
+			s, m, err := openSegment(dir, sr, h.Dim, r.words, h.Options.Lists, n, verify)
 			if err != nil {
 				return nil, err
 			}
@@ -134,15 +134,19 @@ func openChunk(dir string, r FileRange, dim int, verify bool) (*chunk, *mapped, 
 }
 
 // openSegment maps and parses the list segment r of dir.
-func openSegment(dir string, r FileRange, dim, words, lists, n int, verify bool) (*segment, *mapped, error) {
+func openSegment(dir string, r FileRange, dim, words, lists, n int, verify func(size int64) bool) (*segment, *mapped, error) {
 	path := filepath.Join(dir, r.Name)
 	m, err := mapPath(path, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := parseSegment(m.b, dim, words, lists, n, r, verify)
+	s, err := parseSegment(m.b, dim, words, lists, n, r, verify(int64(len(m.b))))
 	if err != nil {
 		m.close()
+		if ve := (*framing.VersionError)(nil); errors.As(err, &ve) && ve.Got < listsFormat.Version {
+			// Version 1 kept the codes one after another, not in blocks.
+			return nil, nil, fmt.Errorf("%s: %w: written by an older kairos; rebuild the index (kairos index --force)", path, err)
+		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, m, nil

@@ -146,11 +146,13 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 			if hi == lo {
 				continue
 			}
-			if cap(s.t) < hi-lo {
-				s.t = make([]int32, hi-lo+hi-lo/2)
+			blocks, n := seg.listBlocks(l)
+			nb := blocksOf(n)
+			if cap(s.t) < nb*blockSize {
+				s.t = make([]int32, nb*blockSize+nb*blockSize/2)
 			}
-			t := s.t[:hi-lo]
-			popcounts(seg.codes[lo*r.words:hi*r.words], hi-lo, r.words, s.qc.planes, t)
+			scanBlocks(blocks, nb, r.words, &s.qc, s.t[:nb*blockSize])
+			t := s.t[:n]
 			factors := seg.factors[lo*factorsPer : hi*factorsPer]
 			for e, te := range t {
 				f := factors[e*factorsPer : e*factorsPer+factorsPer]

@@ -55,8 +55,19 @@ func newSegmentSource(segs []*segment, p *pending, lists int) *segmentSource {
 
 // writeSegment writes the list segment of positions first to first+count-1 from src: header,
 // list offsets, then each column list by list (positions, codes, factors), so that each is
-// read sequentially from every source. progress is told the lists done of 3*lists.
+// read sequentially from every source; a list's codes are written in blocks (fastscan.go).
+// progress is told the lists done of 3*lists.
 func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, first, count int, progress func(done, total int)) error {
+	offsets := make([]uint32, lists+1)
+	blocks := 0
+	for l := range lists {
+		n := int(src.start[l+1] - src.start[l])
+		for _, s := range src.segs {
+			n += int(s.offsets[l+1] - s.offsets[l])
+		}
+		offsets[l+1] = offsets[l] + uint32(n)
+		blocks += blocksOf(n)
+	}
 	f := newFrameWriter(w, listsFormat)
 	var h [segHeader - 8]byte
 	le := binary.LittleEndian
@@ -65,22 +76,15 @@ func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, firs
 	le.PutUint32(h[8:], uint32(lists))
 	le.PutUint64(h[16:], uint64(first))
 	le.PutUint64(h[24:], uint64(count))
+	le.PutUint64(h[32:], uint64(blocks))
 	f.Write(h[:])
-	offsets := make([]uint32, lists+1)
-	for l := range lists {
-		n := int(src.start[l+1] - src.start[l])
-		for _, s := range src.segs {
-			n += int(s.offsets[l+1] - s.offsets[l])
-		}
-		offsets[l+1] = offsets[l] + uint32(n)
-	}
 	f.Write(bytesOf(offsets))
 	f.padTo()
 	buf32 := make([]uint32, 0, 4096)
-	buf64 := make([]uint64, 0, 4096)
+	var codes []uint64 // one list's, in entry order
+	var packed []byte  // the same, in blocks
 	bufF := make([]float32, 0, 4096)
 	flush32 := func() { f.Write(bytesOf(buf32)); buf32 = buf32[:0] }
-	flush64 := func() { f.Write(bytesOf(buf64)); buf64 = buf64[:0] }
 	flushF := func() { f.Write(bytesOf(bufF)); bufF = bufF[:0] }
 	done := 0
 	tick := func() {
@@ -103,15 +107,18 @@ func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, firs
 	}
 	f.padTo()
 	for l := range lists {
+		codes = codes[:0]
 		for _, s := range src.segs {
-			f.Write(bytesOf(s.codes[int(s.offsets[l])*words : int(s.offsets[l+1])*words]))
+			codes = s.listCodes(codes, int32(l))
 		}
 		for _, i := range src.order[src.start[l]:src.start[l+1]] {
-			if buf64 = append(buf64, src.p.codes[int(i)*words:int(i+1)*words]...); len(buf64)+words > cap(buf64) {
-				flush64()
-			}
+			codes = append(codes, src.p.codes[int(i)*words:int(i+1)*words]...)
 		}
-		flush64()
+		n := len(codes) / words
+		size := blocksOf(n) * blockBytes(words)
+		packed = slices.Grow(packed[:0], size)[:size]
+		packBlocks(packed, codes, n, words)
+		f.Write(packed)
 		tick()
 	}
 	f.padTo()

@@ -2,7 +2,6 @@ package ivf
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
@@ -222,7 +221,7 @@ func encodeCode(bitsOut []uint64, po, c []float32) (scale, bias, errf float32) {
 }
 
 // queryBits is the number of bits a rotated query is quantized to for the estimates: four, as
-// RaBitQ does, so an estimate is five popcounts per code word.
+// RaBitQ does, so that a table entry over four bits of a code fits a byte (fastscan.go).
 const queryBits = 4
 
 // queryLevels is the number of quantization levels of a query's dimension.
@@ -230,13 +229,15 @@ const queryLevels = 1<<queryBits - 1
 
 // queryCode is a rotated query quantized to queryBits bits per dimension, as bit planes, with
 // a range symmetric about 0: q_i ≈ dl * (qq_i - 7.5). Symmetric, the sum over a code's bits is
-// one integer per code (popcounts.go), not two.
+// one integer per code (scanBlocks), not two.
 type queryCode struct {
 	dl     float32
 	sumQQ  float32 // sum qq_i
 	dpad   float32
 	words  int
 	planes []uint64 // queryBits planes of words words: bit j of qq_i in plane j
+	luts   []byte   // the tables of each code byte's halves (prepareTables)
+	pairs  []byte   // the portable kernel's table of each code byte (preparePairs)
 }
 
 // prepare quantizes the rotated query pq.
@@ -270,6 +271,7 @@ func (qc *queryCode) prepare(pq []float32, words int) {
 		qc.planes[w], qc.planes[words+w], qc.planes[2*words+w], qc.planes[3*words+w] = p0, p1, p2, p3
 	}
 	qc.sumQQ = float32(sum)
+	qc.prepareTables()
 }
 
 // errorScale is the standard deviation of sum sign(r_i) e_i, e_i the quantization errors of
@@ -279,33 +281,9 @@ func (qc *queryCode) errorScale() float32 {
 	return qc.dl * float32(math.Sqrt(float64(qc.dpad)/12))
 }
 
-// signs turns a code's popcount sum t (popcounts) into sum sign(r_i) q_i with q as quantized:
+// signs turns a code's sum t (scanBlocks: 2W - 15pc, W the sum of qq_i over the code's set bits
+// and pc their number) into sum sign(r_i) q_i with q as quantized:
 // 2 * sum over set bits - sum over all = dl * (2W - 15 pc - sumQQ + 7.5 d).
 func (qc *queryCode) signs(t int32) float32 {
 	return qc.dl * (float32(t) - qc.sumQQ + queryLevels/2.0*qc.dpad)
-}
-
-// dotSigns returns sum sign(r_i) q_i for the code b (one code: tests and the portable path).
-func (qc *queryCode) dotSigns(b []uint64) float32 {
-	var t [1]int32
-	popcountsGeneric(b, 1, qc.words, qc.planes, t[:])
-	return qc.signs(t[0])
-}
-
-// popcountsGeneric writes, for each of the n codes of words words in codes, 2W - 15 pc: pc its
-// popcount and W the sum over the planes j of 2^j times the popcount of the code and plane j.
-func popcountsGeneric(codes []uint64, n, words int, planes []uint64, out []int32) {
-	p0, p1, p2, p3 := planes[:words], planes[words:2*words], planes[2*words:3*words], planes[3*words:4*words]
-	for e := range n {
-		b := codes[e*words : (e+1)*words]
-		var pc, w0, w1, w2, w3 int
-		for i, x := range b {
-			pc += bits.OnesCount64(x)
-			w0 += bits.OnesCount64(x & p0[i])
-			w1 += bits.OnesCount64(x & p1[i])
-			w2 += bits.OnesCount64(x & p2[i])
-			w3 += bits.OnesCount64(x & p3[i])
-		}
-		out[e] = int32(2*(w0+2*w1+4*w2+8*w3) - queryLevels*pc)
-	}
 }

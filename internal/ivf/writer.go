@@ -590,7 +590,7 @@ func (w *Writer) writeLists(ctx context.Context, merge bool, progress func(done,
 	first := w.n - w.pend.len()
 	if merge {
 		for _, r := range w.h.Lists {
-			s, m, err := openSegment(w.dir, r, w.dim, w.words, lists, w.n, false)
+			s, m, err := openSegment(w.dir, r, w.dim, w.words, lists, w.n, func(int64) bool { return false })
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/kairos-rag/kairos/indexer/backend/kpst"
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/indexer/store"
+	"github.com/kairos-rag/kairos/internal/framing"
 	"github.com/kairos-rag/kairos/internal/hnsw"
 )
 
@@ -83,6 +84,9 @@ func openVectors(gen string, man *manifest.Manifest, meta backend.Meta, o hnsw.L
 			v.Close()
 			err = fmt.Errorf("the vector index has %d vectors of dim %d, manifest says %d of dim %d",
 				v.Len(), v.Dim(), man.Dense.Vectors, man.Dense.Model.Dim)
+		}
+		if ve := (*framing.VersionError)(nil); errors.As(err, &ve) {
+			return nil, err // written by another kairos, not damaged: the error says what to run
 		}
 		if err != nil {
 			return nil, &backend.DamagedError{Path: ivfvec.Dir(gen), What: err.Error()}
