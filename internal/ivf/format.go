@@ -300,21 +300,6 @@ func u32s(b []byte) []uint32 {
 	return out
 }
 
-// u64s views b as little-endian uint64s.
-func u64s(b []byte) []uint64 {
-	if len(b) < 8 {
-		return nil
-	}
-	if uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	out := make([]uint64, len(b)/8)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	return out
-}
-
 // f32s views b as little-endian float32s.
 func f32s(b []byte) []float32 {
 	if len(b) < 4 {
