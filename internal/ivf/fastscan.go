@@ -1,5 +1,7 @@
 package ivf
 
+import "math/bits"
+
 // A list segment keeps each list's one-bit codes in blocks of blockSize codes, their bytes
 // transposed: one 32-byte row holds byte p of all 32 codes of a block, byte 2m of the row that
 // of code m and byte 2m+1 that of code 16+m (a list's last block is padded with zero codes). A
@@ -90,12 +92,7 @@ func (qc *queryCode) prepareTables() {
 			var tab [16]int
 			tab[0] = lutBias
 			for x := 1; x < 16; x++ {
-				low := x & -x
-				t := 0
-				for 1<<t != low {
-					t++
-				}
-				tab[x] = tab[x&(x-1)] + term[4*half+t]
+				tab[x] = tab[x&(x-1)] + term[4*half+bits.TrailingZeros(uint(x))]
 			}
 			out := qc.luts[p*64+half*32:]
 			for x, v := range tab {
