@@ -21,7 +21,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	// Builds the HNSW index on N clustered unit vectors (200 Gaussian centres, noise sigma 0.8,
 	// seeded), prints the build time, and for each ef the recall@10 against exact search and
 	// single-thread queries/s.
-	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--topics N] [--shared DIR]] | --load FILE --data DIR [--mapped] | --engines LIST [--plot FILE.svg] [--work DIR [--keep]] [data flags]", stdio.Stderr)
+	fs := newFlags("bench ann", "[--n N] [--dim D] [--queries Q] [--ef LIST] [--m M] [--efc EFC] [--seed S] [--json] [--dump DIR] [--save FILE] [--mapped] [--binary] [--rescore R] [--build float|codes] [--model DIR [--topics N] [--shared DIR]] | --load FILE --data DIR [--mapped] | --engines LIST [--plot FILE.svg] [--work DIR [--keep]] [data flags | --data DIR]", stdio.Stderr)
 	var (
 		cfg    annbench.Config
 		efList string
@@ -54,7 +54,7 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	topics := fs.Int("topics", 0, "with --model: passages with this many topics, queried by passages of other documents of the same topics (for a model written by kairos bench corpus --topic-model with the same --topics); 0: real queries")
 	shared := fs.String("shared", defaultShared(), "with --model: the shared data `directory` (the texts the synthetic passages follow, the queries)")
 	fs.StringVar(&lcfg.Index, "load", "", "measure the graph FILE saved by --save instead of building: load time, VmRSS/VmHWM, recall, QPS")
-	fs.StringVar(&lcfg.Data, "data", "", "with --load: the --dump directory of the run that saved it (queries and ground truth)")
+	fs.StringVar(&lcfg.Data, "data", "", "with --load: the --dump directory of the run that saved it (queries and ground truth); with --engines: compare the engines on the vectors dumped in this `directory` instead of making new ones")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -70,12 +70,15 @@ func cmdBenchANN(ctx context.Context, args []string, stdio IO) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["engines"] {
-		return benchANNCompare(ctx, fs, set, cfg, co, *model, *shared, *topics, plot, asJSON, stdio)
+		return benchANNCompare(ctx, fs, set, cfg, co, *model, *shared, *topics, lcfg.Data, plot, asJSON, stdio)
 	}
 	for _, name := range []string{"plot", "work", "keep"} {
 		if set[name] {
 			return usageErr(fs, "--%s needs --engines", name)
 		}
+	}
+	if lcfg.Data != "" && lcfg.Index == "" {
+		return usageErr(fs, "--data needs --load or --engines")
 	}
 	if lcfg.Index != "" {
 		if lcfg.Data == "" {

@@ -15,9 +15,9 @@ import (
 // Gaussians, or --model's passages), then every engine named built and served on it by its own
 // child processes (annbench.Compare), and the table or JSON lines, and the plot.
 func benchANNCompare(ctx context.Context, fs *flag.FlagSet, set map[string]bool, cfg annbench.Config, co annbench.CompareOptions,
-	model, shared string, topics int, plot string, asJSON bool, stdio IO) error {
+	model, shared string, topics int, data, plot string, asJSON bool, stdio IO) error {
 	// The flags of a single in-process graph mean nothing here: each engine builds its own.
-	for _, name := range []string{"dump", "save", "mapped", "binary", "rescore", "binary-rescore", "binary-walk", "build", "load", "data"} {
+	for _, name := range []string{"dump", "save", "mapped", "binary", "rescore", "binary-rescore", "binary-walk", "build", "load"} {
 		if set[name] {
 			return usageErr(fs, "--%s is not for --engines (the dump and indexes are under --work; keep them with --keep)", name)
 		}
@@ -29,6 +29,18 @@ func benchANNCompare(ctx context.Context, fs *flag.FlagSet, set map[string]bool,
 	co.SetDefaults()
 	if err := co.Validate(); err != nil {
 		return usageErr(fs, "%v", err)
+	}
+	if data != "" {
+		// The dump fixes the vectors: the flags that would make them are refused, not ignored.
+		for _, name := range []string{"n", "dim", "queries", "model", "topics", "shared"} {
+			if set[name] {
+				return usageErr(fs, "--%s is not for --data (the dump's vectors are compared; leave --data out to make new ones)", name)
+			}
+		}
+		co.Log = stdio.Stderr
+		co.Data = "the vectors dumped in " + data
+		rep, err := annbench.CompareDump(ctx, data, co, emitJSON(asJSON, stdio))
+		return finishCompare(rep, err, plot, asJSON, stdio)
 	}
 	if model != "" {
 		cfg.Dim = 1 // the model's
@@ -54,13 +66,23 @@ func benchANNCompare(ctx context.Context, fs *flag.FlagSet, set map[string]bool,
 		ds = annbench.Generate(cfg.N, cfg.Queries, cfg.Dim, cfg.Seed)
 		co.Data = fmt.Sprintf("clustered Gaussians (%d centres, seed %d)", annbench.Centres, cfg.Seed)
 	}
-	emit := func(r annbench.Result) error {
+	rep, err := annbench.Compare(ctx, &ds, co, emitJSON(asJSON, stdio))
+	return finishCompare(rep, err, plot, asJSON, stdio)
+}
+
+// emitJSON writes each result as a JSON line as soon as it is measured (with --json).
+func emitJSON(asJSON bool, stdio IO) func(annbench.Result) error {
+	return func(r annbench.Result) error {
 		if !asJSON {
 			return nil
 		}
 		return annbench.WriteReport(stdio.Stdout, &annbench.Report{RunInfo: r.RunInfo, Results: []annbench.Result{r}}, true)
 	}
-	rep, err := annbench.Compare(ctx, &ds, co, emit)
+}
+
+// finishCompare writes the table (without --json) and the plot of what rep holds, even when
+// err stopped the comparison part way.
+func finishCompare(rep *annbench.Report, err error, plot string, asJSON bool, stdio IO) error {
 	if rep != nil && !asJSON {
 		if werr := annbench.WriteReport(stdio.Stdout, rep, false); werr != nil {
 			err = errors.Join(err, werr)

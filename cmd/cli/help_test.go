@@ -83,6 +83,8 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"dataset", "squad"}, `dataset: unknown subcommand "squad" (want timeqa)`},
 		{[]string{"dataset", "timeqa", "--input", "x"}, "dataset timeqa: need --input, --corpus and --queries: usage error (see 'kairos dataset timeqa -h')"},
 		{[]string{"bench", "ann", "--ef", "0"}, "bench ann: --ef"},
+		{[]string{"bench", "ann", "--engines", "kairos-ivf", "--data", "d", "--n", "5"}, "bench ann: --n is not for --data"},
+		{[]string{"bench", "ann", "--data", "d"}, "bench ann: --data needs --load or --engines"},
 		{[]string{"completion", "tcsh"}, `completion: unknown shell "tcsh"`},
 		{[]string{"version", "extra"}, "version: unexpected arguments"},
 		{[]string{"compact", "--index", "x", "--log-format", "xml"}, `compact: --log-format "xml": want text or json`},

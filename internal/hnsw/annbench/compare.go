@@ -324,6 +324,7 @@ type runner interface {
 type runEnv struct {
 	o       *CompareOptions
 	data    string // the dump
+	work    string // the work directory (absolute)
 	index   string // this engine's index directory
 	scripts string // where the anchor scripts are written
 	cpu     int    // the CPU a serving child is confined to (-1: none)
@@ -444,12 +445,89 @@ func merge(a, b map[string]float64) map[string]float64 {
 // Compare measures every engine of o on ds: the exact top-K of every query (the ground
 // truth), the dump every engine reads, then each engine's build and, for each of its
 // settings, its serve, one child process each. Each result goes to emit as soon as it is
-// measured (a run stopped hours in keeps what it measured), and the report holds them all. ds.Base is released once dumped (set to nil,
-// the memory returned to the system): a child's peak RSS would include what this process
-// holds when it starts (childrss), and at 10M x 256 that is 10 GB. Engines that are not
-// installed are refused before anything runs, with the make target that installs them; an
-// engine that fails after that is reported with its error and the others still run.
+// measured (a run stopped hours in keeps what it measured), and the report holds them all.
+// ds.Base is released once dumped (set to nil, the memory returned to the system): a child's
+// peak RSS would include what this process holds when it starts (childrss), and at 10M x 256
+// that is 10 GB. Engines that are not installed are refused before anything runs, with the
+// make target that installs them; an engine that fails after that is reported with its error
+// and the others still run.
 func Compare(ctx context.Context, ds *Dataset, o CompareOptions, emit func(Result) error) (*Report, error) {
+	n := len(ds.Base)
+	if n < K || len(ds.Queries) < 1 {
+		return nil, fmt.Errorf("annbench: %d base vectors and %d queries: need at least %d and 1", n, len(ds.Queries), K)
+	}
+	c, err := prepareComparison(ctx, o, "", n, ds.Dim, len(ds.Queries))
+	if err != nil {
+		return nil, err
+	}
+	defer c.cleanup()
+	t0 := time.Now()
+	gt, err := GroundTruth(ctx, *ds, o.Threads)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.env.log, "exact ground truth of %d queries over %d vectors in %.1fs\n", len(ds.Queries), n, time.Since(t0).Seconds())
+	cfg := Config{Seed: c.o.Seed, M: c.o.M, EfC: c.o.EfC, Efs: c.o.Efs}
+	if err := Dump(c.env.data, *ds, gt, cfg); err != nil {
+		return nil, err
+	}
+	ds.Base = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	rss, _, _ := childrss.Status(0)
+	fmt.Fprintf(c.env.log, "dumped to %s; this process now holds %.0f MB\n", c.env.data, float64(rss)/1e6)
+	return c.run(ctx, gt, emit)
+}
+
+// CompareDump is Compare on the vectors an earlier run dumped in dir (bench ann --dump, or
+// Compare's work directory kept): nothing is generated, embedded or copied, and the ground
+// truth is the dump's. A 10M data set embeds in about 17 minutes on two cores, so runs that
+// add an engine or change a sweep reuse it. dir is only read.
+func CompareDump(ctx context.Context, dir string, o CompareOptions, emit func(Result) error) (*Report, error) {
+	d, err := openDump(dir)
+	if err != nil {
+		return nil, fmt.Errorf("annbench: dump: %w", err)
+	}
+	if d.meta.K != K || d.meta.N < K {
+		return nil, fmt.Errorf("annbench: dump %s: k %d over %d vectors; Compare measures recall@%d", dir, d.meta.K, d.meta.N, K)
+	}
+	_, gt, err := readDump(dir)
+	if err != nil {
+		return nil, err
+	}
+	for i, row := range gt {
+		for _, id := range row {
+			if id >= uint64(d.meta.N) {
+				return nil, fmt.Errorf("annbench: dump %s: gt.i32: query %d's neighbour %d is past the %d vectors", dir, i, id, d.meta.N)
+			}
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	c, err := prepareComparison(ctx, o, dir, d.meta.N, d.meta.Dim, d.meta.Queries)
+	if err != nil {
+		return nil, err
+	}
+	defer c.cleanup()
+	return c.run(ctx, gt, emit)
+}
+
+// comparison is a Compare ready to measure: its engines checked, its work directory made.
+type comparison struct {
+	o        CompareOptions
+	env      *runEnv
+	names    []string
+	entries  map[string]Entry
+	versions map[string]string
+	rep      *Report
+	cleanup  func()
+}
+
+// prepareComparison validates o, makes the work directory (the dump goes to its data folder
+// unless data names one) and asks every engine for its version, refusing before anything is
+// measured when one is not installed.
+func prepareComparison(ctx context.Context, o CompareOptions, data string, n, dim, queries int) (*comparison, error) {
 	o.SetDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -458,93 +536,87 @@ func Compare(ctx context.Context, ds *Dataset, o CompareOptions, emit func(Resul
 	if log == nil {
 		log = io.Discard
 	}
-	n, dim := len(ds.Base), ds.Dim
-	if n < K || len(ds.Queries) < 1 {
-		return nil, fmt.Errorf("annbench: %d base vectors and %d queries: need at least %d and 1", n, len(ds.Queries), K)
-	}
 	names, err := expand(o.Engines)
 	if err != nil {
 		return nil, err
 	}
+	c := &comparison{o: o, names: names, cleanup: func() {}}
 	work := o.Work
 	if work == "" {
 		if work, err = os.MkdirTemp("", "kairos-bench-ann-"); err != nil {
 			return nil, err
 		}
 		if !o.Keep {
-			defer os.RemoveAll(work)
+			c.cleanup = func() { os.RemoveAll(work) }
 		}
 	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			c.cleanup()
+		}
+	}()
 	// Absolute: the children do not all run where this process does (Qdrant's server runs in
 	// its index directory, so a relative storage path landed one level too deep).
 	if work, err = filepath.Abs(work); err != nil {
 		return nil, err
 	}
-	if len(o.Kairos) == 0 {
+	if len(c.o.Kairos) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, fmt.Errorf("finding this binary: %w", err)
 		}
-		o.Kairos = []string{exe, "bench", "ann-engine"}
+		c.o.Kairos = []string{exe, "bench", "ann-engine"}
 	}
 	threads := o.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	env := &runEnv{o: &o, data: filepath.Join(work, "data"), scripts: filepath.Join(work, "scripts"), cpu: childrss.LastCPU(),
+	if data == "" {
+		data = filepath.Join(work, "data")
+	}
+	c.env = &runEnv{o: &c.o, data: data, work: work, scripts: filepath.Join(work, "scripts"), cpu: childrss.LastCPU(),
 		threads: threads, k: K, log: log}
-	if err := writeScripts(env.scripts); err != nil {
+	if err := writeScripts(c.env.scripts); err != nil {
 		return nil, err
 	}
-	entries := map[string]Entry{}
-	for _, e := range allEntries(o, n, dim) {
-		entries[e.Name] = e
+	c.entries = map[string]Entry{}
+	for _, e := range allEntries(c.o, n, dim) {
+		c.entries[e.Name] = e
 	}
-	rep := &Report{RunInfo: RunInfo{N: n, Dim: dim, Queries: len(ds.Queries), K: K, Data: o.Data, Threads: threads, AtQPS: o.AtQPS,
+	c.rep = &Report{RunInfo: RunInfo{N: n, Dim: dim, Queries: queries, K: K, Data: o.Data, Threads: threads, AtQPS: o.AtQPS,
 		Load1: load1(), Date: time.Now().UTC().Format("2006-01-02")}}
-	versions, err := checkEngines(ctx, names, entries, env)
-	if err != nil {
+	if c.versions, err = checkEngines(ctx, names, c.entries, c.env); err != nil {
 		return nil, err
 	}
+	ok = true
+	return c, nil
+}
 
-	t0 := time.Now()
-	gt, err := GroundTruth(ctx, *ds, o.Threads)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "exact ground truth of %d queries over %d vectors in %.1fs\n", len(ds.Queries), n, time.Since(t0).Seconds())
-	cfg := Config{Seed: o.Seed, M: o.M, EfC: o.EfC, Efs: o.Efs}
-	if err := Dump(env.data, *ds, gt, cfg); err != nil {
-		return nil, err
-	}
-	ds.Base = nil
-	runtime.GC()
-	debug.FreeOSMemory()
-	rss, _, _ := childrss.Status(0)
-	fmt.Fprintf(log, "dumped to %s; this process now holds %.0f MB\n", env.data, float64(rss)/1e6)
-
-	for _, name := range names {
-		e := entries[name]
-		env.index = filepath.Join(work, "index-"+name)
-		for _, r := range measureEntry(ctx, &e, env, gt) {
-			r.RunInfo, r.Version = rep.RunInfo, versions[name]
-			rep.Results = append(rep.Results, r)
+// run builds and serves every engine in turn against gt.
+func (c *comparison) run(ctx context.Context, gt [][]uint64, emit func(Result) error) (*Report, error) {
+	for _, name := range c.names {
+		e := c.entries[name]
+		c.env.index = filepath.Join(c.env.work, "index-"+name)
+		for _, r := range measureEntry(ctx, &e, c.env, gt) {
+			r.RunInfo, r.Version = c.rep.RunInfo, c.versions[name]
+			c.rep.Results = append(c.rep.Results, r)
 			if emit != nil {
 				if err := emit(r); err != nil {
-					return rep, err
+					return c.rep, err
 				}
 			}
 		}
-		if !o.Keep {
-			os.RemoveAll(env.index)
+		if !c.o.Keep {
+			os.RemoveAll(c.env.index)
 		}
 		if ctx.Err() != nil {
-			return rep, ctx.Err()
+			return c.rep, ctx.Err()
 		}
 	}
-	return rep, nil
+	return c.rep, nil
 }
 
 // CheckEngines asks every engine of o for its version, and returns the error Compare would

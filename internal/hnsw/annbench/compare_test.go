@@ -183,6 +183,81 @@ func TestCompareRefusesMissingEngines(t *testing.T) {
 	}
 }
 
+// TestCompareDump: engines compared on a kept dump find what they found when Compare made it,
+// the dump is read and not changed, and a dump that does not hold together is refused before
+// any engine runs.
+func TestCompareDump(t *testing.T) {
+	ds := Generate(1500, 20, 16, 5)
+	o := testCompareOptions(t)
+	o.Engines, o.Keep = []string{"kairos-ivf", "kairos-hnsw"}, true
+	first, err := Compare(context.Background(), &ds, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(o.Work, "data")
+	before := map[string][]byte{}
+	for _, f := range []string{"base.f32", "queries.f32", "gt.i32", "meta.json"} {
+		before[f], _ = os.ReadFile(filepath.Join(data, f))
+	}
+	again := testCompareOptions(t)
+	again.Engines = o.Engines
+	var emitted int
+	rep, err := CompareDump(context.Background(), data, again, func(Result) error { emitted++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != len(first.Results) || emitted != len(rep.Results) {
+		t.Fatalf("%d results (%d emitted) on the dump, %d when it was made", len(rep.Results), emitted, len(first.Results))
+	}
+	for i, r := range rep.Results {
+		f := first.Results[i]
+		if r.Error != "" || r.N != 1500 || r.Dim != 16 || r.Queries != 20 || len(r.Points) != len(f.Points) {
+			t.Fatalf("%s on the dump: %+v", r.Name(), r)
+		}
+		// The same vectors, queries and seeds build the same index: recall equal point by point.
+		for j, p := range r.Points {
+			if p.Recall != f.Points[j].Recall {
+				t.Errorf("%s at %v: recall %.4f on the dump, %.4f when it was made", r.Name(), p.Point, p.Recall, f.Points[j].Recall)
+			}
+		}
+	}
+	for f, b := range before {
+		if now, _ := os.ReadFile(filepath.Join(data, f)); string(now) != string(b) {
+			t.Errorf("%s changed", f)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(again.Work, "index-*")); len(left) > 0 {
+		t.Errorf("indexes left: %v", left)
+	}
+
+	bad := func(name string, edit func(dir string)) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for f, b := range before {
+				if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			edit(dir)
+			o := testCompareOptions(t)
+			o.Engines = []string{"kairos-ivf"}
+			if _, err := CompareDump(context.Background(), dir, o, nil); err == nil || !strings.Contains(err.Error(), dir) {
+				t.Errorf("error %v: want one naming %s", err, dir)
+			}
+			if left, _ := filepath.Glob(filepath.Join(o.Work, "index-*")); len(left) > 0 {
+				t.Errorf("an engine ran: %v", left)
+			}
+		})
+	}
+	bad("base cut short", func(dir string) { os.Truncate(filepath.Join(dir, "base.f32"), 100) })
+	bad("ground truth past the base", func(dir string) {
+		b := slices.Clone(before["gt.i32"])
+		b[3] = 0x7f
+		os.WriteFile(filepath.Join(dir, "gt.i32"), b, 0o644)
+	})
+	bad("no meta", func(dir string) { os.Remove(filepath.Join(dir, "meta.json")) })
+}
+
 // TestCompareRelativeWork: a relative --work serves every engine as an absolute one does; the
 // Qdrant server, which runs in its index directory, stored its collection a level too deep and
 // the build failed.
