@@ -490,7 +490,6 @@ type centroids struct {
 	signs            []byte    // 3*dpad: 1 where the rotation's sign flips
 	dirs             []float32 // lists*dim
 	centers          []float32 // lists*dpad
-	norm2            []float32 // lists: |centre|^2 (derived)
 	// dirs8 and inv8 are dirs in signed bytes (lists*dim, quantize's codes) and their inverse
 	// norms (derived): a search compares the query with every centroid to choose its lists,
 	// and at 8,192 lists the floats (8 MiB) stream from memory for each query (a fifth of a
@@ -501,11 +500,8 @@ type centroids struct {
 
 // derive computes what is derived from the stored centroids.
 func (c *centroids) derive() {
-	c.norm2 = make([]float32, c.lists)
 	c.dirs8, c.inv8 = make([]byte, c.lists*c.dim), make([]float32, c.lists)
 	for l := range c.lists {
-		x := c.centers[l*c.dpad : (l+1)*c.dpad]
-		c.norm2[l] = dot(x, x)
 		c.inv8[l] = quantize(c.dirs8[l*c.dim:(l+1)*c.dim], c.dirs[l*c.dim:(l+1)*c.dim])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"unsafe"
 
 	"github.com/kairos-rag/kairos/internal/framing"
 	"github.com/kairos-rag/kairos/internal/hnsw"
@@ -217,6 +218,13 @@ func (r *Reader) Vector(key uint32) ([]float32, bool) {
 func (r *Reader) key(p uint32) uint32 {
 	c := chunkAt(r.chunks, int(p))
 	return c.keys[int(p)-c.first]
+}
+
+// prefetchKey asks for the key of the vector at position p to be brought into the caches.
+func (r *Reader) prefetchKey(p uint32) {
+	c := chunkAt(r.chunks, int(p))
+	k := &c.keys[int(p)-c.first]
+	prefetchBytes(unsafe.Slice((*byte)(unsafe.Pointer(k)), 4))
 }
 
 // record returns the bytes of the record of the vector at position p.

@@ -16,12 +16,6 @@ type Result struct {
 
 // Search constants.
 const (
-	// epsilon scales a code's error bound (RaBitQ's epsilon_0, in standard deviations of the
-	// estimate's error): the rescoring stops once the k-th exact score beats every remaining
-	// estimate plus epsilon times its bound. RaBitQ's 1.9 left 1.6% of the estimates of 3,000
-	// 256-d vectors outside it (TestEstimateBound); 3 leaves about 0.1%, and each one outside
-	// matters only when it is a true neighbour ranked just below the k-th.
-	epsilon = 3
 	// bruteProbeBelow: with this many lists or fewer, the lists to probe are found by comparing
 	// the query with every centroid rather than through the graph: at 4,096 lists, 50
 	// microseconds against 145 for the graph's search (ef 144, a million vectors, one core).
@@ -40,6 +34,11 @@ const (
 	// rescoring 320 of the 39,000 found 0.868 of the exact top 10 and 640 found 0.892; at 1M
 	// (4,096 lists) and the default probe 64, 320 of 15,600 lose 0.009 to rescoring them all.
 	scannedPerRescore = 64
+	// filteredSlack: a filtered search asks its filter of the best estimates in slices of
+	// this many times the candidates it wants over the filter's share (so about this many
+	// times as many pass as it wants in the first slice, when the filter is unrelated to the
+	// query).
+	filteredSlack = 1.25
 	// prefetchAhead is how many candidates ahead of the one being rescored have their
 	// records asked for.
 	prefetchAhead = 8
@@ -52,15 +51,18 @@ type searchScratch struct {
 	dots       []int32
 	qc         queryCode
 	cands      []cand
-	recs       [][]byte // the candidates' records, in the order they are rescored
+	passed     []cand         // a filtered search's passing candidates
+	sel        []int32        // a filtered search's slice of estimates to ask the filter of
+	hist       [estBins]int32 // a filtered search's histogram of estimates
+	recs       [][]byte       // the candidates' records, in the order they are rescored
 	top        []scored
 	scores     []cand // probing's heap of lists
 	t          []int32
 }
 
 type cand struct {
-	est, ub float32
-	pos     uint32
+	est float32
+	pos uint32
 }
 
 func (r *Reader) getScratch() *searchScratch {
@@ -128,19 +130,49 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 	}
 	r.rot.apply(s.pq, s.q)
 	s.qc.prepare(s.pq, r.words)
-	qbound := epsilon * s.qc.errorScale()
-	// The candidates are gathered in a buffer of twice the rescore, cut to the best half
-	// whenever it fills: a fifth less time a query than a heap at 10M vectors, where thousands
-	// of estimates a query beat the worst one kept so far.
+	anyDead := r.live < r.h.Len()
+	if keep == nil {
+		r.scanLists(s, probed, rescore, anyDead, nil)
+	} else {
+		r.scanFiltered(s, probed, rescore, anyDead, share, keep)
+	}
+	// Every candidate is rescored, in the order gathered. Sorted by the upper bound of its
+	// estimate, the rescoring could stop once the k-th exact score beat every bound left, but
+	// it stopped early in almost no query (320 of 320 candidates rescored on average at 10M,
+	// 316.5 at 1M), and the sort cost a twentieth of a query at 10M, probe 48.
+	// The candidates' records lie scattered over the vector chunks, each a cache miss or
+	// several: asking for the next few ahead keeps that many misses in flight.
+	// Each record is found once, for its prefetch and its score.
+	s.recs = s.recs[:0]
+	for _, c := range s.cands {
+		s.recs = append(s.recs, r.record(c.pos))
+	}
+	for _, rec := range s.recs[:min(prefetchAhead, len(s.recs))] {
+		prefetchBytes(rec)
+	}
+	s.top = s.top[:0]
+	for i, c := range s.cands {
+		if j := i + prefetchAhead; j < len(s.recs) {
+			prefetchBytes(s.recs[j])
+		}
+		inv, code := splitRecord(s.recs[i])
+		s.top = r.pushResult(s.top, scored{pos: c.pos, score: dotI8(s.q, code) * inv}, k)
+	}
+	clear(s.recs) // the pooled scratch keeps no views of the mappings
+	return r.sortedResults(s.top), nil
+}
+
+// scanLists estimates the score of every vector in the probed lists and leaves in s.cands the
+// want best estimates of those that pass (want 0: all of them; dead ones read only when
+// anyDead; pass nil: every live one).
+func (r *Reader) scanLists(s *searchScratch, probed []int32, want int, anyDead bool, pass func(p uint32) bool) {
+	// The candidates are gathered in a buffer of twice want, cut to the best half whenever it
+	// fills: a fifth less time a query than a heap at 10M vectors, where thousands of
+	// estimates a query beat the worst one kept so far.
 	s.cands = s.cands[:0]
 	floor := float32(math.Inf(-1)) // the worst estimate kept at the last cut
-	// The deleted-position bitmap is read only when something was deleted: at 10M vectors
-	// each read is a cache miss, two thirds of the scan's own time.
-	anyDead := r.live < r.h.Len()
 	for _, l := range probed {
-		// ⟨c, q⟩ and |q - c|, the scale of the error bounds (|q| = 1).
-		cq := dot(s.pq, r.cent.centers[int(l)*r.dpad:int(l+1)*r.dpad])
-		bound := epsilon * float32(math.Sqrt(max(0, float64(1-2*cq+r.cent.norm2[l]))))
+		cq := dot(s.pq, r.cent.centers[int(l)*r.dpad:int(l+1)*r.dpad]) // ⟨c, q⟩
 		for _, seg := range r.segs {
 			lo, hi := int(seg.offsets[l]), int(seg.offsets[l+1])
 			if hi == lo {
@@ -160,48 +192,105 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 				if est <= floor {
 					continue
 				}
+				// The deleted-position bitmap is read only when something was deleted: at
+				// 10M vectors each read is a cache miss, two thirds of the scan's own time.
 				p := seg.pos[lo+e]
-				if (anyDead && r.isDead(p)) || (keep != nil && !keep(r.key(p))) {
+				if (anyDead && r.isDead(p)) || (pass != nil && !pass(p)) {
 					continue
 				}
-				s.cands = append(s.cands, cand{est: est, ub: est + f[2]*bound + f[0]*qbound, pos: p})
-				if len(s.cands) == 2*rescore {
-					floor = keepBest(s.cands, rescore)
-					s.cands = s.cands[:rescore]
+				s.cands = append(s.cands, cand{est: est, pos: p})
+				if len(s.cands) == 2*want {
+					floor = keepBest(s.cands, want)
+					s.cands = s.cands[:want]
 				}
 			}
 		}
 	}
-	if len(s.cands) > rescore {
-		keepBest(s.cands, rescore)
-		s.cands = s.cands[:rescore]
+	if want > 0 && len(s.cands) > want {
+		keepBest(s.cands, want)
+		s.cands = s.cands[:want]
 	}
-	// Rescore in order of upper bound; once the k-th exact score beats every remaining upper
-	// bound, no remaining candidate can enter the results.
-	// The candidates' records lie scattered over the vector chunks, each a cache miss or
-	// several: asking for the next few ahead keeps that many misses in flight.
-	// Each record is found once, for its prefetch and its score.
-	slices.SortFunc(s.cands, func(a, b cand) int { return cmp.Compare(b.ub, a.ub) })
-	s.recs = s.recs[:0]
-	for _, c := range s.cands {
-		s.recs = append(s.recs, r.record(c.pos))
+}
+
+// scanFiltered leaves in s.cands the want best estimates of the probed lists' vectors that
+// keep passes, where keep passes about a share of them. Asking keep of every vector scanned
+// cost most of a filtered query: a key read is a cache miss at 10M vectors, and a Kairos
+// filter decodes the passage's metadata. So every live vector's estimate is gathered first,
+// with a histogram of them, and keep is asked of the best estimates only, from the top of the
+// histogram down, a slice of about filteredSlack*want/share of them at a time (about
+// filteredSlack*want pass in a slice when the filter is unrelated to the query), until want
+// have passed or every vector was asked. The best want that passed are then the want best of
+// all that pass: every vector not asked has a lower estimate than every one asked.
+func (r *Reader) scanFiltered(s *searchScratch, probed []int32, want int, anyDead bool, share float64, keep func(key uint32) bool) {
+	r.scanLists(s, probed, 0, anyDead, nil)
+	all := s.cands
+	hist := &s.hist
+	clear(hist[:])
+	for _, c := range all {
+		hist[estBin(c.est)]++
 	}
-	for _, rec := range s.recs[:min(prefetchAhead, len(s.recs))] {
-		prefetchBytes(rec)
-	}
-	s.top = s.top[:0]
-	for i, c := range s.cands {
-		if len(s.top) == k && c.ub < s.top[0].score {
-			break
+	step := int(math.Ceil(filteredSlack * float64(want) / share))
+	passed := s.passed[:0]
+	for top := len(hist); top > 0 && len(passed) < want; {
+		// The bins [lo, top) hold the next slice of estimates.
+		lo, n := top, 0
+		for lo > 0 && n < step {
+			lo--
+			n += int(hist[lo])
 		}
-		if j := i + prefetchAhead; j < len(s.recs) {
-			prefetchBytes(s.recs[j])
+		// The bins' edges as estimates: comparing floats costs a third of finding bins.
+		from, below := binFloor(lo), binFloor(top)
+		sel := s.sel[:0]
+		for i, c := range all {
+			if c.est >= from && c.est < below {
+				sel = append(sel, int32(i))
+			}
 		}
-		inv, code := splitRecord(s.recs[i])
-		s.top = r.pushResult(s.top, scored{pos: c.pos, score: dotI8(s.q, code) * inv}, k)
+		// Their keys lie scattered: asking for those ahead keeps misses in flight.
+		for _, i := range sel[:min(prefetchAhead, len(sel))] {
+			r.prefetchKey(all[i].pos)
+		}
+		for j, i := range sel {
+			if j+prefetchAhead < len(sel) {
+				r.prefetchKey(all[sel[j+prefetchAhead]].pos)
+			}
+			if keep(r.key(all[i].pos)) {
+				passed = append(passed, all[i])
+			}
+		}
+		s.sel = sel
+		top = lo
 	}
-	clear(s.recs) // the pooled scratch keeps no views of the mappings
-	return r.sortedResults(s.top), nil
+	if len(passed) > want {
+		keepBest(passed, want)
+		passed = passed[:want]
+	}
+	// s.cands takes the passing candidates; the gathered estimates' buffer becomes the next
+	// search's passed buffer.
+	s.cands, s.passed = passed, all[:0]
+}
+
+// estBins is the histogram of a filtered search's estimates: bins of 1/1024 over [-2, 2),
+// estimates outside in the end bins. The estimates of unit vectors' inner products lie in
+// [-1, 1] up to their error, and near the top, where the slices are cut, a 10M index's
+// thousands of best estimates of a query spread over tens of bins.
+const estBins = 4096
+
+func estBin(est float32) int {
+	b := int((est + 2) * (estBins / 4))
+	return min(max(b, 0), estBins-1)
+}
+
+// binFloor is the lowest estimate of bin b (of the end bins, and past them: every estimate
+// beyond).
+func binFloor(b int) float32 {
+	switch {
+	case b <= 0:
+		return float32(math.Inf(-1))
+	case b >= estBins:
+		return float32(math.Inf(1))
+	}
+	return float32(b)/(estBins/4) - 2
 }
 
 // listLen is how many entries the lists hold over every segment (dead ones included).
@@ -240,6 +329,10 @@ func (r *Reader) probeLists(s *searchScratch, probe int) []int32 {
 			}
 			s.scores = pushCand(s.scores, cand{est: sc, pos: uint32(l)}, probe)
 		}
+		// Nearest first: the candidates' floor then rises at the first lists, and the scan
+		// of the others keeps fewer estimates (cuts of the candidates' buffer were a seventh
+		// of a query's time at 10M, probe 48, with the lists in the heap's order).
+		slices.SortFunc(s.scores, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
 		out := make([]int32, len(s.scores))
 		for i, c := range s.scores {
 			out[i] = int32(c.pos)

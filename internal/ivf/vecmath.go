@@ -193,7 +193,8 @@ func fht(x []float32) {
 // so that the estimate of ⟨po, q⟩ = ⟨c, q⟩ + ⟨r, q - c⟩ + ⟨r, c⟩ is ⟨c, q⟩ + bias + scale *
 // sum sign(r_i) q_i: the query's part does not depend on the list, and is quantized once per
 // query. err times |q - c| is the standard deviation of the estimate's error (RaBitQ's theorem
-// 3.2), which a search bounds by epsilon of them.
+// 3.2). A list segment keeps it with each code; a search does not use it (ordering the
+// rescoring by the bound stopped it early in almost no query), TestEstimateBound holds it.
 func encodeCode(bitsOut []uint64, po, c []float32) (scale, bias, errf float32) {
 	clear(bitsOut)
 	var nr2, sabs, b, sc float64
@@ -272,13 +273,6 @@ func (qc *queryCode) prepare(pq []float32, words int) {
 	}
 	qc.sumQQ = float32(sum)
 	qc.prepareTables()
-}
-
-// errorScale is the standard deviation of sum sign(r_i) e_i, e_i the quantization errors of
-// the query (uniform over a step of dl): an estimate's bound adds a multiple of it times the
-// code's scale, as the rounding of the query adds to the error of the code.
-func (qc *queryCode) errorScale() float32 {
-	return qc.dl * float32(math.Sqrt(float64(qc.dpad)/12))
 }
 
 // signs turns a code's sum t (scanBlocks: 2W - 15pc, W the sum of qq_i over the code's set bits
