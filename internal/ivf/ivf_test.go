@@ -671,3 +671,45 @@ func TestKeepBest(t *testing.T) {
 		}
 	}
 }
+
+// TestCutCands: the cut keeps at least n candidates, every one of the n best, and only those
+// above its floor, whether the sample's floor holds or the exact one replaces it (values from
+// a few levels: the sample's floor then often keeps fewer than n).
+func TestCutCands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	for _, tc := range []struct{ size, n, values int }{
+		{2, 1, 0}, {640, 320, 0}, {1830, 915, 0}, {1830, 915, 2}, {1830, 915, 5}, {4096, 100, 0}, {300, 299, 0}, {129, 64, 0},
+	} {
+		for range 20 {
+			c := make([]cand, tc.size)
+			for i := range c {
+				c[i] = cand{est: float32(rng.NormFloat64()), pos: uint32(i)}
+				if tc.values > 0 {
+					c[i].est = float32(rng.IntN(tc.values))
+				}
+			}
+			sorted := slices.Clone(c)
+			slices.SortFunc(sorted, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+			nth := sorted[tc.n-1].est
+			kept, floor := cutCands(slices.Clone(c), tc.n)
+			if len(kept) < tc.n || floor > nth {
+				t.Fatalf("%+v: kept %d, floor %v, the n-th best %v", tc, len(kept), floor, nth)
+			}
+			in := map[uint32]bool{}
+			for _, x := range kept {
+				in[x.pos] = true
+				if x.est < floor {
+					t.Fatalf("%+v: kept %v below the floor %v", tc, x.est, floor)
+				}
+			}
+			for _, x := range c {
+				if x.est > nth && !in[x.pos] {
+					t.Fatalf("%+v: dropped %v, above the n-th best %v", tc, x.est, nth)
+				}
+				if x.est > floor && !in[x.pos] {
+					t.Fatalf("%+v: dropped %v, above the floor %v", tc, x.est, floor)
+				}
+			}
+		}
+	}
+}
