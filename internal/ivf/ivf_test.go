@@ -642,6 +642,21 @@ func TestDotsI16(t *testing.T) {
 	}
 }
 
+// randomCands returns size candidates of normal estimates (or of estimates from values levels,
+// values > 0), and a copy sorted best first.
+func randomCands(rng *rand.Rand, size, values int) (c, sorted []cand) {
+	c = make([]cand, size)
+	for i := range c {
+		c[i] = cand{est: float32(rng.NormFloat64()), pos: uint32(i)}
+		if values > 0 {
+			c[i].est = float32(rng.IntN(values))
+		}
+	}
+	sorted = slices.Clone(c)
+	slices.SortFunc(sorted, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+	return c, sorted
+}
+
 // TestKeepBest checks the candidates' cut against a sort, with ties (estimates drawn from few
 // values) and without.
 func TestKeepBest(t *testing.T) {
@@ -649,15 +664,7 @@ func TestKeepBest(t *testing.T) {
 	for _, tc := range []struct{ size, n, values int }{
 		{1, 1, 0}, {2, 1, 0}, {10, 10, 0}, {640, 320, 0}, {640, 320, 3}, {641, 7, 2}, {1000, 999, 0},
 	} {
-		c := make([]cand, tc.size)
-		for i := range c {
-			c[i] = cand{est: float32(rng.NormFloat64()), pos: uint32(i)}
-			if tc.values > 0 {
-				c[i].est = float32(rng.IntN(tc.values))
-			}
-		}
-		want := slices.Clone(c)
-		slices.SortFunc(want, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+		c, want := randomCands(rng, tc.size, tc.values)
 		floor := keepBest(c, tc.n)
 		if floor != want[tc.n-1].est {
 			t.Errorf("%+v: floor %v, want %v", tc, floor, want[tc.n-1].est)
@@ -681,15 +688,7 @@ func TestCutCands(t *testing.T) {
 		{2, 1, 0}, {640, 320, 0}, {1830, 915, 0}, {1830, 915, 2}, {1830, 915, 5}, {4096, 100, 0}, {300, 299, 0}, {129, 64, 0},
 	} {
 		for range 20 {
-			c := make([]cand, tc.size)
-			for i := range c {
-				c[i] = cand{est: float32(rng.NormFloat64()), pos: uint32(i)}
-				if tc.values > 0 {
-					c[i].est = float32(rng.IntN(tc.values))
-				}
-			}
-			sorted := slices.Clone(c)
-			slices.SortFunc(sorted, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+			c, sorted := randomCands(rng, tc.size, tc.values)
 			nth := sorted[tc.n-1].est
 			kept, floor := cutCands(slices.Clone(c), tc.n)
 			if len(kept) < tc.n || floor > nth {
