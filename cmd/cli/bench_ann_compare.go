@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/hnsw/annbench"
@@ -38,7 +39,7 @@ func benchANNCompare(ctx context.Context, fs *flag.FlagSet, set map[string]bool,
 			}
 		}
 		co.Log = stdio.Stderr
-		co.Data = "the vectors dumped in " + data
+		co.Data = "the vectors dumped in " + filepath.Base(filepath.Clean(data))
 		rep, err := annbench.CompareDump(ctx, data, co, emitJSON(asJSON, stdio))
 		return finishCompare(rep, err, plot, asJSON, stdio)
 	}
