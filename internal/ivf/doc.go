@@ -14,12 +14,12 @@
 //     with its norm: the vector a search rescores its best candidates with, read from the
 //     mapping a few hundred per query, and what Vector returns.
 //
-// A search finds the Probe lists nearest the query through the graph, estimates the score of
-// every vector in them from its code, and rescores the Rescore best estimates with their int8
-// vectors, stopping when no remaining candidate's upper bound can enter the top k. A filtered
-// search (a keep function) probes more lists as the filter passes fewer vectors, and scans every
-// passing vector when the filter is narrow, so that a filter keeping 1% of the vectors keeps
-// recall.
+// A search finds the Probe lists nearest the query (comparing it with every centroid, or through
+// the graph past 8,192 lists), estimates the score of every vector in them from its code,
+// nearest list first, and rescores the Rescore best estimates with their int8 vectors. A
+// filtered search (a keep function) probes more lists as the filter passes fewer vectors, asks
+// the filter of the best estimates only, and scans every passing vector when the filter is
+// narrow, so that a filter keeping 1% of the vectors keeps recall.
 //
 // Scores are cosine similarities of the int8 vectors with the query, which is what Exact
 // computes by brute force: a vector's int8 form is its canonical form (Vector returns it, and
