@@ -166,9 +166,9 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 // want best estimates of those that pass (want 0: all of them; dead ones read only when
 // anyDead; pass nil: every live one).
 func (r *Reader) scanLists(s *searchScratch, probed []int32, want int, anyDead bool, pass func(p uint32) bool) {
-	// The candidates are gathered in a buffer of twice want, cut to the best half whenever it
-	// fills: a fifth less time a query than a heap at 10M vectors, where thousands of
-	// estimates a query beat the worst one kept so far.
+	// The candidates are gathered in a buffer of twice want, cut (cutCands) whenever it fills:
+	// a fifth less time a query than a heap at 10M vectors, where thousands of estimates a
+	// query beat the worst one kept so far.
 	s.cands = s.cands[:0]
 	floor := float32(math.Inf(-1)) // the worst estimate kept at the last cut
 	for _, l := range probed {
