@@ -685,7 +685,7 @@ func TestKeepBest(t *testing.T) {
 func TestCutCands(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	for _, tc := range []struct{ size, n, values int }{
-		{2, 1, 0}, {640, 320, 0}, {1830, 915, 0}, {1830, 915, 2}, {1830, 915, 5}, {4096, 100, 0}, {300, 299, 0}, {129, 64, 0},
+		{2, 1, 0}, {640, 320, 0}, {640, 512, 0}, {1830, 915, 0}, {1830, 915, 2}, {1830, 915, 5}, {4096, 100, 0}, {300, 299, 0}, {129, 64, 0},
 	} {
 		for range 20 {
 			c, sorted := randomCands(rng, tc.size, tc.values)

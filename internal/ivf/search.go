@@ -523,7 +523,7 @@ const cutSample = 128
 func cutCands(c []cand, n int) ([]cand, float32) {
 	var smp [cutSample]float32
 	step := len(c) / cutSample
-	if step == 0 || 5*n > 4*len(c) {
+	if step == 0 || 5*n >= 4*len(c) {
 		floor := keepBest(c, n)
 		return c[:n], floor
 	}
