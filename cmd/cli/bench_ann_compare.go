@@ -13,8 +13,9 @@ import (
 )
 
 // benchANNCompare is `kairos bench ann --engines LIST`: the data set of the other flags (clustered
-// Gaussians, or --model's passages), then every engine named built and served on it by its own
-// child processes (annbench.Compare), and the table or JSON lines, and the plot.
+// Gaussians, --model's passages, or the vectors --data's dump holds), then every engine named
+// built and served on it by its own child processes (annbench.Compare, CompareDump), and the
+// table or JSON lines, and the plot.
 func benchANNCompare(ctx context.Context, fs *flag.FlagSet, set map[string]bool, cfg annbench.Config, co annbench.CompareOptions,
 	model, shared string, topics int, data, plot string, asJSON bool, stdio IO) error {
 	// The flags of a single in-process graph mean nothing here: each engine builds its own.
