@@ -265,24 +265,15 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			}
 			// the non-essential terms, from the largest bound down
 			for i := firstEss - 1; i >= 0 && len(cands) > 0; i-- {
-				// Drop the candidates that cannot reach theta even with every term left, in a
-				// pass of its own: the outcome is hard to predict, and a branchless store keeps
-				// it from stalling the lookups (Lucene's filterCompetitiveHits).
-				k := 0
-				for _, off := range cands {
-					cands[k] = off
-					if (ws.acc[off].score+sums[i])*coordBound[ws.matched(off)+i+1]*(1+pruneSlack) >= theta {
-						k++
-					}
-				}
-				cands = cands[:k]
+				// Drop the candidates that cannot reach theta even with every term left.
+				cands = ws.competitive(cands, sums[i], coordBound[i+1:], theta)
 				tc := &tcs[order[i]]
 				c := tc.c
 				rest := 0.0 // the bounds of the terms after this one
 				if i > 0 {
 					rest = sums[i-1]
 				}
-				k = 0
+				k := 0
 				for _, off := range cands {
 					d := base + off
 					if !c.decoded || d > c.last {
@@ -350,6 +341,33 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 		}
 	}
 	return top.sorted(), nil
+}
+
+// competitive keeps the candidates whose sum so far plus rest, times coord[c] for the c terms
+// they matched (coord is coordBound shifted by the terms left to look up), may reach theta.
+// It is a pass of its own: the outcome is hard to predict, and a branchless store keeps it
+// from stalling the lookups (Lucene's filterCompetitiveHits). The plan's usual case, at most
+// 64 terms, reads one accumulator a candidate, its fields held in registers.
+func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float64, theta float64) []uint32 {
+	k := 0
+	if w.words == 0 {
+		acc := w.acc
+		for _, off := range cands {
+			a := acc[off]
+			cands[k] = off
+			if (a.score+rest)*coord[bits.OnesCount64(a.mask)]*(1+pruneSlack) >= theta {
+				k++
+			}
+		}
+		return cands[:k]
+	}
+	for _, off := range cands {
+		cands[k] = off
+		if (w.acc[off].score+rest)*coord[w.matched(off)]*(1+pruneSlack) >= theta {
+			k++
+		}
+	}
+	return cands[:k]
 }
 
 // exact is the score of the candidate at off, which matched cnt terms: bleve's sum of their
