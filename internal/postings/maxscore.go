@@ -409,20 +409,32 @@ func (tc *termCursor) accumulate(sc *scorer, w *windowScratch, base, end uint32)
 	seg := c.s
 	t := tc.ti
 	tf := w.tf[t*w.size : (t+1)*w.size]
+	// Most postings occur once in a passage whose length fits a byte: their contribution is
+	// the term's row of the scorer's cache at that byte, filled on first use (0 until then,
+	// and always at lenEscape).
+	row, lens8 := sc.onceRow(t), seg.lens8
+	acc, hit := w.acc, w.hit
 	for c.cur < end {
 		i := c.i
-		for ; i < c.n; i++ {
-			d := c.ords[i]
+		ords, tfs := c.ords[:c.n], c.tfs[:c.n]
+		for ; i < len(ords); i++ {
+			d := ords[i]
 			if d >= end {
 				break
 			}
 			off := d - base
-			f := c.tfs[i]
+			f := tfs[i]
 			tf[off] = f
-			w.hit[off/64] |= 1 << (off % 64)
-			v := sc.contribution(t, f, seg.length(d))
+			hit[off/64] |= 1 << (off % 64)
+			var v float64
+			if f == 1 {
+				v = row[lens8[d]]
+			}
+			if v == 0 {
+				v = sc.contribution(t, f, seg.length(d))
+			}
 			if t < 64 {
-				a := &w.acc[off]
+				a := &acc[off]
 				a.mask |= 1 << t
 				a.score += v
 			} else {

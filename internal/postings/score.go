@@ -132,19 +132,25 @@ func (s *scorer) lengthNorm(length uint32) float64 {
 // and falls with length, in floating point too (every step is monotone), which the upper
 // bounds of the pruning rely on.
 func (s *scorer) contribution(i int, freq, length uint32) float64 {
-	if freq != 1 || length >= 256 {
+	if freq != 1 || length >= lenEscape {
 		return s.compute(i, freq, length)
 	}
-	if s.once == nil {
-		s.once = make([]float64, len(s.terms)*256)
-	}
-	j := i*256 + int(length)
-	if v := s.once[j]; v != 0 {
+	row := s.onceRow(i)
+	if v := row[length]; v != 0 {
 		return v
 	}
 	v := s.compute(i, 1, length)
-	s.once[j] = v
+	row[length] = v
 	return v
+}
+
+// onceRow is term i's row of once, by length: its entry lenEscape stays 0 (a length of 255
+// or more is computed), so that a row indexed by Segment.lens8 needs no test of the escape.
+func (s *scorer) onceRow(i int) *[256]float64 {
+	if s.once == nil {
+		s.once = make([]float64, len(s.terms)*256)
+	}
+	return (*[256]float64)(s.once[i*256:])
 }
 
 // compute is contribution without the cache.
