@@ -104,7 +104,8 @@ type scorer struct {
 	*plan
 	norms [256]float64 // lengthNorm by length, 0 until computed
 	// once[i*256+length] is term i's contribution in a passage of that length where it occurs
-	// once (most postings), 0 until computed (or when k1 is 0 and every contribution is 0),
+	// once (most postings), 0 until computed (or when k1 is 0 and every contribution is 0, and
+	// always at lenEscape: onceRow),
 	// allocated on first use: the sqrt and the division were a fifth of the CPU of the
 	// slowest queries at 10M.
 	once []float64
