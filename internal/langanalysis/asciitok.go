@@ -57,15 +57,10 @@ var asciiClass = func() (t [128]uint8) {
 
 // Tokenize returns the tokens bleve's Unicode tokenizer returns for input.
 func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	if !utf8.Valid(input) {
-		// The scanner's handling of invalid bytes reaches across white space ("\xe7 0" is
-		// one token): leave such text to it whole. Text read by the corpus readers is valid.
-		return t.slow.Tokenize(input)
-	}
 	out := make(analysis.TokenStream, 0, len(input)/6+1)
 	var slab []analysis.Token // tokens are allocated in blocks, as bleve's tokenizer does
 	pos := 1
-	emit := func(term []byte, start, end int, typ analysis.TokenType) {
+	t.each(input, func(term []byte, start, end int, typ analysis.TokenType) {
 		if len(slab) == 0 {
 			slab = make([]analysis.Token, max(16, (len(input)-end)/6+1))
 		}
@@ -74,6 +69,20 @@ func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		*tok = analysis.Token{Term: term, Start: start, End: end, Position: pos, Type: typ}
 		out = append(out, tok)
 		pos++
+	})
+	return out
+}
+
+// each calls emit with the term, offsets and type of each token Tokenize returns, in order,
+// without making the tokens (Terms' path, which needs their terms alone).
+func (t asciiTokenizer) each(input []byte, emit func(term []byte, start, end int, typ analysis.TokenType)) {
+	if !utf8.Valid(input) {
+		// The scanner's handling of invalid bytes reaches across white space ("\xe7 0" is
+		// one token): leave such text to it whole. Text read by the corpus readers is valid.
+		for _, tok := range t.slow.Tokenize(input) {
+			emit(tok.Term, tok.Start, tok.End, tok.Type)
+		}
+		return
 	}
 	for i := 0; i < len(input); {
 		if c := input[i]; c < 0x80 && asciiClass[c] == clsSpace {
@@ -93,16 +102,11 @@ func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 			scanASCII(input[i:j], i, emit)
 		} else {
 			for _, tok := range t.slow.Tokenize(input[i:j]) {
-				tok.Start += i
-				tok.End += i
-				tok.Position = pos
-				pos++
-				out = append(out, tok)
+				emit(tok.Term, tok.Start+i, tok.End+i, tok.Type)
 			}
 		}
 		i = j
 	}
-	return out
 }
 
 // scanASCII emits the words of piece (pure ASCII, no white space), which starts at offset base

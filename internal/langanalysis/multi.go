@@ -23,28 +23,28 @@ const tagSep = ":"
 // tagged, so a single-language index is unchanged), or, for Multilingual, with the analyzer
 // of each passage's language, its terms tagged (Tag). Safe for concurrent use.
 type Passages struct {
-	single analysis.Analyzer // nil when multilingual
+	single *termer // nil when multilingual
 	mu     sync.Mutex
-	byLang map[string]analysis.Analyzer // multilingual: by normalized language code
+	byLang map[string]*termer // multilingual: by normalized language code, terms tagged
 }
 
 // NewPassages returns the passage analysis of the analyzer name a manifest records.
 func NewPassages(name string) (*Passages, error) {
 	if name == Multilingual {
-		return &Passages{byLang: map[string]analysis.Analyzer{}}, nil
+		return &Passages{byLang: map[string]*termer{}}, nil
 	}
 	a, err := New(name)
 	if err != nil {
 		return nil, err
 	}
-	return &Passages{single: a}, nil
+	return &Passages{single: newTermer(a, "")}, nil
 }
 
 // Multilingual reports whether terms are tagged with their language.
 func (p *Passages) Multilingual() bool { return p.single == nil }
 
-// analyzer returns the analyzer of language, built on first use.
-func (p *Passages) analyzer(language string) (analysis.Analyzer, error) {
+// analyzer returns the analysis of language (normalized), built on first use.
+func (p *Passages) analyzer(language string) (*termer, error) {
 	if language == "" {
 		return nil, fmt.Errorf("a multilingual index needs the language of every passage")
 	}
@@ -57,21 +57,22 @@ func (p *Passages) analyzer(language string) (analysis.Analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.byLang[language] = a
-	return a, nil
+	t := newTermer(a, language+tagSep)
+	p.byLang[language] = t
+	return t, nil
 }
 
 // Analyze returns the tokens of text in language, terms tagged when multilingual. The
 // tokens' Term bytes are the caller's.
 func (p *Passages) Analyze(language string, text []byte) (analysis.TokenStream, error) {
 	if p.single != nil {
-		return p.single.Analyze(text), nil
+		return p.single.a.Analyze(text), nil
 	}
 	a, err := p.analyzer(Normalize(language))
 	if err != nil {
 		return nil, err
 	}
-	toks := a.Analyze(text)
+	toks := a.a.Analyze(text)
 	prefix := Normalize(language) + tagSep
 	for _, t := range toks {
 		t.Term = append([]byte(prefix), t.Term...)
@@ -79,18 +80,35 @@ func (p *Passages) Analyze(language string, text []byte) (analysis.TokenStream, 
 	return toks, nil
 }
 
+// Terms appends to dst the terms of text in language and returns it: the Term of each token
+// Analyze returns, in order, as strings, tagged when multilingual. It is Analyze for callers
+// that need the terms alone (postings and their counts), faster: for the analyzers whose
+// filters each look at one token (English and Standard among them) it looks each token's
+// terms up in a cache by the token's text, and makes no tokens. The strings may be shared
+// with other calls' results.
+func (p *Passages) Terms(language string, text []byte, dst []string) ([]string, error) {
+	if p.single != nil {
+		return p.single.terms(text, dst), nil
+	}
+	a, err := p.analyzer(Normalize(language))
+	if err != nil {
+		return nil, err
+	}
+	return a.terms(text, dst), nil
+}
+
 // For returns an analysis.Analyzer of the passages of one language (for engines that hand an
 // analyzer to their index, bleve): the single analyzer, or the language's, tagging its terms.
 func (p *Passages) For(language string) (analysis.Analyzer, error) {
 	if p.single != nil {
-		return p.single, nil
+		return p.single.a, nil
 	}
 	language = Normalize(language)
 	a, err := p.analyzer(language)
 	if err != nil {
 		return nil, err
 	}
-	return tagging{a: a, prefix: []byte(language + tagSep)}, nil
+	return tagging{a: a.a, prefix: []byte(language + tagSep)}, nil
 }
 
 // tagging is an analyzer whose terms are tagged with a language.
@@ -125,7 +143,7 @@ func (p *Passages) QueryTerms(text string, languages []string) ([]string, error)
 		}
 	}
 	if p.single != nil {
-		add(p.single.Analyze([]byte(text)))
+		add(p.single.a.Analyze([]byte(text)))
 		return out, nil
 	}
 	for _, l := range languages {

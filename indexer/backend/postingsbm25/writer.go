@@ -335,26 +335,9 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			if p == nil {
 				return nil // refused below, in the batch's turn
 			}
-			toks, err := w.text.Analyze(p.Language, []byte(p.Text))
+			t, err := w.text.Terms(p.Language, []byte(p.Text), make([]string, 0, len(p.Text)/8+1))
 			if err != nil {
 				return fmt.Errorf("passage %s: %w", p.ID, err)
-			}
-			// one string for the passage's terms, sliced: two allocations per passage
-			// instead of one per token, less for the collector to run for
-			var all strings.Builder
-			n := 0
-			for _, tok := range toks {
-				n += len(tok.Term)
-			}
-			all.Grow(n)
-			for _, tok := range toks {
-				all.Write(tok.Term)
-			}
-			s, off := all.String(), 0
-			t := make([]string, len(toks))
-			for j, tok := range toks {
-				t[j] = s[off : off+len(tok.Term)]
-				off += len(tok.Term)
 			}
 			terms[i] = t
 			return nil

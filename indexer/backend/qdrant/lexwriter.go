@@ -106,17 +106,17 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	var tokens int64
 	for i := range b.adds {
 		a := &b.adds[i]
-		toks, err := w.an.Analyze(a.p.Language, []byte(a.p.Text))
+		toks, err := w.an.Terms(a.p.Language, []byte(a.p.Text), nil)
 		if err != nil {
 			return fmt.Errorf("passage %s: %w", a.p.ID, err)
 		}
 		tf := make(map[string]int, len(toks))
 		var terms []string
 		for _, t := range toks {
-			if tf[string(t.Term)] == 0 {
-				terms = append(terms, string(t.Term))
+			if tf[t] == 0 {
+				terms = append(terms, t)
 			}
-			tf[string(t.Term)]++
+			tf[t]++
 		}
 		freqs := make([]int, len(terms))
 		for j, t := range terms {
