@@ -52,7 +52,7 @@ func convertEnterprise(rec rawRecord) (Document, string, error) {
 	if id == "" {
 		return Document{}, "", errors.New(`missing "identifier"`)
 	}
-	title := strings.Join(strings.Fields(a.Name), " ")
+	title := collapseSpace(a.Name)
 	if title == "" {
 		return Document{}, "", errors.New(`missing "name"`)
 	}

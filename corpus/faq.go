@@ -172,7 +172,7 @@ func (f faqFields) faqRow(get func(col string) (string, bool), n int) (Document,
 	}
 	q, _ := get0(f.question)
 	a, _ := get0(f.answer)
-	doc := Document{ID: strconv.Itoa(n), IDFromPosition: true, Title: strings.Join(strings.Fields(q), " ")}
+	doc := Document{ID: strconv.Itoa(n), IDFromPosition: true, Title: collapseSpace(q)}
 	if id, ok := get0(f.id); ok && strings.TrimSpace(id) != "" {
 		doc.ID, doc.IDFromPosition = strings.TrimSpace(id), false
 	}

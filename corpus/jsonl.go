@@ -402,7 +402,7 @@ func convertJSONL(wikiExtractor bool) convertFunc {
 		}
 		doc := Document{ID: id, IDFromPosition: fromPosition, URL: strings.TrimSpace(r.URL), Date: date}
 		if r.Title != nil {
-			doc.Title = strings.Join(strings.Fields(*r.Title), " ")
+			doc.Title = collapseSpace(*r.Title)
 		}
 		text := *r.Text
 		if wikiExtractor {

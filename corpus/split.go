@@ -360,6 +360,16 @@ const closers = `)]}"'”’»`
 // an upper-case letter or a digit, and w is not an abbreviation or an initial. CJK full stops
 // end a sentence whatever follows.
 func sentenceEnd(w, next string) bool {
+	if n := len(w); n > 0 {
+		if c := w[n-1]; c < utf8.RuneSelf && c != '.' && c != '!' && c != '?' && strings.IndexByte(closers, c) < 0 {
+			return false // most words: nothing to trim (the cut set's runes beyond ASCII make that slow)
+		}
+	}
+	return endsSentence(w, next)
+}
+
+// endsSentence is sentenceEnd without its shortcut.
+func endsSentence(w, next string) bool {
 	core := strings.TrimRight(w, closers+cjkClosers)
 	last, _ := utf8.DecodeLastRuneInString(core)
 	switch last {

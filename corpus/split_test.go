@@ -376,6 +376,18 @@ func TestSplitRealCorpora(t *testing.T) {
 	}
 }
 
+// FuzzSentenceEnd holds sentenceEnd's shortcut to the whole test.
+func FuzzSentenceEnd(f *testing.F) {
+	for _, w := range []string{"end.", "end", "end,", "end.)", `"end."`, "终。", "x」", "a’", "a»", "1998.", "Dr.", ""} {
+		f.Add(w, "Next")
+	}
+	f.Fuzz(func(t *testing.T, w, next string) {
+		if got, want := sentenceEnd(w, next), endsSentence(w, next); got != want {
+			t.Fatalf("sentenceEnd(%q, %q) = %v, without the shortcut %v", w, next, got, want)
+		}
+	})
+}
+
 func FuzzSplit(f *testing.F) {
 	f.Add("Title", "Sec", "One sentence. Another one!\n\nA new paragraph, e.g. this.", 20)
 	f.Add("", "", numberedWords(300, 7), 16)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -111,6 +112,9 @@ func parseDate(s string) (time.Time, error) {
 // and blank lines are dropped. With lineBreaks, every single newline also ends a paragraph
 // (WikiExtractor writes one paragraph per line).
 func paragraphs(s string, lineBreaks bool) string {
+	if normalParagraphs(s) {
+		return s // most text already is; the words and lines were a fifth of a JSONL read
+	}
 	var out []string
 	var cur []string
 	flush := func() {
@@ -120,7 +124,7 @@ func paragraphs(s string, lineBreaks bool) string {
 		}
 	}
 	for line := range strings.SplitSeq(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
+		line = collapseSpace(line)
 		if line == "" {
 			flush()
 			continue
@@ -132,4 +136,56 @@ func paragraphs(s string, lineBreaks bool) string {
 	}
 	flush()
 	return strings.Join(out, "\n\n")
+}
+
+// normalParagraphs reports whether paragraphs returns s as it is: lines whose white space is
+// collapsed (see collapsed), one blank line between each two, none at either end.
+func normalParagraphs(s string) bool {
+	i := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		if (line == "") == (i%2 == 0) || !collapsed(line) {
+			return false
+		}
+		i++
+	}
+	return i%2 == 1
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " "): s trimmed, each run of white space
+// in it one space; s itself, not a copy, when it already is.
+func collapseSpace(s string) string {
+	if collapsed(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// collapsed reports whether collapseSpace(s) == s: no white space (unicode.IsSpace, as
+// strings.Fields) but single ASCII spaces between other characters.
+func collapsed(s string) bool {
+	space := true // a space at the start is one too many, as one after another
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			i++
+			switch c {
+			case ' ':
+				if space {
+					return false
+				}
+				space = true
+			case '\t', '\n', '\v', '\f', '\r':
+				return false
+			default:
+				space = false
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if unicode.IsSpace(r) {
+			return false
+		}
+		space = false
+	}
+	return !space || s == ""
 }
