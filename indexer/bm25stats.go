@@ -13,7 +13,7 @@ import (
 func liveTokens(ctx context.Context, store backend.Passages, text *langanalysis.Passages) (int64, error) {
 	var n int64
 	err := store.Each(ctx, func(_ uint32, p Passage) error {
-		toks, err := text.Terms(p.Language, []byte(p.Text), nil)
+		toks, err := text.Terms(p.Language, p.Text, nil)
 		n += int64(len(toks))
 		return err
 	})

@@ -474,7 +474,7 @@ func (w *genWriter) tombstone(bb backend.LexicalBatch, keys []uint32) (source st
 		}
 		w.man.Counts.Passages--
 		w.upd.PassagesDeleted++
-		toks, err := w.text.Terms(p.Language, []byte(p.Text), nil)
+		toks, err := w.text.Terms(p.Language, p.Text, nil)
 		if err != nil {
 			return "", fmt.Errorf("replaced passage %s: %w", p.ID, err)
 		}

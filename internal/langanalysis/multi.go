@@ -26,18 +26,19 @@ type Passages struct {
 	single *termer // nil when multilingual
 	mu     sync.Mutex
 	byLang map[string]*termer // multilingual: by normalized language code, terms tagged
+	caches chan struct{}      // the term caches of all the analyses (termCaches)
 }
 
 // NewPassages returns the passage analysis of the analyzer name a manifest records.
 func NewPassages(name string) (*Passages, error) {
 	if name == Multilingual {
-		return &Passages{byLang: map[string]*termer{}}, nil
+		return &Passages{byLang: map[string]*termer{}, caches: make(chan struct{}, termCaches)}, nil
 	}
 	a, err := New(name)
 	if err != nil {
 		return nil, err
 	}
-	return &Passages{single: newTermer(a, "")}, nil
+	return &Passages{single: newTermer(a, "", make(chan struct{}, termCaches))}, nil
 }
 
 // Multilingual reports whether terms are tagged with their language.
@@ -57,7 +58,7 @@ func (p *Passages) analyzer(language string) (*termer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTermer(a, language+tagSep)
+	t := newTermer(a, language+tagSep, p.caches)
 	p.byLang[language] = t
 	return t, nil
 }
@@ -84,9 +85,9 @@ func (p *Passages) Analyze(language string, text []byte) (analysis.TokenStream, 
 // Analyze returns, in order, as strings, tagged when multilingual. It is Analyze for callers
 // that need the terms alone (postings and their counts), faster: for the analyzers whose
 // filters each look at one token (English and Standard among them) it looks each token's
-// terms up in a cache by the token's text, and makes no tokens. The strings may be shared
-// with other calls' results.
-func (p *Passages) Terms(language string, text []byte, dst []string) ([]string, error) {
+// terms up in a cache by the token's text, and makes no tokens and no copy of text. The
+// strings may be shared with other calls' results.
+func (p *Passages) Terms(language, text string, dst []string) ([]string, error) {
 	if p.single != nil {
 		return p.single.terms(text, dst), nil
 	}

@@ -1,10 +1,9 @@
 package langanalysis
 
 import (
-	"bytes"
 	"hash/maphash"
 	"strings"
-	"sync"
+	"unsafe"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -28,8 +27,17 @@ type termer struct {
 	// (localFilters); nil filters send every text through a.
 	tok     asciiTokenizer
 	filters []analysis.TokenFilter
-	caches  sync.Pool // of *termCache, one per goroutine at a time
+	// free holds the caches not in use; budget counts the caches of all the termers of a
+	// Passages, which keep them for their lifetime. A text that finds no cache free and
+	// none left to make goes through a.
+	free   chan *termCache
+	budget chan struct{}
 }
+
+// termCaches bounds the caches of a Passages (8 of 3 MB): one per goroutine analysing at
+// once, up to that; beyond it, and for the languages of a multilingual index that come
+// after it is spent, texts are analysed without one.
+const termCaches = 8
 
 // termCache maps a token's text to its term, or to none when a filter dropped it (a stop
 // word). It is two-way set-associative: a token may sit in either slot of the pair its hash
@@ -41,6 +49,11 @@ type termer struct {
 type termCache struct {
 	seed  maphash.Seed
 	slots [termCacheSize]termSlot
+	// analyseToken's scratch: the token, its stream and the terms it made
+	text   []byte
+	tok    analysis.Token
+	stream [1]*analysis.Token
+	out    []string
 }
 
 // termSlot is one token's entry (48 bytes).
@@ -78,8 +91,8 @@ func (c *termCache) lookup(term []byte) (*termSlot, bool) {
 	return a, true
 }
 
-func newTermer(a analysis.Analyzer, prefix string) *termer {
-	t := &termer{a: a, prefix: prefix}
+func newTermer(a analysis.Analyzer, prefix string, budget chan struct{}) *termer {
+	t := &termer{a: a, prefix: prefix, free: make(chan *termCache, cap(budget)), budget: budget}
 	d, ok := a.(*analysis.DefaultAnalyzer)
 	if !ok || len(d.CharFilters) > 0 {
 		return t
@@ -114,22 +127,24 @@ func localFilters(filters []analysis.TokenFilter) ([]analysis.TokenFilter, bool)
 }
 
 // terms appends the terms of text's tokens to dst, tagged with prefix.
-func (t *termer) terms(text []byte, dst []string) []string {
+func (t *termer) terms(text string, dst []string) []string {
 	if t.filters == nil {
-		return t.analysed(text, dst)
+		return t.analysed([]byte(text), dst) // a copy: filters write to their tokens' bytes
 	}
-	c, _ := t.caches.Get().(*termCache)
+	c := t.cache()
 	if c == nil {
-		c = &termCache{seed: maphash.MakeSeed()}
+		return t.analysed([]byte(text), dst)
 	}
-	t.tok.each(text, func(term []byte, _, _ int, typ analysis.TokenType) {
+	// Read in place: the tokenizers only slice their input, and analyseToken copies a
+	// token before the filters see it.
+	t.tok.each(unsafe.Slice(unsafe.StringData(text), len(text)), func(term []byte, _, _ int, typ analysis.TokenType) {
 		if len(term) > termTextMax {
-			dst = append(dst, t.analyseToken(term, typ)...)
+			dst = append(dst, t.analyseToken(c, term, typ)...)
 			return
 		}
 		s, ok := c.lookup(term)
 		if !ok {
-			ts := t.analyseToken(term, typ)
+			ts := t.analyseToken(c, term, typ)
 			if len(ts) > 1 { // no filter localFilters lets through makes two: not cached
 				dst = append(dst, ts...)
 				return
@@ -144,24 +159,40 @@ func (t *termer) terms(text []byte, dst []string) []string {
 			dst = append(dst, s.term)
 		}
 	})
-	t.caches.Put(c)
+	t.free <- c // never blocks: the channel holds as many as the budget
 	return dst
 }
 
-// analyseToken runs the filters over a stream of the one token.
-func (t *termer) analyseToken(term []byte, typ analysis.TokenType) []string {
-	s := analysis.TokenStream{{Term: bytes.Clone(term), End: len(term), Position: 1, Type: typ}}
+// cache returns a cache free or a new one, nil when the budget is spent.
+func (t *termer) cache() *termCache {
+	select {
+	case c := <-t.free:
+		return c
+	default:
+	}
+	select {
+	case t.budget <- struct{}{}:
+		return &termCache{seed: maphash.MakeSeed()}
+	default:
+		return nil
+	}
+}
+
+// analyseToken runs the filters over a stream of the one token. The terms are c's until its
+// next call.
+func (t *termer) analyseToken(c *termCache, term []byte, typ analysis.TokenType) []string {
+	c.text = append(c.text[:0], term...) // a filter may write to it (lower case does)
+	c.tok = analysis.Token{Term: c.text, End: len(term), Position: 1, Type: typ}
+	c.stream[0] = &c.tok
+	s := analysis.TokenStream(c.stream[:])
 	for _, f := range t.filters {
 		s = f.Filter(s)
 	}
-	if len(s) == 0 {
-		return nil
+	c.out = c.out[:0]
+	for _, tok := range s {
+		c.out = append(c.out, t.prefix+string(tok.Term))
 	}
-	out := make([]string, len(s))
-	for i, tok := range s {
-		out[i] = t.prefix + string(tok.Term)
-	}
-	return out
+	return c.out
 }
 
 // analysed is terms through the whole analysis: the terms in one string, sliced (two

@@ -3,9 +3,12 @@ package langanalysis
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
@@ -31,24 +34,32 @@ var termsCases = []struct {
 // compareTerms checks that Terms gives the terms of Analyze's tokens, in order.
 func compareTerms(t testing.TB, p *Passages, language string, text []byte) {
 	t.Helper()
+	if err := termsDiffer(p, language, text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// termsDiffer is compareTerms's check, as an error.
+func termsDiffer(p *Passages, language string, text []byte) error {
 	toks, err := p.Analyze(language, slices.Clone(text))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	want := make([]string, len(toks))
 	for i, tok := range toks {
 		want[i] = string(tok.Term)
 	}
-	got, err := p.Terms(language, slices.Clone(text), []string{"kept"})
+	got, err := p.Terms(language, string(text), []string{"kept"})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if len(got) == 0 || got[0] != "kept" {
-		t.Fatalf("%q: Terms did not append to dst: %q", text, got)
+		return fmt.Errorf("%q: Terms did not append to dst: %q", text, got)
 	}
 	if !slices.Equal(got[1:], want) {
-		t.Fatalf("%s %q: Terms %q, Analyze's terms %q", language, text, got[1:], want)
+		return fmt.Errorf("%s %q: Terms %q, Analyze's terms %q", language, text, got[1:], want)
 	}
+	return nil
 }
 
 // realTexts returns every string field of SciFact's corpus and queries and SQuAD's passages.
@@ -169,7 +180,7 @@ func BenchmarkTerms(b *testing.B) {
 	}
 	b.Run("terms", func(b *testing.B) {
 		for i := range b.N {
-			if _, err := p.Terms("", texts[i%len(texts)], nil); err != nil {
+			if _, err := p.Terms("", string(texts[i%len(texts)]), nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -186,4 +197,31 @@ func BenchmarkTerms(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTermsConcurrent: more goroutines than there are caches get the same terms, those
+// beyond the budget without a cache, and the caches made stay within it.
+func TestTermsConcurrent(t *testing.T) {
+	p, err := NewPassages(English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := realTexts(t)[:2000]
+	var g errgroup.Group
+	for w := range 4 * termCaches {
+		g.Go(func() error {
+			for i := w; i < len(texts); i += 3 {
+				if err := termsDiffer(p, "", texts[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(p.single.budget); n < 1 || n > termCaches || len(p.single.free) != n {
+		t.Fatalf("%d caches made, %d free; want 1 to %d, all free", n, len(p.single.free), termCaches)
+	}
 }

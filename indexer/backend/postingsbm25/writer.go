@@ -335,7 +335,7 @@ func (w *Writer) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 			if p == nil {
 				return nil // refused below, in the batch's turn
 			}
-			t, err := w.text.Terms(p.Language, []byte(p.Text), make([]string, 0, len(p.Text)/8+1))
+			t, err := w.text.Terms(p.Language, p.Text, make([]string, 0, len(p.Text)/8+1))
 			if err != nil {
 				return fmt.Errorf("passage %s: %w", p.ID, err)
 			}

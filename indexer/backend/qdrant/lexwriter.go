@@ -106,7 +106,7 @@ func (w *lexWriter) Apply(ctx context.Context, lb backend.LexicalBatch) error {
 	var tokens int64
 	for i := range b.adds {
 		a := &b.adds[i]
-		toks, err := w.an.Terms(a.p.Language, []byte(a.p.Text), nil)
+		toks, err := w.an.Terms(a.p.Language, a.p.Text, nil)
 		if err != nil {
 			return fmt.Errorf("passage %s: %w", a.p.ID, err)
 		}
