@@ -115,6 +115,12 @@ func paragraphs(s string, lineBreaks bool) string {
 	if normalParagraphs(s) {
 		return s // most text already is; the words and lines were a fifth of a JSONL read
 	}
+	return joinParagraphs(s, lineBreaks)
+}
+
+// joinParagraphs is paragraphs without its shortcut: each line's space collapsed, the lines
+// of a paragraph joined by one space, paragraphs by a blank line.
+func joinParagraphs(s string, lineBreaks bool) string {
 	var out []string
 	var cur []string
 	flush := func() {

@@ -14,38 +14,13 @@ var spaceCases = []string{
 	"one two.\n\nthree four.\n\nfive", "one  two.\n\nthree", "x\n\ny\nz", "\n", "\n\n",
 }
 
-// paragraphsByWords is paragraphs without its shortcut: each line's words joined by one
-// space, paragraphs joined by a blank line.
-func paragraphsByWords(s string, lineBreaks bool) string {
-	var out, cur []string
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.Join(cur, " "))
-			cur = cur[:0]
-		}
-	}
-	for line := range strings.SplitSeq(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
-		if line == "" {
-			flush()
-			continue
-		}
-		cur = append(cur, line)
-		if lineBreaks {
-			flush()
-		}
-	}
-	flush()
-	return strings.Join(out, "\n\n")
-}
-
 func checkSpace(t *testing.T, s string) {
 	t.Helper()
 	if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
 		t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
 	}
 	for _, lb := range []bool{false, true} {
-		if got, want := paragraphs(s, lb), paragraphsByWords(s, lb); got != want {
+		if got, want := paragraphs(s, lb), joinParagraphs(s, lb); got != want {
 			t.Fatalf("paragraphs(%q, %v) = %q, want %q", s, lb, got, want)
 		}
 	}

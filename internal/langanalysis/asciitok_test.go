@@ -1,17 +1,12 @@
 package langanalysis
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
-
-	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
 // tricky are strings at the edges of the word-break rules the fast path implements.
@@ -58,33 +53,12 @@ func TestASCIITokenizerMatchesBleve(t *testing.T) {
 		compareTokenizers(t, []byte(s))
 	}
 	// Real text: every SciFact and SQuAD passage, titles included.
-	n := 0
-	for _, rel := range []string{"data/beir-scifact/corpus.jsonl", "data/squad-v1.1-dev/v1.1-passages.jsonl", "data/beir-scifact/queries.jsonl"} {
-		f, err := os.Open(sharedtest.Path(t, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			var rec map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-				t.Fatalf("%s: %v", rel, err)
-			}
-			for _, v := range rec {
-				if s, ok := v.(string); ok {
-					compareTokenizers(t, []byte(s))
-					n++
-				}
-			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
+	texts := realTexts(t)
+	for _, s := range texts {
+		compareTokenizers(t, s)
 	}
-	if n < 10000 {
-		t.Fatalf("compared only %d texts", n)
+	if len(texts) < 10000 {
+		t.Fatalf("compared only %d texts", len(texts))
 	}
 }
 
