@@ -113,7 +113,9 @@ func parseDate(s string) (time.Time, error) {
 // (WikiExtractor writes one paragraph per line).
 func paragraphs(s string, lineBreaks bool) string {
 	if normalParagraphs(s) {
-		return s // most text already is; splitting and joining it was two fifths of converting a JSONL record
+		// Most text already is: splitting and joining it was two fifths of converting a
+		// JSONL record.
+		return s
 	}
 	return joinParagraphs(s, lineBreaks)
 }
