@@ -74,9 +74,8 @@ func (p *Passages) Analyze(language string, text []byte) (analysis.TokenStream, 
 		return nil, err
 	}
 	toks := a.a.Analyze(text)
-	prefix := Normalize(language) + tagSep
 	for _, t := range toks {
-		t.Term = append([]byte(prefix), t.Term...)
+		t.Term = append([]byte(a.prefix), t.Term...)
 	}
 	return toks, nil
 }
@@ -104,12 +103,11 @@ func (p *Passages) For(language string) (analysis.Analyzer, error) {
 	if p.single != nil {
 		return p.single.a, nil
 	}
-	language = Normalize(language)
-	a, err := p.analyzer(language)
+	a, err := p.analyzer(Normalize(language))
 	if err != nil {
 		return nil, err
 	}
-	return tagging{a: a.a, prefix: []byte(language + tagSep)}, nil
+	return tagging{a: a.a, prefix: []byte(a.prefix)}, nil
 }
 
 // tagging is an analyzer whose terms are tagged with a language.
