@@ -388,6 +388,57 @@ func FuzzSentenceEnd(f *testing.F) {
 	})
 }
 
+// checkWholeSection holds wholeSection to packSection and joinUnits: where it takes the
+// section whole, they make the same one passage (or none).
+func checkWholeSection(t *testing.T, prefix, text string, budget int) {
+	t.Helper()
+	got, words, ok := wholeSection(prefix, text, budget)
+	if !ok {
+		if n := len(strings.Fields(text)); n <= budget && !strings.ContainsFunc(text, func(r rune) bool { return r >= cjkFrom }) {
+			t.Fatalf("wholeSection(%q, %d) refused %d words", text, budget, n)
+		}
+		return
+	}
+	var want []string
+	for _, chunk := range packSection(text, budget) {
+		want = append(want, joinUnits(prefix, chunk))
+	}
+	switch {
+	case words == 0 && len(want) != 0:
+		t.Fatalf("wholeSection(%q, %d): no words, packSection %q", text, budget, want)
+	case words > 0 && (len(want) != 1 || want[0] != got):
+		t.Fatalf("wholeSection(%q, %d) = %q, packSection %q", text, budget, got, want)
+	case words != len(strings.Fields(text)):
+		t.Fatalf("wholeSection(%q, %d): %d words, strings.Fields %d", text, budget, words, len(strings.Fields(text)))
+	}
+}
+
+func TestWholeSection(t *testing.T) {
+	texts := append([]string{
+		"One sentence. Another one!\n\nA new paragraph, e.g. this.", numberedWords(16, 0), numberedWords(17, 0),
+		"café crème\u00a0au lait\u2003x", "a\u3000b", "北京 is", "x。 y", "a\xffb", "Dr. Who\nU.S. x\n\n\n y",
+	}, spaceCases...)
+	for _, text := range texts {
+		for _, budget := range []int{1, 2, 16, 120} {
+			for _, prefix := range []string{"", "Title | "} {
+				checkWholeSection(t, prefix, text, budget)
+			}
+		}
+	}
+	if _, _, ok := wholeSection("", numberedWords(16, 0), 16); !ok {
+		t.Fatal("16 words refused at a budget of 16")
+	}
+}
+
+func FuzzWholeSection(f *testing.F) {
+	f.Add("T | ", "One sentence. Another one!\n\nA new paragraph.", 20)
+	f.Add("", "café\u00a0crème \u2003 x", 3)
+	f.Add("", "北京 是", 5)
+	f.Fuzz(func(t *testing.T, prefix, text string, budget int) {
+		checkWholeSection(t, prefix, text, 1+abs(budget)%200)
+	})
+}
+
 func FuzzSplit(f *testing.F) {
 	f.Add("Title", "Sec", "One sentence. Another one!\n\nA new paragraph, e.g. this.", 20)
 	f.Add("", "", numberedWords(300, 7), 16)

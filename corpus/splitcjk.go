@@ -22,10 +22,14 @@ const (
 	cjkClosers      = "」』）】〉》〕" // with closers, the ASCII and Western ones
 )
 
+// cjkFrom is the first rune of the CJK radicals: below it no rune is Han or kana, a CJK
+// sentence end or closer.
+const cjkFrom = 0x2E80
+
 // isCJK reports a Han or kana character; the prolonged sound mark (ー) is kana in all but
 // its Unicode script (Common).
 func isCJK(r rune) bool {
-	if r < 0x2E80 { // below the CJK radicals: Latin, Greek, Cyrillic, Arabic, ... at once
+	if r < cjkFrom { // below the CJK radicals: Latin, Greek, Cyrillic, Arabic, ... at once
 		return false
 	}
 	return r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
