@@ -376,8 +376,11 @@ type jsonlRecord struct {
 func convertJSONL(wikiExtractor bool) convertFunc {
 	return func(rec rawRecord) (Document, string, error) {
 		var r jsonlRecord
-		if err := json.Unmarshal(rec.data, &r); err != nil {
-			return Document{}, "", jsonError(err)
+		if !decodeJSONLRecord(rec.data, &r) {
+			r = jsonlRecord{}
+			if err := json.Unmarshal(rec.data, &r); err != nil {
+				return Document{}, "", jsonError(err)
+			}
 		}
 		if r.Text == nil {
 			return Document{}, "", errors.New(`missing "text" field`)
@@ -438,11 +441,18 @@ func jsonID(raw json.RawMessage) (string, error) {
 		return "", nil
 	}
 	if raw[0] == '"' {
+		d := jsonScan{b: raw}
+		if s, ok := d.str(); ok && d.end() {
+			return strings.TrimSpace(s), nil // the common id, without reflection
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", jsonError(err)
 		}
 		return strings.TrimSpace(s), nil
+	}
+	if d := (jsonScan{b: raw}); d.number() && d.end() {
+		return string(raw), nil // json.Number keeps a number's text
 	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
