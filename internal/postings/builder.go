@@ -145,6 +145,7 @@ type Builder struct {
 	docs   *os.File // key u32, length u32 per ordinal
 	docsW  *bufio.Writer
 	ids    []uint32 // term ids of the passage being added, in token order
+	hashes []uint64 // their hashes (vocab.appendIDs's scratch)
 	tfs    []uint32 // id -> term frequency in the passage being added (zero between Adds)
 
 	n        uint32 // passages added
@@ -210,14 +211,13 @@ func (b *Builder) Add(key uint32, terms []string) error {
 	if _, err := b.docsW.Write(rec[:]); err != nil {
 		return b.fail(fmt.Errorf("postings builder: passage table: %w", err))
 	}
-	b.ids = b.ids[:0]
-	for _, t := range terms { // in token order, so that term ids and the file are deterministic
-		id := b.vocab.id(t)
-		if int(id) == len(b.df) {
+	// In token order, so that term ids and the file are deterministic.
+	b.ids, b.hashes = b.vocab.appendIDs(b.ids[:0], terms, b.hashes)
+	for _, id := range b.ids {
+		if int(id) == len(b.df) { // a new term: their ids come in the order met
 			b.df = append(b.df, 0)
 			b.tfs = append(b.tfs, 0)
 		}
-		b.ids = append(b.ids, id)
 		b.tfs[id]++
 	}
 	distinct := 0
@@ -246,7 +246,7 @@ func (b *Builder) Len() int { return int(b.n) }
 // MemoryBytes is what the in-memory part of the segment holds: the posting buffers, the
 // vocabulary and the per-term counters. The temporary files are not counted.
 func (b *Builder) MemoryBytes() int64 {
-	return 16*2*int64(cap(b.buf)) /* buf and spill's sorted copy, made at the first spill */ + b.vocab.bytes() + 4*int64(cap(b.df)+cap(b.tfs)+cap(b.ids)) +
+	return 16*2*int64(cap(b.buf)) /* buf and spill's sorted copy, made at the first spill */ + b.vocab.bytes() + 4*int64(cap(b.df)+cap(b.tfs)+cap(b.ids)) + 8*int64(cap(b.hashes)) +
 		4*int64(b.vocab.len()) /* spill's counting sort */ + 16*int64(cap(b.groups))
 }
 
