@@ -85,7 +85,8 @@ func (s *Splitter) Split(doc Document) []Passage {
 		if prefixText != "" {
 			prefixText += " "
 		}
-		var texts []string
+		var one [1]string // the usual single passage, without an allocation
+		texts := one[:0]
 		if text, words, ok := wholeSection(prefixText, sec.Text, budget); ok {
 			if words > 0 {
 				texts = append(texts, text)
