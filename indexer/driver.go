@@ -270,6 +270,16 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err != nil {
 		return err
 	}
+	// The graph a checkpoint keeps in memory (d.w.reopen) is no writer's until the next one
+	// takes it over (open): a failure before then releases it here, or the file of its
+	// spilled float vectors stays open, and its file system busy, until the process ends.
+	// Closing it twice is harmless, should the next writer have taken it and failed.
+	kept, handed := d.w, false
+	defer func() {
+		if !handed && kept.reopen != nil {
+			kept.vec.Abort()
+		}
+	}()
 	// The table just written goes on in memory: reading it back would hold a second copy
 	// while the first is collected, and it grows with the collection.
 	docs := d.w.handover()
@@ -291,6 +301,7 @@ func (d *driver) checkpoint(ctx context.Context, pos position) error {
 	if err := d.open(ctx, base, docs); err != nil {
 		return err
 	}
+	handed = true
 	// The build stands still while a checkpoint runs: say where the time went.
 	d.opts.Logger.Info("checkpoint", "generation", gen, "passages", man.Counts.Passages,
 		"took", time.Since(start).Round(time.Millisecond), "wait", waited.Round(time.Millisecond),
