@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/kairos-rag/kairos/internal/framing"
 )
 
 // BuilderOptions configure a Builder. The zero value is ready to use.
@@ -46,6 +48,18 @@ type BuilderOptions struct {
 	MergeWorkers int
 	// Logger receives one line per run written and one at the end; nil: silent.
 	Logger *slog.Logger
+
+	// varintBlocks writes version 2 segments (uvarint blocks), which only tests need: to
+	// check that such segments still open and search as the packed ones.
+	varintBlocks bool
+}
+
+// format is the envelope of the segments these options write.
+func (o *BuilderOptions) format() framing.Format {
+	if o.varintBlocks {
+		return legacyVarintSegmentFormat
+	}
+	return segmentFormat
 }
 
 // DefaultMaxBufferedPostings is the largest default BuilderOptions.MaxBufferedPostings.

@@ -133,6 +133,10 @@ func (c *cursor) decode() {
 	if c.blk > 0 {
 		next = uint64(s.blockAt(b-1).last) + 1
 	}
+	if s.packed != nil {
+		c.decodePacked(b, e, end, n, next)
+		return
+	}
 	buf := s.postings[e.off:end]
 	p := 0
 	for j := 0; j < n; j++ {
@@ -167,6 +171,30 @@ func (c *cursor) decode() {
 		c.fail("block %d: ends at ordinal %d after %d of %d bytes, its entry says ordinal %d", b, c.ords[n-1], p, len(buf), e.last)
 		return
 	}
+	c.n, c.i, c.decoded, c.cur, c.last = n, 0, true, c.ords[0], e.last
+}
+
+// decodePacked is decode of a packed block (blockcodec.go): block b, entry e, ending at
+// byte end, of n postings after ordinal next.
+func (c *cursor) decodePacked(b uint64, e blockEntry, end uint64, n int, next uint64) {
+	s := c.s
+	size := end - e.off
+	if size < 2 {
+		c.fail("block %d: %d bytes, shorter than its widths", b, size)
+		return
+	}
+	g, w := uint(s.packed[e.off]), uint(s.packed[e.off+1])
+	if g > maxGapWidth || w > maxFreqWidth || uint64(packedLen(n, g, w)) != size {
+		c.fail("block %d: %d bytes with gap width %d and frequency width %d for %d postings", b, size, g, w, n)
+		return
+	}
+	src := s.packed[e.off+2:]
+	last := unpackOrds(src, n, g, next, &c.ords)
+	if last >= s.tr.docs || uint32(last) != e.last {
+		c.fail("block %d: ends at ordinal %d, its entry says ordinal %d, of %d passages", b, last, e.last, s.tr.docs)
+		return
+	}
+	unpackFreqs(src[(n*int(g)+7)/8:], n, w, &c.tfs)
 	c.n, c.i, c.decoded, c.cur, c.last = n, 0, true, c.ords[0], e.last
 }
 

@@ -7,14 +7,16 @@ import (
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// The segment file, inside the framing envelope (magic "KPSG", version 2):
+// The segment file, inside the framing envelope (magic "KPSG", version 3):
 //
 //	postings   per term, its blocks back to back, terms in byte order as in the dictionary (a
 //	           Builder's segment written before laid them out in the order it first saw them,
-//	           and reads the same: readers follow the dictionary's offsets); a block is
-//	           n pairs of uvarint (ordinal gap, term frequency), n = BlockSize but for the
-//	           term's last block. The gap is ord - next, where next is one past the previous
-//	           ordinal of the term (0 at its first block).
+//	           and reads the same: readers follow the dictionary's offsets); a block holds
+//	           n postings, n = BlockSize but for the term's last block, bit-packed
+//	           (blockcodec.go): their ordinal gaps, then their term frequencies. The gap is
+//	           ord - next, where next is one past the previous ordinal of the term (0 at its
+//	           first block). Version 2 wrote a block as n pairs of uvarint (gap, frequency),
+//	           and is read still.
 //	blocks     blockEntrySize bytes per block, in the same order as the postings:
 //	           last ordinal u32 | offset of the block in the postings section u64 |
 //	           largest term frequency u32 | smallest passage length u32.
@@ -29,7 +31,11 @@ import (
 //	trailer    trailerSize bytes: the fields of trailer, u64 each.
 //
 // Offsets are from the start of the payload. Integers are little endian.
-var segmentFormat = framing.Format{Name: "postings segment", Magic: "KPSG", Version: 2}
+var segmentFormat = framing.Format{Name: "postings segment", Magic: "KPSG", Version: 3}
+
+// legacyVarintSegmentFormat is the envelope of the segments written with uvarint blocks, the
+// same payload but for the postings section; Open reads them still.
+var legacyVarintSegmentFormat = framing.Format{Name: "postings segment", Magic: "KPSG", Version: 2}
 
 // legacySegmentFormat is the envelope of the segments written before version 2: the same
 // payload, under the magic "KPST" of the passage store (indexer/backend/kpst), so that either
@@ -39,12 +45,13 @@ var segmentFormat = framing.Format{Name: "postings segment", Magic: "KPSG", Vers
 // (magic, version) stays distinct from the store's "KPST" version 2.
 var legacySegmentFormat = framing.Format{Name: "postings segment", Magic: "KPST", Version: 1}
 
-// envelope returns the format of the segment b: legacySegmentFormat for a version 1 segment,
-// else segmentFormat (which then refuses anything that is not a current segment).
+// envelope returns the format of the segment b: one of the legacy formats for a version 1 or 2
+// segment, else segmentFormat (which then refuses anything that is not a current segment).
 func envelope(b []byte) framing.Format {
-	l := legacySegmentFormat
-	if len(b) >= framing.HeaderSize && string(b[:4]) == l.Magic && binary.LittleEndian.Uint32(b[4:8]) == l.Version {
-		return l
+	for _, l := range []framing.Format{legacySegmentFormat, legacyVarintSegmentFormat} {
+		if len(b) >= framing.HeaderSize && string(b[:4]) == l.Magic && binary.LittleEndian.Uint32(b[4:8]) == l.Version {
+			return l
+		}
 	}
 	return segmentFormat
 }

@@ -16,9 +16,20 @@ import (
 // terms, small enough for the fuzzer to mutate quickly.
 func smallSegment(tb testing.TB) []byte {
 	tb.Helper()
+	return smallSegmentWith(tb, BuilderOptions{MaxBufferedPostings: 500})
+}
+
+// smallVarintSegment is smallSegment's passages in a version 2 segment (uvarint blocks).
+func smallVarintSegment(tb testing.TB) []byte {
+	tb.Helper()
+	return smallSegmentWith(tb, BuilderOptions{MaxBufferedPostings: 500, varintBlocks: true})
+}
+
+func smallSegmentWith(tb testing.TB, opts BuilderOptions) []byte {
+	tb.Helper()
 	c := newZipfCorpus(5, 300, 12)
 	path := tempPath(tb, "seed.kpst")
-	c.build(tb, path, BuilderOptions{MaxBufferedPostings: 500}, nil)
+	c.build(tb, path, opts, nil)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -71,7 +82,9 @@ func FuzzOpenSegment(f *testing.F) {
 	f.Add(seed)
 	f.Add(seed[:len(seed)/2])
 	f.Add([]byte("KPSG"))
-	f.Add(asLegacy(f, seed))
+	varint := smallVarintSegment(f)
+	f.Add(varint)
+	f.Add(asLegacy(f, varint))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		exercise(t, data, OpenOptions{SkipChecksum: true})
 		if err := exercise(t, data, OpenOptions{}); err == nil && string(data) != string(seed) {
@@ -112,6 +125,16 @@ func TestDamagedSegment(t *testing.T) {
 			return b
 		}(), true},
 		{"postings byte", flip(at(tr.postingsOff) + 3), false},
+		{"packed gap width", func() []byte {
+			b := append([]byte(nil), good...)
+			b[at(tr.postingsOff)] = maxGapWidth + 1
+			return b
+		}(), true},
+		{"packed frequency width", func() []byte {
+			b := append([]byte(nil), good...)
+			b[at(tr.postingsOff)+1] = maxFreqWidth + 1
+			return b
+		}(), true},
 		{"block table", flip(at(tr.blocksOff) + 5), true},
 		{"dictionary df", flip(at(tr.dictOff) + 12), true},
 		{"key order", flip(at(tr.keysOff) + 2), true},

@@ -2,6 +2,7 @@ package postings
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,25 +13,34 @@ import (
 	"github.com/kairos-rag/kairos/internal/framing"
 )
 
-// asLegacy rewrites a current segment in the envelope of version 1 (magic "KPST"), as
-// builds before version 2 wrote it: the same payload, its checksum taken over the old
-// header.
+// asLegacy rewrites a version 2 segment (uvarint blocks) in the envelope of version 1 (magic
+// "KPST"), as builds before version 2 wrote it: the same payload, its checksum taken over the
+// old header.
 func asLegacy(tb testing.TB, seg []byte) []byte {
 	tb.Helper()
-	payload, err := segmentFormat.Open(seg)
+	payload, err := legacyVarintSegmentFormat.Open(seg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return legacySegmentFormat.Seal(append(legacySegmentFormat.Begin(), payload...))
 }
 
-// TestLegacySegmentOpens: a segment written before the magic changed still opens, verifies
-// and searches as the same segment in the current envelope; a passage store's file (magic
-// "KPST" version 2) is refused as not a segment, whatever the checksum option.
+// TestLegacySegmentOpens: the segments written before the blocks were packed (version 2)
+// and before the magic changed (version 1) still open, verify and search as the same passages
+// in a current segment, which is smaller; a passage store's file (magic "KPST" version 2) is
+// refused as not a segment, whatever the checksum option.
 func TestLegacySegmentOpens(t *testing.T) {
-	cur := smallSegment(t)
-	if string(cur[:4]) != "KPSG" {
-		t.Fatalf("a new segment starts %q, want KPSG", cur[:4])
+	cur, varint := smallSegment(t), smallVarintSegment(t)
+	for _, v := range []struct {
+		seg     []byte
+		version uint32
+	}{{cur, 3}, {varint, 2}} {
+		if string(v.seg[:4]) != "KPSG" || binary.LittleEndian.Uint32(v.seg[4:]) != v.version {
+			t.Fatalf("a new segment starts %q version %d, want KPSG version %d", v.seg[:4], binary.LittleEndian.Uint32(v.seg[4:]), v.version)
+		}
+	}
+	if len(cur) >= len(varint) {
+		t.Errorf("packed segment %d bytes, uvarint one %d", len(cur), len(varint))
 	}
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
@@ -65,7 +75,10 @@ func TestLegacySegmentOpens(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no hits on the current segment")
 	}
-	if got := search(write("old.kpo", asLegacy(t, cur))); !reflect.DeepEqual(got, want) {
+	if got := search(write("v2.kpo", varint)); !reflect.DeepEqual(got, want) {
+		t.Errorf("version 2 segment: %v, current: %v", got, want)
+	}
+	if got := search(write("old.kpo", asLegacy(t, varint))); !reflect.DeepEqual(got, want) {
 		t.Errorf("legacy segment: %v, current: %v", got, want)
 	}
 

@@ -109,7 +109,7 @@ type termMeta struct {
 
 // write streams the segment into w: the postings merged from the runs, then the tables.
 func (b *Builder) write(ctx context.Context, w io.Writer) error {
-	fw, err := framing.NewWriter(w, segmentFormat)
+	fw, err := framing.NewWriter(w, b.opts.format())
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer blocksF.Close()
-	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff}
+	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff, varint: b.opts.varintBlocks}
 	nterms := b.vocab.len()
 	metas := make([]termMeta, nterms)
 	// The postings go out in byte order of the terms, as each run holds them (spill), and as
@@ -276,6 +276,8 @@ type termWriter struct {
 	frontStart  uint32
 	frontN      uint32
 	enc         []byte
+	gaps        []uint32 // appendPackedBlock's scratch
+	varint      bool     // uvarint blocks (BuilderOptions.varintBlocks)
 }
 
 func (tw *termWriter) begin() {
@@ -356,11 +358,19 @@ func (tw *termWriter) flushBlock() error {
 	if _, err := tw.blocks.Write(e[:]); err != nil {
 		return err
 	}
-	tw.enc = tw.enc[:0]
-	for i, o := range tw.ords {
-		tw.enc = binary.AppendUvarint(tw.enc, uint64(o-tw.next))
-		tw.enc = binary.AppendUvarint(tw.enc, uint64(tw.tfs[i]))
-		tw.next = o + 1
+	if tw.varint {
+		tw.enc = tw.enc[:0]
+		for i, o := range tw.ords {
+			tw.enc = binary.AppendUvarint(tw.enc, uint64(o-tw.next))
+			tw.enc = binary.AppendUvarint(tw.enc, uint64(tw.tfs[i]))
+			tw.next = o + 1
+		}
+	} else {
+		if tw.gaps == nil {
+			tw.gaps = make([]uint32, BlockSize)
+		}
+		tw.enc = appendPackedBlock(tw.enc[:0], tw.ords, tw.tfs, tw.gaps, tw.next)
+		tw.next = tw.ords[len(tw.ords)-1] + 1
 	}
 	if _, err := tw.out.Write(tw.enc); err != nil {
 		return err

@@ -34,6 +34,11 @@ type Segment struct {
 	// 1M, where both fit, no change. Built at open in one pass over lens: 1 byte a passage of
 	// memory, no pointer.
 	lens8 []byte
+	// packed is the payload from the postings section's start to its end when the blocks are
+	// packed (version 3), nil for the uvarint blocks of versions 1 and 2: a packed block is
+	// read with 8-byte loads that may run up to packPad bytes past its end, which the tables
+	// and trailer after the postings always cover.
+	packed []byte
 }
 
 // lenEscape in lens8 sends a length of 255 tokens or more to lens.
@@ -96,6 +101,9 @@ func (s *Segment) parse(opts OpenOptions) error {
 	s.strs = payload[tr.stringsOff:tr.keysOff]
 	s.keys = payload[tr.keysOff:tr.lensOff]
 	s.lens = payload[tr.lensOff : uint64(len(payload))-trailerSize]
+	if format == segmentFormat {
+		s.packed = payload
+	}
 	s.lens8 = make([]byte, len(s.lens)/4)
 	for i := range s.lens8 {
 		s.lens8[i] = byte(min(binary.LittleEndian.Uint32(s.lens[4*i:]), lenEscape))

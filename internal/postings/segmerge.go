@@ -128,7 +128,7 @@ func (c *pageCount) term(s *Segment, i int, ti termInfo) uint64 {
 }
 
 func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderOptions, st *BuildStats) error {
-	fw, err := framing.NewWriter(w, segmentFormat)
+	fw, err := framing.NewWriter(w, opts.format())
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func mergeWrite(ctx context.Context, w io.Writer, segs []*Segment, opts BuilderO
 		}
 	}()
 	for i := range ranges {
-		r := &termRange{segs: segs, bases: bases}
+		r := &termRange{segs: segs, bases: bases, varint: opts.varintBlocks}
 		if i > 0 {
 			r.lo = splits[i-1]
 		}

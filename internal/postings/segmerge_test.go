@@ -165,6 +165,32 @@ func TestMergeWorkersWriteTheSameSegment(t *testing.T) {
 			t.Fatalf("%d workers: stats %+v, one worker's %+v", workers, st, one)
 		}
 	}
+
+	// The same passages in version 2 segments (uvarint blocks), the first three merged into one
+	// as version 2 too: merged now, they are re-encoded into the very same file.
+	var old []*Segment
+	for s := 0; s < shards; s++ {
+		lo, hi := s*len(c.keys)/shards, (s+1)*len(c.keys)/shards
+		old = append(old, c.build(t, tempPath(t, fmt.Sprintf("v%d.kpst", s)), BuilderOptions{MaxBufferedPostings: 3000, varintBlocks: true},
+			func(i int) bool { return i >= lo && i < hi }))
+	}
+	oldPre := tempPath(t, "v-pre.kpst")
+	if _, err := MergeSegments(context.Background(), oldPre, old[:3], BuilderOptions{MergeWorkers: 2, varintBlocks: true}); err != nil {
+		t.Fatal(err)
+	}
+	if pre, err = Open(oldPre, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer pre.Close()
+	if pre.packed != nil || old[3].packed != nil {
+		t.Fatal("the version 2 inputs opened as packed segments")
+	}
+	for _, workers := range []int{1, 3} {
+		path, _ := merge(fmt.Sprintf("from-v2-w%d.kpst", workers), append([]*Segment{pre}, old[3:]...), workers)
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%d workers: the version 2 inputs merged into %d bytes (%v) that differ from the packed inputs' %d", workers, len(got), err, len(want))
+		}
+	}
 }
 
 // TestMergeRefusesUnorderedDictionary: a merge input whose dictionary is not in strict byte

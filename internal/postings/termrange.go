@@ -40,6 +40,7 @@ type termRange struct {
 	tws      [nTemps]*bufio.Writer
 	tw       *termWriter
 	postBase uint64 // payload offset of the range's postings in the merged segment
+	varint   bool   // uvarint blocks (BuilderOptions.varintBlocks)
 
 	terms    uint64
 	postings int64
@@ -66,7 +67,7 @@ func (r *termRange) open(dir string, out io.Writer, off func() uint64) error {
 		r.tws[postingsTemp] = bw
 		out, off = bw, func() uint64 { return uint64(cw.n) + uint64(bw.Buffered()) }
 	}
-	r.tw = &termWriter{out: out, blocks: r.tws[blocksTemp], frontierW: r.tws[frontierTemp], off: off}
+	r.tw = &termWriter{out: out, blocks: r.tws[blocksTemp], frontierW: r.tws[frontierTemp], off: off, varint: r.varint}
 	return nil
 }
 

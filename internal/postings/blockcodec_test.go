@@ -1,0 +1,91 @@
+package postings
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// packedRoundTrip packs ords and tfs after next, checks the length packedLen promises and
+// unpacks them again (with only packPad bytes of slack after the block, as the last block of
+// a segment has at least), returning the widths.
+func packedRoundTrip(t *testing.T, ords, tfs []uint32, next uint32) (g, w uint) {
+	t.Helper()
+	enc := appendPackedBlock([]byte{0xee}, ords, tfs, make([]uint32, len(ords)), next)[1:]
+	g, w = uint(enc[0]), uint(enc[1])
+	if g > maxGapWidth || w > maxFreqWidth || packedLen(len(ords), g, w) != len(enc) {
+		t.Fatalf("%d postings packed in %d bytes with widths %d and %d; packedLen says %d", len(ords), len(enc), g, w, packedLen(len(ords), g, w))
+	}
+	src := append(append([]byte(nil), enc[2:]...), make([]byte, packPad)...)
+	var gotOrds, gotTFs [BlockSize]uint32
+	last := unpackOrds(src, len(ords), g, uint64(next), &gotOrds)
+	unpackFreqs(src[(len(ords)*int(g)+7)/8:], len(ords), w, &gotTFs)
+	if !slices.Equal(gotOrds[:len(ords)], ords) || !slices.Equal(gotTFs[:len(tfs)], tfs) || last != uint64(ords[len(ords)-1]) {
+		t.Fatalf("packed (next %d, widths %d, %d):\nords %v\ntfs  %v\nunpacked:\nords %v\ntfs  %v\nlast %d", next, g, w, ords, tfs, gotOrds[:len(ords)], gotTFs[:len(tfs)], last)
+	}
+	return g, w
+}
+
+func TestPackedBlock(t *testing.T) {
+	seq := func(n int, from, step uint32) []uint32 {
+		s := make([]uint32, n)
+		for i := range s {
+			s[i] = from + uint32(i)*step
+		}
+		return s
+	}
+	ones := func(n int) []uint32 { return seq(n, 1, 0) }
+	tests := []struct {
+		name       string
+		ords, tfs  []uint32
+		next       uint32
+		wantG      uint
+		wantW      uint
+		wantLength int
+	}{
+		{"one posting at the term's start", []uint32{0}, []uint32{1}, 0, 0, 0, 2},
+		{"consecutive passages, once each: widths 0, no value bytes", seq(BlockSize, 10, 1), ones(BlockSize), 10, 0, 0, 2},
+		{"gaps of 1, frequency 2", seq(BlockSize, 1, 2), seq(BlockSize, 2, 0), 0, 1, 1, 2 + 16 + 16},
+		{"gaps of 255 need 8 bits", seq(5, 255, 256), ones(5), 0, 8, 0, 2 + 5},
+		{"a last ordinal near the top of u32", []uint32{7, math.MaxUint32 - 1}, []uint32{3, 1}, 0, 32, 2, 2 + 8 + 1},
+		{"the widest frequency", []uint32{1, 2, 3}, []uint32{1 << 31, 1, 77}, 1, 0, 31, 2 + 12},
+		{"a short last block, odd bit counts", []uint32{100, 103, 110, 141, 142}, []uint32{1, 5, 2, 1, 9}, 90, 5, 4, 2 + 4 + 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, w := packedRoundTrip(t, tt.ords, tt.tfs, tt.next)
+			if g != tt.wantG || w != tt.wantW || packedLen(len(tt.ords), g, w) != tt.wantLength {
+				t.Errorf("widths %d, %d and %d bytes; want %d, %d and %d", g, w, packedLen(len(tt.ords), g, w), tt.wantG, tt.wantW, tt.wantLength)
+			}
+		})
+	}
+}
+
+// FuzzPackedBlock packs postings drawn from the fuzzer's bytes (gaps of every size, runs of
+// consecutive passages, large frequencies) and unpacks them unchanged.
+func FuzzPackedBlock(f *testing.F) {
+	f.Add(uint64(1), uint32(0), []byte{0, 0, 0, 1, 200, 3})
+	f.Add(uint64(2), uint32(5), []byte{255, 255, 255, 255, 1, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, seed uint64, next uint32, data []byte) {
+		r := rand.New(rand.NewPCG(seed, uint64(len(data))))
+		n := 1 + int(seed%BlockSize)
+		ords, tfs := make([]uint32, 0, n), make([]uint32, 0, n)
+		at := uint64(next)
+		for i := range n {
+			var b [4]byte
+			copy(b[:], data[min(len(data), 4*i):])
+			gap := uint64(binary.LittleEndian.Uint32(b[:])) >> (r.Uint32() % 33)
+			if at += gap; at > math.MaxUint32-1 {
+				break
+			}
+			ords = append(ords, uint32(at))
+			tfs = append(tfs, 1+r.Uint32()>>(1+r.Uint32()%32))
+			at++
+		}
+		if len(ords) > 0 {
+			packedRoundTrip(t, ords, tfs, next)
+		}
+	})
+}
