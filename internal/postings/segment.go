@@ -34,7 +34,7 @@ type Segment struct {
 	// 1M, where both fit, no change. Built at open in one pass over lens: 1 byte a passage of
 	// memory, no pointer.
 	lens8 []byte
-	// packed is the payload from the postings section's start to its end when the blocks are
+	// packed is the whole payload, which the postings section starts, when the blocks are
 	// packed (version 3), nil for the uvarint blocks of versions 1 and 2: a packed block is
 	// read with 8-byte loads that may run up to packPad bytes past its end, which the tables
 	// and trailer after the postings always cover.
