@@ -37,6 +37,25 @@ func TestPackedBlock(t *testing.T) {
 		return s
 	}
 	ones := func(n int) []uint32 { return seq(n, 1, 0) }
+	// full is a full block whose gaps differ from one another, the largest 2^g - 1, and whose
+	// frequencies less one differ too, the largest 2^w - 1 (at least 1, then).
+	full := func(g, w uint) (ords, tfs []uint32) {
+		at := uint32(0)
+		for i := range uint32(BlockSize) {
+			gap, f := i*2654435761>>(32-g), i*40503>>(32-w)
+			if i == 77 {
+				gap, f = 1<<g-1, 1<<w-1
+			}
+			at += gap
+			ords, tfs = append(ords, at), append(tfs, 1+f)
+			at++
+		}
+		return ords, tfs
+	}
+	o8, f8 := full(8, 3)
+	o12, f12 := full(12, 5)
+	o21, f21 := full(21, 1)
+	o25, f25 := full(25, 16)
 	tests := []struct {
 		name       string
 		ords, tfs  []uint32
@@ -51,6 +70,11 @@ func TestPackedBlock(t *testing.T) {
 		{"gaps of 255 need 8 bits", seq(5, 255, 256), ones(5), 0, 8, 0, 2 + 5},
 		{"a last ordinal near the top of u32", []uint32{7, math.MaxUint32 - 1}, []uint32{3, 1}, 0, 32, 2, 2 + 8 + 1},
 		{"the widest frequency", []uint32{1, 2, 3}, []uint32{1 << 31, 1, 77}, 1, 0, 31, 2 + 12},
+		// full blocks at widths of each of unpack's cases: eight values a load, four, two
+		{"full block, 8 and 3 bits", o8, f8, 0, 8, 3, 2 + 128 + 48},
+		{"full block, 12 and 5 bits", o12, f12, 0, 12, 5, 2 + 192 + 80},
+		{"full block, 21 and 1 bits", o21, f21, 0, 21, 1, 2 + 336 + 16},
+		{"full block, 25 and 16 bits", o25, f25, 0, 25, 16, 2 + 400 + 256},
 		{"a short last block, odd bit counts", []uint32{100, 103, 110, 141, 142}, []uint32{1, 5, 2, 1, 9}, 90, 5, 4, 2 + 4 + 3},
 	}
 	for _, tt := range tests {
