@@ -147,13 +147,9 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	opts.FAQ.SetDefaults()
 	var f io.ReadCloser
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)
-		if opts.Source == "" {
-			opts.Source = "stdin"
-		}
 	} else {
 		file, err := os.Open(path)
 		if err != nil {
@@ -161,6 +157,29 @@ func Open(ctx context.Context, path string, opts Options) (Reader, error) {
 		}
 		f = file
 	}
+	return open(ctx, path, f, opts)
+}
+
+// OpenStream is Open of an input already open, such as a pipe that the caller reads through
+// a hash: name stands for it in errors and in the default Source, as a path does in Open
+// ("-" for standard input). Closing the Reader closes r if it is an io.Closer.
+func OpenStream(ctx context.Context, name string, r io.Reader, opts Options) (Reader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	f, ok := r.(io.ReadCloser)
+	if !ok {
+		f = io.NopCloser(r)
+	}
+	return open(ctx, name, f, opts)
+}
+
+// open reads f, the input named path, as Open describes.
+func open(ctx context.Context, path string, f io.ReadCloser, opts Options) (Reader, error) {
+	opts.FAQ.SetDefaults()
 	if opts.Source == "" {
 		opts.Source = DefaultSource(path)
 	}

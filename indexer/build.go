@@ -70,13 +70,17 @@ func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected,
 		return nil, err
 	}
 	var total int64
-	for _, in := range opts.Inputs {
+	stream := make([]bool, len(opts.Inputs))
+	for i, in := range opts.Inputs {
+		if stream[i] = IsStream(in.Path); stream[i] {
+			continue
+		}
 		if st, err := os.Stat(in.Path); err == nil {
 			total += st.Size()
 		}
 	}
 	prog := newProgress(opts.Progress, total, opts.Encoder != nil)
-	r := &reader{opts: opts, split: split, prog: prog}
+	r := &reader{opts: opts, split: split, prog: prog, stream: stream}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.
 		docs, err := spec.base.docTable(ctx)
@@ -91,7 +95,7 @@ func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected,
 
 	g, gctx := errgroup.WithContext(ctx)
 	// Inputs are hashed beside the build (a second read, mostly from page cache); checkpoints
-	// and the final commit wait for the sums.
+	// and the final commit wait for the sums. Streams are hashed by the reader instead.
 	sums := make([]FileSum, len(opts.Inputs))
 	hashed := make(chan struct{})
 	var hashErr error
@@ -101,6 +105,9 @@ func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected,
 			if gctx.Err() != nil {
 				hashErr = gctx.Err()
 				return
+			}
+			if stream[i] {
+				continue
 			}
 			if sums[i], hashErr = fileSHA256(in.Path); hashErr != nil {
 				hashErr = fmt.Errorf("hashing %s: %w", in.Path, hashErr)
@@ -116,7 +123,11 @@ func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected,
 		}
 		out := make([]Input, len(opts.Inputs))
 		for i, in := range opts.Inputs {
-			out[i] = Input{Path: in.Path, Size: sums[i].Size, SHA256: sums[i].SHA256}
+			s := sums[i]
+			if stream[i] {
+				s = r.streams.get(i) // none before the stream's end
+			}
+			out[i] = Input{Path: in.Path, Size: s.Size, SHA256: s.SHA256}
 		}
 		return out, nil
 	}

@@ -152,6 +152,10 @@ func checkpointMatches(c *checkpoint, o *Options) error {
 		return fmt.Errorf("%d inputs, the checkpointed build had %d", len(o.Inputs), len(c.Inputs))
 	}
 	for i, in := range o.Inputs {
+		if IsStream(in.Path) || c.Inputs[i].SHA256 == "" {
+			return fmt.Errorf("input %d (%s) is a stream (standard input or a pipe), read once: a resumed build cannot check that it carries what the checkpoint read; "+
+				"write it to a file and index that, or start again with --force", i+1, in.Path)
+		}
 		sum, err := fileSHA256(in.Path)
 		if err != nil {
 			return err

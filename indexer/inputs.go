@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -19,6 +20,10 @@ type reader struct {
 	prog  *progress
 	bad   []string
 	known map[string]doctable.Hash // update: content hashes of the base generation (read only)
+	// stream[i] is whether input i is a stream (IsStream), which this reader hashes into
+	// streams as it reads it.
+	stream  []bool
+	streams streamSums
 }
 
 func (r *reader) readAll(ctx context.Context, from position, out chan<- docBatch) error {
@@ -44,7 +49,24 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	if copts.Stages == nil {
 		copts.Stages = &r.prog.stages.Stages
 	}
-	cr, err := corpus.Open(ctx, in.Path, copts)
+	var (
+		cr     corpus.Reader
+		hashed *hashingReader
+		err    error
+	)
+	if r.stream[i] {
+		f := os.Stdin
+		if in.Path != "-" {
+			if f, err = os.Open(in.Path); err != nil {
+				return err
+			}
+			defer f.Close()
+		}
+		hashed = newHashingReader(f)
+		cr, err = corpus.OpenStream(ctx, in.Path, hashed, copts)
+	} else {
+		cr, err = corpus.Open(ctx, in.Path, copts)
+	}
 	if err != nil {
 		return err // it names the file ("open x.jsonl: no such file or directory")
 	}
@@ -162,6 +184,13 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	format := st.Format // detected by the reader, or forced
 	if format == "" {
 		format = in.Options.Format
+	}
+	if hashed != nil {
+		sum, err := hashed.sum()
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", in.Path, err)
+		}
+		r.streams.set(i, sum) // before the last batch: the final commit records it
 	}
 	b.done = &inputDone{stats: st, format: format, source: source}
 	err = send(b)

@@ -69,7 +69,14 @@ func (o *Options) resolveLanguage(ctx context.Context) error {
 	}
 	switch len(byLang) {
 	case 0:
-		o.setLanguage(LanguageChoice{Choice: langanalysis.For(langanalysis.English), From: "default"})
+		from := "default"
+		for _, in := range o.Inputs {
+			if IsStream(in.Path) {
+				from = "default; " + in.Path + " is a stream, read once, so its language was not detected ahead"
+				break
+			}
+		}
+		o.setLanguage(LanguageChoice{Choice: langanalysis.For(langanalysis.English), From: from})
 	case 1:
 		for l, files := range byLang {
 			o.setLanguage(LanguageChoice{Choice: langanalysis.For(l), From: "detected in " + files[0]})
@@ -84,6 +91,9 @@ func (o *Options) resolveLanguage(ctx context.Context) error {
 func (o *Options) detectInputLanguages(ctx context.Context) error {
 	o.inputLang = make([]string, len(o.Inputs))
 	for i, in := range o.Inputs {
+		if IsStream(in.Path) {
+			continue // read once, by the build: its documents are checked as they come
+		}
 		l, err := firstLanguage(ctx, in)
 		if err != nil {
 			return err

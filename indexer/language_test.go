@@ -2,14 +2,19 @@ package indexer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/internal/sharedtest"
 )
 
@@ -205,4 +210,92 @@ func TestUpdateMultilingual(t *testing.T) {
 	if want := map[string]string{"de:1": "de", "de:2": "de", "fr:1": "fr", "fr:2": "fr"}; !maps.Equal(langs, want) {
 		t.Errorf("live passages by document: %v, want %v", langs, want)
 	}
+}
+
+// TestStreamInput: an input that can be read only once (a pipe here; standard input alike) is
+// read by the build alone. Opened ahead to detect its language and again to hash it, it lost
+// its first documents to them; now the build takes English and says why, stops at a document
+// in another language, records the sum of the bytes it read, and refuses to resume a
+// checkpoint of a stream, which it could not check.
+func TestStreamInput(t *testing.T) {
+	var english strings.Builder
+	for i := range 3000 { // more than the 64 KiB that detection read ahead
+		fmt.Fprintf(&english, `{"id":"%d","title":"T%d","text":"Squirrels climb trees number %d."}`+"\n", i, i, i)
+	}
+	mixed, err := os.ReadFile(sharedtest.Path(t, "data/wikimedia-enterprise/api-testdata/articles.ndjson")) // de, en, ru
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pipe makes a named pipe in dir that carries data to its first reader.
+	pipe := func(t *testing.T, dir, data string) string {
+		fifo := filepath.Join(dir, "in.fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.WriteString(data) // fails once a stopped build has closed its end
+				f.Close()
+			}
+		}()
+		return fifo
+	}
+	for _, tc := range []struct {
+		name, data, format string
+		docs               int
+		errHas             []string
+	}{
+		{name: "english", data: english.String(), format: "jsonl", docs: 3000},
+		{name: "three languages", data: string(mixed), format: "enterprise", errHas: []string{"is in de", "--language"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := pipe(t, dir, tc.data)
+			sum, err := Build(t.Context(), Options{Dir: filepath.Join(dir, "ix"), Inputs: []InputSpec{{Path: fifo, Options: corpus.Options{Format: tc.format}}}})
+			if tc.errHas != nil {
+				if err == nil {
+					t.Fatal("built an index of mixed languages from a stream")
+				}
+				for _, s := range tc.errHas {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not name %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Counts.Documents != tc.docs || sum.Language.Language != "en" || !strings.Contains(sum.Language.From, "stream") {
+				t.Errorf("built %d documents (want %d), language %+v", sum.Counts.Documents, tc.docs, sum.Language)
+			}
+			g := openForTest(t, filepath.Join(dir, "ix"))
+			want := sha256.Sum256([]byte(tc.data))
+			if in := g.Manifest.Inputs; len(in) != 1 || in[0].SHA256 != hex.EncodeToString(want[:]) || in[0].Size != int64(len(tc.data)) {
+				t.Errorf("manifest inputs %+v, want the sum of the %d bytes piped", in, len(tc.data))
+			}
+		})
+	}
+	t.Run("resumed", func(t *testing.T) {
+		dir := t.TempDir()
+		stop := errors.New("stopped after a checkpoint")
+		o := Options{Dir: filepath.Join(dir, "ix"), Inputs: []InputSpec{{Path: pipe(t, dir, english.String())}},
+			Build: BuildOptions{BatchSize: 100}, CheckpointEvery: 500, CheckpointAfter: -1,
+			faultAt: func(point string) error {
+				if point == "checkpoint-recorded" {
+					return stop
+				}
+				return nil
+			}}
+		if _, err := Build(t.Context(), o); !errors.Is(err, stop) {
+			t.Fatalf("interrupted build: %v", err)
+		}
+		o.faultAt = nil
+		_, err := resumeBuild(t.Context(), o)
+		for _, s := range []string{"is a stream", "--force"} {
+			if err == nil || !strings.Contains(err.Error(), s) {
+				t.Errorf("resuming a stream's checkpoint: %v, want a refusal naming %q", err, s)
+			}
+		}
+	})
 }

@@ -18,7 +18,7 @@ import (
 func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	fs := newFlags("index", "--input PATH... --index LOCATION [flags]", stdio.Stderr)
 	var inputs stringList
-	fs.Var(&inputs, "input", "corpus `file` (repeatable; also positional)")
+	fs.Var(&inputs, "input", "corpus `file` (repeatable; also positional); - reads standard input")
 	var loc indexer.Location
 	loc.Flag(fs, "a directory is created; an existing index stays live until the new one is complete")
 	format := fs.String("format", "", "force the input format (mediawiki, enterprise, wikiextractor, jsonl, faq-csv, faq-json, faq-jsonl); default: detect")
@@ -115,10 +115,10 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 			// Interrupted: what was kept and how to go on is the message, not the
 			// "context canceled" it ends with.
 			var notice strings.Builder
-			stopped(&notice, loc, args, *update, started, nil)
+			stopped(&notice, loc, args, streamInput(inputs), *update, started, nil)
 			return interrupted(strings.TrimPrefix(strings.TrimSpace(notice.String()), "kairos: "), err)
 		}
-		stopped(stdio.Stderr, loc, args, *update, started, err)
+		stopped(stdio.Stderr, loc, args, streamInput(inputs), *update, started, err)
 		return fmt.Errorf("index: %w%s%s", err, skipBadHint(err, uo.SkipBad), needsModel(err, found))
 	}
 	if *quiet {
@@ -163,8 +163,10 @@ func printWarnings(w io.Writer, s *indexer.Summary) {
 // is a malformed record (a resume needs the very inputs the checkpoint recorded): after a
 // disk filled up 44 minutes into a 10M-passage build, the error alone did not say that 8.46M
 // vectors were kept. It asks the index's store, a directory or a cluster alike, with its own
-// deadline: the build's context may be over, and a cluster may be what failed.
-func stopped(w io.Writer, loc indexer.Location, args []string, update bool, started time.Time, cause error) {
+// deadline: the build's context may be over, and a cluster may be what failed. stream names
+// the build's first input that is a stream ("" if none): its checkpoint cannot be resumed, so
+// the message says how to make a build that can be, instead of the command.
+func stopped(w io.Writer, loc indexer.Location, args []string, stream string, update bool, started time.Time, cause error) {
 	how, goOn := "interrupted", "Continue with"
 	if cause != nil {
 		if update || document.IsRecordError(cause) {
@@ -220,8 +222,25 @@ func stopped(w io.Writer, loc indexer.Location, args []string, update bool, star
 	if cp.Vectors > 0 {
 		vecs = fmt.Sprintf(", %d embedded", cp.Vectors)
 	}
+	if stream != "" {
+		// A resume reads its inputs again and checks them against the checkpoint's sums.
+		fmt.Fprintf(w, "kairos: %s: kept checkpoint generation %d (%d passages%s; %s); %s.\n"+
+			"  %s is a stream, read once, so a resumed build could not check it: write it to a file and index that to be able to resume.\n",
+			how, cp.Generation, cp.Passages, vecs, read, live, stream)
+		return
+	}
 	fmt.Fprintf(w, "kairos: %s: kept checkpoint generation %d (%d passages%s; %s); %s.\n  %s: %s\n",
 		how, cp.Generation, cp.Passages, vecs, read, live, goOn, resumeCommand(args))
+}
+
+// streamInput is the first of paths that is a stream (indexer.IsStream), "" if none is.
+func streamInput(paths []string) string {
+	for _, p := range paths {
+		if indexer.IsStream(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // resumeCommand is the command line that resumes the build args described.

@@ -213,14 +213,21 @@ func TestIndexFailedSaysWhatWasKept(t *testing.T) {
 				t.Fatal("no checkpoint kept")
 			}
 			var out bytes.Buffer
-			stopped(&out, indexer.Location{Dir: idx}, args, false, started, badRecord)
+			stopped(&out, indexer.Location{Dir: idx}, args, "", false, started, badRecord)
 			if out.Len() != 0 {
 				t.Errorf("after a malformed record: %q, want nothing (a resume cannot mend the inputs)", out.String())
 			}
-			stopped(&out, indexer.Location{Dir: idx}, args, false, started, diskFull)
+			stopped(&out, indexer.Location{Dir: idx}, args, "", false, started, diskFull)
 			m := regexp.MustCompile(tc.want).FindStringSubmatch(out.String())
 			if m == nil {
 				t.Fatalf("after a full disk, the notice does not say what was kept:\n%s", out.String())
+			}
+			if tc.extra != nil { // a checkpoint of a build reading standard input cannot be resumed
+				var fromStdin bytes.Buffer
+				stopped(&fromStdin, indexer.Location{Dir: idx}, args, "-", false, started, diskFull)
+				if n := fromStdin.String(); strings.Contains(n, "--resume") || !strings.Contains(n, "- is a stream") {
+					t.Errorf("a stream's checkpoint: %q, want no resume command and why", n)
+				}
 			}
 			stdout, stderr, err := runCLI(t, append([]string{"index", "--resume"}, strings.Fields(m[len(m)-1])...)...)
 			passages := regexp.MustCompile(`passages    (\d+)\n`).FindStringSubmatch(stdout)
