@@ -79,3 +79,53 @@ func TestBenchIVFRefusals(t *testing.T) {
 		}
 	}
 }
+
+// bench ivf --from-index measures the inverted file of a built index, on queries embedded by
+// its model, against the exact neighbours among the index's own vectors: probing every list
+// and rescoring every vector finds all of them, filtered or not, and one list finds fewer.
+// The index is built as a user builds it (kairos index --vector-index ivf).
+func TestBenchIVFFromIndex(t *testing.T) {
+	dir := t.TempDir()
+	model, corpus, queries, idx := filepath.Join(dir, "topics"), filepath.Join(dir, "c.jsonl"), filepath.Join(dir, "q.jsonl"), filepath.Join(dir, "ix")
+	for _, args := range [][]string{
+		{"bench", "corpus", "--passages", "3000", "--out", corpus, "--topics", "40", "--topic-model", model, "--topic-dim", "32", "--shared", coreShared(t, ".")},
+		{"bench", "corpus", "--passages", "60", "--seed", "2", "--out", queries, "--topics", "40", "--shared", coreShared(t, ".")},
+		{"index", "--quiet", "--input", corpus, "--model", model, "--vector-index", "ivf", "--index", idx},
+	} {
+		if out, errOut, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%s: %v\n%s%s", strings.Join(args[:2], " "), err, out, errOut)
+		}
+	}
+	out, errOut, err := runCLI(t, "bench", "ivf", "--from-index", idx, "--queries", queries, "--model", model,
+		"--probe", "1,100000", "--rescore", "100000", "--filter-share", "0.25", "--repeat", "1", "--json")
+	if err != nil {
+		t.Fatalf("bench ivf --from-index: %v\n%s", err, errOut)
+	}
+	type row struct {
+		Probe       int     `json:"probe"`
+		Recall      float64 `json:"recall_at_10"`
+		N           int     `json:"n"`
+		FilterShare float64 `json:"filter_share"`
+	}
+	var rows []row
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) != 4 || rows[0].N != 3000 {
+		t.Fatalf("rows %+v: want two probes unfiltered and filtered, 3,000 vectors", rows)
+	}
+	if rows[0].Recall >= 1 || rows[1].Recall != 1 {
+		t.Errorf("recall@10 %.4f probing one list, %.4f probing all and rescoring all: want fewer, then all", rows[0].Recall, rows[1].Recall)
+	}
+	// A filter keeping a quarter probes more lists than asked (enough to hold its candidates).
+	if rows[3].FilterShare != 0.25 || rows[3].Recall != 1 {
+		t.Errorf("filtered, probing all and rescoring all: %+v, want all the exact neighbours among the passages kept", rows[3])
+	}
+	if _, _, err := runCLI(t, "bench", "ivf", "--from-index", idx, "--model", model); err == nil || !strings.Contains(err.Error(), "--queries") {
+		t.Errorf("--from-index without --queries: %v, want a refusal naming --queries", err)
+	}
+}

@@ -712,3 +712,70 @@ func TestCutCands(t *testing.T) {
 		}
 	}
 }
+
+// TestExactMany: one pass for many queries finds what Exact finds for each, ties and order
+// included, with a filter, deleted vectors, several chunks and any number of workers.
+func TestExactMany(t *testing.T) {
+	ctx := context.Background()
+	vecs := clustered(5000, 24, 12, 11)
+	root := t.TempDir()
+	base := build(t, filepath.Join(root, "g1"), vecs[:3000], Options{}, 3000)
+	w, err := Derive(filepath.Join(root, "g2"), base, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []uint32{3, 500, 2999} {
+		w.Delete(k)
+	}
+	if err := w.Add(ctx, seqKeys(3000, 2000), vecs[3000:]); err != nil { // a second chunk
+		t.Fatal(err)
+	}
+	if err := w.Add(ctx, []uint32{5000}, vecs[:1]); err != nil { // key 0's vector again: a tie
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(filepath.Join(root, "g2"), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	qs := append(clustered(40, 24, 12, 12), vecs[0])
+	odd := func(key uint32) bool { return key%2 == 1 }
+	for _, tc := range []struct {
+		name    string
+		k       int
+		keep    func(uint32) bool
+		workers int
+	}{
+		{"one worker", 10, nil, 1},
+		{"three workers", 10, nil, 3},
+		{"a filter", 7, odd, 2},
+		{"k above the vectors kept", 6000, odd, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := r.ExactMany(ctx, qs, tc.k, tc.keep, tc.workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, q := range qs {
+				want, err := r.Exact(q, tc.k, tc.keep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got[i], want) {
+					t.Fatalf("query %d: ExactMany %v\nExact %v", i, got[i][:min(5, len(got[i]))], want[:min(5, len(want))])
+				}
+			}
+		})
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := r.ExactMany(cancelled, qs, 10, nil, 2); err == nil {
+		t.Error("a cancelled context: no error")
+	}
+	if _, err := r.ExactMany(ctx, [][]float32{make([]float32, 5)}, 10, nil, 2); err == nil {
+		t.Error("a query of another dimension: no error")
+	}
+}
