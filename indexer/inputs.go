@@ -11,6 +11,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/indexer/doctable"
+	"github.com/kairos-rag/kairos/internal/filesum"
 )
 
 // reader streams documents of the inputs into batches.
@@ -51,7 +52,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 	}
 	var (
 		cr     corpus.Reader
-		hashed *hashingReader
+		hashed *filesum.Reader
 		err    error
 	)
 	if r.stream[i] {
@@ -62,7 +63,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 			}
 			defer f.Close()
 		}
-		hashed = newHashingReader(f)
+		hashed = filesum.NewReader(f)
 		cr, err = corpus.OpenStream(ctx, in.Path, hashed, copts)
 	} else {
 		cr, err = corpus.Open(ctx, in.Path, copts)
@@ -186,7 +187,7 @@ func (r *reader) readInput(ctx context.Context, i int, in InputSpec, skip int, o
 		format = in.Options.Format
 	}
 	if hashed != nil {
-		sum, err := hashed.sum()
+		sum, err := streamSum(hashed)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", in.Path, err)
 		}

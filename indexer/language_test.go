@@ -55,14 +55,7 @@ func TestBuildLanguage(t *testing.T) {
 			}
 			sum, err := Build(context.Background(), opts)
 			if tc.errHas != nil {
-				if err == nil {
-					t.Fatal("built an index of mixed languages")
-				}
-				for _, s := range tc.errHas {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q does not name %q", err, s)
-					}
-				}
+				wantRefusal(t, err, tc.errHas)
 				return
 			}
 			if err != nil {
@@ -253,14 +246,7 @@ func TestStreamInput(t *testing.T) {
 			fifo := pipe(t, dir, tc.data)
 			sum, err := Build(t.Context(), Options{Dir: filepath.Join(dir, "ix"), Inputs: []InputSpec{{Path: fifo, Options: corpus.Options{Format: tc.format}}}})
 			if tc.errHas != nil {
-				if err == nil {
-					t.Fatal("built an index of mixed languages from a stream")
-				}
-				for _, s := range tc.errHas {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q does not name %q", err, s)
-					}
-				}
+				wantRefusal(t, err, tc.errHas)
 				return
 			}
 			if err != nil {
@@ -298,4 +284,17 @@ func TestStreamInput(t *testing.T) {
 			}
 		}
 	})
+}
+
+// wantRefusal fails t unless err is a refusal naming every string of has.
+func wantRefusal(t *testing.T, err error, has []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("built an index of mixed languages")
+	}
+	for _, s := range has {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not name %q", err, s)
+		}
+	}
 }

@@ -1,12 +1,12 @@
 package indexer
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
-	"hash"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/kairos-rag/kairos/internal/filesum"
 )
 
 // IsStream reports whether the input at path can be read only once: standard input ("-") or
@@ -47,27 +47,12 @@ func (s *streamSums) get(i int) FileSum {
 	return s.sums[i]
 }
 
-// hashingReader hashes and counts what is read through it.
-type hashingReader struct {
-	r io.Reader
-	h hash.Hash
-	n int64
-}
-
-func newHashingReader(r io.Reader) *hashingReader { return &hashingReader{r: r, h: sha256.New()} }
-
-func (h *hashingReader) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
-	h.n += int64(n)
-	return n, err
-}
-
-// sum reads what is left (a format's reader may stop at its last record) and returns the
-// sum of every byte.
-func (h *hashingReader) sum() (FileSum, error) {
-	if _, err := io.Copy(io.Discard, h); err != nil {
+// streamSum reads what is left of r (a format's reader may stop at its last record) and
+// returns the sum of every byte read through it.
+func streamSum(r *filesum.Reader) (FileSum, error) {
+	if _, err := io.Copy(io.Discard, r); err != nil {
 		return FileSum{}, err
 	}
-	return FileSum{Size: h.n, SHA256: hex.EncodeToString(h.h.Sum(nil))}, nil
+	sum := r.Sum()
+	return FileSum{Size: r.Size(), SHA256: hex.EncodeToString(sum[:])}, nil
 }

@@ -29,22 +29,7 @@ func TestBenchIVF(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench ivf: %v\n%s", err, errOut)
 	}
-	type row struct {
-		Probe       int     `json:"probe"`
-		Recall      float64 `json:"recall_at_10"`
-		QPS         float64 `json:"qps"`
-		N           int     `json:"n"`
-		Lists       int     `json:"lists"`
-		FilterShare float64 `json:"filter_share"`
-	}
-	var rows []row
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r row
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		rows = append(rows, r)
-	}
+	rows := benchIVFRows(t, out)
 	if len(rows) != 6 {
 		t.Fatalf("%d rows, want one per probe unfiltered and filtered:\n%s", len(rows), out)
 	}
@@ -101,20 +86,7 @@ func TestBenchIVFFromIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench ivf --from-index: %v\n%s", err, errOut)
 	}
-	type row struct {
-		Probe       int     `json:"probe"`
-		Recall      float64 `json:"recall_at_10"`
-		N           int     `json:"n"`
-		FilterShare float64 `json:"filter_share"`
-	}
-	var rows []row
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r row
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		rows = append(rows, r)
-	}
+	rows := benchIVFRows(t, out)
 	if len(rows) != 4 || rows[0].N != 3000 {
 		t.Fatalf("rows %+v: want two probes unfiltered and filtered, 3,000 vectors", rows)
 	}
@@ -128,4 +100,28 @@ func TestBenchIVFFromIndex(t *testing.T) {
 	if _, _, err := runCLI(t, "bench", "ivf", "--from-index", idx, "--model", model); err == nil || !strings.Contains(err.Error(), "--queries") {
 		t.Errorf("--from-index without --queries: %v, want a refusal naming --queries", err)
 	}
+}
+
+// benchIVFRow is a line of kairos bench ivf --json.
+type benchIVFRow struct {
+	Probe       int     `json:"probe"`
+	Recall      float64 `json:"recall_at_10"`
+	QPS         float64 `json:"qps"`
+	N           int     `json:"n"`
+	Lists       int     `json:"lists"`
+	FilterShare float64 `json:"filter_share"`
+}
+
+// benchIVFRows decodes kairos bench ivf --json's output.
+func benchIVFRows(t *testing.T, out string) []benchIVFRow {
+	t.Helper()
+	var rows []benchIVFRow
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r benchIVFRow
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }

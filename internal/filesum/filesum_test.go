@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/kairos-rag/kairos/internal/filesum"
 )
@@ -25,6 +28,19 @@ func TestWriter(t *testing.T) {
 				t.Fatalf("size %d sum %x; written %d bytes, sum %x", w.Size(), w.Sum(), out.Len(), sha256.Sum256(out.Bytes()))
 			}
 		})
+	}
+}
+
+func TestReader(t *testing.T) {
+	for _, in := range []string{"", "a", strings.Repeat("postings segment ", 5000)} {
+		r := filesum.NewReader(strings.NewReader(in))
+		got, err := io.ReadAll(iotest.OneByteReader(r))
+		if err != nil || string(got) != in {
+			t.Fatalf("read %d of %d bytes: %v", len(got), len(in), err)
+		}
+		if r.Size() != int64(len(in)) || r.Sum() != sha256.Sum256([]byte(in)) {
+			t.Errorf("size %d sum %x; read %d bytes, sum %x", r.Size(), r.Sum(), len(in), sha256.Sum256([]byte(in)))
+		}
 	}
 }
 
