@@ -199,8 +199,12 @@ func stopped(w io.Writer, loc indexer.Location, args []string, stream string, up
 		if cp, err := ix.Checkpoint(ctx); err == nil && cp != nil && cp.Vectors > 0 {
 			kept = fmt.Sprintf(" (checkpoint generation %d holds %d of them)", cp.Generation, cp.Vectors)
 		}
-		fmt.Fprintf(w, "kairos: %s while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n  %s: %s\n",
-			how, m.Generation, m.Counts.Passages, kept, goOn, resumeCommand(args))
+		next := fmt.Sprintf("  %s: %s\n", goOn, resumeCommand(args))
+		if stream != "" {
+			next = streamNote(stream)
+		}
+		fmt.Fprintf(w, "kairos: %s while embedding: kept the BM25 index (generation %d, %d passages), live and searchable; the vectors were not finished%s.\n%s",
+			how, m.Generation, m.Counts.Passages, kept, next)
 		return
 	}
 	cp, err := ix.Checkpoint(ctx)
@@ -222,15 +226,18 @@ func stopped(w io.Writer, loc indexer.Location, args []string, stream string, up
 	if cp.Vectors > 0 {
 		vecs = fmt.Sprintf(", %d embedded", cp.Vectors)
 	}
+	next := fmt.Sprintf("  %s: %s\n", goOn, resumeCommand(args))
 	if stream != "" {
-		// A resume reads its inputs again and checks them against the checkpoint's sums.
-		fmt.Fprintf(w, "kairos: %s: kept checkpoint generation %d (%d passages%s; %s); %s.\n"+
-			"  %s is a stream, read once, so a resumed build could not check it: write it to a file and index that to be able to resume.\n",
-			how, cp.Generation, cp.Passages, vecs, read, live, stream)
-		return
+		next = streamNote(stream)
 	}
-	fmt.Fprintf(w, "kairos: %s: kept checkpoint generation %d (%d passages%s; %s); %s.\n  %s: %s\n",
-		how, cp.Generation, cp.Passages, vecs, read, live, goOn, resumeCommand(args))
+	fmt.Fprintf(w, "kairos: %s: kept checkpoint generation %d (%d passages%s; %s); %s.\n%s",
+		how, cp.Generation, cp.Passages, vecs, read, live, next)
+}
+
+// streamNote replaces the resume command when the build read a stream: a resume reads its
+// inputs again and checks them against the sums the build recorded, which a stream cannot give.
+func streamNote(stream string) string {
+	return "  " + stream + " is a stream, read once, so a resumed build could not check it: write it to a file and index that to be able to resume.\n"
 }
 
 // streamInput is the first of paths that is a stream (indexer.IsStream), "" if none is.
