@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/ivf"
@@ -26,7 +29,7 @@ import (
 // exact neighbours found in one pass over the index's int8 vectors (ivf.Reader.ExactMany):
 // an index too large for a dump of float vectors (40M x 256 is 41 GB) is measured as built.
 func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("bench ivf", "--data DIR | --from-index DIR --queries FILE --model DIR [--probe LIST] [--rescore N] [--lists N] [--index DIR] [--filter-share S] [--repeat N] [--json]", stdio.Stderr)
+	fs := newFlags("bench ivf", "--data DIR | --from-index DIR --queries FILE --model DIR [--probe LIST] [--rescore LIST] [--lists N] [--index DIR] [--filter-share S] [--repeat N] [--json]", stdio.Stderr)
 	var (
 		o           ivf.Options
 		data, index string
@@ -34,6 +37,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		queryFile   string
 		model       string
 		probeList   string
+		rescoreList string
 		share       float64
 		repeat      int
 		asJSON      bool
@@ -43,12 +47,12 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&queryFile, "queries", "", "with --from-index: a JSONL `file` of queries, a string or an object with \"text\" a line (bench scale's queries.jsonl, kairos search --batch's files)")
 	fs.StringVar(&model, "model", "", "with --from-index: the model `folder` the index was built with, which embeds the queries")
 	fs.StringVar(&probeList, "probe", "16,32,48,64,96,128,192", "comma-separated numbers of lists probed")
-	fs.IntVar(&o.Rescore, "rescore", 0, "candidates rescored with their int8 vectors (0: ivf's default)")
+	fs.StringVar(&rescoreList, "rescore", "0", "comma-separated numbers of candidates rescored with their int8 vectors, each measured at every probe (0: ivf's default, one for every 64 vectors scanned and at least the index's rescore)")
 	fs.IntVar(&o.Lists, "lists", 0, "lists (0: chosen from the number of vectors, as kairos index does)")
 	fs.StringVar(&index, "index", "", "build the index in this `directory` and keep it (default: a temporary one, removed)")
 	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (pseudo-random keys, one in round(1/S), as a language or date filter keeps passages unrelated to the query), at each probe")
 	fs.IntVar(&repeat, "repeat", 3, "timed passes per probe; the best QPS is reported")
-	fs.BoolVar(&asJSON, "json", false, `one JSON line per probe: {"probe","rescore","recall_at_10","qps","build_seconds","n","dim","lists","filter_share"}`)
+	fs.BoolVar(&asJSON, "json", false, `one JSON line per probe and rescore (0: the default): {"probe","rescore","recall_at_10","qps","build_seconds","n","dim","lists","filter_share"}`)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -71,6 +75,10 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	probes, err := parseEfList(probeList)
 	if err != nil {
 		return usageErr(fs, "--probe: %v", err)
+	}
+	rescores, err := parseRescoreList(rescoreList)
+	if err != nil {
+		return usageErr(fs, "--rescore: %v", err)
 	}
 	if share < 0 || share >= 1 {
 		return usageErr(fs, "--filter-share %g: want a share between 0 and 1", share)
@@ -122,8 +130,8 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		Lists        int     `json:"lists"`
 		FilterShare  float64 `json:"filter_share,omitempty"`
 	}
-	measure := func(probe int, gt [][]uint32, keep func(uint32) bool) (recall, qps float64, err error) {
-		so := ivf.SearchOptions{Probe: probe, Rescore: o.Rescore}
+	measure := func(probe, rescore int, gt [][]uint32, keep func(uint32) bool) (recall, qps float64, err error) {
+		so := ivf.SearchOptions{Probe: probe, Rescore: rescore}
 		best := math.Inf(1)
 		for range repeat {
 			found := 0
@@ -149,15 +157,20 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	}
 	opts := r.Options()
 	var rows []row
-	for _, p := range probes {
-		recall, qps, err := measure(p, dump.gt, nil)
-		if err != nil {
-			return fmt.Errorf("bench ivf: %w", err)
+	sweep := func(gt [][]uint32, keep func(uint32) bool, filterShare float64) error {
+		for _, p := range probes {
+			for _, rs := range rescores {
+				recall, qps, err := measure(p, rs, gt, keep)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, row{Probe: p, Rescore: rs, Recall: recall, QPS: qps, BuildSeconds: build, N: dump.n, Dim: dump.dim, Lists: opts.Lists, FilterShare: filterShare})
+			}
 		}
-		rows = append(rows, row{Probe: p, Rescore: opts.Rescore, Recall: recall, QPS: qps, BuildSeconds: build, N: dump.n, Dim: dump.dim, Lists: opts.Lists})
-		if o.Rescore != 0 {
-			rows[len(rows)-1].Rescore = o.Rescore
-		}
+		return nil
+	}
+	if err := sweep(dump.gt, nil, 0); err != nil {
+		return fmt.Errorf("bench ivf: %w", err)
 	}
 	if share > 0 {
 		// Keys are kept pseudo-randomly, as a language or date filter keeps passages whose
@@ -173,12 +186,8 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		if err != nil {
 			return fmt.Errorf("bench ivf: %w", err)
 		}
-		for _, p := range probes {
-			recall, qps, err := measure(p, gt, keep)
-			if err != nil {
-				return fmt.Errorf("bench ivf: %w", err)
-			}
-			rows = append(rows, row{Probe: p, Rescore: opts.Rescore, Recall: recall, QPS: qps, BuildSeconds: build, N: dump.n, Dim: dump.dim, Lists: opts.Lists, FilterShare: 1 / float64(every)})
+		if err := sweep(gt, keep, 1/float64(every)); err != nil {
+			return fmt.Errorf("bench ivf: %w", err)
 		}
 	}
 	w := stdio.Stdout
@@ -201,11 +210,35 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		if r.FilterShare > 0 {
 			f = fmt.Sprintf("%g", r.FilterShare)
 		}
-		if _, err := fmt.Fprintf(w, "%6d %8d %10.4f %10.0f %8s\n", r.Probe, r.Rescore, r.Recall, r.QPS, f); err != nil {
+		rs := "auto"
+		if r.Rescore > 0 {
+			rs = strconv.Itoa(r.Rescore)
+		}
+		if _, err := fmt.Fprintf(w, "%6d %8s %10.4f %10.0f %8s\n", r.Probe, rs, r.Recall, r.QPS, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parseRescoreList parses --rescore: comma-separated counts, 0 for ivf's default.
+func parseRescoreList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not a count (0 for the default)", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
 }
 
 // annK is the depth of the neighbours kairos bench ann --dump records.

@@ -82,20 +82,25 @@ func TestBenchIVFFromIndex(t *testing.T) {
 		}
 	}
 	out, errOut, err := runCLI(t, "bench", "ivf", "--from-index", idx, "--queries", queries, "--model", model,
-		"--probe", "1,100000", "--rescore", "100000", "--filter-share", "0.25", "--repeat", "1", "--json")
+		"--probe", "1,100000", "--rescore", "0,100000", "--filter-share", "0.25", "--repeat", "1", "--json")
 	if err != nil {
 		t.Fatalf("bench ivf --from-index: %v\n%s", err, errOut)
 	}
 	rows := benchIVFRows(t, out)
-	if len(rows) != 4 || rows[0].N != 3000 {
-		t.Fatalf("rows %+v: want two probes unfiltered and filtered, 3,000 vectors", rows)
+	if len(rows) != 8 || rows[0].N != 3000 {
+		t.Fatalf("rows %+v: want two probes by two rescores, unfiltered and filtered, 3,000 vectors", rows)
 	}
-	if rows[0].Recall >= 1 || rows[1].Recall != 1 {
-		t.Errorf("recall@10 %.4f probing one list, %.4f probing all and rescoring all: want fewer, then all", rows[0].Recall, rows[1].Recall)
+	for i, r := range rows {
+		if want := []int{0, 100000}[i%2]; r.Rescore != want {
+			t.Errorf("row %d: rescore %d, want %d (the sweep is probe by rescore)", i, r.Rescore, want)
+		}
+	}
+	if rows[1].Recall >= 1 || rows[3].Recall != 1 {
+		t.Errorf("recall@10 %.4f probing one list, %.4f probing all and rescoring all: want fewer, then all", rows[1].Recall, rows[3].Recall)
 	}
 	// A filter keeping a quarter probes more lists than asked (enough to hold its candidates).
-	if rows[3].FilterShare != 0.25 || rows[3].Recall != 1 {
-		t.Errorf("filtered, probing all and rescoring all: %+v, want all the exact neighbours among the passages kept", rows[3])
+	if rows[7].FilterShare != 0.25 || rows[7].Recall != 1 {
+		t.Errorf("filtered, probing all and rescoring all: %+v, want all the exact neighbours among the passages kept", rows[7])
 	}
 	if _, _, err := runCLI(t, "bench", "ivf", "--from-index", idx, "--model", model); err == nil || !strings.Contains(err.Error(), "--queries") {
 		t.Errorf("--from-index without --queries: %v, want a refusal naming --queries", err)
@@ -105,6 +110,7 @@ func TestBenchIVFFromIndex(t *testing.T) {
 // benchIVFRow is a line of kairos bench ivf --json.
 type benchIVFRow struct {
 	Probe       int     `json:"probe"`
+	Rescore     int     `json:"rescore"`
 	Recall      float64 `json:"recall_at_10"`
 	QPS         float64 `json:"qps"`
 	N           int     `json:"n"`

@@ -2,7 +2,11 @@
 
 package ivf
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useDotAVX2 is fixed at start-up from CPUID: the assembly needs AVX2 and FMA.
 var useDotAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
@@ -27,6 +31,13 @@ func prefetch(p *byte, n int)
 func prefetchBytes(b []byte) {
 	if len(b) > 0 {
 		prefetch(&b[0], len(b))
+	}
+}
+
+// prefetchFloats asks for f to be brought into the caches.
+func prefetchFloats(f []float32) {
+	if len(f) > 0 {
+		prefetch((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
 	}
 }
 

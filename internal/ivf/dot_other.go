@@ -12,3 +12,6 @@ func dotsI16(q []int16, c []byte, out []int32) { dotsI16Generic(q, c, out) }
 
 // prefetchBytes is a hint that only the assembly acts on.
 func prefetchBytes([]byte) {}
+
+// prefetchFloats is a hint that only the assembly acts on.
+func prefetchFloats([]float32) {}

@@ -76,3 +76,75 @@ row:
 done:
 	VZEROUPPER
 	RET
+
+// func scanRunAVX512(blocks *byte, np, stride, count int, luts *byte, out *int32)
+//
+// scanRunAVX2 over np pairs of blocks, a pair at a time in 64-byte registers: a row of the
+// first block in the low half, the same row of the second in the high half, and each table
+// broadcast to both (half the instructions a code).
+TEXT ·scanRunAVX512(SB), NOSPLIT, $0-48
+	MOVQ blocks+0(FP), SI
+	MOVQ np+8(FP), CX
+	MOVQ stride+16(FP), R9
+	MOVQ count+24(FP), DX
+	MOVQ luts+32(FP), R8
+	MOVQ out+40(FP), DI
+	MOVQ $0x0f0f0f0f0f0f0f0f, AX
+	VPBROADCASTQ AX, Z15
+	MOVQ $0x00ff00ff00ff00ff, AX
+	VPBROADCASTQ AX, Z14
+	IMUL3Q $120, DX, AX
+	VPBROADCASTD AX, Z13
+
+pair:
+	TESTQ  CX, CX
+	JZ     pairsdone
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	MOVQ   SI, R10
+	MOVQ   R8, R11
+	MOVQ   DX, R13
+
+prow:
+	VMOVDQU         (R10), Y2
+	VINSERTI64X4    $1, (R10)(R9*1), Z2, Z2
+	VPSRLW          $4, Z2, Z3
+	VPANDQ          Z15, Z2, Z2
+	VPANDQ          Z15, Z3, Z3
+	VBROADCASTI64X4 (R11), Z4
+	VBROADCASTI64X4 32(R11), Z5
+	VPSHUFB         Z2, Z4, Z4
+	VPSHUFB         Z3, Z5, Z5
+	VPADDB          Z4, Z5, Z4
+	VPANDQ          Z14, Z4, Z5
+	VPSRLW          $8, Z4, Z4
+	VPADDW          Z5, Z0, Z0
+	VPADDW          Z4, Z1, Z1
+	ADDQ            $32, R10
+	ADDQ            $64, R11
+	DECQ            R13
+	JNZ             prow
+
+	VPMOVZXWD     Y0, Z6
+	VPMOVZXWD     Y1, Z8
+	VEXTRACTI64X4 $1, Z0, Y7
+	VEXTRACTI64X4 $1, Z1, Y9
+	VPMOVZXWD     Y7, Z7
+	VPMOVZXWD     Y9, Z9
+	VPSUBD        Z13, Z6, Z6
+	VPSUBD        Z13, Z7, Z7
+	VPSUBD        Z13, Z8, Z8
+	VPSUBD        Z13, Z9, Z9
+	VMOVDQU32     Z6, (DI)
+	VMOVDQU32     Z8, 64(DI)
+	VMOVDQU32     Z7, 128(DI)
+	VMOVDQU32     Z9, 192(DI)
+	ADDQ          $256, DI
+	ADDQ          R9, SI
+	ADDQ          R9, SI
+	DECQ          CX
+	JMP           pair
+
+pairsdone:
+	VZEROUPPER
+	RET

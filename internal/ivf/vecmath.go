@@ -235,6 +235,7 @@ type queryCode struct {
 	dl     float32
 	sumQQ  float32 // sum qq_i
 	dpad   float32
+	shift  float32 // 7.5 d - sumQQ (signs)
 	words  int
 	planes []uint64 // queryBits planes of words words: bit j of qq_i in plane j
 	luts   []byte   // the tables of each code byte's halves (prepareTables)
@@ -272,12 +273,14 @@ func (qc *queryCode) prepare(pq []float32, words int) {
 		qc.planes[w], qc.planes[words+w], qc.planes[2*words+w], qc.planes[3*words+w] = p0, p1, p2, p3
 	}
 	qc.sumQQ = float32(sum)
+	qc.shift = queryLevels/2.0*qc.dpad - qc.sumQQ
 	qc.prepareTables()
 }
 
 // signs turns a code's sum t (scanBlocks: 2W - 15pc, W the sum of qq_i over the code's set bits
 // and pc their number) into sum sign(r_i) q_i with q as quantized:
-// 2 * sum over set bits - sum over all = dl * (2W - 15 pc - sumQQ + 7.5 d).
+// 2 * sum over set bits - sum over all = dl * (2W - 15 pc - sumQQ + 7.5 d), rounded as a
+// scan's estimates round it.
 func (qc *queryCode) signs(t int32) float32 {
-	return qc.dl * (float32(t) - qc.sumQQ + queryLevels/2.0*qc.dpad)
+	return float32(float32(t)+qc.shift) * qc.dl
 }
