@@ -148,8 +148,11 @@ func writeANNRows(w io.Writer, rows []annbench.Row, asJSON bool) error {
 	return nil
 }
 
-// parseEfList parses "16,32,64".
-func parseEfList(s string) ([]int, error) {
+// parseEfList parses "16,32,64": positive integers.
+func parseEfList(s string) ([]int, error) { return parseIntList(s, 1) }
+
+// parseIntList parses comma-separated integers of at least least.
+func parseIntList(s string, least int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -157,8 +160,8 @@ func parseEfList(s string) ([]int, error) {
 			continue
 		}
 		v, err := strconv.Atoi(f)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
+		if err != nil || v < least {
+			return nil, fmt.Errorf("%q is not an integer of at least %d", f, least)
 		}
 		out = append(out, v)
 	}

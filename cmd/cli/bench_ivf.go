@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/ivf"
@@ -76,7 +74,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return usageErr(fs, "--probe: %v", err)
 	}
-	rescores, err := parseRescoreList(rescoreList)
+	rescores, err := parseIntList(rescoreList, 0) // 0: the default
 	if err != nil {
 		return usageErr(fs, "--rescore: %v", err)
 	}
@@ -219,26 +217,6 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		}
 	}
 	return nil
-}
-
-// parseRescoreList parses --rescore: comma-separated counts, 0 for ivf's default.
-func parseRescoreList(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%q is not a count (0 for the default)", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty list")
-	}
-	return out, nil
 }
 
 // annK is the depth of the neighbours kairos bench ann --dump records.

@@ -13,19 +13,8 @@ import (
 func BenchmarkScanKernels(b *testing.B) {
 	const n, words = 2441, 4
 	rng := rand.New(rand.NewPCG(1, 2))
-	codes := make([]uint64, n*words)
-	for i := range codes {
-		codes[i] = rng.Uint64()
-	}
-	pq := make([]float32, words*64)
-	for i := range pq {
-		pq[i] = float32(rng.NormFloat64())
-	}
-	var qc queryCode
-	qc.prepare(pq, words)
+	_, blocks, qc := randomScan(rng, n, words)
 	nb := blocksOf(n)
-	blocks := make([]byte, nb*blockBytes(words))
-	packBlocks(blocks, codes, n, words)
 	out := make([]int32, nb*blockSize)
 	factors := make([]float32, n*factorsPer)
 	for i := range factors {
@@ -45,7 +34,7 @@ func BenchmarkScanKernels(b *testing.B) {
 		})
 	}
 	run("scan/avx2", useScanAVX2, func() { scanRunAVX2(&blocks[0], nb, blockBytes(words), words*8, &qc.luts[0], &out[0]) })
-	run("scan/avx512", useScanAVX512, func() { scanRunBlocks(blocks, nb, words*8, 0, words*8, &qc, out) })
+	run("scan/avx512", useScanAVX512, func() { scanRunBlocks(blocks, nb, words*8, 0, words*8, qc, out) })
 	run("estimates/go", true, func() { estimatesGeneric(out[:n], factors, k, est, mask) })
 	run("estimates/avx512", useEstAVX512, func() { estimates(out[:n], factors, k, est, mask) })
 }

@@ -36,6 +36,24 @@ func (qc *queryCode) dotSigns(b []uint64) float32 {
 	return qc.signs(t[0])
 }
 
+// randomScan returns n random codes of words words, packed in blocks, and a random query
+// prepared for them.
+func randomScan(rng *rand.Rand, n, words int) ([]uint64, []byte, *queryCode) {
+	codes := make([]uint64, n*words)
+	for i := range codes {
+		codes[i] = rng.Uint64()
+	}
+	pq := make([]float32, words*64)
+	for i := range pq {
+		pq[i] = float32(rng.NormFloat64())
+	}
+	qc := new(queryCode)
+	qc.prepare(pq, words)
+	blocks := make([]byte, blocksOf(n)*blockBytes(words))
+	packBlocks(blocks, codes, n, words)
+	return codes, blocks, qc
+}
+
 // TestScanBlocks holds the scan of packed codes, in assembly and portable, to the popcount
 // definition, at every code length up to one past a run of the kernel (4,096 dimensions) and
 // at list lengths around a block; and unpacking to packing.
@@ -44,26 +62,15 @@ func TestScanBlocks(t *testing.T) {
 	for _, words := range []int{1, 2, 4, 8, 16, 32, 64} {
 		for _, n := range []int{1, 16, 31, 32, 33, 70} {
 			t.Run(fmt.Sprintf("%d words %d codes", words, n), func(t *testing.T) {
-				codes := make([]uint64, n*words)
-				for i := range codes {
-					codes[i] = rng.Uint64()
-				}
-				pq := make([]float32, words*64)
-				for i := range pq {
-					pq[i] = float32(rng.NormFloat64())
-				}
-				var qc queryCode
-				qc.prepare(pq, words)
+				codes, blocks, qc := randomScan(rng, n, words)
 				nb := blocksOf(n)
-				blocks := make([]byte, nb*blockBytes(words))
-				packBlocks(blocks, codes, n, words)
 				if got := unpackBlocks(nil, blocks, n, words); !slices.Equal(got, codes) {
 					t.Fatalf("unpacked codes differ from those packed")
 				}
 				want := make([]int32, n)
 				popcountsGeneric(codes, n, words, qc.planes, want)
 				got, portable := make([]int32, nb*blockSize), make([]int32, nb*blockSize)
-				scanBlocks(blocks, nb, words, &qc, got)
+				scanBlocks(blocks, nb, words, qc, got)
 				qc.preparePairs()
 				cb := words * 8
 				for from := 0; from < cb; from += scanRun {
