@@ -21,6 +21,12 @@ const (
 	// the query with every centroid rather than through the graph: at 4,096 lists, 50
 	// microseconds against 145 for the graph's search (ef 144, a million vectors, one core).
 	bruteProbeBelow = 8192
+	// graphBeam: past bruteProbeBelow lists, the graph over the centroids is searched with a
+	// beam of this many times the lists to probe. With 1.5 times, at 40M vectors (16,384
+	// lists) probe 48 with 1,024 rescored found 0.9592 of the exact top 10: the beam missed
+	// lists nearer the query than those it probed. With 3 times, 0.9800 at about the same
+	// rate; 5 times found no more at equal rates.
+	graphBeam = 3
 	// selectivitySample is how many positions a filtered search tries its filter on to
 	// estimate the share of vectors that pass.
 	selectivitySample = 256
@@ -386,7 +392,7 @@ func (r *Reader) probeLists(s *searchScratch, probe int) []int32 {
 		}
 		return out
 	}
-	res, err := r.graph.Search(s.q, probe, max(probe+probe/2, 64))
+	res, err := r.graph.Search(s.q, probe, max(graphBeam*probe, 64))
 	if err != nil {
 		return nil
 	}
