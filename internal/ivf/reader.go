@@ -31,6 +31,7 @@ type Reader struct {
 	rot              rotation
 	cent             *centroids
 	graph            *hnsw.Graph
+	bruteProbeBelow  int      // bruteProbeBelow, but in the tests of the graph's probing
 	dead             []uint64 // bitmap of deleted positions
 	live             int
 	closed           bool
@@ -50,7 +51,7 @@ func Open(dir string, o OpenOptions) (_ *Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HeadName), err)
 	}
-	r := &Reader{dir: dir, h: h, dim: h.Dim, dpad: padDim(h.Dim)}
+	r := &Reader{dir: dir, h: h, dim: h.Dim, dpad: padDim(h.Dim), bruteProbeBelow: bruteProbeBelow}
 	r.words = r.dpad / 64
 	defer func() {
 		if err != nil {

@@ -360,7 +360,7 @@ func (r *Reader) listLen(lists []int32) int {
 // probeLists returns the probe lists whose centroids are nearest the unit query s.q.
 func (r *Reader) probeLists(s *searchScratch, probe int) []int32 {
 	lists := r.h.Options.Lists
-	if lists <= bruteProbeBelow || probe*4 >= lists {
+	if lists <= r.bruteProbeBelow || probe*4 >= lists {
 		// Every centroid's byte copy against the query in words, in one pass of the assembly
 		// (at 8,192 lists of 256 dimensions, a float query and a call a list took 0.25 ms a
 		// query with the selection, this 0.16 ms).
