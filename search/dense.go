@@ -66,7 +66,7 @@ func (ix *Index) vectorQuery(q []float32, req Request, n int) backend.VectorQuer
 	if d := ix.gen.Manifest.Dense; d != nil && d.IndexKind() == indexer.VectorIndexIVF {
 		ef = ix.opts.EfSearch
 	}
-	return backend.VectorQuery{Vector: q, K: n, Ef: ef, Exact: req.Exact, Filter: ix.filter(req.Filters)}
+	return backend.VectorQuery{Vector: q, K: n, Ef: ef, Rescore: ix.opts.Rescore, Exact: req.Exact, Filter: ix.filter(req.Filters)}
 }
 
 // denseOf turns the vector engine's hits into candidates.

@@ -33,6 +33,12 @@ type Options struct {
 	Alpha float64
 	// EfSearch is the HNSW candidate list size (0: the index's ef_search). Raised to k.
 	EfSearch int
+	// Rescore is how many of an inverted file's best estimates a dense search rescores with
+	// their int8 vectors (ivf.SearchOptions.Rescore; 0: the index's rule, at least 320 and
+	// one for every 64 vectors scanned). Each is a random read, from the disk when the
+	// vectors outgrow memory: fewer is faster there, and finds fewer true neighbours. Open
+	// refuses it for an index whose vectors are not an inverted file.
+	Rescore int
 	// K1 and B are BM25's term-frequency saturation and length normalisation. 0 means
 	// BM25K1 / BM25B (use a tiny positive value for none). bleve keeps them per process: every
 	// index opened in a process must use the same values (Open fails otherwise), which is why
@@ -113,6 +119,9 @@ func (o *Options) validate() error {
 	if o.Window < 0 {
 		return fmt.Errorf("search options: negative window %d", o.Window)
 	}
+	if o.Rescore < 0 {
+		return fmt.Errorf("search options: negative rescore %d (--rescore)", o.Rescore)
+	}
 	if err := (hnsw.LoadOptions{BinaryRescore: o.BinaryRescore}).Validate(); err != nil {
 		return fmt.Errorf("search options: %w", err)
 	}
@@ -158,6 +167,10 @@ func Open(ctx context.Context, loc indexer.Location, opts Options) (*Index, erro
 			gen.Close()
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
+	}
+	if d := gen.Manifest.Dense; opts.Rescore > 0 && (d == nil || d.IndexKind() != indexer.VectorIndexIVF) {
+		gen.Close()
+		return nil, fmt.Errorf("%s: --rescore applies to an index whose vectors are an inverted file (kairos index --vector-index ivf)", dir)
 	}
 	if opts.EfSearch == 0 && gen.Manifest.Dense != nil {
 		opts.EfSearch = gen.Manifest.Dense.HNSW.EfSearch

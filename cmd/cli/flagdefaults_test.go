@@ -67,7 +67,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 	models := runtime.with(defaults{"model": "", "embed-batch": "0"}) // 0: embed.DefaultBatchSize, DefaultCUDABatchSize on cuda
 	logs := func(level string) defaults { return defaults{"log-level": level, "log-format": "text"} }
 	query := models.with(logs("warn"), defaults{ // queryFlags: request fields, zero = request default
-		"cross-model": "", "rerank": "none", "ef": "0", "binary-rescore": "", // "": int8
+		"cross-model": "", "rerank": "none", "ef": "0", "rescore": "0", "binary-rescore": "", // "": int8; rescore 0: the index's rule
 	}, zero("string", "mode", "time", "fusion", "now", "date-from", "date-to", "source", "language", "block-type"),
 		zero("int", "candidates", "rrf-k", "recent-half-life", "alpha"), zero("bool", "explain", "exact"))
 	llm := defaults{ // chat.ClientOptions.Flags, which kairos chat and kairos serve share
@@ -111,7 +111,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"chat-rate-burst": str(server.DefaultChatBurst), "chat-max-in-flight": str(server.DefaultChatMaxInFlight),
 			"chat-store": "", // "": resolved beside --index (defaultChatStore); given as "", memory only
 			"heap-floor": str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
-			"ef": "0", "binary-rescore": "", // as search's: the index's ef_search; int8
+			"ef": "0", "rescore": "0", "binary-rescore": "", // as search's: the index's ef_search; int8
 		}, zero("string", "index", "api-key-file", "cors-origins", "prompts", "bank", "models-dir"), zero("bool", "verify")),
 		"chat": models.with(llm, logs("warn"), defaults{
 			"pipeline": "wikichat",

@@ -58,7 +58,7 @@ var flagGroups = map[string]string{
 	"date-to": groupFilters, "time": groupFilters, "now": groupFilters, "recent-half-life": groupFilters,
 	// ranking
 	"alpha": groupRanking, "fusion": groupRanking, "rrf-k": groupRanking, "candidates": groupRanking,
-	"ef": groupRanking, "exact": groupRanking, "binary-rescore": groupRanking, "k1": groupRanking, "b": groupRanking,
+	"ef": groupRanking, "rescore": groupRanking, "exact": groupRanking, "binary-rescore": groupRanking, "k1": groupRanking, "b": groupRanking,
 	"per-doc": groupRanking, "min-score": groupRanking, "doc-evidence": groupRanking,
 	// chat and LLM
 	"llm-url": groupChat, "llm-model": groupChat, "llm-concurrency": groupChat, "llm-config": groupChat,

@@ -73,6 +73,8 @@ func TestRefusalsNameTheFix(t *testing.T) {
 			[]string{"eval: --source faq_covidbrt: no passage of the index has that source (did you mean --source faq_covidbert?)"}, ""},
 		{"a language the index lacks", []string{"search", "--index", faq, "--language", "de", "covid symptoms"},
 			[]string{"search: --language de: no passage of the index has that language; its languages: en (kairos stats lists them)"}, ""},
+		{"a rescore for an index without an inverted file", []string{"search", "--index", idx, "--rescore", "100", "vitamin"},
+			[]string{": --rescore applies to an index whose vectors are an inverted file (kairos index --vector-index ivf)"}, ""},
 		{"a missing input", []string{"index", "--input", missing, "--index", filepath.Join(root, "new.idx")},
 			[]string{"index: open " + missing + ": no such file or directory"}, missing},
 	}

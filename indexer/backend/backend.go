@@ -282,9 +282,12 @@ type LexicalReader interface {
 type VectorQuery struct {
 	Vector []float32
 	K      int
-	Ef     int  // candidate list size (0: the index's default)
-	Exact  bool // brute force: the reference approximate searches are measured against
-	Filter Filter
+	Ef     int // candidate list size (0: the index's default)
+	// Rescore is how many candidates an inverted file rescores with their vectors (0: its
+	// default); other engines are never sent one (search.Open refuses it for them).
+	Rescore int
+	Exact   bool // brute force: the reference approximate searches are measured against
+	Filter  Filter
 }
 
 // Vectors is a vector engine.

@@ -812,3 +812,40 @@ func TestExactMany(t *testing.T) {
 		t.Error("a query of another dimension: no error")
 	}
 }
+
+// TestAskRecords: an index whose files outgrow the memory it may count on asks for its
+// candidates' pages together (OpenOptions.Memory), and finds what it finds otherwise, score
+// for score.
+func TestAskRecords(t *testing.T) {
+	vecs := clustered(3000, 64, 30, 5)
+	queries := clustered(40, 64, 30, 6)
+	dir := t.TempDir()
+	build(t, dir, vecs, Options{Lists: 32}, 0)
+	tight, err := Open(dir, OpenOptions{Memory: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tight.Close()
+	big, err := Open(dir, OpenOptions{Memory: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.Close()
+	if !tight.askRecords || big.askRecords {
+		t.Fatalf("asking for pages together: %v with 4 KB, %v with 1 TB, want true and false", tight.askRecords, big.askRecords)
+	}
+	for _, q := range queries {
+		o := SearchOptions{Probe: 8, Rescore: 200}
+		want, err := big.Search(q, 10, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tight.Search(q, 10, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || len(got) != 10 {
+			t.Fatalf("with the pages asked for together %v, without %v", got, want)
+		}
+	}
+}

@@ -15,3 +15,6 @@ func mapFile(f *os.File, size int64, random bool) ([]byte, error) {
 }
 
 func unmapFile(b []byte) error { return nil }
+
+// adviseWillNeed does nothing where the files are read into memory.
+func adviseWillNeed([]byte) {}

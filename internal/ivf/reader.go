@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -18,6 +19,12 @@ type OpenOptions struct {
 	// opened; larger files are mapped without being read (a caller that keeps their sha256,
 	// as a Kairos manifest does, checks them in full on demand). 0: every file is verified.
 	VerifyBelow int64
+	// Memory is how much memory the index's files may count on staying in. When the files
+	// are larger, a search asks the kernel for the pages of all the vectors it rescores at
+	// once before it reads the first (madvise MADV_WILLNEED), so that the pages missing from
+	// memory are read from the disk together rather than one fault at a time. 0: the memory
+	// this process may use (its memory cgroup's limit, or the machine's memory).
+	Memory int64
 }
 
 // Reader searches one committed index. It is safe for concurrent use.
@@ -32,6 +39,7 @@ type Reader struct {
 	cent             *centroids
 	graph            *hnsw.Graph
 	bruteProbeBelow  int      // bruteProbeBelow, but in the tests of the graph's probing
+	askRecords       bool     // the files outgrow OpenOptions.Memory: ask for the rescored pages together
 	dead             []uint64 // bitmap of deleted positions
 	live             int
 	closed           bool
@@ -59,6 +67,17 @@ func Open(dir string, o OpenOptions) (_ *Reader, err error) {
 		}
 	}()
 	verify := func(size int64) bool { return o.VerifyBelow == 0 || size <= o.VerifyBelow }
+	// Files larger than the memory they may count on are read from the disk as they are
+	// searched: the rescored records are asked for together (askRecords).
+	mem := o.Memory
+	if mem == 0 {
+		mem = availableMemory()
+	}
+	size, err := filesSize(dir, h)
+	if err != nil {
+		return nil, err
+	}
+	r.askRecords = mem > 0 && size > mem
 	for _, cr := range h.Chunks {
 		c, m, err := openChunk(dir, cr, h.Dim, verify(chunkSize(h.Dim, cr.Count)))
 		if err != nil {
@@ -112,6 +131,19 @@ func Open(dir string, o OpenOptions) (_ *Reader, err error) {
 	}
 	r.live = n - h.DeletedCount
 	return r, nil
+}
+
+// filesSize is the size of the vector chunks and list segments of h in dir.
+func filesSize(dir string, h *Head) (int64, error) {
+	var size int64
+	for _, fr := range slices.Concat(h.Chunks, h.Lists) {
+		fi, err := os.Stat(filepath.Join(dir, fr.Name))
+		if err != nil {
+			return 0, err
+		}
+		size += fi.Size()
+	}
+	return size, nil
 }
 
 // name is the chunk's file name, for messages.

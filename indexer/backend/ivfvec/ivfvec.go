@@ -216,7 +216,7 @@ func (r *Reader) Search(ctx context.Context, q backend.VectorQuery) ([]backend.H
 	if q.Exact {
 		res, err = r.r.Exact(q.Vector, q.K, keep)
 	} else {
-		res, err = r.r.Search(q.Vector, q.K, ivf.SearchOptions{Probe: q.Ef}, keep)
+		res, err = r.r.Search(q.Vector, q.K, ivf.SearchOptions{Probe: q.Ef, Rescore: q.Rescore}, keep)
 	}
 	if err == nil && keeper != nil {
 		err = keeper.Err()

@@ -135,6 +135,33 @@ func TestEngine(t *testing.T) {
 			t.Errorf("filter %+v: recall@10 %.3f of the exact filtered top 10", f, recall)
 		}
 	}
+	// Rescore reaches the index: rescoring only k of the estimates finds fewer of the exact
+	// top k than rescoring many.
+	var few, many float64
+	for _, q := range clustered(rng, 40, dim) {
+		exact, err := r.Search(ctx, backend.VectorQuery{Vector: q, K: k, Exact: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := map[uint32]bool{}
+		for _, h := range exact {
+			in[h.Key] = true
+		}
+		for rescore, sum := range map[int]*float64{k: &few, 1000: &many} {
+			got, err := r.Search(ctx, backend.VectorQuery{Vector: q, K: k, Rescore: rescore})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range got {
+				if in[h.Key] {
+					*sum += 1.0 / (k * 40)
+				}
+			}
+		}
+	}
+	if few >= many || many < 0.9 {
+		t.Errorf("recall@10 rescoring %d: %.3f, rescoring 1000: %.3f; want the second above 0.9 and above the first", k, few, many)
+	}
 	if none, err := r.Search(ctx, backend.VectorQuery{Vector: vecs[0], K: k, Filter: backend.Filter{None: true}}); err != nil || len(none) != 0 {
 		t.Errorf("a filter that passes nothing: %v, %v", none, err)
 	}
