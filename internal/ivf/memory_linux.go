@@ -25,7 +25,7 @@ func availableMemory() int64 {
 	if err != nil {
 		return total
 	}
-	if l := cgroupLimit(b, func(p string) ([]byte, error) { return os.ReadFile(p) }); l > 0 && (total == 0 || l < total) {
+	if l := cgroupLimit(b, os.ReadFile); l > 0 && (total == 0 || l < total) {
 		return l
 	}
 	return total
@@ -68,6 +68,7 @@ func cgroupLimit(b []byte, read func(string) ([]byte, error)) int64 {
 	return least
 }
 
+// cgroupHasController reports whether the comma-separated controllers list names name.
 func cgroupHasController(list, name string) bool {
 	for c := range strings.SplitSeq(list, ",") {
 		if c == name {

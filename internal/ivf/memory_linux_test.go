@@ -49,3 +49,25 @@ func TestCgroupLimit(t *testing.T) {
 		t.Errorf("availableMemory() = %d on linux, want the machine's memory at least", m)
 	}
 }
+
+// FuzzCgroupLimit: any content of /proc/self/cgroup gives a limit of 0 or one of the files'
+// values, without a panic.
+func FuzzCgroupLimit(f *testing.F) {
+	f.Add([]byte("4:memory:/a/b\n0::/svc/x\n"))
+	f.Add([]byte("0::/\n"))
+	f.Add([]byte("::::\n1:memory,cpu:/../..//x\n"))
+	read := func(p string) ([]byte, error) {
+		switch p {
+		case "/sys/fs/cgroup/memory/memory.limit_in_bytes":
+			return []byte("4294967296"), nil
+		case "/sys/fs/cgroup/memory.max":
+			return []byte("2147483648\n"), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got := cgroupLimit(b, read); got != 0 && got != 4294967296 && got != 2147483648 {
+			t.Errorf("cgroupLimit(%q) = %d", b, got)
+		}
+	})
+}
