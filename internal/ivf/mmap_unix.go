@@ -33,9 +33,6 @@ func unmapFile(b []byte) error {
 	return unix.Munmap(b)
 }
 
-// pageMask masks an address down to its page's start.
-var pageMask = ^uintptr(os.Getpagesize() - 1)
-
 // adviseWillNeed asks the kernel to read the pages of b, a view of a file mapping, without
 // waiting for them: the reads of many such calls go to the disk together.
 func adviseWillNeed(b []byte) {
@@ -43,7 +40,7 @@ func adviseWillNeed(b []byte) {
 		return
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := p & pageMask
+	start := p &^ uintptr(os.Getpagesize()-1)
 	// madvise takes whole pages from a page boundary; start lies in b's own mapping, which
 	// the garbage collector does not manage, so the address is passed as a number.
 	_, _, _ = unix.Syscall(unix.SYS_MADVISE, start, p-start+uintptr(len(b)), unix.MADV_WILLNEED) // advice only

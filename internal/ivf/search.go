@@ -152,17 +152,16 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 	// The candidates' records lie scattered over the vector chunks, each a cache miss or
 	// several: asking for the next few ahead keeps that many misses in flight.
 	// Each record is found once, for its prefetch and its score.
+	// When most records are on the disk (askRecords), each a page read, they are asked for
+	// together: the 40M index's default search in a 4 GB memory cgroup answered 16 new
+	// queries a second, against 9 faulting them one at a time.
 	s.recs = s.recs[:0]
 	for _, c := range s.cands {
-		s.recs = append(s.recs, r.record(c.pos))
-	}
-	if r.askRecords {
-		// Most records are on the disk, each a page read: asked for together, the 40M index's
-		// default search in a 4 GB memory cgroup answered 16 new queries a second, against 9
-		// faulting them one at a time.
-		for _, rec := range s.recs {
+		rec := r.record(c.pos)
+		if r.askRecords {
 			adviseWillNeed(rec)
 		}
+		s.recs = append(s.recs, rec)
 	}
 	for _, rec := range s.recs[:min(prefetchAhead, len(s.recs))] {
 		prefetchBytes(rec)
