@@ -154,3 +154,51 @@ func (p *Passages) QueryTerms(text string, languages []string) ([]string, error)
 	}
 	return out, nil
 }
+
+// Analyst is one goroutine's use of a Passages' Terms: it keeps each term cache it takes
+// until Close, where Passages.Terms takes one for each text and puts it back. A cache is a
+// few megabytes read at random; kept by one goroutine, it stays in the memory cache of the
+// core that runs it, instead of passing from core to core with every text. Not safe for
+// concurrent use; Close it when done, or its caches are lost to the Passages' budget.
+type Analyst struct {
+	p    *Passages
+	held map[*termer]*termCache
+}
+
+// Analyst returns an analyst of p.
+func (p *Passages) Analyst() *Analyst {
+	return &Analyst{p: p, held: map[*termer]*termCache{}}
+}
+
+// Terms is Passages.Terms, through the analyst's caches.
+func (a *Analyst) Terms(language, text string, dst []string) ([]string, error) {
+	t := a.p.single
+	if t == nil {
+		var err error
+		if t, err = a.p.analyzer(Normalize(language)); err != nil {
+			return nil, err
+		}
+	}
+	if t.filters == nil {
+		return t.analysed([]byte(text), dst), nil
+	}
+	c, ok := a.held[t]
+	if !ok {
+		c = t.cache()
+		a.held[t] = c // nil when the budget is spent: the whole analysis then
+	}
+	if c == nil {
+		return t.analysed([]byte(text), dst), nil
+	}
+	return t.termsWith(c, text, dst), nil
+}
+
+// Close gives the analyst's caches back to the Passages.
+func (a *Analyst) Close() {
+	for t, c := range a.held {
+		if c != nil {
+			t.free <- c
+		}
+	}
+	clear(a.held)
+}

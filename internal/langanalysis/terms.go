@@ -136,6 +136,13 @@ func (t *termer) terms(text string, dst []string) []string {
 	if c == nil {
 		return t.analysed([]byte(text), dst)
 	}
+	dst = t.termsWith(c, text, dst)
+	t.free <- c // never blocks: the channel holds as many as the budget
+	return dst
+}
+
+// termsWith is terms through the cache c, which the caller holds.
+func (t *termer) termsWith(c *termCache, text string, dst []string) []string {
 	// Read in place: the tokenizers only slice their input, and analyseToken copies a
 	// token before the filters see it.
 	t.tok.each(unsafe.Slice(unsafe.StringData(text), len(text)), func(term []byte, _, _ int, typ analysis.TokenType) {
@@ -160,7 +167,6 @@ func (t *termer) terms(text string, dst []string) []string {
 			dst = append(dst, s.term)
 		}
 	})
-	t.free <- c // never blocks: the channel holds as many as the budget
 	return dst
 }
 

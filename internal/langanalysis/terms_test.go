@@ -41,6 +41,12 @@ func compareTerms(t testing.TB, p *Passages, language string, text []byte) {
 
 // termsDiffer is compareTerms's check, as an error.
 func termsDiffer(p *Passages, language string, text []byte) error {
+	return termsOfDiffer(p, p.Terms, language, text)
+}
+
+// termsOfDiffer checks that terms (Passages.Terms or an Analyst's) gives the terms of
+// Analyze's tokens, in order.
+func termsOfDiffer(p *Passages, terms func(language, text string, dst []string) ([]string, error), language string, text []byte) error {
 	toks, err := p.Analyze(language, slices.Clone(text))
 	if err != nil {
 		return err
@@ -49,7 +55,7 @@ func termsDiffer(p *Passages, language string, text []byte) error {
 	for i, tok := range toks {
 		want[i] = string(tok.Term)
 	}
-	got, err := p.Terms(language, string(text), []string{"kept"})
+	got, err := terms(language, string(text), []string{"kept"})
 	if err != nil {
 		return err
 	}
@@ -118,10 +124,16 @@ func TestTermsMatchAnalyze(t *testing.T) {
 			if !tc.local {
 				texts = texts[len(texts)-len(tricky)-3:] // Analyze itself, only sliced and tagged
 			}
-			// twice: the second pass meets the terms cached by the first
+			// twice: the second pass meets the terms cached by the first; through Terms and
+			// through an analyst, which keeps its caches from text to text
+			an := p.Analyst()
+			defer an.Close()
 			for range 2 {
 				for _, text := range texts {
 					compareTerms(t, p, tc.language, text)
+					if err := termsOfDiffer(p, an.Terms, tc.language, text); err != nil {
+						t.Fatalf("analyst: %v", err)
+					}
 				}
 			}
 		})
@@ -200,7 +212,8 @@ func BenchmarkTerms(b *testing.B) {
 }
 
 // TestTermsConcurrent: more goroutines than there are caches get the same terms, those
-// beyond the budget without a cache, and the caches made stay within it.
+// beyond the budget without a cache, and the caches made stay within it, all of them free
+// once the analysts that held some are closed.
 func TestTermsConcurrent(t *testing.T) {
 	p, err := NewPassages(English)
 	if err != nil {
@@ -210,8 +223,14 @@ func TestTermsConcurrent(t *testing.T) {
 	var g errgroup.Group
 	for w := range 4 * termCaches {
 		g.Go(func() error {
+			terms := p.Terms
+			if w%2 == 1 { // an analyst, which holds its cache, if it got one, until Close
+				an := p.Analyst()
+				defer an.Close()
+				terms = an.Terms
+			}
 			for i := w; i < len(texts); i += 3 {
-				if err := termsDiffer(p, "", texts[i]); err != nil {
+				if err := termsOfDiffer(p, terms, "", texts[i]); err != nil {
 					return err
 				}
 			}
