@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,7 @@ func TestIDIndex(t *testing.T) {
 		{"maphash", nil},
 		{"all collide", func(string) uint64 { return 7 }},
 		{"by length", func(s string) uint64 { return uint64(len(s)) }},
+		{"one slot, the high bits by length", func(s string) uint64 { return uint64(len(s)) << 48 }},
 	}
 	ids := []string{"a", "b", "", "a", "10", "b", "", "11", "10", "é", "é"}
 	for _, hc := range hashes {
@@ -74,9 +76,56 @@ func TestIDIndexBytes(t *testing.T) {
 	for i := range n {
 		x.add(strconv.Itoa(10_000_000+i), "line "+strconv.Itoa(i+1))
 	}
-	per := float64(len(x.arena)+8*len(x.slots)) / n
-	t.Logf("%.1f bytes an id (arena %d, slots %d)", per, len(x.arena), len(x.slots))
+	per := float64(x.arenaBytes()+8*len(x.slots)) / n
+	t.Logf("%.1f bytes an id (arena %d, slots %d)", per, x.arenaBytes(), len(x.slots))
 	if per > 32 {
 		t.Errorf("%.1f bytes an id, want at most 32", per)
 	}
+}
+
+// TestIDIndexChunks: ids over many chunks of the arena, and one longer than a chunk, are all
+// found again with their positions, across the table's growths.
+func TestIDIndexChunks(t *testing.T) {
+	x := newIDIndex()
+	long := strings.Repeat("x", 3*idChunk)
+	var ids []string
+	for i := range 300_000 {
+		ids = append(ids, "doc-"+strconv.Itoa(i))
+		if i == 150_000 {
+			ids = append(ids, long)
+		}
+	}
+	for i, id := range ids {
+		if first, rep := x.add(id, "line "+strconv.Itoa(i+1)); rep {
+			t.Fatalf("%.20q: repeated at first sight (first %q)", id, first)
+		}
+	}
+	if len(x.arena) < 5 {
+		t.Fatalf("%d chunks: the test needs several", len(x.arena))
+	}
+	for i, id := range ids {
+		if first, rep := x.add(id, "line 0"); !rep || first != "line "+strconv.Itoa(i+1) {
+			t.Fatalf("%.20q: first %q (repeated %v), want line %d", id, first, rep, i+1)
+		}
+	}
+}
+
+// BenchmarkIDIndexAdd adds ten million JSONL-style ids, as a 10M-passage build does (a table
+// and arena far past the processor's caches), and reports the time an id.
+func BenchmarkIDIndexAdd(b *testing.B) {
+	const n = 10_000_000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "s1-" + strconv.Itoa(i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		x := newIDIndex()
+		for i, id := range ids {
+			if _, rep := x.add(id, "line "+strconv.Itoa(i+1)); rep {
+				b.Fatalf("%s repeated", id)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/id")
 }
