@@ -179,16 +179,10 @@ func (a *Analyst) Terms(language, text string, dst []string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if t.filters == nil {
-		return t.analysed([]byte(text), dst), nil
-	}
 	c, ok := a.held[t]
-	if !ok {
-		c = t.cache()
-		a.held[t] = c // nil when the budget is spent: the whole analysis then
-	}
-	if c == nil {
-		return t.analysed([]byte(text), dst), nil
+	if !ok && t.filters != nil {
+		c = t.cache() // nil when the budget is spent
+		a.held[t] = c
 	}
 	return t.termsWith(c, text, dst), nil
 }

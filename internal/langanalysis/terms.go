@@ -127,22 +127,26 @@ func localFilters(filters []analysis.TokenFilter) ([]analysis.TokenFilter, bool)
 	return out, true
 }
 
-// terms appends the terms of text's tokens to dst, tagged with prefix.
+// terms appends the terms of text's tokens to dst, tagged with prefix, through a cache taken
+// for this text alone.
 func (t *termer) terms(text string, dst []string) []string {
-	if t.filters == nil {
-		return t.analysed([]byte(text), dst) // a copy: filters write to their tokens' bytes
-	}
-	c := t.cache()
-	if c == nil {
-		return t.analysed([]byte(text), dst)
+	var c *termCache
+	if t.filters != nil {
+		c = t.cache()
 	}
 	dst = t.termsWith(c, text, dst)
-	t.free <- c // never blocks: the channel holds as many as the budget
+	if c != nil {
+		t.free <- c // never blocks: the channel holds as many as the budget
+	}
 	return dst
 }
 
-// termsWith is terms through the cache c, which the caller holds.
+// termsWith is terms through the cache c, which the caller holds; without one (nil: the
+// analyzer is not cached, or the budget is spent) through the whole analysis.
 func (t *termer) termsWith(c *termCache, text string, dst []string) []string {
+	if c == nil {
+		return t.analysed([]byte(text), dst) // a copy: filters write to their tokens' bytes
+	}
 	// Read in place: the tokenizers only slice their input, and analyseToken copies a
 	// token before the filters see it.
 	t.tok.each(unsafe.Slice(unsafe.StringData(text), len(text)), func(term []byte, _, _ int, typ analysis.TokenType) {
