@@ -87,14 +87,19 @@ func (p *Passages) Analyze(language string, text []byte) (analysis.TokenStream, 
 // terms up in a cache by the token's text, and makes no tokens and no copy of text. The
 // strings may be shared with other calls' results.
 func (p *Passages) Terms(language, text string, dst []string) ([]string, error) {
-	if p.single != nil {
-		return p.single.terms(text, dst), nil
-	}
-	a, err := p.analyzer(Normalize(language))
+	t, err := p.termer(language)
 	if err != nil {
 		return nil, err
 	}
-	return a.terms(text, dst), nil
+	return t.terms(text, dst), nil
+}
+
+// termer returns the analysis of passages in language: the single one, or the language's.
+func (p *Passages) termer(language string) (*termer, error) {
+	if p.single != nil {
+		return p.single, nil
+	}
+	return p.analyzer(Normalize(language))
 }
 
 // For returns an analysis.Analyzer of the passages of one language (for engines that hand an
@@ -172,12 +177,9 @@ func (p *Passages) Analyst() *Analyst {
 
 // Terms is Passages.Terms, through the analyst's caches.
 func (a *Analyst) Terms(language, text string, dst []string) ([]string, error) {
-	t := a.p.single
-	if t == nil {
-		var err error
-		if t, err = a.p.analyzer(Normalize(language)); err != nil {
-			return nil, err
-		}
+	t, err := a.p.termer(language)
+	if err != nil {
+		return nil, err
 	}
 	c, ok := a.held[t]
 	if !ok && t.filters != nil {
