@@ -16,7 +16,7 @@ const innerWindow = 4096
 // windowScratch is the memory of one range search, reused from query to query (Searcher
 // pools it): per ordinal of an inner window, an accumulator with the sum of the
 // contributions found so far (in the order found: an upper bound's ingredient, never a score)
-// and the query terms matched (a bit per term of the plan: the first 64 in the accumulator,
+// and the query terms matched (a bit per term of the plan: the first accTerms in the accumulator,
 // the others in more), and, per term, the term frequency there (valid where the mask says
 // so); a bit per ordinal with a match; the candidates.
 type windowScratch struct {
@@ -27,15 +27,25 @@ type windowScratch struct {
 	hit   []uint64
 	cands []uint32
 	all   []uint32
-	words int // mask words per ordinal in more: the plan's terms past 64, in 64s
+	words int // mask words per ordinal in more: the plan's terms past accTerms, in 64s
 }
 
 // accum is an ordinal's accumulator: score and mask side by side, so that a posting touches
-// one cache line.
+// one cache line. Eight bytes, so that a window's 4,096 fit the first-level cache. The score
+// is a float32: it only bounds (the survivors are scored again in float64), and accSlack
+// covers its rounding.
 type accum struct {
-	score float64
-	mask  uint64 // terms 0 to 63 of the plan
+	score float32
+	mask  uint32 // terms 0 to accTerms-1 of the plan
 }
+
+// accTerms is the number of a plan's terms whose bits an accum holds.
+const accTerms = 32
+
+// accSlack widens a bound that holds an accumulator's score, for the float32 rounding of each
+// contribution and of their sum (a relative error under 2^-24 a term added: 1e-4 covers
+// hundreds of terms), as pruneSlack does for float64 bounds.
+const accSlack = 1e-4
 
 // reset sizes w for a plan of n terms. The accumulators are zero between windows (each
 // window clears what it set).
@@ -47,7 +57,7 @@ func (w *windowScratch) reset(n int) {
 		w.acc = make([]accum, w.size)
 		w.hit = make([]uint64, w.size/64)
 	}
-	w.words = (max(n, 64) - 64 + 63) / 64
+	w.words = (max(n, accTerms) - accTerms + 63) / 64
 	if len(w.more) < w.words*w.size {
 		w.more = make([]uint64, w.words*w.size)
 	}
@@ -58,7 +68,7 @@ func (w *windowScratch) reset(n int) {
 
 // matched is the number of terms matched at offset off.
 func (w *windowScratch) matched(off uint32) int {
-	n := bits.OnesCount64(w.acc[off].mask)
+	n := bits.OnesCount32(w.acc[off].mask)
 	if w.words > 0 {
 		for _, x := range w.more[int(off)*w.words : int(off+1)*w.words] {
 			n += bits.OnesCount64(x)
@@ -69,10 +79,10 @@ func (w *windowScratch) matched(off uint32) int {
 
 // has reports whether term t (a plan index) matched at offset off.
 func (w *windowScratch) has(t int, off uint32) bool {
-	if t < 64 {
+	if t < accTerms {
 		return w.acc[off].mask&(1<<t) != 0
 	}
-	return w.more[int(off)*w.words+(t-64)/64]&(1<<(t%64)) != 0
+	return w.more[int(off)*w.words+(t-accTerms)/64]&(1<<((t-accTerms)%64)) != 0
 }
 
 // clearAt zeroes the accumulators of offset off.
@@ -87,12 +97,12 @@ func (w *windowScratch) clearAt(off uint32) {
 func (w *windowScratch) note(t int, off, freq uint32, v float64) {
 	w.tf[t*w.size+int(off)] = freq
 	a := &w.acc[off]
-	if t < 64 {
+	if t < accTerms {
 		a.mask |= 1 << t
 	} else {
-		w.more[int(off)*w.words+(t-64)/64] |= 1 << (t % 64)
+		w.more[int(off)*w.words+(t-accTerms)/64] |= 1 << ((t - accTerms) % 64)
 	}
-	a.score += v
+	a.score += float32(v)
 }
 
 // searchSegment returns the K best passages of the ordinals [lo, hi) of sp's segment (best
@@ -285,7 +295,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 						// The block that may hold d is not decoded: not even its best with
 						// every remaining term's best? Then the candidate is out, and the
 						// block stays undecoded.
-						if !c.decoded && (ws.acc[off].score+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*(1+pruneSlack) < theta {
+						if !c.decoded && (float64(ws.acc[off].score)+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*(1+accSlack) < theta {
 							continue
 						}
 					}
@@ -311,7 +321,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			// the survivors, scored exactly
 			for _, off := range cands {
 				cnt := ws.matched(off)
-				if ws.acc[off].score*coordBound[cnt]*(1+pruneSlack) >= theta {
+				if float64(ws.acc[off].score)*coordBound[cnt]*(1+accSlack) >= theta {
 					d := base + off
 					if top.offer(Hit{Key: seg.key(d), Score: ws.exact(sc, off, cnt, seg.length(d))}) && top.full() {
 						if w := top.worst().Score; w > theta {
@@ -347,7 +357,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 // they matched (coord is coordBound shifted by the terms left to look up), may reach theta.
 // It is a pass of its own: the outcome is hard to predict, and a branchless store keeps it
 // from stalling the lookups (Lucene's filterCompetitiveHits). The plan's usual case, at most
-// 64 terms, reads one accumulator a candidate, its fields held in registers.
+// accTerms terms, reads one accumulator a candidate, its fields held in registers.
 func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float64, theta float64) []uint32 {
 	k := 0
 	if w.words == 0 {
@@ -355,7 +365,7 @@ func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float6
 		for _, off := range cands {
 			a := acc[off]
 			cands[k] = off
-			if (a.score+rest)*coord[bits.OnesCount64(a.mask)]*(1+pruneSlack) >= theta {
+			if (float64(a.score)+rest)*coord[bits.OnesCount32(a.mask)]*(1+accSlack) >= theta {
 				k++
 			}
 		}
@@ -363,7 +373,7 @@ func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float6
 	}
 	for _, off := range cands {
 		cands[k] = off
-		if (w.acc[off].score+rest)*coord[w.matched(off)]*(1+pruneSlack) >= theta {
+		if (float64(w.acc[off].score)+rest)*coord[w.matched(off)]*(1+accSlack) >= theta {
 			k++
 		}
 	}
@@ -433,10 +443,10 @@ func (tc *termCursor) accumulate(sc *scorer, w *windowScratch, base, end uint32)
 			if v == 0 {
 				v = sc.contribution(t, f, seg.length(d))
 			}
-			if t < 64 {
+			if t < accTerms {
 				a := &acc[off]
 				a.mask |= 1 << t
-				a.score += v
+				a.score += float32(v)
 			} else {
 				w.note(t, off, f, v)
 			}
