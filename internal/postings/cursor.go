@@ -20,7 +20,21 @@ type cursor struct {
 	ubBlk uint64
 	ub    float64
 	ords  [BlockSize]uint32
-	tfs   [BlockSize]uint32
+	tfs   [BlockSize]uint32 // valid unless freqSrc is set: read them through freqs
+	// freqSrc holds a packed block's frequencies, of width freqWidth, until freqs unpacks
+	// them: a non-essential term's block is decoded to look candidates up, and most of the
+	// blocks looked up at 10M hold none of them.
+	freqSrc   []byte
+	freqWidth uint
+}
+
+// freqs returns the term frequencies of the decoded block, unpacking them on first use.
+func (c *cursor) freqs() *[BlockSize]uint32 {
+	if c.freqSrc != nil {
+		unpackFreqs(c.freqSrc, c.n, c.freqWidth, &c.tfs)
+		c.freqSrc = nil
+	}
+	return &c.tfs
 }
 
 func newCursor(s *Segment, ti termInfo) *cursor {
@@ -55,7 +69,7 @@ func newCursorAt(s *Segment, ti termInfo, lo uint32) *cursor {
 }
 
 // tf is the term frequency at the current posting.
-func (c *cursor) tf() uint32 { return c.tfs[c.i] }
+func (c *cursor) tf() uint32 { return c.freqs()[c.i] }
 
 func (c *cursor) finish() { c.cur, c.decoded, c.blk = exhausted, true, c.ti.nblocks }
 
@@ -137,6 +151,7 @@ func (c *cursor) decode() {
 		c.decodePacked(b, e, end, n, next)
 		return
 	}
+	c.freqSrc = nil // a segment's blocks are all packed or all not: no need, but no stale bytes
 	buf := s.postings[e.off:end]
 	p := 0
 	for j := 0; j < n; j++ {
@@ -194,7 +209,7 @@ func (c *cursor) decodePacked(b uint64, e blockEntry, end uint64, n int, next ui
 		c.fail("block %d: ends at ordinal %d, its entry says ordinal %d, of %d passages", b, last, e.last, s.tr.docs)
 		return
 	}
-	unpackFreqs(src[(n*int(g)+7)/8:], n, w, &c.tfs)
+	c.freqSrc, c.freqWidth = src[(n*int(g)+7)/8:], w
 	c.n, c.i, c.decoded, c.cur, c.last = n, 0, true, c.ords[0], e.last
 }
 

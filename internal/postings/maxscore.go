@@ -312,7 +312,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 					}
 					c.i, c.cur = j, c.ords[j]
 					if c.cur == d {
-						f := c.tfs[j]
+						f := c.freqs()[j]
 						ws.note(tc.ti, off, f, sc.contribution(tc.ti, f, seg.length(d)))
 					}
 				}
@@ -426,7 +426,7 @@ func (tc *termCursor) accumulate(sc *scorer, w *windowScratch, base, end uint32)
 	acc, hit := w.acc, w.hit
 	for c.cur < end {
 		i := c.i
-		ords, tfs := c.ords[:c.n], c.tfs[:c.n]
+		ords, tfs := c.ords[:c.n], c.freqs()[:c.n]
 		for ; i < len(ords); i++ {
 			d := ords[i]
 			if d >= end {
