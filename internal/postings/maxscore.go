@@ -42,10 +42,11 @@ type accum struct {
 // accTerms is the number of a plan's terms whose bits an accum holds.
 const accTerms = 32
 
-// accSlack widens a bound that holds an accumulator's score, for the float32 rounding of each
-// contribution and of their sum (a relative error under 2^-24 a term added: 1e-4 covers
-// hundreds of terms), as pruneSlack does for float64 bounds.
-const accSlack = 1e-4
+// accSlack is the factor that widens a bound holding an accumulator's score for a plan of n
+// terms, as 1+pruneSlack does for float64 bounds: rounding each contribution to a float32
+// and adding it errs by at most 2^-24 of the sum so far, so a sum of at most n terms by at
+// most n*2^-24 of itself. Twice that, and pruneSlack besides, leaves a margin.
+func accSlack(n int) float64 { return 1 + pruneSlack + float64(n)*0x1p-23 }
 
 // reset sizes w for a plan of n terms. The accumulators are zero between windows (each
 // window clears what it set).
@@ -145,6 +146,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 		coordBound[c] = min(1, float64(c)/float64(n))
 	}
 	ws.reset(n)
+	slack := accSlack(n)
 	top := newTopK(q.K)
 	theta := 0.0 // the score a passage must reach; 0 (scores are positive) until K are known
 	raise := func(v float64) {
@@ -276,7 +278,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			// the non-essential terms, from the largest bound down
 			for i := firstEss - 1; i >= 0 && len(cands) > 0; i-- {
 				// Drop the candidates that cannot reach theta even with every term left.
-				cands = ws.competitive(cands, sums[i], coordBound[i+1:], theta)
+				cands = ws.competitive(cands, sums[i], coordBound[i+1:], theta, slack)
 				tc := &tcs[order[i]]
 				c := tc.c
 				rest := 0.0 // the bounds of the terms after this one
@@ -295,7 +297,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 						// The block that may hold d is not decoded: not even its best with
 						// every remaining term's best? Then the candidate is out, and the
 						// block stays undecoded.
-						if !c.decoded && (float64(ws.acc[off].score)+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*(1+accSlack) < theta {
+						if !c.decoded && (float64(ws.acc[off].score)+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*slack < theta {
 							continue
 						}
 					}
@@ -321,7 +323,7 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			// the survivors, scored exactly
 			for _, off := range cands {
 				cnt := ws.matched(off)
-				if float64(ws.acc[off].score)*coordBound[cnt]*(1+accSlack) >= theta {
+				if float64(ws.acc[off].score)*coordBound[cnt]*slack >= theta {
 					d := base + off
 					if top.offer(Hit{Key: seg.key(d), Score: ws.exact(sc, off, cnt, seg.length(d))}) && top.full() {
 						if w := top.worst().Score; w > theta {
@@ -354,18 +356,19 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 }
 
 // competitive keeps the candidates whose sum so far plus rest, times coord[c] for the c terms
-// they matched (coord is coordBound shifted by the terms left to look up), may reach theta.
+// they matched (coord is coordBound shifted by the terms left to look up) and slack
+// (accSlack), may reach theta.
 // It is a pass of its own: the outcome is hard to predict, and a branchless store keeps it
 // from stalling the lookups (Lucene's filterCompetitiveHits). The plan's usual case, at most
 // accTerms terms, reads one accumulator a candidate, its fields held in registers.
-func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float64, theta float64) []uint32 {
+func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float64, theta, slack float64) []uint32 {
 	k := 0
 	if w.words == 0 {
 		acc := w.acc
 		for _, off := range cands {
 			a := acc[off]
 			cands[k] = off
-			if (float64(a.score)+rest)*coord[bits.OnesCount32(a.mask)]*(1+accSlack) >= theta {
+			if (float64(a.score)+rest)*coord[bits.OnesCount32(a.mask)]*slack >= theta {
 				k++
 			}
 		}
@@ -373,7 +376,7 @@ func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float6
 	}
 	for _, off := range cands {
 		cands[k] = off
-		if (float64(w.acc[off].score)+rest)*coord[w.matched(off)]*(1+accSlack) >= theta {
+		if (float64(w.acc[off].score)+rest)*coord[w.matched(off)]*slack >= theta {
 			k++
 		}
 	}
