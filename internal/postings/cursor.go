@@ -23,7 +23,8 @@ type cursor struct {
 	tfs   [BlockSize]uint32 // valid unless freqSrc is set: read them through freqs
 	// freqSrc holds a packed block's frequencies, of width freqWidth, until freqs unpacks
 	// them: a non-essential term's block is decoded to look candidates up, and 34% of the
-	// blocks decoded in bench scale's 1M queries (39% at 10M) hold none of them.
+	// blocks decoded in bench scale's 1M queries (39% at 10M) hold none of the candidates, so
+	// their frequencies are never read.
 	freqSrc   []byte
 	freqWidth uint
 }
@@ -151,7 +152,7 @@ func (c *cursor) decode() {
 		c.decodePacked(b, e, end, n, next)
 		return
 	}
-	c.freqSrc = nil // a segment's blocks are all packed or all not: no need, but no stale bytes
+	c.freqSrc = nil // the frequencies below are decoded now (a segment never mixes the formats)
 	buf := s.postings[e.off:end]
 	p := 0
 	for j := 0; j < n; j++ {
