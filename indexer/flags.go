@@ -84,7 +84,7 @@ func vectorIndexFlags(fs *flag.FlagSet, o *Options) {
 	o.IVF.Probe, o.IVF.Rescore = d.Probe, d.Rescore
 	fs.IntVar(&o.IVF.Lists, "ivf-lists", o.IVF.Lists, "IVF: lists (centroids); 0: about 4*sqrt(passages), a power of two (4,096 at a million)")
 	fs.IntVar(&o.IVF.Probe, "ivf-probe", o.IVF.Probe, "IVF: lists a search probes by default (a search's --ef overrides it)")
-	fs.IntVar(&o.IVF.Rescore, "ivf-rescore", o.IVF.Rescore, "IVF: candidates a search rescores with their int8 vectors")
+	fs.IntVar(&o.IVF.Rescore, "ivf-rescore", o.IVF.Rescore, "IVF: the fewest of the best one-bit estimates a search takes on (one for every 64 vectors scanned when more): it estimates them again from their refinement codes and rescores a twelfth of them, at least 64, with their int8 vectors")
 }
 
 // vectorIndexFlag is --vector-index: auto (the option's "") or a kind.

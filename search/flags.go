@@ -9,7 +9,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	d := *o
 	d.SetDefaults()
 	fs.IntVar(&o.EfSearch, "ef", d.EfSearch, "HNSW search list size, or lists an inverted file probes (--vector-index ivf) (0: the index's)")
-	fs.IntVar(&o.Rescore, "rescore", d.Rescore, "an inverted file (--vector-index ivf): how many of its best estimates a dense search rescores with their vectors; fewer is faster where the vectors do not fit in memory, and finds fewer true neighbours (0: the index's, one for every 64 vectors scanned, at least 320)")
+	fs.IntVar(&o.Rescore, "rescore", d.Rescore, "an inverted file (--vector-index ivf): how many of its best estimates a dense search rescores with their vectors; fewer is faster where the vectors do not fit in memory, and finds fewer true neighbours (0: the index's rule: a twelfth of the candidates refined, at least 64; an index written before refinement codes, one for every 64 vectors scanned, at least 320)")
 	fs.StringVar(&o.BinaryRescore, "binary-rescore", d.BinaryRescore, "an index with binary codes (--vectors binary): rescore the walk's candidates with the int8 codes, then floats (int8, the default), or with floats only (float: the codes stay out of resident memory); an index without binary codes is refused")
 }
 

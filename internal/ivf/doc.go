@@ -9,14 +9,21 @@
 //   - in its list, as a RaBitQ code (Gao & Long, SIGMOD 2024): one bit per dimension of its
 //     residual from the list's centre after a random rotation, with three floats from which a
 //     query's inner product with the vector is estimated, with an error bound. These are what a
-//     search scans, about 44 bytes a 256-d vector, memory-mapped;
+//     search scans, about 44 bytes a 256-d vector, memory-mapped. Beside it, a refinement code
+//     (refine.go): a second bit a dimension, as extended RaBitQ places the residual on a grid
+//     of two bits, and two floats, 40 bytes at 256 dimensions, from which the best candidates
+//     are estimated again with half the error;
 //   - in a vector chunk, in the order the vectors were added, as one signed byte per dimension
 //     with its norm: the vector a search rescores its best candidates with, read from the
 //     mapping a few hundred per query, and what Vector returns.
 //
 // A search finds the Probe lists nearest the query (comparing it with every centroid, or through
 // the graph past 8,192 lists), estimates the score of every vector in them from its code,
-// nearest list first, and rescores the Rescore best estimates with their int8 vectors. A
+// nearest list first, estimates the best of those again from their refinement codes, and
+// rescores the best of those with their int8 vectors: a few dozen to a few hundred a query,
+// each a read from the disk when the index is larger than memory. (An index an older version
+// wrote has no refinement codes, and rescores the best one-bit estimates, several times as
+// many for the same recall.) A
 // filtered search (a keep function) probes more lists as the filter passes fewer vectors, asks
 // the filter of the best estimates only, and scans every passing vector when the filter is
 // narrow, so that a filter keeping 1% of the vectors keeps recall.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,9 +20,12 @@ import (
 var (
 	headFormat     = framing.Format{Name: "IVF head", Magic: "KIVH", Version: 1}
 	chunkFormat    = framing.Format{Name: "IVF vector chunk", Magic: "KIVV", Version: 1}
-	listsFormat    = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 2}
+	listsFormat    = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 3}
 	centroidFormat = framing.Format{Name: "IVF centroids", Magic: "KIVC", Version: 1}
 	deletedFormat  = framing.Format{Name: "IVF deletions", Magic: "KIVD", Version: 1}
+	// listsFormatV2 is the list segment before refinement codes: version 3's layout without
+	// them, still read.
+	listsFormatV2 = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 2}
 )
 
 // The file names' suffixes, and HeadName, the one file whose name is fixed.
@@ -85,6 +89,10 @@ type Head struct {
 	// Deleted names the deletions file ("" with none) and DeletedCount counts them.
 	Deleted      string `json:"deleted,omitempty"`
 	DeletedCount int    `json:"deleted_count"`
+	// RefineBits is the bits a dimension of each vector's refinement code (refine.go): 1 in
+	// an index this version creates, 0 in one an older version created (an index derived from
+	// it keeps none, so that every list segment of an index is alike).
+	RefineBits int `json:"refine_bits,omitempty"`
 	// NextFile numbers the next file a writer creates: names are never reused within an index
 	// and the indexes derived from it, so a hard-linked file is never written over.
 	NextFile int `json:"next_file"`
@@ -110,6 +118,9 @@ func (h *Head) validate() error {
 	}
 	if err := h.Options.Validate(); err != nil {
 		return formatErr("head: %v", err)
+	}
+	if h.RefineBits != 0 && h.RefineBits != 1 {
+		return formatErr("head: refinement codes of %d bits a dimension", h.RefineBits)
 	}
 	names := map[string]bool{}
 	check := func(what, n, suffix string) error {
@@ -300,6 +311,21 @@ func u32s(b []byte) []uint32 {
 	return out
 }
 
+// u64s views b as little-endian uint64s (copied when b is not aligned for them).
+func u64s(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	if uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	out := make([]uint64, len(b)/8)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return out
+}
+
 // f32s views b as little-endian float32s.
 func f32s(b []byte) []float32 {
 	if len(b) < 4 {
@@ -403,6 +429,9 @@ type segment struct {
 	blocks       []byte   // each list's codes in blocks (fastscan.go)
 	blockAt      []uint32 // lists+1: list l's codes are blocks blockAt[l] to blockAt[l+1]-1 (derived)
 	factors      []float32
+	// refine holds the refinement codes in entry order, refineWords(words) a code (refine.go);
+	// nil in a segment without them.
+	refine []uint64
 }
 
 // listBlocks returns list l's code blocks and how many codes they hold.
@@ -418,50 +447,72 @@ func (s *segment) listCodes(codes []uint64, l int32) []uint64 {
 }
 
 // segHeader is the size of a list segment's header: the envelope's, then the dimension, code
-// words, lists (uint32s at 8, 12, 16), the first position, the count and the number of code
-// blocks (uint64s at 24, 32, 40).
+// words, lists and refinement bits a dimension (uint32s at 8, 12, 16, 20; the last 0 in
+// version 2), the first position, the count and the number of code blocks (uint64s at 24, 32,
+// 40).
 const segHeader = 64
 
 // factorsPer is the number of float32 factors of one code: its scale, its bias and its error
 // bound (rabitq.go).
 const factorsPer = 3
 
-// segLayout returns the offsets of a list segment's columns and its size.
-func segLayout(lists, words, count, blocks int) (offsets, pos, codes, factors, size int64) {
-	offsets = segHeader
-	pos = pad(offsets + int64(lists+1)*4)
-	codes = pad(pos + int64(count)*4)
-	factors = pad(codes + int64(blocks)*int64(blockBytes(words)))
-	size = pad(factors+int64(count)*factorsPer*4) + 8
-	return
+// segCols are the offsets of a list segment's columns (refine 0 when it has no refinement
+// codes).
+type segCols struct {
+	offsets, pos, codes, factors, refine int64
+}
+
+// segLayout returns the offsets of a list segment's columns and its size; refineBits is 0 or
+// 1.
+func segLayout(lists, words, count, blocks, refineBits int) (c segCols, size int64) {
+	c.offsets = segHeader
+	c.pos = pad(c.offsets + int64(lists+1)*4)
+	c.codes = pad(c.pos + int64(count)*4)
+	c.factors = pad(c.codes + int64(blocks)*int64(blockBytes(words)))
+	end := pad(c.factors + int64(count)*factorsPer*4)
+	if refineBits > 0 {
+		c.refine = end
+		end = pad(c.refine + int64(count)*int64(refineWords(words))*8)
+	}
+	return c, end + 8
 }
 
 // parseSegment decodes a list segment of an index of dim (words code words), lists lists and
 // n positions, holding positions first to first+count-1.
 func parseSegment(b []byte, dim, words, lists, n int, r FileRange, verify bool) (*segment, error) {
-	if err := openFrame(b, listsFormat, segHeader-8, verify); err != nil {
+	err := openFrame(b, listsFormat, segHeader-8, verify)
+	if ve := (*framing.VersionError)(nil); errors.As(err, &ve) && ve.Got == listsFormatV2.Version {
+		err = openFrame(b, listsFormatV2, segHeader-8, verify)
+	}
+	if err != nil {
 		return nil, err
 	}
 	le := binary.LittleEndian
-	d, w, l := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
+	d, w, l, rb := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
 	first, count, nb := le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
 	if d != dim || w != words || l != lists || first != uint64(r.First) || count != uint64(r.Count) {
 		return nil, formatErr("list segment: dimension %d, %d words, %d lists, positions %d+%d; want %d, %d, %d, %d+%d",
 			d, w, l, first, count, dim, words, lists, r.First, r.Count)
 	}
+	if rb != 0 && rb != 1 {
+		return nil, formatErr("list segment: refinement codes of %d bits a dimension", rb)
+	}
 	if nb > count {
 		return nil, formatErr("list segment: %d code blocks for %d codes", nb, count)
 	}
-	oo, po, co, fo, size := segLayout(lists, words, r.Count, int(nb))
+	c, size := segLayout(lists, words, r.Count, int(nb), rb)
 	if size != int64(len(b)) {
 		return nil, formatErr("list segment: %d bytes, want %d", len(b), size)
 	}
 	s := &segment{first: r.First, count: r.Count, lists: lists, words: words,
-		offsets: u32s(b[oo : oo+int64(lists+1)*4]),
-		pos:     u32s(b[po : po+int64(r.Count)*4]),
-		blocks:  b[co : co+int64(nb)*int64(blockBytes(words))],
-		factors: f32s(b[fo : fo+int64(r.Count)*factorsPer*4]),
+		offsets: u32s(b[c.offsets : c.offsets+int64(lists+1)*4]),
+		pos:     u32s(b[c.pos : c.pos+int64(r.Count)*4]),
+		blocks:  b[c.codes : c.codes+int64(nb)*int64(blockBytes(words))],
+		factors: f32s(b[c.factors : c.factors+int64(r.Count)*factorsPer*4]),
 		blockAt: make([]uint32, lists+1),
+	}
+	if rb > 0 {
+		s.refine = u64s(b[c.refine : c.refine+int64(r.Count)*int64(refineWords(words))*8])
 	}
 	if s.offsets[0] != 0 || int(s.offsets[lists]) != r.Count {
 		return nil, formatErr("list segment: offsets from %d to %d for %d entries", s.offsets[0], s.offsets[lists], r.Count)

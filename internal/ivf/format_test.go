@@ -138,6 +138,10 @@ func FuzzParseFiles(f *testing.F) {
 				for e := s.offsets[l]; e < s.offsets[l+1]; e++ {
 					_ = codes[int(e-s.offsets[l])*words+words-1] + uint64(s.pos[e])
 					_ = s.factors[int(e)*factorsPer+factorsPer-1]
+					if s.refine != nil {
+						rw := refineWords(words)
+						_, _ = refineFactors(s.refine[int(e)*rw : int(e+1)*rw])
+					}
 				}
 			}
 		}

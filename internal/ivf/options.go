@@ -16,9 +16,11 @@ type Options struct {
 	Lists int `json:"lists,omitempty"`
 	// Probe is how many lists a search probes when its caller names none. 0: DefaultProbe.
 	Probe int `json:"probe,omitempty"`
-	// Rescore is how many of the best estimates a search rescores with the int8 vectors when
-	// its caller names none, at least: such a search rescores one for every 64 vectors it
-	// scans when that is more. 0: DefaultRescore.
+	// Rescore is how many of the best one-bit estimates a search takes on, at least (one for
+	// every 64 vectors it scans when that is more): it estimates them again from their
+	// refinement codes and rescores the best twelfth of them (at least 64) with their int8
+	// vectors, or, in an index without refinement codes, rescores them all unless its caller
+	// names how many. 0: DefaultRescore.
 	Rescore int `json:"rescore,omitempty"`
 	// Sample is how many vectors the centroids are trained on: the first Sample added (all of
 	// them when fewer are added before the final commit). 0: SampleFor(Lists).
@@ -108,6 +110,7 @@ type SearchOptions struct {
 	// Probe is how many lists to scan: more finds more of the true neighbours, more slowly.
 	Probe int
 	// Rescore is how many of the best estimates to rescore with the int8 vectors (at least
-	// k). 0: the index's Rescore, or one for every 64 vectors scanned when that is more.
+	// k): where the index has refinement codes, the best of their estimates. 0: the index's
+	// rule (Options.Rescore).
 	Rescore int
 }

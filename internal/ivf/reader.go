@@ -40,6 +40,7 @@ type Reader struct {
 	graph            *hnsw.Graph
 	bruteProbeBelow  int      // bruteProbeBelow, but in the tests of the graph's probing
 	askRecords       bool     // the files outgrow OpenOptions.Memory: ask for the rescored pages together
+	refines          bool     // the list segments hold refinement codes (Head.RefineBits)
 	dead             []uint64 // bitmap of deleted positions
 	live             int
 	closed           bool
@@ -113,7 +114,11 @@ func Open(dir string, o OpenOptions) (_ *Reader, err error) {
 				return nil, err
 			}
 			r.segs, r.maps = append(r.segs, s), append(r.maps, m)
+			if (s.refine != nil) != (h.RefineBits > 0) {
+				return nil, fmt.Errorf("%s: %w: refinement codes of %d bits a dimension in an index of %d", filepath.Join(dir, sr.Name), ErrFormat, min(1, len(s.refine)), h.RefineBits)
+			}
 		}
+		r.refines = h.RefineBits > 0
 	}
 	r.dead = make([]uint64, (n+63)/64)
 	if h.Deleted != "" {

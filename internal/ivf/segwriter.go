@@ -2,6 +2,7 @@ package ivf
 
 import (
 	"encoding/binary"
+	"errors"
 	"slices"
 
 	"github.com/kairos-rag/kairos/internal/filesum"
@@ -13,17 +14,23 @@ type pending struct {
 	list    []uint32
 	codes   []uint64 // words per entry
 	factors []float32
+	refine  []uint64 // refineWords(words) per entry, when the index keeps refinement codes
 }
 
 func (p *pending) len() int { return len(p.pos) }
 
-// grow makes room for n more entries and returns the index of the first.
-func (p *pending) grow(n, words int) int {
+// grow makes room for n more entries, with refinement codes when refine, and returns the
+// index of the first.
+func (p *pending) grow(n, words int, refine bool) int {
 	i := len(p.pos)
 	p.pos = slices.Grow(p.pos, n)[:i+n]
 	p.list = slices.Grow(p.list, n)[:i+n]
 	p.codes = slices.Grow(p.codes, n*words)[:(i+n)*words]
 	p.factors = slices.Grow(p.factors, n*factorsPer)[:(i+n)*factorsPer]
+	if refine {
+		rw := refineWords(words)
+		p.refine = slices.Grow(p.refine, n*rw)[:(i+n)*rw]
+	}
 	return i
 }
 
@@ -54,10 +61,20 @@ func newSegmentSource(segs []*segment, p *pending, lists int) *segmentSource {
 }
 
 // writeSegment writes the list segment of positions first to first+count-1 from src: header,
-// list offsets, then each column list by list (positions, codes, factors), so that each is
-// read sequentially from every source; a list's codes are written in blocks (fastscan.go).
-// progress is told the lists done of 3*lists.
-func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, first, count int, progress func(done, total int)) error {
+// list offsets, then each column list by list (positions, codes, factors, and with refineBits
+// 1 the refinement codes), so that each is read sequentially from every source; a list's
+// codes are written in blocks (fastscan.go). progress is told the lists done of cols*lists,
+// cols the number of columns.
+func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, refineBits, first, count int, progress func(done, total int)) error {
+	cols := 3
+	if refineBits > 0 {
+		cols = 4
+		for _, s := range src.segs {
+			if s.refine == nil {
+				return errors.New("ivf: merging a list segment without refinement codes into one with them")
+			}
+		}
+	}
 	offsets := make([]uint32, lists+1)
 	blocks := 0
 	for l := range lists {
@@ -74,6 +91,7 @@ func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, firs
 	le.PutUint32(h[0:], uint32(dim))
 	le.PutUint32(h[4:], uint32(words))
 	le.PutUint32(h[8:], uint32(lists))
+	le.PutUint32(h[12:], uint32(refineBits))
 	le.PutUint64(h[16:], uint64(first))
 	le.PutUint64(h[24:], uint64(count))
 	le.PutUint64(h[32:], uint64(blocks))
@@ -90,7 +108,7 @@ func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, firs
 	tick := func() {
 		done++
 		if progress != nil && done%1024 == 0 {
-			progress(done, 3*lists)
+			progress(done, cols*lists)
 		}
 	}
 	for l := range lists {
@@ -135,8 +153,27 @@ func writeSegment(w *filesum.Writer, src *segmentSource, dim, words, lists, firs
 		tick()
 	}
 	f.padTo()
+	if refineBits > 0 {
+		rw := refineWords(words)
+		buf64 := make([]uint64, 0, 4096)
+		for l := range lists {
+			for _, s := range src.segs {
+				f.Write(bytesOf(s.refine[int(s.offsets[l])*rw : int(s.offsets[l+1])*rw]))
+			}
+			for _, i := range src.order[src.start[l]:src.start[l+1]] {
+				if buf64 = append(buf64, src.p.refine[int(i)*rw:int(i+1)*rw]...); len(buf64)+rw > cap(buf64) {
+					f.Write(bytesOf(buf64))
+					buf64 = buf64[:0]
+				}
+			}
+			f.Write(bytesOf(buf64))
+			buf64 = buf64[:0]
+			tick()
+		}
+		f.padTo()
+	}
 	if progress != nil {
-		progress(3*lists, 3*lists)
+		progress(cols*lists, cols*lists)
 	}
 	return f.finish()
 }

@@ -82,7 +82,7 @@ func Create(dir string, dim int, o Options, expect int) (*Writer, error) {
 	if o.Sample == 0 && o.Lists > 0 {
 		o.Sample = SampleFor(o.Lists)
 	}
-	w.h = Head{Dim: dim, Options: o, Chunks: []FileRange{}, Lists: []FileRange{}}
+	w.h = Head{Dim: dim, Options: o, Chunks: []FileRange{}, Lists: []FileRange{}, RefineBits: 1}
 	w.setTrainAt()
 	return w, nil
 }
@@ -418,14 +418,15 @@ func (w *Writer) train(ctx context.Context) error {
 
 // scratch is one goroutine's working memory for assigning vectors.
 type scratch struct {
-	po  []float32
-	tmp []float32
+	po     []float32
+	tmp    []float32
+	sorted []float32
 }
 
 func (w *Writer) getScratch() *scratch {
 	s, _ := w.scratch.Get().(*scratch)
 	if s == nil {
-		s = &scratch{po: make([]float32, w.dpad), tmp: make([]float32, w.dpad)}
+		s = &scratch{po: make([]float32, w.dpad), tmp: make([]float32, w.dpad), sorted: make([]float32, w.dpad)}
 	}
 	return s
 }
@@ -466,7 +467,8 @@ func (w *Writer) assign(ctx context.Context, first int, vecs []float32) error {
 		return err
 	}
 	count := len(vecs) / w.dim
-	at := w.pend.grow(count, w.words)
+	refine := w.h.RefineBits > 0
+	at := w.pend.grow(count, w.words, refine)
 	w.parallel(count, func(lo, hi int, s *scratch) {
 		for i := lo; i < hi; i++ {
 			v := vecs[i*w.dim : (i+1)*w.dim]
@@ -475,7 +477,12 @@ func (w *Writer) assign(ctx context.Context, first int, vecs []float32) error {
 			w.pend.pos[e], w.pend.list[e] = uint32(first+i), l
 			w.rot.apply(s.po, v)
 			f := w.pend.factors[e*factorsPer : (e+1)*factorsPer]
-			f[0], f[1], f[2] = encodeCode(w.pend.codes[e*w.words:(e+1)*w.words], s.po, w.cent.centers[int(l)*w.dpad:int(l+1)*w.dpad])
+			c := w.cent.centers[int(l)*w.dpad : int(l+1)*w.dpad]
+			f[0], f[1], f[2] = encodeCode(w.pend.codes[e*w.words:(e+1)*w.words], s.po, c)
+			if refine {
+				rw := refineWords(w.words)
+				encodeRefine(w.pend.refine[e*rw:(e+1)*rw], s.po, c, s.tmp, s.sorted)
+			}
 		}
 	})
 	return nil
@@ -605,7 +612,7 @@ func (w *Writer) writeLists(ctx context.Context, merge bool, progress func(done,
 	count := w.n - first
 	nm := w.nextName("lists", listsSuffix)
 	f, err := writeFile(w.dir, nm, func(fw *filesum.Writer) error {
-		return writeSegment(fw, src, w.dim, w.words, lists, first, count, progress)
+		return writeSegment(fw, src, w.dim, w.words, lists, w.h.RefineBits, first, count, progress)
 	})
 	if err != nil {
 		return err
