@@ -23,9 +23,9 @@ var (
 	listsFormat    = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 3}
 	centroidFormat = framing.Format{Name: "IVF centroids", Magic: "KIVC", Version: 1}
 	deletedFormat  = framing.Format{Name: "IVF deletions", Magic: "KIVD", Version: 1}
-	// listsFormatV2 is the list segment before refinement codes: version 3's layout without
-	// them, still read.
-	listsFormatV2 = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 2}
+	// legacyListsFormatV2 is the list segment before refinement codes: version 3's layout
+	// without them, still read.
+	legacyListsFormatV2 = framing.Format{Name: "IVF list segment", Magic: "KIVL", Version: 2}
 )
 
 // The file names' suffixes, and HeadName, the one file whose name is fixed.
@@ -481,8 +481,8 @@ func segLayout(lists, words, count, blocks, refineBits int) (c segCols, size int
 // n positions, holding positions first to first+count-1.
 func parseSegment(b []byte, dim, words, lists, n int, r FileRange, verify bool) (*segment, error) {
 	err := openFrame(b, listsFormat, segHeader-8, verify)
-	if ve := (*framing.VersionError)(nil); errors.As(err, &ve) && ve.Got == listsFormatV2.Version {
-		err = openFrame(b, listsFormatV2, segHeader-8, verify)
+	if ve := (*framing.VersionError)(nil); errors.As(err, &ve) && ve.Got == legacyListsFormatV2.Version {
+		err = openFrame(b, legacyListsFormatV2, segHeader-8, verify)
 	}
 	if err != nil {
 		return nil, err

@@ -50,10 +50,19 @@ func seqKeys(first, n int) []uint32 {
 // build adds vecs under keys from 0 in batches and commits.
 func build(t testing.TB, dir string, vecs [][]float32, o Options, expect int) *Reader {
 	t.Helper()
+	return buildWith(t, dir, vecs, o, expect, nil)
+}
+
+// buildWith is build with the new writer given to adjust first (when not nil).
+func buildWith(t testing.TB, dir string, vecs [][]float32, o Options, expect int, adjust func(*Writer)) *Reader {
+	t.Helper()
 	ctx := context.Background()
 	w, err := Create(dir, len(vecs[0]), o, expect)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if adjust != nil {
+		adjust(w)
 	}
 	for i := 0; i < len(vecs); i += 300 {
 		j := min(len(vecs), i+300)

@@ -163,24 +163,7 @@ func TestRefined(t *testing.T) {
 // buildUnrefined builds vecs as an index of an older version would: no refinement codes.
 func buildUnrefined(t *testing.T, dir string, vecs [][]float32, o Options, expect int) *Reader {
 	t.Helper()
-	ctx := context.Background()
-	w, err := Create(dir, len(vecs[0]), o, expect)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.h.RefineBits = 0
-	if err := w.Add(ctx, seqKeys(0, len(vecs)), vecs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Commit(ctx, true, nil); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(dir, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return buildWith(t, dir, vecs, o, expect, func(w *Writer) { w.h.RefineBits = 0 })
 }
 
 // TestRefinement: an index with refinement codes finds more of the exact top 10 than one
@@ -234,7 +217,7 @@ func TestRefinement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	binary.LittleEndian.PutUint32(b[4:], listsFormatV2.Version)
+	binary.LittleEndian.PutUint32(b[4:], legacyListsFormatV2.Version)
 	body := b[:len(b)-framing.FooterSize]
 	binary.LittleEndian.PutUint32(b[len(body):], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
 	if err := os.WriteFile(p, b, 0o644); err != nil {
