@@ -125,7 +125,6 @@ func (qc *queryCode) refined(signs float32, rec []uint64, cq float32) float32 {
 		}
 	}
 	lows := qc.dl * (float32(sum) - queryLevels/2.0*float32(n))
-	half := qc.dl * (qc.sumQQ - queryLevels/2.0*qc.dpad) / 2
 	scale, bias := refineFactors(rec)
-	return cq + bias + scale*(signs+lows-half)
+	return cq + bias + scale*(signs+lows-qc.half)
 }

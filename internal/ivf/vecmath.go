@@ -236,6 +236,7 @@ type queryCode struct {
 	sumQQ  float32 // sum qq_i
 	dpad   float32
 	shift  float32 // 7.5 d - sumQQ (signs)
+	half   float32 // sum q_i / 2 with q as quantized (refined)
 	words  int
 	planes []uint64 // queryBits planes of words words: bit j of qq_i in plane j
 	luts   []byte   // the tables of each code byte's halves (prepareTables)
@@ -274,6 +275,7 @@ func (qc *queryCode) prepare(pq []float32, words int) {
 	}
 	qc.sumQQ = float32(sum)
 	qc.shift = queryLevels/2.0*qc.dpad - qc.sumQQ
+	qc.half = qc.dl * (qc.sumQQ - queryLevels/2.0*qc.dpad) / 2
 	qc.prepareTables()
 }
 
