@@ -93,8 +93,9 @@ type Head struct {
 	// an index this version creates, 0 in one an older version created (an index derived from
 	// it keeps none, so that every list segment of an index is alike).
 	RefineBits int `json:"refine_bits,omitempty"`
-	// NextFile numbers the next file a writer creates: names are never reused within an index
-	// and the indexes derived from it, so a hard-linked file is never written over.
+	// NextFile is the number of the last file a writer created (its next file takes the one
+	// after): names are never reused within an index and the indexes derived from it, so a
+	// hard-linked file is never written over.
 	NextFile int `json:"next_file"`
 }
 
