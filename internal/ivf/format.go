@@ -297,48 +297,19 @@ func (f *frameWriter) finish() error {
 	return f.buf.Flush()
 }
 
-// u32s views b as little-endian uint32s (copied when b is not aligned for them).
-func u32s(b []byte) []uint32 {
-	if len(b) < 4 {
+// numbersOf views b as little-endian numbers, copied when b is not aligned for them. Like
+// the aligned view, the copy takes the host's byte order, which Open and Create require to
+// be little-endian (nativeLittle).
+func numbersOf[T uint32 | uint64 | float32](b []byte) []T {
+	size := int(unsafe.Sizeof(T(0)))
+	if len(b) < size {
 		return nil
 	}
-	if uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+	if uintptr(unsafe.Pointer(&b[0]))%uintptr(size) == 0 {
+		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size)
 	}
-	out := make([]uint32, len(b)/4)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
-// u64s views b as little-endian uint64s (copied when b is not aligned for them).
-func u64s(b []byte) []uint64 {
-	if len(b) < 8 {
-		return nil
-	}
-	if uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	out := make([]uint64, len(b)/8)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	return out
-}
-
-// f32s views b as little-endian float32s.
-func f32s(b []byte) []float32 {
-	if len(b) < 4 {
-		return nil
-	}
-	if uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
+	out := make([]T, len(b)/size)
+	copy(bytesOf(out), b)
 	return out
 }
 
@@ -400,7 +371,7 @@ func parseChunk(b []byte, dim, first int, verify bool) (*chunk, error) {
 	c := &chunk{dim: dim, first: first, count: int(count)}
 	end := chunkHeader + int64(count)*int64(recSize(dim))
 	c.recs = b[chunkHeader:end]
-	c.keys = u32s(b[pad(end) : pad(end)+int64(count)*4])
+	c.keys = numbersOf[uint32](b[pad(end) : pad(end)+int64(count)*4])
 	for i := 1; i < len(c.keys); i++ {
 		if c.keys[i] <= c.keys[i-1] {
 			return nil, formatErr("vector chunk: key %d at %d follows key %d", c.keys[i], first+i, c.keys[i-1])
@@ -506,14 +477,14 @@ func parseSegment(b []byte, dim, words, lists, n int, r FileRange, verify bool) 
 		return nil, formatErr("list segment: %d bytes, want %d", len(b), size)
 	}
 	s := &segment{first: r.First, count: r.Count, lists: lists, words: words,
-		offsets: u32s(b[c.offsets : c.offsets+int64(lists+1)*4]),
-		pos:     u32s(b[c.pos : c.pos+int64(r.Count)*4]),
+		offsets: numbersOf[uint32](b[c.offsets : c.offsets+int64(lists+1)*4]),
+		pos:     numbersOf[uint32](b[c.pos : c.pos+int64(r.Count)*4]),
 		blocks:  b[c.codes : c.codes+int64(nb)*int64(blockBytes(words))],
-		factors: f32s(b[c.factors : c.factors+int64(r.Count)*factorsPer*4]),
+		factors: numbersOf[float32](b[c.factors : c.factors+int64(r.Count)*factorsPer*4]),
 		blockAt: make([]uint32, lists+1),
 	}
 	if rb > 0 {
-		s.refine = u64s(b[c.refine : c.refine+int64(r.Count)*int64(refineWords(words))*8])
+		s.refine = numbersOf[uint64](b[c.refine : c.refine+int64(r.Count)*int64(refineWords(words))*8])
 	}
 	if s.offsets[0] != 0 || int(s.offsets[lists]) != r.Count {
 		return nil, formatErr("list segment: offsets from %d to %d for %d entries", s.offsets[0], s.offsets[lists], r.Count)
@@ -586,8 +557,8 @@ func parseCentroids(b []byte, dim, lists int) (*centroids, error) {
 	}
 	c := &centroids{dim: d, dpad: dp, lists: l,
 		signs:   append([]byte(nil), b[so:so+3*int64(dp)]...),
-		dirs:    append([]float32(nil), f32s(b[do:do+int64(l*d)*4])...),
-		centers: append([]float32(nil), f32s(b[co:co+int64(l*dp)*4])...),
+		dirs:    append([]float32(nil), numbersOf[float32](b[do:do+int64(l*d)*4])...),
+		centers: append([]float32(nil), numbersOf[float32](b[co:co+int64(l*dp)*4])...),
 	}
 	for _, s := range c.signs {
 		if s > 1 {
@@ -636,7 +607,7 @@ func parseDeleted(b []byte, n, count int) ([]uint32, error) {
 	if c != uint64(count) || int64(len(b)) != deletedHeader+int64(count)*4+8 {
 		return nil, formatErr("deletions: %d positions in %d bytes, head says %d", c, len(b), count)
 	}
-	pos := u32s(b[deletedHeader : deletedHeader+count*4])
+	pos := numbersOf[uint32](b[deletedHeader : deletedHeader+count*4])
 	for i, p := range pos {
 		if int(p) >= n || (i > 0 && p <= pos[i-1]) {
 			return nil, formatErr("deletions: position %d (of %d) out of order or range", p, n)

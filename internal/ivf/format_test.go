@@ -2,6 +2,7 @@ package ivf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -156,4 +157,33 @@ func FuzzParseFiles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNumbersOf reads the same little-endian bytes through an aligned view and through an
+// unaligned copy.
+func TestNumbersOf(t *testing.T) {
+	raw := make([]byte, 8+1+24)
+	for i := range raw {
+		raw[i] = byte(i*37 + 11)
+	}
+	for _, off := range []int{0, 8, 9} { // 9: not aligned for any of them
+		b := raw[off : off+24]
+		u32, u64, f32 := numbersOf[uint32](b), numbersOf[uint64](b), numbersOf[float32](b)
+		if len(u32) != 6 || len(u64) != 3 || len(f32) != 6 {
+			t.Fatalf("offset %d: lengths %d, %d, %d", off, len(u32), len(u64), len(f32))
+		}
+		for i := range u32 {
+			if want := binary.LittleEndian.Uint32(b[4*i:]); u32[i] != want || math.Float32bits(f32[i]) != want {
+				t.Fatalf("offset %d: number %d: %#x and %#x, want %#x", off, i, u32[i], math.Float32bits(f32[i]), want)
+			}
+		}
+		for i := range u64 {
+			if want := binary.LittleEndian.Uint64(b[8*i:]); u64[i] != want {
+				t.Fatalf("offset %d: uint64 %d: %#x, want %#x", off, i, u64[i], want)
+			}
+		}
+	}
+	if numbersOf[uint64](raw[:7]) != nil {
+		t.Fatal("7 bytes: want no uint64")
+	}
 }
