@@ -14,7 +14,9 @@ import (
 )
 
 // compact compacts the live generation (Compact) with every option (the fault tests set
-// faultAt). A generation without tombstones is left as it is.
+// faultAt). A generation without tombstones is left as it is, unless it is outdated
+// (Generation.Outdated): compaction is how an index gains what a newer version writes
+// without embedding its passages again.
 func (ix *Index) compact(ctx context.Context, opts *Options) (*Summary, error) {
 	start := time.Now()
 	if _, err := ix.st.Manifest(ctx, 0); err != nil {
@@ -33,7 +35,7 @@ func (ix *Index) compact(ctx context.Context, opts *Options) (*Summary, error) {
 		return nil, err
 	}
 	defer base.Close()
-	if bm := base.Manifest; bm.Tombstones == 0 {
+	if bm := base.Manifest; bm.Tombstones == 0 && base.Outdated == "" {
 		// Nothing deleted is kept (a store that removes deleted passages, Qdrant, never keeps
 		// any): the live generation is what compaction would write.
 		return &Summary{Dir: opts.Dir, Generation: bm.Generation, Counts: bm.Counts, Dense: bm.Dense, Elapsed: time.Since(start)}, nil
@@ -43,7 +45,7 @@ func (ix *Index) compact(ctx context.Context, opts *Options) (*Summary, error) {
 		return nil, err
 	}
 	return &Summary{Dir: opts.Dir, Generation: man.Generation, Counts: man.Counts, Dense: man.Dense,
-		Elapsed: time.Since(start), Compacted: true}, nil
+		Elapsed: time.Since(start), Compacted: true, Upgraded: base.Outdated}, nil
 }
 
 // compactGen compacts generation gen into a new live generation; prev is the generation Drop

@@ -17,7 +17,7 @@ import (
 // --checkpoint-after, --bm25-first (EmbedInline, inverted), --ram-budget (MiB), the HNSW
 // parameters (--hnsw-m, --hnsw-ef-construction, --hnsw-ef-search, --hnsw-seed, --vectors),
 // the dense index's kind and the inverted file's (--vector-index, --ivf-lists, --ivf-probe,
-// --ivf-rescore) and the collections' of a qdrant:// index (--qdrant-shards,
+// --ivf-rescore, --ivf-no-refine) and the collections' of a qdrant:// index (--qdrant-shards,
 // --qdrant-replication).
 // Inputs, the encoder and the outputs are the caller's. On the command line 0 turns
 // checkpoints (or their least time) off, as a person would write it; the library's own 0
@@ -76,7 +76,8 @@ func hnswFlags(fs *flag.FlagSet, h *hnsw.Options) {
 }
 
 // vectorIndexFlags registers the choice of dense index (--vector-index) and the inverted
-// file's parameters (--ivf-lists, --ivf-probe, --ivf-rescore), with ivf's defaults.
+// file's parameters (--ivf-lists, --ivf-probe, --ivf-rescore, --ivf-no-refine), with ivf's
+// defaults.
 func vectorIndexFlags(fs *flag.FlagSet, o *Options) {
 	fs.Var(vectorIndexFlag{&o.VectorIndex}, "vector-index", fmt.Sprintf("the dense index of a new index: hnsw (a graph in memory), ivf (an inverted file of one-bit codes, built in time linear in the passages, memory bounded by its codes) or auto (ivf from %d passages a --bm25-first build embeds, hnsw otherwise); recorded, an update keeps the index's", DefaultIVFFrom))
 	d := o.IVF
@@ -85,6 +86,7 @@ func vectorIndexFlags(fs *flag.FlagSet, o *Options) {
 	fs.IntVar(&o.IVF.Lists, "ivf-lists", o.IVF.Lists, "IVF: lists (centroids); 0: about 4*sqrt(passages), a power of two (4,096 at a million)")
 	fs.IntVar(&o.IVF.Probe, "ivf-probe", o.IVF.Probe, "IVF: lists a search probes by default (a search's --ef overrides it)")
 	fs.IntVar(&o.IVF.Rescore, "ivf-rescore", o.IVF.Rescore, "IVF: the fewest of the best one-bit estimates a search takes on (one for every 64 vectors scanned when more): it estimates them again from their refinement codes and rescores a twelfth of them, at least 64, with their int8 vectors")
+	fs.BoolVar(&o.IVF.NoRefine, "ivf-no-refine", o.IVF.NoRefine, "IVF: write no refinement codes: lists of 44 bytes a 256-d vector instead of 84, and several times as many candidates rescored with their int8 vectors for the same recall (slower, most of all when the vectors are on disk); recorded, compaction and updates keep it")
 }
 
 // vectorIndexFlag is --vector-index: auto (the option's "") or a kind.

@@ -42,6 +42,9 @@ type Generation struct {
 	// Hybrid answers a BM25 and a dense query in one call where the engine holds both parts
 	// in one place (Qdrant); nil otherwise.
 	Hybrid backend.HybridSearcher
+	// Outdated says what the generation lacks that a build of this version writes and
+	// compaction adds (store.Parts.Outdated); "" when nothing.
+	Outdated string
 
 	st      store.Store  // where the generation lives: its document table
 	release func() error // what the parts read through (store.Parts.Release)

@@ -251,7 +251,7 @@ func (ix *Index) open(ctx context.Context, gen int, o ReadOptions) (*Generation,
 		return nil, err
 	}
 	return &Generation{Dir: p.Where, Manifest: p.Manifest, Passages: p.Passages, Lexical: p.Lexical, Vectors: p.Vectors, Hybrid: p.Hybrid,
-		st: ix.st, release: p.Release}, nil
+		Outdated: p.Outdated, st: ix.st, release: p.Release}, nil
 }
 
 // discard removes what the uncommitted writer w left, with a deadline of its own: the

@@ -211,6 +211,9 @@ type Summary struct {
 	// it was compacted (written without them).
 	Tombstones int
 	Compacted  bool
+	// Upgraded is what a compaction added besides dropping tombstones: the base generation's
+	// Outdated, "" when it was current.
+	Upgraded string
 	// CompactionError is set when the update or delete committed (Generation is live) but
 	// the compaction that should have followed failed; the index is usable, with its
 	// tombstones, and `kairos compact` can be run again.

@@ -228,6 +228,7 @@ func (ix *Index) Stats() Stats {
 		Documents: m.Counts.Documents, Passages: m.Counts.Passages, Deleted: m.Tombstones, Sources: m.Sources,
 		DateFrom: m.DateFrom, DateTo: m.DateTo, Created: m.Created, Version: m.FormatVersion,
 		SizeBytes: size, Language: m.Language(), Analyzer: m.Options.Analyzer, Languages: m.LanguageCounts(),
+		Outdated: ix.gen.Outdated,
 	}
 }
 

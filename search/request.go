@@ -102,4 +102,7 @@ type Stats struct {
 	Analyzer string `json:"analyzer"`
 	// Languages counts the live passages per language (one entry for a single-language index).
 	Languages map[string]int `json:"languages,omitempty"`
+	// Outdated says what the index lacks that this version writes, and that `kairos compact`
+	// adds without embedding again (indexer.Generation.Outdated); "" when nothing.
+	Outdated string `json:"outdated,omitempty"`
 }

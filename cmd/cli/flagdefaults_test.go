@@ -87,7 +87,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"checkpoint-every": str(indexer.DefaultCheckpointEvery), "checkpoint-after": indexer.DefaultCheckpointAfter.String(), "heap-floor": str(memlimit.DefaultFloor >> 20), "ram-budget": str(postings.DefaultRAMBudget >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultHeadroom), "compact-ratio": str(indexer.DefaultCompactRatio),
 			"hnsw-m": str(hnsw.DefaultM), "hnsw-ef-construction": str(hnsw.DefaultEfConstruction),
 			"hnsw-ef-search": str(hnsw.DefaultEfSearch), "hnsw-seed": str(indexer.DefaultHNSWSeed),
-			"vector-index": "auto", "ivf-lists": "0", "ivf-probe": str(ivf.DefaultProbe), "ivf-rescore": str(ivf.DefaultRescore), // indexer.Options.VectorIndex "": chosen by size; 0 lists: by size
+			"vector-index": "auto", "ivf-lists": "0", "ivf-probe": str(ivf.DefaultProbe), "ivf-rescore": str(ivf.DefaultRescore), "ivf-no-refine": "false", // indexer.Options.VectorIndex "": chosen by size; 0 lists: by size
 			"bm25-first":    "true",                                               // EmbedInline false: its zero value
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
 		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors", "models-dir"), zero("int", "workers"),

@@ -292,6 +292,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 	if s.Compacted {
 		fmt.Fprintf(w, "compacted   yes\n")
 	}
+	if s.Upgraded != "" {
+		fmt.Fprintf(w, "upgraded    written again as this version writes it; it was %s\n", s.Upgraded)
+	}
 	if s.CompactionError != "" {
 		// The update is live (exit status 0); only the optional compaction failed.
 		fmt.Fprintf(w, "compacted   no: compaction failed, the update is committed and live\n")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kairos-rag/kairos/indexer/manifest"
 )
 
 // The lifecycle commands end to end on the COVID FAQ: an update from an edited copy, a delete
@@ -81,5 +83,61 @@ func TestResumeCLI(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "index", "--update", "--resume", "--input", faq, "--index", dir); err == nil {
 		t.Error("--update with --resume accepted")
+	}
+}
+
+// An inverted file an older version wrote, without refinement codes: stats says it is
+// outdated and what fixes it, compact writes it again with them though nothing was deleted,
+// and stats then says nothing. One built without them on purpose (--ivf-no-refine) is not
+// outdated, and compact leaves it.
+func TestCompactOutdatedCLI(t *testing.T) {
+	dir := t.TempDir()
+	model, corpus, idx := filepath.Join(dir, "topics"), filepath.Join(dir, "c.jsonl"), filepath.Join(dir, "ix")
+	for _, args := range [][]string{
+		{"bench", "corpus", "--passages", "1000", "--out", corpus, "--topics", "20", "--topic-model", model, "--topic-dim", "32", "--shared", coreShared(t, ".")},
+		{"index", "--quiet", "--input", corpus, "--model", model, "--vector-index", "ivf", "--ivf-no-refine", "--index", idx},
+	} {
+		if out, errOut, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%q: %v\n%s%s", args, err, out, errOut)
+		}
+	}
+	stats := func() string {
+		t.Helper()
+		out, errOut, err := runCLI(t, "stats", "--index", idx)
+		if err != nil {
+			t.Fatalf("stats: %v\n%s", err, errOut)
+		}
+		return out
+	}
+	if out := stats(); strings.Contains(out, "outdated") || !strings.Contains(out, "rescore=320 no-refine") {
+		t.Errorf("stats of an index built with --ivf-no-refine:\n%s", out)
+	}
+	if out, _, err := runCLI(t, "compact", "--index", idx); err != nil || strings.Contains(out, "compacted   yes") {
+		t.Errorf("compact of an index built with --ivf-no-refine: %v\n%s", err, out)
+	}
+	gen, err := manifest.Current(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Read(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Dense.IVF.NoRefine = false // as a version before refinement codes recorded it
+	if err := manifest.Write(gen, m); err != nil {
+		t.Fatal(err)
+	}
+	if out := stats(); !strings.Contains(out, "outdated    an inverted file without refinement codes") || !strings.Contains(out, "kairos compact --index "+idx) {
+		t.Errorf("stats of an older version's inverted file:\n%s", out)
+	}
+	out, _, err := runCLI(t, "compact", "--index", idx)
+	if err != nil || !strings.Contains(out, "compacted   yes") || !strings.Contains(out, "upgraded    written again") {
+		t.Fatalf("compact of an older version's inverted file: %v\n%s", err, out)
+	}
+	if out := stats(); strings.Contains(out, "outdated") || strings.Contains(out, "no-refine") {
+		t.Errorf("stats after compact:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "verify", "--index", idx); err != nil {
+		t.Fatalf("verify after compact: %v", err)
 	}
 }

@@ -74,6 +74,9 @@ func cmdStats(ctx context.Context, args []string, stdio IO) error {
 	}
 	fmt.Fprintf(w, "lexical     %s\n", m.LexicalEngine())
 	printDense(w, m.Dense)
+	if st.Outdated != "" {
+		fmt.Fprintf(w, "outdated    %s (kairos compact --index %s writes it again as this version does, without embedding)\n", st.Outdated, loc)
+	}
 	if m.Multilingual() {
 		fmt.Fprintf(w, "language    multilingual: each passage analysed in its own language\n")
 	} else {
@@ -119,7 +122,11 @@ func printDense(w io.Writer, d *indexer.DenseInfo) {
 		kind = "onnx"
 	}
 	if v := d.IVF; v != nil {
-		fmt.Fprintf(w, "dense       yes: %d vectors, IVF lists=%d probe=%d rescore=%d\n", d.Vectors, v.Lists, v.Probe, v.Rescore)
+		refine := ""
+		if v.NoRefine {
+			refine = " no-refine"
+		}
+		fmt.Fprintf(w, "dense       yes: %d vectors, IVF lists=%d probe=%d rescore=%d%s\n", d.Vectors, v.Lists, v.Probe, v.Rescore, refine)
 	} else {
 		fmt.Fprintf(w, "dense       yes: %d vectors, HNSW M=%d ef_construction=%d ef_search=%d\n", d.Vectors, d.HNSW.M, d.HNSW.EfConstruction, d.HNSW.EfSearch)
 	}

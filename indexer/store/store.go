@@ -208,6 +208,10 @@ type Parts struct {
 	// Release closes what the parts read through besides the lexical and vector readers
 	// (the passage store, a cluster's connection).
 	Release func() error
+	// Outdated says what the generation lacks that a build of this version writes, and which
+	// compaction adds (an inverted file without refinement codes that its options did not
+	// ask to leave out); "" when nothing. Left "" when Vectors is skipped.
+	Outdated string
 }
 
 // DocTable is a generation's document table opened for reading (indexer/doctable's format).

@@ -204,6 +204,20 @@ func TestRefinement(t *testing.T) {
 		t.Errorf("recall@10 rescoring 12: %.3f with refinement codes, %.3f without", rw, rwo)
 	}
 
+	// Options.NoRefine writes what an older version wrote, the option recorded beside it: the
+	// same hits as the index without them.
+	noRefine := build(t, filepath.Join(root, "no-refine"), vecs, Options{NoRefine: true}, len(vecs))
+	if noRefine.refines || noRefine.segs[0].refine != nil || noRefine.h.RefineBits != 0 || !noRefine.Options().NoRefine {
+		t.Fatalf("NoRefine: refinement codes %v, %d bits, options %+v", noRefine.refines, noRefine.h.RefineBits, noRefine.Options())
+	}
+	for _, q := range queries[:10] {
+		a, errA := noRefine.Search(q, 10, o, nil)
+		b, errB := without.Search(q, 10, o, nil)
+		if errA != nil || errB != nil || !slices.Equal(a, b) {
+			t.Fatalf("NoRefine: hits %v (%v), without refinement codes %v (%v)", a, errA, b, errB)
+		}
+	}
+
 	// The index without them, its list segment rewritten as version 2, as an older version
 	// wrote it: the same hits.
 	before, err := without.Search(queries[0], 10, SearchOptions{}, nil)

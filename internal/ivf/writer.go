@@ -83,6 +83,9 @@ func Create(dir string, dim int, o Options, expect int) (*Writer, error) {
 		o.Sample = SampleFor(o.Lists)
 	}
 	w.h = Head{Dim: dim, Options: o, Chunks: []FileRange{}, Lists: []FileRange{}, RefineBits: 1}
+	if o.NoRefine {
+		w.h.RefineBits = 0
+	}
 	w.setTrainAt()
 	return w, nil
 }

@@ -170,6 +170,10 @@ func (r *Reader) Options() ivf.Options { return r.r.Options() }
 // Dim is the dimension of the vectors.
 func (r *Reader) Dim() int { return r.r.Dim() }
 
+// RefineBits is the bits a dimension of the refinement codes: 0 in an index written without
+// them (Options.NoRefine, or a version before them).
+func (r *Reader) RefineBits() int { return r.r.Head().RefineBits }
+
 // Len is the number of vectors, deleted ones included.
 func (r *Reader) Len() int { return r.r.Len() }
 

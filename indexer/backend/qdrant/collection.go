@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
@@ -32,7 +33,33 @@ const (
 )
 
 // ensureCollection creates collection coll with Kairos's layout, or checks an existing one.
+//
+// A peer can answer NotFound for a collection that was just created: the cluster committed
+// the creation but this peer has not applied it yet (a peer that restarted lags behind), or
+// the create answered "already exists" for a collection whose deletion, ordered before it,
+// was still being applied. Both pass with time, so NotFound after the create is retried with
+// the engine's retries and backoff, creating again (which is harmless when it exists).
 func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
+	wait := e.opts.Backoff
+	for attempt := 0; ; attempt++ {
+		err := e.createCollection(ctx, coll)
+		if status.Code(err) != codes.NotFound || attempt == e.opts.Retries {
+			return err
+		}
+		e.opts.Logger.Warn("qdrant collection not found right after its creation, creating again", "collection", coll, "attempt", attempt+1, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return fmt.Errorf("qdrant collection %s: create: %w", coll, ctx.Err())
+		}
+		if wait < 5*time.Second {
+			wait *= 2
+		}
+	}
+}
+
+// createCollection is one try of ensureCollection: create, check, add the payload indexes.
+func (e *Engine) createCollection(ctx context.Context, coll string) error {
 	dist := qdrant.Distance_Cosine
 	if e.opts.Distance == Dot {
 		dist = qdrant.Distance_Dot

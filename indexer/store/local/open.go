@@ -71,7 +71,17 @@ func (s *Store) Open(ctx context.Context, n int, o store.ReadOptions) (*store.Pa
 		}
 		vecs = v
 	}
-	return &store.Parts{Where: gen, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, Release: passages.Close}, nil
+	return &store.Parts{Where: gen, Manifest: man, Passages: passages, Lexical: lex, Vectors: vecs, Release: passages.Close,
+		Outdated: outdated(man, vecs)}, nil
+}
+
+// outdated is Parts.Outdated of a generation whose manifest is man and vectors vecs.
+func outdated(man *manifest.Manifest, vecs backend.VectorReader) string {
+	iv, ok := vecs.(*ivfvec.Reader)
+	if !ok || iv.RefineBits() > 0 || (man.Dense.IVF != nil && man.Dense.IVF.NoRefine) {
+		return ""
+	}
+	return "an inverted file without refinement codes (written by a kairos before them): its searches rescore several times as many candidates"
 }
 
 // openVectors opens the vector part of the generation at gen, of the kind its manifest records,
