@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,24 +9,6 @@ import (
 	"github.com/kairos-rag/kairos/indexer/manifest"
 	"github.com/kairos-rag/kairos/internal/ivf"
 )
-
-// liveRefineBits reads the refinement bits of the live generation's inverted file.
-func liveRefineBits(t *testing.T, dir string) int {
-	t.Helper()
-	gen, err := manifest.Current(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(gen, "ivf", ivf.HeadName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := ivf.ParseHead(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h.RefineBits
-}
 
 // An inverted file without refinement codes is outdated unless its options left them out
 // (--ivf-no-refine): compaction leaves one that asked for none as it is, and writes an
@@ -41,8 +22,8 @@ func TestCompactOutdated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Dense.IndexKind() != VectorIndexIVF || !sum.Dense.IVF.NoRefine || liveRefineBits(t, dir) != 0 {
-		t.Fatalf("a build with NoRefine: dense %+v, %d refinement bits", sum.Dense, liveRefineBits(t, dir))
+	if h, _ := liveIVFHead(t, dir); sum.Dense.IndexKind() != VectorIndexIVF || !sum.Dense.IVF.NoRefine || h.RefineBits != 0 {
+		t.Fatalf("a build with NoRefine: dense %+v, %d refinement bits", sum.Dense, h.RefineBits)
 	}
 	outdated := func() string {
 		g := openLive(t, dir)
@@ -78,8 +59,8 @@ func TestCompactOutdated(t *testing.T) {
 	if err != nil || !c.Compacted || c.Upgraded != why || c.Generation == sum.Generation {
 		t.Fatalf("compacting it: %+v, %v; want a new generation, upgraded", c, err)
 	}
-	if got := liveRefineBits(t, dir); got != 1 {
-		t.Errorf("after compaction: %d refinement bits, want 1", got)
+	if h, _ := liveIVFHead(t, dir); h.RefineBits != 1 {
+		t.Errorf("after compaction: %d refinement bits, want 1", h.RefineBits)
 	}
 	if why := outdated(); why != "" {
 		t.Errorf("after compaction, still outdated: %s", why)

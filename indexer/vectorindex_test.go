@@ -15,9 +15,9 @@ import (
 	"github.com/kairos-rag/kairos/internal/ivf"
 )
 
-// ivfFiles returns the bytes of the list segment and centroids of the live generation of dir,
-// which must have an inverted file with one list segment.
-func ivfFiles(t *testing.T, dir string) (lists, centroids []byte) {
+// liveIVFHead reads the head of the inverted file of dir's live generation, and returns it
+// with the generation's directory.
+func liveIVFHead(t *testing.T, dir string) (*ivf.Head, string) {
 	t.Helper()
 	gen, err := manifest.Current(dir)
 	if err != nil {
@@ -31,6 +31,15 @@ func ivfFiles(t *testing.T, dir string) (lists, centroids []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h, gen
+}
+
+// ivfFiles returns the bytes of the list segment and centroids of the live generation of dir,
+// which must have an inverted file with one list segment.
+func ivfFiles(t *testing.T, dir string) (lists, centroids []byte) {
+	t.Helper()
+	h, gen := liveIVFHead(t, dir)
+	var err error
 	if len(h.Lists) != 1 || !h.Trained() {
 		t.Fatalf("%s: %d list segments, trained %v; want one, trained", gen, len(h.Lists), h.Trained())
 	}
