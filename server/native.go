@@ -283,7 +283,8 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		Index: IndexStats{Documents: st.Documents, Passages: st.Passages, Sources: st.Sources,
 			DateFrom: formatTime(st.DateFrom), DateTo: formatTime(st.DateTo), Dense: st.Dense,
 			Model: st.Model, Created: formatTime(st.Created), FormatVersion: st.Version,
-			SizeBytes: st.SizeBytes, DefaultMode: string(g.Mode()), Language: st.Language, Analyzer: st.Analyzer, Languages: st.Languages},
+			SizeBytes: st.SizeBytes, DefaultMode: string(g.Mode()), Language: st.Language, Analyzer: st.Analyzer, Languages: st.Languages,
+			Outdated: st.Outdated},
 		Server: s.info(g),
 	}
 	resp.Server.Collection = r.PathValue("collection")

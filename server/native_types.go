@@ -98,6 +98,9 @@ type IndexStats struct {
 	Analyzer string `json:"analyzer"`
 	// Languages counts the passages per language ("multilingual" analyzer: several).
 	Languages map[string]int `json:"languages,omitempty"`
+	// Outdated says what the index lacks that this version writes, which `kairos compact`
+	// adds; absent when nothing.
+	Outdated string `json:"outdated,omitempty"`
 }
 
 // ServerInfo describes the running server and its build.
