@@ -47,6 +47,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&probeList, "probe", "16,32,48,64,96,128,192", "comma-separated numbers of lists probed")
 	fs.StringVar(&rescoreList, "rescore", "0", "comma-separated numbers of candidates rescored with their int8 vectors, each measured at every probe (0: ivf's default, one for every 64 vectors scanned and at least the index's rescore)")
 	fs.IntVar(&o.Lists, "lists", 0, "lists (0: chosen from the number of vectors, as kairos index does)")
+	fs.BoolVar(&o.NoRefine, "no-refine", false, "build without refinement codes, as kairos index --ivf-no-refine does")
 	fs.StringVar(&index, "index", "", "build the index in this `directory` and keep it (default: a temporary one, removed)")
 	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (pseudo-random keys, one in round(1/S), as a language or date filter keeps passages unrelated to the query), at each probe")
 	fs.IntVar(&repeat, "repeat", 3, "timed passes per probe; the best QPS is reported")
