@@ -112,16 +112,25 @@ func (e *Engine) do(ctx context.Context, what, coll string, op func(context.Cont
 			return e.wrap(i, what, coll, err)
 		}
 		e.opts.Logger.Warn("qdrant request failed, retrying", "host", e.opts.Hosts[i], "op", what, "collection", coll, "attempt", attempt+1, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return fmt.Errorf("qdrant %s %s: %w", e.opts.Hosts[i], what, ctx.Err())
-		}
-		if wait < 5*time.Second {
-			wait *= 2
+		if err := pause(ctx, &wait); err != nil {
+			return fmt.Errorf("qdrant %s %s: %w", e.opts.Hosts[i], what, err)
 		}
 	}
 	return err
+}
+
+// pause waits out one step of a retry's exponential backoff and doubles the next (up to 5 s
+// a step), or returns ctx's error when it ends first.
+func pause(ctx context.Context, wait *time.Duration) error {
+	select {
+	case <-time.After(*wait):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if *wait < 5*time.Second {
+		*wait *= 2
+	}
+	return nil
 }
 
 // wrap names the host, operation and collection in err and says what an unreachable or

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
@@ -47,13 +46,8 @@ func (e *Engine) ensureCollection(ctx context.Context, coll string) error {
 			return err
 		}
 		e.opts.Logger.Warn("qdrant collection not found right after its creation, creating again", "collection", coll, "attempt", attempt+1, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return fmt.Errorf("qdrant collection %s: create: %w", coll, ctx.Err())
-		}
-		if wait < 5*time.Second {
-			wait *= 2
+		if err := pause(ctx, &wait); err != nil {
+			return fmt.Errorf("qdrant collection %s: create: %w", coll, err)
 		}
 	}
 }
