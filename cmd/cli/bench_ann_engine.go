@@ -30,6 +30,9 @@ func cmdBenchANNEngine(ctx context.Context, args []string, stdio IO) error {
 	if o.Engine == "" {
 		return usageErr(fs, "need --engine")
 	}
+	if pos[0] == "build" {
+		defer keepBuildHeap(ctx, stdio.Stderr)()
+	}
 	if err := annbench.RunEngine(ctx, pos[0], o, stdio.Stdout, stdio.Stderr); err != nil {
 		return fmt.Errorf("bench ann-engine %s: %w", pos[0], err)
 	}

@@ -108,7 +108,10 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 			index = filepath.Join(tmp, "ivf")
 		}
 		start := time.Now()
-		if err := dump.build(ctx, index, o, stdio.Stderr); err != nil {
+		stopHeap := keepBuildHeap(ctx, stdio.Stderr)
+		err := dump.build(ctx, index, o, stdio.Stderr)
+		stopHeap()
+		if err != nil {
 			return fmt.Errorf("bench ivf: building: %w", err)
 		}
 		build = time.Since(start).Seconds()
