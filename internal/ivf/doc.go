@@ -3,8 +3,10 @@
 // in memory cannot hold (tens of millions of passages on one machine).
 //
 // Vectors are grouped into lists by their nearest centroid. The centroids are trained once, by
-// spherical k-means on a sample (the first Options.Sample vectors added), and a small HNSW graph
-// over them (internal/hnsw) finds the lists of a vector or of a query. Each vector is kept twice:
+// spherical k-means on a sample (the first Options.Sample vectors added). A vector's list is
+// that of its nearest centroid, found by comparing it with every centroid (nearest.go), or past
+// 16,384 lists through a small HNSW graph over them (internal/hnsw), which also finds a query's
+// lists past 8,192. Each vector is kept twice:
 //
 //   - in its list, as a RaBitQ code (Gao & Long, SIGMOD 2024): one bit per dimension of its
 //     residual from the list's centre after a random rotation, with three floats from which a

@@ -72,3 +72,20 @@ func dotI8(q []float32, c []byte) float32 {
 	}
 	return s
 }
+
+// nearest3x4AVX2 is in dot_amd64.s: nearest3x4 for dim a positive multiple of 8.
+//
+//go:noescape
+func nearest3x4AVX2(q0, q1, q2, c *float32, dim, quads int, st *tileBest)
+
+// nearest3x4 compares the three query rows with the quads*4 rows of c (dim floats each, dim a
+// positive multiple of 8) and updates st, in assembly where the CPU can.
+func nearest3x4(q0, q1, q2, c []float32, dim, quads int, st *tileBest) {
+	if !useDotAVX2 {
+		nearest3x4Generic(q0, q1, q2, c, dim, quads, st)
+		return
+	}
+	_ = c[quads*4*dim-1] // the assembly does no bounds checks
+	_, _, _ = q0[dim-1], q1[dim-1], q2[dim-1]
+	nearest3x4AVX2(&q0[0], &q1[0], &q2[0], &c[0], dim, quads, st)
+}

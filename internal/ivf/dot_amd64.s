@@ -140,3 +140,121 @@ line:
 	SUBQ       $64, CX
 	JG         line
 	RET
+
+// func nearest3x4AVX2(q0, q1, q2, c *float32, dim, quads int, st *tileBest)
+// Compares three query rows with quads*4 consecutive centroid rows, dim floats each (dim a
+// positive multiple of 8), and keeps in st, for each query and each of four lanes (the
+// centroids of index equal to the lane modulo 4), the largest inner product and its index:
+// a product replaces the lane's only when greater, so each lane keeps its first maximum.
+// st.cur holds the indices of the first four rows and advances by st.four a group. Twelve
+// accumulators hold a 3x4 tile, so each centroid chunk loaded serves three queries and each
+// query chunk four centroids: the loop is bound by the multiplications, not the loads.
+TEXT ·nearest3x4AVX2(SB), NOSPLIT, $0-56
+	MOVQ q0+0(FP), SI
+	MOVQ q1+8(FP), R8
+	MOVQ q2+16(FP), R9
+	MOVQ c+24(FP), DI
+	MOVQ dim+32(FP), R13
+	MOVQ quads+40(FP), DX
+	MOVQ st+48(FP), BX
+	SHLQ $2, R13
+	LEAQ (DI)(R13*1), R10
+	LEAQ (R10)(R13*1), R11
+	LEAQ (R11)(R13*1), R12
+	MOVQ R13, R14
+	SHLQ $2, R14
+
+quad:
+	TESTQ  DX, DX
+	JE     tiledone
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	XORQ   AX, AX
+
+chunk:
+	VMOVUPS     (SI)(AX*1), Y12
+	VMOVUPS     (R8)(AX*1), Y13
+	VMOVUPS     (R9)(AX*1), Y14
+	VMOVUPS     (DI)(AX*1), Y15
+	VFMADD231PS Y15, Y12, Y0
+	VFMADD231PS Y15, Y13, Y4
+	VFMADD231PS Y15, Y14, Y8
+	VMOVUPS     (R10)(AX*1), Y15
+	VFMADD231PS Y15, Y12, Y1
+	VFMADD231PS Y15, Y13, Y5
+	VFMADD231PS Y15, Y14, Y9
+	VMOVUPS     (R11)(AX*1), Y15
+	VFMADD231PS Y15, Y12, Y2
+	VFMADD231PS Y15, Y13, Y6
+	VFMADD231PS Y15, Y14, Y10
+	VMOVUPS     (R12)(AX*1), Y15
+	VFMADD231PS Y15, Y12, Y3
+	VFMADD231PS Y15, Y13, Y7
+	VFMADD231PS Y15, Y14, Y11
+	ADDQ        $32, AX
+	CMPQ        AX, R13
+	JL          chunk
+
+	// Each query's four accumulators to its four sums: pairwise within lanes, then the halves.
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X12
+	VADDPS       X12, X0, X0
+	VHADDPS      Y5, Y4, Y4
+	VHADDPS      Y7, Y6, Y6
+	VHADDPS      Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X13
+	VADDPS       X13, X4, X4
+	VHADDPS      Y9, Y8, Y8
+	VHADDPS      Y11, Y10, Y10
+	VHADDPS      Y10, Y8, Y8
+	VEXTRACTF128 $1, Y8, X14
+	VADDPS       X14, X8, X8
+
+	// Each lane's maximum and its index, where the new sum is greater.
+	VMOVUPS   96(BX), X15
+	VMOVUPS   (BX), X12
+	VCMPPS    $14, X12, X0, X13
+	VBLENDVPS X13, X0, X12, X12
+	VMOVUPS   X12, (BX)
+	VMOVUPS   48(BX), X14
+	VBLENDVPS X13, X15, X14, X14
+	VMOVUPS   X14, 48(BX)
+	VMOVUPS   16(BX), X12
+	VCMPPS    $14, X12, X4, X13
+	VBLENDVPS X13, X4, X12, X12
+	VMOVUPS   X12, 16(BX)
+	VMOVUPS   64(BX), X14
+	VBLENDVPS X13, X15, X14, X14
+	VMOVUPS   X14, 64(BX)
+	VMOVUPS   32(BX), X12
+	VCMPPS    $14, X12, X8, X13
+	VBLENDVPS X13, X8, X12, X12
+	VMOVUPS   X12, 32(BX)
+	VMOVUPS   80(BX), X14
+	VBLENDVPS X13, X15, X14, X14
+	VMOVUPS   X14, 80(BX)
+	VPADDD    112(BX), X15, X15
+	VMOVUPS   X15, 96(BX)
+
+	ADDQ R14, DI
+	ADDQ R14, R10
+	ADDQ R14, R11
+	ADDQ R14, R12
+	DECQ DX
+	JMP  quad
+
+tiledone:
+	VZEROUPPER
+	RET

@@ -15,3 +15,8 @@ func prefetchBytes([]byte) {}
 
 // prefetchFloats is a hint that only the assembly acts on.
 func prefetchFloats([]float32) {}
+
+// nearest3x4 compares the three query rows with the quads*4 rows of c and updates st.
+func nearest3x4(q0, q1, q2, c []float32, dim, quads int, st *tileBest) {
+	nearest3x4Generic(q0, q1, q2, c, dim, quads, st)
+}

@@ -185,8 +185,10 @@ func kmeans(ctx context.Context, pts []float32, idx []int32, dim, k, iters int, 
 }
 
 // assignRows sets assign[i] to the centroid of largest inner product with row idx[i], on
-// workers goroutines over fixed ranges (the result does not depend on their number).
+// workers goroutines over fixed ranges (the result does not depend on their number). The rows
+// are gathered a run at a time for nearestTable, which compares them with every centroid.
 func assignRows(pts []float32, idx []int32, dim int, cents []float32, k int, assign []int32, workers int) {
+	tab := newNearestTable(cents, dim, k)
 	var wg sync.WaitGroup
 	workers = max(1, min(workers, len(idx)/256+1))
 	per := (len(idx) + workers - 1) / workers
@@ -198,15 +200,19 @@ func assignRows(pts []float32, idx []int32, dim int, cents []float32, k int, ass
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				row := pts[int(idx[i])*dim : int(idx[i]+1)*dim]
-				best, bs := 0, float32(math.Inf(-1))
-				for j := range k {
-					if s := dot(row, cents[j*dim:(j+1)*dim]); s > bs {
-						best, bs = j, s
-					}
+			var s nearestScratch
+			rows := make([]float32, tab.run*dim)
+			out := make([]uint32, tab.run)
+			for first := lo; first < hi; first += tab.run {
+				count := min(tab.run, hi-first)
+				for i := range count {
+					r := int(idx[first+i])
+					copy(rows[i*dim:(i+1)*dim], pts[r*dim:(r+1)*dim])
 				}
-				assign[i] = int32(best)
+				tab.nearest(rows[:count*dim], out[:count], &s)
+				for i, l := range out[:count] {
+					assign[first+i] = int32(l)
+				}
 			}
 		}()
 	}
