@@ -141,6 +141,26 @@ line:
 	JG         line
 	RET
 
+// SUMS4 turns the accumulators a, b, c, d of one query (eight partial sums each) into its four
+// inner products in xa (the low half of a), with xt free: pairwise within lanes, then the halves.
+#define SUMS4(a, b, c, d, xa, xt) \
+	VHADDPS      b, a, a; \
+	VHADDPS      d, c, c; \
+	VHADDPS      c, a, a; \
+	VEXTRACTF128 $1, a, xt; \
+	VADDPS       xt, xa, xa
+
+// LANEMAX keeps, in the tileBest at BX, each lane's larger of its maximum (at boff) and the sum
+// in xs, and where xs is greater its index (X15) at ioff. X12 to X14 are free.
+#define LANEMAX(xs, boff, ioff) \
+	VMOVUPS   boff(BX), X12; \
+	VCMPPS    $14, X12, xs, X13; \
+	VBLENDVPS X13, xs, X12, X12; \
+	VMOVUPS   X12, boff(BX); \
+	VMOVUPS   ioff(BX), X14; \
+	VBLENDVPS X13, X15, X14, X14; \
+	VMOVUPS   X14, ioff(BX)
+
 // func nearest3x4AVX2(q0, q1, q2, c *float32, dim, quads int, st *tileBest)
 // Compares three query rows with quads*4 consecutive centroid rows, dim floats each (dim a
 // positive multiple of 8), and keeps in st, for each query and each of four lanes (the
@@ -206,45 +226,15 @@ chunk:
 	JL          chunk
 
 	// Each query's four accumulators to its four sums: pairwise within lanes, then the halves.
-	VHADDPS      Y1, Y0, Y0
-	VHADDPS      Y3, Y2, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X12
-	VADDPS       X12, X0, X0
-	VHADDPS      Y5, Y4, Y4
-	VHADDPS      Y7, Y6, Y6
-	VHADDPS      Y6, Y4, Y4
-	VEXTRACTF128 $1, Y4, X13
-	VADDPS       X13, X4, X4
-	VHADDPS      Y9, Y8, Y8
-	VHADDPS      Y11, Y10, Y10
-	VHADDPS      Y10, Y8, Y8
-	VEXTRACTF128 $1, Y8, X14
-	VADDPS       X14, X8, X8
+	SUMS4(Y0, Y1, Y2, Y3, X0, X12)
+	SUMS4(Y4, Y5, Y6, Y7, X4, X13)
+	SUMS4(Y8, Y9, Y10, Y11, X8, X14)
 
 	// Each lane's maximum and its index, where the new sum is greater.
-	VMOVUPS   96(BX), X15
-	VMOVUPS   (BX), X12
-	VCMPPS    $14, X12, X0, X13
-	VBLENDVPS X13, X0, X12, X12
-	VMOVUPS   X12, (BX)
-	VMOVUPS   48(BX), X14
-	VBLENDVPS X13, X15, X14, X14
-	VMOVUPS   X14, 48(BX)
-	VMOVUPS   16(BX), X12
-	VCMPPS    $14, X12, X4, X13
-	VBLENDVPS X13, X4, X12, X12
-	VMOVUPS   X12, 16(BX)
-	VMOVUPS   64(BX), X14
-	VBLENDVPS X13, X15, X14, X14
-	VMOVUPS   X14, 64(BX)
-	VMOVUPS   32(BX), X12
-	VCMPPS    $14, X12, X8, X13
-	VBLENDVPS X13, X8, X12, X12
-	VMOVUPS   X12, 32(BX)
-	VMOVUPS   80(BX), X14
-	VBLENDVPS X13, X15, X14, X14
-	VMOVUPS   X14, 80(BX)
+	VMOVUPS 96(BX), X15
+	LANEMAX(X0, 0, 48)
+	LANEMAX(X4, 16, 64)
+	LANEMAX(X8, 32, 80)
 	VPADDD    112(BX), X15, X15
 	VMOVUPS   X15, 96(BX)
 
