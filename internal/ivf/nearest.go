@@ -7,9 +7,9 @@ import "math"
 // about 131 to 146 µs a vector at 8,192 centroids of 256 dimensions and missed the nearest
 // centroid for about one vector in twenty. This comparison streams the centroids once per run
 // of vectors, in blocks that stay in the first-level cache while the run passes over them,
-// and scores three vectors against four centroids at a time (nearest3x4), keeping the best in
-// registers' worth of state rather than writing the scores out, so the loop is bound by the
-// multiplications rather than by memory.
+// and scores three vectors against four centroids at a time (nearest3x4), keeping each lane's
+// best rather than writing the products out, so the loop is bound by the multiplications
+// rather than by memory.
 
 // Tile sizes, in bytes of float rows: a block of centroids, and the run of vectors that passes
 // over each block. At 256 dimensions, 20,000 vectors against 8,192 centroids took 52.9 to 60.5
