@@ -141,6 +141,14 @@ line:
 	JG         line
 	RET
 
+// COLUMN adds the products of a chunk of one centroid row (at row, offset AX) with the three
+// queries' chunks in Y12 to Y14 to their accumulators a, b and c.
+#define COLUMN(row, a, b, c) \
+	VMOVUPS     (row)(AX*1), Y15; \
+	VFMADD231PS Y15, Y12, a; \
+	VFMADD231PS Y15, Y13, b; \
+	VFMADD231PS Y15, Y14, c
+
 // SUMS4 turns the accumulators a, b, c, d of one query (eight partial sums each) into its four
 // inner products in xa (the low half of a), with xt free: pairwise within lanes, then the halves.
 #define SUMS4(a, b, c, d, xa, xt) \
@@ -205,22 +213,10 @@ chunk:
 	VMOVUPS     (SI)(AX*1), Y12
 	VMOVUPS     (R8)(AX*1), Y13
 	VMOVUPS     (R9)(AX*1), Y14
-	VMOVUPS     (DI)(AX*1), Y15
-	VFMADD231PS Y15, Y12, Y0
-	VFMADD231PS Y15, Y13, Y4
-	VFMADD231PS Y15, Y14, Y8
-	VMOVUPS     (R10)(AX*1), Y15
-	VFMADD231PS Y15, Y12, Y1
-	VFMADD231PS Y15, Y13, Y5
-	VFMADD231PS Y15, Y14, Y9
-	VMOVUPS     (R11)(AX*1), Y15
-	VFMADD231PS Y15, Y12, Y2
-	VFMADD231PS Y15, Y13, Y6
-	VFMADD231PS Y15, Y14, Y10
-	VMOVUPS     (R12)(AX*1), Y15
-	VFMADD231PS Y15, Y12, Y3
-	VFMADD231PS Y15, Y13, Y7
-	VFMADD231PS Y15, Y14, Y11
+	COLUMN(DI, Y0, Y4, Y8)
+	COLUMN(R10, Y1, Y5, Y9)
+	COLUMN(R11, Y2, Y6, Y10)
+	COLUMN(R12, Y3, Y7, Y11)
 	ADDQ        $32, AX
 	CMPQ        AX, R13
 	JL          chunk
