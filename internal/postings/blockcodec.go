@@ -85,11 +85,20 @@ func appendPacked(dst []byte, vals []uint32, less uint32, width uint) []byte {
 // the ordinals increase, that one check covers every ordinal. src holds the packed gaps and
 // at least packPad bytes more (read, never used). No branch depends on the values.
 func unpackOrds(src []byte, n int, width uint, next uint64, ords *[BlockSize]uint32) uint64 {
-	var raw [BlockSize]uint32
-	unpack(src, n, width, &raw)
 	ord := next - 1 // wraps at next 0; the first gap's + 1 wraps it back
-	for j, v := range raw[:n] {
-		ord += uint64(v) + 1
+	j := 0
+	if g := kernelGroups(src, n, width); g > 0 {
+		if last, ok := unpackOrdGroups(src, g, width, ord, n, ords); ok {
+			ord, j = last, 8*g
+		}
+	}
+	if j == n {
+		return ord
+	}
+	var raw [BlockSize]uint32
+	unpack(src, j, n, width, &raw)
+	for ; j < n; j++ {
+		ord += uint64(raw[j]) + 1
 		ords[j] = uint32(ord)
 	}
 	return ord
@@ -98,26 +107,29 @@ func unpackOrds(src []byte, n int, width uint, next uint64, ords *[BlockSize]uin
 // unpackFreqs decodes n frequencies less one, of width bits (at most maxFreqWidth), from src,
 // which holds at least packPad bytes past them.
 func unpackFreqs(src []byte, n int, width uint, tfs *[BlockSize]uint32) {
-	unpack(src, n, width, tfs)
-	for j := range tfs[:n] {
+	g := kernelGroups(src, n, width)
+	unpackAddGroups(src, g, width, 1, tfs)
+	unpack(src, 8*g, n, width, tfs)
+	for j := 8 * g; j < n; j++ {
 		tfs[j]++
 	}
 }
 
-// unpack decodes n values of width bits (at most 32) from src, which holds at least packPad
-// bytes past them. A value never straddles more than one 8-byte load, and one load serves as
-// many values as it holds whole: eight up to 8 bits (a group of eight fills exactly width
-// bytes), four up to 16, two up to 29: one case each, unrolled by hand (the compiler does
-// not unroll loops). The shifts are masked to 63 so that the compiler emits a bare shift,
-// without its guard for counts of 64 and more.
-func unpack(src []byte, n int, width uint, dst *[BlockSize]uint32) {
+// unpack decodes values j0 to n-1 (j0 a multiple of 8) of width bits (at most 32) from src,
+// which holds at least packPad bytes past them. A value never straddles more than one 8-byte
+// load, and one load serves as many values as it holds whole: eight up to 8 bits (a group of
+// eight fills exactly width bytes), four up to 16, two up to 29: one case each, unrolled by
+// hand (the compiler does not unroll loops). The shifts are masked to 63 so that the compiler
+// emits a bare shift, without its guard for counts of 64 and more. The amd64 kernels
+// (blockcodec_amd64.s) take the groups of eight they can before it.
+func unpack(src []byte, j0, n int, width uint, dst *[BlockSize]uint32) {
 	if width == 0 {
-		clear(dst[:n])
+		clear(dst[j0:n])
 		return
 	}
 	mask := uint64(1)<<width - 1
 	w := width & 63
-	j := 0
+	j := j0
 	switch {
 	case width <= 8:
 		for ; j+8 <= n; j += 8 {

@@ -113,3 +113,43 @@ func FuzzPackedBlock(f *testing.F) {
 		}
 	})
 }
+
+// TestUnpackKernels holds the unpacking of every width, with the kernels where the CPU has
+// them, to a decoding of each value on its own: full blocks and short ones, with much room
+// after the block and with only packPad bytes, ordinals from 0 and from near 2^32.
+func TestUnpackKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for width := uint(0); width <= 32; width++ {
+		for _, n := range []int{1, 7, 8, 9, 64, 127, BlockSize} {
+			for _, pad := range []int{packPad, 64} {
+				for _, next := range []uint64{0, 1, 1<<32 - 1<<26} {
+					vals := make([]uint32, n)
+					for i := range vals {
+						vals[i] = uint32(rng.Uint64() & (1<<width - 1))
+					}
+					src := append(appendPacked(nil, vals, 0, width), make([]byte, pad)...)
+					// each value on its own, and the ordinals in 64 bits
+					wantOrds := make([]uint32, n)
+					ord := next - 1
+					for i, v := range vals {
+						ord += uint64(v) + 1
+						wantOrds[i] = uint32(ord)
+					}
+					var ords, freqs [BlockSize]uint32
+					last := unpackOrds(src, n, width, next, &ords)
+					if width < 32 {
+						unpackFreqs(src, n, width, &freqs)
+						for i, v := range vals {
+							if freqs[i] != v+1 {
+								t.Fatalf("width %d, %d values, pad %d: frequency %d is %d, want %d", width, n, pad, i, freqs[i], v+1)
+							}
+						}
+					}
+					if last != ord || !slices.Equal(ords[:n], wantOrds) {
+						t.Fatalf("width %d, %d values, pad %d, next %d: last %d, want %d\n got %v\nwant %v", width, n, pad, next, last, ord, ords[:n], wantOrds)
+					}
+				}
+			}
+		}
+	}
+}

@@ -27,7 +27,9 @@ type windowScratch struct {
 	hit   []uint64
 	cands []uint32
 	all   []uint32
-	words int // mask words per ordinal in more: the plan's terms past accTerms, in 64s
+	// matchAt is lookupRun's scratch: the indexes of a block's postings that match
+	matchAt []uint32
+	words   int // mask words per ordinal in more: the plan's terms past accTerms, in 64s
 }
 
 // accum is an ordinal's accumulator: score and mask side by side, so that a posting touches
@@ -57,6 +59,7 @@ func (w *windowScratch) reset(n int) {
 	if w.acc == nil {
 		w.acc = make([]accum, w.size)
 		w.hit = make([]uint64, w.size/64)
+		w.matchAt = make([]uint32, BlockSize)
 	}
 	w.words = (max(n, accTerms) - accTerms + 63) / 64
 	if len(w.more) < w.words*w.size {
@@ -286,37 +289,37 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 					rest = sums[i-1]
 				}
 				k := 0
-				for _, off := range cands {
+				for x := 0; x < len(cands); {
+					off := cands[x]
 					d := base + off
 					if !c.decoded || d > c.last {
 						if _, ok := c.shallow(d); !ok {
-							cands[k] = off // the term has no posting left
-							k++
-							continue
+							k += copy(cands[k:], cands[x:]) // the term has no posting left
+							break
 						}
 						// The block that may hold d is not decoded: not even its best with
 						// every remaining term's best? Then the candidate is out, and the
 						// block stays undecoded.
 						if !c.decoded && (float64(ws.acc[off].score)+tc.blockUB(sc)+rest)*coordBound[ws.matched(off)+i+1]*slack < theta {
+							x++
 							continue
 						}
-					}
-					cands[k] = off
-					k++
-					if !c.decoded {
-						if c.decode(); c.cur == exhausted {
-							continue // a damaged block: c.err says so
+						if !c.decoded {
+							if c.decode(); c.cur == exhausted {
+								k += copy(cands[k:], cands[x:]) // a damaged block: c.err says so
+								break
+							}
 						}
 					}
-					j := c.i
-					for c.ords[j] < d {
-						j++ // the block's last ordinal is >= d
+					// The candidates up to the block's last ordinal meet its postings at once.
+					y := x + 1
+					for y < len(cands) && base+cands[y] <= c.last {
+						y++
 					}
-					c.i, c.cur = j, c.ords[j]
-					if c.cur == d {
-						f := c.freqs()[j]
-						ws.note(tc.ti, off, f, sc.contribution(tc.ti, f, seg.length(d)))
-					}
+					run := cands[k : k+copy(cands[k:], cands[x:y])]
+					k += len(run)
+					x = y
+					ws.lookupRun(tc, sc, seg, run, base, c)
 				}
 				cands = cands[:k]
 			}
@@ -381,6 +384,45 @@ func (w *windowScratch) competitive(cands []uint32, rest float64, coord []float6
 		}
 	}
 	return cands[:k]
+}
+
+// lookupRun notes term tc's postings at the candidates run (offsets from base, increasing,
+// every one at or before the decoded block's last ordinal and at or after its current
+// posting) and leaves the cursor at the first posting past the last candidate (or at the
+// block's last). The candidates are marked in the hit bits (clear while the non-essential
+// terms are looked up) and the block's postings from the first candidate to the last test
+// their bit without a branch: a candidate meets two or three postings on average, and a
+// search per candidate took a mispredicted branch at each.
+func (w *windowScratch) lookupRun(tc *termCursor, sc *scorer, seg *Segment, run []uint32, base uint32, c *cursor) {
+	hit := w.hit
+	for _, off := range run {
+		hit[off/64] |= 1 << (off % 64)
+	}
+	ords := c.ords[:c.n]
+	first, last := base+run[0], base+run[len(run)-1]
+	j := c.i
+	for ords[j] < first {
+		j++
+	}
+	at := w.matchAt[:c.n]
+	nm := 0
+	for ; j < len(ords) && ords[j] <= last; j++ {
+		off := ords[j] - base
+		at[nm] = uint32(j)
+		nm += int(hit[off/64] >> (off % 64) & 1)
+	}
+	for _, off := range run {
+		hit[off/64] = 0
+	}
+	if nm > 0 {
+		tfs := c.freqs()
+		for _, m := range at[:nm] {
+			d := ords[m]
+			w.note(tc.ti, d-base, tfs[m], sc.contribution(tc.ti, tfs[m], seg.length(d)))
+		}
+	}
+	c.i = min(j, c.n-1)
+	c.cur = ords[c.i]
 }
 
 // exact is the score of the candidate at off, which matched cnt terms: bleve's sum of their
