@@ -13,12 +13,17 @@
 	VPSRLVD     Y14, Y0, Y0         \
 	VPAND       Y13, Y0, Y0
 
-// LOADCTL loads the control at R8 (unpackCtl) into Y15, Y14, Y13, R9 and R10.
-#define LOADCTL \
-	VMOVDQU      0(R8), Y15  \
-	VMOVDQU      32(R8), Y14 \
-	VPBROADCASTD 64(R8), Y13 \
-	MOVQ         72(R8), R9  \
+// ARGS loads the kernels' first four arguments into SI, CX, R8 and DI, and the control at
+// R8 (unpackCtl) into Y15, Y14, Y13, R9 and R10.
+#define ARGS \
+	MOVQ         src+0(FP), SI    \
+	MOVQ         groups+8(FP), CX \
+	MOVQ         ctl+16(FP), R8   \
+	MOVQ         dst+24(FP), DI   \
+	VMOVDQU      0(R8), Y15       \
+	VMOVDQU      32(R8), Y14      \
+	VPBROADCASTD 64(R8), Y13      \
+	MOVQ         72(R8), R9       \
 	MOVQ         80(R8), R10
 
 // func unpackOrdsAVX2(src *byte, groups int, ctl *unpackCtl, dst *uint32, carry uint32) uint32
@@ -27,11 +32,7 @@
 // then the first lane's total added to the second) and added to the carry, the ordinal
 // before the group, which then becomes the group's last.
 TEXT ·unpackOrdsAVX2(SB), NOSPLIT, $0-44
-	MOVQ src+0(FP), SI
-	MOVQ groups+8(FP), CX
-	MOVQ ctl+16(FP), R8
-	MOVQ dst+24(FP), DI
-	LOADCTL
+	ARGS
 	MOVL         carry+32(FP), AX
 	VMOVD         AX, X11
 	VPBROADCASTD X11, Y11
@@ -74,11 +75,7 @@ ordsdone:
 
 // func unpackAddAVX2(src *byte, groups int, ctl *unpackCtl, dst *uint32, add uint32)
 TEXT ·unpackAddAVX2(SB), NOSPLIT, $0-36
-	MOVQ src+0(FP), SI
-	MOVQ groups+8(FP), CX
-	MOVQ ctl+16(FP), R8
-	MOVQ dst+24(FP), DI
-	LOADCTL
+	ARGS
 	MOVL         add+32(FP), AX
 	VMOVD         AX, X12
 	VPBROADCASTD X12, Y12
