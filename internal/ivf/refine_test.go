@@ -54,7 +54,8 @@ func TestEncodeRefine(t *testing.T) {
 					}
 				}
 				low := make([]uint64, refineWords(dpad/64))
-				encodeRefine(low, po, c, make([]float32, dpad), make([]float32, dpad))
+				rs := newRefineScratch(dpad)
+				encodeRefine(low, po, c, &rs)
 				scale, bias := refineFactors(low)
 				x := make([]float64, dpad)
 				var xr, xx, rr float64
@@ -128,7 +129,8 @@ func TestRefined(t *testing.T) {
 				}
 				code, low := make([]uint64, words), make([]uint64, refineWords(words))
 				s1, b1, _ := encodeCode(code, po, c)
-				encodeRefine(low, po, c, make([]float32, dpad), make([]float32, dpad))
+				rs := newRefineScratch(dpad)
+				encodeRefine(low, po, c, &rs)
 				s2, b2 := refineFactors(low)
 				var cq, signs, xq, want float64
 				for i := range q {
@@ -272,5 +274,65 @@ func TestRefinement(t *testing.T) {
 	}
 	if got, err := up.Search(extra[0], 1, SearchOptions{}, nil); err != nil || len(got) != 1 || got[0].Key != uint32(len(vecs)) {
 		t.Fatalf("the added vector: %v, %v", got, err)
+	}
+}
+
+// TestSortMagnitudes holds the radix sort of encodeRefine to slices.Sort of the same numbers:
+// the passes it skips (bytes every key shares) and those it runs.
+func TestSortMagnitudes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	wide := make([]float32, 300) // every byte of the keys differs somewhere
+	for i := range wide {
+		wide[i] = float32(math.Abs(rng.NormFloat64()) * math.Pow(10, float64(rng.IntN(30)-15)))
+	}
+	narrow := make([]float32, 256) // one exponent: the top byte shared
+	for i := range narrow {
+		narrow[i] = 1 + rng.Float32()
+	}
+	cases := []struct {
+		name string
+		vals []float32
+	}{
+		{"empty", nil},
+		{"one", []float32{0.25}},
+		{"zeros and equal values", []float32{0, 0.5, 0, 0.5, 0.5, 0}},
+		{"reversed", []float32{8, 4, 2, 1, 0.5, 0.25, 1e-30, 0}},
+		{"infinity and the largest", []float32{float32(math.Inf(1)), math.MaxFloat32, 1, math.SmallestNonzeroFloat32}},
+		{"wide", wide},
+		{"narrow", narrow},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			keys := make([]uint32, len(tc.vals))
+			for i, v := range tc.vals {
+				keys[i] = math.Float32bits(v)
+			}
+			sortMagnitudes(keys, make([]uint32, len(keys)))
+			want := slices.Clone(tc.vals)
+			slices.Sort(want)
+			for i, k := range keys {
+				if got := math.Float32frombits(k); got != want[i] {
+					t.Fatalf("position %d: %g, want %g", i, got, want[i])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeRefine is the cost of one vector's refinement code at 256 dimensions, which a
+// build pays once a vector.
+func BenchmarkEncodeRefine(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const dpad, pairs = 256, 64
+	var pos, cs [][]float32
+	for range pairs {
+		po, c := residualPair(rng, dpad)
+		pos, cs = append(pos, po), append(cs, c)
+	}
+	rec := make([]uint64, refineWords(dpad/64))
+	s := newRefineScratch(dpad)
+	b.ResetTimer()
+	for i := range b.N {
+		encodeRefine(rec, pos[i%pairs], cs[i%pairs], &s)
 	}
 }

@@ -432,14 +432,13 @@ func (w *Writer) train(ctx context.Context) error {
 type scratch struct {
 	near   nearestScratch
 	po     []float32
-	tmp    []float32
-	sorted []float32
+	refine refineScratch
 }
 
 func (w *Writer) getScratch() *scratch {
 	s, _ := w.scratch.Get().(*scratch)
 	if s == nil {
-		s = &scratch{po: make([]float32, w.dpad), tmp: make([]float32, w.dpad), sorted: make([]float32, w.dpad)}
+		s = &scratch{po: make([]float32, w.dpad), refine: newRefineScratch(w.dpad)}
 	}
 	return s
 }
@@ -512,7 +511,7 @@ func (w *Writer) assign(ctx context.Context, first int, vecs []float32) error {
 			f[0], f[1], f[2] = encodeCode(w.pend.codes[e*w.words:(e+1)*w.words], s.po, c)
 			if refine {
 				rw := refineWords(w.words)
-				encodeRefine(w.pend.refine[e*rw:(e+1)*rw], s.po, c, s.tmp, s.sorted)
+				encodeRefine(w.pend.refine[e*rw:(e+1)*rw], s.po, c, &s.refine)
 			}
 		}
 	})
