@@ -40,11 +40,11 @@ type BuilderOptions struct {
 	// corpus with a slowly growing vocabulary never does: a 10M-passage build stood still
 	// for 29 s at its checkpoint. Default DefaultMaxPostings.
 	MaxPostings int64
-	// MergeWorkers is how many ranges of terms MergeSegments merges at once, each on a
-	// goroutine of its own (the result is the same file): the final merge of a build takes
-	// every core; a merge in the background of a build, one. Every range but the first
-	// writes its postings to a temporary file first, copied into the segment at the end: the
-	// merge needs about that much more disk for a while. Builder does not use it. Default 1.
+	// MergeWorkers is how many ranges of terms MergeSegments, and a Builder's Finish, merge
+	// at once, each on a goroutine of its own (the result is the same file): the final
+	// merge of a build takes every core; a merge in the background of a build, one. Every
+	// range but the first writes its postings to a temporary file first, copied into the
+	// segment at the end: the merge needs about that much more disk for a while. Default 1.
 	MergeWorkers int
 	// Logger receives one line per run written and one at the end; nil: silent.
 	Logger *slog.Logger
@@ -126,7 +126,7 @@ type BuildStats struct {
 	Runs     int   // sorted runs spilled to disk
 	Bytes    int64 // size of the segment file
 	SHA256   [sha256.Size]byte
-	Ranges   int // MergeSegments: ranges of terms merged at once
+	Ranges   int // ranges of terms merged at once (BuilderOptions.MergeWorkers)
 }
 
 // posting is one (term, passage) pair while building. The passage length travels with it so
@@ -156,7 +156,8 @@ type Builder struct {
 	sorted []posting  // spill's output, kept between spills: no garbage per run
 	groups []runGroup // runOrder's, kept likewise
 	runs   []*os.File
-	docs   *os.File // key u32, length u32 per ordinal
+	marks  []runMarks // per run, where its terms of each first byte begin
+	docs   *os.File   // key u32, length u32 per ordinal
 	docsW  *bufio.Writer
 	ids    []uint32 // term ids of the passage being added, in token order
 	hashes []uint64 // their hashes (vocab.appendIDs's scratch)
@@ -254,6 +255,15 @@ func (b *Builder) Add(key uint32, terms []string) error {
 	return nil
 }
 
+// SetMergeWorkers sets how many ranges of terms Finish merges the runs in at once
+// (BuilderOptions.MergeWorkers), from n 1 on: whoever finishes a build's last part, with the
+// machine to itself, gives it every core.
+func (b *Builder) SetMergeWorkers(n int) {
+	if n >= 1 {
+		b.opts.MergeWorkers = n
+	}
+}
+
 // Len is the number of passages added.
 func (b *Builder) Len() int { return int(b.n) }
 
@@ -309,7 +319,13 @@ func (b *Builder) spill() error {
 	b.runs = append(b.runs, f)
 	w := bufio.NewWriterSize(f, 1<<16)
 	var tmp []byte
+	var marks runMarks
+	var off int64
+	mark := 0 // the first byte whose mark is not set yet
 	for _, g := range b.runOrder(sorted) {
+		for fb := int(g.prefix >> 56); mark <= fb; mark++ {
+			marks[mark] = off
+		}
 		i, j := int(g.start), int(g.end)
 		tmp = binary.AppendUvarint(tmp[:0], uint64(sorted[i].term))
 		tmp = binary.AppendUvarint(tmp, uint64(j-i))
@@ -323,7 +339,12 @@ func (b *Builder) spill() error {
 		if _, err := w.Write(tmp); err != nil {
 			return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
 		}
+		off += int64(len(tmp))
 	}
+	for ; mark < len(marks); mark++ {
+		marks[mark] = off
+	}
+	b.marks = append(b.marks, marks)
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("postings builder: writing run %d: %w", len(b.runs), err)
 	}
@@ -331,6 +352,11 @@ func (b *Builder) spill() error {
 	b.buf = b.buf[:0]
 	return nil
 }
+
+// runMarks are the offsets in a run where its groups of terms beginning with each byte
+// begin (an empty term counts as beginning with 0), and its size: Finish cuts the merge of
+// the runs into ranges of terms there.
+type runMarks [257]int64
 
 // runGroup is the postings of one term in a run: sorted[start:end].
 type runGroup struct {
@@ -372,7 +398,7 @@ func (b *Builder) Abort() {
 	for _, f := range b.runs {
 		f.Close()
 	}
-	b.runs = nil
+	b.runs, b.marks = nil, nil
 	if b.docs != nil {
 		b.docs.Close()
 		b.docs = nil

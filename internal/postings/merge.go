@@ -13,6 +13,7 @@ import (
 	"github.com/kairos-rag/kairos/internal/atomicfile"
 	"github.com/kairos-rag/kairos/internal/filesum"
 	"github.com/kairos-rag/kairos/internal/framing"
+	"golang.org/x/sync/errgroup"
 )
 
 // Finish merges the runs into the segment file, written atomically, and releases the
@@ -36,7 +37,7 @@ func (b *Builder) Finish(ctx context.Context) (*BuildStats, error) {
 	st := &BuildStats{Docs: int(b.n), Terms: b.vocab.len(), Postings: b.postings, Tokens: b.tokens, Runs: len(b.runs)}
 	err := atomicfile.Write(b.path, atomicfile.Options{}, func(w io.Writer) error {
 		sw := filesum.New(w) // so that the generation's checksums need not read it back
-		if err := b.write(ctx, sw); err != nil {
+		if err := b.write(ctx, sw, st); err != nil {
 			return err
 		}
 		st.Bytes, st.SHA256 = sw.Size(), sw.Sum()
@@ -107,8 +108,9 @@ type termMeta struct {
 	frontN     uint32
 }
 
-// write streams the segment into w: the postings merged from the runs, then the tables.
-func (b *Builder) write(ctx context.Context, w io.Writer) error {
+// write streams the segment into w: the postings merged from the runs, then the tables. It
+// records in st the ranges of terms it merged at once.
+func (b *Builder) write(ctx context.Context, w io.Writer, st *BuildStats) error {
 	fw, err := framing.NewWriter(w, b.opts.format())
 	if err != nil {
 		return err
@@ -116,79 +118,79 @@ func (b *Builder) write(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriterSize(fw, 1<<16)
 	payloadOff := func() uint64 { return fw.Offset() + uint64(bw.Buffered()) - framing.HeaderSize }
 
-	readers := make([]*runReader, len(b.runs))
-	for i, f := range b.runs {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		readers[i] = &runReader{r: bufio.NewReaderSize(f, 1<<16)}
-		if err := readers[i].nextGroup(); err != nil {
-			return fmt.Errorf("reading run %d: %w", i, err)
-		}
-	}
-	blocksF, err := tempFile(b.opts.TempDir, "blocks")
-	if err != nil {
-		return err
-	}
-	defer blocksF.Close()
-	tw := &termWriter{out: bw, blocks: bufio.NewWriterSize(blocksF, 1<<16), off: payloadOff, varint: b.opts.varintBlocks}
 	nterms := b.vocab.len()
 	metas := make([]termMeta, nterms)
 	// The postings go out in byte order of the terms, as each run holds them (spill), and as
 	// the dictionary lists them: a merge reads the segment from start to end.
 	order := b.vocab.sorted()
-	for k, t := range order {
-		if k%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	ranges := b.runRanges(order)
+	st.Ranges = len(ranges)
+	defer func() {
+		for _, r := range ranges {
+			r.close()
 		}
-		tw.begin()
-		metas[t].firstBlock = tw.nblocks
-		for i, r := range readers {
-			if r.eof || r.head != uint32(t) {
-				continue
-			}
-			for r.left > 0 {
-				p, err := r.next()
-				if err != nil {
-					return fmt.Errorf("reading run %d: %w", i, err)
-				}
-				if err := tw.add(p); err != nil {
-					return err
-				}
-			}
-			if err := r.nextGroup(); err != nil {
-				return fmt.Errorf("reading run %d: %w", i, err)
-			}
+	}()
+	for i, r := range ranges {
+		// The first range writes its postings straight into the segment; the others into
+		// temporary files, copied after it.
+		var out io.Writer = bw
+		off := payloadOff
+		if i > 0 {
+			out, off = nil, nil
 		}
-		if tw.count != int64(b.df[t]) {
-			return fmt.Errorf("term %q: merged %d postings, counted %d", b.vocab.term(uint32(t)), tw.count, b.df[t])
-		}
-		if err := tw.end(); err != nil {
+		if err := r.open(b.opts.TempDir, out, off, b.opts.varintBlocks); err != nil {
 			return err
 		}
-		metas[t].frontStart, metas[t].frontN = tw.frontStart, tw.frontN
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, r := range ranges {
+		g.Go(func() error { return b.mergeRuns(gctx, r, order, metas) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// Each range's terms count their first blocks and frontier pairs from the range's start.
+	var blocks, pairs uint64
+	for _, r := range ranges {
+		for _, t := range order[r.lo:r.hi] {
+			start := uint64(metas[t].frontStart) + pairs
+			if start >= 1<<32 {
+				return fmt.Errorf("more than %d frontier pairs", uint64(1<<32-1))
+			}
+			metas[t].firstBlock += blocks
+			metas[t].frontStart = uint32(start)
+		}
+		blocks += r.tw.nblocks
+		pairs += r.tw.frontPairs
 	}
 	var tr trailer
-	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(nterms), tw.nblocks, uint64(b.tokens)
-	tr.frontier = tw.frontPairs
+	tr.docs, tr.terms, tr.blocks, tr.tokens = uint64(b.n), uint64(nterms), blocks, uint64(b.tokens)
+	tr.frontier = pairs
 
-	// blocks
-	if err := tw.blocks.Flush(); err != nil {
-		return err
+	// postings of the ranges after the first
+	for _, r := range ranges[1:] {
+		r.postBase = payloadOff()
+		if err := copyTemp(bw, r.postW, r.postF); err != nil {
+			return err
+		}
 	}
+	// block entries, each range's offsets moved by where its postings landed
 	tr.blocksOff = payloadOff()
-	if _, err := blocksF.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	if _, err := io.Copy(bw, blocksF); err != nil {
-		return fmt.Errorf("copying block table: %w", err)
+	for _, r := range ranges {
+		err := copyEntries(bw, r.tw.blocks, r.blocksF, blockEntrySize, func(e []byte) error {
+			binary.LittleEndian.PutUint64(e[4:], binary.LittleEndian.Uint64(e[4:])+r.postBase)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("copying block table: %w", err)
+		}
 	}
 	// frontier
 	tr.frontierOff = payloadOff()
-	if _, err := bw.Write(tw.frontier); err != nil {
-		return err
+	for _, r := range ranges {
+		if _, err := bw.Write(r.tw.frontier); err != nil {
+			return err
+		}
 	}
 	// dict, in byte order of the terms
 	tr.dictOff = payloadOff()

@@ -544,6 +544,9 @@ func (w *Writer) abortLocked() {
 func (w *Writer) finishParts(ctx context.Context, merge bool) error {
 	w.committed = nil
 	if w.b.Len() > 0 {
+		// The build waits for this part (its last, or a checkpoint's), with nothing else to
+		// run: its runs are merged on every core, as the final merge of parts is.
+		w.b.SetMergeWorkers(runtime.GOMAXPROCS(0))
 		st, err := w.b.Finish(ctx)
 		if err != nil {
 			return fmt.Errorf("writing lexical segment: %w", err)
