@@ -34,8 +34,9 @@ type BuilderOptions struct {
 	// segment while filling the next holds both). Default DefaultRAMBudget.
 	RAMBudget int64
 	// MaxPostings is how many postings a segment takes before Full reports true, whatever
-	// its memory. Finish merges the segment's runs on one core (about 20 million postings a
-	// second), and whoever finishes it waits for that: a checkpoint, the build's last part.
+	// its memory. Finish merges the segment's runs (about 20 million postings a second on a
+	// core; SetMergeWorkers), and whoever finishes it waits for that: a checkpoint, the
+	// build's last part.
 	// Without a bound the runs pile up until the vocabulary fills the RAM budget, which a
 	// corpus with a slowly growing vocabulary never does: a 10M-passage build stood still
 	// for 29 s at its checkpoint. Default DefaultMaxPostings.
