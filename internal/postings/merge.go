@@ -61,6 +61,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// countedBuffer is a buffered writer over f and the offset of its next byte: the temporary
+// postings of a range of terms merged beside others, whose block entries hold their offsets.
+func countedBuffer(f *os.File) (*bufio.Writer, func() uint64) {
+	cw := &countingWriter{w: f}
+	bw := bufio.NewWriterSize(cw, 1<<16)
+	return bw, func() uint64 { return uint64(cw.n) + uint64(bw.Buffered()) }
+}
+
 // runReader streams the groups of one run.
 type runReader struct {
 	r    *bufio.Reader

@@ -14,14 +14,13 @@ import (
 // so that the segment is byte for byte the one a single range writes. Its block entries and
 // its terms' first blocks and frontier starts count from the range's start; write moves them.
 type runRange struct {
-	lo, hi      int // the range's terms, indexes into the byte order of the vocabulary
-	first, end  int // their first bytes (0 for the empty term)
-	tw          *termWriter
-	blocksF     *os.File
-	postF       *os.File      // nil for the range that writes into the segment itself
-	postW       *bufio.Writer // postF's writer
-	postBase    uint64        // payload offset of the range's postings in the segment
-	openedFiles []*os.File
+	lo, hi     int // the range's terms, indexes into the byte order of the vocabulary
+	first, end int // their first bytes (0 for the empty term)
+	tw         *termWriter
+	blocksF    *os.File
+	postF      *os.File      // nil for the range that writes into the segment itself
+	postW      *bufio.Writer // postF's writer
+	postBase   uint64        // payload offset of the range's postings in the segment
 }
 
 // runRanges cuts the terms of order (the vocabulary in byte order) into at most MergeWorkers
@@ -92,24 +91,22 @@ func (r *runRange) open(dir string, out io.Writer, off func() uint64, varint boo
 		return err
 	}
 	r.blocksF = f
-	r.openedFiles = append(r.openedFiles, f)
 	if out == nil {
 		if r.postF, err = tempFile(dir, "range-postings"); err != nil {
 			return err
 		}
-		r.openedFiles = append(r.openedFiles, r.postF)
-		cw := &countingWriter{w: r.postF}
-		r.postW = bufio.NewWriterSize(cw, 1<<16)
-		bw := r.postW
-		out, off = bw, func() uint64 { return uint64(cw.n) + uint64(bw.Buffered()) }
+		r.postW, off = countedBuffer(r.postF)
+		out = r.postW
 	}
 	r.tw = &termWriter{out: out, blocks: bufio.NewWriterSize(f, 1<<16), off: off, varint: varint}
 	return nil
 }
 
 func (r *runRange) close() {
-	for _, f := range r.openedFiles {
-		f.Close()
+	for _, f := range []*os.File{r.blocksF, r.postF} {
+		if f != nil {
+			f.Close()
+		}
 	}
 }
 

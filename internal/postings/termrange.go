@@ -62,10 +62,9 @@ func (r *termRange) open(dir string, out io.Writer, off func() uint64) error {
 		r.tws[i] = bufio.NewWriterSize(f, 1<<16)
 	}
 	if out == nil {
-		cw := &countingWriter{w: r.temps[postingsTemp]}
-		bw := bufio.NewWriterSize(cw, 1<<16)
+		bw, o := countedBuffer(r.temps[postingsTemp])
 		r.tws[postingsTemp] = bw
-		out, off = bw, func() uint64 { return uint64(cw.n) + uint64(bw.Buffered()) }
+		out, off = bw, o
 	}
 	r.tw = &termWriter{out: out, blocks: r.tws[blocksTemp], frontierW: r.tws[frontierTemp], off: off, varint: r.varint}
 	return nil
