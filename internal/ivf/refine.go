@@ -37,9 +37,9 @@ func refineFactors(rec []uint64) (scale, bias float32) {
 //	bias  = ⟨r, c⟩ - scale * ⟨x, c⟩
 //
 // m is chosen to maximise the cosine of x with r, ⟨r, x⟩ / |x| = (A/2 + P_m) / sqrt(d/4 + 2m)
-// (A the sum of |r_i|, P_m that of the m largest), exactly: every m is tried on the sorted
-// magnitudes (sorted by sortMagnitudes). The bit kept for dimension i is not e_i but the low bit of x_i + 3/2 as a
-// two-bit number, whose high bit is the one-bit code's (r_i > 0): then
+// (A the sum of |r_i|, P_m that of the m largest), exactly: every m is tried on the
+// magnitudes in order (sortMagnitudes). The bit kept for dimension i is not e_i but the low
+// bit of x_i + 3/2 as a two-bit number, whose high bit is the one-bit code's (r_i > 0): then
 //
 //	⟨x, q⟩ = sum sign(r_i) q_i + sum over low bits of q_i - sum q_i / 2
 //
@@ -113,7 +113,7 @@ func encodeRefine(rec []uint64, po, c []float32, s *refineScratch) {
 // refineScratch is the working memory of encodeRefine for vectors of one length.
 type refineScratch struct {
 	abs       []float32 // |r_i|
-	keys, tmp []uint32  // the bits of abs, sorted
+	keys, tmp []uint32  // the bits of abs, sorted; sortMagnitudes's scratch
 }
 
 func newRefineScratch(d int) refineScratch {
