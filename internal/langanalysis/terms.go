@@ -48,13 +48,22 @@ const termCaches = 8
 // passages (24.4M tokens) a direct-mapped cache of these 65,536 slots missed 9.7% of the
 // tokens, this one 6.2%, one of twice the slots 3.3%.
 type termCache struct {
-	seed  maphash.Seed
-	slots [termCacheSize]termSlot
+	seed    maphash.Seed
+	slots   [termCacheSize]termSlot
+	toks    []pendingToken // termsWith's scratch: the tokens of its text
+	touched uint8          // readAhead's sum of what it read
 	// analyseToken's scratch: the token, its stream and the terms it made
 	text   []byte
 	tok    analysis.Token
 	stream [1]*analysis.Token
 	out    []string
+}
+
+// pendingToken is a token of a text, read before any is looked up.
+type pendingToken struct {
+	term []byte
+	typ  analysis.TokenType
+	pair uint32 // the first slot of its pair, when the token fits a slot
 }
 
 // termSlot is one token's entry (48 bytes).
@@ -72,10 +81,28 @@ const termTextMax = 24
 // termCacheSize is the slots of a cache (3 MB).
 const termCacheSize = 1 << 16
 
-// lookup returns the slot of term, and whether it holds term; when not, the slot is the
-// pair's less recently used one, marked used.
-func (c *termCache) lookup(term []byte) (*termSlot, bool) {
-	i := maphash.Bytes(c.seed, term) & (termCacheSize - 2)
+// readAhead sets the pair of each pending token that fits a slot and reads the pairs ahead.
+// A token's lookup waits on its pair, a miss in a cache larger than the core's own, and one
+// lookup's miss waits on the one before it; in a short loop whose reads do not depend on one
+// another the processor overlaps the misses, and the lookups then find the pairs in its cache
+// (as the postings vocabulary reads ahead).
+func (c *termCache) readAhead() {
+	var touched uint8
+	for i := range c.toks {
+		p := &c.toks[i]
+		if len(p.term) <= termTextMax {
+			p.pair = uint32(maphash.Bytes(c.seed, p.term) & (termCacheSize - 2))
+		}
+	}
+	for _, p := range c.toks {
+		touched += c.slots[p.pair].n + c.slots[p.pair+1].n
+	}
+	c.touched = touched // so that the reads above are not dropped as unused
+}
+
+// lookupAt returns the slot of term, whose pair starts at slot i, and whether it holds term;
+// when not, the slot is the pair's less recently used one, marked used.
+func (c *termCache) lookupAt(i uint32, term []byte) (*termSlot, bool) {
 	a, b := &c.slots[i], &c.slots[i+1]
 	switch {
 	case int(a.n) == len(term) && string(a.text[:len(term)]) == string(term):
@@ -149,20 +176,25 @@ func (t *termer) termsWith(c *termCache, text string, dst []string) []string {
 	}
 	// Read in place: the tokenizers only slice their input, and analyseToken copies a
 	// token before the filters see it.
+	c.toks = c.toks[:0]
 	t.tok.each(unsafe.Slice(unsafe.StringData(text), len(text)), func(term []byte, _, _ int, typ analysis.TokenType) {
-		if len(term) > termTextMax {
-			dst = append(dst, t.analyseToken(c, term, typ)...)
-			return
+		c.toks = append(c.toks, pendingToken{term: term, typ: typ})
+	})
+	c.readAhead()
+	for _, p := range c.toks {
+		if len(p.term) > termTextMax {
+			dst = append(dst, t.analyseToken(c, p.term, p.typ)...)
+			continue
 		}
-		s, ok := c.lookup(term)
+		s, ok := c.lookupAt(p.pair, p.term)
 		if !ok {
-			ts := t.analyseToken(c, term, typ)
+			ts := t.analyseToken(c, p.term, p.typ)
 			if len(ts) > 1 { // no filter localFilters lets through makes two: not cached
 				dst = append(dst, ts...)
-				return
+				continue
 			}
-			*s = termSlot{n: uint8(len(term)), drop: len(ts) == 0}
-			copy(s.text[:], term)
+			*s = termSlot{n: uint8(len(p.term)), drop: len(ts) == 0}
+			copy(s.text[:], p.term)
 			if len(ts) == 1 {
 				s.term = ts[0]
 			}
@@ -170,7 +202,7 @@ func (t *termer) termsWith(c *termCache, text string, dst []string) []string {
 		if !s.drop {
 			dst = append(dst, s.term)
 		}
-	})
+	}
 	return dst
 }
 
