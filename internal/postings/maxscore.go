@@ -249,6 +249,10 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			if outerMax-base > uint32(ws.size) {
 				innerMax = base + uint32(ws.size)
 			}
+			// A posting's contribution is looked up by its passage's length byte: in a
+			// collection of millions this window's and the next one's lengths are asked for
+			// before the postings need them, so that their misses overlap.
+			prefetchLines(seg.lens8[base:min(innerMax+uint32(ws.size), uint32(len(seg.lens8)))])
 			for _, j := range order[firstEss:] {
 				tcs[j].accumulate(sc, ws, base, innerMax)
 			}
