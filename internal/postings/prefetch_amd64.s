@@ -14,5 +14,6 @@ loop:
 	ADDQ $64, SI
 	CMPQ SI, DX
 	JB loop
+	PREFETCHT0 -1(DX) // the last byte's line, when b does not start a line
 done:
 	RET
