@@ -50,7 +50,7 @@ const termCaches = 8
 type termCache struct {
 	seed    maphash.Seed
 	slots   [termCacheSize]termSlot
-	toks    []pendingToken // termsWith's scratch: the tokens of its text
+	toks    []pendingToken // termsWith's scratch: its text's tokens (they alias the text)
 	touched uint8          // readAhead's sum of what it read
 	// analyseToken's scratch: the token, its stream and the terms it made
 	text   []byte
