@@ -253,8 +253,8 @@ func searchSegment(ctx context.Context, sp *segPlan, p *plan, q *Query, lo, hi u
 			// collection of millions this window's and the next one's lengths are asked for
 			// before the postings need them, so that their misses overlap. This window's
 			// again, though the window before asked for its next: a window starts at its
-			// terms' next posting, which may lie past that one's end (asking only for the next was
-			// slower: docs/benchmarks.md).
+			// terms' next posting, which may lie past that one's end (asking only for the
+			// next was slower: docs/benchmarks.md).
 			prefetchLines(seg.lens8[base:min(innerMax+uint32(ws.size), uint32(len(seg.lens8)))])
 			for _, j := range order[firstEss:] {
 				tcs[j].accumulate(sc, ws, base, innerMax)
