@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps f read-only. The pages are read on demand by the kernel and can be evicted,
@@ -30,6 +32,6 @@ func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
 // kernel reclaims them, and its RSS would grow with the index.
 func releasePages(b []byte) {
 	if len(b) > 0 {
-		_ = syscall.Madvise(b, syscall.MADV_DONTNEED) // advice: a failure only costs memory
+		_ = unix.Madvise(b, unix.MADV_DONTNEED) // advice: a failure only costs memory
 	}
 }
