@@ -28,11 +28,12 @@ type Segment struct {
 	postings, blocks, frontier, dict, strs, keys, lens []byte
 	// lens8 is every passage length as one byte, lenEscape standing for "look in lens". A
 	// search reads the length of each candidate it scores, tens of thousands a query, spread
-	// over the collection: at 10M passages the file's 40 MB of lengths outgrow a 32 MB L3
-	// cache, where 10 MB of bytes fit (Lucene keeps its norms in a byte). Measured on 1,000
-	// queries of bench scale's 10M index, 2 cores: 15% less CPU, rankings byte-identical; at
-	// 1M, where both fit, no change. Built at open in one pass over lens: 1 byte a passage of
-	// memory, no pointer.
+	// over the collection: at 10M passages the file's 40 MB of lengths are four times the
+	// cache lines of 10 MB of bytes (Lucene keeps its norms in a byte). Neither stays in the
+	// caches of the build machine, whose guest waits about 150 ns for a random read of a 4 MB
+	// working set (docs/benchmarks.md). Measured on 1,000 queries of bench scale's 10M index, 2
+	// cores: 15% less CPU, rankings byte-identical; at 1M no change. Built at open in one pass
+	// over lens: 1 byte a passage of memory, no pointer.
 	lens8 []byte
 	// packed is the whole payload, which the postings section starts, when the blocks are
 	// packed (version 3), nil for the uvarint blocks of versions 1 and 2: a packed block is
