@@ -142,8 +142,8 @@ func (c *cursor) decode() {
 	}
 	// The term's next block starts where this one ends: its first four lines, most of a
 	// packed block, are asked for now, so that their read from memory overlaps this block's
-	// work. At 10M the blocks a query visits are not in the caches of
-	// the build machine, and a 512-byte hint did no better (docs/benchmarks.md).
+	// work. At 10M the blocks a query visits are not in the build machine's caches, and a
+	// 512-byte hint did no better (docs/benchmarks.md).
 	if c.blk+1 < c.ti.nblocks {
 		prefetchLines(s.postings[end:min(end+256, uint64(len(s.postings)))])
 	}
