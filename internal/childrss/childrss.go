@@ -17,7 +17,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Run runs cmd and returns its peak resident memory in bytes (see the package comment).
@@ -49,10 +48,7 @@ func Peak(ps *os.ProcessState) int64 {
 	if ps == nil {
 		return 0
 	}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
-	return 0
+	return maxRSS(ps.SysUsage())
 }
 
 // CPUSeconds is the user and system time of an exited child.
