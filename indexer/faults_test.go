@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -55,10 +56,13 @@ func (fx faultData) options(dir, input string, hook func(string) error) Options 
 	return o
 }
 
+// faultRun runs an operation on the index in dir, calling hook at each commit point.
+type faultRun func(ctx context.Context, dir string, fx faultData, hook func(string) error) error
+
 // faultOps are the operations under test. start names the state each starts from.
 var faultOps = []struct {
 	name, start string
-	run         func(ctx context.Context, dir string, fx faultData, hook func(string) error) error
+	run         faultRun
 }{
 	{"index", "older", func(ctx context.Context, dir string, fx faultData, hook func(string) error) error {
 		_, err := Build(ctx, fx.options(dir, fx.Newer, hook))
@@ -203,8 +207,10 @@ type point struct {
 func (p point) String() string { return fmt.Sprintf("%s#%d", p.name, p.occ) }
 
 // recordPoints runs op on a copy of start and returns the commit points it passed. Of the
-// many "batch-applied" points only the first and the last are kept.
-func recordPoints(t *testing.T, run func(context.Context, string, faultData, func(string) error) error, start string, fx faultData) []point {
+// many "batch-applied" and checkpoint points only the first and the last of each name are
+// kept: the first checkpoint has none before it, and every later one replaces one as the
+// last does.
+func recordPoints(t *testing.T, run faultRun, start string, fx faultData) []point {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "idx")
 	copyTree(t, start, dir)
@@ -220,16 +226,36 @@ func recordPoints(t *testing.T, run func(context.Context, string, faultData, fun
 	}
 	var out []point
 	for _, p := range pts {
-		if p.name != "batch-applied" || p.occ == 1 || p.occ == seen[p.name] {
+		repeated := p.name == "batch-applied" || strings.HasPrefix(p.name, "checkpoint-")
+		if !repeated || p.occ == 1 || p.occ == seen[p.name] {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// faultCounts are the suite's figures.
+// faultCounts are the suite's figures, counted by trials that run in parallel.
 type faultCounts struct {
+	mu                                      sync.Mutex
 	trials, kills, injected, survived, lost int
+}
+
+// trial counts one trial: a child SIGKILLed (kill) or an injected error, and whether the
+// index survived it.
+func (c *faultCounts) trial(kill, survived bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trials++
+	if kill {
+		c.kills++
+	} else {
+		c.injected++
+	}
+	if survived {
+		c.survived++
+	} else {
+		c.lost++
+	}
 }
 
 // checkAfterFault checks the index after a fault: the live generation verifies and holds the
@@ -327,48 +353,12 @@ func faultSuite(t *testing.T, lexical string, ops map[string]bool) {
 				t.Fatalf("no commit recorded: points %v", pts)
 			}
 			for _, p := range pts {
-				// SIGKILL at p, in a child. Under the race detector the children are skipped:
-				// they are processes killed at a point, not goroutines racing, and the plain
-				// pass runs them; the injected errors below run the writer in this process.
-				if !raceEnabled {
-					dir := filepath.Join(t.TempDir(), "idx")
-					copyTree(t, starts[op.start], dir)
-					killed := runFaultChild(t, faultChild{Op: op.name, Dir: dir, Point: p.name, Occ: p.occ, Fx: fx})
-					c.trials++
-					if !killed {
-						t.Errorf("%s: the child was not killed at %v", op.name, p)
-						continue
-					}
-					c.kills++
-					if checkAfterFault(t, op.name, dir, fx, before, after, op.name+": SIGKILL at "+p.String()) {
-						c.survived++
-					} else {
-						c.lost++
-					}
-				}
-
-				// ENOSPC at p, in process.
-				dir := filepath.Join(t.TempDir(), "idx")
-				copyTree(t, starts[op.start], dir)
-				n := 0
-				err := op.run(ctx, dir, fx, func(name string) error {
-					if name == p.name {
-						if n++; n == p.occ {
-							return fmt.Errorf("injected at %s: %w", p, syscall.ENOSPC)
-						}
-					}
-					return nil
+				// The trials are independent (each on its own copy of the start), and one at a
+				// time they kept 1.2 of two cores busy: two run at once.
+				t.Run(p.String(), func(t *testing.T) {
+					t.Parallel()
+					faultTrials(t, op.name, op.run, starts[op.start], fx, p, before, after, &c)
 				})
-				c.trials++
-				c.injected++
-				if err == nil || !strings.Contains(err.Error(), "no space left on device") {
-					t.Errorf("%s: ENOSPC at %v: got %v, want the injected error", op.name, p, err)
-				}
-				if checkAfterFault(t, op.name, dir, fx, before, after, op.name+": ENOSPC at "+p.String()) {
-					c.survived++
-				} else {
-					c.lost++
-				}
 			}
 			list := make([]string, 0, len(names))
 			for n := range names {
@@ -383,6 +373,44 @@ func faultSuite(t *testing.T, lexical string, ops map[string]bool) {
 	if c.lost != 0 || c.survived != c.trials {
 		t.Errorf("data lost in %d of %d trials", c.lost, c.trials)
 	}
+}
+
+// faultTrials kills a child running op at p (except under the race detector) and injects ENOSPC
+// at p in this process, each on a copy of start, and checks the index after each.
+func faultTrials(t *testing.T, op string, run faultRun, start string, fx faultData, p point, before, after map[string]string, c *faultCounts) {
+	// SIGKILL at p, in a child. Under the race detector the children are skipped: they are
+	// processes killed at a point, not goroutines racing, and the plain pass runs them; the
+	// injected errors below run the writer in this process.
+	if !raceEnabled {
+		dir := filepath.Join(t.TempDir(), "idx")
+		copyTree(t, start, dir)
+		if !runFaultChild(t, faultChild{Op: op, Dir: dir, Point: p.name, Occ: p.occ, Fx: fx}) {
+			// A trial, not a kill: the summary's trials then exceed what survived.
+			c.mu.Lock()
+			c.trials++
+			c.mu.Unlock()
+			t.Errorf("%s: the child was not killed at %v", op, p)
+			return
+		}
+		c.trial(true, checkAfterFault(t, op, dir, fx, before, after, op+": SIGKILL at "+p.String()))
+	}
+
+	// ENOSPC at p, in process.
+	dir := filepath.Join(t.TempDir(), "idx")
+	copyTree(t, start, dir)
+	n := 0
+	err := run(context.Background(), dir, fx, func(name string) error {
+		if name == p.name {
+			if n++; n == p.occ {
+				return fmt.Errorf("injected at %s: %w", p, syscall.ENOSPC)
+			}
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("%s: ENOSPC at %v: got %v, want the injected error", op, p, err)
+	}
+	c.trial(false, checkAfterFault(t, op, dir, fx, before, after, op+": ENOSPC at "+p.String()))
 }
 
 // runFaultChild runs the child and reports whether it died of SIGKILL.
