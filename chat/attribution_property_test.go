@@ -80,6 +80,9 @@ var digitsRe = regexp.MustCompile(`\b[0-9]+(?:\.[0-9]+)?\b`)
 // another word, with a name inserted (in any case, with any script trick), or with a clause of
 // the user's question appended.
 func TestAttributionProperty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a property over 250 SciFact passages, checked on one goroutine")
+	}
 	passages := sciFactPassages(t)
 	claims := sciFactClaims(t)
 	var texts []string

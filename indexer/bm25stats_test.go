@@ -129,6 +129,9 @@ func TestBM25AverageLength(t *testing.T) {
 		t.Errorf("small build: %d tokens, want 13", m.BM25.Tokens)
 	}
 
+	if testing.Short() {
+		t.Skip("-short: the small build's average is checked; the SciFact build, update, delete and compaction run without -short")
+	}
 	older, newer, _, _, _ := scifactRevisions(t)
 	sf := t.TempDir()
 	steps := []struct {
@@ -173,6 +176,9 @@ func TestBM25AverageLength(t *testing.T) {
 // opened, naming its manifest and the command that rebuilds it, rather than read through
 // paths kept for it.
 func TestOlderFormatRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds SciFact to rewrite its manifest as older formats")
+	}
 	ctx := context.Background()
 	older, _, _, _, _ := scifactRevisions(t)
 	dir := t.TempDir()

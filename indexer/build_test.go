@@ -42,6 +42,9 @@ func build(t *testing.T, dir string, inputs ...string) *Summary {
 }
 
 func TestBuildEnwiki(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: TestBuildStages builds the same dump, recompressed as a multistream one")
+	}
 	dir := t.TempDir()
 	sum := build(t, dir, shared(t, enwiki))
 	c := sum.Counts

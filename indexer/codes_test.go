@@ -15,6 +15,9 @@ import (
 // and finds each passage from its own vector, that an update keeps them and one asking for
 // int8 is refused, and that a manifest disagreeing with the graph file is refused at open.
 func TestBinaryVectors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and updates SciFact with binary codes (TestConformance builds graphs under -short)")
+	}
 	older, newer, _, _, _ := scifactRevisions(t)
 	ctx := context.Background()
 	dir := t.TempDir()

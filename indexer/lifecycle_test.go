@@ -186,6 +186,9 @@ func verifyOK(t testing.TB, gen string) {
 }
 
 func TestUpdateEqualsFreshBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds SciFact twice and compares them (TestConformance updates under -short)")
+	}
 	older, newer, added, changed, deleted := scifactRevisions(t)
 	ctx := context.Background()
 	dir, fresh := t.TempDir(), t.TempDir()
@@ -408,6 +411,9 @@ func denseTop(t testing.TB, g *Generation, enc PassageEncoder, q string) []strin
 }
 
 func TestCompact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and updates SciFact, then compares the compaction (TestConformance compacts under -short)")
+	}
 	older, newer, _, _, _ := scifactRevisions(t)
 	ctx := context.Background()
 	dir := t.TempDir()

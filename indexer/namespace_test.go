@@ -14,6 +14,9 @@ import (
 // prefixed with the input's source name, so two FAQs (both numbered from 1) and a wiki share
 // one index; ids a record carries (wiki page ids) and a single input's ids stay as they are.
 func TestPositionIDsNamespaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the ids of several inputs, checked after whole builds")
+	}
 	faq := shared(t, "data/faq-covid-deepset/faq_covidbert.csv")
 	other := filepath.Join(t.TempDir(), "other_faq.csv")
 	data, err := os.ReadFile(faq)

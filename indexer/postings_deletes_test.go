@@ -95,6 +95,9 @@ func scoredTop(t testing.TB, g *Generation, q string, k int) []scoredHit {
 // the top 10 of a clean build of its live documents, ids and scores, bit for bit: the terms'
 // document frequencies count live passages only, as bleve's do.
 func TestPostingsDeletesScoreAsCleanBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 150 queries against a clean build, bit for bit (TestConformance deletes under -short)")
+	}
 	const docs = 3000
 	f, err := os.Open(shared(t, "data/beir-scifact/corpus.jsonl"))
 	if err != nil {

@@ -53,6 +53,9 @@ func lexicalTop(t testing.TB, g *Generation, q string, n int) []string {
 // every step, never returns a replaced passage, and once compacted ranks exactly as a fresh
 // build of the same documents.
 func TestPostingsLifecycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compares with a fresh build (TestConformance updates, deletes and compacts on the postings engine under -short)")
+	}
 	older, newer, _, changed, _ := scifactRevisions(t)
 	ctx := context.Background()
 	dir, fresh := t.TempDir(), t.TempDir()

@@ -136,6 +136,9 @@ func sciFactQueries(t testing.TB) ([]sciQuery, map[string]map[string]float64) {
 // TestSciFactQuality guards retrieval quality: nDCG@10 on the SciFact train qrels with the
 // default options, and that document evidence helps (it is on by default for that reason).
 func TestSciFactQuality(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: nDCG@10 over every SciFact train query")
+	}
 	qs, qrels := sciFactQueries(t)
 	run := func(opts Options) MetricsResult {
 		ix := openIndex(t, scifact, opts)

@@ -31,6 +31,9 @@ func newEngine(t testing.TB, c *qdranttest.Cluster, index string, o Options) *En
 // (all 809 judged queries) and on three (6 shards, replication 2; every 3rd query, to keep
 // the suite short), each query under one of three filters in turn.
 func TestBM25MatchesBleve(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: SciFact in Qdrant and in bleve, compared query by query")
+	}
 	ps := sciFact(t)
 	queries := sciFactQueries(t)
 	stride := 1

@@ -96,6 +96,9 @@ func seq(lo, hi int) []uint32 {
 // minute) it holds 6,000 passages and runs the parts whose Go code runs concurrently (hybrid,
 // the query loop, the one-peer update); the ordinary pass runs all of it.
 func TestClusterHNSWAndFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and indexes 20,000 passages on 3 peers (TestCluster queries a cluster and kills a peer under -short)")
+	}
 	ctx := context.Background()
 	np, hnswOpts := robustPoints, robustHNSW
 	if raceEnabled {
