@@ -309,8 +309,9 @@ func TestFaultInjection(t *testing.T) {
 	t.Run(LexicalBleve, func(t *testing.T) { faultSuite(t, LexicalBleve, nil) })
 	t.Run(LexicalPostings, func(t *testing.T) {
 		if raceEnabled {
-			// Under the race detector the suite runs once (bleve, injected errors only) to
-			// keep make test short; the plain pass runs both engines, children and all.
+			// Under the race detector without -short (make test's race pass skips the suite)
+			// it runs once, bleve with injected errors only; the plain pass runs both
+			// engines, children and all.
 			t.Skip("postings engine: the plain pass runs it")
 		}
 		faultSuite(t, LexicalPostings, map[string]bool{"index": true, "update+compact": true, "compact": true})

@@ -92,9 +92,9 @@ func seq(lo, hi int) []uint32 {
 // against exact search, hybrid queries against the two separate searches, a peer killed with
 // SIGKILL during a query loop, and one or two during an update.
 //
-// Under the race detector (make test's second pass, where analysing 20,000 passages takes a
-// minute) it holds 6,000 passages and runs the parts whose Go code runs concurrently (hybrid,
-// the query loop, the one-peer update); the ordinary pass runs all of it.
+// Under the race detector, where analysing 20,000 passages takes a minute, it holds 6,000
+// passages and runs the parts whose Go code runs concurrently (hybrid, the query loop, the
+// one-peer update); with -short it does not run. make test's plain pass runs all of it.
 func TestClusterHNSWAndFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and indexes 20,000 passages on 3 peers (TestCluster queries a cluster and kills a peer under -short)")
