@@ -6,7 +6,8 @@
 // measured after this process had queried an index (its files mapped) reported at least this
 // process's peak so far: a 10M build reported the 1.8 GB bench scale had reached querying the
 // 1M index and its anchor. Even after the reset a child's peak includes what this process holds
-// when the child starts, so a benchmark frees its large inputs before it starts one.
+// when the child starts, so a benchmark frees its large inputs before it starts one. A child
+// started here is killed when this process dies (on Linux; see EndWithParent).
 package childrss
 
 import (
@@ -27,11 +28,13 @@ func Run(cmd *exec.Cmd) (peakRSS int64, err error) {
 	return Wait(cmd)
 }
 
-// Start resets this process's peak resident memory and starts cmd.
+// Start resets this process's peak resident memory and starts cmd, which ends with this
+// process (EndWithParent).
 func Start(cmd *exec.Cmd) error {
 	if err := ResetPeak(); err != nil {
 		return err
 	}
+	EndWithParent(cmd)
 	return cmd.Start()
 }
 

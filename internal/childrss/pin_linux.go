@@ -11,8 +11,10 @@ import (
 // StartOnCPU starts cmd as Start does, confined to one CPU: every thread the child and its
 // libraries create (OpenMP, tokio, a Go runtime's) inherits the affinity of the thread that
 // forked it, so a child "on one thread" cannot spread its work over more cores whatever its
-// thread pools do. The fork runs on a locked thread whose affinity is set for it; that thread
-// is never unlocked, so it exits with its goroutine and no other goroutine runs on one CPU.
+// thread pools do. The fork runs on a locked thread whose affinity is set for it. That thread
+// is never unlocked, so no other goroutine runs on one CPU, and its goroutine waits for the
+// child to exit before it exits with it: the child's parent-death signal (EndWithParent)
+// follows the thread that started it, and would kill the child as soon as the thread ended.
 func StartOnCPU(cmd *exec.Cmd, cpu int) error {
 	errc := make(chan error, 1)
 	go func() {
@@ -23,9 +25,24 @@ func StartOnCPU(cmd *exec.Cmd, cpu int) error {
 			errc <- fmt.Errorf("confining a child to CPU %d: %w", cpu, err)
 			return
 		}
-		errc <- Start(cmd)
+		err := Start(cmd)
+		errc <- err
+		if err == nil {
+			waitExit(cmd.Process.Pid)
+		}
 	}()
 	return <-errc
+}
+
+// waitExit returns once process pid has exited, without reaping it (cmd.Wait still does).
+func waitExit(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
 }
 
 // LastCPU is the highest-numbered CPU this process may run on: the one StartOnCPU is given

@@ -1,7 +1,8 @@
 // Package qdranttest runs a real Qdrant cluster for tests: N peers as child processes of the
 // test binary, every port on 127.0.0.1, storage in the test's temp directory, telemetry off,
-// stopped by PID when the test ends. The server is the binary `make qdrant` fetches (pinned by
-// npm integrity and sha256); tests that need it skip only when it is absent.
+// stopped by PID when the test ends, and killed with the test binary should it be killed
+// first. The server is the binary `make qdrant` fetches (pinned by npm integrity and sha256);
+// tests that need it skip only when it is absent.
 package qdranttest
 
 import (
@@ -19,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kairos-rag/kairos/internal/childrss"
 )
 
 // Version is the Qdrant release `make qdrant` fetches.
@@ -144,6 +147,7 @@ func (c *Cluster) spawn(i int) error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = log, log
+	childrss.EndWithParent(cmd) // a killed test binary never reaches its cleanup
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return fmt.Errorf("starting qdrant peer %d: %w", i, err)
