@@ -108,7 +108,15 @@ func describeONNX(dir string) string {
 	for _, sub := range []string{"", "onnx"} {
 		m, _ := filepath.Glob(filepath.Join(dir, sub, "*.onnx"))
 		for _, p := range m {
-			found = append(found, fmt.Sprintf("%s (%s)", filepath.Join(sub, filepath.Base(p)), PrecisionOfFile(p)))
+			desc := PrecisionOfFile(p)
+			// A link whose target is gone (a fixture linked from another checkout's ../shared)
+			// is listed, but it is no file: say so, or the error contradicts itself.
+			if _, err := os.Stat(p); err != nil {
+				if target, lerr := os.Readlink(p); lerr == nil {
+					desc += ", a link to " + target + ", which does not exist"
+				}
+			}
+			found = append(found, fmt.Sprintf("%s (%s)", filepath.Join(sub, filepath.Base(p)), desc))
 		}
 	}
 	if len(found) == 0 {

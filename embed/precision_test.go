@@ -15,38 +15,46 @@ func TestSelectONNX(t *testing.T) {
 	tests := []struct {
 		name      string
 		files     []string
-		rel       string // kairos.json "onnx"
+		broken    []string // links to a file that does not exist
+		rel       string   // kairos.json "onnx"
 		precision string
 		cuda      bool
 		want      string   // file picked, relative to the folder
 		wantErr   []string // substrings of the error instead
 	}{
-		{"auto cpu keeps model.onnx", []string{"model.onnx", "model_fp16.onnx"}, "", PrecisionAuto, false, "model.onnx", nil},
-		{"empty is auto", []string{"model.onnx", "model_fp16.onnx"}, "", "", false, "model.onnx", nil},
-		{"auto cuda takes fp16", []string{"model.onnx", "model_fp16.onnx"}, "", PrecisionAuto, true, "model_fp16.onnx", nil},
-		{"auto cuda, Xenova layout", []string{"onnx/model.onnx", "onnx/model_fp16.onnx", "onnx/model_quantized.onnx"}, "", PrecisionAuto, true, "onnx/model_fp16.onnx", nil},
-		{"auto cuda without fp16 is fp32", []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, "", PrecisionAuto, true, "onnx/model.onnx", nil},
-		{"auto cuda, kairos.json wins", []string{"model.onnx", "model_fp16.onnx"}, "model.onnx", PrecisionAuto, true, "model.onnx", nil},
-		{"fp16 explicit on cpu", []string{"onnx/model.onnx", "onnx/model_fp16.onnx"}, "", PrecisionFP16, false, "onnx/model_fp16.onnx", nil},
-		{"fp16 over kairos.json", []string{"model.onnx", "model_fp16.onnx"}, "model.onnx", PrecisionFP16, false, "model_fp16.onnx", nil},
-		{"fp32 explicit", []string{"onnx/model.onnx", "onnx/model_fp16.onnx"}, "", PrecisionFP32, true, "onnx/model.onnx", nil},
-		{"top level before onnx/", []string{"model_fp16.onnx", "onnx/model_fp16.onnx"}, "", PrecisionFP16, false, "model_fp16.onnx", nil},
-		{"int8 Xenova", []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, "", PrecisionInt8, false, "onnx/model_quantized.onnx", nil},
-		{"int8 name before quantized", []string{"model_quantized.onnx", "model_int8.onnx"}, "", PrecisionInt8, false, "model_int8.onnx", nil},
-		{"int8 sentence-transformers", []string{"onnx/model.onnx", "onnx/model_qint8_avx512.onnx", "onnx/model_quint8_avx2.onnx"}, "", PrecisionInt8, false, "onnx/model_qint8_avx512.onnx", nil},
-		{"fp16 missing names folder and files", []string{"model.onnx", "onnx/model_quantized.onnx"}, "", PrecisionFP16, false, "",
+		{"auto cpu keeps model.onnx", []string{"model.onnx", "model_fp16.onnx"}, nil, "", PrecisionAuto, false, "model.onnx", nil},
+		{"empty is auto", []string{"model.onnx", "model_fp16.onnx"}, nil, "", "", false, "model.onnx", nil},
+		{"auto cuda takes fp16", []string{"model.onnx", "model_fp16.onnx"}, nil, "", PrecisionAuto, true, "model_fp16.onnx", nil},
+		{"auto cuda, Xenova layout", []string{"onnx/model.onnx", "onnx/model_fp16.onnx", "onnx/model_quantized.onnx"}, nil, "", PrecisionAuto, true, "onnx/model_fp16.onnx", nil},
+		{"auto cuda without fp16 is fp32", []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, nil, "", PrecisionAuto, true, "onnx/model.onnx", nil},
+		{"auto cuda, kairos.json wins", []string{"model.onnx", "model_fp16.onnx"}, nil, "model.onnx", PrecisionAuto, true, "model.onnx", nil},
+		{"fp16 explicit on cpu", []string{"onnx/model.onnx", "onnx/model_fp16.onnx"}, nil, "", PrecisionFP16, false, "onnx/model_fp16.onnx", nil},
+		{"fp16 over kairos.json", []string{"model.onnx", "model_fp16.onnx"}, nil, "model.onnx", PrecisionFP16, false, "model_fp16.onnx", nil},
+		{"fp32 explicit", []string{"onnx/model.onnx", "onnx/model_fp16.onnx"}, nil, "", PrecisionFP32, true, "onnx/model.onnx", nil},
+		{"top level before onnx/", []string{"model_fp16.onnx", "onnx/model_fp16.onnx"}, nil, "", PrecisionFP16, false, "model_fp16.onnx", nil},
+		{"int8 Xenova", []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, nil, "", PrecisionInt8, false, "onnx/model_quantized.onnx", nil},
+		{"int8 name before quantized", []string{"model_quantized.onnx", "model_int8.onnx"}, nil, "", PrecisionInt8, false, "model_int8.onnx", nil},
+		{"int8 sentence-transformers", []string{"onnx/model.onnx", "onnx/model_qint8_avx512.onnx", "onnx/model_quint8_avx2.onnx"}, nil, "", PrecisionInt8, false, "onnx/model_qint8_avx512.onnx", nil},
+		{"fp16 missing names folder and files", []string{"model.onnx", "onnx/model_quantized.onnx"}, nil, "", PrecisionFP16, false, "",
 			[]string{"no fp16 ONNX file", "model_fp16.onnx, onnx/model_fp16.onnx", "the folder has model.onnx (fp32), onnx/model_quantized.onnx (int8)"}},
-		{"int8 missing", []string{"model.onnx"}, "", PrecisionInt8, false, "", []string{"no int8 ONNX file", "model_quantized.onnx", "model.onnx (fp32)"}},
-		{"fp32 missing", []string{"onnx/model_fp16.onnx"}, "", PrecisionFP32, false, "", []string{"no fp32 ONNX file", "onnx/model_fp16.onnx (fp16)"}},
-		{"empty folder", nil, "", PrecisionFP16, false, "", []string{"the folder has no ONNX file"}},
-		{"unknown precision", []string{"model.onnx"}, "", "bf16", false, "", []string{`unknown precision "bf16"`}},
-		{"a directory named like the file is no file", []string{"model_fp16.onnx/x", "model.onnx"}, "", PrecisionFP16, false, "", []string{"no fp16 ONNX file"}},
+		{"int8 missing", []string{"model.onnx"}, nil, "", PrecisionInt8, false, "", []string{"no int8 ONNX file", "model_quantized.onnx", "model.onnx (fp32)"}},
+		{"fp32 missing", []string{"onnx/model_fp16.onnx"}, nil, "", PrecisionFP32, false, "", []string{"no fp32 ONNX file", "onnx/model_fp16.onnx (fp16)"}},
+		{"empty folder", nil, nil, "", PrecisionFP16, false, "", []string{"the folder has no ONNX file"}},
+		{"unknown precision", []string{"model.onnx"}, nil, "", "bf16", false, "", []string{`unknown precision "bf16"`}},
+		{"a link to nothing is named as such", []string{"onnx/model_fp16.onnx"}, []string{"model.onnx"}, "", PrecisionFP32, false, "",
+			[]string{"no fp32 ONNX file", "model.onnx (fp32, a link to ", "gone/model.onnx, which does not exist)", "onnx/model_fp16.onnx (fp16)"}},
+		{"a directory named like the file is no file", []string{"model_fp16.onnx/x", "model.onnx"}, nil, "", PrecisionFP16, false, "", []string{"no fp16 ONNX file"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, f := range tc.files {
 				writeFile(t, filepath.Join(dir, f), "x")
+			}
+			for _, f := range tc.broken {
+				if err := os.Symlink(filepath.Join(dir, "gone", f), filepath.Join(dir, f)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			got, err := selectONNX(dir, tc.rel, tc.precision, tc.cuda)
 			if tc.wantErr != nil {
