@@ -174,7 +174,12 @@ func serveKairos(ctx context.Context, e kairosIndex, setting string, d *dumpRead
 	if err != nil {
 		return fmt.Errorf("%s: opening %s: %w", e.name, dir, err)
 	}
-	defer s.Close()
+	open := true
+	defer func() {
+		if open {
+			s.Close()
+		}
+	}()
 	load := time.Since(t0).Seconds()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -203,6 +208,13 @@ func serveKairos(ctx context.Context, e kairosIndex, setting string, d *dumpRead
 		}
 	}
 	rss, _, _ := childrss.Status(0)
+	// Closed before its files are listed: listing may open the index again (the inverted
+	// file's does, and reads every page for its checksums), and two mappings at once doubled
+	// the peak this process reports (7.16 GB against 3.59 resident, 10M vectors).
+	open = false
+	if err := s.Close(); err != nil {
+		return fmt.Errorf("%s: closing %s: %w", e.name, dir, err)
+	}
 	var size int64
 	for _, f := range e.files(dir, setting) {
 		st, err := os.Stat(f)
