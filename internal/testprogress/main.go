@@ -2,7 +2,8 @@
 // a line when each package starts and when it ends (with its time), the full output of every
 // failing test, and a closing "N passed, N failed, N skipped" count of tests followed by the
 // skipped tests, each with its package and the reason it gave (a skipped test is a check
-// that did not run: the summary must not hide which). It exits 1 when anything failed, so
+// that did not run: the summary must not hide which), then the longest tests (what to look at
+// when the suite nears its time limit). It exits 1 when anything failed, so
 // `set -o pipefail` keeps the suite's verdict.
 //
 //	go test -json ./... | go run ./internal/testprogress
@@ -29,6 +30,19 @@ type event struct {
 
 type tally struct{ passed, failed, skipped int }
 
+// longestShown is how many of the longest tests the summary lists, of those that took
+// longestFrom seconds or more.
+const (
+	longestShown = 10
+	longestFrom  = 1.0
+)
+
+// testTime is a top-level test's time, as its pass or fail event gives it.
+type testTime struct {
+	name    string // "pkg TestX"
+	seconds float64
+}
+
 func main() {
 	_, failed, err := run(os.Stdin, os.Stdout)
 	if err != nil {
@@ -46,6 +60,7 @@ func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
 	output := map[string][]string{}  // "pkg test" -> its output, kept until it passes
 	started := map[string]struct{}{} // packages running
 	var skips []string               // "pkg TestX: reason"
+	var times []testTime             // top-level tests that passed or failed
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -79,6 +94,9 @@ func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
 				delete(output, key)
 				delete(started, e.Package)
 				continue
+			}
+			if e.Action != "skip" && !strings.Contains(e.Test, "/") && e.Elapsed >= longestFrom {
+				times = append(times, testTime{e.Package + " " + e.Test, e.Elapsed})
 			}
 			switch e.Action {
 			case "pass":
@@ -114,6 +132,13 @@ func run(r io.Reader, w io.Writer) (t tally, failed bool, err error) {
 		fmt.Fprintln(w, "skipped (checks that did not run):")
 		for _, s := range skips {
 			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	if len(times) > 0 {
+		sort.SliceStable(times, func(i, j int) bool { return times[i].seconds > times[j].seconds })
+		fmt.Fprintln(w, "longest tests:")
+		for _, tt := range times[:min(len(times), longestShown)] {
+			fmt.Fprintf(w, "  %6.1fs %s\n", tt.seconds, tt.name)
 		}
 	}
 	return t, failed, nil

@@ -73,6 +73,29 @@ func TestRun(t *testing.T) {
 			want:   []string{"c.go:3:1: syntax error\n", "FAIL\tk/c [build failed]\n"},
 		},
 		{
+			name: "the longest top-level tests, ten at most",
+			events: `{"Action":"start","Package":"k/l"}
+{"Action":"pass","Package":"k/l","Test":"TestA","Elapsed":3}
+{"Action":"pass","Package":"k/l","Test":"TestB","Elapsed":40.5}
+{"Action":"pass","Package":"k/l","Test":"TestB/sub","Elapsed":40}
+{"Action":"fail","Package":"k/l","Test":"TestC","Elapsed":7}
+{"Action":"pass","Package":"k/l","Test":"TestD","Elapsed":0.2}
+{"Action":"pass","Package":"k/l","Test":"T1","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T2","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T3","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T4","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T5","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T6","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T7","Elapsed":2}
+{"Action":"pass","Package":"k/l","Test":"T8","Elapsed":1.5}
+{"Action":"fail","Package":"k/l","Elapsed":99}`,
+			tally:  tally{passed: 12, failed: 1},
+			failed: true,
+			want: []string{"longest tests:\n    40.5s k/l TestB\n     7.0s k/l TestC\n     3.0s k/l TestA\n     2.0s k/l T1\n",
+				"     2.0s k/l T7\n"},
+			not: []string{"TestB/sub", "TestD", "T8"},
+		},
+		{
 			name: "killed package",
 			events: `{"Action":"start","Package":"k/d"}
 {"Action":"run","Package":"k/d","Test":"TestSlow"}`,
