@@ -14,12 +14,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/kairos-rag/kairos/internal/childrss"
 	"github.com/kairos-rag/kairos/internal/dirsize"
 	"github.com/kairos-rag/kairos/internal/hnsw/bench"
+	"golang.org/x/sync/errgroup"
 )
 
 // QdrantVersion is the Qdrant release `make qdrant` installs (the Makefile's QDRANT_VERSION).
@@ -235,9 +238,18 @@ func (r qdrantRunner) build(ctx context.Context, e *Entry, env *runEnv) (built, 
 	if _, err := p.must(ctx, http.MethodPut, "/collections/"+qdrantCollection, r.collection(e, d.meta.Dim)); err != nil {
 		return fail(err)
 	}
-	var body bytes.Buffer
+	// As many upserts in flight as the build has threads, as Qdrant's own clients upload in
+	// parallel: one at a time kept the server on one core (87% of it, this client 13%; 7,200
+	// vectors a second at 10M) while the other stood idle.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(env.threads, 1))
+	var uploaded atomic.Int64
+	var logMu sync.Mutex
 	err = d.chunks(qdrantUpload, func(first int, vecs [][]float32) error {
-		body.Reset()
+		if gctx.Err() != nil {
+			return gctx.Err() // an upsert failed: g.Wait says which
+		}
+		body := new(bytes.Buffer) // encoded now: chunks reuses vecs for the next batch
 		body.WriteString(`{"batch":{"ids":[`)
 		for i := range vecs {
 			if i > 0 {
@@ -246,17 +258,25 @@ func (r qdrantRunner) build(ctx context.Context, e *Entry, env *runEnv) (built, 
 			body.WriteString(strconv.Itoa(first + i))
 		}
 		body.WriteString(`],"vectors":[`)
-		writeVectors(&body, vecs)
+		writeVectors(body, vecs)
 		body.WriteString(`]}}`)
-		if _, err := p.must(ctx, http.MethodPut, "/collections/"+qdrantCollection+"/points?wait=true", body.Bytes()); err != nil {
-			return err
-		}
-		if done := first + len(vecs); done%(100*qdrantUpload) == 0 || done == d.meta.N {
-			el := time.Since(t0).Seconds()
-			fmt.Fprintf(env.log, "  %s: uploaded %d/%d (%.0f/s)\n", e.Name, done, d.meta.N, float64(done)/el)
-		}
+		n := int64(len(vecs))
+		g.Go(func() error {
+			if _, err := p.must(gctx, http.MethodPut, "/collections/"+qdrantCollection+"/points?wait=true", body.Bytes()); err != nil {
+				return err
+			}
+			if done := uploaded.Add(n); done%(100*qdrantUpload) == 0 || done == int64(d.meta.N) {
+				logMu.Lock()
+				fmt.Fprintf(env.log, "  %s: uploaded %d/%d (%.0f/s)\n", e.Name, done, d.meta.N, float64(done)/time.Since(t0).Seconds())
+				logMu.Unlock()
+			}
+			return nil
+		})
 		return nil
 	})
+	if werr := g.Wait(); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return fail(err)
 	}
