@@ -520,6 +520,38 @@ func TestFilteredRecallAtSmallProbes(t *testing.T) {
 	}
 }
 
+// TestFilterNarrowerThanItsSample: a filter keeping 30 of 100,000 vectors, none of them among
+// the first positions sampled, finds all k of its nearest passing vectors, where probing the
+// lists that a guess of the share asks for missed most of them.
+func TestFilterNarrowerThanItsSample(t *testing.T) {
+	vecs := clustered(100000, 16, 200, 11)
+	r := build(t, t.TempDir(), vecs, Options{Lists: 1024, Probe: 1, Rescore: 10}, len(vecs))
+	sampled := map[uint32]bool{}
+	for i := range uint64(selectivitySample) {
+		sampled[r.key(uint32(splitmix(i)%uint64(r.h.Len())))] = true
+	}
+	pass := map[uint32]bool{}
+	for k := uint32(7); len(pass) < 30; k += 3331 {
+		if !sampled[k] {
+			pass[k] = true
+		}
+	}
+	keep := func(k uint32) bool { return pass[k] }
+	if s, want := r.selectivity(keep), 30.0/100000; s < want/2 || s > want*2 {
+		t.Errorf("share estimated at %g, %g pass", s, want)
+	}
+	for i, q := range clustered(20, 16, 200, 12) {
+		exact, _ := r.Exact(q, 10, keep)
+		got, err := r.Search(q, 10, SearchOptions{}, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 10 || recall(got, exact) < 1 {
+			t.Fatalf("query %d: %d hits, recall@10 %.2f against scoring every passing vector", i, len(got), recall(got, exact))
+		}
+	}
+}
+
 // TestScanFiltered: asking the filter of the best estimates only gathers the candidates that
 // asking it of every vector scanned gathers, with fewer questions when the filter passes
 // vectors unrelated to the query; and one that passes only vectors far from the query, whose

@@ -27,9 +27,15 @@ const (
 	// lists nearer the query than those it probed. With 3 times, 0.9800 at about the same
 	// rate; 5 times found no more at equal rates.
 	graphBeam = 3
-	// selectivitySample is how many positions a filtered search tries its filter on to
-	// estimate the share of vectors that pass.
-	selectivitySample = 256
+	// selectivitySample is how many positions a filtered search first tries its filter on to
+	// estimate the share of vectors that pass. Until selectivityPassing of them pass it tries
+	// as many again, up to selectivityMaxSample: a filter keeping 1% passes 2.6 of 256 on
+	// average and none in one search of 13, and one keeping 30 passages of 100,000 passes
+	// none of 256 in 93%, where the guess of half a pass made its probe miss most of them.
+	// Sixteen passes put the estimate within about a quarter of the share.
+	selectivitySample    = 256
+	selectivityPassing   = 16
+	selectivityMaxSample = 1 << 16
 	// minPassing: a filtered search probes lists holding at least this many times the
 	// candidates it rescores of vectors that pass, so that the rescoring chooses among passing
 	// vectors near the query rather than among all the few it met.
@@ -175,6 +181,13 @@ func (r *Reader) Search(q []float32, k int, o SearchOptions, keep func(key uint3
 		r.scanLists(s, probed, cands, anyDead, nil)
 	} else {
 		r.scanFiltered(s, probed, cands, anyDead, share, keep)
+		// The probe was sized for minPassing*cands passing vectors at the sampled share. Fewer
+		// than cands in the probed lists means the share was guessed high, most often because
+		// no sampled position passed (a filter keeping a few dozen passages of millions): the
+		// nearest passing vectors may lie in lists not probed, so every one is scored instead.
+		if len(s.cands) < cands {
+			return r.Exact(q, k, keep)
+		}
 	}
 	if r.refines && len(s.cands) > rescore {
 		r.refineCands(s, rescore)
@@ -482,7 +495,8 @@ func (r *Reader) probeLists(s *searchScratch, probe int) []int32 {
 }
 
 // selectivity estimates the share of live vectors keep accepts from a sample of positions
-// (at least 1/(2*sampled) when none of the sample passes but some vector might). The sample is
+// (at least 1/(2*sampled) when none of the sample passes but some vector might), a sample
+// that grows while few of it pass (selectivitySample). The sample is
 // every position of a small index and pseudo-random positions of a large one: an even stride
 // would meet a filter that repeats with the keys (every hundredth passage, one source's
 // documents in turn) in step, and see it pass all or nothing.
@@ -503,8 +517,13 @@ func (r *Reader) selectivity(keep func(uint32) bool) float64 {
 			try(uint32(p))
 		}
 	} else {
-		for i := range uint64(selectivitySample) {
-			try(uint32(splitmix(i) % uint64(n)))
+		for i, end := uint64(0), uint64(selectivitySample); ; end *= 2 {
+			for ; i < end; i++ {
+				try(uint32(splitmix(i) % uint64(n)))
+			}
+			if passed >= selectivityPassing || end >= selectivityMaxSample || end >= uint64(n) {
+				break
+			}
 		}
 	}
 	if tried == 0 {
