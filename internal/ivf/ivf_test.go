@@ -634,6 +634,41 @@ func TestDamage(t *testing.T) {
 	}
 }
 
+// TestMergeChecksSegments: a list segment opened unchecked (larger than VerifyBelow) and damaged
+// is refused when an update merges it, naming it, rather than copied into a merged segment whose
+// new checksum would hide the damage.
+func TestMergeChecksSegments(t *testing.T) {
+	ctx := context.Background()
+	vecs := clustered(2001, 24, 10, 13)
+	root := t.TempDir()
+	base := filepath.Join(root, "g1")
+	build(t, base, vecs[:2000], Options{}, 2000).Close()
+	r, err := Open(base, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := r.h.Lists[0].Name
+	r.Close()
+	p := filepath.Join(base, seg)
+	b, _ := os.ReadFile(p)
+	b[len(b)/2] ^= 0x20
+	os.WriteFile(p, b, 0o644)
+	if r, err = Open(base, OpenOptions{VerifyBelow: 1}); err != nil {
+		t.Fatalf("opened unchecked: %v", err)
+	}
+	w, err := Derive(filepath.Join(root, "g2"), r, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.Add(ctx, []uint32{2000}, vecs[2000:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx, true, nil); err == nil || !strings.Contains(err.Error(), seg) {
+		t.Fatalf("merging a damaged segment: %v, want an error naming %s", err, seg)
+	}
+}
+
 // TestOlderListSegment: a list segment of version 1 (codes one after another, before the
 // blocks) is refused with the command that rebuilds the index, not read as damage.
 func TestOlderListSegment(t *testing.T) {

@@ -88,7 +88,7 @@ func Open(dir string, o OpenOptions) (_ *Reader, err error) {
 	}
 	for i := 1; i < len(r.chunks); i++ {
 		if a, b := r.chunks[i-1], r.chunks[i]; a.keys[a.count-1] >= b.keys[0] {
-			return nil, fmt.Errorf("%s: %w: key %d begins after key %d", filepath.Join(dir, b.name()), ErrFormat, b.keys[0], a.keys[a.count-1])
+			return nil, fmt.Errorf("%s: %w: key %d begins after key %d", filepath.Join(dir, h.Chunks[i].Name), ErrFormat, b.keys[0], a.keys[a.count-1])
 		}
 	}
 	n := h.Len()
@@ -150,9 +150,6 @@ func filesSize(dir string, h *Head) (int64, error) {
 	}
 	return size, nil
 }
-
-// name is the chunk's file name, for messages.
-func (c *chunk) name() string { return fmt.Sprintf("chunk at position %d", c.first) }
 
 // openChunk maps and parses the vector chunk r of dir.
 func openChunk(dir string, r FileRange, dim int, verify bool) (*chunk, *mapped, error) {
@@ -310,10 +307,10 @@ func (r *Reader) Verify() error {
 		return nil
 	}
 	seen := make([]uint64, len(r.dead))
-	for _, s := range r.segs {
+	for i, s := range r.segs {
 		for _, p := range s.pos {
 			if seen[p>>6]&(1<<(p&63)) != 0 {
-				return fmt.Errorf("%s: %w: position %d listed twice", r.dir, ErrFormat, p)
+				return fmt.Errorf("%s: %w: position %d listed twice", filepath.Join(r.dir, r.h.Lists[i].Name), ErrFormat, p)
 			}
 			seen[p>>6] |= 1 << (p & 63)
 		}

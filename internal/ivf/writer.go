@@ -626,8 +626,12 @@ func (w *Writer) writeLists(ctx context.Context, merge bool, progress func(done,
 	}()
 	first := w.n - w.pend.len()
 	if merge {
+		// The merged segment gets a checksum of its own, so each merged one is checked first,
+		// whatever its size: a reader may have opened it unchecked (OpenOptions.VerifyBelow),
+		// and damage copied unchecked would pass every later check. The merge reads every
+		// byte of it anyway.
 		for _, r := range w.h.Lists {
-			s, m, err := openSegment(w.dir, r, w.dim, w.words, lists, w.n, func(int64) bool { return false })
+			s, m, err := openSegment(w.dir, r, w.dim, w.words, lists, w.n, func(int64) bool { return true })
 			if err != nil {
 				return err
 			}
