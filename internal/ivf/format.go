@@ -52,8 +52,9 @@ func formatErr(format string, a ...any) error {
 }
 
 // fileName is the pattern of every file a head may name: a plain name in the index directory,
-// so a damaged or crafted head cannot point a reader or a hard link elsewhere.
-var fileName = regexp.MustCompile(`^[a-z]+-[0-9]{6}\.(ivfv|ivfl|ivfc|hnsw|ivfd)$`)
+// so a damaged or crafted head cannot point a reader or a hard link elsewhere. The numbers
+// grow with every update of an index and its derived ones: six digits at least.
+var fileName = regexp.MustCompile(`^[a-z]+-[0-9]{6,12}\.(ivfv|ivfl|ivfc|hnsw|ivfd)$`)
 
 // name returns the name of file number n with the given prefix and suffix.
 func name(prefix string, n int, suffix string) string {

@@ -37,6 +37,20 @@ func tinyIndex(t testing.TB) (string, *Head) {
 	return dir, h
 }
 
+// TestFileNames: the names of files numbered past a million are still names a head may hold.
+func TestFileNames(t *testing.T) {
+	for _, n := range []int{0, 7, 999_999, 1_000_000, 4_000_000_000} {
+		if nm := name("lists", n, listsSuffix); !fileName.MatchString(nm) {
+			t.Errorf("file %d: %q is refused", n, nm)
+		}
+	}
+	for _, nm := range []string{"lists-00001.ivfl", "../lists-000001.ivfl", "lists-000001.txt"} {
+		if fileName.MatchString(nm) {
+			t.Errorf("%q is accepted", nm)
+		}
+	}
+}
+
 // TestFormatErrors: each file refuses what is not one of its kind, with ErrFormat.
 func TestFormatErrors(t *testing.T) {
 	dir, h := tinyIndex(t)
