@@ -152,9 +152,16 @@ type checked struct {
 
 // assentRe is an assent or a denial that opens a sentence, with its punctuation: "Yes, ...",
 // "No! ...", "That's right. ...". The words after "No" must be set off ("No one knows" is no
-// denial).
-var assentRe = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|yup|no|nope|correct|incorrect|right|wrong|true|false|exactly|indeed|absolutely|` +
-	`(?:that['’]?s|that\s+is|you['’]?re|you\s+are)\s+(?:right|correct|true|wrong|incorrect|mistaken))\s*[,!.;:—–-]+\s*`)
+// denial), and a hyphen sets them off only with a space after it: "No-fault divorce" and
+// "Right-wing parties" open with a word, not an answer.
+var assentRe = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|yup|no|nope|correct|incorrect|right|wrong|true|false|exactly|indeed|absolutely|certainly|definitely|` +
+	`(?:that['’]?s|that\s+is|you['’]?re|you\s+are)\s+(?:right|correct|true|wrong|incorrect|mistaken))` +
+	`\s*(?:[,!.;:—–]+-*|-+(?:\s|$))\s*`)
+
+// ellipsisEnds are the words an elliptical answer ends on ("He did.", "It is.", "I think so."):
+// it borrows its claim from the question, so it is checked as one that states nothing.
+var ellipsisEnds = setOf(`is are was were am be been do does did has have had can could will would
+	shall should may might must so`)
 
 // doubtRe is a first-person doubt ("I'm not sure", "I don't know", "I couldn't find"): chat,
 // for all its "not", when nothing else in the sentence needs checking.
@@ -170,8 +177,9 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 	body := strings.TrimSpace(stripMarkers(sentence))
 	lead := listLeadRe.FindString(body)
 	body = body[len(lead):]
-	if m := assentRe.FindString(body); m != "" {
-		body = upperFirst(body[len(m):])
+	assent := assentRe.FindString(body)
+	if assent != "" {
+		body = upperFirst(body[len(assent):])
 		if len(tokenize(body)) == 0 {
 			return checked{reason: "an assent or denial of its own"}, nil
 		}
@@ -191,11 +199,21 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 		}
 	}
 	if content == 0 && nums == 0 {
-		if !negated || doubtRe.MatchString(body) {
+		// An assent before words that state nothing ("Yes, he did.") answers the user's
+		// question, and an elliptical answer ("It is.") repeats it: either affirms a claim
+		// that the sentence does not hold, so there is nothing to check it against.
+		switch doubt := doubtRe.MatchString(body); {
+		case doubt:
 			c.kind = sentChat
-			return c, nil
+		case assent != "":
+			c.reason = "an assent or denial whose words state nothing to check"
+		case len(toks) > 0 && ellipsisEnds[toks[len(toks)-1].word]:
+			c.reason = "an elliptical answer, nothing to check"
+		case negated:
+			c.reason = "a denial with nothing to check"
+		default:
+			c.kind = sentChat
 		}
-		c.reason = "a denial with nothing to check"
 		return c, nil
 	}
 	if err := a.lookupRare(ctx, toks); err != nil {

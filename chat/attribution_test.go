@@ -80,6 +80,28 @@ func hits(texts ...string) []rerank.Hit {
 	return out
 }
 
+// TestAssentCut: an opening assent or denial is cut from the sentence shown; a word that opens
+// with one of them before a hyphen is kept whole.
+func TestAssentCut(t *testing.T) {
+	for _, tt := range []struct{ passage, sentence, shown string }{
+		{vitaminD, "Yes, vitamin D is produced in the skin.", "Vitamin D is produced in the skin."},
+		{vitaminD, "No - vitamin D is produced in the skin.", "Vitamin D is produced in the skin."},
+		{vitaminD, "Right—vitamin D is produced in the skin.", "Vitamin D is produced in the skin."},
+		{"Elections | Right-wing parties won 40 percent of the vote in 2019.", "Right-wing parties won 40 percent of the vote in 2019.", "Right-wing parties won 40 percent of the vote in 2019."},
+		{"Mendel | True-breeding plants were crossed by Mendel in 1856.", "True-breeding plants were crossed by Mendel in 1856.", "True-breeding plants were crossed by Mendel in 1856."},
+	} {
+		a := newAttributor(testTerms(tt.passage), "")
+		a.add(hits(tt.passage)...)
+		c, err := a.check(context.Background(), tt.sentence, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.kind != sentFact || c.text != tt.shown {
+			t.Errorf("check(%q) = kind %d (%s), shown %q; want a fact shown as %q", tt.sentence, c.kind, c.reason, c.text, tt.shown)
+		}
+	}
+}
+
 func TestAttributionCheck(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -126,6 +148,14 @@ func TestAttributionCheck(t *testing.T) {
 		{"a denial the passage does not make", []string{vitaminD}, "", "Vitamin D is not produced in the skin.", sentDropped, "denial"},
 		{"the passage's denial dropped", []string{eiffel}, "", "The Eiffel Tower is the tallest structure in France.", sentDropped, "deny"},
 		{"assent alone", []string{vitaminD}, "", "Yes!", sentDropped, "assent"},
+		{"assent cut to a bare pronoun", []string{vitaminD}, "Did Napoleon discover vitamin D?", "Yes, he did.", sentDropped, "assent"},
+		{"assent of an adverb", []string{vitaminD}, "Did Napoleon discover vitamin D?", "Absolutely, it is.", sentDropped, "assent"},
+		{"elliptical answer", []string{vitaminD}, "Napoleon discovered vitamin D, right?", "He did.", sentDropped, "elliptical"},
+		{"elliptical belief", []string{vitaminD}, "Napoleon discovered vitamin D, right?", "I think so!", sentDropped, "elliptical"},
+		{"elliptical after a chat word", []string{vitaminD}, "Is the Eiffel Tower in Rome?", "Sure, it is.", sentDropped, "elliptical"},
+		{"denial before a doubt", nil, "", "No, I'm not sure.", sentChat, ""},
+		{"a word opening with No-", []string{"No-fault divorce | No-fault divorce was introduced in California in 1969."}, "",
+			"No-fault divorce was introduced in California in 1969.", sentFact, ""},
 		{"denial with nothing to check", []string{vitaminD}, "", "That is not true.", sentDropped, ""},
 		{"nothing retrieved", nil, "", "Vitamin D was identified in 1922.", sentDropped, "no passage"},
 	}

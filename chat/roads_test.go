@@ -301,6 +301,8 @@ func TestRoadRefineAddsFacts(t *testing.T) {
 		{"not sure: assent with a year", true, "Yes, Napoleon discovered vitamin D in 1850.", draft, "Yes, Napoleon discovered vitamin D in 1850."},
 		{"not sure: the user's claim", true, "Napoleon Bonaparte discovered vitamin D while studying rickets.", draft, "Napoleon Bonaparte discovered vitamin D while studying rickets."},
 		{"not sure: a doubt naming the user's claim", true, "Sorry, I'm not sure whether Napoleon Bonaparte discovered vitamin D.", draft, "Sorry, I'm not sure whether Napoleon Bonaparte discovered vitamin D."},
+		{"not sure: an elliptical assent", true, "Yes, he did.", draft, "Yes, he did."},
+		{"not sure: an elliptical answer", true, "He did, I think so.", draft, "He did, I think so."},
 		{"facts: an added year", false, fact + " Napoleon Bonaparte confirmed it in 1850.", fact, "Napoleon Bonaparte confirmed it in 1850."},
 		{"facts: an added name", false, "Elmer McCollum, a chemist at Harvard, identified vitamin D in 1922.", draft, "Elmer McCollum, a chemist at Harvard, identified vitamin D in 1922."},
 		{"facts: an added claim", false, "Vitamin D was identified in 1922 by Elmer McCollum; it also prevents baldness and flu.", draft, "Vitamin D was identified in 1922 by Elmer McCollum; it also prevents baldness and flu."},
