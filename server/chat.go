@@ -62,9 +62,11 @@ type ChatResponse struct {
 	// removed, for the server's metrics; the trace shows them.
 	Dropped map[string]int `json:"-"`
 	// Stages reports what each pipeline stage did (queries issued, claims checked, ...).
+	// Sent only by a server with Options.ChatTrace (--chat-trace): it holds the LLM's
+	// unchecked text.
 	Stages map[string]any `json:"stages,omitempty"`
 	// Trace lists the stages in the order they finished, with their timings: what the web
-	// page's trace panel shows.
+	// page's trace panel shows. Only with Options.ChatTrace, as Stages.
 	Trace []ChatStage `json:"trace,omitempty"`
 	// Pipeline is the pipeline that answered.
 	Pipeline string `json:"pipeline,omitempty"`
@@ -201,7 +203,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		}
 		resp.SessionToken = caller.fresh
 		s.metrics.chatTurn(resp)
-		writeJSON(w, http.StatusOK, resp)
+		writeJSON(w, http.StatusOK, s.chatVisible(resp))
 		return
 	}
 	started := false
@@ -237,7 +239,16 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.SessionToken = caller.fresh
 	s.metrics.chatTurn(resp)
-	send("done", resp)
+	send("done", s.chatVisible(resp))
+}
+
+// chatVisible is resp as its caller may see it: without the stages' outputs and timings
+// unless the server sends them (Options.ChatTrace), since they hold the LLM's unchecked text.
+func (s *Server) chatVisible(resp ChatResponse) ChatResponse {
+	if !s.opts.ChatTrace {
+		resp.Stages, resp.Trace = nil, nil
+	}
+	return resp
 }
 
 // ChatStreamError is the "error" event of a stream that failed after its first event: the

@@ -38,8 +38,15 @@ func newChatEnv(t *testing.T, so chat.StoreOptions, apiKey string) *chatEnv {
 }
 
 // newScriptedChatEnv is newChatEnv on another script, with the client options co (its URL and
-// model are set here).
+// model are set here), on a server that sends each turn's trace.
 func newScriptedChatEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, apiKey string, co chat.ClientOptions) *chatEnv {
+	t.Helper()
+	return newChatServerEnv(t, script, so, co, Options{APIKey: apiKey, ChatTrace: true})
+}
+
+// newChatServerEnv is newScriptedChatEnv on a server of options o (its chat service and
+// session secret are set here).
+func newChatServerEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, co chat.ClientOptions, o Options) *chatEnv {
 	t.Helper()
 	llm := chattest.NewServer(script, 0)
 	t.Cleanup(llm.Close)
@@ -62,8 +69,9 @@ func newScriptedChatEnv(t *testing.T, script chattest.Script, so chat.StoreOptio
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := newTestServer(t, Options{Chat: NewChatService(svc, store), APIKey: apiKey, SessionSecret: store.SessionSecret()})
-	return &chatEnv{t: t, srv: srv, store: store, key: apiKey}
+	o.Chat, o.SessionSecret = NewChatService(svc, store), store.SessionSecret()
+	srv, _ := newTestServer(t, o)
+	return &chatEnv{t: t, srv: srv, store: store, key: o.APIKey}
 }
 
 // turn posts message to conversation id ("" starts one) with session token tok ("" none).

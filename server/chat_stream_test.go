@@ -51,6 +51,33 @@ func TestChatStreamSendsOnlyCheckedSentences(t *testing.T) {
 	}
 }
 
+// A turn's answer, whole or streamed, carries none of the LLM's unchecked text unless the
+// server sends the trace (--chat-trace): a refuted draft and its claims stay on the server.
+func TestChatAnswerCarriesNoUncheckedText(t *testing.T) {
+	const lie = "Napoleon Bonaparte discovered vitamin D in 1850."
+	script := func(stage string, msgs []chat.Message) string {
+		switch stage {
+		case chat.StageGenerate:
+			return lie
+		case chat.StageClaims:
+			return "- " + lie
+		}
+		return echoScript(stage, msgs)
+	}
+	for _, trace := range []bool{false, true} {
+		e := newChatServerEnv(t, script, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatTrace: trace})
+		for _, body := range []string{`{"message":"who discovered vitamin D?"}`, `{"message":"who discovered vitamin D?","stream":true}`} {
+			w := do(e.srv, "POST", "/v1/chat", body)
+			if w.Code != 200 {
+				t.Fatalf("%s: %d %s", body, w.Code, w.Body)
+			}
+			if got := strings.Contains(w.Body.String(), "Napoleon"); got != trace {
+				t.Errorf("trace %v, %s: the LLM's unchecked text in the answer: %v\n%s", trace, body, got, w.Body)
+			}
+		}
+	}
+}
+
 // A turn reports its LLM usage stage by stage and in all, the conversation's so far (turns the
 // caps dropped included), and /metrics counts the same tokens and their cost.
 func TestChatUsageAndMetrics(t *testing.T) {

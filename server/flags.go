@@ -43,7 +43,8 @@ func splitOrigins(s string) []string {
 }
 
 // ChatFlags registers the limits of POST /v1/chat, with the defaults SetDefaults applies:
-// --chat-timeout, --chat-rate-limit, --chat-rate-burst and --chat-max-in-flight.
+// --chat-timeout, --chat-rate-limit, --chat-rate-burst and --chat-max-in-flight; and
+// --chat-trace.
 func (o *Options) ChatFlags(fs *flag.FlagSet) {
 	if o.ChatRatePerMinute == 0 {
 		o.ChatRatePerMinute = DefaultChatRatePerMinute
@@ -61,4 +62,5 @@ func (o *Options) ChatFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.ChatRatePerMinute, "chat-rate-limit", o.ChatRatePerMinute, "chat `turns` per minute one owner (API key, session; a new client by its address) may run; past it a 429 with Retry-After (negative: no limit)")
 	fs.IntVar(&o.ChatBurst, "chat-rate-burst", o.ChatBurst, "chat `turns` one owner may run back to back before --chat-rate-limit applies")
 	fs.IntVar(&o.ChatMaxInFlight, "chat-max-in-flight", o.ChatMaxInFlight, "most chat `turns` running at once, all owners together; more get a 503 with Retry-After")
+	fs.BoolVar(&o.ChatTrace, "chat-trace", o.ChatTrace, "send each chat turn's stage outputs and timings to its caller (the web page's trace panel): what the LLM wrote before any check, for development, not for users")
 }

@@ -49,6 +49,11 @@ type Options struct {
 	// ChatMaxInFlight bounds the chat turns running at once, all owners together; more get a
 	// 503 with Retry-After, since each holds LLM calls for up to ChatTimeout. Default 64.
 	ChatMaxInFlight int
+	// ChatTrace sends each chat turn's stage outputs and timings (ChatResponse.Stages and
+	// Trace) to its caller, for developing prompts and pipelines: they hold what the LLM
+	// wrote before any check (drafts, claims, refuted sentences, its reasoning), so a
+	// server whose users should see only checked sentences leaves it off. Default off.
+	ChatTrace bool
 	// SessionSecret signs the session tokens the server issues (HMAC-SHA256), so that only
 	// tokens it issued are accepted. Give the conversation store's (chat.Store.SessionSecret)
 	// so that tokens live as long as the conversations they own. Default: random per

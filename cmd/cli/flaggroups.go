@@ -70,7 +70,7 @@ var flagGroups = map[string]string{
 	"persona": groupChat, "skip": groupChat, "chat-store": groupChat, "chat-evict-idle": groupChat,
 	"chat-idle-ttl": groupChat, "chat-max-conversations": groupChat, "chat-max-conversations-per-owner": groupChat,
 	"chat-max-history-bytes": groupChat, "chat-max-in-flight": groupChat, "chat-max-memory-bytes": groupChat,
-	"chat-max-turns": groupChat, "chat-rate-burst": groupChat, "chat-rate-limit": groupChat, "chat-timeout": groupChat,
+	"chat-max-turns": groupChat, "chat-rate-burst": groupChat, "chat-rate-limit": groupChat, "chat-timeout": groupChat, "chat-trace": groupChat,
 	// limits (serve)
 	"max-in-flight-hits": groupLimits, "max-response-bytes": groupLimits, "max-total-hits": groupLimits,
 	"timeout": groupLimits, "shutdown-timeout": groupLimits, "cors-origins": groupLimits,

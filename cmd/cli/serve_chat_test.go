@@ -46,7 +46,7 @@ func TestServeChat(t *testing.T) {
 
 	log := slog.New(slog.DiscardHandler)
 	ix := newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{Logger: log})
-	opts := server.Options{Logger: log, Index: ix}
+	opts := server.Options{Logger: log, Index: ix, ChatTrace: true}
 	co := chatOpts(llm.BaseURL())
 	co.Store.Path = filepath.Join(dir, "chat.db")
 	co.StorePath = co.Store.Path

@@ -112,14 +112,15 @@ func webIndex(t *testing.T) string {
 }
 
 // webServe runs kairos serve (the function behind the command) on idx with chat on a
-// scripted LLM, and returns its base URL. apiKey, when set, is required by the API.
+// scripted LLM, sending the chat trace, and returns its base URL. apiKey, when set, is
+// required by the API.
 func webServe(t *testing.T, idx, apiKey string) string {
 	t.Helper()
 	llm := chattest.NewServer(cliScript, 0)
 	t.Cleanup(llm.Close)
 	log := slog.New(slog.DiscardHandler)
 	ix := newLiveIndex(indexer.Location{Dir: idx}, "", retrievalOptions{Logger: log})
-	opts := server.Options{Logger: log, APIKey: apiKey, Index: ix}
+	opts := server.Options{Logger: log, APIKey: apiKey, Index: ix, ChatTrace: true}
 	chatter, store, err := newServeChat(context.Background(), chatOpts(llm.BaseURL()), chat.RetrieverFunc(ix.Search), ix, nil, log)
 	if err != nil {
 		t.Fatal(err)

@@ -385,7 +385,9 @@ async function sse(resp, on) {
 }
 
 function renderTrace(trace) {
-  $("trace").hidden = false;
+  // A server sends the trace only with --chat-trace: without it the panel stays hidden.
+  $("trace").hidden = !trace;
+  if (!trace) return;
   // The API lists stages as they finish; parallel stages read better by start.
   const stages = [...(trace || [])].sort((a, b) => a.start_ms - b.start_ms);
   $("trace-body").replaceChildren(...stages.map((st) => el("tr", {},
