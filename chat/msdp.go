@@ -163,7 +163,7 @@ func (m *MSDP) Respond(ctx context.Context, conv *Conversation, message string, 
 		res, err := m.d.Retriever.Retrieve(ctx, rerank.Query{Request: search.Request{Text: q, K: 1}})
 		if err != nil {
 			rec.end(nil)
-			return "", fmt.Errorf("msdp: retrieving knowledge: %w", err)
+			return "", fmt.Errorf("msdp: %w: retrieving knowledge: %w", ErrRetrieval, err)
 		}
 		rec.passages(StageRetrieve, q, res.Hits)
 		if len(res.Hits) > 0 {
@@ -241,7 +241,7 @@ func (m *MSDP) topic(ctx context.Context, conv *Conversation, message string) (t
 	if m.d.Retriever != nil {
 		res, err := m.d.Retriever.Retrieve(ctx, rerank.Query{Request: search.Request{Text: message, K: 1}})
 		if err != nil {
-			return "", "", fmt.Errorf("msdp: finding the topic: %w", err)
+			return "", "", fmt.Errorf("msdp: %w: finding the topic: %w", ErrRetrieval, err)
 		}
 		if len(res.Hits) > 0 && strings.TrimSpace(res.Hits[0].Title) != "" {
 			topic, source = oneLine(res.Hits[0].Title), topicIndex

@@ -56,6 +56,10 @@ import (
 	"github.com/kairos-rag/kairos/rerank"
 )
 
+// ErrRetrieval is wrapped by the error of a turn whose retrieval failed. The error's text
+// quotes the query, which an LLM may have written: it is for the log, not the user.
+var ErrRetrieval = errors.New("retrieval failed")
+
 // Retriever finds passages; rerank.Retriever satisfies it.
 type Retriever interface {
 	Retrieve(ctx context.Context, q rerank.Query) (rerank.Result, error)

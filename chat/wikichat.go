@@ -407,7 +407,7 @@ func (w *WikiChat) retrieve(ctx context.Context, plan QueryPlan, k int, tr *Trac
 	res, err := w.d.Retriever.Retrieve(ctx, w.query(plan.Query, plan.Time, k))
 	if err != nil {
 		rec.end(nil)
-		return res, fmt.Errorf("retrieving for %q: %w", plan.Query, err)
+		return res, fmt.Errorf("%w: retrieving for %q: %w", ErrRetrieval, plan.Query, err)
 	}
 	rec.passages(StageRetrieve, plan.Query, res.Hits)
 	rec.end(map[string]any{"query": plan.Query, "time": res.Time, "hits": len(res.Hits)})
@@ -466,7 +466,7 @@ func (w *WikiChat) generateAndExtract(ctx context.Context, base, short PromptDat
 		// The claim's own years decide its time need: KindAuto resolves it from the text.
 		res, err := w.d.Retriever.Retrieve(ctx, w.query(claims[i], timex.Spec{Kind: timex.KindAuto}, w.opts.EvidencePerClaim))
 		if err != nil {
-			return fmt.Errorf("retrieving evidence for claim %d: %w", i+1, err)
+			return fmt.Errorf("%w: retrieving evidence for claim %d: %w", ErrRetrieval, i+1, err)
 		}
 		g.evidence[i] = res.Hits
 		rec.passages(StageEvidence, claims[i], res.Hits)

@@ -271,6 +271,9 @@ func (s *Server) chatFailure(r *http.Request, err error) (status int, msg string
 		msg = "the chat turn did not finish within " + s.opts.ChatTimeout.String() + " (--chat-timeout)"
 	case status == http.StatusInternalServerError:
 		msg = "internal error in the chat turn; see the server log (request " + requestID(r) + ")"
+	case errors.Is(err, chat.ErrRetrieval):
+		// The error quotes the query, which the LLM may have written: the log keeps it.
+		msg = "the chat turn's retrieval failed (" + http.StatusText(status) + "); see the server log (request " + requestID(r) + ")"
 	}
 	level := slog.LevelWarn
 	if status == 499 || status < 500 {

@@ -41,13 +41,16 @@ func newChatEnv(t *testing.T, so chat.StoreOptions, apiKey string) *chatEnv {
 // model are set here), on a server that sends each turn's trace.
 func newScriptedChatEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, apiKey string, co chat.ClientOptions) *chatEnv {
 	t.Helper()
-	return newChatServerEnv(t, script, so, co, Options{APIKey: apiKey, ChatTrace: true})
+	return newChatServerEnv(t, script, so, co, Options{APIKey: apiKey, ChatTrace: true}, nil)
 }
 
 // newChatServerEnv is newScriptedChatEnv on a server of options o (its chat service and
-// session secret are set here).
-func newChatServerEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, co chat.ClientOptions, o Options) *chatEnv {
+// session secret are set here) and the retriever ret (nil: one with no passages).
+func newChatServerEnv(t *testing.T, script chattest.Script, so chat.StoreOptions, co chat.ClientOptions, o Options, ret chat.Retriever) *chatEnv {
 	t.Helper()
+	if ret == nil {
+		ret = chattest.NewRetriever(nil)
+	}
 	llm := chattest.NewServer(script, 0)
 	t.Cleanup(llm.Close)
 	co.BaseURL, co.Model = llm.BaseURL(), "fake"
@@ -56,7 +59,7 @@ func newChatServerEnv(t *testing.T, script chattest.Script, so chat.StoreOptions
 		t.Fatal(err)
 	}
 	tpl, _ := chat.LoadTemplates("")
-	wc, err := chat.NewWikiChat(chat.Deps{LLM: client, Templates: tpl, Retriever: chattest.NewRetriever(nil)}, chat.WikiChatOptions{})
+	wc, err := chat.NewWikiChat(chat.Deps{LLM: client, Templates: tpl, Retriever: ret}, chat.WikiChatOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

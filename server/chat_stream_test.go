@@ -1,13 +1,17 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kairos-rag/kairos/chat"
+	"github.com/kairos-rag/kairos/rerank"
+	"github.com/kairos-rag/kairos/rerank/live"
 )
 
 // A streamed turn sends only sentences that passed its checks, as token events that make up
@@ -65,7 +69,7 @@ func TestChatAnswerCarriesNoUncheckedText(t *testing.T) {
 		return echoScript(stage, msgs)
 	}
 	for _, trace := range []bool{false, true} {
-		e := newChatServerEnv(t, script, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatTrace: trace})
+		e := newChatServerEnv(t, script, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatTrace: trace}, nil)
 		for _, body := range []string{`{"message":"who discovered vitamin D?"}`, `{"message":"who discovered vitamin D?","stream":true}`} {
 			w := do(e.srv, "POST", "/v1/chat", body)
 			if w.Code != 200 {
@@ -73,6 +77,32 @@ func TestChatAnswerCarriesNoUncheckedText(t *testing.T) {
 			}
 			if got := strings.Contains(w.Body.String(), "Napoleon"); got != trace {
 				t.Errorf("trace %v, %s: the LLM's unchecked text in the answer: %v\n%s", trace, body, got, w.Body)
+			}
+		}
+	}
+}
+
+// A turn whose retrieval fails answers with the failure's status and no word of the query,
+// which the LLM wrote; the log keeps it.
+func TestChatRetrievalFailureQuotesNoQuery(t *testing.T) {
+	script := func(stage string, msgs []chat.Message) string {
+		if stage == chat.StageQuery {
+			return "Search: yes\nQuery: Napoleon discovered vitamin D in 1850\nTime: none"
+		}
+		return echoScript(stage, msgs)
+	}
+	for _, tc := range []struct {
+		err    error
+		status int
+	}{{live.ErrNotLoaded, 503}, {live.ErrInvalidQuery, 400}} {
+		failing := chat.RetrieverFunc(func(_ context.Context, q rerank.Query) (rerank.Result, error) {
+			return rerank.Result{}, fmt.Errorf("%w: %q", tc.err, q.Text)
+		})
+		e := newChatServerEnv(t, script, chat.StoreOptions{}, chat.ClientOptions{}, Options{}, failing)
+		for _, body := range []string{`{"message":"who discovered vitamin D?"}`, `{"message":"who discovered vitamin D?","stream":true}`} {
+			w := do(e.srv, "POST", "/v1/chat", body)
+			if w.Code != tc.status || strings.Contains(w.Body.String(), "Napoleon") || !strings.Contains(w.Body.String(), "retrieval failed") {
+				t.Errorf("%v, %s: %d %s", tc.err, body, w.Code, w.Body)
 			}
 		}
 	}
