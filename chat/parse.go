@@ -188,8 +188,13 @@ var itemRe = regexp.MustCompile(`^\s*(?:[-*•·–]|\(?\d{1,3}[.)\]]|\[\d{1,3}\
 
 // metaItemRe matches list items that talk about the input instead of stating a fact ("The
 // passage is not relevant", "No factual claims", "I cannot ..."): prose that a model wrote as a
-// bullet, which must never become a fact or a claim.
-var metaItemRe = regexp.MustCompile(`(?i)\b(the (passage|text|reply|response|evidence|article|document|conversation|query)s? (is|are|does|do|did|has|have|doesn't|don't|contains?|mentions?|says?|provides?|makes?)|not relevant|irrelevant|no (relevant|factual|verifiable|specific)|there (is|are) no|i (cannot|can't|could not|couldn't|am unable|don't|do not|will|would|think)|as an ai|here (is|are)|sorry)\b|^\s*note\s*:`)
+// bullet, which must never become a fact or a claim. The input's nouns and "I will" match in
+// lower case only, and "there is no" only before what a list of facts lacks, so that titles
+// and facts that open like them stay facts ("The Conversation is a 1974 film", "I Will Always
+// Love You is a song", "There are no native snakes in Ireland").
+var metaItemRe = regexp.MustCompile(`(?i)\b(the (?-i:passage|text|reply|response|evidence|article|document|conversation|query)s? (is|are|does|do|did|has|have|doesn't|don't|contains?|mentions?|says?|provides?|makes?)|` +
+	`not relevant|irrelevant|no (relevant|factual|verifiable|specific)|there (is|are) no ((new|more|other|further|additional) )?(relevant|factual|verifiable|specific|claims?|information|facts?|mention|data|details?)\b|` +
+	`i (cannot|can't|could not|couldn't|am unable|don't|do not|(?-i:will|would|think))|as an ai|here (is|are)|sorry)\b|^\s*note\s*:`)
 
 // ParseList reads a bullet or numbered list ("- x", "* x", "1. x", "(2) x", "[3] x"), or "None"
 // for an empty one. It fails closed: lines without a list marker are chatter and never items;
