@@ -138,6 +138,8 @@ func TestAttributionCheck(t *testing.T) {
 		{"numbers swapped inside a copied sentence", []string{calcium}, "",
 			"In the first, participants were pretreated with 86.5-hydroxyvitamin D (86.5OHD), and mean serum 86.5OHD concentration was 25 nmol/L.", sentDropped, "number"},
 		{"a number moved to another noun", []string{eiffel}, "", "The Eiffel Tower is 1889 metres tall and was built in 330.", sentDropped, "number"},
+		{"a count word changed", []string{calcium}, "", "One experiment was performed in the spring.", sentDropped, "one"},
+		{"a count word kept", []string{calcium}, "", "Two experiments were performed in the spring.", sentFact, ""},
 		{"a number put with another verb", []string{eiffel}, "", "The Eiffel Tower was built in 330.", sentDropped, "330"},
 		{"words of two sentences in one clause", []string{vitaminD}, "", "Vitamin D is made in the liver.", sentDropped, "one sentence"},
 		{"a false claim in the passage's words", []string{vitaminD}, "", "Rickets is fully reversed by drinking seawater.", sentDropped, "seawater"},

@@ -185,8 +185,9 @@ var (
 // million") and a decade's "s"; a run of number words is one number ("twenty-five",
 // "eighteen fifty" and "nineteen twenty-two" as years, "two thousand and five"); a word written
 // in capitals that is a roman numeral of two letters or more is one ("MDCCCL"; a lone "I", "C"
-// or "D" is a word: "vitamin D"). "One" and "two" alone are not numbers: they are words of
-// reference and pairing as often as counts ("one of them", "the two countries").
+// or "D" is a word: "vitamin D"). "One" and "two" alone are numbers only where they count
+// (counts): they are words of reference and pairing as often ("one of them", "the two
+// countries").
 func numberTokens(ts []tok) []tok {
 	out := ts[:0:0]
 	for i := 0; i < len(ts); i++ {
@@ -211,7 +212,7 @@ func numberTokens(ts []tok) []tok {
 			out = append(out, t)
 		case isNumberWord(t.word):
 			v, n := spelledNumber(ts[i:])
-			if n == 1 && v <= 2 && unitWords[t.word] == v {
+			if n == 1 && v <= 2 && unitWords[t.word] == v && !counts(ts, i) {
 				out = append(out, t)
 				continue
 			}
@@ -229,6 +230,20 @@ func numberTokens(ts []tok) []tok {
 	}
 	return out
 }
+
+// counts says whether "one" or "two" at ts[i] is a count: right before a word that is neither
+// a function word nor a number ("two experiments", "one Nobel Prize"), with no determiner
+// before it ("the two countries", "each one", "this one").
+func counts(ts []tok, i int) bool {
+	if i+1 >= len(ts) || ts[i+1].sep != sepSpace || ts[i+1].num || stopwords[ts[i+1].word] || isNumberWord(ts[i+1].word) {
+		return false
+	}
+	return i == 0 || ts[i].sep != sepSpace || !countDeterminers[ts[i-1].word]
+}
+
+// countDeterminers before "one" or "two" make it a reference or a pairing, not a count.
+var countDeterminers = setOf(`the a an this that these those each every any no which whichever
+	its his her their our your my another other only same either neither`)
 
 func isNumberWord(w string) bool {
 	_, u := unitWords[w]
