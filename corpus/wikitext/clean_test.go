@@ -200,6 +200,11 @@ func TestCleanHostileNesting(t *testing.T) {
 		"deep keep templates": strings.Repeat("{{nowrap|", 20_000) + "x" + strings.Repeat("}}", 20_000),
 		"deep link labels":    strings.Repeat("[[a|", 20_000) + "x" + strings.Repeat("]]", 20_000),
 		"tables":              strings.Repeat("{|\n", 20_000),
+		// Each costs a scan to the end of the page per opening when the scans are not shared.
+		"unclosed tags":              strings.Repeat("<span ", 200_000),
+		"unknown tags closed late":   strings.Repeat("<zz ", 200_000) + ">",
+		"unclosed external links":    strings.Repeat("[http://x ", 200_000),
+		"external links closed late": strings.Repeat("[http://x ", 200_000) + "\n]",
 	}
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {

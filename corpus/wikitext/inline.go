@@ -12,6 +12,7 @@ var special = [256]bool{'{': true, '}': true, '[': true, ']': true, '\'': true, 
 func (c *Cleaner) inline(s string, depth int, b *strings.Builder) {
 	tpl := matchRuns(s, '{', '}', nil)
 	links := matchRuns(s, '[', ']', tpl)
+	unclosedTo := 0 // an external link opened before this index is unclosed (extLink)
 	i := 0
 	for i < len(s) {
 		j := i
@@ -44,7 +45,7 @@ func (c *Cleaner) inline(s string, depth int, b *strings.Builder) {
 				continue
 			}
 			if n := runLen(s, i, '['); n == 1 {
-				i = c.extLink(s, i, depth, b)
+				i = c.extLink(s, i, depth, b, &unclosedTo)
 				continue
 			}
 			i = skipUnmatched(s, i, '[', links, b)

@@ -116,7 +116,10 @@ var urlSchemes = [...]string{"http://", "https://", "ftp://", "ftps://", "//", "
 	"svn://", "urn:", "geo:", "tel:", "sip:", "xmpp:", "magnet:"}
 
 // extLink renders "[http://x label]" as "label" and drops "[http://x]". s[i] is a lone '['.
-func (c *Cleaner) extLink(s string, i, depth int, b *strings.Builder) int {
+// unclosedTo is where the last unclosed link's search for its ']' stopped (a newline or the end
+// of s): a link opened before it is unclosed too, which it knows without searching again, so
+// a line of unclosed links costs one scan, not one each.
+func (c *Cleaner) extLink(s string, i, depth int, b *strings.Builder, unclosedTo *int) int {
 	rest := s[i+1:]
 	isURL := false
 	for _, sc := range urlSchemes {
@@ -129,8 +132,15 @@ func (c *Cleaner) extLink(s string, i, depth int, b *strings.Builder) int {
 		b.WriteByte('[')
 		return i + 1
 	}
+	if i < *unclosedTo {
+		return i + 1
+	}
 	end := strings.IndexAny(rest, "]\n")
 	if end < 0 || rest[end] == '\n' {
+		*unclosedTo = len(s)
+		if end >= 0 {
+			*unclosedTo = i + 1 + end
+		}
 		return i + 1 // unclosed: MediaWiki shows the bare URL, which the text keeps
 	}
 	if sp := strings.IndexAny(rest[:end], " \t"); sp >= 0 && depth < maxDepth {

@@ -46,6 +46,7 @@ func stripTags(s string) string {
 	}
 	var lower string // ASCII-lowercased s, same byte offsets; built on first need
 	noClose := map[string]int{}
+	lastGT := -2 // the last '>' of s, found on first need
 	var b strings.Builder
 	b.Grow(len(s))
 	i := 0
@@ -65,7 +66,10 @@ func stripTags(s string) string {
 			i += 4 + k + 3
 			continue
 		}
-		name, closing, selfClosing, end := parseTag(s, i)
+		if lastGT == -2 {
+			lastGT = strings.LastIndexByte(s, '>')
+		}
+		name, closing, selfClosing, end := parseTag(s, i, lastGT)
 		kind := classifyTag(name)
 		if kind == tagUnknown {
 			b.WriteByte('<')
@@ -96,8 +100,10 @@ func stripTags(s string) string {
 }
 
 // parseTag reads the tag starting at s[i] == '<'. name is lowercased, or "" when s[i:] is not
-// a tag. end is the index after '>'.
-func parseTag(s string, i int) (name string, closing, selfClosing bool, end int) {
+// a tag: not one classifyTag knows, or with no '>' after its name (lastGT is the last '>' of
+// s). Both are settled before searching for the '>', so that text of many '<' costs a scan of
+// its own, not one each ("<a <a <a ..." with no '>' after them).
+func parseTag(s string, i, lastGT int) (name string, closing, selfClosing bool, end int) {
 	j := i + 1
 	if j < len(s) && s[j] == '/' {
 		closing = true
@@ -113,13 +119,14 @@ func parseTag(s string, i int) (name string, closing, selfClosing bool, end int)
 	if c := s[k]; c != '>' && c != '/' && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 		return "", false, false, 0
 	}
-	gt := strings.IndexByte(s[k:], '>')
-	if gt < 0 {
+	name = asciiLower(s[j:k])
+	if k > lastGT || classifyTag(name) == tagUnknown {
 		return "", false, false, 0
 	}
+	gt := strings.IndexByte(s[k:], '>')
 	end = k + gt + 1
 	selfClosing = s[end-2] == '/'
-	return asciiLower(s[j:k]), closing, selfClosing, end
+	return name, closing, selfClosing, end
 }
 
 // findCloseTag finds "</name ...>" in lower from index from. It returns the start and end of the
