@@ -78,8 +78,9 @@ type chatCaller struct {
 	owner string // whom its conversations belong to; "" when it owns nothing (yet)
 	fresh string // a token issued to this request, for the response
 	// limitKey is whom the request counts against in the chat rate limit: its owner, or,
-	// for a client without a session that starts one, its address (else a client could
-	// mint a session per turn and never meet the limit).
+	// for a turn that starts a session, the principal that asked for it: the API key, or
+	// without one the client's address (else a client could mint a session per turn, or
+	// send a token the server never issued, and never meet the limit).
 	limitKey string
 }
 
@@ -121,8 +122,11 @@ func (s *Server) chatOwner(r *http.Request, start, newSession bool) (chatCaller,
 		c.owner = "session:" + tok
 	}
 	c.limitKey = c.owner
-	if c.fresh != "" && s.opts.APIKey == "" {
+	if c.fresh != "" {
 		c.limitKey = "addr:" + clientAddr(r)
+		if s.opts.APIKey != "" {
+			c.limitKey = "key:" + s.opts.APIKey
+		}
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,6 +106,24 @@ func TestChatRetrievalFailureQuotesNoQuery(t *testing.T) {
 				t.Errorf("%v, %s: %d %s", tc.err, body, w.Code, w.Body)
 			}
 		}
+	}
+}
+
+// With an API key, the turns that start sessions (asked for, or replacing a token the server
+// never issued) count against the key's bucket: a caller cannot escape the chat rate limit by
+// starting a session a turn.
+func TestChatNewSessionsCountAgainstTheKey(t *testing.T) {
+	e := newChatServerEnv(t, echoScript, chat.StoreOptions{}, chat.ClientOptions{}, Options{APIKey: "k", ChatRatePerMinute: 1, ChatBurst: 2}, nil)
+	var codes []int
+	for _, tok := range []string{"", "", "", "AAAAAAAAAAAAAAAAAAAAAA"} {
+		body, hdr := `{"message":"hi","new_session":true}`, []string{"Authorization", "Bearer k"}
+		if tok != "" {
+			body, hdr = `{"message":"hi"}`, append(hdr, SessionHeader, tok)
+		}
+		codes = append(codes, do(e.srv, "POST", "/v1/chat", body, hdr...).Code)
+	}
+	if !slices.Equal(codes, []int{200, 200, 429, 429}) {
+		t.Errorf("new sessions with a burst of 2: %v, want 200 200 429 429", codes)
 	}
 }
 
