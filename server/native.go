@@ -54,7 +54,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var qs []rerank.Query
 	if r.Method == http.MethodGet {
-		qs, err = decodeSearchParams(r.URL.Query(), s.opts.limits())
+		var v url.Values
+		if v, err = queryParams(r.URL); err == nil {
+			qs, err = decodeSearchParams(v, s.opts.limits())
+		}
 	} else {
 		var body []byte
 		if body, err = readBody(w, r, s.opts.MaxBodyBytes); err == nil {

@@ -50,6 +50,16 @@ var searchParams = func() map[string]searchParam {
 	return out
 }()
 
+// queryParams are the URL's query parameters, or a 400 naming what is malformed: url.Query
+// skips a pair with a bad escape or a ';', and a filter so skipped would widen the search.
+func queryParams(u *url.URL) (url.Values, error) {
+	v, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, badRequest("malformed query string: %v", err)
+	}
+	return v, nil
+}
+
 // decodeSearchParams parses and validates the parameters of GET /v1/search into one query,
 // as decodeSearchRequest does a POST body.
 func decodeSearchParams(v url.Values, l limits) ([]rerank.Query, error) {

@@ -75,6 +75,8 @@ func TestSearchGETRefusals(t *testing.T) {
 		{"not an integer", "q=a&k=ten", `parameter "k": want an integer, got "ten"`},
 		{"not a number", "q=a&alpha=NaN", `parameter "alpha": want a number, got "NaN"`},
 		{"not a boolean", "q=a&explain=yes", `parameter "explain": want true or false, got "yes"`},
+		{"a bad escape", "q=cats&source=%ZZ", `malformed query string: invalid URL escape "%ZZ"`},
+		{"a semicolon", "q=cats&block_type=table;x", `malformed query string: invalid semicolon separator in query`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,7 +58,11 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer s.apiInFlight.Add(-1)
-		res, err := s.pageSearch(r.Context(), r.URL.Query())
+		v, err := queryParams(r.URL)
+		var res QueryResult
+		if err == nil {
+			res, err = s.pageSearch(r.Context(), v)
+		}
 		if err != nil {
 			_, d.Error = classify(err, s.opts.Timeout.String())
 		} else {
