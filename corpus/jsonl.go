@@ -52,6 +52,9 @@ const maxJSONLineProbe = 1 << 16
 func newJSONRecords(r io.Reader) (*jsonRecords, error) {
 	size := &document.CountingReader{R: r}
 	br := bufio.NewReaderSize(size, 1<<16)
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\uFEFF")) {
+		br.Discard(3) // a UTF-8 BOM, which a JSON decoder would read as a value's first byte
+	}
 	first, blank, err := firstNonSpace(br)
 	if err != nil {
 		if err == io.EOF {

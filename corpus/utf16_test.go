@@ -52,6 +52,8 @@ func TestUTF16InputsNameTheEncoding(t *testing.T) {
 		{"forced jsonl", "d.data", encodeUTF16(jsonl, false), FormatJSONL, "UTF-16 little-endian"},
 		{"faq csv", "e.csv", encodeUTF16(csv, false), "", "UTF-16 little-endian"},
 		{"utf-8 with bom", "f.jsonl", append([]byte("\uFEFF"), jsonl...), "", ""},
+		{"json array with bom", "g.json", []byte("\uFEFF[" + strings.Join(strings.Split(strings.TrimSpace(jsonl), "\n"), ",\n") + "]"), "", ""},
+		{"pretty json with bom", "h.json", []byte("\uFEFF" + strings.ReplaceAll(jsonl, `{"_id"`, "{\n \"_id\"")), "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
