@@ -70,6 +70,8 @@ func TestParseIndex(t *testing.T) {
 		{"negative", "-5:1:A\n", nil, "i.txt: line 1: "},
 		{"descending", "900:1:A\n800:2:B\n", nil, "i.txt: line 2: offset 800 is before the previous one (900)"},
 		{"empty", "\n\n", nil, "i.txt: no offsets"},
+		{"a title longer than the buffer", "597:1:" + strings.Repeat("x", 70_000) + "\n1200:2:B\n", []int64{597, 1200}, ""},
+		{"a title longer than the buffer, last", "597:1:A\n1200:2:" + strings.Repeat("x", 200_000), []int64{597, 1200}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,6 +52,7 @@ func parseIndex(ctx context.Context, r io.Reader, path string) ([]int64, error) 
 	for line := 1; ; line++ {
 		b, err := lr.ReadSlice('\n')
 		if err == bufio.ErrBufferFull { // a very long title: only the offset matters
+			b = bytes.Clone(b[:64]) // the offset, before reading the rest over the buffer
 			for err == bufio.ErrBufferFull {
 				_, err = lr.ReadSlice('\n')
 			}
