@@ -17,6 +17,7 @@ import (
 const (
 	DefaultMaxStreamBytes  = 32 << 20
 	DefaultMaxDecodedBytes = 1 << 30
+	DefaultMaxPooledBytes  = 32 << 20
 )
 
 // Options configures a Reader. The zero value scans for stream starts and uses every core.
@@ -35,6 +36,12 @@ type Options struct {
 	// cannot exhaust memory; a bigger one is an error naming its offset. 0 means
 	// DefaultMaxDecodedBytes (1 GiB).
 	MaxDecodedBytes int64
+	// MaxPooledBytes caps the text of one segment that the pool's goroutines hold: a
+	// bigger one is decompressed again by Read, alone, up to MaxDecodedBytes. The segments
+	// decompressed ahead of their turn (two a worker) then hold at most that many bytes
+	// each, where a few tiny crafted streams of a GiB each would otherwise hold tens of GiB.
+	// 0 means DefaultMaxPooledBytes (32 MiB; Wikipedia's segments hold a few MiB).
+	MaxPooledBytes int64
 	// Clock, when set, gets the decompression's busy time summed over the goroutines that
 	// decompress, one item per stream and the bytes of text.
 	Clock *document.StageClock
@@ -49,6 +56,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: MaxStreamBytes is negative (%d)", o.MaxStreamBytes)
 	case o.MaxDecodedBytes < 0:
 		return fmt.Errorf("options: MaxDecodedBytes is negative (%d)", o.MaxDecodedBytes)
+	case o.MaxPooledBytes < 0:
+		return fmt.Errorf("options: MaxPooledBytes is negative (%d)", o.MaxPooledBytes)
 	}
 	for i := 1; i < len(o.Offsets); i++ {
 		if o.Offsets[i] < o.Offsets[i-1] {
@@ -62,6 +71,7 @@ func (o Options) Validate() error {
 type Reader struct {
 	file       string
 	maxDecoded int64
+	maxPooled  int64
 	clock      *document.StageClock
 	pipe       *ordered.Pipeline[segment, piece]
 	ctx        context.Context
@@ -83,6 +93,7 @@ type piece struct {
 type Stats struct {
 	Streams    int  // segments decompressed by the pool
 	Merged     int  // false stream starts: segments decompressed joined with the next one
+	Oversized  int  // segments over MaxPooledBytes, decompressed again by Read
 	Sequential bool // the input (or its rest) was decompressed sequentially
 }
 
@@ -103,27 +114,39 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 
 // newReader decompresses the segments next returns.
 func newReader(ctx context.Context, next func() (segment, error), opts Options) *Reader {
-	mr := &Reader{file: opts.File, maxDecoded: opts.MaxDecodedBytes, clock: opts.Clock}
+	mr := &Reader{file: opts.File, maxDecoded: opts.MaxDecodedBytes, maxPooled: opts.MaxPooledBytes, clock: opts.Clock}
 	if mr.maxDecoded == 0 {
 		mr.maxDecoded = DefaultMaxDecodedBytes
 	}
+	if mr.maxPooled == 0 {
+		mr.maxPooled = DefaultMaxPooledBytes
+	}
+	mr.maxPooled = min(mr.maxPooled, mr.maxDecoded)
 	mr.ctx, mr.cancel = context.WithCancel(ctx)
 	mr.pipe = ordered.Start(mr.ctx, opts.Workers, next, func(seg segment) (piece, error) {
 		if seg.tail != nil {
 			return piece{seg: seg}, nil // decompressed by Read's read-ahead, in order
 		}
-		return mr.decode(seg), nil
+		return mr.decode(seg, mr.maxPooled), nil
 	})
 	return mr
 }
 
-// decode decompresses one segment.
-func (r *Reader) decode(seg segment) piece {
+// errOverPooled is a segment's error when its text is over MaxPooledBytes and under
+// MaxDecodedBytes may be left: Read decompresses it again.
+var errOverPooled = errors.New("over MaxPooledBytes")
+
+// decode decompresses one segment, up to limit bytes of text (MaxPooledBytes or
+// MaxDecodedBytes).
+func (r *Reader) decode(seg segment, limit int64) piece {
 	start := time.Now()
 	var out bytes.Buffer
-	out.Grow(5 * len(seg.data)) // Wikipedia's XML compresses about 4:1
-	n, err := io.Copy(&out, io.LimitReader(bzip2.NewReader(bytes.NewReader(seg.data)), r.maxDecoded+1))
-	if err == nil && n > r.maxDecoded {
+	out.Grow(int(min(5*int64(len(seg.data)), limit+1))) // Wikipedia's XML compresses about 4:1
+	n, err := io.Copy(&out, io.LimitReader(bzip2.NewReader(bytes.NewReader(seg.data)), limit+1))
+	switch {
+	case err == nil && n > limit && limit < r.maxDecoded:
+		err = errOverPooled
+	case err == nil && n > limit:
 		err = fmt.Errorf("more than %d bytes of text (MaxDecodedBytes)", r.maxDecoded)
 	}
 	r.clock.Add(time.Since(start), 1, n)
@@ -154,6 +177,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 			continue
 		}
 		r.stats.Streams++
+		if errors.Is(pc.err, errOverPooled) {
+			r.stats.Oversized++
+			pc = r.decode(pc.seg, r.maxDecoded)
+		}
 		if pc.err != nil {
 			pc = r.repair(pc)
 		}
@@ -187,7 +214,7 @@ func (r *Reader) repair(pc piece) piece {
 		}
 		r.stats.Merged++
 		joined := append(pc.seg.data[:len(pc.seg.data):len(pc.seg.data)], nx.seg.data...)
-		pc = r.decode(segment{data: joined, off: pc.seg.off})
+		pc = r.decode(segment{data: joined, off: pc.seg.off}, r.maxDecoded)
 	}
 	return pc
 }

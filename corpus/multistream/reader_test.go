@@ -33,6 +33,7 @@ func TestReaderMatchesSequential(t *testing.T) {
 		{"multistream indexed", sample.multi, Options{Offsets: offsets}, len(offsets) + 1, false},
 		{"multistream, every other offset", sample.multi, Options{Offsets: everyOther(offsets)}, len(everyOther(offsets)) + 1, false},
 		{"multistream goes sequential midway", sample.multi, Options{MaxStreamBytes: midwayCap(t, offsets)}, -1, true},
+		{"multistream, segments over the pool's cap", sample.multi, Options{Offsets: offsets, MaxPooledBytes: 1000}, len(offsets) + 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +49,9 @@ func TestReaderMatchesSequential(t *testing.T) {
 			}
 			if st.Merged != 0 {
 				t.Errorf("%d false stream starts in a well-formed file", st.Merged)
+			}
+			if over := st.Oversized > 0; over != (tt.opts.MaxPooledBytes > 0) {
+				t.Errorf("%d segments decompressed again with MaxPooledBytes %d", st.Oversized, tt.opts.MaxPooledBytes)
 			}
 		})
 	}
@@ -179,6 +183,7 @@ func TestReaderErrors(t *testing.T) {
 		{"index offset past the end", sample.multi, Options{File: "p.bz2", Offsets: []int64{int64(len(sample.multi)) + 10}}, "p.bz2: index offset", 0},
 		{"not bzip2", []byte("<mediawiki>not compressed</mediawiki>"), Options{File: "n.bz2"}, "n.bz2: not bzip2 data", 0},
 		{"text too big", sample.multi, Options{File: "b.bz2", MaxDecodedBytes: 1000}, "b.bz2: bzip2 stream at byte 0: more than 1000 bytes", 0},
+		{"text too big, over the pool's cap first", sample.multi, Options{File: "b.bz2", MaxDecodedBytes: 1000, MaxPooledBytes: 500}, "b.bz2: bzip2 stream at byte 0: more than 1000 bytes of text (MaxDecodedBytes)", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
