@@ -73,6 +73,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // that may succeed later.
 func writeErr(w http.ResponseWriter, err error, timeout string) {
 	status, msg, retry := classifyRetry(err, timeout)
+	msg += noteFailure(w, status, err)
 	setRetryAfter(w, status, retry)
 	writeError(w, status, msg)
 }
@@ -151,7 +152,23 @@ func classifyRetry(err error, timeout string) (status int, msg string, retry tim
 		// The client went away; nobody reads this, but the access log records 499.
 		return 499, "request canceled by the client", 0
 	}
-	return http.StatusInternalServerError, "internal error: " + err.Error(), 0
+	if errors.Is(err, errSearchPanicked) {
+		return http.StatusInternalServerError, "internal error: " + err.Error(), 0
+	}
+	// The server's own failure, whose text may name its files and their paths: the answer
+	// says where to look, and the access log holds the error (noteFailure).
+	return http.StatusInternalServerError, "internal error; see the server log", 0
+}
+
+// noteFailure records err, a 500 that w answers, for the access log, and returns what the
+// answer adds to classify's message: the request's id.
+func noteFailure(w http.ResponseWriter, status int, err error) string {
+	sw, ok := w.(*statusWriter)
+	if !ok || status != http.StatusInternalServerError || errors.Is(err, errSearchPanicked) {
+		return ""
+	}
+	sw.failure = err
+	return " (request " + sw.rid + ")"
 }
 
 // answered is ": it answered HTTP <status>" for an LLM's non-2xx answer: the status only,

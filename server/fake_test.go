@@ -86,6 +86,9 @@ type fakeEngine struct {
 	// panicOn, when set, makes Search panic on a query of that text, as an engine with a bug
 	// would.
 	panicOn string
+	// failOn, when set, makes Search fail on a query of that text with an error that names
+	// a file, as a failing disk would.
+	failOn string
 
 	mu   sync.Mutex
 	seen []rerank.Query
@@ -120,6 +123,9 @@ func (e *fakeEngine) Search(ctx context.Context, q rerank.Query) (rerank.Result,
 	}
 	if err := ctx.Err(); err != nil {
 		return rerank.Result{}, err
+	}
+	if e.failOn != "" && q.Text == e.failOn {
+		return rerank.Result{}, errors.New("read /secret/index/postings-000001.kpost: input/output error")
 	}
 	if e.panicOn != "" && q.Text == e.panicOn {
 		panic("fake engine: panic on " + q.Text)

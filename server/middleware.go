@@ -149,7 +149,7 @@ func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.
 		}
 		w.Header().Set("X-Request-Id", rid)
 		info.id = rid
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, rid: rid}
 		s.metrics.inflight.Add(1)
 		defer func() {
 			if p := recover(); p != nil {
@@ -168,12 +168,16 @@ func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.
 			}
 			d := time.Since(start)
 			s.metrics.observe(endpoint, info.mode, sw.status, d)
-			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.String("endpoint", endpoint), slog.String("mode", info.mode),
 				slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
 				slog.Duration("duration", d), slog.String("remote", r.RemoteAddr),
-				slog.String("request_id", rid))
+				slog.String("request_id", rid)}
+			level := slog.LevelInfo
+			if sw.failure != nil {
+				level, attrs = slog.LevelError, append(attrs, slog.String("err", sw.failure.Error()))
+			}
+			s.opts.Logger.LogAttrs(r.Context(), level, "request", attrs...)
 		}()
 		if api {
 			if !s.authorized(sw, r) {
@@ -343,8 +347,10 @@ func sameHost(u *url.URL, host string) bool {
 // http.ResponseController reach Flush and SetWriteDeadline for streaming.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status  int
+	bytes   int64
+	rid     string // the request's id
+	failure error  // the server's own failure that the response answered 500 (noteFailure)
 }
 
 func (w *statusWriter) WriteHeader(code int) {

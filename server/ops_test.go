@@ -426,6 +426,29 @@ func TestBatchQueryPanicBecomes500(t *testing.T) {
 	}
 }
 
+// TestInternalErrorTextStaysInTheLog: a search that fails on the server's side answers 500
+// with the request's id and without the error's text, which names a file; the access log
+// holds it.
+func TestInternalErrorTextStaysInTheLog(t *testing.T) {
+	var buf bytes.Buffer
+	s, l := newTestServer(t, Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
+	l.latest().failOn = "boom"
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/v1/search", `{"text":"boom"}`},
+		{"POST", "/search", `{"query":["boom"],"num_blocks":2}`},
+		{"GET", "/?q=boom", ""},
+	} {
+		buf.Reset()
+		w := do(s, tc.method, tc.path, tc.body, "X-Request-Id", "req-7")
+		if strings.Contains(w.Body.String(), "/secret") || !strings.Contains(w.Body.String(), "see the server log (request req-7)") {
+			t.Errorf("%s %s: %d %s", tc.method, tc.path, w.Code, w.Body)
+		}
+		if !strings.Contains(buf.String(), `"err":"read /secret/index/postings-000001.kpost: input/output error"`) {
+			t.Errorf("%s %s: the access log lacks the error: %s", tc.method, tc.path, buf.String())
+		}
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	s, l := newTestServer(t, Options{Timeout: 50 * time.Millisecond})
 	e := l.latest()

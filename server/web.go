@@ -64,7 +64,9 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			res, err = s.pageSearch(r.Context(), v)
 		}
 		if err != nil {
-			_, d.Error = classify(err, s.opts.Timeout.String())
+			var status int
+			status, d.Error = classify(err, s.opts.Timeout.String())
+			d.Error += noteFailure(w, status, err)
 		} else {
 			d.Result = &res
 		}
