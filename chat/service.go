@@ -132,7 +132,7 @@ func (s *Service) Turn(ctx context.Context, req TurnRequest, stream *Stream) (Tu
 		id, create = NewConversationID(), true
 	}
 	start := time.Now()
-	h, err := s.opts.Store.acquire(req.Owner, id, create)
+	h, err := s.opts.Store.acquire(ctx, req.Owner, id, create)
 	switch {
 	case errors.Is(err, ErrBadConversationID) && s.opts.ServerIDs:
 		// Not a well-formed id is not one of ours either: the same answer as any unknown id.
@@ -193,16 +193,17 @@ func respond(ctx context.Context, p Pipeline, conv *Conversation, msg string, tr
 
 // Conversation returns the state of a conversation of the local user (owner "").
 func (s *Service) Conversation(id string) (Conversation, bool, error) {
-	c, err := s.opts.Store.Get("", id)
+	c, err := s.opts.Store.Get(context.Background(), "", id)
 	if errors.Is(err, ErrConversationNotFound) {
 		return Conversation{}, false, nil
 	}
 	return c, err == nil, err
 }
 
-// OwnedConversation returns owner's conversation id, or ErrConversationNotFound.
-func (s *Service) OwnedConversation(owner, id string) (Conversation, error) {
-	return s.opts.Store.Get(owner, id)
+// OwnedConversation returns owner's conversation id, or ErrConversationNotFound; it waits for
+// the conversation's turn in progress until ctx ends.
+func (s *Service) OwnedConversation(ctx context.Context, owner, id string) (Conversation, error) {
+	return s.opts.Store.Get(ctx, owner, id)
 }
 
 // DeleteConversation deletes owner's conversation id, or returns ErrConversationNotFound.

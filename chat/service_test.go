@@ -163,10 +163,10 @@ func TestStoreGetUnknownAndPersisted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Get("", "nobody"); !errors.Is(err, chat.ErrConversationNotFound) {
+	if _, err := store.Get(context.Background(), "", "nobody"); !errors.Is(err, chat.ErrConversationNotFound) {
 		t.Errorf("unknown id: err=%v", err)
 	}
-	if _, err := store.Get("", "bad/id"); !errors.Is(err, chat.ErrBadConversationID) {
+	if _, err := store.Get(context.Background(), "", "bad/id"); !errors.Is(err, chat.ErrBadConversationID) {
 		t.Errorf("bad id: %v", err)
 	}
 	// A conversation file written by one store is read by another.
@@ -186,7 +186,7 @@ func TestStoreGetUnknownAndPersisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	conv, err := other.Get("", "kept")
+	conv, err := other.Get(context.Background(), "", "kept")
 	if err != nil || len(conv.Turns) != 1 || conv.Turns[0].User != "hello" {
 		t.Errorf("persisted conversation: %+v err=%v", conv, err)
 	}

@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"container/list"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
@@ -174,7 +175,7 @@ type entry struct {
 	key      string
 	lastUsed time.Time
 	elem     *list.Element
-	turn     sync.Mutex    // turns of one conversation run one at a time
+	turn     chan struct{} // held by the turn or read in progress: one at a time (lock)
 	gone     bool          // evicted or deleted; guarded by Store.mu
 	mem      *Conversation // memory-only stores
 }
@@ -235,7 +236,7 @@ func OpenStore(opts StoreOptions) (*Store, error) {
 				opts.Logger.Warn("conversation store: unreadable record skipped", "key", string(k), "version", r.Version, "err", err)
 				return nil
 			}
-			es = append(es, &entry{key: string(k), lastUsed: r.LastUsed})
+			es = append(es, &entry{key: string(k), lastUsed: r.LastUsed, turn: make(chan struct{}, 1)})
 			return nil
 		})
 	})
@@ -345,8 +346,9 @@ type held struct {
 }
 
 // acquire locks conversation id of owner for one turn and returns it. An unknown id is
-// ErrConversationNotFound unless create is set, which starts it under that id.
-func (s *Store) acquire(owner, id string, create bool) (*held, error) {
+// ErrConversationNotFound unless create is set, which starts it under that id. It waits for
+// the turn in progress, if any, until ctx ends.
+func (s *Store) acquire(ctx context.Context, owner, id string, create bool) (*held, error) {
 	if !idRe.MatchString(id) {
 		return nil, fmt.Errorf("%w: %q", ErrBadConversationID, truncate(id, 80))
 	}
@@ -370,7 +372,7 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 			s.mu.Unlock()
 			return nil, err
 		}
-		e = &entry{key: k, lastUsed: now, mem: &Conversation{ID: id, Created: now.UTC()}}
+		e = &entry{key: k, lastUsed: now, mem: &Conversation{ID: id, Created: now.UTC()}, turn: make(chan struct{}, 1)}
 		e.elem = s.lru.PushFront(e)
 		s.entries[k] = e
 		s.owned[ownerOf(k)]++
@@ -380,7 +382,9 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 	}
 	s.mu.Unlock()
 
-	e.turn.Lock()
+	if err := e.lock(ctx); err != nil {
+		return nil, err
+	}
 	h := &held{s: s, e: e, created: !ok}
 	if s.db == nil || e.mem != nil {
 		// Memory-only, or created just now: a persisted store writes it at the first save.
@@ -392,7 +396,7 @@ func (s *Store) acquire(owner, id string, create bool) (*held, error) {
 	}
 	c, err := s.load(k)
 	if err != nil || c == nil {
-		e.turn.Unlock()
+		e.unlock()
 		if err == nil {
 			err = ErrConversationNotFound // deleted while this turn waited for the lock
 		}
@@ -412,8 +416,26 @@ func (h *held) release() {
 		}
 		h.s.mu.Unlock()
 	}
-	h.e.turn.Unlock()
+	h.e.unlock()
 }
+
+// lock takes the conversation's turn lock, waiting for the turn that holds it until ctx ends.
+// A free lock is taken whatever ctx says, so that one created for this call is always held.
+func (e *entry) lock(ctx context.Context) error {
+	select {
+	case e.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case e.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the conversation's turn in progress: %w", ctx.Err())
+	}
+}
+
+func (e *entry) unlock() { <-e.turn }
 
 // save applies the size caps to the conversation and writes it. A conversation deleted or
 // evicted during the turn stays gone.
@@ -443,9 +465,10 @@ func (h *held) save() error {
 	return nil
 }
 
-// Get returns a copy of owner's conversation id, or ErrConversationNotFound.
-func (s *Store) Get(owner, id string) (Conversation, error) {
-	h, err := s.acquire(owner, id, false)
+// Get returns a copy of owner's conversation id, or ErrConversationNotFound. It waits for the
+// conversation's turn in progress, if any, until ctx ends.
+func (s *Store) Get(ctx context.Context, owner, id string) (Conversation, error) {
+	h, err := s.acquire(ctx, owner, id, false)
 	if err != nil {
 		return Conversation{}, err
 	}

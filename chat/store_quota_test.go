@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ func (c *storeClock) Now() time.Time { return c.now }
 // create starts conversation id of owner, as a first turn that succeeds does.
 func create(t *testing.T, s *Store, owner, id string) error {
 	t.Helper()
-	h, err := s.acquire(owner, id, true)
+	h, err := s.acquire(context.Background(), owner, id, true)
 	if err != nil {
 		return err
 	}
@@ -29,6 +30,32 @@ func exists(s *Store, owner, id string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.entries[key(owner, id)]
 	return ok
+}
+
+// Reading a conversation waits for its turn in progress only until the reader's context ends,
+// then reads it once the turn is over.
+func TestStoreGetWaitsForTheTurnUntilItsContextEnds(t *testing.T) {
+	s, err := OpenStore(StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := create(t, s, "o", "conv1"); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.acquire(context.Background(), "o", "conv1", false) // a turn in progress
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.Get(ctx, "o", "conv1"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Get during a turn: %v, want the context's deadline", err)
+	}
+	h.release()
+	if c, err := s.Get(context.Background(), "o", "conv1"); err != nil || c.ID != "conv1" {
+		t.Fatalf("Get after the turn: %+v %v", c, err)
+	}
 }
 
 // One owner's conversations evict only its own: past its quota its oldest go, and at the

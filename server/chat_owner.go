@@ -223,7 +223,11 @@ func (s *Server) handleChatGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	conv, err := g.GetConversation(r.Context(), owner, r.PathValue("id"))
+	// A turn in progress holds the conversation for up to the chat timeout; reading it
+	// waits no longer than a search may.
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Timeout)
+	defer cancel()
+	conv, err := g.GetConversation(ctx, owner, r.PathValue("id"))
 	if err != nil {
 		writeErr(w, err, "")
 		return

@@ -43,7 +43,7 @@ func (a ChatService) StoreStats() chat.StoreStats {
 
 // GetConversation returns owner's conversation id; another owner's is ErrNotFound.
 func (a ChatService) GetConversation(ctx context.Context, owner, id string) (ChatConversation, error) {
-	c, err := a.svc.OwnedConversation(owner, id)
+	c, err := a.svc.OwnedConversation(ctx, owner, id)
 	if errors.Is(err, chat.ErrBadConversationID) {
 		err = chat.ErrConversationNotFound // not one of ours either: the same answer
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -155,7 +156,7 @@ func TestChatConversationsBelongToTheirCaller(t *testing.T) {
 	if e.delete(idA, tokB) != 404 || e.delete(idA, "") != 404 {
 		t.Error("another client deleted (or learned of) A's conversation")
 	}
-	conv, err := e.store.Get("session:"+tokA, idA)
+	conv, err := e.store.Get(context.Background(), "session:"+tokA, idA)
 	if err != nil || len(conv.Turns) != 2 || conv.Turns[1].User != "Still me?" {
 		t.Errorf("A's conversation after B's attempts: %+v %v", conv.Turns, err)
 	}
@@ -276,7 +277,7 @@ func TestChatCaps(t *testing.T) {
 					t.Fatal(code)
 				}
 			}
-			conv, err := e.store.Get("session:"+tok, id)
+			conv, err := e.store.Get(context.Background(), "session:"+tok, id)
 			if err != nil || len(conv.Turns) != tt.wantKept || conv.Turns[0].Index != tt.wantFirst || conv.Dropped != tt.wantFirst {
 				t.Errorf("kept %d turns from %d (dropped %d), want %d from %d: %v", len(conv.Turns), conv.Turns[0].Index, conv.Dropped, tt.wantKept, tt.wantFirst, err)
 			}
@@ -302,7 +303,7 @@ func TestChatStoreSurvivesRestart(t *testing.T) {
 	if code, _ := e2.turn(id, "", "peek"); code != 404 {
 		t.Errorf("after restart, a caller without the token: %d", code)
 	}
-	conv, err := e2.store.Get("session:"+tok, id)
+	conv, err := e2.store.Get(context.Background(), "session:"+tok, id)
 	if err != nil || len(conv.Turns) != 3 || conv.Turns[0].User != "remember this" || conv.Turns[2].Index != 2 {
 		t.Errorf("after restart: %+v %v", conv.Turns, err)
 	}

@@ -49,7 +49,7 @@ func TestChatStreamSendsOnlyCheckedSentences(t *testing.T) {
 	if tokens.String() != done.Reply || strings.Contains(tokens.String(), "Napoleon") {
 		t.Errorf("streamed %q, done %q", tokens.String(), done.Reply)
 	}
-	conv, err := e.store.Get("session:"+w.Header().Get(SessionHeader), done.Conversation)
+	conv, err := e.store.Get(context.Background(), "session:"+w.Header().Get(SessionHeader), done.Conversation)
 	if err != nil || conv.Turns[0].Bot != done.Reply {
 		b, _ := json.Marshal(conv)
 		t.Errorf("stored %s %v", b, err)
