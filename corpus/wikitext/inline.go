@@ -168,16 +168,26 @@ func atLineStart(s string, i int) bool {
 }
 
 // tableEnd returns the index after the "|}" line that closes the table opened at s[i], counting
-// nested tables and jumping over templates. An unclosed table runs to the end of the text, as
-// MediaWiki renders it.
+// nested tables and jumping over templates; a template that stands for "|}" on a line of its
+// own ({{end}}, {{table end}}) closes one too. An unclosed table ends at the first heading line
+// after it, whose section MediaWiki shows outside the table, else at the end of the text.
 func tableEnd(s string, i int, tpl map[int]int) int {
-	depth := 0
+	depth, heading := 0, -1
 	for k := i; k < len(s); {
 		if s[k] == '{' {
 			if end, ok := tpl[k]; ok {
+				if closesTable(s[k:end]) && atLineStart(s, k) {
+					depth--
+					if depth == 0 {
+						return end
+					}
+				}
 				k = end
 				continue
 			}
+		}
+		if heading < 0 && s[k] == '=' && k > i && s[k-1] == '\n' && isHeadingLine(s[k:]) {
+			heading = k
 		}
 		switch {
 		case s[k] == '{' && k+1 < len(s) && s[k+1] == '|' && atLineStart(s, k):
@@ -193,7 +203,23 @@ func tableEnd(s string, i int, tpl map[int]int) int {
 			k++
 		}
 	}
+	if heading >= 0 {
+		return heading
+	}
 	return len(s)
+}
+
+// closesTable says whether the template call t ("{{...}}") is one that closes a table.
+func closesTable(t string) bool {
+	name := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(t, "{{"), "}}")), "_", " "))
+	return name == "end" || name == "table end" || name == "end table"
+}
+
+// isHeadingLine says whether the line at the start of s is a section heading ("== x ==").
+func isHeadingLine(s string) bool {
+	line, _, _ := strings.Cut(s, "\n")
+	line = strings.TrimRight(line, " \t\r")
+	return len(line) >= 3 && line[0] == '=' && line[len(line)-1] == '='
 }
 
 // magicWord drops behaviour switches such as __TOC__ and __NOTOC__.
