@@ -273,7 +273,7 @@ func (r *embedRun) checkpoint(ctx context.Context, next uint32) error {
 	if err := manifest.Write(r.tmp, man); err != nil {
 		return fmt.Errorf("writing manifest: %w", err)
 	}
-	cp := checkpoint{Generation: manifest.GenerationName(r.gen), Inputs: man.Inputs, Options: r.opts.Build, SkipBad: r.opts.SkipBad,
+	cp := checkpoint{Generation: manifest.GenerationName(r.gen), Inputs: man.Inputs, InputOptions: inputOptions(r.opts.Inputs), Options: r.opts.Build, SkipBad: r.opts.SkipBad,
 		Embedding: &embedPosition{LexicalGeneration: r.lexGen, NextKey: next}}
 	recordVectors(&cp, r.opts, man)
 	if err := r.ix.st.Commit(ctx, r.writing(), man, store.CommitOptions{Checkpoint: &cp, At: r.opts.at}); err != nil {

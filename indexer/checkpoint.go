@@ -146,6 +146,17 @@ func recordVectors(cp *checkpoint, opts *Options, man *Manifest) {
 	}
 }
 
+// inputOptions describes how each input is to be read, for the checkpoint's record
+// (manifest.Checkpoint.InputOptions): what decides its documents and their ids.
+func inputOptions(ins []InputSpec) []string {
+	out := make([]string, len(ins))
+	for i, in := range ins {
+		o := in.Options
+		out[i] = fmt.Sprintf("format %q, source %q, FAQ columns %+v, max record bytes %d", o.Format, o.Source, o.FAQ, o.MaxRecordBytes)
+	}
+	return out
+}
+
 // checkpointMatches reports how o differs from the build that wrote the checkpoint c.
 func checkpointMatches(c *checkpoint, o *Options) error {
 	if len(o.Inputs) != len(c.Inputs) {
@@ -162,6 +173,17 @@ func checkpointMatches(c *checkpoint, o *Options) error {
 		}
 		if sum.SHA256 != c.Inputs[i].SHA256 || sum.Size != c.Inputs[i].Size {
 			return fmt.Errorf("input %d (%s) changed since the checkpoint (sha256 %.12s, was %.12s)", i+1, in.Path, sum.SHA256, c.Inputs[i].SHA256)
+		}
+	}
+	if c.InputOptions != nil {
+		if len(c.InputOptions) != len(o.Inputs) {
+			return fmt.Errorf("the checkpoint describes the reading of %d inputs, the build has %d", len(c.InputOptions), len(o.Inputs))
+		}
+		for i, want := range inputOptions(o.Inputs) {
+			if want != c.InputOptions[i] {
+				return fmt.Errorf("input %d (%s) is to be read with %s, the checkpointed build read it with %s: give the same --format and --source (and FAQ columns and record cap, InputSpec.Options), or start again with --force",
+					i+1, o.Inputs[i].Path, want, c.InputOptions[i])
+			}
 		}
 	}
 	if !reflect.DeepEqual(o.Build, c.Options) {

@@ -173,6 +173,11 @@ func TestCrashResume(t *testing.T) {
 	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), "options") {
 		t.Errorf("resume with other options: %v", err)
 	}
+	o = crashOptions(dir, input)
+	o.Inputs[0].Options.Source = "other"
+	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), `source "other"`) {
+		t.Errorf("resume with another --source: %v", err)
+	}
 	o = crashOptions(dir, faq)
 	if _, err := resumeBuild(ctx, o); err == nil || !strings.Contains(err.Error(), "changed since the checkpoint") {
 		t.Errorf("resume with another input: %v", err)

@@ -328,7 +328,8 @@ func (d *driver) writing() store.Writing { return store.Writing{Gen: d.gen, Dir:
 // from. A graph the vector writer kept in memory (reopen: hnswvec's) goes on from memory
 // rather than being loaded again; other parts are opened from the store.
 func (d *driver) commitCheckpoint(ctx context.Context, gen int, man *Manifest, pos position, reopen func(backend.Meta) backend.VectorReader) (*Generation, error) {
-	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, Options: d.opts.Build, SkipBad: d.opts.SkipBad}
+	cp := checkpoint{Generation: manifest.GenerationName(gen), Position: pos, Inputs: man.Inputs, InputOptions: inputOptions(d.opts.Inputs),
+		Options: d.opts.Build, SkipBad: d.opts.SkipBad}
 	if d.opts.Encoder != nil {
 		recordVectors(&cp, d.opts, man)
 	}

@@ -147,13 +147,17 @@ func WriteCurrent(dir string, gen int) error {
 // (with its manifest) that CURRENT does not name, how far the build had read, and what it
 // was built from and with, so that a resumed build can refuse other inputs or options.
 type Checkpoint struct {
-	Generation string            `json:"generation"`
-	Position   Position          `json:"position"` // next document to read
-	Inputs     []Input           `json:"inputs"`   // every input of the build, with sha256
-	Options    BuildOptions      `json:"options"`
-	SkipBad    bool              `json:"skip_bad"`
-	Model      *modelid.Identity `json:"model,omitempty"`
-	HNSW       *hnsw.Options     `json:"hnsw,omitempty"`
+	Generation string   `json:"generation"`
+	Position   Position `json:"position"` // next document to read
+	Inputs     []Input  `json:"inputs"`   // every input of the build, with sha256
+	// InputOptions describe how each input was to be read (format, source, FAQ columns,
+	// record cap), as the indexer writes them, so that a resumed build reads the rest the same
+	// way. Absent in records written before them.
+	InputOptions []string          `json:"input_options,omitempty"`
+	Options      BuildOptions      `json:"options"`
+	SkipBad      bool              `json:"skip_bad"`
+	Model        *modelid.Identity `json:"model,omitempty"`
+	HNSW         *hnsw.Options     `json:"hnsw,omitempty"`
 	// VectorIndex is the kind of dense index the build writes (DenseInfo.Index's values; ""
 	// for the graph, and in records written before the inverted file), IVF its parameters.
 	VectorIndex string       `json:"vector_index,omitempty"`
