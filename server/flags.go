@@ -29,6 +29,10 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 		o.CORSOrigins = splitOrigins(s)
 		return nil
 	})
+	fs.Func("allowed-hosts", "comma-separated host `names` a request's Host may name, e.g. a reverse proxy's public name (default: localhost and loopback addresses when --addr is a loopback address, else any)", func(s string) error {
+		o.AllowedHosts = splitOrigins(s)
+		return nil
+	})
 }
 
 // splitOrigins splits a comma-separated list, dropping blanks.

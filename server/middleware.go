@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -296,6 +297,49 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 		writeError(w, http.StatusForbidden, "cross-origin request refused: origin "+origin+
 			" is not allowed (--cors-origins); a web page may send "+r.Method+" only to its own server or one that allows it")
 	})
+}
+
+// allowedHost refuses, 403, a request whose Host names a host that Options.AllowedHosts does
+// not list (any, when it is empty).
+func (s *Server) allowedHost(next http.Handler) http.Handler {
+	if len(s.opts.AllowedHosts) == 0 {
+		return next
+	}
+	allowed := map[string]bool{}
+	for _, h := range s.opts.AllowedHosts {
+		allowed[strings.ToLower(strings.Trim(h, "[]"))] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if host = strings.ToLower(strings.Trim(host, "[]")); allowed[host] || allowed["localhost"] && isLoopbackName(host) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		writeError(w, http.StatusForbidden, "host "+strconv.Quote(r.Host)+" is not one this server answers for (--allowed-hosts): a name other than the server's may be a DNS rebinding")
+	})
+}
+
+// LoopbackHosts are the names a server listening on addr answers for by default: localhost and
+// the loopback addresses when addr's host is a loopback address or localhost, else none (any).
+func LoopbackHosts(addr string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || !isLoopbackName(strings.ToLower(host)) {
+		return nil
+	}
+	return []string{"localhost", "127.0.0.1", "::1"}
+}
+
+// isLoopbackName says whether host is localhost, a name under .localhost (RFC 6761) or a
+// loopback address.
+func isLoopbackName(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // safeMethod reports whether m changes nothing on the server (RFC 9110, 9.2.1): such requests

@@ -109,6 +109,50 @@ func TestCORS(t *testing.T) {
 // origin (its Host, or the X-Forwarded-Host of a proxy in front) or one CORS allows, so that
 // no web page elsewhere can make the server reload, or spend its LLM on /v1/chat. Clients
 // that send no Origin (curl, WikiChat's Python client) and safe methods are not concerned.
+// TestAllowedHosts: a server that answers for the loopback names refuses a request whose Host
+// is another name (a page whose name an attacker's DNS rebound to 127.0.0.1), whatever its
+// Origin; one with no list answers any.
+func TestAllowedHosts(t *testing.T) {
+	loop, _ := newTestServer(t, Options{AllowedHosts: LoopbackHosts("127.0.0.1:8080")})
+	any, _ := newTestServer(t, Options{AllowedHosts: LoopbackHosts(":8080")})
+	for _, tc := range []struct {
+		host      string
+		loop, any int
+	}{
+		{"localhost:8080", 200, 200},
+		{"127.0.0.1:8080", 200, 200},
+		{"[::1]:8080", 200, 200},
+		{"kairos.localhost", 200, 200},
+		{"evil.example:8080", 403, 200},
+		{"127.0.0.1.evil.example", 403, 200},
+	} {
+		for _, s := range []struct {
+			h    http.Handler
+			want int
+		}{{loop, tc.loop}, {any, tc.any}} {
+			req := httptest.NewRequest("GET", "/v1/search?q=malaria", nil)
+			req.Host = tc.host
+			req.Header.Set("Origin", "http://"+tc.host)
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			w := httptest.NewRecorder()
+			s.h.ServeHTTP(w, req)
+			if w.Code != s.want {
+				t.Errorf("Host %s: %d, want %d: %s", tc.host, w.Code, s.want, w.Body)
+			}
+		}
+	}
+	for _, addr := range []string{"localhost:80", "[::1]:80", "127.0.0.2:1"} {
+		if LoopbackHosts(addr) == nil {
+			t.Errorf("%s is a loopback address", addr)
+		}
+	}
+	for _, addr := range []string{":8080", "0.0.0.0:8080", "10.0.0.1:80", "example.com:80"} {
+		if LoopbackHosts(addr) != nil {
+			t.Errorf("%s is no loopback address", addr)
+		}
+	}
+}
+
 func TestSameOrigin(t *testing.T) {
 	off, _ := newTestServer(t, Options{})
 	on, _ := newTestServer(t, Options{CORSOrigins: []string{"https://chat.example.org"}})

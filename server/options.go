@@ -33,6 +33,12 @@ type Options struct {
 	// CORSOrigins lists the origins browsers may call from ("*" for any). Default: none, and
 	// no CORS headers are sent at all.
 	CORSOrigins []string
+	// AllowedHosts are the host names (any port) a request's Host may name; another gets a
+	// 403. A server listening on a loopback address should allow only loopback names
+	// (LoopbackHosts, what kairos serve sets then): a web page whose name an attacker's DNS
+	// points at 127.0.0.1 is the browser's same origin as the server, and could read the
+	// index and spend the LLM. Default: any host.
+	AllowedHosts []string
 
 	// Timeout bounds one search request (all its queries). Default 10s.
 	Timeout time.Duration

@@ -52,7 +52,7 @@ func New(opts Options) (*Server, error) {
 	if st, ok := o.Chat.(StoreStatser); ok {
 		s.metrics.reg.MustRegister(storeCollector{st})
 	}
-	s.handler = s.cors(s.sameOrigin(s.routesMux()))
+	s.handler = s.allowedHost(s.cors(s.sameOrigin(s.routesMux())))
 	return s, nil
 }
 

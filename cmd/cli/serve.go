@@ -267,6 +267,9 @@ func newLiveIndex(loc indexer.Location, name string, eo retrievalOptions) *live.
 // serve loads the indexes, listens on addr and serves until ctx is done. Each value on hup
 // reloads the indexes. ready, when set, is told the listening address (tests use port 0).
 func serve(ctx context.Context, addr string, grace time.Duration, opts server.Options, hup <-chan os.Signal, ready func(net.Addr)) error {
+	if len(opts.AllowedHosts) == 0 {
+		opts.AllowedHosts = server.LoopbackHosts(addr)
+	}
 	s, err := server.New(opts)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
