@@ -28,7 +28,8 @@ type Server struct {
 	budget       *hitBudget
 	chatLimit    *rateLimiter // per owner, POST /v1/chat
 	chatInFlight atomic.Int64
-	bufs         sync.Pool // *cappedBuffer: response bodies (encodeCapped)
+	handlers     sync.WaitGroup // requests in their handlers (instrument), for Wait
+	bufs         sync.Pool      // *cappedBuffer: response bodies (encodeCapped)
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
@@ -80,6 +81,23 @@ func (s *Server) reload(ctx context.Context, c *collection) error {
 // Drain makes /readyz answer 503 so a load balancer stops sending traffic before shutdown;
 // requests keep being served.
 func (s *Server) Drain() { s.draining.Store(true) }
+
+// Wait waits until no request is in its handler, or ctx ends. After an http.Server's
+// Shutdown gave up on the requests still running (a chat turn waits on its LLM for minutes),
+// cancel their contexts (http.Server.BaseContext) and Wait before closing what they use.
+func (s *Server) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		s.handlers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Close closes the collections' indexes. Call it after http.Server.Shutdown has returned; a
 // request still running keeps its load open until it finishes.

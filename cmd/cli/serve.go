@@ -286,8 +286,14 @@ func serve(ctx context.Context, addr string, grace time.Duration, opts server.Op
 	if timeout == 0 {
 		timeout = server.DefaultTimeout
 	}
+	// The requests' contexts end with base: after the grace the turns still running (a chat
+	// turn waits on its LLM for minutes) are cancelled, and waited for, before the deferred
+	// closes of the index and the conversation store.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
 	hs := &http.Server{
 		Handler:           s,
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       timeout + 10*time.Second,
 		WriteTimeout:      timeout + 10*time.Second, // chat streams extend their own deadline
@@ -315,6 +321,13 @@ func serve(ctx context.Context, addr string, grace time.Duration, opts server.Op
 			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			if err := hs.Shutdown(sctx); err != nil {
+				cancelBase()
+				hs.Close()
+				wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer wcancel()
+				if werr := s.Wait(wctx); werr != nil {
+					opts.Logger.Error("requests still running after shutdown and cancellation", "err", werr)
+				}
 				return fmt.Errorf("serve: shutting down: %w", err)
 			}
 			opts.Logger.Info("stopped")

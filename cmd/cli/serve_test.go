@@ -354,3 +354,47 @@ func TestGenerationMeansOneThing(t *testing.T) {
 	}
 	check("after a delete and a reload", 3, 2)
 }
+
+// blockingChatter is a chat service whose turn waits for its context to end, then takes a
+// while more, as a turn saving after its LLM call failed would.
+type blockingChatter struct {
+	started chan struct{}
+	ended   atomic.Bool
+}
+
+func (b *blockingChatter) Chat(ctx context.Context, _ server.ChatRequest, _ *server.ChatStream) (server.ChatResponse, error) {
+	close(b.started)
+	<-ctx.Done()
+	time.Sleep(50 * time.Millisecond)
+	b.ended.Store(true)
+	return server.ChatResponse{}, ctx.Err()
+}
+
+// TestServeShutdownWaitsForCancelledTurns: a turn still running when the shutdown's grace ends
+// is cancelled and has ended when serve returns, before what it uses (the index, the
+// conversation store) is closed.
+func TestServeShutdownWaitsForCancelledTurns(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	ix := newLiveIndex(indexer.Location{Dir: webIndex(t)}, "", retrievalOptions{Logger: log})
+	chatter := &blockingChatter{started: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+	go func() {
+		done <- serve(ctx, "127.0.0.1:0", 100*time.Millisecond, server.Options{Logger: log, Index: ix, Chat: chatter}, nil, func(a net.Addr) { addrc <- a })
+	}()
+	base := "http://" + (<-addrc).String()
+	go func() {
+		if resp, err := http.Post(base+"/v1/chat", "application/json", strings.NewReader(`{"message":"hi"}`)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-chatter.started
+	cancel()
+	err := <-done
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("serve: %v, want the shutdown's deadline", err)
+	}
+	if !chatter.ended.Load() {
+		t.Error("serve returned while a chat turn was still running")
+	}
+}
