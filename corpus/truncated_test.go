@@ -3,8 +3,10 @@ package corpus
 import (
 	"bytes"
 	"compress/bzip2"
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -139,4 +141,39 @@ func readGensimDump(t testing.TB, name string) []byte {
 		t.Fatalf("decompressing %s: %v", name, err)
 	}
 	return data
+}
+
+// A compressed JSON lines input cut short is an error naming the file, the line and that the
+// input is truncated, after the documents before that line.
+func TestTruncatedGzipNamesItsLine(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for i := range 3000 { // past what opening the input reads ahead
+		fmt.Fprintf(zw, `{"_id":"d%d","title":"T%d","text":"Some text of document %d, long enough to be a passage."}`+"\n", i, i, i)
+	}
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "cut.jsonl.gz")
+	if err := os.WriteFile(path, buf.Bytes()[:buf.Len()-200], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for {
+		_, err := r.Next(context.Background())
+		if err == nil {
+			n++
+			continue
+		}
+		if want := fmt.Sprintf("line %d: truncated input", n+1); !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one naming %s and %q", err, path, want)
+		}
+		break
+	}
+	if n < 2900 || n >= 3000 {
+		t.Errorf("%d documents before the error, want all but the last few of 3,000", n)
+	}
 }

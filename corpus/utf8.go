@@ -68,8 +68,13 @@ func (l *lineReader) next() ([]byte, error) {
 	}
 	if err != nil {
 		if err != io.EOF {
-			l.err = err
-			return nil, err
+			// A compressed input cut short ends inside a line: say which, and that it is cut.
+			what := "reading"
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				what = "truncated input"
+			}
+			l.err = fmt.Errorf("line %d: %s: %w", l.line+1, what, err)
+			return nil, l.err
 		}
 		l.err = io.EOF
 		if len(b) == 0 {
