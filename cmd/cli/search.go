@@ -346,6 +346,10 @@ func withTemplate(tmpl request.Query) batchQuery {
 	if tmpl.K != nil {
 		q.K = request.Int(*tmpl.K)
 	}
+	if tmpl.MinScore != nil {
+		ms := *tmpl.MinScore
+		q.MinScore = &ms
+	}
 	q.Rerank = slices.Clone(tmpl.Rerank)
 	q.Filters.Source = slices.Clone(tmpl.Filters.Source)
 	q.Filters.Language = slices.Clone(tmpl.Filters.Language)
