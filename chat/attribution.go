@@ -506,13 +506,28 @@ func unitNear(p []tok, j int, unit string) bool {
 }
 
 // valueMatches reports whether the sentence's number t is the passage's number q: the same
-// value, or t a decade ("1920s") or century ("19th century") holding q's year.
+// value (up to the rounding of a product such as "1.5 million", not a unit: "12,001" is not
+// "12,000"), t a decade ("1920s") or century ("19th century") holding q's year, or a century
+// written as its hundreds ("1800s" for "19th century", either way). A year is not its
+// decade: "1920" is not supported by "the 1920s".
 func valueMatches(t, q tok) bool {
 	if math.IsNaN(t.value) || math.IsNaN(q.value) {
 		return false
 	}
-	if t.value == q.value || q.value != 0 && t.value/q.value > 0.9999 && t.value/q.value < 1.0001 {
-		return t.century == q.century
+	if t.value == q.value || q.value != 0 && math.Abs(t.value/q.value-1) < 1e-9 {
+		return t.century == q.century && (t.decade || !q.decade)
+	}
+	hundreds := func(d tok) int { // the century that "1800s" names, or 0
+		if v := int(d.value); d.decade && float64(v) == d.value && v%100 == 0 {
+			return v/100 + 1
+		}
+		return 0
+	}
+	switch {
+	case t.century && q.decade:
+		return hundreds(q) == int(t.value)
+	case t.decade && q.century:
+		return hundreds(t) == int(q.value)
 	}
 	y := int(q.value)
 	if float64(y) != q.value || y < 100 || y > 9999 {
