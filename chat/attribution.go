@@ -311,7 +311,7 @@ func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, s
 			continue
 		}
 		content++
-		if hasWord(e.toks, t.stem) {
+		if hasToken(e.toks, t) {
 			found++
 			at[i] = true
 			continue
@@ -446,6 +446,25 @@ func scattered(toks []tok, at []bool, e *evidence) string {
 		}
 	}
 	return ""
+}
+
+// hasToken is hasWord for the sentence's word t, except that a capitalised word and a
+// passage's capitalised word must be the same word, not one the start of the other: "India"
+// is not "Indiana", nor "Niger" "Nigeria".
+func hasToken(ts []tok, t tok) bool {
+	for _, p := range ts {
+		if p.num {
+			continue
+		}
+		same := sameWord(p.stem, t.stem)
+		if t.capital && p.capital {
+			same = p.stem == t.stem
+		}
+		if same || synonymous(p.stem, t.stem) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasWord reports whether ts holds a word of stem s: the same word in any form, or a synonym.
