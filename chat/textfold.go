@@ -70,6 +70,12 @@ func foldRunes(s string) []foldedRune {
 			if l, ok := lookalikes[c]; ok {
 				c = l
 			}
+			if l, ok := unaccented[c]; ok {
+				for k, x := range l {
+					out = append(out, foldedRune{x, upper && k == 0})
+				}
+				continue
+			}
 			if c > unicode.MaxASCII && unicode.IsDigit(c) {
 				c = '0' + digitValue(c)
 			}
@@ -78,6 +84,11 @@ func foldRunes(s string) []foldedRune {
 	}
 	return out
 }
+
+// unaccented spells the letters that have no decomposition to strip an accent from ("Søren",
+// "Łódź", "Straße") as a text without them writes them ("Soren", "Lodz", "Strasse").
+var unaccented = map[rune]string{'ø': "o", 'ł': "l", 'đ': "d", 'ð': "d", 'ħ': "h", 'ı': "i",
+	'æ': "ae", 'œ': "oe", 'ß': "ss", 'þ': "th"}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -37,8 +37,8 @@ const (
 
 // tokenize splits s into words and numbers after folding it. A letter and a digit next to
 // each other are two tokens ("25OHD", "H2O"), so a number is found wherever it is written; a
-// possessive "'s" is dropped and "n't" is the word "not" ("didn't" is "did not"); "%" is the
-// word "percent". Numbers are then read as values: digits with their scale word, spelled-out
+// possessive "'s" is dropped and "n't" is the word "not" ("didn't" is "did not"); "%" and "per
+// cent" are the word "percent". Numbers are then read as values: digits with their scale word, spelled-out
 // numbers ("eighteen fifty", "twenty-five"), and roman numerals written in capitals
 // (numberTokens).
 func tokenize(s string) []tok {
@@ -161,6 +161,11 @@ func appendWord(out []tok, rs []foldedRune, sep byte, sentStart bool) []tok {
 	}
 	w = strings.Trim(w, "'")
 	if w == "" {
+		return out
+	}
+	// "per cent" is the word "percent", as "%" is.
+	if n := len(out); w == "cent" && sep == sepSpace && n > 0 && out[n-1].word == "per" {
+		out[n-1].word, out[n-1].stem = "percent", "percent"
 		return out
 	}
 	t.word, t.stem = w, stem(w)
