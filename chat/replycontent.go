@@ -254,7 +254,9 @@ func firstWordOpen(line string) bool {
 
 // sentenceBreak returns the index of the first space (or tab) of line at or after from that
 // ends a sentence: one after final punctuation, with closing quotes, brackets and emphasis
-// between; -1 if none. Scanning from where the last call stopped keeps a stream linear.
+// between, and a period only where fullStop says it ends one ("Dr. Elmer McCollum", "St.
+// Louis" and "No. 1" do not); -1 if none. Scanning from where the last call stopped keeps a
+// stream linear.
 func sentenceBreak(line string, from int) int {
 	for i := from; i < len(line); i++ {
 		if c := line[i]; c != ' ' && c != '\t' && c != '\f' && c != '\r' {
@@ -268,7 +270,11 @@ func sentenceBreak(line string, from int) int {
 			}
 			j -= n
 		}
-		if r, _ := utf8.DecodeLastRuneInString(line[:j]); strings.ContainsRune(".!?…", r) {
+		r, n := utf8.DecodeLastRuneInString(line[:j])
+		if r == '.' && !fullStop(line, j-n, i) {
+			continue
+		}
+		if strings.ContainsRune(".!?…", r) {
 			return i
 		}
 	}

@@ -145,3 +145,26 @@ func FuzzContentReader(f *testing.F) {
 		}
 	})
 }
+
+// The reader passes the reply on a sentence at a time, whole: a period after an abbreviation,
+// an initial or a list's number ends no sentence, however the text arrives. The gate checks
+// each piece as a sentence: "The Gateway Arch in St." and "Louis was ..." were checked, cited
+// and shown apart.
+func TestReadContentEmitsWholeSentences(t *testing.T) {
+	const text = "The Gateway Arch in St. Louis was completed in 1965. Dr. Smith has a cat. It reached No. 1 in May. J. R. R. Tolkien wrote it."
+	want := []string{"The Gateway Arch in St. Louis was completed in 1965.", " Dr. Smith has a cat.", " It reached No. 1 in May.", " J. R. R. Tolkien wrote it."}
+	for _, n := range []int{1, 3, 1000} {
+		var pieces []string
+		r := newContentReader(replyLabel, false)
+		r.emit = func(p string) { pieces = append(pieces, p) }
+		for i := 0; i < len(text); i += n {
+			r.write(text[i:min(i+n, len(text))])
+		}
+		if _, err := r.finish(false); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(pieces, "|") != strings.Join(want, "|") {
+			t.Errorf("pieces of %d: %q, want %q", n, pieces, want)
+		}
+	}
+}
