@@ -5,10 +5,11 @@
 //
 // Pipelines (Pipeline, selected by name in a Service):
 //   - wikichat: query (+ time need) -> retrieve -> summarize  ||  generate -> claims -> evidence,
-//     then verify -> draft -> refine; a summary bullet is kept only if its passage supports it
-//     (support.go), and "I'm not sure" goes to the refinement whenever nothing is verified: the
-//     stage-3 reply itself is never delivered; a refinement that says more than its draft and
-//     facts (a number, a name, a claim of its own) is not sent, its draft is.
+//     then verify -> draft -> refine; a summary bullet or a verified claim is a fact of the
+//     draft only if a passage of the turn supports it (attribution.go), and "I'm not sure" goes
+//     to the refinement whenever nothing is verified: the stage-3 reply itself is never
+//     delivered; every sentence of the draft and the refinement is checked the same way, and
+//     one that no passage of the turn supports is not sent.
 //   - commonsense: wikichat whose query stage tracks the topic and, for passive user turns,
 //     plans the search from a commonsense directive.
 //   - mpc: clarify -> recall memories -> memory processor -> respond; a summarizer writes
@@ -39,8 +40,8 @@
 // A turn given a Stream receives its reply as the last LLM stage writes it (WikiChat's
 // refinement, the text after its "Revised response:" label; the draft when refine is skipped;
 // the reply stage of the others), cleaned as it goes: a line that starts a stage's format or a
-// user turn ends it unseen. When the final checks then refuse or change the text, the Stream
-// is told, with the reply that replaces it.
+// user turn ends it unseen, and each sentence is sent once the checks have passed it
+// (replyGate), so nothing sent is taken back.
 // Example banks (BuildBank, ReadBank) are a format of this package: a JSON header line with
 // format, version, encoder, dimension, count and the SHA-256 of the body, then one JSON line
 // per example with its unit vector.
