@@ -362,7 +362,90 @@ func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, s
 	case !negated && !asserts:
 		return score, "an assertion: its sentences deny"
 	}
-	return score, ""
+	return score, clausePolarity(toks, at, e)
+}
+
+// clausePolarity returns which clause of the sentence (cut at its punctuation) denies what the
+// passage's clauses holding its words assert, or asserts what they deny, or "": a denial moved
+// from one clause to another ("The Eiffel Tower is the tallest structure in France, and it is
+// not in Paris", where the passage denies the first and asserts the second) keeps the
+// sentence's polarity as a whole. The passage is cut into clauses the same way, so that a
+// sentence copied whole ("... is impaired, but the dose is not known") keeps each clause's.
+func clausePolarity(toks []tok, at []bool, e *evidence) string {
+	pcl := clauseRanges(e.toks)
+	for _, c := range clauseRanges(toks) {
+		var words []string
+		neg := false
+		for i := c[0]; i < c[1]; i++ {
+			neg = neg || negations[toks[i].word]
+			if at[i] {
+				words = append(words, toks[i].stem)
+			}
+		}
+		if len(words) == 0 {
+			continue
+		}
+		denies, asserts := false, false
+		best, bestN := -1, 0
+		for k, r := range pcl {
+			n := 0
+			for _, w := range words {
+				if hasWord(e.toks[r[0]:r[1]], w) {
+					n++
+				}
+			}
+			if n > bestN {
+				best, bestN = k, n
+			}
+			if 2*n >= len(words) && n > 0 {
+				d := clauseDenies(e.toks[r[0]:r[1]])
+				denies, asserts = denies || d, asserts || !d
+			}
+		}
+		if !denies && !asserts && best >= 0 {
+			d := clauseDenies(e.toks[pcl[best][0]:pcl[best][1]])
+			denies, asserts = d, !d
+		}
+		switch {
+		case neg && !denies && (denies || asserts):
+			return "the denial of its clause " + strconvQuote(clauseText(toks[c[0]:c[1]]))
+		case !neg && !asserts && (denies || asserts):
+			return "an assertion of its clause " + strconvQuote(clauseText(toks[c[0]:c[1]])) + ": the passage denies it"
+		}
+	}
+	return ""
+}
+
+// clauseRanges cuts ts into clauses at its punctuation (tok.sepBreak).
+func clauseRanges(ts []tok) [][2]int {
+	var out [][2]int
+	for start := 0; start < len(ts); {
+		end := start + 1
+		for end < len(ts) && ts[end].sep != sepBreak {
+			end++
+		}
+		out = append(out, [2]int{start, end})
+		start = end
+	}
+	return out
+}
+
+func clauseDenies(ts []tok) bool {
+	for _, t := range ts {
+		if negations[t.word] {
+			return true
+		}
+	}
+	return false
+}
+
+// clauseText is a clause's words, for a reason.
+func clauseText(ts []tok) string {
+	w := make([]string, len(ts))
+	for i, t := range ts {
+		w[i] = t.word
+	}
+	return strings.Join(w, " ")
 }
 
 // touchedSentences returns the sentences of e that hold at least half of the sentence's

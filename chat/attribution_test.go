@@ -155,6 +155,8 @@ func TestAttributionCheck(t *testing.T) {
 		{"a letter with no accent to strip", []string{"Søren Kierkegaard | The Danish philosopher Søren Kierkegaard wrote Fear and Trembling."}, "",
 			"The Danish philosopher Soren Kierkegaard wrote Fear and Trembling.", sentFact, ""},
 		{"ß as ss", []string{"Street | The museum stands on the Königstraße in Stuttgart."}, "", "The museum stands on the Konigstrasse in Stuttgart.", sentFact, ""},
+		{"a denial moved to another clause", []string{eiffel}, "", "The Eiffel Tower is the tallest structure in France, and it is not in Paris.", sentDropped, "clause"},
+		{"a denial in its own clause", []string{eiffel}, "", "The Eiffel Tower is in Paris, but it is not the tallest structure in France.", sentFact, ""},
 		{"a count word changed", []string{calcium}, "", "One experiment was performed in the spring.", sentDropped, "one"},
 		{"a count word kept", []string{calcium}, "", "Two experiments were performed in the spring.", sentFact, ""},
 		{"a number put with another verb", []string{eiffel}, "", "The Eiffel Tower was built in 330.", sentDropped, "330"},
