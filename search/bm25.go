@@ -72,14 +72,40 @@ func (ix *Index) searchBM25(ctx context.Context, req Request) ([]Hit, error) {
 	if req.PerDoc > 0 {
 		window = max(window, 3*req.K) // room to fill K after capping
 	}
-	cands, err := ix.bm25Candidates(ctx, req, window)
+	cands, err := ix.cappedCandidates(ctx, req, window, func(n int) ([]candidate, bool, error) {
+		c, err := ix.bm25Candidates(ctx, req, n)
+		return c, len(c) >= n, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
-		return nil, err
-	}
 	return ix.final(ctx, cands, req, "bm25")
+}
+
+// maxPerDocWindow bounds how many candidates a search with a per-document cap fetches to fill
+// its k: a document of more passages than that, all of them above every other match, still
+// leaves the search short.
+const maxPerDocWindow = 4096
+
+// cappedCandidates fetches n candidates (fetch also says whether the engine had more) and caps
+// them per document (Request.PerDoc); while the cap leaves fewer than k of a window the engine
+// filled, it fetches four times as many, up to maxPerDocWindow (or 3 x k when that is more).
+// A few long documents would otherwise fill the window: a document of 40 passages above 12
+// others of one each left a search for 10, one a document, with 1 to 3 hits.
+func (ix *Index) cappedCandidates(ctx context.Context, req Request, n int, fetch func(n int) ([]candidate, bool, error)) ([]candidate, error) {
+	for {
+		cands, more, err := fetch(n)
+		if err != nil {
+			return nil, err
+		}
+		if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
+			return nil, err
+		}
+		if req.PerDoc <= 0 || len(cands) >= req.K || !more || n >= max(maxPerDocWindow, 3*req.K) {
+			return cands, nil
+		}
+		n = min(4*n, max(maxPerDocWindow, 3*req.K))
+	}
 }
 
 // bm25Candidates returns the n best passages by BM25, with document evidence applied.

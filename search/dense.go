@@ -82,11 +82,13 @@ func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
 	if err := ix.checkDense(); err != nil {
 		return nil, err
 	}
-	cands, err := ix.denseCandidates(ctx, req, max(2*req.K, 3*req.PerDoc*req.K))
+	// A cap of k or more passages a document caps nothing: it asks for no more candidates.
+	n := max(2*req.K, 3*min(req.PerDoc, req.K)*req.K)
+	cands, err := ix.cappedCandidates(ctx, req, n, func(n int) ([]candidate, bool, error) {
+		c, err := ix.denseCandidates(ctx, req, n)
+		return c, len(c) >= n, err
+	})
 	if err != nil {
-		return nil, err
-	}
-	if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
 		return nil, err
 	}
 	return ix.final(ctx, cands, req, "")
@@ -97,12 +99,14 @@ func (ix *Index) searchHybrid(ctx context.Context, req Request) ([]Hit, error) {
 		return nil, err
 	}
 	n := max(req.K, ix.opts.Window)
-	lex, den, err := ix.hybridCandidates(ctx, req, n)
-	if err != nil {
-		return nil, err
+	if req.PerDoc > 0 {
+		n = max(n, 3*req.K) // room to fill K after capping, as BM25's
 	}
-	cands := fuse(lex, den, ix.fusionOptions(req))
-	if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
+	cands, err := ix.cappedCandidates(ctx, req, n, func(n int) ([]candidate, bool, error) {
+		lex, den, err := ix.hybridCandidates(ctx, req, n)
+		return fuse(lex, den, ix.fusionOptions(req)), len(lex) >= n || len(den) >= n, err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return ix.final(ctx, cands, req, "")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -312,6 +313,59 @@ func ExampleIndex_Search() {
 		os.Stdout.WriteString(h.ID + " " + h.Text + "\n")
 	}
 	// Output: a#0 Albedo | Albedo is the fraction of sunlight that a surface reflects. Fresh snow has a high albedo.
+}
+
+// TestPerDocFillsK: a search capped per document fills its k from the documents further down
+// when a long document's passages take the whole of the first window, in every mode.
+func TestPerDocFillsK(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "docs.jsonl")
+	var b strings.Builder
+	long := make([]string, 40)
+	for i := range long {
+		long[i] = fmt.Sprintf("Zebra zebra zebra herd %d grazes on the savanna grass.", i)
+	}
+	fmt.Fprintf(&b, "%s\n", jsonLine(t, map[string]string{"_id": "long", "title": "Zebras", "text": strings.Join(long, "\n\n")}))
+	for i := range 12 {
+		fmt.Fprintf(&b, "%s\n", jsonLine(t, map[string]string{"_id": fmt.Sprintf("d%02d", i), "title": fmt.Sprintf("Place %d", i),
+			"text": fmt.Sprintf("A zebra was once seen near town number %d, far from the others.", i)}))
+	}
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "idx")
+	if _, err := buildAt(t.Context(), at(idx), indexer.Options{Inputs: []indexer.InputSpec{{Path: src}}, EmbedInline: true, Encoder: bow,
+		Build: indexer.BuildOptions{MaxWords: 16}}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(t.Context(), at(idx), Options{Encoder: bow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, mode := range []Mode{ModeBM25, ModeDense, ModeHybrid} {
+		hits, err := ix.Search(t.Context(), Request{Text: "zebra zebra herd", K: 10, PerDoc: 1, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := map[string]bool{}
+		for _, h := range hits {
+			docs[h.DocID] = true
+		}
+		if len(hits) != 10 || len(docs) != 10 {
+			t.Errorf("%s: %d hits of %d documents, want 10 of 10 (13 match)", mode, len(hits), len(docs))
+		}
+	}
+}
+
+// jsonLine is v as one line of JSON.
+func jsonLine(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestPerDoc(t *testing.T) {
