@@ -159,7 +159,11 @@ var assentRe = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|yup|no|nope|correct|i
 	`\s*(?:[,!.;:—–]+-*|-+(?:\s|$))\s*`)
 
 // ellipsisEnds are the words an elliptical answer ends on ("He did.", "It is.", "I think so."):
-// it borrows its claim from the question, so it is checked as one that states nothing.
+// it borrows its claim from the question, so it is checked as one that states nothing. Such an
+// answer is short (maxEllipsisWords); a longer sentence of chat that ends on one ("Let me know
+// if there is anything else I can do.") is chat.
+const maxEllipsisWords = 5
+
 var ellipsisEnds = setOf(`is are was were am be been do does did has have had can could will would
 	shall should may might must so`)
 
@@ -207,7 +211,7 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 			c.kind = sentChat
 		case assent != "":
 			c.reason = "an assent or denial whose words state nothing to check"
-		case len(toks) > 0 && ellipsisEnds[toks[len(toks)-1].word]:
+		case len(toks) > 0 && len(toks) <= maxEllipsisWords && ellipsisEnds[toks[len(toks)-1].word]:
 			c.reason = "an elliptical answer, nothing to check"
 		case negated:
 			c.reason = "a denial with nothing to check"
@@ -531,9 +535,10 @@ func scattered(toks []tok, at []bool, e *evidence) string {
 	return ""
 }
 
-// hasToken is hasWord for the sentence's word t, except that a capitalised word and a
-// passage's capitalised word must be the same word, not one the start of the other: "India"
-// is not "Indiana", nor "Niger" "Nigeria".
+// hasToken is hasWord for the sentence's word t, except that two capitalised words must be the
+// same word, not one the start of the other: "India" is not "Indiana", nor "Niger" "Nigeria".
+// That holds for two words that open sentences too, since a name may open one; two forms of a
+// common word that both open a sentence ("Treated", "Treatment") then count as a rewording.
 func hasToken(ts []tok, t tok) bool {
 	for _, p := range ts {
 		if p.num {

@@ -101,6 +101,8 @@ func (ix *Index) cappedCandidates(ctx context.Context, req Request, n int, fetch
 		if cands, err = capPerDoc(ctx, cands, req.PerDoc, ix.gen.Passages); err != nil {
 			return nil, err
 		}
+		// A vector engine fills any window, so a dense search over fewer documents than k
+		// (a narrow filter) fetches up to the bound: five searches at most.
 		if req.PerDoc <= 0 || len(cands) >= req.K || !more || n >= max(maxPerDocWindow, 3*req.K) {
 			return cands, nil
 		}

@@ -229,7 +229,7 @@ func (s *Server) handleChatGet(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	conv, err := g.GetConversation(ctx, owner, r.PathValue("id"))
 	if err != nil {
-		writeErr(w, err, "")
+		writeErr(w, err, s.opts.Timeout.String())
 		return
 	}
 	writeJSON(w, http.StatusOK, conv)

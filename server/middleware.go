@@ -142,7 +142,7 @@ func setMode(r *http.Request, mode string) {
 func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.handlers.Add(1)
-		defer s.handlers.Done()
+		defer s.handlers.Add(-1)
 		start := time.Now()
 		info := &reqInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))

@@ -105,10 +105,6 @@ func TestCORS(t *testing.T) {
 	}
 }
 
-// TestSameOrigin: unsafe requests carrying an Origin are served only from the server's own
-// origin (its Host, or the X-Forwarded-Host of a proxy in front) or one CORS allows, so that
-// no web page elsewhere can make the server reload, or spend its LLM on /v1/chat. Clients
-// that send no Origin (curl, WikiChat's Python client) and safe methods are not concerned.
 // TestAllowedHosts: a server that answers for the loopback names refuses a request whose Host
 // is another name (a page whose name an attacker's DNS rebound to 127.0.0.1), whatever its
 // Origin; one with no list answers any.
@@ -153,6 +149,10 @@ func TestAllowedHosts(t *testing.T) {
 	}
 }
 
+// TestSameOrigin: unsafe requests carrying an Origin are served only from the server's own
+// origin (its Host, or the X-Forwarded-Host of a proxy in front) or one CORS allows, so that
+// no web page elsewhere can make the server reload, or spend its LLM on /v1/chat. Clients
+// that send no Origin (curl, WikiChat's Python client) and safe methods are not concerned.
 func TestSameOrigin(t *testing.T) {
 	off, _ := newTestServer(t, Options{})
 	on, _ := newTestServer(t, Options{CORSOrigins: []string{"https://chat.example.org"}})

@@ -28,8 +28,8 @@ type Server struct {
 	budget       *hitBudget
 	chatLimit    *rateLimiter // per owner, POST /v1/chat
 	chatInFlight atomic.Int64
-	handlers     sync.WaitGroup // requests in their handlers (instrument), for Wait
-	bufs         sync.Pool      // *cappedBuffer: response bodies (encodeCapped)
+	handlers     atomic.Int64 // requests in their handlers (instrument), for Wait
+	bufs         sync.Pool    // *cappedBuffer: response bodies (encodeCapped)
 }
 
 // New validates opts and builds the handler. No index is loaded yet: /readyz answers 503
@@ -86,17 +86,18 @@ func (s *Server) Drain() { s.draining.Store(true) }
 // Shutdown gave up on the requests still running (a chat turn waits on its LLM for minutes),
 // cancel their contexts (http.Server.BaseContext) and Wait before closing what they use.
 func (s *Server) Wait(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		s.handlers.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	// A counter polled, not a WaitGroup: a request accepted before the listener closed may
+	// enter its handler while Wait runs, which a WaitGroup forbids.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for s.handlers.Load() > 0 {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return nil
 }
 
 // Close closes the collections' indexes. Call it after http.Server.Shutdown has returned; a

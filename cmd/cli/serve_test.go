@@ -388,7 +388,11 @@ func TestServeShutdownWaitsForCancelledTurns(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	<-chatter.started
+	select {
+	case <-chatter.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the chat turn did not start")
+	}
 	cancel()
 	err := <-done
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {

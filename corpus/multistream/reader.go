@@ -149,7 +149,11 @@ func (r *Reader) decode(seg segment, limit int64) piece {
 	case err == nil && n > limit:
 		err = fmt.Errorf("more than %d bytes of text (MaxDecodedBytes)", r.maxDecoded)
 	}
-	r.clock.Add(time.Since(start), 1, n)
+	if err == errOverPooled {
+		r.clock.Add(time.Since(start), 0, 0) // the stream and its text count when decoded again
+	} else {
+		r.clock.Add(time.Since(start), 1, n)
+	}
 	return piece{seg: seg, text: out.Bytes(), err: err}
 }
 
