@@ -82,8 +82,12 @@ func (ix *Index) searchDense(ctx context.Context, req Request) ([]Hit, error) {
 	if err := ix.checkDense(); err != nil {
 		return nil, err
 	}
-	// A cap of k or more passages a document caps nothing: it asks for no more candidates.
-	n := max(2*req.K, 3*min(req.PerDoc, req.K)*req.K)
+	// A cap starts from room for 3 x k candidates, as BM25's, and grows while it leaves the
+	// search short (cappedCandidates).
+	n := 2 * req.K
+	if req.PerDoc > 0 {
+		n = 3 * req.K
+	}
 	cands, err := ix.cappedCandidates(ctx, req, n, func(n int) ([]candidate, bool, error) {
 		c, err := ix.denseCandidates(ctx, req, n)
 		return c, len(c) >= n, err
