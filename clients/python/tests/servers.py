@@ -142,7 +142,8 @@ class Serve(Process):
         for ix in indexes:
             args += ["--index", ix]
         if llm_url:
-            args += ["--llm-url", llm_url, "--llm-model", "fake"]
+            # --chat-trace: the tests read each turn's stages.
+            args += ["--llm-url", llm_url, "--llm-model", "fake", "--chat-trace"]
         args += flags or []
         super().__init__(args, workdir, name)
 

@@ -427,7 +427,8 @@ class ChatResponse:
     """One chat turn's answer. grounded: every sentence was checked against the passages it
     cites (wikichat, commonsense); False: the pipeline answered from the LLM, a memory pool or
     an example bank, unchecked. session_token is set when this turn started a session (the
-    Client keeps it and sends it back)."""
+    Client keeps it and sends it back). stages and trace come only from a server started with
+    --chat-trace: they hold the LLM's unchecked text."""
 
     conversation_id: str
     reply: str
