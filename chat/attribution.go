@@ -392,12 +392,7 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 		denies, asserts := false, false
 		best, bestN := -1, 0
 		for k, r := range pcl {
-			n := 0
-			for _, w := range words {
-				if hasWord(e.toks[r[0]:r[1]], w) {
-					n++
-				}
-			}
+			n := countWords(e.toks[r[0]:r[1]], words)
 			if n > bestN {
 				best, bestN = k, n
 			}
@@ -465,12 +460,7 @@ func touchedSentences(toks []tok, at []bool, e *evidence) [][2]int {
 	var out [][2]int
 	best, bestN := e.sents[0], -1
 	for _, r := range e.sents {
-		n := 0
-		for _, w := range words {
-			if hasWord(e.toks[r[0]:r[1]], w) {
-				n++
-			}
-		}
+		n := countWords(e.toks[r[0]:r[1]], words)
 		if n > bestN {
 			best, bestN = r, n
 		}
@@ -553,6 +543,17 @@ func hasToken(ts []tok, t tok) bool {
 		}
 	}
 	return false
+}
+
+// countWords is how many of the stems words ts holds (hasWord).
+func countWords(ts []tok, words []string) int {
+	n := 0
+	for _, w := range words {
+		if hasWord(ts, w) {
+			n++
+		}
+	}
+	return n
 }
 
 // hasWord reports whether ts holds a word of stem s: the same word in any form, or a synonym.
