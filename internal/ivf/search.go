@@ -28,11 +28,13 @@ const (
 	// rate; 5 times found no more at equal rates.
 	graphBeam = 3
 	// selectivitySample is how many positions a filtered search first tries its filter on to
-	// estimate the share of vectors that pass. Until selectivityPassing of them pass it tries
-	// as many again, up to selectivityMaxSample: a filter keeping 1% passes 2.6 of 256 on
-	// average and none in one search of 13, and one keeping 30 passages of 100,000 passes
-	// none of 256 in 93%, where the guess of half a pass made its probe miss most of them.
-	// Sixteen passes put the estimate within about a quarter of the share.
+	// estimate the share of vectors that pass. While at most one in selectivitySample of
+	// those tried passes, and fewer than selectivityPassing, it tries as many again, up to
+	// selectivityMaxSample: a filter keeping 30 passages of 100,000 passes none of 256 in 93%
+	// of samples, where the guess of half a pass in 256 made its probe miss most of them.
+	// Sampling on until 16 passed whatever the share was tried and not kept: at 10M vectors
+	// a filter keeping 1% then probed more lists, for 0.0076 to 0.0094 more recall@10 at
+	// 0.48 to 0.81 times the queries a second.
 	selectivitySample    = 256
 	selectivityPassing   = 16
 	selectivityMaxSample = 1 << 16
@@ -521,7 +523,7 @@ func (r *Reader) selectivity(keep func(uint32) bool) float64 {
 			for ; i < end; i++ {
 				try(uint32(splitmix(i) % uint64(n)))
 			}
-			if passed >= selectivityPassing || end >= selectivityMaxSample || end >= uint64(n) {
+			if passed >= selectivityPassing || passed*selectivitySample > tried || end >= selectivityMaxSample || end >= uint64(n) {
 				break
 			}
 		}
