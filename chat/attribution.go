@@ -354,10 +354,7 @@ func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, s
 	}
 	denies, asserts := false, false
 	for _, r := range touched {
-		neg := false
-		for _, p := range e.toks[r[0]:r[1]] {
-			neg = neg || negations[p.word]
-		}
+		neg := clauseDenies(e.toks[r[0]:r[1]])
 		denies, asserts = denies || neg, asserts || !neg
 	}
 	switch {
@@ -406,9 +403,9 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 			denies, asserts = d, !d
 		}
 		switch {
-		case neg && !denies && (denies || asserts):
+		case neg && asserts && !denies:
 			return "the denial of its clause " + strconvQuote(clauseText(toks[c[0]:c[1]]))
-		case !neg && !asserts && (denies || asserts):
+		case !neg && denies && !asserts:
 			return "an assertion of its clause " + strconvQuote(clauseText(toks[c[0]:c[1]])) + ": the passage denies it"
 		}
 	}
@@ -429,6 +426,7 @@ func clauseRanges(ts []tok) [][2]int {
 	return out
 }
 
+// clauseDenies says whether ts (a clause or a sentence) holds a negation.
 func clauseDenies(ts []tok) bool {
 	for _, t := range ts {
 		if negations[t.word] {
