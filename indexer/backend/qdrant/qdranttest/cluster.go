@@ -9,8 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -62,6 +60,7 @@ type Cluster struct {
 	t     testing.TB
 	bin   string
 	Peers []*Peer
+	ports portReservations
 }
 
 // StartupTimeout bounds how long Start waits for the cluster to form.
@@ -85,12 +84,14 @@ func Start(t testing.TB, n int) *Cluster {
 	root := t.TempDir()
 	c := &Cluster{t: t, bin: bin}
 	t.Cleanup(c.stopAll)
+	// Every port of the cluster at once, each reserved until the cluster stops: a peer
+	// spawned but not yet listening leaves its ports looking free to the next one.
+	ports, err := c.ports.reserve(3 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < n; i++ {
-		ports, err := freePorts(3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := &Peer{HTTP: ports[0], GRPC: ports[1], P2P: ports[2], Dir: filepath.Join(root, "peer"+strconv.Itoa(i))}
+		p := &Peer{HTTP: ports[3*i], GRPC: ports[3*i+1], P2P: ports[3*i+2], Dir: filepath.Join(root, "peer"+strconv.Itoa(i))}
 		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -173,6 +174,11 @@ func (c *Cluster) waitReady(i, want int, limit time.Duration) error {
 			return fmt.Errorf("qdrant peer %d not ready after %v (%s); log: %s", i, limit, last, tail(filepath.Join(p.Dir, "qdrant.log")))
 		case <-time.After(100 * time.Millisecond):
 		}
+		// Qdrant logs a port it could not bind and runs on; whatever answers on that
+		// port is not this peer.
+		if log := tail(filepath.Join(p.Dir, "qdrant.log")); strings.Contains(log, "Address already in use") {
+			return fmt.Errorf("qdrant peer %d could not bind one of its ports (http %d, grpc %d, p2p %d); log: %s", i, p.HTTP, p.GRPC, p.P2P, log)
+		}
 		code, _, err := get(ctx, base+"/readyz")
 		if err != nil || code != 200 {
 			last = fmt.Sprintf("readyz %d %v", code, err)
@@ -254,6 +260,7 @@ func (c *Cluster) stopAll() {
 		}
 		p.cmd = nil
 	}
+	c.ports.release()
 }
 
 func get(ctx context.Context, url string) (int, []byte, error) {
@@ -278,77 +285,6 @@ func get(ctx context.Context, url string) (int, []byte, error) {
 		}
 	}
 	return res.StatusCode, body, nil
-}
-
-// freePorts picks n distinct free loopback ports for the server below the kernel's ephemeral
-// range, at random. A port taken from that range (a listen on port 0) is released before the
-// server binds it, and again for seconds while a killed peer restarts, and any test of the
-// same run that listens on port 0 or dials out can be handed it in between; ports below the
-// range are only ever taken by name. Where the range leaves no room, it falls back to port 0.
-func freePorts(n int) ([]int, error) {
-	lo := ephemeralLow()
-	const first = 10000
-	if lo-first < 1000 {
-		return ephemeralPorts(n)
-	}
-	seen := map[int]bool{}
-	var out []int
-	for tries := 0; len(out) < n; tries++ {
-		if tries > 1000 {
-			return nil, fmt.Errorf("no %d free loopback ports in %d..%d", n, first, lo-1)
-		}
-		port := first + rand.IntN(lo-first)
-		if seen[port] {
-			continue
-		}
-		seen[port] = true
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue // in use
-		}
-		l.Close()
-		out = append(out, port)
-	}
-	return out, nil
-}
-
-// ephemeralLow is the first port of the kernel's ephemeral range (Linux), 32768 when it
-// cannot be read.
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
-	}
-	f := strings.Fields(string(b))
-	if len(f) != 2 {
-		return 32768
-	}
-	lo, err := strconv.Atoi(f[0])
-	if err != nil || lo <= 0 || lo > 65535 {
-		return 32768
-	}
-	return lo
-}
-
-// ephemeralPorts reserves n distinct loopback ports by listening on port 0, then releases
-// them for the server.
-func ephemeralPorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var out []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 // tail returns the last 2 KB of a log file, for errors.
