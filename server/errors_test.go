@@ -83,7 +83,7 @@ func TestUnknownFieldSuggests(t *testing.T) {
 		{"threshold", `{"text": "a", "threshold": 2}`, `unknown field "threshold" (did you mean "min_score"?)`},
 		{"nothing close", `{"text": "a", "zzzzzz": 1}`, `unknown field "zzzzzz"`},
 	} {
-		_, err := decodeSearchRequest([]byte(tc.body), l)
+		_, _, err := decodeSearchRequest([]byte(tc.body), l)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}

@@ -51,7 +51,7 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 	o := Options{Index: (&fakeLoader{}).index()}
 	o.SetDefaults()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		qs, err := decodeSearchRequest(body, o.limits())
+		qs, _, err := decodeSearchRequest(body, o.limits())
 		checkDecoded(t, qs, err, o.limits())
 	})
 }

@@ -53,6 +53,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var qs []rerank.Query
+	batch := false
 	if r.Method == http.MethodGet {
 		var v url.Values
 		if v, err = queryParams(r.URL); err == nil {
@@ -61,7 +62,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	} else {
 		var body []byte
 		if body, err = readBody(w, r, s.opts.MaxBodyBytes); err == nil {
-			qs, err = decodeSearchRequest(body, s.opts.limits())
+			qs, batch, err = decodeSearchRequest(body, s.opts.limits())
 		}
 	}
 	if err != nil {
@@ -77,6 +78,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	for i := range qs {
 		if qs[i].Mode == "" {
 			qs[i].Mode = g.Mode()
+		}
+		if err := filterGapError(g.Stats(), queryPath(batch, i), qs[i]); err != nil {
+			writeErr(w, err, "")
+			return
 		}
 	}
 	setMode(r, batchMode(qs))
@@ -104,6 +109,19 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeEncoded(w, http.StatusOK, out)
+}
+
+// filterGapError refuses a query whose source or language filter names only values no
+// passage of the index has (live.FilterGaps; the CLI refuses the same), listing the index's:
+// its empty answer would read as "nothing relevant". path places the field in the body.
+// WikiChat's API does not refuse them: its clients expect an empty answer.
+func filterGapError(st search.Stats, path string, q rerank.Query) error {
+	for _, g := range live.FilterGaps(st, q.Filters) {
+		if g.All {
+			return badRequest("%s; its %ss: %s (GET /v1/stats lists them)", g.Describe(path+g.Field), g.What, g.HaveList())
+		}
+	}
+	return nil
 }
 
 // admit bounds a batch: its total hits against MaxTotalHits (400), then its share of

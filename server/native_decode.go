@@ -27,41 +27,50 @@ type searchBody struct {
 }
 
 // decodeSearchRequest parses and validates a POST /v1/search body. A query's Mode is left
-// empty when it names none: the default depends on the index loaded when it runs.
-func decodeSearchRequest(body []byte, l limits) ([]rerank.Query, error) {
+// empty when it names none: the default depends on the index loaded when it runs. batch is
+// set for the form with "queries", whose errors name a query as queries[i].
+func decodeSearchRequest(body []byte, l limits) (qs []rerank.Query, batch bool, err error) {
 	var b searchBody
 	if err := decodeStrict(body, &b); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if b.Queries == nil {
 		if b.QueryRequest.IsZero() {
-			return nil, badRequest(`missing "queries" (or "text" for a single query)`)
+			return nil, false, badRequest(`missing "queries" (or "text" for a single query)`)
 		}
 		q, err := l.query("", b.QueryRequest)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return []rerank.Query{q}, nil
+		return []rerank.Query{q}, false, nil
 	}
 	if !b.QueryRequest.IsZero() {
-		return nil, badRequest(`give either "queries" or the fields of a single query at the top level, not both`)
+		return nil, true, badRequest(`give either "queries" or the fields of a single query at the top level, not both`)
 	}
-	qs := *b.Queries
+	reqs := *b.Queries
 	switch {
-	case len(qs) == 0:
-		return nil, badRequest(`"queries" is empty: want 1 to %d queries`, l.maxQueries)
-	case len(qs) > l.maxQueries:
-		return nil, badRequest(`"queries" has %d queries, over the limit of %d (max_queries)`, len(qs), l.maxQueries)
+	case len(reqs) == 0:
+		return nil, true, badRequest(`"queries" is empty: want 1 to %d queries`, l.maxQueries)
+	case len(reqs) > l.maxQueries:
+		return nil, true, badRequest(`"queries" has %d queries, over the limit of %d (max_queries)`, len(reqs), l.maxQueries)
 	}
-	out := make([]rerank.Query, len(qs))
-	for i, qr := range qs {
-		q, err := l.query(fmt.Sprintf("queries[%d].", i), qr)
+	out := make([]rerank.Query, len(reqs))
+	for i, qr := range reqs {
+		q, err := l.query(queryPath(true, i), qr)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		out[i] = q
 	}
-	return out, nil
+	return out, true, nil
+}
+
+// queryPath is where the fields of a request's query i are: "queries[i]." in a batch.
+func queryPath(batch bool, i int) string {
+	if !batch {
+		return ""
+	}
+	return fmt.Sprintf("queries[%d].", i)
 }
 
 // query validates one query through request.Parse; path places its errors in the body.

@@ -106,6 +106,9 @@ func (s *Server) pageSearch(ctx context.Context, v url.Values) (QueryResult, err
 	if q.Mode == "" {
 		q.Mode = g.Mode()
 	}
+	if err := filterGapError(g.Stats(), "", q); err != nil {
+		return QueryResult{}, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	res, err := g.Search(ctx, q)

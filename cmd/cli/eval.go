@@ -62,6 +62,20 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	// Metrics over no judged query are zeros that read as a measurement.
+	nJudged := 0
+	for _, q := range queries {
+		if _, ok := judged[q.qid()]; ok {
+			nJudged++
+		}
+	}
+	if nJudged == 0 {
+		why := noJudgedQueries(queries, judged, *qpath, *qrelsPath)
+		if *runPath == "" {
+			return usageErr(fs, "%s", why)
+		}
+		fmt.Fprintf(stdio.Stderr, "kairos: note: %s; writing --run without metrics\n", why)
+	}
 	r, err := openRetrieval(ctx, ropts)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -73,6 +87,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	}
 	if err := qf.checkFilters(fs, st, stdio.Stderr); err != nil {
 		return err
+	}
+	if err := checkBatch(r.re, st, *qpath, queries); err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
 	tmpl.Mode = r.modeOf(tmpl.Mode) // for the report: the mode queries that name none ran
 
@@ -107,6 +124,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		if err := run.write(*runPath, *runFormat, tag, stdio.Stdout); err != nil {
 			return fmt.Errorf("eval: --run: %w", err)
 		}
+	}
+	if nJudged == 0 {
+		return nil
 	}
 	res := evalResult{Index: loc.String(), Queries: *qpath, Mode: string(tmpl.Mode), Rerank: qf.rerank, MetricsResult: acc.Result()}
 	if *plotPath != "" {
@@ -193,6 +213,27 @@ func judgements(queries []batchQuery, qrelsPath string) (map[string]relevance, e
 		return nil, fmt.Errorf("no judgements: give --qrels, or gold_doc_ids / gold_passage_ids in the queries")
 	}
 	return out, nil
+}
+
+// noJudgedQueries says why --qrels judges no query of qpath, with an id from each side: the
+// usual cause is a qrels file of another split or dataset. (Without --qrels, judgements has
+// refused queries that carry no gold ids.)
+func noJudgedQueries(queries []batchQuery, judged map[string]relevance, qpath, qrelsPath string) string {
+	if len(judged) == 0 {
+		return fmt.Sprintf("--qrels %s judges nothing: no line has a score above 0", qrelsPath)
+	}
+	qid := ""
+	for id := range judged {
+		if qid == "" || id < qid {
+			qid = id
+		}
+	}
+	first := ""
+	if len(queries) > 0 {
+		first = queries[0].qid()
+	}
+	return fmt.Sprintf("--qrels %s judges none of the %d queries of --queries %s (its query ids are like %q, the queries' like %q): another split or dataset?",
+		qrelsPath, len(queries), qpath, qid, first)
 }
 
 // evalResult is the JSON form of an evaluation: its own fields, then the metrics'.

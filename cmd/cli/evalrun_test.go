@@ -147,3 +147,33 @@ func readQrels(t *testing.T, path string) map[string]map[string]float64 {
 	}
 	return out
 }
+
+// With --run, qrels that judge none of the queries still give the run, with a note and no
+// metrics: zeros would read as a measurement.
+func TestEvalRunWithoutJudgedQueries(t *testing.T) {
+	root := t.TempDir()
+	in := filepath.Join(root, "sf.jsonl")
+	writeHead(t, coreShared(t, "data/beir-scifact/corpus.jsonl"), in, 50)
+	idx := filepath.Join(root, "idx")
+	if _, _, err := runCLI(t, "index", "--quiet", "--input", in, "--index", idx); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(root, "other.tsv")
+	if err := os.WriteFile(other, []byte("query-id\tcorpus-id\tscore\nPLAIN-1\tMED-10\t2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(root, "run.trec")
+	out, stderr, err := runCLI(t, "eval", "--index", idx, "--queries", coreShared(t, "data/beir-scifact/queries.jsonl"), "--qrels", other, "--run", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "judges none of the") || !strings.Contains(stderr, "writing --run without metrics") {
+		t.Errorf("stderr lacks the note:\n%s", stderr)
+	}
+	if strings.Contains(out, "nDCG") {
+		t.Errorf("metrics printed for no judged query:\n%s", out)
+	}
+	if b, err := os.ReadFile(run); err != nil || !strings.Contains(string(b), " Q0 ") {
+		t.Errorf("run file: %v, %.200q", err, b)
+	}
+}

@@ -36,6 +36,21 @@ func TestRefusalsNameTheFix(t *testing.T) {
 	queries, qrels := coreShared(t, "data/beir-scifact/queries.jsonl"), coreShared(t, "data/beir-scifact/qrels/train.tsv")
 	llm := []string{"--llm-url", "http://127.0.0.1:1/v1", "--llm-model", "m", "--message", "hi"}
 	missing := filepath.Join(root, "missing.jsonl")
+	otherQrels := filepath.Join(root, "other.tsv") // another dataset's query ids
+	zeroQrels := filepath.Join(root, "zero.tsv")   // nothing scored above 0
+	lateDense := filepath.Join(root, "late-dense.jsonl")
+	lateSource := filepath.Join(root, "late-source.jsonl")
+	for path, text := range map[string]string{
+		otherQrels: "query-id\tcorpus-id\tscore\nPLAIN-1\tMED-10\t2\n",
+		zeroQrels:  "query-id\tcorpus-id\tscore\n1\t31715818\t0\n",
+		lateDense:  `{"id":"a","text":"vitamin"}` + "\n" + `{"id":"b","text":"cancer"}` + "\n" + `{"id":"c","text":"fever","mode":"dense"}` + "\n",
+		lateSource: `{"id":"a","text":"covid"}` + "\n\n" + `{"id":"b","text":"masks","filters":{"source":"faq"}}` + "\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := filepath.Join(root, "run.jsonl")
 	tests := []struct {
 		name string
 		args []string
@@ -75,6 +90,20 @@ func TestRefusalsNameTheFix(t *testing.T) {
 			[]string{"search: --language de: no passage of the index has that language; its languages: en (kairos stats lists them)"}, ""},
 		{"a rescore for an index without an inverted file", []string{"search", "--index", idx, "--rescore", "100", "vitamin"},
 			[]string{": --rescore applies to an index whose vectors are an inverted file (kairos index --vector-index ivf)"}, ""},
+		{"a language filter of nothing", []string{"search", "--index", idx, "--language", "", "vitamin"},
+			[]string{"search: --language: empty string"}, ""},
+		{"qrels of another dataset", []string{"eval", "--index", idx, "--queries", queries, "--qrels", otherQrels},
+			[]string{"eval: --qrels " + otherQrels + " judges none of the ", " queries of --queries " + queries + ` (its query ids are like "PLAIN-1", the queries' like "0"): another split or dataset?`}, otherQrels},
+		{"qrels that judge nothing relevant", []string{"eval", "--index", idx, "--queries", queries, "--qrels", zeroQrels},
+			[]string{"eval: --qrels " + zeroQrels + " judges nothing: no line has a score above 0"}, zeroQrels},
+		{"--out without --batch", []string{"search", "--index", idx, "--out", run, "vitamin"},
+			[]string{"search: --out writes the run of --batch: give --batch FILE, or drop --out"}, ""},
+		{"--json with --batch", []string{"search", "--index", idx, "--batch", lateDense, "--json"},
+			[]string{"search: --json shapes a single query's output; --batch writes JSON lines: drop --json"}, ""},
+		{"a batch whose last line the index cannot answer", []string{"search", "--index", idx, "--batch", lateDense, "--out", run},
+			[]string{"search --batch: " + lateDense + ": line 3: query c: mode dense", "kairos index --model DIR"}, lateDense},
+		{"a batch line with a source the index lacks", []string{"search", "--index", faq, "--batch", lateSource, "--out", run},
+			[]string{"search --batch: " + lateSource + ": line 3: query b: filters.source faq: no passage of the index has that source (did you mean filters.source faq_covidbert?); its sources: faq_covidbert"}, lateSource},
 		{"a missing input", []string{"index", "--input", missing, "--index", filepath.Join(root, "new.idx")},
 			[]string{"index: open " + missing + ": no such file or directory"}, missing},
 	}
@@ -101,7 +130,7 @@ func TestRefusalsNameTheFix(t *testing.T) {
 			}
 		})
 	}
-	for _, d := range []string{"new.idx", "dense.idx", "sf.ix", "bad.idx", "mixed.idx"} {
+	for _, d := range []string{"new.idx", "dense.idx", "sf.ix", "bad.idx", "mixed.idx", "run.jsonl"} {
 		if _, err := os.Stat(filepath.Join(root, d)); err == nil {
 			t.Errorf("a refused command left %s behind", d)
 		}

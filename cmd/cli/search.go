@@ -111,6 +111,9 @@ func (q *queryFlags) requestErr(fs *flag.FlagSet, err error) error {
 	if !ok && strings.HasPrefix(re.Field, "filters.source") {
 		name, ok = "--source", true
 	}
+	if !ok && strings.HasPrefix(re.Field, "filters.language") {
+		name, ok = "--language", true
+	}
 	if !ok && strings.HasPrefix(re.Field, "filters.block_type") {
 		name, ok = "--block-type", true
 	}
@@ -155,6 +158,17 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	if *batch == "" && len(pos) == 0 {
 		return usageErr(fs, "no query")
 	}
+	// Flags of the other form would be dropped without a word.
+	if *batch == "" && *outPath != "" {
+		return usageErr(fs, "--out writes the run of --batch: give --batch FILE, or drop --out (a single query prints to stdout)")
+	}
+	if *batch != "" {
+		for _, f := range []string{"json", "width"} {
+			if flagSet(fs, f) {
+				return usageErr(fs, "--%s shapes a single query's output; --batch writes JSON lines: drop --%s", f, f)
+			}
+		}
+	}
 	qf.q.PerDoc, qf.q.MinScore = *perDoc, minScore
 	switch {
 	case flagSet(fs, "k"):
@@ -194,6 +208,9 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 		return err
 	}
 	if *batch != "" {
+		if err := checkBatch(r.re, st, *batch, queries); err != nil {
+			return fmt.Errorf("search --batch: %w", err)
+		}
 		return runBatch(ctx, r.re, queries, *outPath, stdio)
 	}
 	tmpl.Text = strings.Join(pos, " ")
@@ -323,7 +340,8 @@ type batchQuery struct {
 	Gold  []string        `json:"gold_doc_ids"`
 	GoldP []string        `json:"gold_passage_ids"`
 	request.Query
-	q rerank.Query // parsed by request.Parse
+	q    rerank.Query // parsed by request.Parse
+	line int          // in its file, from 1
 }
 
 // qid returns the query id as a string whether it was written as a string or a number.
@@ -386,6 +404,7 @@ func readQueries(path string, tmpl request.Query) ([]batchQuery, error) {
 		if q.q, err = request.Parse(q.Query, request.Limits{}); err != nil {
 			return nil, fmt.Errorf("%s: line %d: query %s: %w", path, line, q.qid(), err)
 		}
+		q.line = line
 		out = append(out, q)
 	}
 	if err := sc.Err(); err != nil {

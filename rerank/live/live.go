@@ -176,6 +176,12 @@ func (ix *Index) Search(ctx context.Context, q rerank.Query) (rerank.Result, err
 	return with(ix, func(l *Load) (rerank.Result, error) { return l.Search(ctx, q) })
 }
 
+// Check refuses a query the current load cannot answer (Load.Check).
+func (ix *Index) Check(q rerank.Query) error {
+	_, err := with(ix, func(l *Load) (struct{}, error) { return struct{}{}, l.Check(q) })
+	return err
+}
+
 // Passage returns one passage of the current load by id (Load.Passage).
 func (ix *Index) Passage(ctx context.Context, id string) (corpus.Passage, error) {
 	return with(ix, func(l *Load) (corpus.Passage, error) { return l.Passage(ctx, id) })

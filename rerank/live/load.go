@@ -90,6 +90,16 @@ func (l *Load) Search(ctx context.Context, q rerank.Query) (rerank.Result, error
 	return l.engine.Search(ctx, q)
 }
 
+// Check refuses a query this load cannot answer, as Search would, without running it: a
+// batch checks every query before the first runs, so that its last line's mistake does not
+// cost the work of all the others.
+func (l *Load) Check(q rerank.Query) error {
+	if q.Mode == "" {
+		q.Mode = l.mode
+	}
+	return l.check(q)
+}
+
 // check refuses what the load cannot answer, naming what would let it.
 func (l *Load) check(q rerank.Query) error {
 	if q.Mode != search.ModeBM25 && !l.caps.Dense {
