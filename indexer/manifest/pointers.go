@@ -214,6 +214,19 @@ func ParseCheckpoint(b []byte, path string) (*Checkpoint, error) {
 	if _, ok := ParseGeneration(c.Generation); !ok {
 		return nil, &backend.DamagedError{Path: path, What: fmt.Sprintf("names %q, not a generation", c.Generation)}
 	}
+	// The checksum is not a key: what its readers index or dereference is checked too.
+	if p := c.Position; p.Input < 0 || p.Input > len(c.Inputs) || p.Docs < 0 {
+		return nil, &backend.DamagedError{Path: path, What: fmt.Sprintf("position %+v outside its %d inputs", p, len(c.Inputs))}
+	}
+	switch c.VectorIndex {
+	case "", VectorIndexHNSW:
+		if c.Model != nil && c.HNSW == nil {
+			return nil, &backend.DamagedError{Path: path, What: "a model without the graph's options"}
+		}
+	case VectorIndexIVF:
+	default:
+		return nil, &backend.DamagedError{Path: path, What: fmt.Sprintf("vector index %q: want %s or %s", c.VectorIndex, VectorIndexHNSW, VectorIndexIVF)}
+	}
 	return &c, nil
 }
 

@@ -187,3 +187,39 @@ func FuzzParseCheckpoint(f *testing.F) {
 		}
 	})
 }
+
+// A checkpoint whose checksum holds but whose fields its readers would index or dereference
+// out of range is damaged: anyone can recompute a sha256.
+func TestParseCheckpointRefusesWhatReadersCannotUse(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(c *Checkpoint)
+		want string
+	}{
+		{"the sample", func(c *Checkpoint) {}, ""},
+		{"read to the end of its inputs", func(c *Checkpoint) { c.Position.Input = len(c.Inputs) }, ""},
+		{"an inverted file without a graph", func(c *Checkpoint) { c.VectorIndex, c.HNSW = VectorIndexIVF, nil }, ""},
+		{"a negative input", func(c *Checkpoint) { c.Position.Input = -1 }, "outside its"},
+		{"an input past the last", func(c *Checkpoint) { c.Position.Input = len(c.Inputs) + 1 }, "outside its"},
+		{"negative documents", func(c *Checkpoint) { c.Position.Docs = -5 }, "outside its"},
+		{"a model without the graph's options", func(c *Checkpoint) { c.HNSW = nil }, "a model without the graph's options"},
+		{"an unknown vector index", func(c *Checkpoint) { c.VectorIndex = "diskann" }, `vector index "diskann"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sampleCheckpoint()
+			tc.edit(c)
+			b, err := c.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ParseCheckpoint(b, "CHECKPOINT")
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "CHECKPOINT")):
+				t.Fatalf("got %v, want an error naming CHECKPOINT and %q", err, tc.want)
+			}
+		})
+	}
+}

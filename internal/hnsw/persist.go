@@ -366,6 +366,10 @@ func (g *Graph) checkStructure(deleted uint64) error {
 			if int(nb) >= n {
 				return fmt.Errorf("%w: node %d level %d links to node %d of %d", ErrCorrupt, id, l, nb, n)
 			}
+			// A search that steps to nb reads nb's list at level l: a node below l has none.
+			if l > 0 && int(g.levels[nb]) < l {
+				return fmt.Errorf("%w: node %d level %d links to node %d, whose level is %d", ErrCorrupt, id, l, nb, g.levels[nb])
+			}
 		}
 		return nil
 	}

@@ -114,11 +114,17 @@ func (s *Store) removeUnfinished() error {
 	return errors.Join(errs...)
 }
 
-// Live is the number of the generation CURRENT names, 0 when there is none.
+// Live is the number of the generation CURRENT names, 0 when there is none, or when CURRENT
+// is damaged (names no generation, or one that does not exist): a build replaces such an
+// index only with --force. A CURRENT that cannot be read is an error: read as "no index", it
+// let a build's first checkpoint drop the generation CURRENT still named.
 func (s *Store) Live(context.Context) (int, error) {
 	cur, err := manifest.Current(s.dir)
-	if err != nil {
+	if errors.Is(err, manifest.ErrNoIndex) || errors.Is(err, backend.ErrDamaged) {
 		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the live generation: %w", err)
 	}
 	n, _ := manifest.ParseGeneration(filepath.Base(cur))
 	return n, nil
@@ -198,7 +204,12 @@ func (s *Store) Drop(_ context.Context, keep ...int) error {
 	for _, n := range keep {
 		kept[n] = true
 	}
-	if cp, err := manifest.ReadCheckpoint(s.dir); err == nil && cp != nil {
+	// A checkpoint that cannot be read may name any generation: keep them all.
+	cp, err := manifest.ReadCheckpoint(s.dir)
+	if err != nil {
+		return fmt.Errorf("removing old generations: %w", err)
+	}
+	if cp != nil {
 		if n, ok := manifest.ParseGeneration(cp.Generation); ok {
 			kept[n] = true
 		}
