@@ -198,6 +198,7 @@ func decodeRecord(b []byte, version uint32) (corpus.Passage, error) {
 // segment is one read-only passage store file held in memory: keys base..base+count-1.
 type segment struct {
 	name      string // file name inside the generation
+	path      string // the file, for errors
 	base      uint32 // key of its first record
 	data      []byte // whole file
 	offsets   []byte // (count+1) x uint64 little endian, a view into data
@@ -218,7 +219,7 @@ func openSegment(path string, trusted bool) (*segment, error) {
 		unmap()
 		return nil, fmt.Errorf("passage store %s: %w", path, err)
 	}
-	s.unmap, s.release, s.readahead = unmap, release, readahead
+	s.unmap, s.release, s.readahead, s.path = unmap, release, readahead, path
 	return s, nil
 }
 
@@ -260,9 +261,17 @@ func (s *segment) record(i uint32) ([]byte, error) {
 	lo := binary.LittleEndian.Uint64(s.offsets[8*i:])
 	hi := binary.LittleEndian.Uint64(s.offsets[8*i+8:])
 	if lo < framing.HeaderSize || lo > hi || hi > uint64(len(s.data)) {
-		return nil, errors.New("bad offsets")
+		return nil, s.damaged(i, fmt.Errorf("record offsets %d..%d outside the file's %d bytes", lo, hi, len(s.data)))
 	}
 	return s.data[lo:hi], nil
+}
+
+// damaged is the error of a record that cannot be decoded (local index i), naming the file,
+// the passage key and where its record starts. The checksum of a large segment is not read
+// at open, so damage shows here first.
+func (s *segment) damaged(i uint32, err error) error {
+	at := binary.LittleEndian.Uint64(s.offsets[8*i:])
+	return &backend.DamagedError{Path: s.path, What: fmt.Sprintf("passage key %d, record at byte %d: %v", s.base+i, at, err)}
 }
 
 // Store is the read-only passage store of a generation: one or more segments covering
@@ -338,7 +347,7 @@ func (s *Store) Meta(ctx context.Context, key uint32) (time.Time, string, error)
 	}
 	rec, err := seg.record(i)
 	if err != nil {
-		return time.Time{}, "", fmt.Errorf("passage key %d: %w", key, err)
+		return time.Time{}, "", err
 	}
 	d := framing.Decoder{B: rec}
 	for range 6 { // id, document id, title, section, text, url (appendRecord's order)
@@ -350,7 +359,7 @@ func (s *Store) Meta(ctx context.Context, key uint32) (time.Time, string, error)
 		date = time.Unix(unix, 0).UTC()
 	}
 	if d.Err != nil {
-		return time.Time{}, "", fmt.Errorf("passage key %d: %w", key, d.Err)
+		return time.Time{}, "", seg.damaged(i, d.Err)
 	}
 	return date, source, nil
 }
@@ -389,15 +398,15 @@ func (s *Store) tail(key uint32, read func(d *framing.Decoder, seg *segment) str
 	}
 	rec, err := seg.record(i)
 	if err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, err)
+		return "", err
 	}
 	d, err := toLanguage(rec)
 	if err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, err)
+		return "", seg.damaged(i, err)
 	}
 	v := read(&d, seg)
 	if d.Err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, d.Err)
+		return "", seg.damaged(i, d.Err)
 	}
 	return v, nil
 }
@@ -469,14 +478,13 @@ func (s *Store) Get(ctx context.Context, key uint32) (corpus.Passage, error) {
 
 // passage decodes the record of local index i.
 func (s *segment) passage(i uint32) (corpus.Passage, error) {
-	key := s.base + i
 	rec, err := s.record(i)
 	if err != nil {
-		return corpus.Passage{}, fmt.Errorf("passage key %d: %w", key, err)
+		return corpus.Passage{}, err
 	}
 	p, err := decodeRecord(rec, s.version)
 	if err != nil {
-		return p, fmt.Errorf("passage key %d: %w", key, err)
+		return p, s.damaged(i, err)
 	}
 	return p, nil
 }
@@ -490,12 +498,15 @@ func (s *Store) DocID(ctx context.Context, key uint32) (string, error) {
 	}
 	rec, err := seg.record(i)
 	if err != nil {
-		return "", fmt.Errorf("passage key %d: %w", key, err)
+		return "", err
 	}
 	d := framing.Decoder{B: rec}
 	d.ReadString()
 	id := d.ReadString()
-	return id, d.Err
+	if d.Err != nil {
+		return "", seg.damaged(i, d.Err)
+	}
+	return id, nil
 }
 
 // GetMany returns the passages of keys in their order (backend.Passages): a loop over Get,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kairos-rag/kairos/corpus"
 	"github.com/kairos-rag/kairos/corpus/timex"
+	"github.com/kairos-rag/kairos/indexer/backend"
 	"github.com/kairos-rag/kairos/indexer/backend/tombstones"
 	"github.com/kairos-rag/kairos/internal/framing"
 )
@@ -408,5 +409,47 @@ func TestEachStopsWhenContextEnds(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || seen != eachCheck {
 		t.Errorf("Each cancelled at the 10th passage: %d passages, %v; want %d and context.Canceled", seen, err, eachCheck)
+	}
+}
+
+// A record that cannot be decoded, in a segment whose checksum was not read at open (a large
+// one, or a trusted one), is reported as damage naming the file, the passage key and the
+// byte its record starts at; it said "passage key 1: bad uvarint".
+func TestDamagedRecordNamesFileAndOffset(t *testing.T) {
+	path := writeTextStore(t, 3, func(i int) string { return "text " + strconv.Itoa(i) })
+	seg, err := openSegment(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := binary.LittleEndian.Uint64(seg.offsets[8:])
+	seg.unmap()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range 10 { // the id's length: a varint longer than any
+		b[int(at)+j] = 0xff
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if seg, err = openSegment(path, true); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{segs: []*segment{seg}, dead: &tombstones.Set{}, n: seg.count}
+	defer s.Close()
+	want := path + ": "
+	where := "passage key 1, record at byte " + strconv.FormatUint(at, 10) + ": "
+	_, errGet := s.Get(t.Context(), 1)
+	_, errDoc := s.DocID(t.Context(), 1)
+	_, _, errMeta := s.Meta(t.Context(), 1)
+	_, errLang := s.Language(t.Context(), 1)
+	for name, err := range map[string]error{"Get": errGet, "DocID": errDoc, "Meta": errMeta, "Language": errLang} {
+		if !errors.Is(err, backend.ErrDamaged) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), where) {
+			t.Errorf("%s: %v; want damage naming %q and %q", name, err, want, where)
+		}
+	}
+	if p, err := s.Get(t.Context(), 2); err != nil || p.Text != "text 2" {
+		t.Errorf("the record after it: %+v, %v", p, err)
 	}
 }

@@ -105,3 +105,62 @@ func TestAdoptedPartsMergeAgain(t *testing.T) {
 		t.Fatalf("%d passages written", next)
 	}
 }
+
+// A part adopted from a checkpoint is checksummed when it is merged: a byte flipped in a
+// checkpoint's segment made the resumed build's merge write it into a segment with a new,
+// valid checksum.
+func TestMergeChecksAdoptedParts(t *testing.T) {
+	ps := sciFactPassages(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	e := Engine{MaxPostings: 2000, MaxBufferedPostings: 500}
+	write := func(g backend.Gen, base *backend.Gen, from, to int, checkpoint bool) (err error) {
+		lw, err := e.Begin(ctx, g, base, backend.LexicalBegin{Analyzer: "en", Adopt: base != nil})
+		if err != nil {
+			return err
+		}
+		w := lw.(*Writer)
+		defer func() {
+			if err != nil {
+				w.Abort()
+			}
+		}()
+		for next := from; next < to; {
+			b := w.NewBatch()
+			for ; next < to && b.Len() < 20; next++ {
+				if err := b.Add(uint32(next+1), &ps[next]); err != nil {
+					return err
+				}
+			}
+			if err = w.Apply(ctx, b); err != nil {
+				return err
+			}
+		}
+		w.mu.Lock()
+		w.waitFinish()
+		w.waitMerges()
+		w.mu.Unlock()
+		_, err = w.Commit(ctx, backend.CommitOptions{Checkpoint: checkpoint})
+		return err
+	}
+	g1 := backend.Gen{Name: "g1", Dir: filepath.Join(root, "g1")}
+	if err := write(g1, nil, 0, 105, true); err != nil {
+		t.Fatal(err)
+	}
+	segs, err := segmentFiles(Dir(g1.Dir))
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("segments %v, %v", segs, err)
+	}
+	b, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(segs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = write(backend.Gen{Name: "g2", Dir: filepath.Join(root, "g2")}, &g1, 105, 165, false)
+	if err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("final merge over a damaged adopted part: %v, want a checksum error", err)
+	}
+}
