@@ -192,13 +192,14 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 	c.text = strings.TrimSpace(c.text)
 	toks := tokenize(body)
 	content, nums, negated := 0, 0, false
-	for _, t := range toks {
+	personal := isPersonal(toks)
+	for i, t := range toks {
 		switch {
 		case t.num:
 			nums++
-		case negations[t.word]:
+		case negatesAt(toks, i):
 			negated = true
-		case isContent(t) && !chatWords[t.word]:
+		case isContent(t) && (!chatWords[t.word] || claimChatWords[t.word] && !personal):
 			content++
 		}
 	}
@@ -239,7 +240,7 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 	}
 	best, bestScore := "", -1.0
 	for _, p := range order {
-		score, why := a.supports(toks, negated, &a.pool[p])
+		score, why := a.supports(toks, &a.pool[p])
 		if why == "" {
 			c.passages = append(c.passages, p)
 			continue
@@ -261,6 +262,11 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 
 // isContent reports whether a word token carries content: not a stopword, and a letter long
 // unless written as a capital ("vitamin D").
+// isPersonal reports whether a sentence speaks of its speaker or the user (personalWords).
+func isPersonal(toks []tok) bool {
+	return slices.ContainsFunc(toks, func(t tok) bool { return personalWords[t.word] })
+}
+
 func isContent(t tok) bool {
 	if t.num || stopwords[t.word] {
 		return false
@@ -299,7 +305,8 @@ func (a *attributor) lookupRare(ctx context.Context, toks []tok) error {
 
 // supports returns "" when passage e supports the sentence toks (attributor's rules), else
 // what it lacks, with a score ranking how close it came (for the reason given).
-func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, string) {
+func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
+	personal := isPersonal(toks)
 	found, content := 0, 0
 	var reworded []string
 	var at []bool // at[i]: toks[i] is a content word found in e
@@ -320,7 +327,7 @@ func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, s
 			at[i] = true
 			continue
 		}
-		if chatWords[t.word] && !(t.capital && !t.sentStart) {
+		if chatWords[t.word] && (!claimChatWords[t.word] || personal) && !(t.capital && !t.sentStart) {
 			found++
 			continue
 		}
@@ -352,33 +359,26 @@ func (a *attributor) supports(toks []tok, negated bool, e *evidence) (float64, s
 			}
 		}
 	}
-	denies, asserts := false, false
-	for _, r := range touched {
-		neg := clauseDenies(e.toks[r[0]:r[1]])
-		denies, asserts = denies || neg, asserts || !neg
-	}
-	switch {
-	case negated && !denies:
-		return score, "the sentence's denial"
-	case !negated && !asserts:
-		return score, "an assertion: its sentences deny"
-	}
 	return score, clausePolarity(toks, at, e)
 }
 
 // clausePolarity returns which clause of the sentence (cut at its punctuation) denies what the
-// passage's clauses holding its words assert, or asserts what they deny, or "": a denial moved
-// from one clause to another ("The Eiffel Tower is the tallest structure in France, and it is
-// not in Paris", where the passage denies the first and asserts the second) keeps the
-// sentence's polarity as a whole. The passage is cut into clauses the same way, so that a
-// sentence copied whole ("... is impaired, but the dose is not known") keeps each clause's.
+// passage's clause holding most of its words asserts, or asserts what it denies, or "". The
+// passage is cut into clauses the same way, title included: a clause of the passage that holds
+// fewer of the words (the title "Bat" of "Bats are not blind.") does not restate it, and a
+// denial in another clause of the passage's sentence ("Pluto was discovered in 1930, but it is
+// no longer classified as a planet") is not this clause's. A denial moved from one clause to
+// another ("The Eiffel Tower is the tallest structure in France, and it is not in Paris", where
+// the passage denies the first and asserts the second) keeps the sentence's polarity as a
+// whole. Where clauses of the passage hold equally many of the words, one that agrees is
+// enough.
 func clausePolarity(toks []tok, at []bool, e *evidence) string {
 	pcl := clauseRanges(e.toks)
 	for _, c := range clauseRanges(toks) {
 		var words []string
 		neg := false
 		for i := c[0]; i < c[1]; i++ {
-			neg = neg || negations[toks[i].word]
+			neg = neg || negatesAt(toks, i)
 			if at[i] {
 				words = append(words, toks[i].stem)
 			}
@@ -387,20 +387,17 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 			continue
 		}
 		denies, asserts := false, false
-		best, bestN := -1, 0
-		for k, r := range pcl {
+		bestN := 0
+		for _, r := range pcl {
 			n := countWords(e.toks[r[0]:r[1]], words)
+			if n == 0 || n < bestN {
+				continue
+			}
 			if n > bestN {
-				best, bestN = k, n
+				bestN, denies, asserts = n, false, false
 			}
-			if 2*n >= len(words) && n > 0 {
-				d := clauseDenies(e.toks[r[0]:r[1]])
-				denies, asserts = denies || d, asserts || !d
-			}
-		}
-		if !denies && !asserts && best >= 0 {
-			d := clauseDenies(e.toks[pcl[best][0]:pcl[best][1]])
-			denies, asserts = d, !d
+			d := clauseDenies(e.toks[r[0]:r[1]])
+			denies, asserts = denies || d, asserts || !d
 		}
 		switch {
 		case neg && asserts && !denies:
@@ -428,8 +425,8 @@ func clauseRanges(ts []tok) [][2]int {
 
 // clauseDenies says whether ts (a clause or a sentence) holds a negation.
 func clauseDenies(ts []tok) bool {
-	for _, t := range ts {
-		if negations[t.word] {
+	for i := range ts {
+		if negatesAt(ts, i) {
 			return true
 		}
 	}

@@ -27,10 +27,33 @@ var chatWords = setOf(`sure sorry well actually fun interesting great glad happy
 	wonder info information details learn find out happy lot bit fact facts topic today particular
 	heard hear seen congratulations enjoy enjoyed favorite favourite`)
 
+// claimChatWords are chat words that state something of what they are said of ("Admission is
+// free", "She was happy", "Vitamin D helps absorption"). They are chat only in a sentence
+// that speaks of its speaker or the user ("I'd be happy to help", "Glad you enjoyed it"), and
+// in a sentence that states a fact they are words like any other: the passage must hold them.
+var claimChatWords = setOf(`free happy help helps helpful like love enjoy enjoyed favorite favourite`)
+
+// personalWords make a sentence speak of its speaker or the user (claimChatWords).
+var personalWords = setOf(`i i'm i've i'd i'll me my we us our you your you're you'd you've`)
+
 // negations are the words by which a sentence denies what it states; a sentence with one needs
 // a passage whose matching sentence denies too, and a sentence without one a passage that
-// does not deny (attributor.polarity).
+// does not deny (clausePolarity).
 var negations = setOf(`not no never none nobody nothing neither nor cannot without`)
+
+// failWords deny the verb that follows them with "to" ("failed to reduce"), and denialNouns
+// deny the clause they stand in ("It is a myth that bats are blind"): negatesAt.
+var (
+	failWords   = setOf(`fail fails failed failing unable`)
+	denialNouns = setOf(`myth myths misconception misconceptions`)
+)
+
+// negatesAt reports whether ts[i] is a word by which its clause denies: a negation, a denial
+// noun, or a failure word before "to".
+func negatesAt(ts []tok, i int) bool {
+	w := ts[i].word
+	return negations[w] || denialNouns[w] || failWords[w] && i+1 < len(ts) && ts[i+1].word == "to"
+}
 
 // synonymGroups are words a faithful paraphrase puts for one another ("identified" for
 // "discovered", "about" for "approximately"). A sentence's word matches a passage's word of

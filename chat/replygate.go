@@ -152,7 +152,9 @@ func (g *replyGate) decide(ctx context.Context, raw string) error {
 		return nil
 	}
 	g.keys = append(g.keys, key)
-	g.dropped = false
+	if c.kind == sentFact {
+		g.dropped = false // chat between them ("Fun fact!") does not stand for a dropped fact
+	}
 	if c.kind == sentChat && g.holdChat && g.facts == 0 {
 		g.held, g.heldNL = append(g.held, c.text), append(g.heldNL, nl)
 		return nil
