@@ -573,7 +573,7 @@ func numberStands(s []tok, i int, p []tok) bool {
 	near := nearWords(s, i, 6)
 	sb, sa := nearest(s, i)
 	for j, q := range p {
-		if !q.num || !valueMatches(t, q) {
+		if !q.num || !valueMatches(t, q) || boundOf(s, i) != boundOf(p, j) {
 			continue
 		}
 		if pb, pa := nearest(p, j); sb != "" && sb == pb || sa != "" && sa == pa {
@@ -589,6 +589,27 @@ func numberStands(s []tok, i int, p []tok) bool {
 		}
 	}
 	return false
+}
+
+// boundOf says which way the word before the number ts[i] bounds it ("more than 300",
+// "after 1804": +1; "fewer than 300", "before 1804": -1; none: 0). These are function words,
+// left out of every other comparison: "More than 300 athletes" passed against "Fewer than
+// 300 athletes".
+func boundOf(ts []tok, i int) int {
+	if i == 0 || ts[i].sep == sepBreak {
+		return 0
+	}
+	w := ts[i-1].word
+	if w == "than" && i >= 2 && ts[i-1].sep != sepBreak {
+		w = ts[i-2].word
+	}
+	switch {
+	case boundsUp[w]:
+		return 1
+	case boundsDown[w]:
+		return -1
+	}
+	return 0
 }
 
 func sameOrSynonym(a, b string) bool { return b != "" && (sameWord(a, b) || synonymous(a, b)) }
@@ -659,17 +680,41 @@ func wordAfter(ts []tok, i int) string {
 }
 
 // nearWords returns the stems of the content words within k tokens of ts[i], stopping at a
-// clause break: a sentence's own surroundings of its number.
+// clause break: a sentence's own surroundings of its number. A number alone in its phrase ("In
+// 1804, Napoleon ...", "..., in 1804.") stands with the clause next to it, the following one
+// first: with no surroundings at all, any occurrence of its value would do.
 func nearWords(ts []tok, i, k int) []string {
 	var out []string
-	for j := i - 1; j >= 0 && j >= i-k && ts[j+1].sep != sepBreak; j-- {
-		if isContent(ts[j]) {
-			out = append(out, ts[j].stem)
+	b := i - 1 // the last token looked at before i
+	for ; b >= 0 && b >= i-k && ts[b+1].sep != sepBreak; b-- {
+		if isContent(ts[b]) {
+			out = append(out, ts[b].stem)
 		}
 	}
-	for j := i + 1; j < len(ts) && j <= i+k && ts[j].sep != sepBreak; j++ {
-		if isContent(ts[j]) {
-			out = append(out, ts[j].stem)
+	a := i + 1 // the first token not looked at after i
+	for ; a < len(ts) && a <= i+k && ts[a].sep != sepBreak; a++ {
+		if isContent(ts[a]) {
+			out = append(out, ts[a].stem)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if a < len(ts) && a <= i+k { // a clause follows within reach
+		for m := a; m < len(ts) && m < a+k && (m == a || ts[m].sep != sepBreak); m++ {
+			if isContent(ts[m]) {
+				out = append(out, ts[m].stem)
+			}
+		}
+	}
+	if len(out) == 0 && b >= 0 && b >= i-k { // a clause precedes within reach
+		for m := b; m >= 0 && m > b-k; m-- {
+			if isContent(ts[m]) {
+				out = append(out, ts[m].stem)
+			}
+			if ts[m].sep == sepBreak {
+				break
+			}
 		}
 	}
 	return out

@@ -27,6 +27,13 @@ var chatWords = setOf(`sure sorry well actually fun interesting great glad happy
 	wonder info information details learn find out happy lot bit fact facts topic today particular
 	heard hear seen congratulations enjoy enjoyed favorite favourite`)
 
+// boundsUp and boundsDown bound a number from below and from above (boundOf): "at least"
+// and "at most" by their second word.
+var (
+	boundsUp   = setOf(`more over above after exceeding greater least larger higher longer later beyond`)
+	boundsDown = setOf(`fewer less under below before most smaller lower shorter earlier`)
+)
+
 // claimChatWords are chat words that state something of what they are said of ("Admission is
 // free", "She was happy", "Vitamin D helps absorption"). They are chat only in a sentence
 // that speaks of its speaker or the user ("I'd be happy to help", "Glad you enjoyed it"), and
