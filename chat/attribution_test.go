@@ -61,7 +61,7 @@ func (d *docFreqs) DocFreq(_ context.Context, words []string) ([]int, int, error
 // commonText is what makes a word common in docFreqs: background documents that use it.
 const commonText = "people found discovered made first described also many about show showed large group known " +
 	"named exposure skin part study humans year years levels higher lower increase decrease cause causes helps " +
-	"tall built went up later leader rose military political fully reversed drinking liver"
+	"tall built went up later leader rose military political fully reversed drinking liver second"
 
 func testTerms(passages ...string) TermStats {
 	var texts []string
@@ -185,6 +185,10 @@ func TestAttributionCheck(t *testing.T) {
 		{"a bound in other words", []string{"Olympics | More than 240 athletes competed at the 1896 Summer Olympics."}, "",
 			"Over 240 athletes competed at the 1896 Summer Olympics.", sentFact, ""},
 		{"a bound added", []string{napoleon}, "", "Napoleon crowned himself Emperor of the French before 1804.", sentDropped, "1804"},
+		{"patients for population", []string{"Paris | Paris has a population of 2.1 million."}, "", "Paris has 2.1 million patients.", sentDropped, ""},
+		{"residents for population", []string{"Paris | Paris has a population of 2.1 million."}, "", "Paris has 2.1 million residents.", sentFact, ""},
+		{"an ordinal changed", []string{"Marie Curie | Marie Curie was the first woman to win a Nobel Prize."}, "",
+			"Marie Curie was the second woman to win a Nobel Prize.", sentDropped, "opposite"},
 		{"a myth", []string{"Bat | It is a myth that bats are blind."}, "", "Bats are blind.", sentDropped, "denies"},
 		{"a title that holds some of the words", []string{"Bat | Bats are not blind."}, "", "Bats are blind.", sentDropped, "denies"},
 		{"a sentence that holds fewer of the words", []string{"Whale | Whales are not fish. Whales are mammals."}, "", "Whales are fish.", sentDropped, "denies"},

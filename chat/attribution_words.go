@@ -82,7 +82,9 @@ var synonymGroups = [][]string{
 	{"help", "assist", "aid", "support"},
 	{"need", "require", "necessary", "essential"},
 	{"get", "obtain", "receive", "acquire", "gain", "got", "gotten"},
-	{"people", "individuals", "persons", "subjects", "participants", "patients", "population", "inhabitants", "residents"},
+	// people of a place, and people of a study: "patients" is not "population"
+	{"people", "individuals", "persons", "population", "inhabitants", "residents"},
+	{"people", "individuals", "persons", "subjects", "participants", "patients"},
 	{"approximately", "about", "around", "roughly", "nearly", "almost", "circa", "some"},
 	{"many", "numerous", "several", "multiple", "various"},
 	{"death", "die", "died", "dead", "mortality", "fatal"},
@@ -135,6 +137,10 @@ var oppositeGroups = [][2][]string{
 	{{"increase", "raise", "rise", "grow", "boost", "elevate", "enhance", "higher", "more", "gain", "up"},
 		{"decrease", "reduce", "lower", "decline", "drop", "fall", "diminish", "lessen", "less", "fewer", "loss", "down"}},
 	{{"big", "large", "great", "huge", "major"}, {"small", "little", "minor", "tiny"}},
+	// an ordinal is none of the others: "the second woman" is not "the first woman"
+	{{"first"}, {"second", "third", "fourth", "fifth", "last"}},
+	{{"second"}, {"third", "fourth", "fifth", "last"}},
+	{{"third"}, {"fourth", "fifth", "last"}},
 	{{"high", "elevated"}, {"low", "reduced"}},
 	{{"positive", "beneficial", "benefit", "good", "better", "improve", "improvement"}, {"negative", "harmful", "harm", "bad", "worse", "worsen", "deteriorate"}},
 	{{"first", "earliest", "early", "begin", "start"}, {"last", "latest", "late", "end", "final"}},
