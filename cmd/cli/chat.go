@@ -69,6 +69,7 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	fs.StringVar(&o.Encoder, "encoder", "", "sentence encoder for banks and MPC memory: a model folder or hash (default: the bank's, then --model's, then hash)")
 	var models modelFlags
 	models.register(fs, false)
+	models.registerModelsDir(fs)
 	o.WikiChat.Flags(fs) // --passages, --evidence, --max-claims
 	var skip stringList
 	fs.Var(&skip, "skip", "wikichat: stage to skip: retrieve, generate or refine (repeatable)")
@@ -113,7 +114,15 @@ func cmdChat(ctx context.Context, args []string, stdio IO) error {
 	// The index's sentence encoder (--model) serves dense retrieval and, by default, MPC
 	// memory recall and the bank.
 	var indexEnc chat.Encoder
-	ro := retrievalOptions{Location: o.Index, Logger: log}
+	ro := retrievalOptions{Location: o.Index, Logger: log, Notes: stdio.Stderr, ModeAsked: o.WikiChat.Mode != ""}
+	// Without --model, the index's own is looked for, as search and serve look for it.
+	if !o.Index.IsZero() && o.WikiChat.Mode != search.ModeBM25 {
+		found := models.findIndexModel(ctx, o.Index)
+		if found.dir != "" {
+			fmt.Fprintf(stdio.Stderr, "kairos: %s\n", found.note)
+		}
+		ro.ModelNote = found.note
+	}
 	if models.model != "" {
 		enc, err := openEncoder(ctx, &models, log)
 		if err != nil {

@@ -31,6 +31,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	runFormat := fs.String("run-format", "trec", "format of --run: trec (qid Q0 docid rank score tag) or jsonl ({qid, hits: [{id, rank, score}]})")
 	var qf queryFlags
 	qf.register(fs)
+	qf.models.registerModelsDir(fs)
 	qf.search.TuningFlags(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
@@ -45,10 +46,12 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "--run-format %q: want trec or jsonl", *runFormat)
 	}
 	qf.q.K, qf.kFlag = depth, "--depth"
+	found := qf.findModel(ctx, loc, stdio.Stderr)
 	ropts, tmpl, err := qf.resolve(fs, loc, stdio.Stderr)
 	if err != nil {
 		return err
 	}
+	ropts.ModelNote = found.note
 	queries, err := readQueries(*qpath, tmpl)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)

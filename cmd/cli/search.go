@@ -89,6 +89,20 @@ func (q *queryFlags) resolve(fs *flag.FlagSet, loc indexer.Location, stderr io.W
 	return o, tmpl, nil
 }
 
+// findModel finds the index's sentence encoder when no --model was given and the mode is not
+// bm25 (findIndexModel), saying on w which folder it uses: search and eval then run the mode
+// serve runs on the same index.
+func (q *queryFlags) findModel(ctx context.Context, loc indexer.Location, w io.Writer) indexModel {
+	if q.q.Mode == string(search.ModeBM25) {
+		return indexModel{}
+	}
+	found := q.models.findIndexModel(ctx, loc)
+	if found.dir != "" {
+		fmt.Fprintf(w, "kairos: %s\n", found.note)
+	}
+	return found
+}
+
 // flagOf names the command-line flag of a request field.
 var flagOf = map[string]string{
 	"k": "-k", "mode": "--mode", "time": "--time", "rerank": "--rerank", "candidates": "--candidates",
@@ -176,13 +190,7 @@ func cmdSearch(ctx context.Context, args []string, stdio IO) error {
 	case *batch != "":
 		qf.q.K = request.Int(request.DefaultBatchK)
 	}
-	var found indexModel
-	if qf.q.Mode != string(search.ModeBM25) {
-		found = qf.models.findIndexModel(ctx, loc)
-		if found.dir != "" {
-			fmt.Fprintf(stdio.Stderr, "kairos: %s\n", found.note)
-		}
-	}
+	found := qf.findModel(ctx, loc, stdio.Stderr)
 	ropts, tmpl, err := qf.resolve(fs, loc, stdio.Stderr)
 	if err != nil {
 		return err
