@@ -6,21 +6,30 @@ import (
 )
 
 // Flags registers the request limits and browser access a deployment sets, with the defaults
-// SetDefaults applies: --timeout, --max-total-hits, --max-in-flight-hits (0: 4 x
-// --max-total-hits), --max-response-bytes, --cors-origins and the chat limits (ChatFlags).
+// SetDefaults applies: --timeout, --max-k, --max-queries, --max-query-chars, --max-candidates,
+// --max-total-hits, --max-in-flight-hits (0: 4 x --max-total-hits), --max-response-bytes,
+// --cors-origins and the chat limits (ChatFlags).
 // The loader, the chat service, the API key (a secret, read from a file by the caller) and the
 // listening address are the caller's.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
-	if o.MaxTotalHits == 0 {
-		o.MaxTotalHits = DefaultMaxTotalHits
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{{&o.MaxK, DefaultMaxK}, {&o.MaxQueries, DefaultMaxQueries}, {&o.MaxQueryChars, DefaultMaxQueryChars},
+		{&o.MaxCandidates, DefaultMaxCandidates}, {&o.MaxTotalHits, DefaultMaxTotalHits}} {
+		setInt(f.v, f.def)
 	}
 	if o.MaxResponseBytes == 0 {
 		o.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "per-request timeout")
+	fs.IntVar(&o.MaxK, "max-k", o.MaxK, "most `hits` one query may ask for (k, num_blocks, evi_num); more get a 400 naming max_k")
+	fs.IntVar(&o.MaxQueries, "max-queries", o.MaxQueries, "most `queries` of one request; more get a 400 naming max_queries")
+	fs.IntVar(&o.MaxQueryChars, "max-query-chars", o.MaxQueryChars, "longest query in `characters`; longer get a 400 naming max_query_chars")
+	fs.IntVar(&o.MaxCandidates, "max-candidates", o.MaxCandidates, "most retrieved `passages` rerankers may see (candidates); more get a 400 naming max_candidates")
 	fs.IntVar(&o.MaxTotalHits, "max-total-hits", o.MaxTotalHits, "most `hits` one search request may ask for (the sum of its queries' k); more get a 400")
 	fs.IntVar(&o.MaxInFlightHits, "max-in-flight-hits", o.MaxInFlightHits, "most `hits` the searches running at once may hold in all (bounds memory); a request that cannot get its share within --timeout gets a 429 (default 4 x --max-total-hits)")
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "largest search response body in `bytes`; larger get a 400")

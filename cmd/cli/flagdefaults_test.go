@@ -96,10 +96,12 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		"eval": query.with(defaults{
 			"k": str(search.DefaultCutoff), "depth": "300", "run-format": "trec",
 			"k1": str(search.BM25K1), "b": str(search.BM25B), "doc-evidence": str(search.DefaultDocEvidence), // search.Options.SetDefaults
-		}, zero("string", "index", "queries", "qrels", "run", "plot", "plot-with"), zero("bool", "json")),
+		}, zero("string", "index", "queries", "qrels", "run", "plot", "plot-with", "models-dir"), zero("bool", "json")),
 		"serve": models.with(llm, logs("info"), defaults{
 			"cross-model": "", "addr": defaultAddr, "shutdown-timeout": str(defaultShutdownTimeout),
 			"timeout": str(server.DefaultTimeout), "max-total-hits": str(server.DefaultMaxTotalHits),
+			"max-k": str(server.DefaultMaxK), "max-queries": str(server.DefaultMaxQueries),
+			"max-query-chars": str(server.DefaultMaxQueryChars), "max-candidates": str(server.DefaultMaxCandidates),
 			"max-in-flight-hits":     "0", // 0: 4 x max-total-hits (server.Options)
 			"max-response-bytes":     str(server.DefaultMaxResponseBytes),
 			"recent-half-life":       str(rerank.DefaultOptions().RecentHalfLifeYears),
@@ -116,7 +118,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 		"chat": models.with(llm, logs("warn"), defaults{
 			"pipeline": "wikichat",
 		}, zero("string", "index", "message", "transcript", "conversation", "state", "prompts", "bank", "encoder",
-			"skip", "mode", "persona"), zero("bool", "trace")),
+			"skip", "mode", "persona", "models-dir"), zero("bool", "trace")),
 		"embed": runtime.with(logs("warn"), defaults{
 			"model": "", "batch": "0", "threads": "0", // 0: embed.DefaultBatchSize (CUDA: DefaultCUDABatchSize), GOMAXPROCS
 			"input": "-", "output": "-", "kind": "passage", "v": "false",
