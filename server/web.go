@@ -6,6 +6,7 @@ import (
 	"embed"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -118,12 +119,23 @@ func (s *Server) pageSearch(ctx context.Context, v url.Values) (QueryResult, err
 	return queryResult(q, res), nil
 }
 
+// pageParams are the parameters of a page URL (web/app.js's fields).
+var pageParams = []string{"q", "mode", "k", "time", "year", "from", "to", "rerank", "date_from", "date_to", "language", "block_type"}
+
 // PageQuery turns the parameters of a page URL into the QueryRequest the page sends to
 // POST /v1/search: q, mode, k, rerank (comma-separated stages; "time" is added when a time
 // need is set), time (none, recent, auto,
 // year with year=, range with from= and to=), date_from and date_to. web/app.js builds the
 // same request from the same parameters.
 func PageQuery(v url.Values) (QueryRequest, error) {
+	// A parameter the page does not read would be dropped, and a bookmark with source= or
+	// min_score= would run wider than it says: refused, as GET /v1/search refuses one.
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		if !slices.Contains(pageParams, name) {
+			return QueryRequest{}, badRequest("unknown parameter %q: the page reads %s; GET /v1/search takes every field of the query",
+				name, strings.Join(pageParams, ", "))
+		}
+	}
 	qr := QueryRequest{Text: v.Get("q"), Mode: v.Get("mode")}
 	if k := v.Get("k"); k != "" {
 		n, err := strconv.Atoi(k)

@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +31,7 @@ func TestPageQuery(t *testing.T) {
 		{params: "q=x&language=&block_type=", want: QueryRequest{Text: "x"}},
 		{params: "q=x&k=ten", err: `k "ten": want an integer`},
 		{params: "q=x&time=soon", err: `time "soon": want none, recent, year, range or auto`},
+		{params: "q=x&source=faq", err: `unknown parameter "source": the page reads q, mode, k, time, year, from, to, rerank, date_from, date_to, language, block_type; GET /v1/search takes every field of the query`},
 	}
 	for _, tc := range tests {
 		v, _ := url.ParseQuery(tc.params)
@@ -154,4 +157,26 @@ func TestPageWithAPIKey(t *testing.T) {
 
 func templateEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// The page's script reads the parameters PageQuery reads, no more and no fewer: one it does
+// not read would be dropped from the URL it writes, one PageQuery does not read refused.
+func TestPageParamsAreTheScripts(t *testing.T) {
+	js, err := webFiles.ReadFile("web/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`const fields = \[([^\]]*)\];`).FindSubmatch(js)
+	if m == nil {
+		t.Fatal("app.js has no `const fields = [...]`")
+	}
+	var fields []string
+	for _, f := range strings.Split(string(m[1]), ",") {
+		fields = append(fields, strings.Trim(strings.TrimSpace(f), `"`))
+	}
+	slices.Sort(fields)
+	want := slices.Sorted(slices.Values(pageParams))
+	if !slices.Equal(fields, want) {
+		t.Errorf("app.js fields %v, PageQuery's %v", fields, want)
+	}
 }
