@@ -94,7 +94,9 @@ func cmdEmbed(ctx context.Context, args []string, stdio IO) error {
 		info.Name, info.ONNXFile, info.Precision, info.Dim, info.Pooling, info.MaxSeqLen, info.Backend, time.Since(loadStart).Seconds())
 
 	return writeOutput(*output, stdio.Stdout, func(w io.Writer) error {
-		st, err := embedStream(ctx, enc, k, in, inName, w)
+		prog := newLoopProgress(stdio.Stderr, "texts embedded", 0)
+		st, err := embedStream(ctx, enc, k, in, inName, w, prog)
+		prog.done()
 		if err != nil {
 			return err
 		}
@@ -116,7 +118,7 @@ type embedStats struct {
 
 // embedStream reads records, encodes them chunk by chunk and writes one line per record that
 // has text. Malformed lines stop the run with file:line; blank texts are counted and skipped.
-func embedStream(ctx context.Context, enc *embed.Encoder, kind embed.Kind, in io.Reader, inName string, w io.Writer) (embedStats, error) {
+func embedStream(ctx context.Context, enc *embed.Encoder, kind embed.Kind, in io.Reader, inName string, w io.Writer, prog *loopProgress) (embedStats, error) {
 	var st embedStats
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -147,6 +149,7 @@ func embedStream(ctx context.Context, enc *embed.Encoder, kind embed.Kind, in io
 			bw.WriteByte('\n')
 		}
 		st.texts += len(texts)
+		prog.add(len(texts))
 		ids, texts = ids[:0], texts[:0]
 		return nil
 	}

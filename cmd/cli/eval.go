@@ -97,6 +97,11 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 	tmpl.Mode = r.modeOf(tmpl.Mode) // for the report: the mode queries that name none ran
 
 	var run runWriter
+	toRun := nJudged
+	if *runPath != "" {
+		toRun = len(queries)
+	}
+	prog := newLoopProgress(stdio.Stderr, "queries", toRun)
 	for _, q := range queries {
 		rel, ok := judged[q.qid()]
 		if !ok && *runPath == "" {
@@ -118,7 +123,9 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		if ok {
 			acc.Add(search.RankDocuments(hits, rel.passageLevel), rel.gain, lat)
 		}
+		prog.add(1)
 	}
+	prog.done()
 	if *runPath != "" {
 		tag := "kairos-" + string(tmpl.Mode)
 		if qf.rerank != "" && qf.rerank != "none" {

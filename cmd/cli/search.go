@@ -455,6 +455,8 @@ type runLine struct {
 
 func runBatch(ctx context.Context, re *live.Index, queries []batchQuery, outPath string, stdio IO) error {
 	start := time.Now()
+	prog := newLoopProgress(stdio.Stderr, "queries", len(queries))
+	defer prog.done()
 	// The run file is written atomically: a failed query leaves no truncated run behind.
 	err := writeOutput(outPath, stdio.Stdout, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
@@ -472,6 +474,7 @@ func runBatch(ctx context.Context, re *live.Index, queries []batchQuery, outPath
 			if err := enc.Encode(&line); err != nil {
 				return err
 			}
+			prog.add(1)
 		}
 		return bw.Flush()
 	})
