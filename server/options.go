@@ -82,9 +82,10 @@ type Options struct {
 	// rather than queueing without bound. Health, readiness and metrics are not counted.
 	// Default 1024.
 	MaxInFlight int
-	// MaxTotalHits bounds the hits of one search request, the sum of its queries' k (a
-	// request of 100 queries at k 300 asks for 30,000 passages, about 32 MB of JSON); over
-	// it the request gets a 400 naming max_total_hits. Default 10000.
+	// MaxTotalHits bounds the hits of one search request, the sum of its queries' k, or of
+	// their candidates where they rerank more (a request of 100 queries at k 300 asks for
+	// 30,000 passages, about 32 MB of JSON); over it the request gets a 400 naming
+	// max_total_hits. Default 10000.
 	MaxTotalHits int
 	// MaxResponseBytes bounds the JSON body of one search response; a larger one is not
 	// sent and the request gets a 400 naming max_response_bytes. Default 16 MiB.

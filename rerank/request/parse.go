@@ -45,16 +45,26 @@ type Limits struct {
 	MaxTotalHits int
 }
 
-// TotalHits returns the sum of the k of qs, the weight of a batch, and an *Error naming
-// max_total_hits when it is over l.MaxTotalHits.
+// TotalHits returns the weight of a batch, the sum of its queries' k, and an *Error naming
+// max_total_hits when it is over l.MaxTotalHits. A query that reranks weighs its candidates
+// where they are more than its k: the rerankers read that many passages, text and all, and
+// 100 queries at k 10 with 1,000 candidates each held 100,000 passages on a budget of 1,000.
 func (l Limits) TotalHits(qs []rerank.Query) (int, error) {
-	total := 0
+	total, reranked := 0, false
 	for _, q := range qs {
-		total += q.K
+		w := q.K
+		if len(q.Rerank) > 0 && q.Candidates > w {
+			w, reranked = q.Candidates, true
+		}
+		total += w
 	}
 	if l.MaxTotalHits > 0 && total > l.MaxTotalHits {
-		return total, fail("queries", "%d queries ask for %d hits in all (the sum of their k), over the limit of %d (max_total_hits): ask for fewer queries or a smaller k",
-			len(qs), total, l.MaxTotalHits)
+		what, fix := "the sum of their k", "a smaller k"
+		if reranked {
+			what, fix = "the sum of their k, or of their candidates where they rerank", "a smaller k or fewer candidates"
+		}
+		return total, fail("queries", "%d queries ask for %d hits in all (%s), over the limit of %d (max_total_hits): ask for fewer queries or %s",
+			len(qs), total, what, l.MaxTotalHits, fix)
 	}
 	return total, nil
 }

@@ -284,6 +284,13 @@ func TestTotalHits(t *testing.T) {
 		}
 		return qs
 	}
+	reranked := func(k, candidates, n int) []rerank.Query {
+		qs := make([]rerank.Query, n)
+		for i := range qs {
+			qs[i].K, qs[i].Candidates, qs[i].Rerank = k, candidates, []rerank.Stage{rerank.StageCross}
+		}
+		return qs
+	}
 	tests := []struct {
 		name    string
 		limits  Limits
@@ -297,6 +304,15 @@ func TestTotalHits(t *testing.T) {
 		{"over names the limit and value", Limits{MaxTotalHits: 899}, batch(300, 300, 300), 900,
 			"3 queries ask for 900 hits in all (the sum of their k), over the limit of 899 (max_total_hits)"},
 		{"one query", Limits{MaxTotalHits: 10}, batch(11), 11, "over the limit of 10 (max_total_hits)"},
+		{"reranked candidates weigh", Limits{MaxTotalHits: 1000}, reranked(10, 1000, 2), 2000,
+			"2 queries ask for 2000 hits in all (the sum of their k, or of their candidates where they rerank), over the limit of 1000 (max_total_hits): ask for fewer queries or a smaller k or fewer candidates"},
+		{"candidates without a rerank do not", Limits{MaxTotalHits: 20}, func() []rerank.Query {
+			qs := reranked(10, 1000, 2)
+			for i := range qs {
+				qs[i].Rerank = nil
+			}
+			return qs
+		}(), 20, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
