@@ -141,8 +141,11 @@ func Parse(b []byte) (map[string]*Entry, error) {
 	}
 	n := binary.LittleEndian.Uint64(payload)
 	d := framing.Decoder{B: payload[8:]}
-	if n > uint64(len(d.B)) {
-		return nil, fmt.Errorf("count %d exceeds the file", n)
+	// A document takes at least minDocBytes: a count past what the file can hold must not
+	// size the map (a damaged count of 100M in a 100 MB file reserved gigabytes).
+	const minDocBytes = 1 + 32 + 1 // id length, hash, key count
+	if n > uint64(len(d.B))/minDocBytes {
+		return nil, fmt.Errorf("count %d exceeds what the file's %d bytes hold", n, len(d.B))
 	}
 	t := make(map[string]*Entry, n)
 	for i := uint64(0); i < n && d.Err == nil; i++ {

@@ -103,7 +103,7 @@ func ParseTermCounts(b []byte) (*TermCounts, error) {
 	}
 	d := framing.Decoder{B: payload}
 	n := d.ReadUvarint()
-	if d.Err == nil && n > uint64(len(payload)) { // each term takes at least two bytes
+	if d.Err == nil && n > uint64(len(payload))/2 { // each term takes at least two bytes
 		return nil, fmt.Errorf("%s: %d terms in %d bytes: %w", termCountsFormat.Name, n, len(payload), framing.ErrFormat)
 	}
 	c := &TermCounts{terms: make([]string, 0, n), counts: make([]uint32, 0, n)}
