@@ -31,7 +31,10 @@ import (
 //     user's words or earlier turns' (which are never support) and none the opposite of the
 //     passage's (oppositeGroups);
 //   - each of its clauses finds its words in one sentence of the passage (scattered);
-//   - it denies where the passage's sentences it restates deny, and only there.
+//   - each of its clauses denies where the passage's clause that restates it denies, and
+//     only there (clausePolarity);
+//   - each of its numbers keeps the bound the passage puts on it ("more than", "before":
+//     boundOf).
 //
 // A sentence with nothing to check (no content word, no number: "Sure!", "Is there anything
 // else you'd like to know?", "Sorry, I'm not sure.") is chat and passes without a source. An
@@ -192,14 +195,13 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 	c.text = strings.TrimSpace(c.text)
 	toks := tokenize(body)
 	content, nums, negated := 0, 0, false
-	personal := isPersonal(toks)
 	for i, t := range toks {
 		switch {
 		case t.num:
 			nums++
 		case negatesAt(toks, i):
 			negated = true
-		case isContent(t) && (!chatWords[t.word] || claimChatWords[t.word] && !personal):
+		case isContent(t) && !chatWords[t.word]:
 			content++
 		}
 	}
@@ -260,13 +262,23 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 	return c, nil
 }
 
-// isContent reports whether a word token carries content: not a stopword, and a letter long
-// unless written as a capital ("vitamin D").
-// isPersonal reports whether a sentence speaks of its speaker or the user (personalWords).
-func isPersonal(toks []tok) bool {
-	return slices.ContainsFunc(toks, func(t tok) bool { return personalWords[t.word] })
+// personalBefore reports whether a word of the speaker or the user (personalWords, not
+// "US") stands before ts[i] in its clause: what makes a claim word chat in a sentence that
+// states a fact (claimChatWords).
+func personalBefore(ts []tok, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if personalWords[ts[j].word] && !ts[j].allCaps {
+			return true
+		}
+		if ts[j].sep == sepBreak {
+			return false
+		}
+	}
+	return false
 }
 
+// isContent reports whether a word token carries content: not a stopword, and a letter long
+// unless written as a capital ("vitamin D").
 func isContent(t tok) bool {
 	if t.num || stopwords[t.word] {
 		return false
@@ -306,7 +318,6 @@ func (a *attributor) lookupRare(ctx context.Context, toks []tok) error {
 // supports returns "" when passage e supports the sentence toks (attributor's rules), else
 // what it lacks, with a score ranking how close it came (for the reason given).
 func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
-	personal := isPersonal(toks)
 	found, content := 0, 0
 	var reworded []string
 	var at []bool // at[i]: toks[i] is a content word found in e
@@ -318,8 +329,8 @@ func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
 			}
 			continue
 		}
-		if !isContent(t) {
-			continue
+		if !isContent(t) || boundWordAt(toks, i) {
+			continue // a bound is compared with its number (boundOf)
 		}
 		content++
 		if hasToken(e.toks, t) {
@@ -327,7 +338,7 @@ func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
 			at[i] = true
 			continue
 		}
-		if chatWords[t.word] && (!claimChatWords[t.word] || personal) && !(t.capital && !t.sentStart) {
+		if chatWords[t.word] && (!claimChatWords[t.word] || personalBefore(toks, i)) && !(t.capital && !t.sentStart) {
 			found++
 			continue
 		}
@@ -363,16 +374,26 @@ func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
 }
 
 // clausePolarity returns which clause of the sentence (cut at its punctuation) denies what the
-// passage's clause holding most of its words asserts, or asserts what it denies, or "". The
-// passage is cut into clauses the same way, title included: a clause of the passage that holds
-// fewer of the words (the title "Bat" of "Bats are not blind.") does not restate it, and a
-// denial in another clause of the passage's sentence ("Pluto was discovered in 1930, but it is
-// no longer classified as a planet") is not this clause's. A denial moved from one clause to
-// another ("The Eiffel Tower is the tallest structure in France, and it is not in Paris", where
-// the passage denies the first and asserts the second) keeps the sentence's polarity as a
-// whole. Where clauses of the passage hold equally many of the words, one that agrees is
-// enough.
+// passage's clauses that restate it assert, or asserts what they deny, or "". The passage is
+// cut into clauses the same way, title included. A clause of the passage that agrees restates
+// the sentence's clause when it holds half of its words or more (or the most of any clause),
+// and as many of them as the best clause that disagrees, or a word that clause lacks:
+//   - "Bats are blind." against "Bat | Bats are not blind.": the title agrees with one word
+//     of two, the denial holds both;
+//   - "Vitamin D is produced in the skin." against "Vitamin D is not produced by plants; it
+//     is produced in the skin.": the agreeing clause holds "skin", which the denial lacks;
+//   - "Pluto was discovered in 1930." against "Pluto was discovered in 1930, but it is no
+//     longer classified as a planet.": the denial is another clause's.
+//
+// A denial moved from one clause to another ("The Eiffel Tower is the tallest structure in
+// France, and it is not in Paris", where the passage denies the first and asserts the second)
+// is found clause by clause.
 func clausePolarity(toks []tok, at []bool, e *evidence) string {
+	type pclause struct {
+		r     [2]int
+		n     int
+		agree bool
+	}
 	pcl := clauseRanges(e.toks)
 	for _, c := range clauseRanges(toks) {
 		var words []string
@@ -386,23 +407,51 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 		if len(words) == 0 {
 			continue
 		}
-		denies, asserts := false, false
-		bestN := 0
+		var held []pclause
+		best, maxDis := 0, 0
 		for _, r := range pcl {
 			n := countWords(e.toks[r[0]:r[1]], words)
-			if n == 0 || n < bestN {
+			if n == 0 {
 				continue
 			}
-			if n > bestN {
-				bestN, denies, asserts = n, false, false
+			p := pclause{r: r, n: n, agree: clauseDenies(e.toks[r[0]:r[1]]) == neg}
+			held = append(held, p)
+			best = max(best, n)
+			if !p.agree {
+				maxDis = max(maxDis, n)
 			}
-			d := clauseDenies(e.toks[r[0]:r[1]])
-			denies, asserts = denies || d, asserts || !d
 		}
+		if len(held) == 0 {
+			continue
+		}
+		// lacksTopDenial: some word of the sentence's clause that a is alone in holding, against
+		// every disagreeing clause that holds the most.
+		lacksTopDenial := func(a pclause) bool {
+			for _, w := range words {
+				if !hasWord(e.toks[a.r[0]:a.r[1]], w) {
+					continue
+				}
+				alone := true
+				for _, d := range held {
+					if !d.agree && d.n == maxDis && hasWord(e.toks[d.r[0]:d.r[1]], w) {
+						alone = false
+						break
+					}
+				}
+				if alone {
+					return true
+				}
+			}
+			return false
+		}
+		restated := slices.ContainsFunc(held, func(a pclause) bool {
+			return a.agree && (2*a.n >= len(words) || a.n == best) && (a.n >= maxDis || lacksTopDenial(a))
+		})
 		switch {
-		case neg && asserts && !denies:
+		case restated:
+		case neg:
 			return "the denial of its clause " + strconvQuote(clauseText(toks[c[0]:c[1]]))
-		case !neg && denies && !asserts:
+		default:
 			return "an assertion of its clause " + strconvQuote(clauseText(toks[c[0]:c[1]])) + ": the passage denies it"
 		}
 	}
@@ -591,18 +640,39 @@ func numberStands(s []tok, i int, p []tok) bool {
 	return false
 }
 
-// boundOf says which way the word before the number ts[i] bounds it ("more than 300",
-// "after 1804": +1; "fewer than 300", "before 1804": -1; none: 0). These are function words,
-// left out of every other comparison: "More than 300 athletes" passed against "Fewer than
-// 300 athletes".
+// boundOf says which way a bound word bounds the number ts[i]: +1 from below ("more than
+// 300", "over 65", "after 1804", "65 and over"), -1 from above ("fewer than 300", "before
+// 1804", "300 or fewer"), 0 for none. A sentence's number must keep its passage's bound:
+// "More than 300 athletes" passed against "Fewer than 300 athletes".
 func boundOf(ts []tok, i int) int {
+	if w := boundBefore(ts, i); w != "" {
+		return boundSign(w)
+	}
+	if i+2 < len(ts) && (ts[i+1].word == "or" || ts[i+1].word == "and") && ts[i+1].sep != sepBreak && ts[i+2].sep != sepBreak {
+		return boundSign(ts[i+2].word)
+	}
+	return 0
+}
+
+// boundBefore is the bound word right before the number ts[i] ("than" skipped), or "".
+func boundBefore(ts []tok, i int) string {
 	if i == 0 || ts[i].sep == sepBreak {
-		return 0
+		return ""
 	}
 	w := ts[i-1].word
 	if w == "than" && i >= 2 && ts[i-1].sep != sepBreak {
 		w = ts[i-2].word
+		if b := thanBounds[w]; b != "" {
+			return b // "old than 65", a rewording's "older than 65"
+		}
 	}
+	if boundSign(w) == 0 {
+		return ""
+	}
+	return w
+}
+
+func boundSign(w string) int {
 	switch {
 	case boundsUp[w]:
 		return 1
@@ -610,6 +680,23 @@ func boundOf(ts []tok, i int) int {
 		return -1
 	}
 	return 0
+}
+
+// boundWordAt reports whether ts[i] is a bound word of a number (boundOf): compared with the
+// number by its direction, not as a word the passage must hold ("under 300" for "fewer than
+// 300").
+func boundWordAt(ts []tok, i int) bool {
+	if boundSign(ts[i].word) == 0 {
+		return false
+	}
+	joined := func(j int) bool { return j < len(ts) && ts[j].sep != sepBreak }
+	switch {
+	case joined(i+1) && ts[i+1].num: // "over 65"
+		return true
+	case joined(i+1) && joined(i+2) && ts[i+1].word == "than" && ts[i+2].num: // "more than 300"
+		return true
+	}
+	return i >= 2 && ts[i-2].num && boundOf(ts, i-2) != 0 // "65 and over"
 }
 
 func sameOrSynonym(a, b string) bool { return b != "" && (sameWord(a, b) || synonymous(a, b)) }
@@ -681,7 +768,7 @@ func wordAfter(ts []tok, i int) string {
 
 // nearWords returns the stems of the content words within k tokens of ts[i], stopping at a
 // clause break: a sentence's own surroundings of its number. A number alone in its phrase ("In
-// 1804, Napoleon ...", "..., in 1804.") stands with the clause next to it, the following one
+// 1804, Napoleon ...", "..., in 1804.") stands with the k tokens next to it, those after it
 // first: with no surroundings at all, any occurrence of its value would do.
 func nearWords(ts []tok, i, k int) []string {
 	var out []string
@@ -700,19 +787,21 @@ func nearWords(ts []tok, i, k int) []string {
 	if len(out) > 0 {
 		return out
 	}
-	if a < len(ts) && a <= i+k { // a clause follows within reach
-		for m := a; m < len(ts) && m < a+k && (m == a || ts[m].sep != sepBreak); m++ {
+	// The k tokens after the phrase, or before it, within the sentence: the clause it opens
+	// may start with an apposition ("In 1804, Bonaparte, the French commander, crowned ...").
+	if a < len(ts) && a <= i+k && !ts[a].sentStart {
+		for m := a; m < len(ts) && m < a+k && (m == a || !ts[m].sentStart); m++ {
 			if isContent(ts[m]) {
 				out = append(out, ts[m].stem)
 			}
 		}
 	}
-	if len(out) == 0 && b >= 0 && b >= i-k { // a clause precedes within reach
+	if len(out) == 0 && b >= 0 && b >= i-k && !ts[b+1].sentStart {
 		for m := b; m >= 0 && m > b-k; m-- {
 			if isContent(ts[m]) {
 				out = append(out, ts[m].stem)
 			}
-			if ts[m].sep == sepBreak {
+			if ts[m].sentStart {
 				break
 			}
 		}

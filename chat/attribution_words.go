@@ -27,21 +27,28 @@ var chatWords = setOf(`sure sorry well actually fun interesting great glad happy
 	wonder info information details learn find out happy lot bit fact facts topic today particular
 	heard hear seen congratulations enjoy enjoyed favorite favourite`)
 
-// boundsUp and boundsDown bound a number from below and from above (boundOf): "at least"
-// and "at most" by their second word.
+// boundsUp and boundsDown bound a number from below and from above (boundOf), before it
+// ("more than 300", "over 65", "at least 5", by its second word) or after it with "or" or
+// "and" ("65 and over", "300 or more").
 var (
-	boundsUp   = setOf(`more over above after exceeding greater least larger higher longer later beyond`)
-	boundsDown = setOf(`fewer less under below before most smaller lower shorter earlier`)
+	boundsUp   = setOf(`more over above after exceeding greater least larger higher longer later beyond older`)
+	boundsDown = setOf(`fewer less under below before most smaller lower shorter earlier younger`)
 )
 
+// thanBounds are words that bound a number only before "than", by the bound they stand for:
+// the plain form a rewording puts for a comparative ("old" for "older").
+var thanBounds = map[string]string{"old": "older", "young": "younger", "many": "more", "few": "fewer", "much": "more", "little": "less"}
+
 // claimChatWords are chat words that state something of what they are said of ("Admission is
-// free", "She was happy", "Vitamin D helps absorption"). They are chat only in a sentence
-// that speaks of its speaker or the user ("I'd be happy to help", "Glad you enjoyed it"), and
-// in a sentence that states a fact they are words like any other: the passage must hold them.
+// free", "Vitamin D helps absorption"). In a sentence of chat words alone they are chat
+// ("Hope this helps!", "Enjoy!"); in a sentence that states a fact they are chat only after a
+// word of its speaker or the user in their clause ("I'd be happy to tell you more about
+// vitamin D", "Would you like to know more about X?"), and elsewhere words like any other,
+// which the passage must hold ("Admission to the Louvre is free for you.").
 var claimChatWords = setOf(`free happy help helps helpful like love enjoy enjoyed favorite favourite`)
 
-// personalWords make a sentence speak of its speaker or the user (claimChatWords).
-var personalWords = setOf(`i i'm i've i'd i'll me my we us our you your you're you'd you've`)
+// personalWords are the speaker's and the user's (claimChatWords). "US" is a country.
+var personalWords = setOf(`i me my we us our you your`)
 
 // negations are the words by which a sentence denies what it states; a sentence with one needs
 // a passage whose matching sentence denies too, and a sentence without one a passage that
@@ -49,17 +56,31 @@ var personalWords = setOf(`i i'm i've i'd i'll me my we us our you your you're y
 var negations = setOf(`not no never none nobody nothing neither nor cannot without`)
 
 // failWords deny the verb that follows them with "to" ("failed to reduce"), and denialNouns
-// deny the clause they stand in ("It is a myth that bats are blind"): negatesAt.
+// the clause that follows them with "that" ("It is a myth that bats are blind"; "The Myth of
+// Sisyphus" and "in Greek myth" deny nothing): negatesAt.
 var (
 	failWords   = setOf(`fail fails failed failing unable`)
 	denialNouns = setOf(`myth myths misconception misconceptions`)
 )
 
-// negatesAt reports whether ts[i] is a word by which its clause denies: a negation, a denial
-// noun, or a failure word before "to".
+// negatesAt reports whether ts[i] is a word by which its clause denies: a negation, a failure
+// word before "to" or a denial noun before "that". A capitalised negation before another
+// capitalised word is a name's ("Never Let Me Go", "No Country for Old Men"), not a denial.
 func negatesAt(ts []tok, i int) bool {
 	w := ts[i].word
-	return negations[w] || denialNouns[w] || failWords[w] && i+1 < len(ts) && ts[i+1].word == "to"
+	next := ""
+	if i+1 < len(ts) && ts[i+1].sep != sepBreak {
+		next = ts[i+1].word
+	}
+	switch {
+	case negations[w]:
+		return !(ts[i].capital && i+1 < len(ts) && ts[i+1].capital && ts[i+1].sep != sepBreak)
+	case failWords[w]:
+		return next == "to"
+	case denialNouns[w]:
+		return next == "that"
+	}
+	return false
 }
 
 // synonymGroups are words a faithful paraphrase puts for one another ("identified" for

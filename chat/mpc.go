@@ -259,7 +259,8 @@ func (m *MPC) recall(ctx context.Context, conv *Conversation, clarified string) 
 	}
 	for _, it := range items {
 		if len(it.Vector) != len(vecs[0]) {
-			return nil, fmt.Errorf("mpc: memory %q has dimension %d, encoder gives %d (encoder changed?)", truncate(it.Text, 40), len(it.Vector), len(vecs[0]))
+			return nil, fmt.Errorf("mpc: memory %q has dimension %d, the encoder gives %d: the encoder changed since the conversation began (a model found or given since, or another --encoder); continue it with the encoder it began with (kairos chat --encoder hash, or its --model), or start a new conversation",
+				truncate(it.Text, 40), len(it.Vector), len(vecs[0]))
 		}
 		pool.Examples = append(pool.Examples, Example{ID: it.About})
 		pool.Vectors = append(pool.Vectors, it.Vector)

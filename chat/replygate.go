@@ -143,7 +143,9 @@ func (g *replyGate) decide(ctx context.Context, raw string) error {
 	key := sentenceKey(c.text)
 	switch {
 	case g.repeats(key):
-		g.dropped = false // a repeat leaves the sentence it repeats standing
+		if c.kind == sentFact {
+			g.dropped = false // a repeated fact leaves the sentence it repeats standing
+		}
 		g.report(text, "a repeat of an earlier sentence")
 		return nil
 	case g.full || g.out.Len()+len(c.text)+8*len(c.passages)+1 > g.maxBytes:

@@ -82,6 +82,7 @@ func TestReplyGateBindsSentencesToTheirPassages(t *testing.T) {
 		{"no markers", "Vitamin D is produced in the skin on exposure to sunlight.", "Vitamin D is produced in the skin on exposure to sunlight [1].", 0},
 		{"name split over two sentences", "It was first described by a French emperor. That emperor was Napoleon.", "", 2},
 		{"name split around chat", "It was first described by a French emperor. Fun fact! That emperor was Napoleon.", "Fun fact!", 2},
+		{"name split around repeated chat", "Fun fact! It was first described by a French emperor. Fun fact! That emperor was Napoleon.", "Fun fact!", 3},
 		{"repeats", "Vitamin D is produced in the skin. Vitamin D is produced in the skin! It is produced in the skin.",
 			"Vitamin D is produced in the skin [1].", 2},
 		{"chat kept, question uncited", "Sure! Vitamin D is produced in the skin. Would you like to know more about vitamin D?",

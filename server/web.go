@@ -119,8 +119,9 @@ func (s *Server) pageSearch(ctx context.Context, v url.Values) (QueryResult, err
 	return queryResult(q, res), nil
 }
 
-// pageParams are the parameters of a page URL (web/app.js's fields).
-var pageParams = []string{"q", "mode", "k", "time", "year", "from", "to", "rerank", "date_from", "date_to", "language", "block_type"}
+// pageParams are the parameters of a page URL: web/app.js's fields, in their order, so that
+// the page's refusal of another reads as the server's.
+var pageParams = []string{"q", "mode", "time", "year", "from", "to", "rerank", "k", "date_from", "date_to", "language", "block_type"}
 
 // PageQuery turns the parameters of a page URL into the QueryRequest the page sends to
 // POST /v1/search: q, mode, k, rerank (comma-separated stages; "time" is added when a time

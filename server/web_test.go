@@ -31,7 +31,7 @@ func TestPageQuery(t *testing.T) {
 		{params: "q=x&language=&block_type=", want: QueryRequest{Text: "x"}},
 		{params: "q=x&k=ten", err: `k "ten": want an integer`},
 		{params: "q=x&time=soon", err: `time "soon": want none, recent, year, range or auto`},
-		{params: "q=x&source=faq", err: `unknown parameter "source": the page reads q, mode, k, time, year, from, to, rerank, date_from, date_to, language, block_type; GET /v1/search takes every field of the query`},
+		{params: "q=x&source=faq", err: `unknown parameter "source": the page reads q, mode, time, year, from, to, rerank, k, date_from, date_to, language, block_type; GET /v1/search takes every field of the query`},
 	}
 	for _, tc := range tests {
 		v, _ := url.ParseQuery(tc.params)
@@ -159,8 +159,9 @@ func templateEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
-// The page's script reads the parameters PageQuery reads, no more and no fewer: one it does
-// not read would be dropped from the URL it writes, one PageQuery does not read refused.
+// The page's script reads the parameters PageQuery reads, no more and no fewer, and refuses
+// another as PageQuery does: its search would otherwise replace the server's refusal with a
+// wider one.
 func TestPageParamsAreTheScripts(t *testing.T) {
 	js, err := webFiles.ReadFile("web/app.js")
 	if err != nil {
@@ -174,9 +175,10 @@ func TestPageParamsAreTheScripts(t *testing.T) {
 	for _, f := range strings.Split(string(m[1]), ",") {
 		fields = append(fields, strings.Trim(strings.TrimSpace(f), `"`))
 	}
-	slices.Sort(fields)
-	want := slices.Sorted(slices.Values(pageParams))
-	if !slices.Equal(fields, want) {
-		t.Errorf("app.js fields %v, PageQuery's %v", fields, want)
+	if !slices.Equal(fields, pageParams) {
+		t.Errorf("app.js fields %v, PageQuery's %v (in the same order: the refusals list them)", fields, pageParams)
+	}
+	if !strings.Contains(string(js), `'unknown parameter "' + k + '": the page reads ' + fields.join(", ") + "; GET /v1/search takes every field of the query"`) {
+		t.Error("app.js does not refuse an unknown parameter as PageQuery does")
 	}
 }

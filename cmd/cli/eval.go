@@ -102,6 +102,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		toRun = len(queries)
 	}
 	prog := newLoopProgress(stdio.Stderr, "queries", toRun)
+	defer prog.done() // on an error too: it ends a terminal's line before the error's
 	for _, q := range queries {
 		rel, ok := judged[q.qid()]
 		if !ok && *runPath == "" {
@@ -125,7 +126,7 @@ func cmdEval(ctx context.Context, args []string, stdio IO) error {
 		}
 		prog.add(1)
 	}
-	prog.done()
+	prog.done() // before the results, which a terminal would print on its line
 	if *runPath != "" {
 		tag := "kairos-" + string(tmpl.Mode)
 		if qf.rerank != "" && qf.rerank != "none" {

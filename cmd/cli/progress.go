@@ -14,25 +14,25 @@ import (
 // plainEvery. A loop that ends before its first report prints nothing: short runs stay
 // quiet. It is used by the loop's goroutine alone.
 type loopProgress struct {
-	w          io.Writer
-	tty        bool
-	what       string // the unit counted, plural ("queries")
-	total      int    // 0 when unknown
-	n          int
-	start      time.Time
-	next       time.Time // when the next report is due
-	every      time.Duration
-	printed    bool
-	now        func() time.Time
-	plainEvery time.Duration
+	w        io.Writer
+	tty      bool
+	what     string // the unit counted, plural ("queries")
+	total    int    // 0 when unknown
+	n        int
+	start    time.Time
+	next     time.Time // when the next report is due
+	every    time.Duration
+	reported int // n at the last report; -1 before the first
+	finished bool
+	now      func() time.Time
 }
 
 // plainEvery is how often a loop not on a terminal reports.
 const plainEvery = 10 * time.Second
 
 func newLoopProgress(w io.Writer, what string, total int) *loopProgress {
-	p := &loopProgress{w: w, tty: tty.Is(w), what: what, total: total, now: time.Now, plainEvery: plainEvery}
-	p.every = p.plainEvery
+	p := &loopProgress{w: w, tty: tty.Is(w), what: what, total: total, now: time.Now, reported: -1}
+	p.every = plainEvery
 	if p.tty {
 		p.every = time.Second
 	}
@@ -50,11 +50,14 @@ func (p *loopProgress) add(k int) {
 	}
 }
 
-// done ends the line a terminal redraws, after a last report, if anything was reported.
+// done ends the line a terminal redraws, after a last report, if anything was reported and
+// the count moved since (a plain line of the same count would repeat the one before). Only
+// its first call prints: a deferred call covers the errors.
 func (p *loopProgress) done() {
-	if p.printed {
+	if !p.finished && p.reported >= 0 && (p.tty || p.n != p.reported) {
 		p.report(p.now(), true)
 	}
+	p.finished = true
 }
 
 func (p *loopProgress) report(now time.Time, last bool) {
@@ -76,5 +79,5 @@ func (p *loopProgress) report(now time.Time, last bool) {
 	default:
 		fmt.Fprintln(p.w, line)
 	}
-	p.printed = true
+	p.reported = p.n
 }

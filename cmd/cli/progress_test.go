@@ -19,10 +19,22 @@ func TestLoopProgress(t *testing.T) {
 		clock = clock.Add(100 * time.Millisecond) // 10 queries a second
 		p.add(1)
 	}
-	p.done()
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") // a report every 10 s, then the last
-	if len(lines) != 11 || lines[0] != "100/1000 queries (10.0%), 10/s, ETA 1m30s" || lines[10] != "1000/1000 queries (100.0%), 10/s" {
+	// A report every 10 s, the last at the end of the run.
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 10 || lines[0] != "100/1000 queries (10.0%), 10/s, ETA 1m30s" || lines[9] != "1000/1000 queries (100.0%), 10/s, ETA 0s" {
 		t.Errorf("got %q", b.String())
+	}
+	b.Reset()
+	p.done() // the same count: no line repeating the last
+	if b.Len() != 0 {
+		t.Errorf("done repeated the last count: %q", b.String())
+	}
+	p.finished = false
+	p.add(5) // within the report interval
+	p.done()
+	p.done() // a deferred call after the explicit one
+	if b.String() != "1005/1000 queries (100.5%), 10/s\n" {
+		t.Errorf("a last line of a new count, once: %q", b.String())
 	}
 	if strings.ContainsAny(b.String(), "\r\x1b") {
 		t.Errorf("control characters off a terminal: %q", b.String())

@@ -534,7 +534,7 @@ async function start() {
     $("tab-" + next).click();
     $("tab-" + next).focus();
   });
-  window.addEventListener("popstate", () => { fillForm(new URLSearchParams(location.search)); runSearch(false); });
+  window.addEventListener("popstate", () => { fillForm(new URLSearchParams(location.search)); if (!refuseUnknown()) runSearch(false); });
   $("key-form").addEventListener("submit", (e) => {
     e.preventDefault();
     sessionStorage.setItem(KEY, $("api-key").value.trim());
@@ -554,7 +554,19 @@ async function boot() {
     showError(err);
     if (err instanceof APIError && err.status === 401) return;
   }
+  if (refuseUnknown()) return;
   if ($("q").value.trim()) runSearch(false);
+}
+
+// refuseUnknown shows the refusal of a page URL with a parameter the page does not read
+// (source=, min_score=), as the server's PageQuery words it, instead of a wider search.
+function refuseUnknown() {
+  for (const k of new URLSearchParams(location.search).keys()) {
+    if (fields.includes(k)) continue;
+    showError('unknown parameter "' + k + '": the page reads ' + fields.join(", ") + "; GET /v1/search takes every field of the query");
+    return true;
+  }
+  return false;
 }
 
 start();

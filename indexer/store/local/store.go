@@ -204,17 +204,19 @@ func (s *Store) Drop(_ context.Context, keep ...int) error {
 	for _, n := range keep {
 		kept[n] = true
 	}
-	// A checkpoint that cannot be read may name any generation: keep them all.
-	cp, err := manifest.ReadCheckpoint(s.dir)
-	if err != nil {
-		return fmt.Errorf("removing old generations: %w", err)
+	// A checkpoint that cannot be read may name any generation: every one is kept, and only
+	// unfinished writers' directories go.
+	cp, cpErr := manifest.ReadCheckpoint(s.dir)
+	if cpErr != nil {
+		cpErr = fmt.Errorf("every generation kept, since %s cannot be read (remove it if it is damaged: the build it records cannot resume): %w",
+			manifest.CheckpointFileName, cpErr)
 	}
 	if cp != nil {
 		if n, ok := manifest.ParseGeneration(cp.Generation); ok {
 			kept[n] = true
 		}
 	}
-	var errs []error
+	errs := []error{cpErr}
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasSuffix(name, tmpSuffix) {
@@ -223,7 +225,7 @@ func (s *Store) Drop(_ context.Context, keep ...int) error {
 			}
 			continue
 		}
-		if n, ok := manifest.ParseGeneration(name); ok && !kept[n] {
+		if n, ok := manifest.ParseGeneration(name); ok && !kept[n] && cpErr == nil {
 			errs = append(errs, os.RemoveAll(filepath.Join(s.dir, name)))
 		}
 	}

@@ -33,7 +33,7 @@ func TestUnreadablePointersKeepGenerations(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, g := range []string{"g-000001", "g-000002"} {
+			for _, g := range []string{"g-000001", "g-000002", "g-000003.tmp"} {
 				if err := os.Mkdir(filepath.Join(dir, g), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -56,6 +56,9 @@ func TestUnreadablePointersKeepGenerations(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "g-000002")); err != nil {
 				t.Errorf("the kept generation: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "g-000003.tmp")); !os.IsNotExist(err) {
+				t.Errorf("an unfinished writer's directory was left: %v", err)
 			}
 		})
 	}
