@@ -263,12 +263,15 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 }
 
 // personalBefore reports whether a word of the speaker or the user (personalWords, not
-// "US") stands before ts[i] in its clause: what makes a claim word chat in a sentence that
-// states a fact (claimChatWords).
+// "US") stands before ts[i] in its clause with only function and chat words between: what
+// makes a claim word chat in a sentence that states a fact (claimChatWords).
 func personalBefore(ts []tok, i int) bool {
 	for j := i - 1; j >= 0; j-- {
-		if personalWords[ts[j].word] && !ts[j].allCaps {
+		switch w := ts[j].word; {
+		case personalWords[w] && !ts[j].allCaps:
 			return true
+		case !stopwords[w] && !chatWords[w]:
+			return false // "I'd love to", "you might like", not "you visit the free museum"
 		}
 		if ts[j].sep == sepBreak {
 			return false
@@ -338,7 +341,7 @@ func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
 			at[i] = true
 			continue
 		}
-		if chatWords[t.word] && (!claimChatWords[t.word] || personalBefore(toks, i)) && !(t.capital && !t.sentStart) {
+		if chatWords[t.word] && !factWords[t.word] && (!claimChatWords[t.word] || personalBefore(toks, i)) && !(t.capital && !t.sentStart) {
 			found++
 			continue
 		}
@@ -394,12 +397,15 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 		n     int
 		agree bool
 	}
-	pcl := clauseRanges(e.toks)
-	for _, c := range clauseRanges(toks) {
+	pcl := polarityRanges(e.toks, e.title)
+	// holds: a clause of the passage holds a word it has or its title has, which its
+	// pronouns stand for ("Bat | ... Contrary to popular belief, they are not blind.").
+	holds := func(r [2]int, w string) bool { return hasWord(e.toks[r[0]:r[1]], w) || hasWord(e.title, w) }
+	for _, c := range polarityRanges(toks, e.title) {
 		var words []string
 		neg := false
 		for i := c[0]; i < c[1]; i++ {
-			neg = neg || negatesAt(toks, i)
+			neg = neg || negatesIn(toks, i, e.title)
 			if at[i] {
 				words = append(words, toks[i].stem)
 			}
@@ -410,11 +416,16 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 		var held []pclause
 		best, maxDis := 0, 0
 		for _, r := range pcl {
-			n := countWords(e.toks[r[0]:r[1]], words)
+			n := 0
+			for _, w := range words {
+				if holds(r, w) {
+					n++
+				}
+			}
 			if n == 0 {
 				continue
 			}
-			p := pclause{r: r, n: n, agree: clauseDenies(e.toks[r[0]:r[1]]) == neg}
+			p := pclause{r: r, n: n, agree: clauseDeniesIn(e.toks[r[0]:r[1]], e.title) == neg}
 			held = append(held, p)
 			best = max(best, n)
 			if !p.agree {
@@ -428,12 +439,12 @@ func clausePolarity(toks []tok, at []bool, e *evidence) string {
 		// every disagreeing clause that holds the most.
 		lacksTopDenial := func(a pclause) bool {
 			for _, w := range words {
-				if !hasWord(e.toks[a.r[0]:a.r[1]], w) {
+				if !holds(a.r, w) {
 					continue
 				}
 				alone := true
 				for _, d := range held {
-					if !d.agree && d.n == maxDis && hasWord(e.toks[d.r[0]:d.r[1]], w) {
+					if !d.agree && d.n == maxDis && holds(d.r, w) {
 						alone = false
 						break
 					}
@@ -472,10 +483,65 @@ func clauseRanges(ts []tok) [][2]int {
 	return out
 }
 
-// clauseDenies says whether ts (a clause or a sentence) holds a negation.
-func clauseDenies(ts []tok) bool {
+// clauseDeniesIn says whether ts, a clause of a passage whose title is title, holds a
+// negation (negatesIn).
+func clauseDeniesIn(ts, title []tok) bool {
 	for i := range ts {
-		if negatesAt(ts, i) {
+		if negatesIn(ts, i, title) {
+			return true
+		}
+	}
+	return false
+}
+
+// polarityRanges cuts ts into clauses as clauseRanges does, but a clause whose negation has
+// no content word after it carries on through the clauses that follow, up to the first that
+// holds one: "Supplementation did not, however, reduce fracture risk" is one denial, not "did
+// not" and an assertion that "however" and commas cut off.
+func polarityRanges(ts, title []tok) [][2]int {
+	rs := clauseRanges(ts)
+	var out [][2]int
+	for k := 0; k < len(rs); k++ {
+		r := rs[k]
+		if danglingNegation(ts[r[0]:r[1]], title) {
+			for k+1 < len(rs) {
+				k++
+				r[1] = rs[k][1]
+				if hasContent(ts[rs[k][0]:rs[k][1]]) {
+					break
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// danglingNegation reports whether the clause ts ends on a negation: nothing but asides after
+// it ("did not, however, ..."; "is not known, ..." ends on what it denies).
+func danglingNegation(ts, title []tok) bool {
+	last := -1
+	for i := range ts {
+		if negatesIn(ts, i, title) {
+			last = i
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	for _, t := range ts[last+1:] {
+		if !asides[t.word] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasContent reports whether ts holds a content word other than an aside ("however") or a
+// chat word ("in fact").
+func hasContent(ts []tok) bool {
+	for _, t := range ts {
+		if isContent(t) && !asides[t.word] && !chatWords[t.word] {
 			return true
 		}
 	}
@@ -621,8 +687,12 @@ func numberStands(s []tok, i int, p []tok) bool {
 	after := wordAfter(s, i)
 	near := nearWords(s, i, 6)
 	sb, sa := nearest(s, i)
+	bs := boundOf(s, i)
 	for j, q := range p {
-		if !q.num || !valueMatches(t, q) || boundOf(s, i) != boundOf(p, j) {
+		// A bound of the sentence's that the passage lacks or turns fails ("more than 300" for
+		// "fewer than 300" or "300"); the passage's own bound may go unsaid ("at 12 weeks" for
+		// "after 12 weeks").
+		if !q.num || !valueMatches(t, q) || bs != 0 && bs != boundOf(p, j) {
 			continue
 		}
 		if pb, pa := nearest(p, j); sb != "" && sb == pb || sa != "" && sa == pa {
@@ -648,7 +718,8 @@ func boundOf(ts []tok, i int) int {
 	if w := boundBefore(ts, i); w != "" {
 		return boundSign(w)
 	}
-	if i+2 < len(ts) && (ts[i+1].word == "or" || ts[i+1].word == "and") && ts[i+1].sep != sepBreak && ts[i+2].sep != sepBreak {
+	if i+2 < len(ts) && (ts[i+1].word == "or" || ts[i+1].word == "and") && ts[i+1].sep != sepBreak && ts[i+2].sep != sepBreak &&
+		boundsAfter[ts[i+2].word] {
 		return boundSign(ts[i+2].word)
 	}
 	return 0
@@ -768,7 +839,7 @@ func wordAfter(ts []tok, i int) string {
 
 // nearWords returns the stems of the content words within k tokens of ts[i], stopping at a
 // clause break: a sentence's own surroundings of its number. A number alone in its phrase ("In
-// 1804, Napoleon ...", "..., in 1804.") stands with the k tokens next to it, those after it
+// 1804, Napoleon ...", "..., in 1804.") stands with the rest of its sentence, what follows it
 // first: with no surroundings at all, any occurrence of its value would do.
 func nearWords(ts []tok, i, k int) []string {
 	var out []string
@@ -787,17 +858,19 @@ func nearWords(ts []tok, i, k int) []string {
 	if len(out) > 0 {
 		return out
 	}
-	// The k tokens after the phrase, or before it, within the sentence: the clause it opens
-	// may start with an apposition ("In 1804, Bonaparte, the French commander, crowned ...").
+	// The rest of the sentence after the phrase, or before it: the clause it opens may start
+	// with an apposition ("In 1804, Bonaparte, the French commander, crowned ...") and name
+	// what the number is of late ("In 1889, the Eiffel Tower was completed for the World's
+	// Fair").
 	if a < len(ts) && a <= i+k && !ts[a].sentStart {
-		for m := a; m < len(ts) && m < a+k && (m == a || !ts[m].sentStart); m++ {
+		for m := a; m < len(ts) && (m == a || !ts[m].sentStart); m++ {
 			if isContent(ts[m]) {
 				out = append(out, ts[m].stem)
 			}
 		}
 	}
 	if len(out) == 0 && b >= 0 && b >= i-k && !ts[b+1].sentStart {
-		for m := b; m >= 0 && m > b-k; m-- {
+		for m := b; m >= 0; m-- {
 			if isContent(ts[m]) {
 				out = append(out, ts[m].stem)
 			}

@@ -33,6 +33,9 @@ var chatWords = setOf(`sure sorry well actually fun interesting great glad happy
 var (
 	boundsUp   = setOf(`more over above after exceeding greater least larger higher longer later beyond older`)
 	boundsDown = setOf(`fewer less under below before most smaller lower shorter earlier younger`)
+	// boundsAfter are the bounds that follow a number after "or" or "and" ("65 and over",
+	// "300 or fewer"); "in 1799 and later crowned", "in 2019 and most cases" bound nothing.
+	boundsAfter = setOf(`over above under below older younger more fewer less greater higher lower`)
 )
 
 // thanBounds are words that bound a number only before "than", by the bound they stand for:
@@ -45,7 +48,11 @@ var thanBounds = map[string]string{"old": "older", "young": "younger", "many": "
 // word of its speaker or the user in their clause ("I'd be happy to tell you more about
 // vitamin D", "Would you like to know more about X?"), and elsewhere words like any other,
 // which the passage must hold ("Admission to the Louvre is free for you.").
-var claimChatWords = setOf(`free happy help helps helpful like love enjoy enjoyed favorite favourite`)
+var claimChatWords = setOf(`free happy help helps helpful love enjoy enjoyed favorite favourite`)
+
+// factWords are claimChatWords that are never chat in a sentence that states a fact: "You'll
+// enjoy free admission to the Louvre" is a claim of the price whoever it is told to.
+var factWords = setOf(`free`)
 
 // personalWords are the speaker's and the user's (claimChatWords). "US" is a country.
 var personalWords = setOf(`i me my we us our you your`)
@@ -56,16 +63,17 @@ var personalWords = setOf(`i me my we us our you your`)
 var negations = setOf(`not no never none nobody nothing neither nor cannot without`)
 
 // failWords deny the verb that follows them with "to" ("failed to reduce"), and denialNouns
-// the clause that follows them with "that" ("It is a myth that bats are blind"; "The Myth of
-// Sisyphus" and "in Greek myth" deny nothing): negatesAt.
+// the clause that follows them with "that" where the clause opens with an expletive "it" or
+// stands against them ("It is a myth that bats are blind", "contrary to the misconception
+// that ..."); "The Myth of Sisyphus", "in Greek myth" and "a myth that explains the seasons"
+// deny nothing: negatesAt.
 var (
 	failWords   = setOf(`fail fails failed failing unable`)
 	denialNouns = setOf(`myth myths misconception misconceptions`)
 )
 
 // negatesAt reports whether ts[i] is a word by which its clause denies: a negation, a failure
-// word before "to" or a denial noun before "that". A capitalised negation before another
-// capitalised word is a name's ("Never Let Me Go", "No Country for Old Men"), not a denial.
+// word before "to" or a denial noun before "that" (failWords, denialNouns).
 func negatesAt(ts []tok, i int) bool {
 	w := ts[i].word
 	next := ""
@@ -74,13 +82,44 @@ func negatesAt(ts []tok, i int) bool {
 	}
 	switch {
 	case negations[w]:
-		return !(ts[i].capital && i+1 < len(ts) && ts[i+1].capital && ts[i+1].sep != sepBreak)
+		return true
 	case failWords[w]:
 		return next == "to"
-	case denialNouns[w]:
-		return next == "that"
+	case denialNouns[w] && next == "that":
+		cs := i // the clause's first word
+		for cs > 0 && ts[cs].sep != sepBreak {
+			cs--
+		}
+		for k := cs; k < i; k++ {
+			if ts[k].word == "contrary" {
+				return true
+			}
+		}
+		return ts[cs].word == "it"
 	}
 	return false
+}
+
+// asides are words a writer puts between a negation and what it denies ("did not, however,
+// reduce"): polarityRanges looks past them.
+var asides = setOf(`however though therefore moreover indeed nevertheless nonetheless furthermore instead thus hence`)
+
+// negatesIn is negatesAt in the text of a passage whose title is title: a capitalised
+// negation that begins the title's words ("Never Let Me Go", "No Country for Old Men") is the
+// title's name, not a denial; "No HIV transmission was observed" still denies.
+func negatesIn(ts []tok, i int, title []tok) bool {
+	if !negatesAt(ts, i) {
+		return false
+	}
+	if !ts[i].capital || ts[i].allCaps || i+1 >= len(ts) {
+		return true
+	}
+	for k := 0; k+1 < len(title); k++ {
+		if title[k].word == ts[i].word && title[k+1].word == ts[i+1].word {
+			return false
+		}
+	}
+	return true
 }
 
 // synonymGroups are words a faithful paraphrase puts for one another ("identified" for
