@@ -712,8 +712,9 @@ func numberStands(s []tok, i int, p []tok) bool {
 
 // boundOf says which way a bound word bounds the number ts[i]: +1 from below ("more than
 // 300", "over 65", "after 1804", "65 and over"), -1 from above ("fewer than 300", "before
-// 1804", "300 or fewer"), 0 for none. A sentence's number must keep its passage's bound:
-// "More than 300 athletes" passed against "Fewer than 300 athletes".
+// 1804", "300 or fewer"), 0 for none. A bound a sentence puts on its number must be the
+// passage's (numberStands): "More than 300 athletes" passed against "Fewer than 300
+// athletes".
 func boundOf(ts []tok, i int) int {
 	if w := boundBefore(ts, i); w != "" {
 		return boundSign(w)
