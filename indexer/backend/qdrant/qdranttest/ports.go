@@ -1,7 +1,6 @@
 package qdranttest
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // portReservations are the loopback ports a cluster's peers listen on, each held by an
@@ -67,22 +65,6 @@ func (r *portReservations) reserve(n int) ([]int, error) {
 		out = append(out, port)
 	}
 	return out, nil
-}
-
-// lockPort takes the port's lock without waiting: nil, nil when another process holds it.
-func lockPort(dir string, port int) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		return nil, fmt.Errorf("port lock: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("port lock %s: %w", f.Name(), err)
-	}
-	return f, nil
 }
 
 // release unlocks every port; the peers must have stopped.
