@@ -11,6 +11,9 @@ import (
 	"syscall"
 )
 
+// portsLocked says whether lockPort's lock keeps a port from other processes.
+const portsLocked = true
+
 // lockPort takes the port's lock without waiting: nil, nil when another process holds it.
 func lockPort(dir string, port int) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
