@@ -67,6 +67,24 @@ func (r *portReservations) reserve(n int) ([]int, error) {
 	return out, nil
 }
 
+// lockPort takes the port's lock without waiting (tryLock): nil, nil when another process
+// holds it.
+func lockPort(dir string, port int) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("port lock: %w", err)
+	}
+	held, err := tryLock(f)
+	if !held || err != nil {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("port lock %s: %w", f.Name(), err)
+		}
+		return nil, nil
+	}
+	return f, nil
+}
+
 // release unlocks every port; the peers must have stopped.
 func (r *portReservations) release() {
 	for _, f := range r.locks {
