@@ -79,7 +79,11 @@ func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected,
 			total += st.Size()
 		}
 	}
-	prog := newProgress(opts.Progress, total, opts.Encoder != nil)
+	pw := opts.Progress
+	if len(opts.Inputs) == 0 {
+		pw = nil // a deletion reads nothing: the line would count zeros (its compaction reports)
+	}
+	prog := newProgress(pw, total, opts.Encoder != nil)
 	r := &reader{opts: opts, split: split, prog: prog, stream: stream}
 	if spec.mode == modeUpdate && spec.base != nil {
 		// The reader skips splitting documents whose hash the live generation already has.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/kairos-rag/kairos/indexer/backend"
@@ -85,7 +86,8 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 		return nil, err
 	}
 	defer eng.Close()
-	d := &driver{ix: ix, opts: &o, copies: eng.CheckpointCopies, spec: runSpec{mode: modeAppend}, prog: newProgress(nil, 0, false), prev: prev,
+	prog := newCopyProgress(opts.Progress, bm.Counts.Passages, base.Vectors != nil)
+	d := &driver{ix: ix, opts: &o, copies: eng.CheckpointCopies, spec: runSpec{mode: modeAppend}, prog: prog, prev: prev,
 		inputs: func() ([]Input, error) { return nil, nil }}
 	if err := d.open(ctx, nil, handover{}); err != nil {
 		return nil, err
@@ -130,6 +132,8 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return docs[ids[i]].Keys[0] < docs[ids[j]].Keys[0] })
+	stop := sync.OnceFunc(prog.start())
+	defer stop()
 	batch := docBatch{}
 	n := 0
 	for _, id := range ids {
@@ -139,6 +143,8 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 			return nil, err
 		}
 		batch.docs = append(batch.docs, dp)
+		prog.read(int64(len(dp.passages)), 1)
+		prog.passagesSplit(len(dp.passages))
 		if n += len(dp.passages); n >= o.Build.BatchSize {
 			if err := w.apply(batch); err != nil {
 				return nil, err
@@ -149,6 +155,7 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 	if err := w.apply(batch); err != nil {
 		return nil, err
 	}
+	prog.inputsRead()
 	if err := w.wait(); err != nil {
 		return nil, err
 	}
@@ -181,6 +188,8 @@ func (ix *Index) compactBase(ctx context.Context, opts *Options, base *Generatio
 		return nil, fmt.Errorf("committing compacted generation %d: %w", w.gen, err)
 	}
 	d.tmp = ""
+	stop()
+	prog.finish()
 	if err := ix.st.Drop(ctx, w.gen, prev); err != nil {
 		opts.Logger.Warn("removing old generations", "index", opts.Dir, "err", err)
 	}

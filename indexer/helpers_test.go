@@ -57,7 +57,7 @@ func deleteDocs(ctx context.Context, opts UpdateOptions, ids []string) (*Summary
 }
 
 func compactIndex(ctx context.Context, loc string, logger *slog.Logger) (*Summary, error) {
-	return onIndex(ctx, loc, func(ix *Index) (*Summary, error) { return ix.Compact(ctx, logger) })
+	return onIndex(ctx, loc, func(ix *Index) (*Summary, error) { return ix.Compact(ctx, CompactOptions{Logger: logger}) })
 }
 
 // compactWith is Compact with every option (the fault tests set faultAt).

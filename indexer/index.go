@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -185,8 +186,19 @@ func (ix *Index) Delete(ctx context.Context, opts UpdateOptions, ids []string) (
 // Readers of the previous generation are unaffected; the new one goes live atomically. A
 // live generation that keeps no deleted passage is reported as it is (Summary.Compacted
 // false): an index on Qdrant removes deleted passages as it goes.
-func (ix *Index) Compact(ctx context.Context, logger *slog.Logger) (*Summary, error) {
-	return ix.compact(ctx, &Options{Logger: logger})
+func (ix *Index) Compact(ctx context.Context, o CompactOptions) (*Summary, error) {
+	return ix.compact(ctx, &Options{Logger: o.Logger, Progress: o.Progress})
+}
+
+// CompactOptions are a compaction's options; the zero value logs nothing and shows no
+// progress.
+type CompactOptions struct {
+	// Logger receives warnings (nil: none).
+	Logger *slog.Logger
+	// Progress receives a status line about once a second (every few seconds where it is
+	// not a terminal): passages copied of those live, indexed and, in a dense index, their
+	// vectors added; nil for none.
+	Progress io.Writer
 }
 
 // prepare validates opts for an operation on ix: Dir, when set, must name ix (Summary.Dir

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -445,9 +446,15 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("update left %d tombstones in %d segments; the test needs some", m.Tombstones, len(m.Segments))
 	}
 	before := enc.texts.Load()
-	sum, err := compactIndex(ctx, dir, nil)
+	var prog bytes.Buffer
+	sum, err := onIndex(ctx, dir, func(ix *Index) (*Summary, error) { return ix.Compact(ctx, CompactOptions{Progress: &prog}) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The last progress line counts every live passage copied, indexed and its vector added.
+	n := len(wantLive)
+	if want := fmt.Sprintf("copied %d of %d passages (100%%), indexed %d (done), vectors %d (done)", n, n, n, n); !strings.Contains(prog.String(), want) {
+		t.Errorf("compaction's progress %q lacks %q", prog.String(), want)
 	}
 	if enc.texts.Load() != before {
 		t.Error("compaction called the encoder")
@@ -467,10 +474,15 @@ func TestCompact(t *testing.T) {
 	verifyOK(t, cur)
 	verifyOK(t, updated) // the previous generation is intact
 
-	// An update past the tombstone threshold compacts on its own.
-	sum, err = deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW}, CompactRatio: 0.0001}, []string{"4983"})
+	// An update past the tombstone threshold compacts on its own, showing the compaction's
+	// progress only: the deletion reads no input.
+	prog.Reset()
+	sum, err = deleteDocs(ctx, UpdateOptions{Options: Options{Dir: dir, Encoder: enc, HNSW: fastHNSW, Progress: &prog}, CompactRatio: 0.0001}, []string{"4983"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := prog.String(); !strings.HasPrefix(got, "copied ") || !strings.Contains(got, fmt.Sprintf("copied %d of %d passages (100%%)", n-4, n-4)) {
+		t.Errorf("a deletion's progress %q: want the compaction's lines only", got)
 	}
 	cur, _ = manifest.Current(dir)
 	if cm, _ := manifest.Read(cur); !sum.Compacted || cm.Tombstones != 0 || sum.Counts.Passages != len(wantLive)-4 {

@@ -23,6 +23,9 @@ type progress struct {
 	plainEvery time.Duration
 	total      int64 // input bytes, 0 if unknown
 	dense      bool  // an embedding stage runs
+	// copying says the run is a compaction: its input is the passages of the generation it
+	// compacts (total and bytes count passages) and its vectors are read, not embedded.
+	copying bool
 
 	bytes, docs, split, indexed, embedded atomic.Int64
 	readDone                              atomic.Bool // every input has been read
@@ -116,6 +119,14 @@ func newProgress(w io.Writer, totalBytes int64, dense bool) *progress {
 	return &progress{w: w, tty: tty.Is(w), plainEvery: 5 * time.Second, total: totalBytes, dense: dense}
 }
 
+// newCopyProgress reports to w (nil: nowhere) on a compaction of passages live passages,
+// with vectors or without.
+func newCopyProgress(w io.Writer, passages int, vectors bool) *progress {
+	p := newProgress(w, int64(passages), vectors)
+	p.copying = true
+	return p
+}
+
 func (p *progress) read(bytes int64, docs int) {
 	p.bytes.Add(bytes)
 	p.docs.Add(int64(docs))
@@ -171,11 +182,17 @@ func (p *progress) start() (stop func()) {
 func (p *progress) line(el time.Duration) string {
 	docs, split, indexed := p.docs.Load(), p.split.Load(), p.indexed.Load()
 	var b strings.Builder
-	fmt.Fprintf(&b, "read %s", countOf(docs, "document"))
 	frac := 0.0
 	if bytes := p.bytes.Load(); p.total > 0 && bytes > 0 {
 		frac = min(float64(bytes)/float64(p.total), 1)
-		fmt.Fprintf(&b, " (%.0f%% of input)", 100*frac)
+	}
+	if p.copying {
+		fmt.Fprintf(&b, "copied %d of %s (%.0f%%)", p.bytes.Load(), countOf(p.total, "passage"), 100*frac)
+	} else {
+		fmt.Fprintf(&b, "read %s", countOf(docs, "document"))
+		if frac > 0 {
+			fmt.Fprintf(&b, " (%.0f%% of input)", 100*frac)
+		}
 	}
 	// A stage that has caught up with a finished reader says so: its average rate would only
 	// decay from then on.
@@ -185,9 +202,16 @@ func (p *progress) line(el time.Duration) string {
 		}
 		return fmt.Sprintf("%d (%.0f/s)", n, p.rate(el, n, get))
 	}
-	fmt.Fprintf(&b, ", split %s, indexed %s", countOf(split, "passage"), stage(indexed, func(s sample) int64 { return s.indexed }))
+	if !p.copying {
+		fmt.Fprintf(&b, ", split %s", countOf(split, "passage"))
+	}
+	fmt.Fprintf(&b, ", indexed %s", stage(indexed, func(s sample) int64 { return s.indexed }))
 	if p.dense {
-		fmt.Fprintf(&b, ", embedded %s", stage(p.embedded.Load(), func(s sample) int64 { return s.embedded }))
+		verb := "embedded"
+		if p.copying {
+			verb = "vectors"
+		}
+		fmt.Fprintf(&b, ", %s %s", verb, stage(p.embedded.Load(), func(s sample) int64 { return s.embedded }))
 	}
 	if p.repairing.Load() {
 		checked, total := p.repairChecked.Load(), p.repairToCheck.Load()

@@ -118,7 +118,7 @@ func TestSearchDuringUpdateAndCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLive("delete", deleted, "mask")
-	if _, err := index.Compact(ctx, nil); err != nil {
+	if _, err := index.Compact(ctx, indexer.CompactOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	checkLive("compact", deleted, "mask")

@@ -34,7 +34,7 @@ func cmdDelete(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("delete: %w", err)
 	}
 	defer ix.Close()
-	sum, err := ix.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Logger: log}, CompactRatio: *compactRatio}, ids)
+	sum, err := ix.Delete(ctx, indexer.UpdateOptions{Options: indexer.Options{Logger: log, Progress: stdio.Stderr}, CompactRatio: *compactRatio}, ids)
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -70,7 +70,7 @@ func cmdCompact(ctx context.Context, args []string, stdio IO) error {
 		return fmt.Errorf("compact: %w", err)
 	}
 	defer ix.Close()
-	sum, err := ix.Compact(ctx, log)
+	sum, err := ix.Compact(ctx, indexer.CompactOptions{Logger: log, Progress: stdio.Stderr})
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
