@@ -27,10 +27,11 @@ import (
 // exact neighbours found in one pass over the index's int8 vectors (ivf.Reader.ExactMany):
 // an index too large for a dump of float vectors (40M x 256 is 41 GB) is measured as built.
 func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
-	fs := newFlags("bench ivf", "--data DIR | --from-index DIR --queries FILE --model DIR [--probe LIST] [--rescore LIST] [--lists N] [--index DIR] [--filter-share S] [--repeat N] [--json]", stdio.Stderr)
+	fs := newFlags("bench ivf", "--data DIR | --from-index DIR --queries FILE --model DIR [--probe LIST] [--rescore LIST] [--lists N] [--index DIR | --load DIR] [--filter-share S] [--repeat N] [--json]", stdio.Stderr)
 	var (
 		o           ivf.Options
 		data, index string
+		load        string
 		fromIndex   string
 		queryFile   string
 		model       string
@@ -49,6 +50,7 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 	fs.IntVar(&o.Lists, "lists", 0, "lists (0: chosen from the number of vectors, as kairos index does)")
 	fs.BoolVar(&o.NoRefine, "no-refine", false, "build without refinement codes, as kairos index --ivf-no-refine does")
 	fs.StringVar(&index, "index", "", "build the index in this `directory` and keep it (default: a temporary one, removed)")
+	fs.StringVar(&load, "load", "", "with --data: measure the index an earlier run built from the same --data into this `directory` (its --index) instead of building one")
 	fs.Float64Var(&share, "filter-share", 0, "also measure a filter that keeps this share of the vectors (pseudo-random keys, one in round(1/S), as a language or date filter keeps passages unrelated to the query), at each probe")
 	fs.IntVar(&repeat, "repeat", 3, "timed passes per probe; the best QPS is reported")
 	fs.BoolVar(&asJSON, "json", false, `one JSON line per probe and rescore (0: the default): {"probe","rescore","recall_at_10","qps","build_seconds","n","dim","lists","filter_share"}`)
@@ -68,8 +70,10 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		return usageErr(fs, "--from-index needs --queries and --model")
 	case fromIndex == "" && (queryFile != "" || model != ""):
 		return usageErr(fs, "--queries and --model go with --from-index")
-	case fromIndex != "" && (index != "" || o.Lists != 0):
-		return usageErr(fs, "--index and --lists build an index from --data; --from-index measures one built")
+	case fromIndex != "" && (index != "" || o.Lists != 0 || load != ""):
+		return usageErr(fs, "--index, --lists and --load go with --data; --from-index measures one built")
+	case load != "" && (index != "" || o.Lists != 0 || o.NoRefine):
+		return usageErr(fs, "--load measures an index built earlier: drop --index, --lists and --no-refine")
 	}
 	probes, err := parseEfList(probeList)
 	if err != nil {
@@ -99,6 +103,17 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		if dump, err = readIVFDump(data); err != nil {
 			return fmt.Errorf("bench ivf: %w", err)
 		}
+	}
+	if load != "" {
+		if r, err = ivf.Open(load, ivf.OpenOptions{}); err != nil {
+			return fmt.Errorf("bench ivf: --load: %w", err)
+		}
+		defer r.Close()
+		if r.Len() != dump.n || r.Dim() != dump.dim {
+			return fmt.Errorf("bench ivf: --load %s holds %d vectors of dimension %d, --data %s %d of %d: build it from this --data (--index)", load, r.Len(), r.Dim(), data, dump.n, dump.dim)
+		}
+		fmt.Fprintf(stdio.Stderr, "loaded %d vectors of dim %d: %d lists\n", r.Len(), r.Dim(), r.Options().Lists)
+	} else if fromIndex == "" {
 		if index == "" {
 			tmp, err := os.MkdirTemp("", "kairos-bench-ivf-")
 			if err != nil {

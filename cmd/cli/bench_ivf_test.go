@@ -25,7 +25,8 @@ func TestBenchIVF(t *testing.T) {
 	}
 	// 256 lists; the filter keeps 2,000 passages, enough for the search to probe twice as
 	// many lists rather than score every one it keeps.
-	out, errOut, err := runCLI(t, "bench", "ivf", "--data", data, "--probe", "1,16,64", "--filter-share", "0.25", "--repeat", "1", "--json")
+	kept := filepath.Join(dir, "ivf")
+	out, errOut, err := runCLI(t, "bench", "ivf", "--data", data, "--index", kept, "--probe", "1,16,64", "--filter-share", "0.25", "--repeat", "1", "--json")
 	if err != nil {
 		t.Fatalf("bench ivf: %v\n%s", err, errOut)
 	}
@@ -45,6 +46,19 @@ func TestBenchIVF(t *testing.T) {
 			t.Errorf("filtered row %+v: want the share 0.25 and at least 0.9 of the unfiltered recall %.3f", f, rows[i].Recall)
 		}
 	}
+	// --load measures the kept index again without building it: the same recall at each probe.
+	out, errOut, err = runCLI(t, "bench", "ivf", "--data", data, "--load", kept, "--probe", "1,16,64", "--repeat", "1", "--json")
+	if err != nil {
+		t.Fatalf("bench ivf --load: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut, "loaded 8000 vectors") {
+		t.Errorf("bench ivf --load said %q; want the vectors it loaded", errOut)
+	}
+	for i, l := range benchIVFRows(t, out) {
+		if l.Recall != rows[i].Recall || l.Lists != 256 || l.Build != 0 || rows[i].Build <= 0 {
+			t.Errorf("loaded row %+v, built %+v: want the same recall and lists, no build", l, rows[i])
+		}
+	}
 }
 
 // Its refusals name the flag that fixes them.
@@ -57,6 +71,8 @@ func TestBenchIVFRefusals(t *testing.T) {
 		{[]string{"--data", t.TempDir(), "--probe", "0"}, "--probe"},
 		{[]string{"--data", t.TempDir(), "--filter-share", "1.5"}, "--filter-share"},
 		{[]string{"--data", t.TempDir()}, "meta.json"},
+		{[]string{"--data", t.TempDir(), "--load", t.TempDir(), "--lists", "16"}, "--lists"},
+		{[]string{"--from-index", t.TempDir(), "--queries", "q", "--model", "m", "--load", t.TempDir()}, "--load"},
 	} {
 		_, errOut, err := runCLI(t, append([]string{"bench", "ivf"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error()+errOut, tc.want) {
@@ -113,6 +129,7 @@ type benchIVFRow struct {
 	Rescore     int     `json:"rescore"`
 	Recall      float64 `json:"recall_at_10"`
 	QPS         float64 `json:"qps"`
+	Build       float64 `json:"build_seconds"`
 	N           int     `json:"n"`
 	Lists       int     `json:"lists"`
 	FilterShare float64 `json:"filter_share"`
