@@ -218,8 +218,11 @@ func cmdBenchIVF(ctx context.Context, args []string, stdio IO) error {
 		return nil
 	}
 	built := fmt.Sprintf("build %.2f s", build)
-	if fromIndex != "" {
+	switch {
+	case fromIndex != "":
 		built = "built by kairos index"
+	case load != "":
+		built = "built earlier (--load)"
 	}
 	fmt.Fprintf(w, "n %d, dim %d, %d lists, %s\n%6s %8s %10s %10s %8s\n", dump.n, dump.dim, opts.Lists, built, "probe", "rescore", "recall@10", "QPS", "filter")
 	for _, r := range rows {
