@@ -119,7 +119,14 @@ func (d *driver) write(ctx context.Context, batches <-chan docBatch) (*Manifest,
 			}
 		}
 		sort.Strings(missing)
-		if _, err := d.w.deleteDocs(missing); err != nil {
+		if bad := d.w.man.Counts.Bad; bad > 0 && len(missing) > 0 {
+			// A malformed record skipped (--skip-bad) may be the new copy of a document that
+			// seems missing: deleting on its evidence would lose the old copy. Nothing missing
+			// is deleted; the summary says so.
+			d.w.upd.MissingKept = len(missing)
+			d.opts.Logger.Warn("--delete-missing deleted nothing: malformed records were skipped, and any of them may be a missing document's new copy",
+				"index", d.opts.Dir, "missing", len(missing), "bad", bad)
+		} else if _, err := d.w.deleteDocs(missing); err != nil {
 			return nil, err
 		}
 	}

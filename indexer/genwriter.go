@@ -73,6 +73,10 @@ type UpdateCounts struct {
 	PassagesAdded                      int // new passages written (store, BM25)
 	PassagesDeleted                    int // passages tombstoned
 	Embedded                           int // passages sent to the encoder
+	// MissingKept is how many documents absent from the inputs an update with DeleteMissing
+	// kept because malformed records were skipped (SkipBad): one of them may be such a
+	// document's new copy.
+	MissingKept int
 }
 
 // genWriter writes one generation directory, from scratch or derived from a base generation

@@ -511,3 +511,37 @@ func TestWriterLock(t *testing.T) {
 		t.Fatalf("delete after unlock: %v", err)
 	}
 }
+
+// An update with DeleteMissing and SkipBad deletes no document while a record was skipped as
+// malformed: the bad record may be a missing document's new copy, and deleting on its
+// evidence loses the old one. With every record readable, the missing ones go.
+func TestDeleteMissingKeepsDocumentsWhenRecordsWereBad(t *testing.T) {
+	ctx := context.Background()
+	dir, in := t.TempDir(), filepath.Join(t.TempDir(), "docs.jsonl")
+	write := func(lines ...string) {
+		if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b, c := `{"id":"a","title":"Apples","text":"Apples grow on trees."}`, `{"id":"b","title":"Bananas","text":"Bananas grow in bunches."}`, `{"id":"c","title":"Cherries","text":"Cherries are small stone fruit."}`
+	write(a, b, c)
+	if _, err := Build(ctx, Options{Dir: dir, Inputs: []InputSpec{{Path: in}}}); err != nil {
+		t.Fatal(err)
+	}
+	write(a, `{"id":"b","title":"Bananas","text":"Bananas grow`, c)
+	sum, err := updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: in}}, SkipBad: true}, DeleteMissing: true, CompactRatio: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Update.Deleted != 0 || sum.Update.MissingKept != 1 || sum.Counts.Bad != 1 || sum.Counts.Documents != 3 {
+		t.Fatalf("update with a bad record: %+v, counts %+v; want b kept and said so", *sum.Update, sum.Counts)
+	}
+	write(a, c)
+	sum, err = updateIndex(ctx, UpdateOptions{Options: Options{Dir: dir, Inputs: []InputSpec{{Path: in}}, SkipBad: true}, DeleteMissing: true, CompactRatio: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Update.Deleted != 1 || sum.Update.MissingKept != 0 || sum.Counts.Documents != 2 {
+		t.Fatalf("update without bad records: %+v, counts %+v; want b deleted", *sum.Update, sum.Counts)
+	}
+}

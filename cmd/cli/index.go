@@ -282,6 +282,9 @@ func printSummary(stdio IO, s *indexer.Summary) {
 		fmt.Fprintf(w, "added       %s\nchanged     %s\nunchanged   %s\ndeleted     %s\n",
 			plural(u.Added, "document"), plural(u.Changed, "document"), plural(u.Unchanged, "document"), plural(u.Deleted, "document"))
 		fmt.Fprintf(w, "written     %d passages (%d embedded), %d passages tombstoned\n", u.PassagesAdded, u.Embedded, u.PassagesDeleted)
+		if u.MissingKept > 0 {
+			fmt.Fprintf(w, "kept        %s absent from the inputs, not deleted: malformed records were skipped, and one may be such a document's new copy (fix them, then --update --delete-missing again)\n", plural(u.MissingKept, "document"))
+		}
 	}
 	if len(s.NotFound) > 0 {
 		fmt.Fprintf(w, "not found   %s: %s\n", plural(len(s.NotFound), "document id"), strings.Join(s.NotFound, " "))

@@ -233,6 +233,32 @@ func TestMediaWikiNotADump(t *testing.T) {
 	}
 }
 
+// A malformed <siteinfo> is a fatal error naming the file and its line: read past, the dump's
+// language, URLs and namespace names would silently be English Wikipedia's. Both roads to the
+// first page (a page, or the end of a dump without pages) check it.
+func TestMediaWikiMalformedSiteinfo(t *testing.T) {
+	const head = "<mediawiki>\n  <siteinfo>\n    <dbname>dewiki</dbname>\n"
+	const page = "  <page><title>Berlin</title><ns>0</ns><id>1</id><revision><text>Berlin ist eine Stadt.</text></revision></page>\n"
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"namespace key not a number", head + `    <namespaces><namespace key="x1">Diskussion</namespace></namespaces>` + "\n  </siteinfo>\n" + page + "</mediawiki>\n", `de.xml: <siteinfo> (line 2): strconv.ParseInt: parsing "x1"`},
+		{"mismatched tag", head + "    <base>https://de.wikipedia.org/wiki/X</bas>\n  </siteinfo>\n" + page + "</mediawiki>\n", "de.xml: <siteinfo> (line 2): XML syntax error on line 4"},
+		{"no pages", head + "    <base>https://de.wikipedia.org/wiki/X</bas>\n  </siteinfo>\n</mediawiki>\n", "de.xml: <siteinfo> (line 2): XML syntax error on line 4"},
+	} {
+		_, err := NewReader(strings.NewReader(tc.in), "de.xml", "").Next(context.Background())
+		if err == nil || document.IsRecordError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want a fatal error containing %q", tc.name, err, tc.want)
+		}
+	}
+	// The same dump with a well-formed siteinfo reads as German.
+	ok := head + "    <base>https://de.wikipedia.org/wiki/Wikipedia:Hauptseite</base>\n  </siteinfo>\n" + page + "</mediawiki>\n"
+	d, err := NewReader(strings.NewReader(ok), "de.xml", "").Next(context.Background())
+	if err != nil || !strings.HasPrefix(d.URL, "https://de.wikipedia.org/wiki/") {
+		t.Errorf("well-formed siteinfo: %v, URL %q", err, d.URL)
+	}
+}
+
 func TestMediaWikiContextAndClose(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

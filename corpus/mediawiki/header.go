@@ -3,14 +3,17 @@ package mediawiki
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"strings"
 )
 
-// parseHeader reads <siteinfo> once: the base URL and the namespace names. A missing or
-// unreadable siteinfo leaves the defaults (English Wikipedia URLs, built-in namespace names).
-func (r *scanner) parseHeader() {
+// parseHeader reads <siteinfo> once: the base URL and the namespace names. A missing
+// siteinfo leaves the defaults (English Wikipedia URLs, built-in namespace names); a malformed
+// one is an error naming its line: read past, a German dump would be indexed as English,
+// with English Wikipedia's URLs and namespace names.
+func (r *scanner) parseHeader() error {
 	if r.headerOK {
-		return
+		return nil
 	}
 	r.headerOK = true
 	h := r.header
@@ -19,8 +22,9 @@ func (r *scanner) parseHeader() {
 	start := bytes.Index(h, []byte("<siteinfo"))
 	end := bytes.Index(h, []byte("</siteinfo>"))
 	if start < 0 || end < start {
-		return
+		return nil
 	}
+	line := 1 + bytes.Count(h[:start], []byte("\n")) // the header is the input from its first line
 	h, _ = repairXMLText(h[start : end+len("</siteinfo>")])
 	var si struct {
 		DBName     string `xml:"dbname"`
@@ -30,8 +34,11 @@ func (r *scanner) parseHeader() {
 			Name string `xml:",chardata"`
 		} `xml:"namespaces>namespace"`
 	}
-	if xml.Unmarshal(h, &si) != nil {
-		return
+	if err := xml.Unmarshal(h, &si); err != nil {
+		if se, ok := err.(*xml.SyntaxError); ok {
+			return fmt.Errorf("%s: <siteinfo> (line %d): XML syntax error on line %d: %s", r.file, line, line+se.Line-1, se.Msg)
+		}
+		return fmt.Errorf("%s: <siteinfo> (line %d): %w", r.file, line, err)
 	}
 	r.site.language = Language(si.DBName, si.Base)
 	if k := strings.LastIndexByte(si.Base, '/'); k > len("https://") && strings.Contains(si.Base, "://") {
@@ -53,4 +60,5 @@ func (r *scanner) parseHeader() {
 			r.site.cleaner.CategoryNS[name] = true
 		}
 	}
+	return nil
 }

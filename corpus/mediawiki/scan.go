@@ -52,7 +52,9 @@ func (r *scanner) nextChunk() (chunk, error) {
 			return chunk{}, err
 		}
 		if !found {
-			r.parseHeader()
+			if err := r.parseHeader(); err != nil {
+				return chunk{}, err
+			}
 			if r.pages == 0 && !r.sawRoot {
 				return chunk{}, fmt.Errorf("%s: no <mediawiki> element: not a MediaWiki XML dump", r.file)
 			}
@@ -71,7 +73,9 @@ func (r *scanner) nextChunk() (chunk, error) {
 		}
 	}
 	r.pending = false
-	r.parseHeader()
+	if err := r.parseHeader(); err != nil {
+		return chunk{}, err
+	}
 	c := chunk{index: r.pages, line: r.startLine}
 	r.buf = append(r.buf[:0], "<page>"...)
 	oversized := false
