@@ -170,6 +170,36 @@ const maxEllipsisWords = 5
 var ellipsisEnds = setOf(`is are was were am be been do does did has have had can could will would
 	shall should may might must so`)
 
+// clauseSepRe separates the clauses of a sentence of chat words, for ellipticClause.
+var clauseSepRe = regexp.MustCompile(`(?i)[,;:—–()]|\bbut\b|\band\b`)
+
+// fillerWords may trail an elliptical answer's verb without changing what it affirms ("He
+// certainly did, actually.", "It is too.").
+var fillerWords = setOf(`actually certainly really indeed definitely surely too though probably
+	maybe perhaps obviously course yes`)
+
+// ellipticClause says whether a clause of body (cut at commas, dashes, "but" and "and") is an
+// elliptical answer: at most maxEllipsisWords words ending, filler words aside, on an
+// auxiliary ("He did", "he certainly did"), but not a condition ("if I can"). Only the whole
+// sentence was looked at, so "He did, I think." and "I'm not sure, but he did." passed as
+// chat while affirming the user's claim.
+func ellipticClause(body string) bool {
+	for _, part := range clauseSepRe.Split(body, -1) {
+		toks := tokenize(part)
+		for len(toks) > 1 && fillerWords[toks[len(toks)-1].word] {
+			toks = toks[:len(toks)-1]
+		}
+		if len(toks) == 0 || len(toks) > maxEllipsisWords || !ellipsisEnds[toks[len(toks)-1].word] {
+			continue
+		}
+		if w := toks[0].word; w == "if" || w == "whether" || w == "when" || w == "as" {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 // doubtRe is a first-person doubt ("I'm not sure", "I don't know", "I couldn't find"): chat,
 // for all its "not", when nothing else in the sentence needs checking.
 var doubtRe = regexp.MustCompile(`(?i)\bi\s*(?:['’]m|am)\s+(?:not\s+(?:sure|certain|aware)|unsure|uncertain)\b|` +
@@ -210,12 +240,13 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 		// question, and an elliptical answer ("It is.") repeats it: either affirms a claim
 		// that the sentence does not hold, so there is nothing to check it against.
 		switch doubt := doubtRe.MatchString(body); {
+		case assent != "" && !doubt:
+			c.reason = "an assent or denial whose words state nothing to check"
+		case ellipticClause(body):
+			// Before the doubt: "I'm not sure, but he did." affirms the user's claim.
+			c.reason = "an elliptical answer, nothing to check"
 		case doubt:
 			c.kind = sentChat
-		case assent != "":
-			c.reason = "an assent or denial whose words state nothing to check"
-		case len(toks) > 0 && len(toks) <= maxEllipsisWords && ellipsisEnds[toks[len(toks)-1].word]:
-			c.reason = "an elliptical answer, nothing to check"
 		case negated:
 			c.reason = "a denial with nothing to check"
 		default:
@@ -283,8 +314,13 @@ func personalBefore(ts []tok, i int) bool {
 // isContent reports whether a word token carries content: not a stopword, and a letter long
 // unless written as a capital ("vitamin D").
 func isContent(t tok) bool {
-	if t.num || stopwords[t.word] {
+	if t.num {
 		return false
+	}
+	if stopwords[t.word] {
+		// A name that folds to a stop word carries a claim: "the US", "the WHO", "in May"
+		// passed against a passage naming Norway, Pfizer and August.
+		return t.allCaps || (t.word == "may" && t.capital && !t.sentStart)
 	}
 	return utf8.RuneCountInString(t.word) >= 2 || t.capital
 }
@@ -373,7 +409,56 @@ func (a *attributor) supports(toks []tok, e *evidence) (float64, string) {
 			}
 		}
 	}
+	if what := functionWordClaim(toks, e, touched); what != "" {
+		return score, what
+	}
 	return score, clausePolarity(toks, at, e)
+}
+
+// functionWordOpposites are stop words that carry a claim by their direction: a sentence's
+// word whose opposite the passage's sentences that restate it hold, and not the word, turns
+// the passage around ("More patients died ..." against "Fewer patients died ...", "before
+// meals" against "after meals"). Stop words are otherwise not compared.
+var functionWordOpposites = map[string][]string{
+	"more": {"fewer", "less"}, "most": {"fewest", "least"}, "before": {"after"}, "after": {"before"},
+	"above": {"below"}, "below": {"above"}, "all": {"none", "some", "few"},
+}
+
+// quantifierWords claim a whole: the passage's sentences that restate the sentence must hold
+// the word or one of its synonyms ("All of the patients died" against "Twelve of the 40
+// patients died").
+var quantifierWords = map[string][]string{
+	"all": {"all", "every", "each", "entire", "whole", "everyone", "everybody"},
+	"every": {"all", "every", "each", "everyone", "everybody"},
+	"none": {"none", "no", "nobody", "neither"},
+}
+
+// functionWordClaim returns what a stop word of the sentence claims that the passage's
+// sentences in touched do not (functionWordOpposites, quantifierWords), or "". A bound word
+// beside a number is boundOf's to compare.
+func functionWordClaim(toks []tok, e *evidence, touched [][2]int) string {
+	holds := func(ws ...string) bool {
+		for _, r := range touched {
+			for _, w := range ws {
+				if hasWord(e.toks[r[0]:r[1]], stem(w)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i, t := range toks {
+		if t.num || boundWordAt(toks, i) {
+			continue
+		}
+		if opp, ok := functionWordOpposites[t.word]; ok && !holds(t.word) && holds(opp...) {
+			return "the opposite of its word " + strconvQuote(t.word)
+		}
+		if syn, ok := quantifierWords[t.word]; ok && !holds(syn...) {
+			return "the word " + strconvQuote(t.word) + ", which claims a whole the passage does not"
+		}
+	}
+	return ""
 }
 
 // clausePolarity returns which clause of the sentence (cut at its punctuation) denies what the
@@ -692,7 +777,10 @@ func numberStands(s []tok, i int, p []tok) bool {
 		// A bound of the sentence's that the passage lacks or turns fails ("more than 300" for
 		// "fewer than 300" or "300"); the passage's own bound may go unsaid ("at 12 weeks" for
 		// "after 12 weeks").
-		if !q.num || !valueMatches(t, q) || bs != 0 && bs != boundOf(p, j) {
+		// The passage's "one" or "two" read as a word ("the two countries") holds the count
+		// a sentence writes as a number ("Two countries").
+		spelled := !q.num && t.value <= 2 && unitWordValue(q.word) == t.value
+		if !spelled && (!q.num || !valueMatches(t, q)) || bs != 0 && bs != boundOf(p, j) {
 			continue
 		}
 		if pb, pa := nearest(p, j); sb != "" && sb == pb || sa != "" && sa == pa {

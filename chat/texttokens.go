@@ -239,11 +239,33 @@ func numberTokens(ts []tok) []tok {
 // counts says whether "one" or "two" at ts[i] is a count: right before a word that is neither
 // a function word nor a number ("two experiments", "one Nobel Prize"), with no determiner
 // before it ("the two countries", "each one", "this one").
+//
+// After a word that makes it a quantity ("only one of the patients", "just two") or before
+// "in all" or "in total" ("children, two in all") it is a count whatever follows: read as a
+// word, "Only one of the patients died" passed against "Twelve of the 40 patients died".
 func counts(ts []tok, i int) bool {
+	if i > 0 && ts[i].sep == sepSpace && countQualifiers[ts[i-1].word] {
+		return true
+	}
+	if i+2 < len(ts) && ts[i+1].word == "in" && (ts[i+2].word == "all" || ts[i+2].word == "total") && ts[i+1].sep == sepSpace {
+		return true
+	}
 	if i+1 >= len(ts) || ts[i+1].sep != sepSpace || ts[i+1].num || stopwords[ts[i+1].word] || isNumberWord(ts[i+1].word) {
 		return false
 	}
 	return i == 0 || ts[i].sep != sepSpace || !countDeterminers[ts[i-1].word]
+}
+
+// countQualifiers before "one" or "two" make it a quantity.
+var countQualifiers = setOf(`only just exactly precisely nearly almost about around roughly
+	approximately merely`)
+
+// unitWordValue is the value of "one" or "two" read as a word (counts), else -1.
+func unitWordValue(w string) float64 {
+	if v, ok := unitWords[w]; ok && v <= 2 {
+		return v
+	}
+	return -1
 }
 
 // countDeterminers before "one" or "two" make it a reference or a pairing, not a count.

@@ -205,9 +205,9 @@ func runChat(ctx context.Context, o chatCLIOptions, r chat.Retriever, terms chat
 		conv = chat.NewConversationID()
 	}
 	if o.Message != "" {
-		return chatTurn(ctx, svc, conv, o.Message, o.Trace, stdio)
+		return chatTurn(ctx, svc, conv, o.Message, o.Trace, o.Logger, stdio)
 	}
-	return chatREPL(ctx, svc, conv, o.Trace, stdio)
+	return chatREPL(ctx, svc, conv, o.Trace, o.Logger, stdio)
 }
 
 // newChatService builds the LLM client, templates and the named pipelines (the first is the
@@ -271,10 +271,10 @@ func buildPipeline(o chatCLIOptions, d chat.Deps) (chat.Pipeline, error) {
 
 // chatTurn runs one turn and prints the reply and the sources its [n] markers cite, or with
 // trace the whole turn as one JSON line.
-func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bool, stdio IO) error {
+func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bool, log *slog.Logger, stdio IO) error {
 	resp, err := svc.Turn(ctx, chat.TurnRequest{ConversationID: conv, Message: msg}, nil)
 	if err != nil {
-		return fmt.Errorf("chat: %w", err)
+		return turnError(err, log)
 	}
 	if trace {
 		b, err := json.Marshal(resp)
@@ -308,7 +308,7 @@ func chatTurn(ctx context.Context, svc *chat.Service, conv, msg string, trace bo
 
 // chatREPL reads one message per line until EOF or "/quit". A failed turn is reported and the
 // session goes on: one bad LLM answer should not end a conversation.
-func chatREPL(ctx context.Context, svc *chat.Service, conv string, trace bool, stdio IO) error {
+func chatREPL(ctx context.Context, svc *chat.Service, conv string, trace bool, log *slog.Logger, stdio IO) error {
 	interactive := tty.Is(stdio.Stdin)
 	if interactive {
 		fmt.Fprintf(stdio.Stderr, "conversation %s; /quit to leave, /trace to toggle the trace\n", conv)
@@ -333,7 +333,7 @@ func chatREPL(ctx context.Context, svc *chat.Service, conv string, trace bool, s
 			fmt.Fprintf(stdio.Stderr, "trace %v\n", trace)
 			continue
 		}
-		if err := chatTurn(ctx, svc, conv, line, trace, stdio); err != nil {
+		if err := chatTurn(ctx, svc, conv, line, trace, log, stdio); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,5 +237,41 @@ func TestChatUsageErrors(t *testing.T) {
 	}
 	if err := cmdBank(context.Background(), []string{"build", "--input", "x"}, IO{Stderr: &bytes.Buffer{}}); !errors.Is(err, ErrUsage) {
 		t.Errorf("bank build without --out: %v", err)
+	}
+}
+
+// A failed turn's error names the kind of LLM failure and a flag, never what the LLM wrote:
+// its body is unverified text, which the error printed to the user.
+func TestRunChatErrorsHideWhatTheLLMWrote(t *testing.T) {
+	const claim = "Napoleon Bonaparte discovered vitamin D in 1850 and it cures cancer."
+	for _, tc := range []struct {
+		name   string
+		status int
+		want   string
+	}{
+		{"an answer that is no completion", http.StatusOK, "not a usable completion"},
+		{"a server error", http.StatusInternalServerError, "failed: it answered HTTP 500"},
+		{"a refusal", http.StatusBadRequest, "refused the request: it answered HTTP 400 (check --llm-url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				io.WriteString(w, claim)
+			}))
+			defer llm.Close()
+			o := chatOpts(llm.URL)
+			o.Client.MaxRetries = -1
+			o.Message, o.Index = "Who discovered vitamin D?", indexer.Location{Dir: "unused-by-runChat"}
+			var logs bytes.Buffer
+			o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			var out bytes.Buffer
+			err := runChat(context.Background(), o, chattest.NewRetriever(nil), nil, nil, IO{Stdout: &out, Stderr: &out})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error()+out.String(), "cures cancer") {
+				t.Fatalf("error %v, output %q: want %q and not the LLM's words", err, out.String(), tc.want)
+			}
+			if !strings.Contains(logs.String(), "chat turn failed") {
+				t.Errorf("the debug log lacks the failure: %q", logs.String())
+			}
+		})
 	}
 }

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
+	"strconv"
 
 	"github.com/kairos-rag/kairos/chat"
 )
@@ -14,4 +17,42 @@ func pipelineError(name string, d chat.Deps, err error) error {
 		return fmt.Errorf("pipeline %s needs an example bank: add --bank FILE; kairos bank topical --dir ../shared/data/topical-chat --out examples.jsonl, then kairos bank build --input examples.jsonl --out bank.kb, makes one (docs/chat.md)", name)
 	}
 	return fmt.Errorf("pipeline %s: %w", name, err)
+}
+
+// turnError is a failed turn's error as the CLI shows it: the kind of LLM failure and the flag
+// that bears on it, as the server answers it. What the LLM wrote (an error body, a completion
+// that could not be read) is unverified text and goes to the log at debug level only: printed
+// in the error, it reached the user unchecked.
+func turnError(err error, log *slog.Logger) error {
+	var te *chat.TimeoutError
+	var msg string
+	switch {
+	case errors.Is(err, chat.ErrLLMRateLimited):
+		msg = "the LLM is rate limiting (it answered 429 Too Many Requests); retry later (--llm-concurrency bounds the calls in flight)"
+	case errors.As(err, &te):
+		msg = "the LLM did not answer within its timeout of " + te.Timeout.String() + " (--llm-timeout)"
+	case errors.Is(err, chat.ErrLLMUpstream):
+		msg = "the LLM server failed" + llmStatus(err)
+	case errors.Is(err, chat.ErrLLMRejected):
+		msg = "the LLM server refused the request" + llmStatus(err) + " (check --llm-url, --llm-model and the LLM key)"
+	case errors.Is(err, chat.ErrLLMUnreachable):
+		msg = "the LLM could not be reached (check --llm-url)"
+	case errors.Is(err, chat.ErrLLMBadResponse), errors.Is(err, chat.ErrUnusable):
+		msg = "the LLM's answer was not a usable completion"
+	default:
+		return fmt.Errorf("chat: %w", err)
+	}
+	if log != nil {
+		log.Debug("chat turn failed", "err", err)
+	}
+	return fmt.Errorf("chat: %s; --log-level debug logs what it answered", msg)
+}
+
+// llmStatus is ": it answered HTTP N" for an LLM error with a status, else "".
+func llmStatus(err error) string {
+	var se *chat.StatusError
+	if errors.As(err, &se) {
+		return ": it answered HTTP " + strconv.Itoa(se.Status)
+	}
+	return ""
 }
