@@ -428,9 +428,9 @@ var functionWordOpposites = map[string][]string{
 // the word or one of its synonyms ("All of the patients died" against "Twelve of the 40
 // patients died").
 var quantifierWords = map[string][]string{
-	"all": {"all", "every", "each", "entire", "whole", "everyone", "everybody"},
+	"all":   {"all", "every", "each", "entire", "whole", "everyone", "everybody"},
 	"every": {"all", "every", "each", "everyone", "everybody"},
-	"none": {"none", "no", "nobody", "neither"},
+	"none":  {"none", "no", "nobody", "neither"},
 }
 
 // functionWordClaim returns what a stop word of the sentence claims that the passage's
