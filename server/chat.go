@@ -164,7 +164,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := s.chatLimit.allow(caller.limitKey); !ok {
 		s.metrics.chatRefused(refusedRateLimited)
 		setRetryAfter(w, http.StatusTooManyRequests, wait)
-		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("chat rate limit: %g turns a minute per owner, %d at once (--chat-rate-limit, --chat-rate-burst); retry in %s s",
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("chat rate limit: %g turns a minute per client, %d at once (--chat-rate-limit, --chat-rate-burst); retry in %s s",
 			s.opts.ChatRatePerMinute, s.opts.ChatBurst, retrySeconds(wait)))
 		return
 	}

@@ -77,10 +77,10 @@ func sessionToken(r *http.Request) string {
 type chatCaller struct {
 	owner string // whom its conversations belong to; "" when it owns nothing (yet)
 	fresh string // a token issued to this request, for the response
-	// limitKey is whom the request counts against in the chat rate limit: its owner, or,
-	// for a turn that starts a session, the principal that asked for it: the API key, or
-	// without one the client's address (else a client could mint a session per turn, or
-	// send a token the server never issued, and never meet the limit).
+	// limitKey is whom the request counts against in the chat rate limit. Without an API key
+	// it is the client's address, whatever session the request presents: sessions cost
+	// nothing to mint. With a key it is the owner (the key, or the key and a session a
+	// gateway's user holds), and for a turn that starts a session the key.
 	limitKey string
 }
 
@@ -122,11 +122,13 @@ func (s *Server) chatOwner(r *http.Request, start, newSession bool) (chatCaller,
 		c.owner = "session:" + tok
 	}
 	c.limitKey = c.owner
-	if c.fresh != "" {
+	switch {
+	case s.opts.APIKey == "":
+		// Without a key anyone may mint sessions, each a turn: counted per session, a client
+		// with many ran a burst in each (six turns in seconds against a burst of two).
 		c.limitKey = "addr:" + clientAddr(r)
-		if s.opts.APIKey != "" {
-			c.limitKey = "key:" + s.opts.APIKey
-		}
+	case c.fresh != "":
+		c.limitKey = "key:" + s.opts.APIKey
 	}
 	return c, nil
 }

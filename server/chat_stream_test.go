@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,6 +125,39 @@ func TestChatNewSessionsCountAgainstTheKey(t *testing.T) {
 	}
 	if !slices.Equal(codes, []int{200, 200, 429, 429}) {
 		t.Errorf("new sessions with a burst of 2: %v, want 200 200 429 429", codes)
+	}
+}
+
+// Without an API key every turn counts against the client's address, whatever session it
+// presents: sessions cost nothing to mint, and counted per session a client ran a burst in
+// each. Another address has its own bucket.
+func TestChatRateLimitIsTheClients(t *testing.T) {
+	e := newChatServerEnv(t, echoScript, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatRatePerMinute: 1, ChatBurst: 2}, nil)
+	turn := func(addr, tok string) (int, string) {
+		r := httptest.NewRequest("POST", "/v1/chat", strings.NewReader(`{"message":"hi"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = addr + ":40000"
+		if tok != "" {
+			r.Header.Set(SessionHeader, tok)
+		}
+		w := httptest.NewRecorder()
+		e.srv.ServeHTTP(w, r)
+		return w.Code, w.Header().Get(SessionHeader)
+	}
+	var codes []int
+	var toks []string
+	for range 2 { // two sessions, a turn each: the burst
+		c, tok := turn("192.0.2.1", "")
+		codes, toks = append(codes, c), append(toks, tok)
+	}
+	for _, tok := range toks { // each session again: over the client's limit
+		c, _ := turn("192.0.2.1", tok)
+		codes = append(codes, c)
+	}
+	c, _ := turn("192.0.2.2", "")
+	codes = append(codes, c)
+	if !slices.Equal(codes, []int{200, 200, 429, 429, 200}) || toks[0] == "" || toks[1] == "" {
+		t.Errorf("turns: %v (sessions %q), want 200 200 429 429 200", codes, toks)
 	}
 }
 

@@ -72,8 +72,8 @@ func (o *Options) ChatFlags(fs *flag.FlagSet) {
 		o.ChatTimeout = DefaultChatTimeout
 	}
 	fs.DurationVar(&o.ChatTimeout, "chat-timeout", o.ChatTimeout, "longest a chat turn may run, its LLM calls and retries included; past it a 504")
-	fs.Float64Var(&o.ChatRatePerMinute, "chat-rate-limit", o.ChatRatePerMinute, "chat `turns` per minute one owner (API key, session; a new client by its address) may run; past it a 429 with Retry-After (negative: no limit)")
-	fs.IntVar(&o.ChatBurst, "chat-rate-burst", o.ChatBurst, "chat `turns` one owner may run back to back before --chat-rate-limit applies")
+	fs.Float64Var(&o.ChatRatePerMinute, "chat-rate-limit", o.ChatRatePerMinute, "chat `turns` per minute one client may run (without an API key its address, whatever session; with one the key, or the key and a session); past it a 429 with Retry-After (negative: no limit)")
+	fs.IntVar(&o.ChatBurst, "chat-rate-burst", o.ChatBurst, "chat `turns` one client may run back to back before --chat-rate-limit applies")
 	fs.IntVar(&o.ChatMaxInFlight, "chat-max-in-flight", o.ChatMaxInFlight, "most chat `turns` running at once, all owners together; more get a 503 with Retry-After")
 	fs.BoolVar(&o.ChatTrace, "chat-trace", o.ChatTrace, "send each chat turn's stage outputs and timings to its caller (the web page's trace panel): what the LLM wrote before any check, for development, not for users")
 }

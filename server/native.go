@@ -54,12 +54,19 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var qs []rerank.Query
 	batch := false
-	if r.Method == http.MethodGet {
+	// The query is in one place: a GET's body or a POST's URL parameters were ignored, and the
+	// search ran without the filter they held.
+	switch {
+	case r.Method == http.MethodGet && (r.ContentLength > 0 || len(r.TransferEncoding) > 0):
+		err = badRequest("a GET search takes its query in the URL's parameters, not a body: send the body with POST")
+	case r.Method != http.MethodGet && r.URL.RawQuery != "":
+		err = badRequest("a POST search takes its query in the body, not the URL's parameters: send them as the body's fields, or use GET")
+	case r.Method == http.MethodGet:
 		var v url.Values
 		if v, err = queryParams(r.URL); err == nil {
 			qs, err = decodeSearchParams(v, s.opts.limits())
 		}
-	} else {
+	default:
 		var body []byte
 		if body, err = readBody(w, r, s.opts.MaxBodyBytes); err == nil {
 			qs, batch, err = decodeSearchRequest(body, s.opts.limits())

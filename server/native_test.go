@@ -170,6 +170,25 @@ func TestSearchInvalid(t *testing.T) {
 	}
 }
 
+// A search's query is in one place: a GET with a body and a POST with URL parameters are
+// refused (they ran without the part in the other place: a GET's filter in its body was
+// dropped, and the search ran wider).
+func TestSearchQueryInOnePlace(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	for _, tc := range []struct{ name, method, path, body, msg string }{
+		{"GET with a body", "GET", "/v1/search?q=vitamin&k=1", `{"filters":{"source":"nosuch"}}`, "a GET search takes its query in the URL's parameters, not a body: send the body with POST"},
+		{"POST with parameters", "POST", "/v1/search?q=vitamin", `{"text":"paris"}`, "a POST search takes its query in the body, not the URL's parameters: send them as the body's fields, or use GET"},
+	} {
+		w := do(s, tc.method, tc.path, tc.body)
+		if w.Code != 400 || errorOf(t, w) != tc.msg {
+			t.Errorf("%s: %d %s", tc.name, w.Code, w.Body)
+		}
+	}
+	if w := do(s, "GET", "/v1/search?q=vitamin&k=1", ""); w.Code != 200 {
+		t.Errorf("GET without a body: %d %s", w.Code, w.Body)
+	}
+}
+
 // TestEmptyListFilterRefused: "source": "" on /v1 is refused, as "source": [""] is, where it
 // had meant no filter at all (request.List had read "" as no list); so are language and
 // block_type, which read alike.

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kairos-rag/kairos/rerank"
 	"github.com/kairos-rag/kairos/rerank/request"
 )
 
@@ -41,7 +42,15 @@ func (s *Server) registerWeb(mux *http.ServeMux) {
 	files := http.FileServerFS(static)
 	mux.Handle("GET /{$}", s.instrument("/", false, s.handlePage))
 	mux.Handle("GET /web/", s.instrument("/web/", false, func(w http.ResponseWriter, r *http.Request) {
+		// Only the assets: the page's template (served as the folder's index, unrendered and
+		// without the page's headers) and missing files are JSON 404s, as elsewhere.
+		name := strings.TrimPrefix(r.URL.Path, "/web/")
+		if st, err := fs.Stat(static, name); name == "" || name == "index.html" || err != nil || st.IsDir() {
+			writeError(w, http.StatusNotFound, "no such asset: /web/"+name+" (the page is at /)")
+			return
+		}
 		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		http.StripPrefix("/web/", files).ServeHTTP(w, r)
 	}))
 }
@@ -99,6 +108,17 @@ func (s *Server) pageSearch(ctx context.Context, v url.Values) (QueryResult, err
 	if err != nil {
 		return QueryResult{}, err
 	}
+	// The hits count against --max-total-hits and the in-flight budget as an API request's
+	// do (admit): the page rendered 109 hits where /v1/search refused more than 10.
+	hits, err := s.opts.limits().TotalHits([]rerank.Query{q})
+	if err != nil {
+		return QueryResult{}, err
+	}
+	release, err := s.budget.acquire(ctx, hits)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	defer release()
 	g := s.acquire()
 	if g == nil {
 		return QueryResult{}, &apiError{status: http.StatusServiceUnavailable, msg: "no index loaded yet"}

@@ -124,8 +124,25 @@ func TestPage(t *testing.T) {
 			t.Errorf("%s: %d %q, %d bytes", path, w.Code, w.Header().Get("Content-Type"), w.Body.Len())
 		}
 	}
-	if w := do(s, "GET", "/web/missing.js", ""); w.Code != 404 {
-		t.Errorf("missing asset: %d", w.Code)
+	for _, path := range []string{"/web/missing.js", "/web/", "/web/index.html"} {
+		// The template is no asset: served as the folder's index it was the page unrendered.
+		if w := do(s, "GET", path, ""); w.Code != 404 || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || strings.Contains(w.Body.String(), "{{") {
+			t.Errorf("%s: %d %q %q, want a JSON 404", path, w.Code, w.Header().Get("Content-Type"), w.Body.String())
+		}
+	}
+}
+
+// The page's search counts against --max-total-hits as the API's does: it rendered 109 hits
+// where /v1/search refused more than 10.
+func TestPageHitLimits(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxTotalHits: 10})
+	api := do(s, "GET", "/v1/search?q=vitamin+D&k=50", "")
+	w := do(s, "GET", "/?q=vitamin+D&k=50", "")
+	if api.Code != 400 || strings.Contains(w.Body.String(), `class="hit"`) || !strings.Contains(w.Body.String(), "over the limit of 10") {
+		t.Errorf("k 50 against a limit of 10: API %d, page %d with hits %v", api.Code, w.Code, strings.Contains(w.Body.String(), `class="hit"`))
+	}
+	if w := do(s, "GET", "/?q=vitamin+D&k=5", ""); !strings.Contains(w.Body.String(), `class="hit"`) {
+		t.Error("k 5 within the limit rendered no hits")
 	}
 }
 

@@ -303,6 +303,10 @@ func serve(ctx context.Context, addr string, grace time.Duration, opts server.Op
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	opts.Logger.Info("serving", "addr", ln.Addr().String())
+	if opts.APIKey == "" && server.LoopbackHosts(addr) == nil {
+		// Anyone who reaches the port may then search, chat and reload the index.
+		opts.Logger.Warn("serving beyond this machine without an API key: anyone who reaches the address may search, chat and reload (--api-key-file sets a key)", "addr", ln.Addr().String())
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}

@@ -402,3 +402,27 @@ func TestServeShutdownWaitsForCancelledTurns(t *testing.T) {
 		t.Error("serve returned while a chat turn was still running")
 	}
 }
+
+// Serving beyond the machine without an API key is warned of: anyone who reaches the address
+// may search, chat and reload the index. On a loopback address it is not.
+func TestServeWarnsOfNoKeyBeyondTheMachine(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		warn bool
+	}{{"127.0.0.1:0", false}, {"0.0.0.0:0", true}} {
+		var logs syncBuffer
+		log := slog.New(slog.NewTextHandler(&logs, nil))
+		ix := newLiveIndex(indexer.Location{Dir: webIndex(t)}, "", retrievalOptions{Logger: log})
+		ctx, cancel := context.WithCancel(context.Background())
+		addrc, done := make(chan net.Addr, 1), make(chan error, 1)
+		go func() {
+			done <- serve(ctx, tc.addr, time.Second, server.Options{Logger: log, Index: ix}, nil, func(a net.Addr) { addrc <- a })
+		}()
+		<-addrc
+		cancel()
+		<-done
+		if got := strings.Contains(logs.String(), "without an API key"); got != tc.warn {
+			t.Errorf("%s: warned %v, want %v:\n%s", tc.addr, got, tc.warn, logs.String())
+		}
+	}
+}
