@@ -71,13 +71,20 @@ func (ix *Index) drive(ctx context.Context, opts *Options, eng *store.Connected,
 	}
 	var total int64
 	stream := make([]bool, len(opts.Inputs))
+	anyStream := false
 	for i, in := range opts.Inputs {
 		if stream[i] = IsStream(in.Path); stream[i] {
+			anyStream = true
 			continue
 		}
 		if st, err := os.Stat(in.Path); err == nil {
 			total += st.Size()
 		}
+	}
+	if anyStream {
+		// A stream's size is unknown: its bytes counted against the files' total showed 100%
+		// and an ETA of 0 s while it was still being read. No share and no ETA, then.
+		total = 0
 	}
 	pw := opts.Progress
 	if len(opts.Inputs) == 0 {

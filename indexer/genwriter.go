@@ -346,7 +346,8 @@ func (w *genWriter) apply(b docBatch) error {
 		if w.mode == modeUpdate {
 			old, had := w.docs[d.id]
 			if w.seen[d.id] {
-				return fmt.Errorf("document id %q appears twice in the input: an update needs unique ids", d.id)
+				return fmt.Errorf("%s: document id %q was read already from another input: an id must be unique across the inputs (a file given twice, or overlapping inputs); drop one or index them separately",
+					w.opts.Inputs[b.input].Path, d.id)
 			}
 			w.seen[d.id] = true
 			switch {
@@ -810,14 +811,15 @@ func (w *genWriter) closeFiles() {
 	}
 }
 
-// checkRepeats sees the entries of one id in a build's table before they are combined (a
-// dump that repeats an id keeps both records' passages under it), and refuses to merge two
-// documents of different inputs that share an id when one of the ids is only a record number
-// (the record had no id): they are unrelated documents, and merging them would lose one
-// silently. The inputs of entries from a resumed build's base table are not known (0).
+// checkRepeats sees the entries of one id in a build's table before they are combined, and
+// refuses two documents of different inputs that share an id: merged, both records' passages
+// got the same passage ids (their first was "a#0" twice, and a search returned one of them),
+// and a file given twice counted its documents twice. An id may appear once in an input (the
+// reader refuses a repeat, naming its line), and now once across the inputs, as an update
+// requires. The inputs of entries from a resumed build's base table are not known (0).
 func (w *genWriter) checkRepeats(first *doctable.Rec, rest []*doctable.Rec) error {
 	for _, r := range rest {
-		if first.Input != 0 && r.Input != first.Input && (first.FromPos || r.FromPos) {
+		if first.Input != 0 && r.Input != 0 && r.Input != first.Input {
 			return w.positionIDCollision(string(first.ID), first.Input, first.FromPos, int(r.Input)-1, r.FromPos)
 		}
 	}
@@ -834,6 +836,10 @@ func (w *genWriter) positionIDCollision(id string, firstInput int32, firstFromPo
 		}
 		return fmt.Sprintf("%s (%s)", w.opts.Inputs[i].Path, what)
 	}
-	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid), "+
-		"give the inputs different source names (--source) or index the files separately", id, name(int(firstInput)-1, firstFromPos), name(input, fromPosition))
+	if !firstFromPos && !fromPosition {
+		return fmt.Errorf("document id %q appears in %s and in %s: an id must be unique across the inputs (a file given twice, or overlapping inputs); drop one or index them separately",
+			id, name(int(firstInput)-1, false), name(input, false))
+	}
+	return fmt.Errorf("document id %q appears in %s and in %s: give the records ids (id, _id, docid or pid) "+
+		"or index the files separately (the inputs' numbered ids share their file name)", id, name(int(firstInput)-1, firstFromPos), name(input, fromPosition))
 }

@@ -14,6 +14,8 @@ import (
 // Records without ids are numbered per file. With several inputs the numbers are prefixed with
 // the input's source name ("b:1"), so unrelated documents never share an id; where two inputs
 // have the same source name they still would, and a build must refuse instead of merging them.
+// An explicit id repeated across inputs (a file given twice) is refused too: merged, its
+// records' passages shared passage ids.
 func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -48,7 +50,8 @@ func TestRecordNumberIDsDoNotMergeAcrossInputs(t *testing.T) {
 		{"two files without ids, one source name", []string{noIDs1, sameName}, `document id "a:1" appears in ` + noIDs1 + ` (a record without an id, numbered 1) and in ` + sameName + ` (a record without an id, numbered 1)`, 0, nil},
 		{"numbered record meets an explicit id", []string{withIDs, noIDs2}, "", 2, []string{"1", "b:1"}},
 		{"explicit ids only", []string{otherIDs, noIDs2}, "", 2, []string{"cat-1", "b:1"}},
-		{"an explicit id repeated across files still merges", []string{repeated, repeated2}, "", 1, []string{"x"}},
+		{"an explicit id repeated across files", []string{repeated, repeated2}, `document id "x" appears in ` + repeated + ` (a document with that id) and in ` + repeated2 + ` (a document with that id): an id must be unique across the inputs`, 0, nil},
+		{"a file given twice", []string{otherIDs, otherIDs}, `document id "cat-1" appears in ` + otherIDs + ` (a document with that id) and in ` + otherIDs, 0, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -159,6 +159,7 @@ func tally(stats *document.ReadStats, language, file string, c chunk, p decodedP
 		return document.Document{}, nil, false
 	}
 	stats.Documents++
+	p.doc.Pos = c.pos() // the page, for errors about the document found later (a repeated id)
 	if language != "" {
 		if stats.Languages == nil {
 			stats.Languages = map[string]int{}
