@@ -1034,3 +1034,62 @@ func upperFirst(s string) string {
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
 }
+
+// pronounLeads are the pronouns a sentence may open with to stand for the subject of the
+// sentence before it.
+var pronounLeads = setOf(`he she they his her their him them it its`)
+
+// pronounCarries returns why c, a fact that opens with a pronoun, may not stand after prev,
+// the fact sent before it, or "". Each passes on its own, but together they may say what
+// neither passage does: "Wellington was born in Dublin in 1769 [1]. He was Emperor of the
+// French [2]." made Wellington the emperor. So a passage supporting c must be one that
+// supports prev, or name (in its text or title) one of the names prev opens with, its
+// subject. Without them (prev opens with a pronoun or common words) nothing is required.
+func (a *attributor) pronounCarries(c, prev checked) string {
+	toks := tokenize(c.text)
+	if len(toks) == 0 || !pronounLeads[toks[0].word] {
+		return ""
+	}
+	for _, p := range c.passages {
+		if slices.Contains(prev.passages, p) {
+			return ""
+		}
+	}
+	// prev's subject: the run of names it opens with, stop words before it skipped ("The
+	// Eiffel Tower", "Wellington"). A prev that opens with a pronoun itself, or with common
+	// words ("The first iPhone"), names nothing to require.
+	var names []tok
+	for _, t := range tokenize(prev.text) {
+		if t.num || !isContent(t) {
+			if len(names) > 0 || pronounLeads[t.word] {
+				break
+			}
+			continue
+		}
+		if !(t.capital || t.allCaps) || chatWords[t.word] {
+			break
+		}
+		names = append(names, t)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range c.passages {
+		if p < 0 || p >= len(a.pool) {
+			continue
+		}
+		e := &a.pool[p]
+		for _, n := range names {
+			if hasToken(e.toks, n) || hasToken(e.title, n) {
+				return ""
+			}
+		}
+	}
+	words := make([]string, len(names))
+	for i, n := range names {
+		words[i] = n.word
+	}
+	return "its " + strconvQuote(toks[0].word) + " stands for the sentence before it (" + strings.Join(words, " ") + "), which no passage supporting it names"
+}

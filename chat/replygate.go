@@ -43,6 +43,9 @@ type replyGate struct {
 	newline bool // the next sentence starts a line
 	midLine bool // buf starts inside a line (after a sentence decided on it)
 	dropped bool // the last sentence was dropped
+	// lastFact is the last fact sent: a sentence that opens with a pronoun stands for its
+	// subject (attributor.pronounCarries).
+	lastFact *checked
 }
 
 // newReplyGate starts a gate. attr nil: an ungrounded pipeline.
@@ -139,6 +142,11 @@ func (g *replyGate) decide(ctx context.Context, raw string) error {
 	case g.dropped && refersBack(c.text):
 		g.drop(text, "it refers to a sentence that was dropped")
 		return nil
+	case c.kind == sentFact && g.attr != nil && g.lastFact != nil:
+		if why := g.attr.pronounCarries(c, *g.lastFact); why != "" {
+			g.drop(text, why)
+			return nil
+		}
 	}
 	key := sentenceKey(c.text)
 	switch {
@@ -164,6 +172,7 @@ func (g *replyGate) decide(ctx context.Context, raw string) error {
 	if c.kind == sentFact {
 		g.releaseHeld()
 		g.facts++
+		g.lastFact = &c
 	}
 	g.send(g.cite(c, pref), nl)
 	return nil
@@ -185,6 +194,7 @@ func (g *replyGate) report(text, reason string) {
 func (g *replyGate) restart() {
 	g.buf.Reset()
 	g.dropped, g.newline, g.midLine = false, false, false
+	g.lastFact = nil
 }
 
 // releaseHeld sends the chat sentences held back.

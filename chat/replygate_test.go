@@ -236,3 +236,32 @@ func FuzzSentences(f *testing.F) {
 		}
 	})
 }
+
+// A fact that opens with a pronoun stands for the subject of the fact before it: a passage
+// supporting it must be one that supports that fact or name one of its names. Each sentence
+// passed on its own, and together they made Wellington the emperor.
+func TestReplyGatePronounsKeepTheirSubject(t *testing.T) {
+	const wellington = "Arthur Wellesley | Wellington was born in Dublin in 1769."
+	const emperor = "French Empire | Napoleon was Emperor of the French."
+	const coronation = "Napoleon | Napoleon was born in Corsica in 1769. He was crowned Emperor of the French in 1804."
+	attr := newAttributor(testTerms(wellington, emperor, coronation))
+	pool := attr.add(hits(wellington, emperor, coronation)...)
+	tests := []struct {
+		name, in, want string
+		dropped        int
+	}{
+		{"another's subject", "Wellington was born in Dublin in 1769 [1]. He was Emperor of the French [2].", "Wellington was born in Dublin in 1769 [1].", 1},
+		{"the same subject in another passage", "Napoleon was born in Corsica in 1769 [3]. He was Emperor of the French [2].",
+			"Napoleon was born in Corsica in 1769 [1]. He was Emperor of the French [2].", 0},
+		{"the same passage", "Napoleon was born in Corsica in 1769 [3]. He was crowned Emperor of the French in 1804 [3].",
+			"Napoleon was born in Corsica in 1769 [1]. He was crowned Emperor of the French in 1804 [1].", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, dropped, g := gateRun(t, attr, tt.in, 1000, false, pool...)
+			if g.text() != tt.want || len(dropped) != tt.dropped {
+				t.Errorf("%q, dropped %+v; want %q and %d dropped", g.text(), dropped, tt.want, tt.dropped)
+			}
+		})
+	}
+}
