@@ -42,6 +42,9 @@ type rawRecord struct {
 	pos      string // "line 3", "record 2 (byte 1234)"
 	repaired bool   // invalid UTF-8 was replaced
 	err      error  // the record is bad as a whole (over MaxRecordBytes); data is empty
+	// cut says the record is the input's last line, which ends without a line end: if it is
+	// not whole JSON, the input was cut short (truncation, not a bad record).
+	cut bool
 }
 
 // maxJSONLineProbe is how far newJSONRecords looks for the end of the first line to decide
@@ -170,7 +173,7 @@ func (j *jsonRecords) next() (rawRecord, error) {
 			if !repaired {
 				data = bytes.Clone(line) // line is only valid until the next read
 			}
-			return rawRecord{data: data, n: j.n, pos: "line " + strconv.Itoa(j.lines.line), repaired: repaired}, nil
+			return rawRecord{data: data, n: j.n, pos: "line " + strconv.Itoa(j.lines.line), repaired: repaired, cut: j.lines.unterminated}, nil
 		}
 	}
 	if j.array && !j.dec.More() {
@@ -290,6 +293,13 @@ func (jr *jsonReader) Next(ctx context.Context) (Document, error) {
 			return Document{}, &RecordError{File: jr.file, Pos: rec.pos, Err: rec.err}
 		}
 		doc, skip, err := jr.convert(rec)
+		if err != nil && rec.cut && bytes.HasPrefix(bytes.TrimSpace(rec.data), []byte("{")) && !json.Valid(rec.data) {
+			// A JSON lines file cut mid-line (an object begun, not ended, and no line end after
+			// it): fatal even with SkipBad, as a truncated gzip or JSON array is (what is
+			// missing cannot be counted). A last line of other garbage is a bad record.
+			jr.fatal = fmt.Errorf("%s: %s: truncated input: the last line ends without a line end and is not a whole JSON record", jr.file, rec.pos)
+			return Document{}, jr.fatal
+		}
 		if doc, ok, err := admit(&jr.stats, doc, skip, err, jr.file, rec.pos, jr.source); ok || err != nil {
 			return doc, err
 		}

@@ -334,7 +334,7 @@ func detectFormat(path string, head []byte, faq FAQColumns) (string, error) {
 	case ".csv":
 		return FormatFAQCSV, nil
 	}
-	return "", fmt.Errorf("%s: cannot tell the input format from its name and first bytes; set a format (one of %s)",
+	return "", fmt.Errorf("%s: cannot tell the input format from its name and first bytes; set one (kairos index --format): one of %s",
 		path, strings.Join(Formats(), ", "))
 }
 

@@ -177,3 +177,58 @@ func TestTruncatedGzipNamesItsLine(t *testing.T) {
 		t.Errorf("%d documents before the error, want all but the last few of 3,000", n)
 	}
 }
+
+// A JSON lines file cut inside its last line is a fatal error naming the file and the line,
+// even with SkipBad (it was one bad record, and the build succeeded); a last line without a
+// line end that is whole JSON, or a bad line that does end, is not truncation.
+func TestJSONLinesTruncated(t *testing.T) {
+	const a, b = `{"id":"a","title":"Apples","text":"Apples grow on trees."}`, `{"id":"b","title":"Bananas","text":"Bananas grow in bunches."}`
+	tests := []struct {
+		name, data string
+		fatal      string // "" for none
+		docs, bad  int
+	}{
+		{"cut inside the last line", a + "\n" + b[:30], "cut.jsonl: line 2: truncated input", 1, 0},
+		{"no final line end", a + "\n" + b, "", 2, 0},
+		{"a bad line that ends", a + "\n" + b[:30] + "\n" + b + "\n", "", 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cut.jsonl")
+			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(context.Background(), path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			docs := 0
+			for {
+				_, err := r.Next(context.Background())
+				if err == io.EOF {
+					break
+				}
+				if IsRecordError(err) {
+					continue // skipped, as SkipBad does
+				}
+				if err != nil {
+					if tt.fatal == "" || !strings.Contains(err.Error(), tt.fatal) {
+						t.Fatalf("error %v, want %q", err, tt.fatal)
+					}
+					if docs != tt.docs {
+						t.Errorf("%d documents before the error, want %d", docs, tt.docs)
+					}
+					return
+				}
+				docs++
+			}
+			if tt.fatal != "" {
+				t.Fatalf("read to the end: want %q", tt.fatal)
+			}
+			if st := r.Stats(); docs != tt.docs || st.Bad != tt.bad {
+				t.Errorf("%d documents, %d bad; want %d and %d", docs, st.Bad, tt.docs, tt.bad)
+			}
+		})
+	}
+}

@@ -29,6 +29,9 @@ type lineReader struct {
 	line int   // number of the line last returned, 1-based
 	max  int64 // longest line kept; 0: no cap. A longer one is read past, not buffered
 	err  error
+	// unterminated says the line last returned ended the input without a line end: a file
+	// cut short ends so (and so may a whole file without a final newline).
+	unterminated bool
 }
 
 // next returns the next line without its "\n" or "\r\n", or io.EOF after the last one. The
@@ -80,6 +83,7 @@ func (l *lineReader) next() ([]byte, error) {
 		if len(b) == 0 {
 			return nil, io.EOF
 		}
+		l.unterminated = true
 	}
 	l.line++
 	b = bytes.TrimSuffix(b, []byte("\n"))

@@ -47,6 +47,9 @@ func cmdIndex(ctx context.Context, args []string, stdio IO) error {
 	if len(inputs) == 0 || loc.IsZero() {
 		return usageErr(fs, "need --input and --index")
 	}
+	if err := in.check(fs); err != nil {
+		return err
+	}
 	if err := heap.Validate(); err != nil {
 		return usageErr(fs, "--heap-headroom must not be negative")
 	}

@@ -17,6 +17,15 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.multistreamIndex, "multistream-index", "", "index `file` of a multistream .bz2 dump (offset:pageid:title lines); default: the -index.txt.bz2 beside the dump if there, else the streams are found by scanning")
 }
 
+// check refuses what the flags cannot mean, naming the flag (the reader's own error names its
+// Go option).
+func (f *inputFlags) check(fs *flag.FlagSet) error {
+	if f.workers < 0 {
+		return usageErr(fs, "--workers %d: want 0 (one a core) or more", f.workers)
+	}
+	return nil
+}
+
 // options returns the corpus options of one input.
 func (f *inputFlags) options(format, source string) corpus.Options {
 	return corpus.Options{Format: format, Source: source, Workers: f.workers, MultistreamIndex: f.multistreamIndex}

@@ -31,6 +31,9 @@ func cmdPassages(ctx context.Context, args []string, stdio IO) error {
 	if len(inputs) == 0 {
 		return usageErr(fs, "need --input")
 	}
+	if err := inf.check(fs); err != nil {
+		return err
+	}
 	split, err := corpus.NewSplitter(corpus.SplitOptions{MaxWords: *maxWords})
 	if err != nil {
 		return err
