@@ -702,12 +702,22 @@ func scattered(toks []tok, at []bool, e *evidence) string {
 			i--
 		}
 	}
+	// A passage sentence that opens with a pronoun holds the subject of the sentence before it:
+	// "Napoleon was crowned emperor in 1804." restates "Napoleon was born in Corsica in 1769.
+	// He was crowned emperor in 1804.", and was dropped.
+	stands := make([][]tok, len(e.sents))
+	for k := 1; k < len(e.sents); k++ {
+		if r := e.sents[k]; r[1] > r[0] && pronounLeads[e.toks[r[0]].word] {
+			p := e.sents[k-1]
+			stands[k] = subjectOf(e.toks[p[0]:p[1]])
+		}
+	}
 	for _, c := range clauses {
 		best := 0
-		for _, r := range e.sents {
+		for k, r := range e.sents {
 			n := 0
 			for _, w := range c {
-				if hasWord(e.toks[r[0]:r[1]], w) {
+				if hasWord(e.toks[r[0]:r[1]], w) || hasWord(stands[k], w) {
 					n++
 				}
 			}
@@ -1035,6 +1045,26 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
+// subjectOf is the subject a sentence of ts names: the run of names it opens with, stop words
+// before it skipped ("The Eiffel Tower", "Wellington"). A sentence that opens with a pronoun,
+// or with common words ("The first iPhone"), names none.
+func subjectOf(ts []tok) []tok {
+	var names []tok
+	for _, t := range ts {
+		if t.num || !isContent(t) {
+			if len(names) > 0 || pronounLeads[t.word] {
+				break
+			}
+			continue
+		}
+		if !(t.capital || t.allCaps) || chatWords[t.word] {
+			break
+		}
+		names = append(names, t)
+	}
+	return names
+}
+
 // pronounLeads are the pronouns a sentence may open with to stand for the subject of the
 // sentence before it.
 var pronounLeads = setOf(`he she they his her their him them it its`)
@@ -1055,22 +1085,7 @@ func (a *attributor) pronounCarries(c, prev checked) string {
 			return ""
 		}
 	}
-	// prev's subject: the run of names it opens with, stop words before it skipped ("The
-	// Eiffel Tower", "Wellington"). A prev that opens with a pronoun itself, or with common
-	// words ("The first iPhone"), names nothing to require.
-	var names []tok
-	for _, t := range tokenize(prev.text) {
-		if t.num || !isContent(t) {
-			if len(names) > 0 || pronounLeads[t.word] {
-				break
-			}
-			continue
-		}
-		if !(t.capital || t.allCaps) || chatWords[t.word] {
-			break
-		}
-		names = append(names, t)
-	}
+	names := subjectOf(tokenize(prev.text))
 	if len(names) == 0 {
 		return ""
 	}
