@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"reflect"
 	"sort"
@@ -61,6 +62,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff") // never sniffed into HTML, whatever a string holds
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
@@ -181,9 +183,12 @@ func answered(err error) string {
 	return ""
 }
 
-// decodeStrict reads exactly one JSON value into v, rejecting unknown fields and trailing
-// data, and turns encoding/json's errors into messages a client can act on.
+// decodeStrict reads exactly one JSON value into v, rejecting unknown fields, fields in another
+// case and repeated keys (exactKeys), and trailing data, and turns encoding/json's errors into messages a client can act on.
 func decodeStrict(body []byte, v any) error {
+	if err := exactKeys(body, reflect.TypeOf(v)); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -329,6 +334,14 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		if errors.As(err, &mbe) {
 			return nil, &apiError{status: http.StatusRequestEntityTooLarge,
 				msg: fmt.Sprintf("request body exceeds the limit of %d bytes (max_body_bytes)", limit)}
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			// The client stalled: its body did not arrive within the read timeout. The write
+			// deadline ran out with it, so the answer gets a few seconds of its own (it was
+			// never sent, and the log recorded a 400).
+			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(5 * time.Second))
+			return nil, &apiError{status: http.StatusRequestTimeout, msg: "the request body did not arrive in time: send it whole, without pauses"}
 		}
 		return nil, badRequest("reading request body: %v", err)
 	}

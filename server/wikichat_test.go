@@ -142,6 +142,7 @@ func TestWikiChatInvalid(t *testing.T) {
 	tests := []struct{ name, body, msg string }{
 		{"malformed", `{"query":"a",`, `malformed JSON: unexpected end of input`},
 		{"unknown field", `{"query":"a","num_blocks":1,"k":3}`, `unknown field "k"`},
+		{"fields in capitals", `{"QUERY":"a","Num_Blocks":2}`, `field "QUERY": field names are lower case as the API spells them: did you mean "query"?`},
 		{"missing query", `{"num_blocks":1}`, `missing "query"`},
 		{"missing num_blocks", `{"query":"a"}`, `missing "num_blocks"`},
 		{"num_blocks zero", `{"query":"a","num_blocks":0}`, `"num_blocks": 0 is out of range 1..300 (max_k)`},
