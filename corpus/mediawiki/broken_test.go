@@ -259,6 +259,20 @@ func TestMediaWikiMalformedSiteinfo(t *testing.T) {
 	}
 }
 
+// An XML error in a page names the file's line: it named a line counted within the page,
+// after the page's text had been cut out of it.
+func TestMediaWikiXMLErrorLine(t *testing.T) {
+	const dump = "<mediawiki>\n  <siteinfo><dbname>enwiki</dbname></siteinfo>\n  <page>\n    <title>Alpha</title>\n    <ns>0</ns>\n" +
+		"    <id>1</id>\n    <revision>\n      <timestamp>2020-01-01T00:00:00Z</timestamp>\n      <text>Alpha text\nline two\nline three\n" +
+		"line four</text>\n      <comment>bad &nbsp; entity</comment>\n    </revision>\n  </page>\n</mediawiki>\n"
+	for _, workers := range []int{1, 2} {
+		_, err := New(strings.NewReader(dump), Options{File: "w.xml", Workers: workers}).Next(context.Background())
+		if !document.IsRecordError(err) || !strings.Contains(err.Error(), "w.xml: page 1 (line 3): decoding page: XML syntax error on line 13:") {
+			t.Errorf("workers %d: %v; want the error on line 13 of the file", workers, err)
+		}
+	}
+}
+
 func TestMediaWikiContextAndClose(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

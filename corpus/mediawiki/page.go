@@ -47,21 +47,31 @@ type decodedPage struct {
 	err      error
 }
 
-// decode turns one chunk into a document, or names the reason it is skipped.
-func (s *site) decode(chunk []byte) decodedPage {
+// decode turns one chunk, which starts on line line of its file, into a document, or names
+// the reason it is skipped.
+func (s *site) decode(chunk []byte, line int) decodedPage {
 	chunk, repaired := repairXMLText(chunk)
-	doc, skip, err := s.decodePage(chunk)
+	doc, skip, err := s.decodePage(chunk, line)
 	return decodedPage{doc: doc, skip: skip, repaired: repaired, err: err}
 }
 
 // decodePage decodes a chunk whose text is valid XML text (see repairXMLText).
-func (s *site) decodePage(chunk []byte) (document.Document, string, error) {
+func (s *site) decodePage(chunk []byte, line int) (document.Document, string, error) {
 	var p xmlPage
 	meta, fastText, fast := splitText(chunk)
 	if !fast {
 		meta = chunk
 	}
 	if err := xml.Unmarshal(meta, &p); err != nil {
+		var se *xml.SyntaxError
+		if errors.As(err, &se) && se.Line > 0 {
+			// The file's line: meta lacks the text's lines (an error after them is that many
+			// lines further into the page), and the page starts on line.
+			if open := bytes.Index(meta, []byte("<text")); fast && open >= 0 && se.Line > 1+bytes.Count(meta[:open], []byte("\n")) {
+				se.Line += bytes.Count(chunk, []byte("\n")) - bytes.Count(meta, []byte("\n"))
+			}
+			se.Line += max(line, 1) - 1
+		}
 		return document.Document{}, "", fmt.Errorf("decoding page: %w", err)
 	}
 	if fast && len(p.Revisions) == 1 {

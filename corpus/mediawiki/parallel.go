@@ -28,7 +28,7 @@ func (r *Reader) startWorkers() {
 	r.pipe = ordered.Start(ctx, r.workers, next, func(c chunk) (scanned, error) {
 		p := decodedPage{err: c.err}
 		if c.err == nil {
-			p = r.decode(site, c.data)
+			p = r.decode(site, c.data, c.line)
 		}
 		c.data = nil
 		return scanned{chunk: c, page: p}, nil

@@ -135,7 +135,7 @@ func (r *Reader) Next(ctx context.Context) (document.Document, error) {
 		}
 		p := decodedPage{err: c.err}
 		if c.err == nil {
-			p = r.decode(&r.scan.site, c.data)
+			p = r.decode(&r.scan.site, c.data, c.line)
 		}
 		if doc, err, done := tally(&r.stats, r.scan.site.language, r.scan.file, c, p); done {
 			return doc, err
@@ -178,9 +178,9 @@ func (r *Reader) nextChunk() (chunk, error) {
 }
 
 // decode is site.decode, timed.
-func (r *Reader) decode(s *site, data []byte) decodedPage {
+func (r *Reader) decode(s *site, data []byte, line int) decodedPage {
 	start := time.Now()
-	p := s.decode(data)
+	p := s.decode(data, line)
 	r.clock.Add(time.Since(start), 1, int64(len(data)))
 	return p
 }
