@@ -264,6 +264,7 @@ type ChatStreamError struct {
 // error no case names is a 500 that says only where to look.
 func (s *Server) chatFailure(r *http.Request, err error) (status int, msg string, retry time.Duration) {
 	status, msg, retry = classifyRetry(err, s.opts.ChatTimeout.String())
+	status, msg, retry = stoppedByShutdown(s.draining.Load(), status, msg, retry)
 	switch {
 	case errors.Is(err, chat.ErrStoreFull):
 		s.metrics.chatRefused(refusedStoreFull)

@@ -75,9 +75,22 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // that may succeed later.
 func writeErr(w http.ResponseWriter, err error, timeout string) {
 	status, msg, retry := classifyRetry(err, timeout)
+	if sw, ok := w.(*statusWriter); ok && sw.draining != nil {
+		status, msg, retry = stoppedByShutdown(sw.draining.Load(), status, msg, retry)
+	}
 	msg += noteFailure(w, status, err)
 	setRetryAfter(w, status, retry)
 	writeError(w, status, msg)
+}
+
+// stoppedByShutdown is the answer to a request cancelled (499, for a client that went away)
+// while the server drains: the shutdown's grace ended and the server stopped it. Its client
+// is still there, and may retry elsewhere or once the server is back.
+func stoppedByShutdown(draining bool, status int, msg string, retry time.Duration) (int, string, time.Duration) {
+	if status == 499 && draining {
+		return http.StatusServiceUnavailable, "the server is shutting down and stopped this request; retry", time.Second
+	}
+	return status, msg, retry
 }
 
 // setRetryAfter tells the client of an answer that may succeed later (overload, a timeout, no

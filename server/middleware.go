@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -152,7 +153,7 @@ func (s *Server) instrument(endpoint string, api bool, h http.HandlerFunc) http.
 		}
 		w.Header().Set("X-Request-Id", rid)
 		info.id = rid
-		sw := &statusWriter{ResponseWriter: w, rid: rid}
+		sw := &statusWriter{ResponseWriter: w, rid: rid, draining: &s.draining}
 		s.metrics.inflight.Add(1)
 		defer func() {
 			if p := recover(); p != nil {
@@ -397,6 +398,9 @@ type statusWriter struct {
 	bytes   int64
 	rid     string // the request's id
 	failure error  // the server's own failure that the response answered 500 (noteFailure)
+	// draining is the server's: a request cancelled while it is set was stopped by the
+	// shutdown, not by its client (writeErr).
+	draining *atomic.Bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {

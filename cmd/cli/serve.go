@@ -325,12 +325,19 @@ func serve(ctx context.Context, addr string, grace time.Duration, opts server.Op
 			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			if err := hs.Shutdown(sctx); err != nil {
+				// The requests still running are cancelled and answered (a 503 saying so)
+				// before their connections close: closed first, their clients got nothing.
 				cancelBase()
-				hs.Close()
 				wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer wcancel()
 				if werr := s.Wait(wctx); werr != nil {
 					opts.Logger.Error("requests still running after shutdown and cancellation", "err", werr)
+				}
+				// Their answers leave once the handlers return; then the connections close.
+				fctx, fcancel := context.WithTimeout(context.Background(), 2*time.Second)
+				defer fcancel()
+				if hs.Shutdown(fctx) != nil {
+					hs.Close()
 				}
 				return fmt.Errorf("serve: shutting down: %w", err)
 			}

@@ -383,10 +383,16 @@ func TestServeShutdownWaitsForCancelledTurns(t *testing.T) {
 		done <- serve(ctx, "127.0.0.1:0", 100*time.Millisecond, server.Options{Logger: log, Index: ix, Chat: chatter}, nil, func(a net.Addr) { addrc <- a })
 	}()
 	base := "http://" + (<-addrc).String()
+	answer := make(chan string, 1)
 	go func() {
-		if resp, err := http.Post(base+"/v1/chat", "application/json", strings.NewReader(`{"message":"hi"}`)); err == nil {
-			resp.Body.Close()
+		resp, err := http.Post(base+"/v1/chat", "application/json", strings.NewReader(`{"message":"hi"}`))
+		if err != nil {
+			answer <- err.Error()
+			return
 		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answer <- resp.Status + " " + string(b)
 	}()
 	select {
 	case <-chatter.started:
@@ -400,6 +406,10 @@ func TestServeShutdownWaitsForCancelledTurns(t *testing.T) {
 	}
 	if !chatter.ended.Load() {
 		t.Error("serve returned while a chat turn was still running")
+	}
+	// The client of the cancelled turn is answered, not cut off: it got no answer at all.
+	if got := <-answer; !strings.HasPrefix(got, "503 ") || !strings.Contains(got, "shutting down") {
+		t.Errorf("the cancelled turn's client got %q, want a 503 saying the server is shutting down", got)
 	}
 }
 
