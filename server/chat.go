@@ -168,6 +168,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			s.opts.ChatRatePerMinute, s.opts.ChatBurst, retrySeconds(wait)))
 		return
 	}
+	if req.Conversation == "" && s.opts.APIKey == "" {
+		if ok, wait := s.newConvLimit.allow(caller.limitKey); !ok {
+			s.metrics.chatRefused(refusedRateLimited)
+			setRetryAfter(w, http.StatusTooManyRequests, wait)
+			writeError(w, http.StatusTooManyRequests, fmt.Sprintf("new conversations: %d a day per client (--chat-new-per-day); continue one of yours, or retry in %s s",
+				s.opts.ChatNewPerDay, retrySeconds(wait)))
+			return
+		}
+	}
 	if n := s.chatInFlight.Add(1); n > int64(s.opts.ChatMaxInFlight) {
 		s.chatInFlight.Add(-1)
 		s.metrics.chatRefused(refusedBusy)

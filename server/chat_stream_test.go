@@ -161,6 +161,39 @@ func TestChatRateLimitIsTheClients(t *testing.T) {
 	}
 }
 
+// Without an API key one client starts at most ChatNewPerDay conversations a day (a burst of
+// that many, up to 100): sessions cost nothing, so a client could fill the conversation store
+// and lock every newcomer out. Its own conversations go on; another address starts its own.
+func TestChatNewConversationsPerClient(t *testing.T) {
+	e := newChatServerEnv(t, echoScript, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatNewPerDay: 2}, nil)
+	turn := func(addr, tok, conv string) (int, ChatResponse) {
+		body := `{"message":"hi"}`
+		if conv != "" {
+			body = `{"message":"hi","conversation_id":"` + conv + `"}`
+		}
+		r := httptest.NewRequest("POST", "/v1/chat", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = addr + ":40000"
+		if tok != "" {
+			r.Header.Set(SessionHeader, tok)
+		}
+		w := httptest.NewRecorder()
+		e.srv.ServeHTTP(w, r)
+		var cr ChatResponse
+		json.Unmarshal(w.Body.Bytes(), &cr)
+		cr.SessionToken = w.Header().Get(SessionHeader)
+		return w.Code, cr
+	}
+	c1, first := turn("192.0.2.1", "", "")
+	c2, _ := turn("192.0.2.1", "", "")
+	c3, _ := turn("192.0.2.1", "", "")
+	c4, _ := turn("192.0.2.1", first.SessionToken, first.Conversation)
+	c5, _ := turn("192.0.2.2", "", "")
+	if got := []int{c1, c2, c3, c4, c5}; !slices.Equal(got, []int{200, 200, 429, 200, 200}) {
+		t.Errorf("new, new, new, continued, another address: %v; want 200 200 429 200 200", got)
+	}
+}
+
 // A turn reports its LLM usage stage by stage and in all, the conversation's so far (turns the
 // caps dropped included), and /metrics counts the same tokens and their cost.
 func TestChatUsageAndMetrics(t *testing.T) {

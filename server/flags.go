@@ -56,7 +56,8 @@ func splitOrigins(s string) []string {
 }
 
 // ChatFlags registers the limits of POST /v1/chat, with the defaults SetDefaults applies:
-// --chat-timeout, --chat-rate-limit, --chat-rate-burst and --chat-max-in-flight; and
+// --chat-timeout, --chat-rate-limit, --chat-rate-burst, --chat-new-per-day and
+// --chat-max-in-flight; and
 // --chat-trace.
 func (o *Options) ChatFlags(fs *flag.FlagSet) {
 	if o.ChatRatePerMinute == 0 {
@@ -68,12 +69,16 @@ func (o *Options) ChatFlags(fs *flag.FlagSet) {
 	if o.ChatMaxInFlight == 0 {
 		o.ChatMaxInFlight = DefaultChatMaxInFlight
 	}
+	if o.ChatNewPerDay == 0 {
+		o.ChatNewPerDay = DefaultChatNewPerDay
+	}
 	if o.ChatTimeout == 0 {
 		o.ChatTimeout = DefaultChatTimeout
 	}
 	fs.DurationVar(&o.ChatTimeout, "chat-timeout", o.ChatTimeout, "longest a chat turn may run, its LLM calls and retries included; past it a 504")
 	fs.Float64Var(&o.ChatRatePerMinute, "chat-rate-limit", o.ChatRatePerMinute, "chat `turns` per minute one client may run (without an API key its address, whatever session; with one the key, or the key and a session); past it a 429 with Retry-After (negative: no limit)")
 	fs.IntVar(&o.ChatBurst, "chat-rate-burst", o.ChatBurst, "chat `turns` one client may run back to back before --chat-rate-limit applies")
+	fs.IntVar(&o.ChatNewPerDay, "chat-new-per-day", o.ChatNewPerDay, "`conversations` one client may start a day on a server without an API key (by its address), a hundred back to back; past it a 429 with Retry-After (negative: no limit)")
 	fs.IntVar(&o.ChatMaxInFlight, "chat-max-in-flight", o.ChatMaxInFlight, "most chat `turns` running at once, all owners together; more get a 503 with Retry-After")
 	fs.BoolVar(&o.ChatTrace, "chat-trace", o.ChatTrace, "send each chat turn's stage outputs and timings to its caller (the web page's trace panel): what the LLM wrote before any check, for development, not for users")
 }

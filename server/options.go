@@ -52,6 +52,13 @@ type Options struct {
 	// ChatBurst is how many turns an owner may run back to back before the rate applies.
 	// Default 10.
 	ChatBurst int
+	// ChatNewPerDay is how many conversations one client of a server without an API key (its
+	// address) may start a day, a hundred of them back to back; past it a 429 with
+	// Retry-After. Sessions cost nothing to mint, and each starts conversations of its own:
+	// without this one client could fill the conversation store, which then refuses every
+	// newcomer until the others' conversations idle out. Default DefaultChatNewPerDay;
+	// negative: no limit.
+	ChatNewPerDay int
 	// ChatMaxInFlight bounds the chat turns running at once, all owners together; more get a
 	// 503 with Retry-After, since each holds LLM calls for up to ChatTimeout. Default 64.
 	ChatMaxInFlight int
@@ -121,15 +128,18 @@ const (
 	// faster than a person types, with DefaultChatBurst for a client that retries.
 	DefaultChatRatePerMinute = 30
 	DefaultChatBurst         = 10
-	DefaultChatMaxInFlight   = 64
-	DefaultMaxBodyBytes      = 1 << 20
-	DefaultMaxQueries        = 100
-	DefaultMaxQueryChars     = 512
-	DefaultMaxK              = 300
-	DefaultMaxCandidates     = 1000
-	DefaultWorkers           = 4
-	DefaultMaxInFlight       = 1024
-	DefaultMaxTotalHits      = 10000
+	// DefaultChatNewPerDay is Options.ChatNewPerDay: a tenth of the conversation store's
+	// default size (chat.DefaultMaxConversations), so that one client fills at most that.
+	DefaultChatNewPerDay   = 1000
+	DefaultChatMaxInFlight = 64
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultMaxQueries      = 100
+	DefaultMaxQueryChars   = 512
+	DefaultMaxK            = 300
+	DefaultMaxCandidates   = 1000
+	DefaultWorkers         = 4
+	DefaultMaxInFlight     = 1024
+	DefaultMaxTotalHits    = 10000
 	// DefaultMaxResponseBytes is 16 MiB: about 15,000 hits of SciFact-sized passages.
 	DefaultMaxResponseBytes   = 16 << 20
 	DefaultFreeMemoryHits     = 1000
@@ -149,6 +159,7 @@ func (o *Options) SetDefaults() {
 		o.ChatRatePerMinute = DefaultChatRatePerMinute
 	}
 	setInt(&o.ChatBurst, DefaultChatBurst)
+	setInt(&o.ChatNewPerDay, DefaultChatNewPerDay)
 	setInt(&o.ChatMaxInFlight, DefaultChatMaxInFlight)
 	if o.SessionSecret == nil {
 		o.SessionSecret = make([]byte, 32)

@@ -27,6 +27,7 @@ type Server struct {
 	apiInFlight  atomic.Int64
 	budget       *hitBudget
 	chatLimit    *rateLimiter // per owner, POST /v1/chat
+	newConvLimit *rateLimiter // new conversations per client address (Options.ChatNewPerDay)
 	chatInFlight atomic.Int64
 	handlers     atomic.Int64 // requests in their handlers (instrument), for Wait
 	bufs         sync.Pool    // *cappedBuffer: response bodies (encodeCapped)
@@ -45,7 +46,8 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: o, started: time.Now(), budget: newHitBudget(o), cols: cols,
-		byName: make(map[string]*collection, len(cols)), chatLimit: newRateLimiter(o.ChatRatePerMinute, o.ChatBurst, time.Now)}
+		byName: make(map[string]*collection, len(cols)), chatLimit: newRateLimiter(o.ChatRatePerMinute, o.ChatBurst, time.Now),
+		newConvLimit: newRateLimiter(float64(o.ChatNewPerDay)/(24*60), min(o.ChatNewPerDay, 100), time.Now)}
 	for _, c := range cols {
 		s.byName[c.name] = c
 	}

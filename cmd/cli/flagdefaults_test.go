@@ -110,7 +110,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"chat-max-memory-bytes":            str(chat.DefaultMaxMemoryBytes),
 			"chat-max-conversations-per-owner": str(chat.DefaultMaxConversationsPerOwner), "chat-evict-idle": str(chat.DefaultEvictIdle),
 			"chat-timeout": str(server.DefaultChatTimeout), "chat-rate-limit": str(server.DefaultChatRatePerMinute),
-			"chat-rate-burst": str(server.DefaultChatBurst), "chat-max-in-flight": str(server.DefaultChatMaxInFlight),
+			"chat-rate-burst": str(server.DefaultChatBurst), "chat-new-per-day": str(server.DefaultChatNewPerDay), "chat-max-in-flight": str(server.DefaultChatMaxInFlight),
 			"chat-store": "", // "": resolved beside --index (defaultChatStore); given as "", memory only
 			"heap-floor": str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
 			"ef": "0", "rescore": "0", "binary-rescore": "", // as search's: the index's ef_search; int8
