@@ -336,7 +336,7 @@ func (fr *faqCSVReader) readHeader() error {
 	fr.use = fr.cols.resolve(names)
 	for _, need := range []struct{ want, got string }{{fr.cols.Question, fr.use.question}, {fr.cols.Answer, fr.use.answer}} {
 		if need.got == "" {
-			return fmt.Errorf("%s: header has no %q column (columns: %s)", fr.file, need.want, strings.Join(header, ", "))
+			return fmt.Errorf("%s: header has no %q column (columns: %s; kairos index --faq-question and --faq-answer name others)", fr.file, need.want, strings.Join(header, ", "))
 		}
 	}
 	if err := repeatedColumn(names, fr.use); err != nil {

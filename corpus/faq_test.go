@@ -60,7 +60,7 @@ func TestFAQCSVMissingColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, fatal := drain(t, r)
-	if want := path + `: header has no "question" column (columns: q, a)`; fatal == nil || fatal.Error() != want {
+	if want := path + `: header has no "question" column (columns: q, a; kairos index --faq-question and --faq-answer name others)`; fatal == nil || fatal.Error() != want {
 		t.Errorf("fatal = %v, want %q", fatal, want)
 	}
 	// The same file with its columns named.

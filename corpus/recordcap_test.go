@@ -59,7 +59,7 @@ func TestRecordCap(t *testing.T) {
 				t.Fatalf("first record: %v", err)
 			}
 			_, err = r.Next(ctx)
-			want := path + ": " + tt.pos + ": record larger than the cap of 200 bytes (MaxRecordBytes)"
+			want := path + ": " + tt.pos + ": record larger than the cap of 200 bytes (MaxRecordBytes; kairos index --max-record-bytes)"
 			if err == nil || err.Error() != want {
 				t.Fatalf("oversized record:\n got %v\nwant %s", err, want)
 			}

@@ -122,6 +122,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"index", "--index", "x"}, "need --input and --index"},
 		{[]string{"index", "--index", "x", "--input", "a.jsonl", "--workers", "-1"}, "--workers -1: want 0"},
 		{[]string{"passages", "--input", "a.jsonl", "--workers", "-2"}, "--workers -2: want 0"},
+		{[]string{"passages", "--input", "a.jsonl", "--max-record-bytes", "-2"}, "--max-record-bytes -2: want 0"},
 		{[]string{"search", "q"}, "need --index"},
 		// Request errors: one line naming the flag, from request.Parse.
 		{[]string{"search", "--index", "x", "--mode", "fuzzy", "q"}, `search: --mode: "fuzzy": want bm25, dense or hybrid`},

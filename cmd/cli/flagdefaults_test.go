@@ -90,7 +90,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"vector-index": "auto", "ivf-lists": "0", "ivf-probe": str(ivf.DefaultProbe), "ivf-rescore": str(ivf.DefaultRescore), "ivf-no-refine": "false", // indexer.Options.VectorIndex "": chosen by size; 0 lists: by size
 			"bm25-first":    "true",                                               // EmbedInline false: its zero value
 			"qdrant-shards": str(qdrant.DefaultShards), "qdrant-replication": "0", // 0: the engine's (qdrant.Options)
-		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors", "models-dir"), zero("int", "workers"),
+		}, zero("string", "input", "index", "format", "source", "language", "lexical", "multistream-index", "vectors", "models-dir", "faq-question", "faq-answer"), zero("int", "workers", "max-record-bytes"),
 			zero("bool", "skip-bad", "allow-empty", "quiet", "update", "delete-missing", "resume", "force")),
 		"search": query.with(zero("string", "index", "batch", "out", "min-score", "models-dir"), zero("int", "k", "per-doc", "width"), zero("bool", "json")),
 		"eval": query.with(defaults{

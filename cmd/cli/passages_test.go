@@ -58,3 +58,27 @@ func TestPassagesWorkersAgree(t *testing.T) {
 		t.Errorf("negative --workers: %v", err)
 	}
 }
+
+// The input flags reach the readers: FAQ columns by other names (the reader's refusal names
+// the flags), and the record cap.
+func TestPassagesInputFlags(t *testing.T) {
+	dir := t.TempDir()
+	faq := filepath.Join(dir, "faq.csv")
+	if err := os.WriteFile(faq, []byte("Q,A\nWhat is covid?,A disease caused by a virus.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "passages", faq); err == nil || !strings.Contains(err.Error(), "--faq-question") {
+		t.Errorf("FAQ without its columns: %v, want the flags named", err)
+	}
+	out, errOut, err := runCLI(t, "passages", "--faq-question", "Q", "--faq-answer", "A", faq)
+	if err != nil || !strings.Contains(out, "A disease caused by a virus.") {
+		t.Errorf("FAQ with --faq-question and --faq-answer: %v %s %s", err, out, errOut)
+	}
+	big := filepath.Join(dir, "big.jsonl")
+	if err := os.WriteFile(big, []byte(`{"id":"a","title":"T","text":"`+strings.Repeat("x ", 200)+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "passages", "--max-record-bytes", "100", big); err == nil || !strings.Contains(err.Error(), "cap of 100 bytes") {
+		t.Errorf("a record over --max-record-bytes: %v", err)
+	}
+}

@@ -16,7 +16,7 @@ const DefaultMaxRecordBytes = 64 << 20
 type RecordTooLargeError struct{ Max int64 }
 
 func (e RecordTooLargeError) Error() string {
-	return fmt.Sprintf("record larger than the cap of %d bytes (MaxRecordBytes)", e.Max)
+	return fmt.Sprintf("record larger than the cap of %d bytes (MaxRecordBytes; kairos index --max-record-bytes)", e.Max)
 }
 
 // CountingReader counts the bytes read through it: the raw (possibly compressed) input, so that
