@@ -54,7 +54,7 @@ func TestPassagesWorkersAgree(t *testing.T) {
 		}
 	}
 	_, _, err = runCLI(t, "passages", dump, "--workers", "-1")
-	if err == nil || !strings.Contains(err.Error(), "Workers is negative") {
+	if err == nil || !strings.Contains(err.Error(), "--workers -1: want 0") {
 		t.Errorf("negative --workers: %v", err)
 	}
 }
