@@ -15,7 +15,7 @@ import (
 // repeats are refused. Malformed JSON is left to the decoder, which names where.
 func exactKeys(body []byte, root reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	err := walkKeys(dec, root, "")
+	err := walkKeys(dec, root, "", 0)
 	if _, ok := err.(*apiError); ok {
 		return err
 	}
@@ -24,9 +24,17 @@ func exactKeys(body []byte, root reflect.Type) error {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
+// maxKeyDepth bounds the nesting walkKeys follows: no request nests deeper than a few levels,
+// and each level holds a longer path: a megabyte of "[" took gigabytes before the bound.
+const maxKeyDepth = 32
+
 // walkKeys reads one JSON value from dec, checking its objects' keys against t (nil: not
-// known). path is where the value is, for the error ("queries[1].filters").
-func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
+// known). path is where the value is, for the error ("queries[1].filters"); depth is its
+// nesting.
+func walkKeys(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+	if depth > maxKeyDepth {
+		return badRequest("JSON nested deeper than %d levels at %s: no request field nests so deep", maxKeyDepth, path)
+	}
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -72,7 +80,7 @@ func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 					return badRequest("field %q: field names are lower case as the API spells them: did you mean %q?", at(key), name)
 				}
 			}
-			if err := walkKeys(dec, child, at(key)); err != nil {
+			if err := walkKeys(dec, child, at(key), depth+1); err != nil {
 				return err
 			}
 		}
@@ -84,7 +92,7 @@ func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 			elem = t.Elem()
 		}
 		for i := 0; dec.More(); i++ {
-			if err := walkKeys(dec, elem, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if err := walkKeys(dec, elem, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
 				return err
 			}
 		}

@@ -130,6 +130,7 @@ func TestSearchInvalid(t *testing.T) {
 		{"a field in capitals", `{"TEXT":"a"}`, 400, `field "TEXT": field names are lower case as the API spells them: did you mean "text"?`},
 		{"a field twice in two cases", `{"text":"a","Text":"b"}`, 400, `field "Text": field names are lower case as the API spells them: did you mean "text"?`},
 		{"a field twice", `{"text":"a","k":2,"k":3}`, 400, `field "k" appears twice in one object: give it once`},
+		{"nested deep", strings.Repeat("[", 4000), 400, `JSON nested deeper than 32 levels at ` + strings.Repeat("[0]", 33) + `: no request field nests so deep`},
 		{"a nested field in another case", `{"queries":[{"text":"a"},{"text":"b","Filters":{}}]}`, 400, `field "queries[1].Filters": field names are lower case as the API spells them: did you mean "filters"?`},
 		{"k as string", `{"queries":[{"text":"a","k":"3"}]}`, 400, `field "queries.k": want an integer, got JSON string`},
 		{"k fractional", `{"queries":[{"text":"a","k":1.5}]}`, 400, `field "queries.k": want an integer, got JSON number 1.5`},
