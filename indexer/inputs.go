@@ -216,15 +216,16 @@ func repeatedID(firstAt *idIndex, path, id string, doc *corpus.Document, consume
 // record's position (a row number) is prefixed with the input's source name, "faq:12", since
 // every input numbers its records from 1; a single input keeps it as it is, so existing
 // indexes and their ids do not change. Ids a record carries itself are never changed, except
-// in a multilingual index, where every id is prefixed with its document's language,
-// "de:12": the Wikipedias number their pages independently, so dewiki's page 12 and frwiki's
-// are two documents, not one replacing the other.
+// in a multilingual index, or one forced to a language over inputs of several, where every id
+// is prefixed with its document's language (idLanguage), "de:12": the Wikipedias number their
+// pages independently, so dewiki's page 12 and frwiki's are two documents, not one replacing
+// the other.
 func (r *reader) docID(i int, doc *corpus.Document) string {
 	id := doc.ID
 	if doc.IDFromPosition && len(r.opts.Inputs) >= 2 && doc.Source != "" {
 		id = doc.Source + ":" + id
 	}
-	if lang := r.opts.passageLanguage(i, doc); lang != "" {
+	if lang := r.opts.idLanguage(i, doc); lang != "" {
 		id = lang + ":" + id
 	}
 	return id

@@ -55,6 +55,11 @@ func (o *Options) resolveLanguage(ctx context.Context) error {
 		return nil
 	}
 	if o.Build.Language != "" {
+		// The inputs' languages are still read: inputs of several (two Wikipedias analysed as
+		// one language) number their documents independently (idLanguage).
+		if err := o.detectInputLanguages(ctx); err != nil {
+			return err
+		}
 		o.setLanguage(LanguageChoice{Choice: langanalysis.For(o.Build.Language), From: "--language", Forced: true})
 		return nil
 	}
@@ -101,6 +106,30 @@ func (o *Options) detectInputLanguages(ctx context.Context) error {
 		o.inputLang[i] = l
 	}
 	return nil
+}
+
+// idLanguage is the language that prefixes the ids of input i's documents ("de:12"): the
+// passage language of a multilingual build, and in a build forced to one language over inputs
+// of several, the input's own (dewiki's page 12 and frwiki's are two documents, whatever one
+// analyser reads them with); else "".
+func (o *Options) idLanguage(i int, doc *corpus.Document) string {
+	if l := o.passageLanguage(i, doc); l != "" {
+		return l
+	}
+	seen := ""
+	mixed := false
+	for _, l := range o.inputLang {
+		if l != "" && seen != "" && l != seen {
+			mixed = true
+		}
+		if l != "" {
+			seen = l
+		}
+	}
+	if mixed && i < len(o.inputLang) {
+		return o.inputLang[i]
+	}
+	return ""
 }
 
 // multilingual reports whether the build analyses each passage in its own language.
