@@ -178,6 +178,23 @@ var clauseSepRe = regexp.MustCompile(`(?i)[,;:—–()]|\bbut\b|\band\b`)
 var fillerWords = setOf(`actually certainly really indeed definitely surely too though probably
 	maybe perhaps obviously course yes`)
 
+var conditionWords = setOf(`if whether when unless`)
+
+// pronounAux says whether toks hold a pronoun followed by an auxiliary that ends what it says
+// ("he did", "it was"): with a number and no content word ("He did, in 1804."), the
+// sentence affirms the user's claim and adds a number to it.
+func pronounAux(toks []tok) bool {
+	for i := 0; i+1 < len(toks); i++ {
+		if elliptSubjects[toks[i].word] && ellipsisEnds[toks[i+1].word] &&
+			(i+2 == len(toks) || toks[i+2].sep == sepBreak || toks[i+2].num || stopwords[toks[i+2].word]) {
+			return true
+		}
+	}
+	return false
+}
+
+var elliptSubjects = setOf(`he she it they i we you this that`)
+
 // ellipticClause says whether a clause of body (cut at commas, dashes, "but" and "and") is an
 // elliptical answer: at most maxEllipsisWords words ending, filler words aside, on an
 // auxiliary ("He did", "he certainly did"), but not a condition ("if I can"). Only the whole
@@ -192,8 +209,8 @@ func ellipticClause(body string) bool {
 		if len(toks) == 0 || len(toks) > maxEllipsisWords || !ellipsisEnds[toks[len(toks)-1].word] {
 			continue
 		}
-		if w := toks[0].word; w == "if" || w == "whether" || w == "when" || w == "as" {
-			continue
+		if slices.ContainsFunc(toks, func(t tok) bool { return conditionWords[t.word] }) || toks[0].word == "as" {
+			continue // a condition ("I'll help if I can") affirms nothing
 		}
 		return true
 	}
@@ -234,6 +251,10 @@ func (a *attributor) check(ctx context.Context, sentence string, prefer []int) (
 		case isContent(t) && !chatWords[t.word]:
 			content++
 		}
+	}
+	if content == 0 && nums > 0 && pronounAux(toks) {
+		c.reason = "an elliptical answer with a number, nothing to check it against"
+		return c, nil
 	}
 	if content == 0 && nums == 0 {
 		// An assent before words that state nothing ("Yes, he did.") answers the user's
@@ -433,6 +454,71 @@ var quantifierWords = map[string][]string{
 	"none":  {"none", "no", "nobody", "neither"},
 }
 
+// idiomAt says whether the function word toks[i] is part of an idiom that claims nothing:
+// "of all", "at all", "after all", "above all", "all in all".
+func idiomAt(toks []tok, i int) bool {
+	w := toks[i].word
+	prev, next := "", ""
+	if i > 0 && toks[i].sep != sepBreak {
+		prev = toks[i-1].word
+	}
+	if i+1 < len(toks) && toks[i+1].sep != sepBreak {
+		next = toks[i+1].word
+	}
+	switch w {
+	case "all":
+		return prev == "of" || prev == "at" || prev == "after" || prev == "above" || next == "in" || prev == "in"
+	case "after", "above":
+		return next == "all"
+	}
+	return false
+}
+
+// turnedAround says whether a passage sentence of touched holds one of opp, the opposites of
+// the sentence's function word toks[i], about the same thing: followed by the same content
+// word ("more patients" and "fewer patients", "before meals" and "after meals"), and, for a
+// comparison, not against another ("Paris is more populous than Lyon" restates "Lyon is less
+// populous than Paris"). An opposite about something else ("after the Revolution ended"
+// against "a decade before Napoleon was crowned") is another clause's order, not a denial.
+func turnedAround(toks []tok, i int, e *evidence, touched [][2]int, opp []string) bool {
+	nextContent := func(ts []tok, j int) string {
+		for k := j + 1; k < len(ts) && k <= j+3; k++ {
+			if ts[k].num {
+				return ""
+			}
+			if isContent(ts[k]) {
+				return ts[k].stem
+			}
+		}
+		return ""
+	}
+	thanWord := func(ts []tok, j int) string {
+		for k := j + 1; k < len(ts) && k <= j+4; k++ {
+			if ts[k].word == "than" {
+				return nextContent(ts, k)
+			}
+		}
+		return ""
+	}
+	want, than := nextContent(toks, i), thanWord(toks, i)
+	for _, r := range touched {
+		ps := e.toks[r[0]:r[1]]
+		for j, p := range ps {
+			if p.num || !slices.Contains(opp, p.word) {
+				continue
+			}
+			if got := nextContent(ps, j); want == "" || got == "" || !sameWord(got, want) {
+				continue
+			}
+			if pt := thanWord(ps, j); than != "" && pt != "" && !sameWord(than, pt) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // functionWordClaim returns what a stop word of the sentence claims that the passage's
 // sentences in touched do not (functionWordOpposites, quantifierWords), or "". A bound word
 // beside a number is boundOf's to compare.
@@ -448,10 +534,10 @@ func functionWordClaim(toks []tok, e *evidence, touched [][2]int) string {
 		return false
 	}
 	for i, t := range toks {
-		if t.num || boundWordAt(toks, i) {
+		if t.num || boundWordAt(toks, i) || idiomAt(toks, i) {
 			continue
 		}
-		if opp, ok := functionWordOpposites[t.word]; ok && !holds(t.word) && holds(opp...) {
+		if opp, ok := functionWordOpposites[t.word]; ok && !holds(t.word) && turnedAround(toks, i, e, touched, opp) {
 			return "the opposite of its word " + strconvQuote(t.word)
 		}
 		if syn, ok := quantifierWords[t.word]; ok && !holds(syn...) {
@@ -735,6 +821,9 @@ func scattered(toks []tok, at []bool, e *evidence) string {
 // That holds for two words that open sentences too, since a name may open one; two forms of a
 // common word that both open a sentence ("Treated", "Treatment") then count as a rewording.
 func hasToken(ts []tok, t tok) bool {
+	if t.allCaps && stopwords[t.word] {
+		return hasStopName(ts, t.word)
+	}
 	for _, p := range ts {
 		if p.num {
 			continue
@@ -745,6 +834,33 @@ func hasToken(ts []tok, t tok) bool {
 		}
 		if same || synonymous(p.stem, t.stem) {
 			return true
+		}
+	}
+	return false
+}
+
+// hasStopName says whether ts writes the name w, one that folds to a stop word ("WHO",
+// "US"), as a name: in capitals, or as its letters with dots ("U.S."). The passage's "who"
+// or "us" is not the name.
+func hasStopName(ts []tok, w string) bool {
+	for i, p := range ts {
+		if p.num {
+			continue
+		}
+		if p.allCaps && p.word == w {
+			return true
+		}
+		if p.capital && len(p.word) == 1 && i+len(w) <= len(ts) {
+			letters := ""
+			for _, q := range ts[i : i+len(w)] {
+				if q.num || !q.capital || len(q.word) != 1 {
+					break
+				}
+				letters += q.word
+			}
+			if letters == w {
+				return true
+			}
 		}
 	}
 	return false
@@ -1049,6 +1165,16 @@ func upperFirst(s string) string {
 // before it skipped ("The Eiffel Tower", "Wellington"). A sentence that opens with a pronoun,
 // or with common words ("The first iPhone"), names none.
 func subjectOf(ts []tok) []tok {
+	// An opening participle's clause ("Born in Corsica, Napoleon ...", "Completed in 1889,
+	// the Eiffel Tower ...") is no subject: the subject follows its comma.
+	if len(ts) > 1 && participle(ts[0].word) {
+		for i := 1; i < len(ts); i++ {
+			if ts[i].sep == sepBreak {
+				return subjectOf(ts[i:])
+			}
+		}
+		return nil
+	}
 	var names []tok
 	for _, t := range ts {
 		if t.num || !isContent(t) {
@@ -1065,9 +1191,22 @@ func subjectOf(ts []tok) []tok {
 	return names
 }
 
+// participle says whether w reads as a past or present participle that may open a sentence
+// ("Born", "Completed", "Having"): by its ending, or one of the common irregular ones.
+func participle(w string) bool {
+	return strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing") || irregularParticiples[w]
+}
+
+var irregularParticiples = setOf(`born built known made taken given seen written won led held left
+	found begun bought brought caught chosen drawn driven fought grown hidden kept lost meant paid
+	put read run set sold sent shown shot spent stood struck taught thought told understood worn`)
+
 // pronounLeads are the pronouns a sentence may open with to stand for the subject of the
 // sentence before it.
-var pronounLeads = setOf(`he she they his her their him them it its`)
+//
+// Only persons' subject pronouns: "It" may stand for the sentence's object or its topic ("...
+// on Saint Helena. It is a remote island."), and "His brother" names someone else.
+var pronounLeads = setOf(`he she they`)
 
 // pronounCarries returns why c, a fact that opens with a pronoun, may not stand after prev,
 // the fact sent before it, or "". Each passes on its own, but together they may say what
@@ -1076,7 +1215,8 @@ var pronounLeads = setOf(`he she they his her their him them it its`)
 // supports prev, or name (in its text or title) one of the names prev opens with, its
 // subject. Without them (prev opens with a pronoun or common words) nothing is required.
 func (a *attributor) pronounCarries(c, prev checked) string {
-	toks := tokenize(c.text)
+	unlisted := func(s string) string { return s[len(listLeadRe.FindString(s)):] }
+	toks := tokenize(unlisted(c.text))
 	if len(toks) == 0 || !pronounLeads[toks[0].word] {
 		return ""
 	}
@@ -1085,7 +1225,7 @@ func (a *attributor) pronounCarries(c, prev checked) string {
 			return ""
 		}
 	}
-	names := subjectOf(tokenize(prev.text))
+	names := subjectOf(tokenize(unlisted(prev.text)))
 	if len(names) == 0 {
 		return ""
 	}

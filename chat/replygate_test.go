@@ -243,7 +243,7 @@ func FuzzSentences(f *testing.F) {
 func TestReplyGatePronounsKeepTheirSubject(t *testing.T) {
 	const wellington = "Arthur Wellesley | Wellington was born in Dublin in 1769."
 	const emperor = "French Empire | Napoleon was Emperor of the French."
-	const coronation = "Napoleon | Napoleon was born in Corsica in 1769. He was crowned Emperor of the French in 1804."
+	const coronation = "Napoleon | Napoleon was born in Corsica in 1769 and rose to prominence. He was crowned Emperor of the French in 1804."
 	attr := newAttributor(testTerms(wellington, emperor, coronation))
 	pool := attr.add(hits(wellington, emperor, coronation)...)
 	tests := []struct {
@@ -255,6 +255,9 @@ func TestReplyGatePronounsKeepTheirSubject(t *testing.T) {
 			"Napoleon was born in Corsica in 1769 [1]. He was Emperor of the French [2].", 0},
 		{"the same passage", "Napoleon was born in Corsica in 1769 [3]. He was crowned Emperor of the French in 1804 [3].",
 			"Napoleon was born in Corsica in 1769 [1]. He was crowned Emperor of the French in 1804 [1].", 0},
+		{"a numbered list", "1. Wellington was born in Dublin in 1769 [1].\n2. He was Emperor of the French [2].", "1. Wellington was born in Dublin in 1769 [1].", 1},
+		{"an opening participle", "Born in Corsica in 1769, Napoleon rose to prominence [3]. He was Emperor of the French [2].",
+			"Born in Corsica in 1769, Napoleon rose to prominence [1]. He was Emperor of the French [2].", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -244,7 +244,8 @@ func numberTokens(ts []tok) []tok {
 // "in all" or "in total" ("children, two in all") it is a count whatever follows: read as a
 // word, "Only one of the patients died" passed against "Twelve of the 40 patients died".
 func counts(ts []tok, i int) bool {
-	if i > 0 && ts[i].sep == sepSpace && countQualifiers[ts[i-1].word] {
+	if i > 0 && ts[i].sep == sepSpace && countQualifiers[ts[i-1].word] &&
+		(i < 2 || ts[i-1].sep != sepSpace || !countDeterminers[ts[i-2].word]) { // "the only one" is no count
 		return true
 	}
 	if i+2 < len(ts) && ts[i+1].word == "in" && (ts[i+2].word == "all" || ts[i+2].word == "total") && ts[i+1].sep == sepSpace {
