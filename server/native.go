@@ -227,7 +227,7 @@ func (e *queryError) Error() string {
 func (e *queryError) Unwrap() error { return e.err }
 
 func queryResult(q rerank.Query, res rerank.Result) QueryResult {
-	qr := QueryResult{Query: q.Text, Mode: string(q.Mode), Time: res.Time,
+	qr := QueryResult{Query: q.Text, Mode: string(q.Mode), Time: timeNeed(res.Time),
 		Rerank: make([]string, len(q.Rerank)), Hits: make([]HitResult, len(res.Hits))}
 	for i, st := range q.Rerank {
 		qr.Rerank[i] = string(st)
@@ -295,7 +295,7 @@ func (s *Server) handlePassage(w http.ResponseWriter, r *http.Request) {
 func passageResponse(p corpus.Passage) PassageResponse {
 	return PassageResponse{PassageID: p.ID, DocID: p.DocID, Title: p.Title, Section: p.Section,
 		Text: p.Text, URL: webURL(p.URL), Date: formatTime(p.Date), Source: p.Source, BlockType: p.Block(), Ordinal: p.Ordinal,
-		Years: p.Years}
+		Years: yearMentions(p.Years)}
 }
 
 // handleStats serves GET /v1/stats.

@@ -25,7 +25,7 @@ type QueryResult struct {
 	Query  string      `json:"query"`
 	Mode   string      `json:"mode"`
 	Rerank []string    `json:"rerank"`
-	Time   timex.Spec  `json:"time"` // the time need used, auto resolved
+	Time   TimeNeed    `json:"time"` // the time need used, auto resolved
 	Hits   []HitResult `json:"hits"`
 }
 
@@ -61,17 +61,47 @@ type ExplainResult struct {
 
 // PassageResponse answers GET /v1/passages/{id}.
 type PassageResponse struct {
-	PassageID string          `json:"passage_id"`
-	DocID     string          `json:"doc_id"`
-	Title     string          `json:"title"`
-	Section   string          `json:"section"`
-	Text      string          `json:"text"`
-	URL       string          `json:"url"`
-	Date      string          `json:"date,omitempty"`
-	Source    string          `json:"source,omitempty"`
-	BlockType string          `json:"block_type"` // text, table or infobox (corpus.BlockTypes)
-	Ordinal   int             `json:"ordinal"`
-	Years     []timex.Mention `json:"years,omitempty"`
+	PassageID string        `json:"passage_id"`
+	DocID     string        `json:"doc_id"`
+	Title     string        `json:"title"`
+	Section   string        `json:"section"`
+	Text      string        `json:"text"`
+	URL       string        `json:"url"`
+	Date      string        `json:"date,omitempty"`
+	Source    string        `json:"source,omitempty"`
+	BlockType string        `json:"block_type"` // text, table or infobox (corpus.BlockTypes)
+	Ordinal   int           `json:"ordinal"`
+	Years     []YearMention `json:"years,omitempty"`
+}
+
+// TimeNeed is the time need a query was answered with (a query's "auto" resolved): none,
+// recent, year or range, with the years of a range (From = To for a year).
+type TimeNeed struct {
+	Kind string `json:"kind"`
+	From int    `json:"from,omitempty"`
+	To   int    `json:"to,omitempty"`
+}
+
+// YearMention is a year or span of years a passage mentions, at byte Pos of its text.
+type YearMention struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+	Pos  int `json:"pos"`
+}
+
+// timeNeed and yearMentions copy the engine's values into the API's types, which change
+// only with the API.
+func timeNeed(t timex.Spec) TimeNeed { return TimeNeed{Kind: string(t.Kind), From: t.From, To: t.To} }
+
+func yearMentions(ms []timex.Mention) []YearMention {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]YearMention, len(ms))
+	for i, m := range ms {
+		out[i] = YearMention{From: m.From, To: m.To, Pos: m.Pos}
+	}
+	return out
 }
 
 // StatsResponse answers GET /v1/stats.
