@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
@@ -128,21 +129,35 @@ func TestChatNewSessionsCountAgainstTheKey(t *testing.T) {
 	}
 }
 
+// chatFrom runs a chat turn from the client at address addr, in session tok and conversation
+// conv ("" for none), and returns the status and the answer, its session token from the header.
+func chatFrom(srv http.Handler, addr, tok, conv string) (int, ChatResponse) {
+	body := `{"message":"hi"}`
+	if conv != "" {
+		body = `{"message":"hi","conversation_id":"` + conv + `"}`
+	}
+	r := httptest.NewRequest("POST", "/v1/chat", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.RemoteAddr = addr + ":40000"
+	if tok != "" {
+		r.Header.Set(SessionHeader, tok)
+	}
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, r)
+	var cr ChatResponse
+	json.Unmarshal(w.Body.Bytes(), &cr)
+	cr.SessionToken = w.Header().Get(SessionHeader)
+	return w.Code, cr
+}
+
 // Without an API key every turn counts against the client's address, whatever session it
 // presents: sessions cost nothing to mint, and counted per session a client ran a burst in
 // each. Another address has its own bucket.
 func TestChatRateLimitIsTheClients(t *testing.T) {
 	e := newChatServerEnv(t, echoScript, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatRatePerMinute: 1, ChatBurst: 2}, nil)
 	turn := func(addr, tok string) (int, string) {
-		r := httptest.NewRequest("POST", "/v1/chat", strings.NewReader(`{"message":"hi"}`))
-		r.Header.Set("Content-Type", "application/json")
-		r.RemoteAddr = addr + ":40000"
-		if tok != "" {
-			r.Header.Set(SessionHeader, tok)
-		}
-		w := httptest.NewRecorder()
-		e.srv.ServeHTTP(w, r)
-		return w.Code, w.Header().Get(SessionHeader)
+		code, r := chatFrom(e.srv, addr, tok, "")
+		return code, r.SessionToken
 	}
 	var codes []int
 	var toks []string
@@ -166,24 +181,7 @@ func TestChatRateLimitIsTheClients(t *testing.T) {
 // and lock every newcomer out. Its own conversations go on; another address starts its own.
 func TestChatNewConversationsPerClient(t *testing.T) {
 	e := newChatServerEnv(t, echoScript, chat.StoreOptions{}, chat.ClientOptions{}, Options{ChatNewPerDay: 2}, nil)
-	turn := func(addr, tok, conv string) (int, ChatResponse) {
-		body := `{"message":"hi"}`
-		if conv != "" {
-			body = `{"message":"hi","conversation_id":"` + conv + `"}`
-		}
-		r := httptest.NewRequest("POST", "/v1/chat", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.RemoteAddr = addr + ":40000"
-		if tok != "" {
-			r.Header.Set(SessionHeader, tok)
-		}
-		w := httptest.NewRecorder()
-		e.srv.ServeHTTP(w, r)
-		var cr ChatResponse
-		json.Unmarshal(w.Body.Bytes(), &cr)
-		cr.SessionToken = w.Header().Get(SessionHeader)
-		return w.Code, cr
-	}
+	turn := func(addr, tok, conv string) (int, ChatResponse) { return chatFrom(e.srv, addr, tok, conv) }
 	c1, first := turn("192.0.2.1", "", "")
 	c2, _ := turn("192.0.2.1", "", "")
 	c3, _ := turn("192.0.2.1", "", "")
