@@ -287,21 +287,27 @@ func apiFieldPath(root reflect.Type, path string) string {
 // jsonField finds the field of struct t, or of a struct it embeds, that JSON calls name.
 func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous && f.Tag.Get("json") == "" {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == "-" {
-			continue
-		}
-		if tag == "" {
-			tag = f.Name
-		}
-		if tag == name {
+		if n, ok := jsonName(f); ok && n == name {
 			return f, true
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// jsonName is the name encoding/json gives struct field f, and false for a field it leaves
+// out (unexported, "-", or an embedded struct whose fields it promotes).
+func jsonName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() || f.Anonymous && f.Tag.Get("json") == "" {
+		return "", false
+	}
+	tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if tag == "-" {
+		return "", false
+	}
+	if tag == "" {
+		tag = f.Name
+	}
+	return tag, true
 }
 
 // embedded is the field of struct t, itself embedded at any depth, whose Go name is name, or nil.

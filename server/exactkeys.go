@@ -105,15 +105,8 @@ func walkKeys(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 // caseVariant is the JSON name of struct t's field that name spells in another case, or "".
 func caseVariant(t reflect.Type, name string) string {
 	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous && f.Tag.Get("json") == "" {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == "" {
-			tag = f.Name
-		}
-		if tag != "-" && strings.EqualFold(tag, name) {
-			return tag
+		if n, ok := jsonName(f); ok && strings.EqualFold(n, name) {
+			return n
 		}
 	}
 	return ""
