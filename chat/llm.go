@@ -402,6 +402,16 @@ type StatusError struct {
 	RetryAfter time.Duration
 }
 
+// Answered is ": it answered HTTP <status>" for an LLM's non-2xx answer in err's chain, else
+// "": the status only, never its body, which may say anything about the LLM's side.
+func Answered(err error) string {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return ": it answered HTTP " + strconv.Itoa(se.Status)
+	}
+	return ""
+}
+
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body)
 }

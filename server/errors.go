@@ -153,9 +153,9 @@ func classifyRetry(err error, timeout string) (status int, msg string, retry tim
 		// The LLM client's own per-attempt timeout (--llm-timeout), not the request's.
 		return http.StatusGatewayTimeout, "the LLM did not answer within its timeout of " + te.Timeout.String() + " (--llm-timeout)", 0
 	case errors.Is(err, chat.ErrLLMUpstream):
-		return http.StatusBadGateway, "the LLM server failed" + answered(err) + " (see the server log)", 0
+		return http.StatusBadGateway, "the LLM server failed" + chat.Answered(err) + " (see the server log)", 0
 	case errors.Is(err, chat.ErrLLMRejected):
-		return http.StatusBadGateway, "the LLM server refused the request" + answered(err) +
+		return http.StatusBadGateway, "the LLM server refused the request" + chat.Answered(err) +
 			" (check --llm-url, --llm-model and the LLM key; see the server log)", 0
 	case errors.Is(err, chat.ErrLLMUnreachable):
 		return http.StatusBadGateway, "the LLM could not be reached (check --llm-url; see the server log)", 0
@@ -184,16 +184,6 @@ func noteFailure(w http.ResponseWriter, status int, err error) string {
 	}
 	sw.failure = err
 	return " (request " + sw.rid + ")"
-}
-
-// answered is ": it answered HTTP <status>" for an LLM's non-2xx answer: the status only,
-// never its body, which may say anything about the LLM's side.
-func answered(err error) string {
-	var se *chat.StatusError
-	if errors.As(err, &se) {
-		return ": it answered HTTP " + strconv.Itoa(se.Status)
-	}
-	return ""
 }
 
 // decodeStrict reads exactly one JSON value into v, rejecting unknown fields, fields in another

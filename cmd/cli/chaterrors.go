@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 
 	"github.com/kairos-rag/kairos/chat"
 )
@@ -32,9 +31,9 @@ func turnError(err error, log *slog.Logger) error {
 	case errors.As(err, &te):
 		msg = "the LLM did not answer within its timeout of " + te.Timeout.String() + " (--llm-timeout)"
 	case errors.Is(err, chat.ErrLLMUpstream):
-		msg = "the LLM server failed" + llmStatus(err)
+		msg = "the LLM server failed" + chat.Answered(err)
 	case errors.Is(err, chat.ErrLLMRejected):
-		msg = "the LLM server refused the request" + llmStatus(err) + " (check --llm-url, --llm-model and the LLM key)"
+		msg = "the LLM server refused the request" + chat.Answered(err) + " (check --llm-url, --llm-model and the LLM key)"
 	case errors.Is(err, chat.ErrLLMUnreachable):
 		msg = "the LLM could not be reached (check --llm-url)"
 	case errors.Is(err, chat.ErrLLMBadResponse), errors.Is(err, chat.ErrUnusable):
@@ -46,13 +45,4 @@ func turnError(err error, log *slog.Logger) error {
 		log.Debug("chat turn failed", "err", err)
 	}
 	return fmt.Errorf("chat: %s; --log-level debug logs what it answered", msg)
-}
-
-// llmStatus is ": it answered HTTP N" for an LLM error with a status, else "".
-func llmStatus(err error) string {
-	var se *chat.StatusError
-	if errors.As(err, &se) {
-		return ": it answered HTTP " + strconv.Itoa(se.Status)
-	}
-	return ""
 }
