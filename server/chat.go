@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -203,7 +204,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Now().Add(s.opts.ChatTimeout + 5*time.Second))
 	if !req.Stream {
-		resp, err := s.opts.Chat.Chat(ctx, req, nil)
+		resp, err := s.chatTurn(ctx, r, req, nil)
 		if err != nil {
 			status, msg, retry := s.chatFailure(r, err)
 			setRetryAfter(w, status, retry)
@@ -229,7 +230,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 		rc.Flush()
 	}
-	resp, err := s.opts.Chat.Chat(ctx, req, &ChatStream{
+	resp, err := s.chatTurn(ctx, r, req, &ChatStream{
 		Token: func(tok string) { send("token", map[string]string{"token": tok}) },
 	})
 	if err != nil {
@@ -249,6 +250,23 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	resp.SessionToken = caller.fresh
 	s.metrics.chatTurn(resp)
 	send("done", s.chatVisible(resp))
+}
+
+// chatTurn runs the chatter, turning a panic into an error: a stream that has sent its status
+// with its first event cannot be answered with a 500 any more, so the middleware's recovery
+// would end it without a word, and its client could not tell a broken turn from a short reply.
+// Here it ends with an "error" event instead; the panic and its stack go to the log.
+func (s *Server) chatTurn(ctx context.Context, r *http.Request, req ChatRequest, stream *ChatStream) (resp ChatResponse, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.opts.Logger.Error("chat turn panic", "request_id", requestID(r), "panic", p, "stack", string(debug.Stack()))
+			resp, err = ChatResponse{}, fmt.Errorf("the chat turn panicked: %v", p)
+		}
+	}()
+	return s.opts.Chat.Chat(ctx, req, stream)
 }
 
 // chatVisible is resp as its caller may see it: without the stages' outputs and timings

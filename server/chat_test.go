@@ -107,6 +107,21 @@ func TestChat(t *testing.T) {
 			t.Errorf("%d events %q", w.Code, events)
 		}
 	})
+	// A chatter that panics after its first event: the stream still ends with an error event
+	// that says where to look, not with a cut connection.
+	t.Run("stream panic after the first event", func(t *testing.T) {
+		s, _ := newTestServer(t, Options{Chat: panickingChatter{tokens: []string{"Partial"}}})
+		w := do(s, "POST", "/v1/chat", `{"message":"hi","stream":true}`)
+		events := sseEvents(t, w.Body.String())
+		if w.Code != 200 || len(events) != 2 || events[0][0] != "token" || events[1][0] != "error" ||
+			!strings.Contains(events[1][1], `"status":500`) || !strings.Contains(events[1][1], "internal error in the chat turn; see the server log") {
+			t.Errorf("%d events %q", w.Code, events)
+		}
+		w = do(s, "POST", "/v1/chat", `{"message":"hi"}`)
+		if w.Code != 500 {
+			t.Errorf("without streaming: %d %s", w.Code, w.Body)
+		}
+	})
 	for _, tt := range []struct{ name, body, msg string }{
 		{"empty message", `{"message":""}`, "message: empty query"},
 		{"unknown field", `{"message":"hi","history":[]}`, `unknown field "history"`},
@@ -136,6 +151,18 @@ func (c failingChatter) Chat(ctx context.Context, req ChatRequest, stream *ChatS
 		}
 	}
 	return ChatResponse{}, c.err
+}
+
+// panickingChatter streams tokens, then panics.
+type panickingChatter struct{ tokens []string }
+
+func (c panickingChatter) Chat(ctx context.Context, req ChatRequest, stream *ChatStream) (ChatResponse, error) {
+	for _, tok := range c.tokens {
+		if stream != nil {
+			stream.Token(tok)
+		}
+	}
+	panic("chatter broke")
 }
 
 // sseEvents parses a text/event-stream into (event, data) pairs.
