@@ -188,7 +188,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	defer s.chatInFlight.Add(-1)
 	req.Owner = caller.owner
 	if caller.fresh != "" {
-		setSession(w, caller.fresh)
+		setSession(w, r, caller.fresh)
 	}
 	pipeline := req.Pipeline
 	if pl, ok := s.opts.Chat.(PipelineLister); ok && pipeline == "" {

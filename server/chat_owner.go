@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strings"
 )
 
 // Conversations belong to their caller. With an API key the caller is the key (and, when a
@@ -145,10 +146,14 @@ func clientAddr(r *http.Request) string {
 
 // setSession hands a new session token to the client: in the header (and the response body,
 // ChatResponse.SessionToken) for API clients, and as a cookie for browsers; SameSite keeps
-// other sites' pages from riding on it.
-func setSession(w http.ResponseWriter, tok string) {
+// other sites' pages from riding on it. Behind a proxy that answers over HTTPS (it says so in
+// X-Forwarded-Proto) the cookie is Secure, so that no browser sends it over plain HTTP; a
+// forged header can only make its own client's cookie stricter.
+func setSession(w http.ResponseWriter, r *http.Request, tok string) {
 	w.Header().Set(SessionHeader, tok)
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/v1/chat", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	secure := r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/v1/chat", HttpOnly: true,
+		Secure: secure, SameSite: http.SameSiteStrictMode})
 }
 
 // conversationOwner returns the owner of the conversations a request may read or delete; without

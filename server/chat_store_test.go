@@ -333,3 +333,19 @@ func TestChatStreamStartsASession(t *testing.T) {
 		t.Errorf("continuing a streamed conversation: %d", code)
 	}
 }
+
+// The session cookie is Secure where the client speaks HTTPS to a proxy in front, and not over
+// plain HTTP, where a browser would drop a Secure cookie and every turn would start a session.
+func TestChatSessionCookieSecureBehindHTTPS(t *testing.T) {
+	e := newChatEnv(t, chat.StoreOptions{}, "")
+	for _, tt := range []struct {
+		proto  string
+		secure bool
+	}{{"", false}, {"http", false}, {"https", true}, {"HTTPS", true}} {
+		w := do(e.srv, "POST", "/v1/chat", `{"message":"hello"}`, "X-Forwarded-Proto", tt.proto)
+		cookies := w.Result().Cookies()
+		if w.Code != 200 || len(cookies) != 1 || cookies[0].Name != SessionCookie || cookies[0].Secure != tt.secure || !cookies[0].HttpOnly {
+			t.Errorf("X-Forwarded-Proto %q: %d, cookies %+v", tt.proto, w.Code, cookies)
+		}
+	}
+}
