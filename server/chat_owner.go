@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strings"
 )
@@ -112,7 +113,7 @@ func (s *Server) chatOwner(r *http.Request, start, newSession bool) (chatCaller,
 		c.fresh = tok
 	case s.opts.APIKey != "" && tok == "": // the bare key
 	default:
-		return chatCaller{limitKey: "addr:" + clientAddr(r)}, nil // owns nothing
+		return chatCaller{limitKey: "addr:" + s.clientAddr(r)}, nil // owns nothing
 	}
 	if s.opts.APIKey != "" {
 		c.owner = "key:" + s.opts.APIKey
@@ -127,21 +128,49 @@ func (s *Server) chatOwner(r *http.Request, start, newSession bool) (chatCaller,
 	case s.opts.APIKey == "":
 		// Without a key anyone may mint sessions, each a turn: counted per session, a client
 		// with many ran a burst in each (six turns in seconds against a burst of two).
-		c.limitKey = "addr:" + clientAddr(r)
+		c.limitKey = "addr:" + s.clientAddr(r)
 	case c.fresh != "":
 		c.limitKey = "key:" + s.opts.APIKey
 	}
 	return c, nil
 }
 
-// clientAddr is the host of the request's remote address (the peer: a proxy in front of the
-// server is one client to it).
-func clientAddr(r *http.Request) string {
+// clientAddr is the host of the request's remote address, or, when that peer is a trusted
+// proxy (Options.TrustedProxies), the nearest address of X-Forwarded-For that is not one: the
+// proxies append their peers on the right, and what lies left of the last trusted hop is the
+// client's own text. A hop a trusted proxy wrote that does not parse leaves the peer: a
+// misconfigured proxy's users share its limits rather than choose their own.
+func (s *Server) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	client, err := netip.ParseAddr(host)
+	if err != nil || !s.trustedProxy(client) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		if client = a.Unmap(); !s.trustedProxy(client) {
+			return client.String()
+		}
 	}
 	return host
+}
+
+// trustedProxy reports whether a is one of Options.TrustedProxies.
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.opts.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // setSession hands a new session token to the client: in the header (and the response body,

@@ -2,6 +2,8 @@ package server
 
 import (
 	"flag"
+	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -38,10 +40,32 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 		o.CORSOrigins = splitOrigins(s)
 		return nil
 	})
+	fs.Func("trusted-proxies", "comma-separated `addresses` or CIDR prefixes of reverse proxies in front of the server, whose X-Forwarded-For then names the client that the chat limits count (default: none; a client is its connection's address)", func(s string) error {
+		ps, err := parseProxies(s)
+		o.TrustedProxies = ps
+		return err
+	})
 	fs.Func("allowed-hosts", "comma-separated host `names` a request's Host may name, e.g. a reverse proxy's public name (default: localhost and loopback addresses when --addr is a loopback address, else any)", func(s string) error {
 		o.AllowedHosts = splitOrigins(s)
 		return nil
 	})
+}
+
+// parseProxies reads --trusted-proxies: addresses (a prefix of one address) and CIDR prefixes.
+func parseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range splitOrigins(s) {
+		if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", f)
+		}
+		out = append(out, netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked())
+	}
+	return out, nil
 }
 
 // splitOrigins splits a comma-separated list, dropping blanks.

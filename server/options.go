@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -39,6 +40,12 @@ type Options struct {
 	// points at 127.0.0.1 is the browser's same origin as the server, and could read the
 	// index and spend the LLM. Default: any host.
 	AllowedHosts []string
+	// TrustedProxies are the addresses of reverse proxies in front of the server. A request
+	// whose peer is one of them is counted, for the chat limits kept per client address,
+	// against the address its X-Forwarded-For names: the nearest hop, from the right, that is
+	// not itself a trusted proxy (the entries to its left are the client's to forge). Default:
+	// none, and a client is its connection's address.
+	TrustedProxies []netip.Prefix
 
 	// Timeout bounds one search request (all its queries). Default 10s.
 	Timeout time.Duration

@@ -114,7 +114,7 @@ func TestFlagDefaultsAreTheLibrarys(t *testing.T) {
 			"chat-store": "", // "": resolved beside --index (defaultChatStore); given as "", memory only
 			"heap-floor": str(memlimit.DefaultServeFloor >> 20), "heap-headroom": fmt.Sprint(memlimit.DefaultServeHeadroom),
 			"ef": "0", "rescore": "0", "binary-rescore": "", // as search's: the index's ef_search; int8
-		}, zero("string", "index", "api-key-file", "cors-origins", "allowed-hosts", "prompts", "bank", "models-dir"), zero("bool", "verify", "chat-trace")),
+		}, zero("string", "index", "api-key-file", "cors-origins", "allowed-hosts", "trusted-proxies", "prompts", "bank", "models-dir"), zero("bool", "verify", "chat-trace")),
 		"chat": models.with(llm, logs("warn"), defaults{
 			"pipeline": "wikichat",
 		}, zero("string", "index", "message", "transcript", "conversation", "state", "prompts", "bank", "encoder",

@@ -73,7 +73,7 @@ var flagGroups = map[string]string{
 	"chat-max-turns": groupChat, "chat-rate-burst": groupChat, "chat-rate-limit": groupChat, "chat-timeout": groupChat, "chat-trace": groupChat,
 	// limits (serve)
 	"max-in-flight-hits": groupLimits, "max-response-bytes": groupLimits, "max-total-hits": groupLimits,
-	"timeout": groupLimits, "shutdown-timeout": groupLimits, "cors-origins": groupLimits, "allowed-hosts": groupLimits,
+	"timeout": groupLimits, "shutdown-timeout": groupLimits, "cors-origins": groupLimits, "allowed-hosts": groupLimits, "trusted-proxies": groupLimits,
 	// models and GPU: where and how models run (embed.Options.Flags)
 	"backend": groupModels, "device": groupModels, "dim": groupModels, "embed-batch": groupModels,
 	"in-flight": groupModels, "ort-lib": groupModels, "ort-provider-lib": groupModels, "pool-on": groupModels,
