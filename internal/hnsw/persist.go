@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"slices"
 	"unsafe"
 
 	"github.com/kairos-rag/kairos/internal/atomicfile"
@@ -271,34 +272,38 @@ func (g *Graph) readBodyV1(cr *crcReader, h *header) error {
 	if l, ok := cr.r.(interface{ Len() int }); ok && uint64(l.Len()) != bodySize+4 {
 		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", bodySize+4, l.Len())
 	}
-	g.vecs = make([]float32, n*g.dim)
-	g.keys = make([]uint64, n)
-	g.levels = make([]uint8, n)
-	g.upperOff = make([]uint32, n)
-	g.level0 = make([]uint32, n*g.stride)
-	g.deleted = make([]uint64, words(n))
-	sections := []struct {
-		name string
-		data any
-	}{{"vectors", g.vecs}, {"keys", g.keys}, {"levels", g.levels}, {"upper offsets", g.upperOff}}
-	for _, s := range sections {
-		if err := readSection(cr, s.data); err != nil {
-			return fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
-		}
+	sized := sizedInput(cr.r)
+	var err error
+	if g.vecs, err = readSlice[float32](cr, n*g.dim, sized); err != nil {
+		return sectionError("vectors", cr, err)
+	}
+	if g.keys, err = readSlice[uint64](cr, n, sized); err != nil {
+		return sectionError("keys", cr, err)
+	}
+	if g.levels, err = readSlice[uint8](cr, n, sized); err != nil {
+		return sectionError("levels", cr, err)
+	}
+	if g.upperOff, err = readSlice[uint32](cr, n, sized); err != nil {
+		return sectionError("upper offsets", cr, err)
 	}
 	if err := g.checkLevels(h.UpperLen); err != nil {
 		return err
 	}
-	g.upper = make([]uint32, h.UpperLen)
-	for _, s := range []struct {
-		name string
-		data any
-	}{{"level-0 lists", g.level0}, {"upper lists", g.upper}, {"tombstones", g.deleted}} {
-		if err := readSection(cr, s.data); err != nil {
-			return fmt.Errorf("hnsw: reading %s at byte %d: %w", s.name, cr.n, err)
-		}
+	if g.level0, err = readSlice[uint32](cr, n*g.stride, sized); err != nil {
+		return sectionError("level-0 lists", cr, err)
+	}
+	if g.upper, err = readSlice[uint32](cr, int(h.UpperLen), sized); err != nil {
+		return sectionError("upper lists", cr, err)
+	}
+	if g.deleted, err = readSlice[uint64](cr, words(n), sized); err != nil {
+		return sectionError("tombstones", cr, err)
 	}
 	return nil
+}
+
+// sectionError names the section a read failed in and where the input stopped.
+func sectionError(name string, cr *crcReader, err error) error {
+	return fmt.Errorf("hnsw: reading %s at byte %d: %w", name, cr.n, err)
 }
 
 // checkLevels checks the level structure (levels within the top level, upper offsets
@@ -443,6 +448,39 @@ func writeSection(w io.Writer, data any) error {
 		return err
 	}
 	return binary.Write(w, binary.LittleEndian, data)
+}
+
+// streamChunk is how many elements readSlice allocates at first for a section of a stream
+// whose size it cannot know: the slice then doubles as the data arrives.
+const streamChunk = 1 << 20
+
+// readSlice reads a section of n elements. When the input's size was checked against the
+// header (sized), it allocates the section at once; from a stream it cannot measure, it grows
+// the section with what arrives, so that a header claiming more than the stream holds (up to
+// the caps: 2^31 nodes of 2^16 dimensions) costs at most twice what the stream held before
+// the read fails as truncated, not the header's count.
+func readSlice[T uint8 | uint32 | uint64 | float32](r io.Reader, n int, sized bool) ([]T, error) {
+	if sized || n <= streamChunk {
+		s := make([]T, n)
+		return s, readSection(r, s)
+	}
+	s := make([]T, 0, streamChunk)
+	for len(s) < n {
+		from := len(s)
+		s = slices.Grow(s, min(n, max(2*from, streamChunk))-from)
+		s = s[:min(n, cap(s))]
+		if err := readSection(r, s[from:]); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// sizedInput reports whether r tells how many bytes remain (Len() int), which the readers
+// compare with the header's sizes before they allocate.
+func sizedInput(r io.Reader) bool {
+	_, ok := r.(interface{ Len() int })
+	return ok
 }
 
 func readSection(r io.Reader, data any) error {

@@ -174,10 +174,7 @@ func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
 	if l, ok := cr.r.(interface{ Len() int }); ok && int64(l.Len()) != total-headerSize {
 		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", total-headerSize, l.Len())
 	}
-	g.keys = make([]uint64, n)
-	g.levels = make([]uint8, n)
-	g.upperOff = make([]uint32, n)
-	g.deleted = make([]uint64, words(n))
+	sized := sizedInput(cr.r)
 	g.quant = quantizer{lo: make([]float32, g.dim), step: make([]float32, g.dim)}
 	buf := make([]byte, 256<<10)
 	for i, sec := range secs {
@@ -187,25 +184,23 @@ func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
 		var err error
 		switch i {
 		case secKeys:
-			err = readSection(cr, g.keys)
+			g.keys, err = readSlice[uint64](cr, n, sized)
 		case secLevels:
-			err = readSection(cr, g.levels)
+			g.levels, err = readSlice[uint8](cr, n, sized)
 		case secUpperOff:
-			if err = readSection(cr, g.upperOff); err == nil {
+			if g.upperOff, err = readSlice[uint32](cr, n, sized); err == nil {
 				err = g.checkLevels(h.UpperLen)
 			}
 		case secLevel0:
 			if mapped {
 				err = discard(cr, sec.size, buf)
 			} else {
-				g.level0 = make([]uint32, n*g.stride)
-				err = readSection(cr, g.level0)
+				g.level0, err = readSlice[uint32](cr, n*g.stride, sized)
 			}
 		case secUpper:
-			g.upper = make([]uint32, h.UpperLen)
-			err = readSection(cr, g.upper)
+			g.upper, err = readSlice[uint32](cr, int(h.UpperLen), sized)
 		case secTombstones:
-			err = readSection(cr, g.deleted)
+			g.deleted, err = readSlice[uint64](cr, words(n), sized)
 		case secQuant:
 			if err = readSection(cr, g.quant.lo); err == nil {
 				err = readSection(cr, g.quant.step)
@@ -221,12 +216,11 @@ func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
 			if mapped {
 				err = discard(cr, sec.size, buf)
 			} else {
-				g.vecs = make([]float32, n*g.dim)
-				err = readSection(cr, g.vecs)
+				g.vecs, err = readSlice[float32](cr, n*g.dim, sized)
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("hnsw: reading %s at byte %d: %w", sectionNames[i], cr.n, err)
+			return sectionError(sectionNames[i], cr, err)
 		}
 	}
 	return nil
