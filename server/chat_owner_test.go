@@ -49,6 +49,8 @@ func TestTrustedProxiesFlag(t *testing.T) {
 		{"127.0.0.1, 10.0.0.0/8,fd00::/8", "127.0.0.1/32 10.0.0.0/8 fd00::/8", ""},
 		{"10.1.2.3/8", "10.0.0.0/8", ""},
 		{"::ffff:10.0.0.1", "10.0.0.1/32", ""},
+		{"::ffff:10.0.0.0/104", "10.0.0.0/8", ""},
+		{"::ffff:0:0/80", "", `"::ffff:0:0/80": an IPv4-mapped prefix must be /96 or longer`},
 		{"proxy.example", "", `"proxy.example" is neither an IP address nor a CIDR prefix`},
 	} {
 		var o Options

@@ -63,7 +63,14 @@ func parseProxies(s string) ([]netip.Prefix, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", f)
 		}
-		out = append(out, netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked())
+		a, bits := p.Addr(), p.Bits()
+		if a.Is4In6() { // an IPv4 prefix written as IPv6: the peers it means are IPv4 ones
+			if bits < 96 {
+				return nil, fmt.Errorf("%q: an IPv4-mapped prefix must be /96 or longer", f)
+			}
+			a, bits = a.Unmap(), bits-96
+		}
+		out = append(out, netip.PrefixFrom(a, bits).Masked())
 	}
 	return out, nil
 }
