@@ -269,10 +269,10 @@ func (g *Graph) readBodyV1(cr *crcReader, h *header) error {
 	n := int(h.Nodes)
 	bodySize := uint64(n)*uint64(g.dim)*4 + uint64(n)*(8+1+4) + uint64(n)*uint64(g.stride)*4 +
 		h.UpperLen*4 + uint64(words(n))*8
-	if l, ok := cr.r.(interface{ Len() int }); ok && uint64(l.Len()) != bodySize+4 {
-		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", bodySize+4, l.Len())
+	left, sized := inputLen(cr.r)
+	if sized && uint64(left) != bodySize+4 {
+		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", bodySize+4, left)
 	}
-	sized := sizedInput(cr.r)
 	var err error
 	if g.vecs, err = readSlice[float32](cr, n*g.dim, sized); err != nil {
 		return sectionError("vectors", cr, err)
@@ -476,11 +476,14 @@ func readSlice[T uint8 | uint32 | uint64 | float32](r io.Reader, n int, sized bo
 	return s, nil
 }
 
-// sizedInput reports whether r tells how many bytes remain (Len() int), which the readers
-// compare with the header's sizes before they allocate.
-func sizedInput(r io.Reader) bool {
-	_, ok := r.(interface{ Len() int })
-	return ok
+// inputLen is how many bytes remain in r, when r tells (Len() int, like *bytes.Reader and
+// Load's sizedReader): the readers compare it with the header's sizes before they allocate.
+func inputLen(r io.Reader) (int, bool) {
+	l, ok := r.(interface{ Len() int })
+	if !ok {
+		return 0, false
+	}
+	return l.Len(), true
 }
 
 func readSection(r io.Reader, data any) error {

@@ -171,10 +171,10 @@ func (g *Graph) readBodyV2(cr *crcReader, h *header, mapped bool) error {
 	n := int(h.Nodes)
 	binary := g.opts.Codes == CodesBinary
 	secs, total := layoutV2(n, g.dim, g.stride, h.UpperLen, binary)
-	if l, ok := cr.r.(interface{ Len() int }); ok && int64(l.Len()) != total-headerSize {
-		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", total-headerSize, l.Len())
+	left, sized := inputLen(cr.r)
+	if sized && int64(left) != total-headerSize {
+		return fmt.Errorf("hnsw: header says %d bytes follow, input has %d: truncated or padded file", total-headerSize, left)
 	}
-	sized := sizedInput(cr.r)
 	g.quant = quantizer{lo: make([]float32, g.dim), step: make([]float32, g.dim)}
 	buf := make([]byte, 256<<10)
 	for i, sec := range secs {
